@@ -1,0 +1,73 @@
+"""The ``capmodel`` command: argument parsing and error handling only.
+
+Each subcommand lives in its own module under ``capmodel/commands/`` with ``register(subparsers)``, which adds its
+parser and sets ``func(args) -> int``. Errors a user can act on (``CapmodelError``, a missing file, a bad option) end
+with exit status 2 and one line on stderr; no traceback reaches the user unless ``CAPMODEL_DEBUG=1``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pkgutil
+import sys
+from importlib import import_module
+
+import capmodel
+import capmodel.commands
+from capmodel.errors import CapmodelError
+
+EXIT_USAGE = 2
+
+
+class UsageError(CapmodelError):
+    """A command-line option is missing or malformed."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr and exit 2, like every other input error."""
+
+    def error(self, message):  # noqa: D401 - argparse's API
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="capmodel",
+        description="Capacity planning for MongoDB: fit scalability models, plan machines and costs, "
+        "benchmark a live server, render reports.",
+    )
+    parser.add_argument("--version", action="version", version=f"capmodel {capmodel.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for info in sorted(pkgutil.iter_modules(capmodel.commands.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            import_module(f"capmodel.commands.{info.name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    debug = os.environ.get("CAPMODEL_DEBUG") == "1"
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_USAGE
+        return int(args.func(args) or 0)
+    except CapmodelError as exc:
+        if debug:
+            raise
+        print(f"capmodel: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # a file that is missing, unreadable or unwritable
+        if debug:
+            raise
+        name = f" '{exc.filename}'" if getattr(exc, "filename", None) else ""
+        print(f"capmodel: error: {exc.strerror or exc}{name}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("capmodel: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""The curve table: the one exchange format between bench, data readers and models.
+
+A pandas DataFrame with one row per measured step: ``concurrency`` (> 0), ``throughput`` (ops/s, >= 0), optional
+latency and utilisation columns, and free label columns. ``validate_curve`` is the single gate every reader and every
+model goes through, so its messages are the ones users see.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from capmodel.errors import InputError
+
+REQUIRED = ("concurrency", "throughput")
+LATENCY = ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms")
+OPTIONAL_NUMERIC = LATENCY + ("cpu_util", "errors")
+LABELS = ("system", "workload", "op", "run", "repeat")
+
+
+def _where(source: str | None) -> str:
+    return f"{source}: " if source else ""
+
+
+def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int = 1) -> pd.DataFrame:
+    """Check a curve table and return a clean copy (numeric columns as float, rows in measured order).
+
+    ``source`` names the file (or dataset) in messages; row numbers in messages count data rows from 1.
+    Raises ``InputError`` naming the file, column and row of the first problem found.
+    """
+    where = _where(source)
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"{where}expected a table (pandas DataFrame), got {type(df).__name__}")
+    for col in REQUIRED:
+        if col not in df.columns:
+            have = ", ".join(map(str, df.columns)) or "none"
+            raise InputError(f"{where}missing column '{col}' (columns present: {have}); map it with --{col} COL")
+    out = df.copy().reset_index(drop=True)
+    for col in REQUIRED + tuple(c for c in OPTIONAL_NUMERIC if c in out.columns):
+        values = pd.to_numeric(out[col], errors="coerce")
+        bad = values.isna() & out[col].notna()
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(f"{where}column '{col}', row {row + 1}: {out[col].iloc[row]!r} is not a number")
+        if col in REQUIRED and values.isna().any():
+            row = int(np.flatnonzero(values.isna().to_numpy())[0])
+            raise InputError(f"{where}column '{col}', row {row + 1}: value is missing (NaN)")
+        if np.isinf(values.to_numpy(dtype=float, na_value=np.nan)).any():
+            row = int(np.flatnonzero(np.isinf(values.to_numpy(dtype=float, na_value=np.nan)))[0])
+            raise InputError(f"{where}column '{col}', row {row + 1}: value is infinite")
+        out[col] = values.astype(float)
+    conc, thr = out["concurrency"].to_numpy(), out["throughput"].to_numpy()
+    if (conc <= 0).any():
+        row = int(np.flatnonzero(conc <= 0)[0])
+        raise InputError(f"{where}column 'concurrency', row {row + 1}: {conc[row]:g} must be > 0")
+    if (thr < 0).any():
+        row = int(np.flatnonzero(thr < 0)[0])
+        raise InputError(f"{where}column 'throughput', row {row + 1}: {thr[row]:g} must be >= 0")
+    if "cpu_util" in out.columns:
+        cpu = out["cpu_util"].to_numpy()
+        bad = (cpu < 0) | (cpu > 1)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{where}column 'cpu_util', row {row + 1}: {cpu[row]:g} must be a fraction 0-1")
+    if len(out) < min_points:
+        raise InputError(f"{where}{len(out)} data rows, need at least {min_points}")
+    return out
+
+
+def require_points(curve: pd.DataFrame, n_params: int, model: str, source: str | None = None) -> None:
+    """Raise ``InputError`` unless the curve has more points than the model has parameters."""
+    if len(curve) <= n_params:
+        raise InputError(
+            f"{_where(source)}{len(curve)} points cannot fit {model} with {n_params} parameters; "
+            f"measure at least {n_params + 1} points"
+        )

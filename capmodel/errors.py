@@ -1,0 +1,33 @@
+"""The one exception family of capmodel.
+
+Everything capmodel raises on purpose is a ``CapmodelError``; the CLI turns it into exit status 2 and a single line on
+stderr. Messages name what the user can act on: the file, the column, the row, the option.
+"""
+
+
+class CapmodelError(Exception):
+    """Base of every error capmodel raises on purpose."""
+
+
+class InputError(CapmodelError, ValueError):
+    """Bad input data: a missing or non-numeric column, NaN, a value out of range, too few points."""
+
+
+class FitError(CapmodelError):
+    """A model could not be fitted to the data it was given."""
+
+
+class PlanError(CapmodelError, ValueError):
+    """A planning question that cannot be answered as asked (unknown VM, unreachable target, bad option)."""
+
+
+class BenchError(CapmodelError):
+    """A benchmark could not run or had to stop (refused target, unsafe collection, failed step)."""
+
+
+class ServerError(CapmodelError):
+    """The embedded mongod could not be started, reached or stopped."""
+
+
+class ReportError(CapmodelError):
+    """A notebook report could not be executed or converted."""
