@@ -1,0 +1,1 @@
+"""capmodel.report"""
