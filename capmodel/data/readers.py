@@ -1,0 +1,314 @@
+"""Read measured curves from files into the curve table: CSV, Parquet, JSON, markdown tables, YCSB client output.
+
+``read_curve`` is the one entry point. Column mapping happens here, once: source columns are renamed to the curve-table
+names (``concurrency``, ``throughput``, ``latency_p95_ms`` ...), either as the caller says or, for the columns the caller
+does not name, by a table of common header spellings. The result always goes through ``validate_curve``, so a bad
+value is reported with the file, the column and the row.
+"""
+from __future__ import annotations
+
+import glob as globbing
+import json
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from capmodel.data.curve import LABELS, OPTIONAL_NUMERIC, REQUIRED, validate_curve
+from capmodel.errors import InputError
+
+FORMATS = ("csv", "tsv", "parquet", "json", "jsonl", "markdown", "ycsb")
+EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+# Extensions that say "text", not which text: the content decides (YCSB output or a markdown table).
+SNIFFED_EXTENSIONS = (".txt", ".log", ".out", "")
+
+OPS = ("read", "write", "update", "insert", "delete", "scan", "find", "select", "aggregate")
+
+# Curve-table column -> header spellings recognised when the caller maps nothing. Compared after `_header_key`,
+# which lower-cases and drops everything but letters, digits, '/' and '%'.
+_ALIASES = {
+    "concurrency": (
+        "concurrency", "threads", "thread count", "threadcount", "num threads", "n threads", "workers",
+        "workers (threads)", "clients", "client threads", "connections", "users", "vus", "virtual users",
+    ),
+    "throughput": (
+        "throughput", "throughput (ops/sec)", "throughput (ops/s)", "throughput ops/sec", "ops/sec", "ops/s",
+        "ops per sec", "ops_per_sec", "ops per second", "operations per second", "qps", "tps", "requests/sec",
+    ),
+    "latency_mean_ms": (
+        "latency_mean_ms", "avg latency (ms)", "average latency (ms)", "mean latency (ms)", "latency (ms)",
+        "latency ms", "avg latency ms", "mean latency ms", "latency mean (ms)", "latency avg (ms)",
+    ),
+    "latency_p50_ms": ("latency_p50_ms", "p50 latency (ms)", "p50 (ms)", "median latency (ms)", "latency p50 (ms)"),
+    "latency_p95_ms": ("latency_p95_ms", "p95 latency (ms)", "p95 (ms)", "95th percentile latency (ms)",
+                       "latency p95 (ms)"),
+    "latency_p99_ms": ("latency_p99_ms", "p99 latency (ms)", "p99 (ms)", "99th percentile latency (ms)",
+                       "latency p99 (ms)"),
+    "cpu_util": ("cpu_util", "cpu utilisation", "cpu utilization", "cpu util"),
+    "errors": ("errors", "error count", "failed operations", "failures"),
+}
+for _op in OPS:
+    _ALIASES[f"latency_{_op}_mean_ms"] = tuple(
+        f"{stat} {_op} latency (ms)" for stat in ("avg", "average", "mean")
+    ) + (f"latency_{_op}_mean_ms",)
+    for _q in ("p95", "p99"):
+        _ALIASES[f"latency_{_op}_{_q}_ms"] = (f"{_q} {_op} latency (ms)", f"latency_{_op}_{_q}_ms")
+
+_THOUSANDS = re.compile(r"^\s*[-+]?\d{1,3}(,\d{3})+(\.\d+)?\s*$")
+_PER_OP_TARGET = re.compile(r"^latency_[a-z_]+_(mean|p\d+)_ms$")
+
+
+def _header_key(name) -> str:
+    return re.sub(r"[^a-z0-9/%]+", "", str(name).lower())
+
+
+_ALIAS_INDEX = {_header_key(a): target for target, spellings in _ALIASES.items() for a in spellings}
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """The reader a file needs, from its extension; for .txt/.log/.out files, from its first lines."""
+    p = Path(path)
+    ext = p.suffix.lower()
+    if ext in EXTENSIONS:
+        return EXTENSIONS[ext]
+    if ext in SNIFFED_EXTENSIONS:
+        head = _read_text(p)[:20000]
+        if re.search(r"^\[OVERALL\],", head, re.MULTILINE):
+            return "ycsb"
+        if re.search(r"^\s*\|.*\|.*\|", head, re.MULTILINE):
+            return "markdown"
+        raise InputError(f"{p}: neither YCSB client output nor a markdown table; pass format= one of "
+                         f"{', '.join(FORMATS)}")
+    raise InputError(f"{p}: cannot tell the format from the extension '{ext}'; pass format= one of "
+                     f"{', '.join(FORMATS)}")
+
+
+def _read_text(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read file ({exc.strerror or exc})") from None
+
+
+def read_table(path: str | os.PathLike, format: str | None = None, table: int | None = None) -> pd.DataFrame:
+    """One file as a raw DataFrame with its own column names (no mapping, no validation)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file" if not p.exists() else f"{p}: not a regular file")
+    fmt = (format or detect_format(p)).lower()
+    if fmt not in FORMATS:
+        raise InputError(f"{p}: unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
+    try:
+        if fmt == "csv":
+            return pd.read_csv(p, skipinitialspace=True)
+        if fmt == "tsv":
+            return pd.read_csv(p, sep="\t")
+        if fmt == "parquet":
+            return pd.read_parquet(p)
+        if fmt == "json":
+            return _read_json(p)
+        if fmt == "jsonl":
+            return _read_json_lines(p, _read_text(p))
+        if fmt == "markdown":
+            from capmodel.data.markdown import read_markdown_table
+
+            return read_markdown_table(_read_text(p), source=str(p), table=table)
+        from capmodel.data.ycsb import read_ycsb_run
+
+        return pd.DataFrame([read_ycsb_run(p)])
+    except InputError:
+        raise
+    except (ValueError, OSError, pd.errors.ParserError, ImportError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{p}: cannot read as {fmt}: {first}") from None
+    except Exception as exc:  # pyarrow raises its own error types for a damaged Parquet file
+        if type(exc).__module__.startswith("pyarrow"):
+            raise InputError(f"{p}: cannot read as {fmt}: {exc}") from None
+        raise
+
+
+def _read_json(p: Path) -> pd.DataFrame:
+    """JSON records (``[{...}, ...]``), columns (``{"col": [...]}`` or ``{"col": {"0": ...}}``), or JSON Lines."""
+    text = _read_text(p)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("{") and "\n" in text.strip():
+            return _read_json_lines(p, text)
+        raise InputError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if isinstance(data, list):
+        if not all(isinstance(r, dict) for r in data):
+            raise InputError(f"{p}: a JSON list must hold one object per row (records orientation)")
+        return pd.DataFrame.from_records(data)
+    if isinstance(data, dict):
+        if all(isinstance(v, list) for v in data.values()):
+            lengths = {len(v) for v in data.values()}
+            if len(lengths) > 1:
+                raise InputError(f"{p}: JSON columns have different lengths {sorted(lengths)}")
+            return pd.DataFrame(data)
+        if all(isinstance(v, dict) for v in data.values()):
+            return pd.DataFrame(data)
+    raise InputError(f"{p}: JSON must be a list of row objects or an object of columns")
+
+
+def _read_json_lines(p: Path, text: str) -> pd.DataFrame:
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{p}: line {number} is not valid JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise InputError(f"{p}: line {number} must be a JSON object (one row per line)")
+        rows.append(row)
+    return pd.DataFrame.from_records(rows)
+
+
+def _expand(path) -> tuple[list[Path], str]:
+    """The files behind a path argument (a file, a directory, a glob, or a list of those) and a name for messages."""
+    if isinstance(path, (list, tuple)):
+        files = [f for item in path for f in _expand(item)[0]]
+        return files, ", ".join(map(str, path))
+    text = os.fspath(path)
+    p = Path(text)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+        if not files:
+            raise InputError(f"{p}: directory holds no files")
+        return files, text
+    if not p.exists() and any(ch in text for ch in "*?["):
+        files = sorted(Path(f) for f in globbing.glob(text) if Path(f).is_file())
+        if not files:
+            raise InputError(f"{text}: no file matches this pattern")
+        return files, text
+    if not p.exists():
+        raise InputError(f"{p}: no such file")
+    return [p], text
+
+
+def _find_column(df: pd.DataFrame, name: str, target: str, source: str) -> str:
+    """The source column the caller named: exact match first, then case/space-insensitive."""
+    if name in df.columns:
+        return name
+    matches = [c for c in df.columns if _header_key(c) == _header_key(name)]
+    if len(matches) == 1:
+        return matches[0]
+    have = ", ".join(map(str, df.columns)) or "none"
+    if matches:
+        raise InputError(f"{source}: column '{name}' given for {target} matches several columns "
+                         f"({', '.join(map(str, matches))}); name one exactly")
+    raise InputError(f"{source}: column '{name}' given for {target} not found (columns present: {have})")
+
+
+def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -> pd.DataFrame:
+    """Rename source columns to curve-table names: the caller's mapping first, then the known header spellings.
+
+    A target that two source columns could fill (say ``threads`` and ``clients`` for concurrency) is an error naming
+    both, never a silent pick. A column already carrying a curve-table name is taken as it is.
+    """
+    renames: dict[str, str] = {}
+    for target, name in mapping.items():
+        if name is None:
+            continue
+        col = _find_column(df, str(name), target, source)
+        if col in renames:
+            raise InputError(f"{source}: column '{col}' is mapped to both {renames[col]} and {target}")
+        renames[col] = target
+    explicit_targets = set(renames.values())
+    for target in explicit_targets:
+        if target in df.columns and target not in renames:
+            col = next(k for k, v in renames.items() if v == target)
+            raise InputError(f"{source}: column '{col}' is mapped to {target}, but the "
+                             f"file already has a column '{target}'; drop or rename one of them")
+    candidates: dict[str, list[str]] = {}
+    for col in df.columns:
+        if col in renames or col in explicit_targets:
+            continue
+        target = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
+        if target is None or target in explicit_targets:
+            continue
+        candidates.setdefault(target, []).append(col)
+    for target, cols in candidates.items():
+        if target in df.columns:  # a column already named exactly as the curve table wants is not a guess
+            continue
+        if len(cols) > 1:
+            listed = ", ".join(f"'{c}'" for c in cols)
+            raise InputError(f"{source}: columns {listed} could each be {target}; say which one with {target}=COL "
+                             f"(--{target} COL on the command line)")
+        renames[cols[0]] = target
+    return df.rename(columns=renames)
+
+
+def _clean_numbers(df: pd.DataFrame) -> pd.DataFrame:
+    """Turn text numbers with thousands separators ("2,635") into numbers in the numeric curve columns."""
+    numeric = set(REQUIRED) | set(OPTIONAL_NUMERIC) | {c for c in df.columns if _PER_OP_TARGET.match(str(c))}
+    for col in df.columns:
+        if col in numeric and df[col].dtype == object:
+            df[col] = df[col].map(lambda v: v.replace(",", "").strip() if isinstance(v, str) and _THOUSANDS.match(v)
+                                  else (v.strip() if isinstance(v, str) else v))
+    return df
+
+
+def _number_repeats(curve: pd.DataFrame) -> pd.DataFrame:
+    """Add ``repeat`` (1, 2, ... within each concurrency level and label group) when the source has replicates."""
+    if "repeat" in curve.columns:
+        return curve
+    keys = [c for c in LABELS if c in curve.columns and c not in ("repeat",)] + ["concurrency"]
+    keyed = curve[keys].astype(str)
+    if keyed.duplicated().any():
+        curve = curve.copy()
+        curve["repeat"] = curve.groupby(keys, sort=False, dropna=False).cumcount() + 1
+    return curve
+
+
+def read_curve(path, concurrency: str | None = None, throughput: str | None = None, *, format: str | None = None,
+               min_points: int = 1, table: int | None = None, **mapping: str) -> pd.DataFrame:
+    """Read a measured curve into the validated curve table.
+
+    ``path``: a CSV, TSV, Parquet, JSON (records, columns or JSON Lines), markdown-table or YCSB-output file; a
+    directory or glob of such files (e.g. one YCSB run per thread count); or a list of them. Files are combined into
+    one table. The format comes from the extension (``.txt``/``.log``/``.out`` files are recognised by content);
+    ``format=`` overrides it. ``table=N`` picks the N-th table (from 0) of a markdown file holding several.
+
+    ``concurrency=``, ``throughput=`` and keywords such as ``latency_p95_ms="p95"`` name the source columns; they are
+    renamed to the curve-table names. Columns not named are matched against common header spellings
+    ("Workers (Threads)", "Throughput (Ops/Sec)", "Avg Latency (ms)", "clients" ...); two candidates for one column
+    raise ``InputError``. Replicates (several rows at one concurrency) stay separate rows, numbered in ``repeat``.
+    Raises ``InputError`` naming the file, column and row of the first problem.
+    """
+    for target in mapping:
+        if target not in OPTIONAL_NUMERIC + LABELS and not _PER_OP_TARGET.match(target):
+            known = ", ".join(OPTIONAL_NUMERIC + LABELS)
+            raise InputError(f"unknown curve column '{target}' in the mapping; use one of concurrency, throughput, "
+                             f"{known}, or latency_<op>_<mean|pNN>_ms")
+    if format is not None and format.lower() not in FORMATS:
+        raise InputError(f"unknown format '{format}'; use one of {', '.join(FORMATS)}")
+    files, name = _expand(path)
+    wanted = {"concurrency": concurrency, "throughput": throughput, **mapping}
+    parts = []
+    for f in files:
+        raw = read_table(f, format=format, table=table)
+        if raw.empty:
+            raise InputError(f"{f}: no data rows")
+        mapped = _clean_numbers(map_columns(raw, str(f), wanted))
+        parts.append(validate_curve(mapped, source=str(f)))
+    if len(parts) == 1:
+        combined = parts[0]
+    else:
+        combined = pd.concat(parts, ignore_index=True, sort=False)
+        combined = combined.sort_values("concurrency", kind="stable").reset_index(drop=True)
+    curve = validate_curve(combined, source=name, min_points=min_points)
+    return _number_repeats(curve)
