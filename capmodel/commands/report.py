@@ -1,0 +1,87 @@
+"""``capmodel report``: execute notebooks with papermill into dated, self-contained HTML reports."""
+from __future__ import annotations
+
+import sys
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report", help="render notebook reports (executed .ipynb + self-contained .html + index.html)",
+        description="Execute report notebooks with papermill and write NAME.ipynb, NAME.html and index.html into "
+        "the output folder. Parameters given with -p take the type of the notebook's default.")
+    p.add_argument("names", nargs="*", metavar="NAME", help="report(s) to render, e.g. 03_vm_capacity_plan")
+    p.add_argument("--all", action="store_true", help="render every report (the live benchmark only with --live)")
+    p.add_argument("--live", action="store_true", help="with --all: also run the live benchmark report(s)")
+    p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
+                   help="set a notebook parameter (repeatable); with several reports, applies to those that have it")
+    p.add_argument("--out", default="reports", metavar="DIR", help="output folder (default: reports)")
+    p.add_argument("--jobs", type=int, default=2, metavar="N", help="reports rendered at a time (default: 2)")
+    p.add_argument("--show-code", action="store_true", help="keep code cells visible in the HTML")
+    p.add_argument("--list", action="store_true", help="list the reports and their parameters, render nothing")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every report's record")
+    p.set_defaults(func=run)
+
+
+def _selected(args, notebooks) -> list[str]:
+    from capmodel.errors import InputError
+
+    if args.all and args.names:
+        raise InputError("report: give report names or --all, not both")
+    if args.all:
+        return [n for n in notebooks.names() if args.live or not notebooks.is_live(n)]
+    if not args.names:
+        raise InputError(f"report: name a report or use --all (reports: {', '.join(notebooks.names())})")
+    for name in args.names:
+        notebooks.path(name)  # unknown names fail here, listing the known ones
+    return list(args.names)
+
+
+def _parameters(args, names, notebooks) -> dict:
+    from capmodel.errors import InputError
+    from capmodel.report.params import coerce, notebook_parameters
+
+    defaults = {name: notebook_parameters(notebooks.path(name)) for name in names}
+    chosen = {name: {} for name in names}
+    for key, text in args.parameter:
+        takers = [name for name in names if key in defaults[name]]
+        if not takers:
+            known = sorted({k for d in defaults.values() for k in d})
+            raise InputError(f"report: no selected report has a parameter '{key}' (known: {', '.join(known)})")
+        for name in takers:
+            chosen[name][key] = coerce(key, text, defaults[name][key])
+    return chosen
+
+
+def run(args) -> int:
+    from capmodel.commands import print_json
+    from capmodel.errors import ReportError
+    from capmodel.report import notebooks
+    from capmodel.report.params import notebook_parameters, redacted
+
+    if args.list:
+        for name in notebooks.names():
+            live = " (live)" if notebooks.is_live(name) else ""
+            print(f"{name}{live}")
+            for key, value in redacted(notebook_parameters(notebooks.path(name))).items():
+                print(f"    {key} = {value!r}")
+        return 0
+
+    from capmodel.report.render import render
+
+    names = _selected(args, notebooks)
+    chosen = _parameters(args, names, notebooks)
+    runs, index = render(names, args.out, chosen, jobs=max(1, args.jobs), show_code=args.show_code)
+    failed = [r for r in runs if r.error]
+    if args.json:
+        print_json({"index": str(index), "reports": [r.record() for r in runs]})
+    else:
+        for r in runs:
+            state = f"FAILED ({r.error})" if r.error else "ok"
+            print(f"{r.name}: {state}  [kernel start {r.kernel_start_s:.1f} s, cells {r.execution_s:.1f} s, "
+                  f"papermill total {r.total_s:.1f} s, html {r.convert_s:.1f} s] -> {r.html}")
+        print(f"index: {index.resolve()}")
+    if failed:
+        sys.stdout.flush()
+        raise ReportError(f"{len(failed)} report(s) failed: {', '.join(r.name for r in failed)}; "
+                          f"the executed notebooks in {args.out} show where")
+    return 0

@@ -1,0 +1,86 @@
+"""``index.html``: one page linking every report in a folder, with its question, parameters, date and status.
+
+The index is rebuilt from the executed notebooks themselves (their ``capmodel.report`` metadata, written by
+``capmodel.report.execute``), so reports rendered one at a time still all appear. Parameters there are already redacted.
+"""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import nbformat
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>capmodel reports</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
+table {{ border-collapse: collapse; width: 100%; }}
+th, td {{ text-align: left; vertical-align: top; padding: .5em .7em; border-bottom: 1px solid #ddd; }}
+th {{ background: #f4f4f4; }}
+code {{ font-size: 90%; }}
+ul.params {{ margin: 0; padding-left: 1em; }}
+.failed {{ color: #b00; font-weight: bold; }}
+</style>
+</head>
+<body>
+<h1>capmodel reports</h1>
+<p>{count} report(s); each page is self-contained (figures work offline).</p>
+<table>
+<thead><tr><th>Report</th><th>Question</th><th>Parameters</th><th>Rendered (UTC)</th><th>Status</th></tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+</body>
+</html>
+"""
+
+
+def reports_in(folder: str | Path) -> list[dict]:
+    """The report records of every executed notebook in ``folder`` (sorted by name)."""
+    found = []
+    for notebook in sorted(Path(folder).glob("*.ipynb")):
+        try:
+            nb = nbformat.read(notebook, as_version=4)
+        except (OSError, ValueError):
+            continue
+        meta = nb.metadata.get("capmodel", {})
+        record = meta.get("report")
+        if not record:
+            continue
+        html_file = notebook.with_suffix(".html")
+        found.append({**record, "question": meta.get("question", ""),
+                      "html": html_file.name if html_file.is_file() else None, "ipynb": notebook.name})
+    return found
+
+
+def _value(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _row(record: dict) -> str:
+    name = html.escape(record["name"])
+    link = f'<a href="{html.escape(record["html"])}">{name}</a>' if record.get("html") else name
+    link += f' <small>(<a href="{html.escape(record["ipynb"])}">ipynb</a>)</small>'
+    params = record.get("parameters") or {}
+    shown = "".join(f"<li><code>{html.escape(k)} = {html.escape(_value(v))}</code></li>" for k, v in params.items())
+    shown = f'<ul class="params">{shown}</ul>' if shown else "defaults"
+    status = (f'<span class="failed">failed: {html.escape(record["error"])}</span>' if record.get("error")
+              else f'ok ({record.get("total_s", 0):.1f} s)')
+    date = html.escape(record.get("rendered_at", "").replace("T", " ").replace("+00:00", ""))
+    return (f"<tr><td>{link}</td><td>{html.escape(record.get('question', ''))}</td><td>{shown}</td>"
+            f"<td>{date}</td><td>{status}</td></tr>")
+
+
+def write_index(folder: str | Path) -> Path:
+    """Write ``folder/index.html`` listing every report there; returns its path."""
+    folder = Path(folder)
+    records = reports_in(folder)
+    page = PAGE.format(count=len(records), rows="\n".join(_row(r) for r in records))
+    target = folder / "index.html"
+    target.write_text(page, encoding="utf-8")
+    return target

@@ -1,0 +1,162 @@
+"""Report parameters: read a notebook's ``parameters`` cell, coerce ``-p KEY VALUE`` text to its types, redact secrets.
+
+A value given on the command line is text; it takes the type of the notebook's default for that name (``8`` becomes
+an int where the default is ``4``, ``1,2,4`` a list where the default is a list). Passwords never leave the kernel:
+``redacted`` is what reports show, ``secrets_in`` what must be scrubbed from every written file.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from capmodel.errors import InputError, ReportError
+
+SECRET_NAME = re.compile(r"pass(word)?|secret|token|api_?key", re.IGNORECASE)
+MASK = "***"
+
+
+def notebook_parameters(path: str | Path) -> dict:
+    """Name -> default value of the notebook's cell tagged ``parameters`` (defaults evaluated as Python literals)."""
+    import papermill
+
+    found = papermill.inspect_notebook(str(path))
+    if not found:
+        raise ReportError(f"{path}: no code cell tagged 'parameters'")
+    defaults = {}
+    for name, info in found.items():
+        try:
+            defaults[name] = ast.literal_eval(info["default"])
+        except (ValueError, SyntaxError):
+            defaults[name] = info["default"]  # an expression; passed through as text
+    return defaults
+
+
+def _coerce_scalar(text: str, like, name: str):
+    text = text.strip()
+    if isinstance(like, bool):
+        lowered = text.lower()
+        if lowered in {"true", "yes", "on", "1"}:
+            return True
+        if lowered in {"false", "no", "off", "0"}:
+            return False
+        raise InputError(f"parameter {name}: expected true or false, got {text!r}")
+    if isinstance(like, int):
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                raise InputError(f"parameter {name}: expected an integer, got {text!r}") from None
+            if value.is_integer():
+                return int(value)
+            raise InputError(f"parameter {name}: expected an integer, got {text!r}") from None
+    if isinstance(like, float):
+        try:
+            return float(text)
+        except ValueError:
+            raise InputError(f"parameter {name}: expected a number, got {text!r}") from None
+    if like is None:  # no type to follow: a number or literal if it reads as one, else text
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
+    return text
+
+
+def coerce(name: str, text: str, default):
+    """The value of ``-p name text`` in the type of the notebook's ``default``."""
+    if not isinstance(text, str):
+        return text
+    if isinstance(default, (list, tuple)):
+        stripped = text.strip()
+        if stripped.startswith(("[", "(")):
+            try:
+                items = json.loads(stripped)
+            except ValueError:
+                try:
+                    items = ast.literal_eval(stripped)
+                except (ValueError, SyntaxError):
+                    raise InputError(f"parameter {name}: cannot read {text!r} as a list") from None
+            return list(items)
+        like = default[0] if default else None
+        return [_coerce_scalar(part, like, name) for part in stripped.split(",") if part.strip()]
+    if isinstance(default, dict):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise InputError(f"parameter {name}: expected a JSON object, got {text!r}") from None
+        if not isinstance(value, dict):
+            raise InputError(f"parameter {name}: expected a JSON object, got {text!r}")
+        return value
+    return _coerce_scalar(text, default, name)
+
+
+def parse_pairs(pairs, defaults: dict, notebook: str) -> dict:
+    """``[(key, text), ...]`` -> ``{key: value}`` coerced to the defaults' types; unknown keys are an error."""
+    values = {}
+    for key, text in pairs or []:
+        if key not in defaults:
+            known = ", ".join(defaults) or "none"
+            raise InputError(f"report {notebook}: unknown parameter '{key}' (known: {known})")
+        values[key] = coerce(key, text, defaults[key])
+    return values
+
+
+def _uri_password(value: str) -> str | None:
+    if "://" not in value or "@" not in value:
+        return None
+    try:
+        password = urlsplit(value).password
+    except ValueError:
+        return None
+    return password or None
+
+
+def secrets_in(parameters: dict) -> list[str]:
+    """Every secret text in the parameters: passwords inside URIs and values of password-like names."""
+    found = set()
+    for key, value in parameters.items():
+        if isinstance(value, str):
+            if SECRET_NAME.search(key) and value:
+                found.add(value)
+            password = _uri_password(value)
+            if password:
+                found.update({password, unquote(password)})
+        elif isinstance(value, dict):
+            found.update(secrets_in(value))
+    return sorted((s for s in found if s), key=len, reverse=True)
+
+
+def _redact_value(key: str, value):
+    if isinstance(value, dict):
+        return redacted(value)
+    if isinstance(value, str):
+        if SECRET_NAME.search(key) and value:
+            return MASK
+        password = _uri_password(value)
+        if password:
+            parts = urlsplit(value)
+            netloc = parts.netloc.replace(f":{password}@", f":{MASK}@", 1)
+            return parts._replace(netloc=netloc).geturl()
+    return value
+
+
+def redacted(parameters: dict) -> dict:
+    """A copy of the parameters safe to show: passwords in URIs and password-like values become ``***``."""
+    try:
+        from capmodel.bench.redact import redact_mapping
+    except ImportError:
+        redact_mapping = None
+    own = {key: _redact_value(key, value) for key, value in parameters.items()}
+    return redact_mapping(own) if redact_mapping else own
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """``text`` with every secret replaced by ``***``."""
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return text

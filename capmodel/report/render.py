@@ -1,0 +1,42 @@
+"""Render reports: execute each notebook, convert it to HTML, then rebuild the folder's index.
+
+Reports run side by side (each in its own kernel process; ``jobs`` of them at a time) because most of a report's time
+is a kernel starting and importing the scientific stack, which overlaps well.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from capmodel.report.convert import to_html
+from capmodel.report.execute import ReportRun, execute
+from capmodel.report.index import write_index
+
+
+def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, show_code: bool = False,
+               kernel_name: str = "python3") -> ReportRun:
+    """Execute report ``name`` into ``out_dir`` and write its HTML next to it."""
+    run = execute(name, out_dir, parameters, kernel_name=kernel_name)
+    started = time.perf_counter()
+    run.html = to_html(run.notebook, show_code=show_code)
+    run.convert_s = time.perf_counter() - started
+    return run
+
+
+def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | None = None, jobs: int = 2,
+           show_code: bool = False, kernel_name: str = "python3") -> tuple[list[ReportRun], Path]:
+    """Render every report in ``names`` (``parameters``: report name -> typed values) and write ``index.html``."""
+    parameters = parameters or {}
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def one(name):
+        return render_one(name, out_dir, parameters.get(name), show_code=show_code, kernel_name=kernel_name)
+
+    if jobs <= 1 or len(names) <= 1:
+        runs = [one(name) for name in names]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            runs = list(pool.map(one, names))
+    return runs, write_index(out_dir)
