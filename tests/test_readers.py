@@ -137,3 +137,169 @@ def test_unknown_extension_and_format_override(tmp_path):
     assert read_curve(p, format="csv")["throughput"].tolist() == [10.0, 19.0]
     with pytest.raises(InputError, match="unknown format 'xls'"):
         read_curve(p, format="xls")
+
+
+# --- other table formats --------------------------------------------------------------------------------------------
+
+EXPECTED_THROUGHPUT = [980.5, 1890.0, 3520.25, 6010.0, 8100.0, 8650.5]  # tests/fixtures/curve_threads.csv
+
+
+def test_parquet_round_trip(tmp_path):
+    source = pd.read_csv(FIX / "curve_threads.csv")
+    p = tmp_path / "curve.parquet"
+    source.to_parquet(p)
+    curve = read_curve(p, latency_p95_ms="p95")
+    assert curve["throughput"].tolist() == EXPECTED_THROUGHPUT
+    assert curve["latency_p95_ms"].tolist() == source["p95"].tolist()
+    assert curve["system"].tolist() == ["lab"] * 6
+
+
+@pytest.mark.parametrize("orient", ["records", "list", "dict"])
+def test_json_records_and_columns(tmp_path, orient):
+    source = pd.read_csv(FIX / "curve_threads.csv")
+    p = tmp_path / "curve.json"
+    p.write_text(json.dumps(source.to_dict(orient=orient)))
+    curve = read_curve(p)
+    assert curve["throughput"].tolist() == EXPECTED_THROUGHPUT
+    assert curve["concurrency"].tolist() == [1, 2, 4, 8, 16, 32]
+
+
+@pytest.mark.parametrize("name", ["curve.jsonl", "curve.json"])
+def test_json_lines(tmp_path, name):
+    source = pd.read_csv(FIX / "curve_threads.csv")
+    p = tmp_path / name
+    p.write_text("\n".join(json.dumps(r) for r in source.to_dict(orient="records")) + "\n")
+    assert read_curve(p)["throughput"].tolist() == EXPECTED_THROUGHPUT
+
+
+def test_broken_json_names_file_and_line(tmp_path):
+    p = tmp_path / "broken.json"
+    p.write_text('[{"concurrency": 1, "throughput": 10},\n {"concurrency": 2, ')
+    with pytest.raises(InputError, match=r"broken\.json: not valid JSON \(line 2"):
+        read_curve(p)
+
+
+def test_damaged_parquet_is_an_input_error(tmp_path):
+    p = tmp_path / "damaged.parquet"
+    p.write_bytes(b"PAR1 this is not a parquet file")
+    with pytest.raises(InputError, match=r"damaged\.parquet: cannot read as parquet"):
+        read_curve(p)
+
+
+def test_markdown_table_with_thousands_separators():
+    # Numbers as printed in Percona's plgm article, Workload #1 table (see data/README.md)
+    curve = read_curve(FIX / "plgm_workload1_table.md")
+    assert curve["concurrency"].tolist() == [4, 8, 16, 32, 48, 64, 80, 96, 128]
+    assert curve["throughput"].tolist() == [2635, 6493, 10678, 13018, 12322, 13548, 13610, 12573, 13309]
+    assert curve["latency_mean_ms"].tolist() == [1.51, 1.23, 1.49, 2.45, 3.89, 4.71, 5.86, 7.62, 9.60]
+    assert curve["Efficiency Verdict"].iloc[3] == "Sweet Spot"
+
+
+def test_markdown_with_several_tables_needs_a_choice(tmp_path):
+    p = tmp_path / "two.md"
+    p.write_text("| threads | qps |\n|---|---|\n| 1 | 1,000 |\n| 2 | 1,900 |\n\ntext\n\n"
+                 "| threads | qps |\n| --- | --- |\n| 4 | 3,100 |\n| 8 | 4,000 |\n")
+    with pytest.raises(InputError, match=r"two\.md: 2 tables found, pick one with table=N"):
+        read_curve(p)
+    assert read_curve(p, table=1)["throughput"].tolist() == [3100, 4000]
+    assert read_curve(p, table=0)["throughput"].tolist() == [1000, 1900]
+
+
+def test_markdown_bad_cell_names_file_column_row(tmp_path):
+    p = tmp_path / "bad.md"
+    p.write_text("| Threads | Throughput (Ops/Sec) |\n|---|---|\n| 4 | 2,635 |\n| 8 | n/a |\n")
+    with pytest.raises(InputError, match=r"bad\.md: column 'throughput', row 2: 'n/a' is not a number"):
+        read_curve(p)
+
+
+def test_text_file_is_recognised_by_content(tmp_path):
+    p = tmp_path / "notes.txt"
+    p.write_text("| clients | ops/s |\n|--|--|\n| 1 | 10 |\n")
+    assert detect_format(p) == "markdown"
+    p.write_text("no table here\n")
+    with pytest.raises(InputError, match=r"notes\.txt: neither YCSB client output nor a markdown table"):
+        read_curve(p)
+
+
+def test_glob_and_list_combine_files_sorted_by_concurrency(tmp_path):
+    _csv(tmp_path, "concurrency,throughput\n8,80\n1,10\n", name="b.csv")
+    _csv(tmp_path, "concurrency,throughput\n4,40\n", name="a.csv")
+    for path in (str(tmp_path / "*.csv"), [tmp_path / "a.csv", tmp_path / "b.csv"]):
+        curve = read_curve(path)
+        assert curve["concurrency"].tolist() == [1, 4, 8]
+        assert curve["throughput"].tolist() == [10, 40, 80]
+    with pytest.raises(InputError, match=r"nomatch\*\.csv: no file matches"):
+        read_curve(str(tmp_path / "nomatch*.csv"))
+
+
+def test_error_in_one_of_several_files_names_that_file(tmp_path):
+    _csv(tmp_path, "concurrency,throughput\n1,10\n", name="good.csv")
+    _csv(tmp_path, "concurrency,throughput\n2,20\n-4,30\n", name="worse.csv")
+    with pytest.raises(InputError, match=r"worse\.csv: column 'concurrency', row 2: -4 must be > 0"):
+        read_curve(tmp_path)
+
+
+# --- YCSB client output ---------------------------------------------------------------------------------------------
+# Fixture format per YCSB's wiki, "Running a Workload", step 6 (https://github.com/brianfrankcooper/YCSB/wiki/
+# Running-a-Workload): "[SECTION], metric, value" lines; latencies in microseconds unless the label says (ms).
+
+def test_ycsb_directory_combines_runs_with_thread_counts_from_text_and_name():
+    curve = read_curve(FIX / "ycsb_sweep")
+    # run_a.txt echoes "-threads 4", run_b.log "-p threadcount=8", run_t16.txt only has it in its name
+    assert curve["concurrency"].tolist() == [4, 8, 16]
+    assert curve["run"].tolist() == ["run_a", "run_b", "run_t16"]
+    assert curve["throughput"].tolist() == [2006.1, 3718.3, 5892.9]
+    # overall mean = operation-weighted mean of READ and UPDATE averages, microseconds -> ms
+    expected_mean = [
+        (10030 * 1742.9 + 10031 * 2213.7) / (10030 + 10031) / 1000,
+        (18600 * 1996.0 + 18595 * 2280.0) / (18600 + 18595) / 1000,
+        (29502 * 2532.25 + 29498 * 2861.75) / (29502 + 29498) / 1000,
+    ]
+    np.testing.assert_allclose(curve["latency_mean_ms"], expected_mean, rtol=1e-12)
+    # p95/p99 = the larger of READ and UPDATE (here UPDATE in every run), in ms
+    np.testing.assert_allclose(curve["latency_p95_ms"], [4.211, 4.987, 6.827])
+    np.testing.assert_allclose(curve["latency_p99_ms"], [6.071, 8.111, 12.415])
+    np.testing.assert_allclose(curve["latency_read_p99_ms"], [5.195, 7.331, 11.087])
+    np.testing.assert_allclose(curve["latency_update_mean_ms"], [2.2137, 2.28, 2.86175])
+    # errors: READ-FAILED 5 + UPDATE-FAILED 2 in run_b; CLEANUP is not counted anywhere
+    assert curve["errors"].tolist() == [0, 7, 0]
+    assert curve["ops_read"].tolist() == [10030, 18600, 29502]
+
+
+def test_ycsb_glob_and_list_give_the_same_table():
+    by_dir = read_curve(FIX / "ycsb_sweep")
+    by_glob = read_curve(str(FIX / "ycsb_sweep" / "run_*"))
+    by_list = read_curve(sorted((FIX / "ycsb_sweep").iterdir()), format="ycsb")
+    pd.testing.assert_frame_equal(by_dir, by_glob)
+    pd.testing.assert_frame_equal(by_dir, by_list)
+
+
+def test_ycsb_millisecond_percentiles_of_older_versions():
+    curve = read_curve(FIX / "ycsb_other" / "old_histogram_threads-2.txt")
+    assert curve["concurrency"].tolist() == [2]
+    # AverageLatency is in us, the percentiles in ms (histogram buckets "[READ], 0, 3410" are ignored)
+    np.testing.assert_allclose(curve["latency_mean_ms"], [(4910 * 1340.5 + 5080 * 910.25) / 9990 / 1000])
+    assert curve["latency_p95_ms"].tolist() == [3.0]
+    assert curve["latency_p99_ms"].tolist() == [5.0]
+    assert curve["errors"].tolist() == [0]  # "Return=0" is the old spelling of OK
+
+
+def test_ycsb_without_thread_count_names_the_file():
+    with pytest.raises(InputError, match=r"no_threads\.txt: no thread count found"):
+        read_curve(FIX / "ycsb_other" / "no_threads.txt")
+
+
+def test_ycsb_replicates_get_repeat_numbers(tmp_path):
+    for name in ("run_t4_a.txt", "run_t4_b.txt", "run_t16.txt"):
+        source = FIX / "ycsb_sweep" / ("run_t16.txt" if name == "run_t16.txt" else "run_a.txt")
+        shutil.copy(source, tmp_path / name)
+    curve = read_curve(tmp_path)
+    assert curve["concurrency"].tolist() == [4, 4, 16]
+    assert curve["repeat"].tolist() == [1, 2, 1]
+
+
+def test_ycsb_without_overall_throughput(tmp_path):
+    p = tmp_path / "cut_t8.txt"
+    p.write_text("[READ], Operations, 10\n[OVERALL], RunTime(ms), 100\n")
+    with pytest.raises(InputError, match=r"cut_t8\.txt: no '\[OVERALL\], Throughput\(ops/sec\)"):
+        read_curve(p, format="ycsb")

@@ -18,6 +18,7 @@ import pandas as pd
 from capmodel.data.curve import LABELS, OPTIONAL_NUMERIC, REQUIRED, validate_curve
 from capmodel.errors import InputError
 
+CURVE_KEYS = ("system", "workload", "op")  # labels that tell one curve from another; run/repeat tell replicates
 FORMATS = ("csv", "tsv", "parquet", "json", "jsonl", "markdown", "ycsb")
 EXTENSIONS = {
     ".csv": "csv",
@@ -256,17 +257,20 @@ def _clean_numbers(df: pd.DataFrame) -> pd.DataFrame:
     """Turn text numbers with thousands separators ("2,635") into numbers in the numeric curve columns."""
     numeric = set(REQUIRED) | set(OPTIONAL_NUMERIC) | {c for c in df.columns if _PER_OP_TARGET.match(str(c))}
     for col in df.columns:
-        if col in numeric and df[col].dtype == object:
+        if col in numeric and not pd.api.types.is_numeric_dtype(df[col]):
             df[col] = df[col].map(lambda v: v.replace(",", "").strip() if isinstance(v, str) and _THOUSANDS.match(v)
                                   else (v.strip() if isinstance(v, str) else v))
     return df
 
 
 def _number_repeats(curve: pd.DataFrame) -> pd.DataFrame:
-    """Add ``repeat`` (1, 2, ... within each concurrency level and label group) when the source has replicates."""
+    """Add ``repeat`` (1, 2, ... within each concurrency level of one system/workload/op) when there are replicates.
+
+    Separate files or ``run`` labels at one concurrency count as replicates of one curve.
+    """
     if "repeat" in curve.columns:
         return curve
-    keys = [c for c in LABELS if c in curve.columns and c not in ("repeat",)] + ["concurrency"]
+    keys = [c for c in CURVE_KEYS if c in curve.columns] + ["concurrency"]
     keyed = curve[keys].astype(str)
     if keyed.duplicated().any():
         curve = curve.copy()
