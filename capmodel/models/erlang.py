@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
-from capmodel.models.laws import check_nonnegative, check_positive
+from capmodel.models.laws import check_nonnegative, check_positive, check_stable
 
 
 def _check_servers(c, name: str = "c") -> int:
@@ -59,8 +59,7 @@ def erlang_c(c: int, a: float) -> float:
     """
     c = _check_servers(c)
     a = check_nonnegative(a, "a (offered load, Erlangs)")
-    if a >= c:
-        raise InputError(f"a = {a:.6g} Erlangs >= c = {c} servers: utilization >= 1, the queue is unstable")
+    check_stable(a / c, f"utilization a / c (a = {a:.6g} Erlangs, c = {c} servers)")
     b = erlang_b(c, a)
     return c * b / (c - a * (1.0 - b))
 
@@ -141,11 +140,7 @@ def mmc(arrival_rate: float, service_rate: float, servers: int) -> MMcResult:
     mu = check_positive(service_rate, "service_rate")
     c = _check_servers(servers, "servers")
     a = lam / mu
-    if a >= c:
-        raise InputError(
-            f"arrival_rate / (servers * service_rate) = {a / c:.6g} >= 1: the queue is unstable; "
-            f"need more than {a:.6g} servers"
-        )
+    check_stable(a / c, f"utilization arrival_rate / (servers * service_rate) (more than {a:.6g} servers needed)")
     return _mmc_from_erlang_b(lam, mu, c, erlang_b(c, a))
 
 

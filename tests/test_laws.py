@@ -1,0 +1,64 @@
+"""Operational laws: a textbook measurement example, Jain's timesharing model, and named errors."""
+import pytest
+
+from capmodel.errors import InputError
+from capmodel.models.laws import (
+    demand_from_visits,
+    forced_flow,
+    interactive_response_time,
+    interactive_throughput,
+    littles_law,
+    service_demand,
+    utilization,
+)
+from capmodel.models.mva import exact_mva
+
+
+def test_menasce_motivating_problem():
+    # Menasce, Almeida & Dowdy, "Performance by Design" (2004), ch. 3 motivating problem: in 60 s the CPU is busy
+    # 36 s and 1800 transactions complete -> X = 30 tps, S = 36/1800 = 0.02 s, U = 0.6.
+    throughput, service_time = 1800 / 60, 36 / 1800
+    assert utilization(throughput, service_time) == pytest.approx(0.6)
+    assert service_demand(0.6, throughput) == pytest.approx(0.02)
+
+
+def test_forced_flow_and_utilization_on_jain_example_34_2():
+    # Jain (1991) Example 34.2: CPU V = 16 visits, S = 0.125 s. With one user X = 0.1/s (Table 34.1), and the CPU
+    # queue length printed for N = 1 is 0.200, which with one job equals the CPU utilization.
+    cpu_throughput = forced_flow(16, 0.1)
+    assert cpu_throughput == pytest.approx(1.6)
+    assert utilization(cpu_throughput, 0.125) == pytest.approx(0.200)
+    assert demand_from_visits(16, 0.125) == pytest.approx(2.0)
+
+
+def test_littles_law_solves_for_each_quantity():
+    # Jain Table 34.1, N = 2: X = 0.175/s, R = 7.4 s; jobs in the queueing part = X R = 1.295 (0.421 + 0.684 + 0.193
+    # printed queue lengths, 1.298 after their rounding)
+    assert littles_law(throughput=0.175, response_time=7.4) == pytest.approx(1.295)
+    assert littles_law(population=1.295, response_time=7.4) == pytest.approx(0.175)
+    assert littles_law(population=1.295, throughput=0.175) == pytest.approx(7.4)
+    assert 0.421 + 0.684 + 0.193 == pytest.approx(littles_law(throughput=0.175, response_time=7.4), abs=0.004)
+    with pytest.raises(InputError, match="exactly two"):
+        littles_law(population=1.0)
+
+
+def test_interactive_response_time_law_holds_for_an_mva_solution():
+    z = 4.0
+    table = exact_mva({"cpu": 2.0, "disk_a": 3.0, "disk_b": 1.0}, think_time=z, populations=20)
+    for _, row in table.iterrows():
+        r = interactive_response_time(row["concurrency"], row["throughput"], z)
+        assert r == pytest.approx(row["response_time"], rel=1e-12)
+        assert interactive_throughput(row["concurrency"], r, z) == pytest.approx(row["throughput"], rel=1e-12)
+
+
+def test_impossible_inputs_name_the_argument():
+    with pytest.raises(InputError, match="throughput"):
+        utilization(-1.0, 0.1)
+    with pytest.raises(InputError, match="service_time"):
+        utilization(1.0, float("nan"))
+    with pytest.raises(InputError, match="throughput"):
+        service_demand(0.5, 0.0)
+    with pytest.raises(InputError, match="think_time"):
+        interactive_response_time(10, 1.0, 20.0)  # 10 users / 1 per s = 10 s per cycle, less than 20 s think time
+    with pytest.raises(InputError, match="users"):
+        interactive_response_time(0, 1.0)
