@@ -1,0 +1,117 @@
+"""``capmodel fit FILE``: fit the USL (or Amdahl, or the best rival) to a measured curve; text or JSON."""
+from __future__ import annotations
+
+import math
+
+MODEL_CHOICES = ("usl", "amdahl", "auto")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "fit", help="fit the Universal Scalability Law (or Amdahl, or the best rival) to a measured curve",
+        description="Read a concurrency-vs-throughput curve and fit a scalability model. Prints a summary, or with "
+        "--json one object: model, sigma, kappa, lambda, peak_concurrency, peak_throughput, ceiling, r2, "
+        "n_points, ci (name -> [low, high]), warnings.")
+    p.add_argument("file", metavar="FILE", help="the curve: CSV, TSV, Parquet, JSON, markdown table or YCSB output")
+    p.add_argument("--concurrency", metavar="COL", help="column holding the concurrency (threads, clients ...)")
+    p.add_argument("--throughput", metavar="COL", help="column holding the throughput (ops/s)")
+    p.add_argument("--model", choices=MODEL_CHOICES, default="usl",
+                   help="usl (default), amdahl (kappa = 0), or auto (best of linear/amdahl/usl/log-coherency by AICc)")
+    p.add_argument("--level", type=float, default=0.95, metavar="P", help="confidence level (default 0.95)")
+    p.add_argument("--weights", choices=("none", "replicates"), default="none",
+                   help="replicates: weight each point by the inverse variance of its concurrency level's replicates")
+    p.add_argument("--allow-superlinear", action="store_true", help="let sigma go below 0 (superlinear scaling)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the text summary")
+    p.set_defaults(func=run)
+
+
+def _single_curve(curve, source: str):
+    """Refuse a file that holds several curves (different system/workload/op labels)."""
+    from capmodel.errors import InputError
+
+    keys = [k for k in ("system", "workload", "op") if k in curve.columns]
+    if keys:
+        groups = curve[keys].astype(str).drop_duplicates()
+        if len(groups) > 1:
+            shown = "; ".join(", ".join(f"{k}={v}" for k, v in row.items()) for _, row in groups.head(4).iterrows())
+            raise InputError(f"{source}: holds {len(groups)} curves ({shown}); split the file and fit one curve")
+
+
+def _finite_or_none(value):
+    return value if value is not None and math.isfinite(value) else None
+
+
+def fit_record(fit, level: float, comparison=None) -> dict:
+    """The JSON contract of ``capmodel fit --json`` for a fitted USL-family model."""
+    ci_table = fit.conf_int(level)
+    ci = {name: [float(row.low), float(row.high)] for name, row in ci_table.iterrows()}
+    params = fit.params
+    sigma = params.get("sigma", 0.0)
+    kappa = params.get("kappa", 0.0)
+    for fixed in ("sigma", "kappa"):
+        ci.setdefault(fixed, [0.0, 0.0])   # held at 0 by the model (amdahl: kappa; linear: both)
+    ceiling = getattr(fit, "ceiling", None)
+    record = {
+        "model": fit.model,
+        "sigma": sigma,
+        "kappa": kappa,
+        "lambda": params["lambda"],
+        "peak_concurrency": _finite_or_none(fit.peak_concurrency),
+        "recommended_concurrency": getattr(fit, "recommended_concurrency", None),
+        "peak_throughput": _finite_or_none(fit.peak_throughput),
+        "ceiling": _finite_or_none(ceiling),
+        "r2": fit.r2,
+        "rse": fit.rse,
+        "aic": fit.aic,
+        "n_points": fit.n_points,
+        "level": level,
+        "se": fit.se,
+        "ci": ci,
+        "warnings": list(fit.warnings),
+    }
+    if comparison is not None:
+        record["selection"] = {"criterion": comparison.criterion, "reason": comparison.reason,
+                               "table": comparison.table.drop(columns=["params"])}
+    return record
+
+
+def run(args) -> int:
+    from capmodel.commands import print_json
+    from capmodel.data.readers import read_curve
+    from capmodel.errors import InputError
+    from capmodel.models import rivals
+    from capmodel.models.usl import fit_usl
+
+    if not 0 < args.level < 1:
+        raise InputError(f"--level: expected a confidence level between 0 and 1, got {args.level}")
+    curve = read_curve(args.file, concurrency=args.concurrency, throughput=args.throughput)
+    _single_curve(curve, args.file)
+    weights = "replicates" if args.weights == "replicates" else None
+    comparison = None
+    where = f"{args.file}: "
+    try:
+        if args.model == "usl":
+            fit = fit_usl(curve, allow_superlinear=args.allow_superlinear, weights=weights)
+        elif args.model == "amdahl":
+            fit = rivals.fit_amdahl(curve, weights=weights)
+        else:
+            from capmodel.models.selection import compare_models
+
+            comparison = compare_models(curve, weights=weights)
+            fit = comparison.best_fit
+    except InputError as exc:
+        raise InputError(where + str(exc)) from None
+    except Exception as exc:  # a numerical failure deep in the solver: one line, not a traceback
+        from capmodel.errors import CapmodelError, FitError
+
+        if isinstance(exc, CapmodelError):
+            raise type(exc)(where + str(exc)) from None
+        raise FitError(f"{where}the {args.model} fit failed: {exc}") from exc
+    if args.json:
+        print_json(fit_record(fit, args.level, comparison))
+    else:
+        if comparison is not None:
+            print(comparison.summary())
+            print()
+        print(fit.summary(args.level))
+    return 0

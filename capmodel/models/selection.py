@@ -1,0 +1,175 @@
+"""Which scalability model does a curve support? Information criteria plus an extrapolation check.
+
+``compare_models(curve)`` fits every rival (capmodel.models.rivals) and returns a ``ModelComparison``: ``table``
+(one row per model, best first), ``recommended`` (a model name), ``reason`` (one sentence), ``fits`` (name -> fitted
+object) and ``extrapolation`` (fit on the lowest concurrency levels, score the prediction of the higher ones).
+
+The rule: rank by AICc when the sample is small (n / k < 40, Burnham & Anderson, *Model Selection and Multimodel
+Inference*, 2nd ed. 2002, sec. 2.4), by AIC otherwise; among the models within 2 units of the best, recommend the
+one with the fewest parameters (same source, sec. 2.6: differences below 2 are not support for the bigger model).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.model_selection import cross_validate
+
+from capmodel.errors import CapmodelError, InputError
+from capmodel.models.rivals import MODELS, get_model
+from capmodel.models.usl import curve_arrays
+
+SMALL_SAMPLE_RATIO = 40
+EQUIVALENT_DELTA = 2.0
+
+
+class ModelComparison:
+    """Result of ``compare_models``: ``table``, ``recommended``, ``reason``, ``criterion``, ``fits``, ``extrapolation``."""
+
+    def __init__(self, table, recommended, reason, criterion, fits, extrapolation):
+        self.table = table
+        self.recommended = recommended
+        self.reason = reason
+        self.criterion = criterion
+        self.fits = fits
+        self.extrapolation = extrapolation
+
+    @property
+    def best_fit(self):
+        return self.fits[self.recommended]
+
+    def summary(self) -> str:
+        cols = ["model", "n_params", "aic", "aicc", "bic", "rmse", "r2"]
+        if "extrapolation_mape" in self.table:
+            cols.append("extrapolation_mape")
+        text = self.table[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"{text}\n\nrecommended: {self.recommended} ({self.reason})"
+
+    def __repr__(self):
+        return f"<ModelComparison recommended={self.recommended!r} by {self.criterion}>"
+
+
+class ScalabilityRegressor(RegressorMixin, BaseEstimator):
+    """A rival model as a scikit-learn regressor: X is the concurrency column (n x 1), y the throughput.
+
+    Lets scikit-learn's model-selection tools (``cross_validate``, ``cross_val_score``) drive the fits.
+    """
+
+    def __init__(self, model: str = "usl"):
+        self.model = model
+
+    def fit(self, X, y):
+        n = np.asarray(X, dtype=float).reshape(len(y), -1)[:, 0]
+        self.fit_ = get_model(self.model).fit(pd.DataFrame({"concurrency": n, "throughput": np.asarray(y, float)}))
+        return self
+
+    def predict(self, X):
+        return self.fit_.predict(np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0])
+
+
+class ForwardChainingSplit:
+    """Cross-validation by concurrency level: train on the lowest k levels, test on every higher level.
+
+    One split per k from ``min_train_levels`` to (levels - 1). Replicates of a level stay together. Works with
+    scikit-learn's ``cross_validate`` like ``TimeSeriesSplit``, but ordered by concurrency instead of row order.
+    """
+
+    def __init__(self, min_train_levels: int = 4, max_splits: int | None = None):
+        self.min_train_levels = min_train_levels
+        self.max_splits = max_splits
+
+    def _ks(self, n_levels):
+        ks = list(range(self.min_train_levels, n_levels))
+        if self.max_splits:
+            ks = ks[-self.max_splits:]
+        return ks
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return len(self._ks(len(np.unique(np.asarray(X, float)[:, 0])))) if X is not None else 0
+
+    def split(self, X, y=None, groups=None):
+        n = np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0]
+        levels = np.unique(n)
+        for k in self._ks(len(levels)):
+            yield np.flatnonzero(n <= levels[k - 1]), np.flatnonzero(n > levels[k - 1])
+
+
+def extrapolation_check(curve, models=None, min_train_levels: int = 4, max_splits: int | None = 3) -> pd.DataFrame:
+    """For each model: fit on the lower part of the sweep, score the prediction of the upper part.
+
+    Returns one row per model with ``splits``, ``rmse`` (mean over splits) and ``mape`` (mean absolute percentage
+    error, as a fraction). Empty when the curve has too few concurrency levels (fewer than min_train_levels + 1).
+    """
+    curve, n, x = curve_arrays(curve)
+    models = list(models or MODELS)
+    splitter = ForwardChainingSplit(min_train_levels=min_train_levels, max_splits=max_splits)
+    X = n.reshape(-1, 1)
+    n_splits = splitter.get_n_splits(X)
+    rows = []
+    if n_splits == 0:
+        return pd.DataFrame(columns=["model", "splits", "rmse", "mape"])
+    for name in models:
+        scores = cross_validate(ScalabilityRegressor(name), X, x, cv=splitter, error_score=np.nan,
+                                scoring=("neg_root_mean_squared_error", "neg_mean_absolute_percentage_error"))
+        rmse = -scores["test_neg_root_mean_squared_error"]
+        mape = -scores["test_neg_mean_absolute_percentage_error"]
+        rows.append({"model": name, "splits": int(np.sum(np.isfinite(rmse))),
+                     "rmse": float(np.nanmean(rmse)) if np.isfinite(rmse).any() else math.nan,
+                     "mape": float(np.nanmean(mape)) if np.isfinite(mape).any() else math.nan})
+    return pd.DataFrame(rows)
+
+
+def compare_models(curve, models=None, weights=None, extrapolation: bool = True) -> ModelComparison:
+    """Fit every rival model to a curve table and rank them; see the module docstring for the rule.
+
+    ``models``: names to compare (default all of capmodel.models.rivals.MODELS). A model that cannot be fitted
+    (too few points for its parameters) is left out of the table; if none can, ``InputError``.
+    """
+    curve, n, x = curve_arrays(curve)
+    names = list(models or MODELS)
+    fits, skipped = {}, {}
+    for name in names:
+        try:
+            fits[name] = get_model(name).fit(curve, weights=weights)
+        except CapmodelError as exc:
+            skipped[name] = str(exc)
+    if not fits:
+        raise InputError("no model could be fitted: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    n_points = len(n)
+    k_max = max(f.n_params + 1 for f in fits.values())
+    criterion = "aicc" if n_points / k_max < SMALL_SAMPLE_RATIO else "aic"
+    table = pd.DataFrame([{
+        "model": name, "n_params": f.n_params, "aic": f.aic, "aicc": f.aicc, "bic": f.bic,
+        "rmse": f.rmse, "r2": f.r2, "params": f.params,
+    } for name, f in fits.items()])
+    if not np.isfinite(table[criterion]).any():   # AICc undefined for every model (tiny sample): fall back to AIC
+        criterion = "aic"
+    table["delta"] = table[criterion] - table[criterion].min()
+    table = table.sort_values([criterion, "n_params"], kind="stable").reset_index(drop=True)
+    extrap = pd.DataFrame(columns=["model", "splits", "rmse", "mape"])
+    if extrapolation:
+        extrap = extrapolation_check(curve, list(fits))
+        if len(extrap):
+            table = table.merge(extrap[["model", "mape"]].rename(columns={"mape": "extrapolation_mape"}),
+                                on="model", how="left")
+    close = table[table["delta"] <= EQUIVALENT_DELTA]
+    pick = close.sort_values(["n_params", criterion], kind="stable").iloc[0]
+    best = table.iloc[0]
+    if pick["model"] == best["model"]:
+        runner = table.iloc[1] if len(table) > 1 else None
+        reason = f"lowest {criterion.upper()}" + (
+            f", {runner['delta']:.1f} below {runner['model']}" if runner is not None else "")
+    else:
+        reason = (f"{criterion.upper()} within {pick['delta']:.1f} of {best['model']} with fewer parameters "
+                  f"({pick['n_params']} vs {best['n_params']}); the extra terms are not supported")
+    if "extrapolation_mape" in table and table["extrapolation_mape"].notna().any():
+        good = table.loc[table["extrapolation_mape"].idxmin()]
+        mine = table.loc[table["model"] == pick["model"], "extrapolation_mape"].iloc[0]
+        reason += f"; extrapolation error {mine:.1%}" if np.isfinite(mine) else ""
+        if good["model"] != pick["model"]:
+            reason += f" (best extrapolation: {good['model']}, {good['extrapolation_mape']:.1%})"
+    if skipped:
+        reason += "; not fitted: " + ", ".join(skipped)
+    return ModelComparison(table, str(pick["model"]), reason, criterion, fits, extrap)
