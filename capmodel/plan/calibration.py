@@ -1,0 +1,86 @@
+"""Workload calibration: how many operations per second one user generates.
+
+From a baseline (users served, throughput measured at that load, utilization there) or given directly. The benchANT
+study's baseline is 25,000 users at "around 6k-7k operations per second" and about 80% CPU: 0.26 ops/s per user
+(0.24-0.28 over the stated range).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from capmodel.errors import PlanError
+from capmodel.plan.checks import fraction, positive
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Load per user, with the range it was derived from (``low`` <= ``ops_per_user`` <= ``high``).
+
+    ``baseline_*`` describe the measurement it came from (None when ops per user was given directly);
+    ``baseline_throughput_low``/``_high`` keep the stated throughput range so that intervals can follow it.
+    """
+
+    ops_per_user: float
+    ops_per_user_low: float
+    ops_per_user_high: float
+    baseline_users: float | None = None
+    baseline_throughput: float | None = None
+    baseline_throughput_low: float | None = None
+    baseline_throughput_high: float | None = None
+    baseline_utilization: float | None = None
+
+    def at(self, side: str) -> "Workload":
+        """The workload with its baseline throughput moved to the 'low' or 'high' end of its range."""
+        if side == "value" or self.baseline_throughput is None:
+            if side == "value":
+                return self
+            ops = self.ops_per_user_low if side == "low" else self.ops_per_user_high
+            return workload_from_ops_per_user(ops)
+        throughput = self.baseline_throughput_low if side == "low" else self.baseline_throughput_high
+        return calibrate_workload(self.baseline_users, throughput, self.baseline_utilization)
+
+    def users_for(self, throughput: float) -> float:
+        """Users a given throughput (ops/s) serves."""
+        return throughput / self.ops_per_user
+
+    def summary(self) -> str:
+        text = f"{self.ops_per_user:.4g} ops/s per user"
+        if self.ops_per_user_low != self.ops_per_user_high:
+            text += f" ({self.ops_per_user_low:.4g}-{self.ops_per_user_high:.4g})"
+        if self.baseline_users is not None:
+            text += f", from {self.baseline_users:,.0f} users at {self.baseline_throughput:,.0f} ops/s"
+            if self.baseline_utilization is not None:
+                text += f" and {self.baseline_utilization:.0%} utilization"
+        return text
+
+
+def calibrate_workload(users, throughput, utilization=None, throughput_low=None, throughput_high=None) -> Workload:
+    """Ops/s per user from a baseline: ``throughput / users``; the throughput range gives the interval."""
+    users = positive(users, "baseline users")
+    throughput = positive(throughput, "baseline throughput")
+    low = throughput if throughput_low is None else positive(throughput_low, "baseline throughput low")
+    high = throughput if throughput_high is None else positive(throughput_high, "baseline throughput high")
+    if not low <= throughput <= high:
+        raise PlanError(f"baseline throughput range {low:g}-{high:g} must contain the value {throughput:g}")
+    if utilization is not None:
+        utilization = fraction(utilization, "baseline utilization")
+    return Workload(
+        ops_per_user=throughput / users,
+        ops_per_user_low=low / users,
+        ops_per_user_high=high / users,
+        baseline_users=users,
+        baseline_throughput=throughput,
+        baseline_throughput_low=low,
+        baseline_throughput_high=high,
+        baseline_utilization=utilization,
+    )
+
+
+def workload_from_ops_per_user(ops_per_user, low=None, high=None) -> Workload:
+    """A workload given directly as ops/s per user (optionally with a range)."""
+    value = positive(ops_per_user, "ops per user")
+    low = value if low is None else positive(low, "ops per user low")
+    high = value if high is None else positive(high, "ops per user high")
+    if not low <= value <= high:
+        raise PlanError(f"ops per user range {low:g}-{high:g} must contain the value {value:g}")
+    return Workload(ops_per_user=value, ops_per_user_low=low, ops_per_user_high=high)

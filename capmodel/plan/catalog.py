@@ -1,0 +1,142 @@
+"""VM catalogs: a price list (name, family, vCPU, RAM, storage, monthly cost, currency) joined by name with what was
+measured on each VM (absolute or relative throughput, utilization, latencies)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from capmodel.errors import PlanError
+
+CATALOG_REQUIRED = ("vm", "monthly_cost")
+CATALOG_NUMERIC = ("vcpu", "ram_gb", "monthly_cost")
+MEASUREMENT_NUMERIC = (
+    "throughput", "throughput_low", "throughput_high",
+    "relative_throughput", "relative_throughput_low", "relative_throughput_high",
+    "cpu_util", "latency_p95_ms",
+)
+QUALITATIVE_SUFFIX = "_latency_vs_baseline"
+QUALITATIVE_VALUES = ("baseline", "similar", "lower", "higher")
+
+
+def _where(source):
+    return f"{source}: " if source else ""
+
+
+def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
+    values = pd.to_numeric(df[col], errors="coerce")
+    bad = values.isna() & df[col].notna() & (df[col].astype(str).str.strip() != "")
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {df[col].iloc[row]!r} is not a number")
+    arr = values.to_numpy(dtype=float)
+    wrong = np.isinf(arr) | ((arr <= 0) if positive else (arr < 0))
+    if wrong.any():
+        row = int(np.flatnonzero(wrong)[0])
+        rule = "> 0" if positive else ">= 0"
+        raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {arr[row]:g} must be {rule}")
+    df[col] = values.astype(float)
+
+
+def _names(df: pd.DataFrame, source) -> None:
+    names = df["vm"].astype(str).str.strip()
+    if (names == "").any() or df["vm"].isna().any():
+        row = int(np.flatnonzero(((names == "") | df["vm"].isna()).to_numpy())[0])
+        raise PlanError(f"{_where(source)}column 'vm', row {row + 1}: the VM name is empty")
+    dup = names.duplicated()
+    if dup.any():
+        row = int(np.flatnonzero(dup.to_numpy())[0])
+        raise PlanError(f"{_where(source)}column 'vm', row {row + 1}: VM '{names.iloc[row]}' is listed twice")
+    df["vm"] = names
+
+
+def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFrame:
+    """Check a VM table (``vm`` and ``monthly_cost`` required) and return a clean copy."""
+    if not isinstance(df, pd.DataFrame):
+        raise PlanError(f"{_where(source)}expected a table (pandas DataFrame), got {type(df).__name__}")
+    for col in CATALOG_REQUIRED:
+        if col not in df.columns:
+            have = ", ".join(map(str, df.columns)) or "none"
+            raise PlanError(f"{_where(source)}missing column '{col}' (columns present: {have})")
+    if df.empty:
+        raise PlanError(f"{_where(source)}the catalog has no rows")
+    out = df.copy().reset_index(drop=True)
+    _names(out, source)
+    for col in CATALOG_NUMERIC:
+        if col in out.columns:
+            _numeric(out, col, source, positive=True)
+    if out["monthly_cost"].isna().any():
+        row = int(np.flatnonzero(out["monthly_cost"].isna().to_numpy())[0])
+        raise PlanError(f"{_where(source)}column 'monthly_cost', row {row + 1}: value is missing")
+    if "currency" not in out.columns:
+        out["currency"] = ""
+    return out
+
+
+def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.DataFrame:
+    """Check a per-VM measurement table: ``vm`` and ``throughput`` or ``relative_throughput`` per row."""
+    if "vm" not in df.columns:
+        raise PlanError(f"{_where(source)}missing column 'vm' (the VM name that joins the catalog)")
+    out = df.copy().reset_index(drop=True)
+    _names(out, source)
+    for col in MEASUREMENT_NUMERIC:
+        if col in out.columns:
+            _numeric(out, col, source, positive=False)
+    if "throughput" not in out.columns and "relative_throughput" not in out.columns:
+        raise PlanError(f"{_where(source)}needs a column 'throughput' (ops/s) or 'relative_throughput' (x baseline)")
+    absolute = out["throughput"] if "throughput" in out.columns else pd.Series(np.nan, index=out.index)
+    relative = out["relative_throughput"] if "relative_throughput" in out.columns else pd.Series(np.nan, index=out.index)
+    missing = absolute.isna() & relative.isna()
+    if missing.any():
+        row = int(np.flatnonzero(missing.to_numpy())[0])
+        raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or relative_throughput")
+    if "cpu_util" in out.columns:
+        cpu = out["cpu_util"].to_numpy(dtype=float)
+        bad = (cpu <= 0) | (cpu > 1)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise PlanError(f"{_where(source)}column 'cpu_util', row {row + 1}: {cpu[row]:g} must be a fraction in (0, 1]")
+    for col in (c for c in out.columns if str(c).endswith(QUALITATIVE_SUFFIX)):
+        text = out[col].fillna("").astype(str).str.strip().str.lower()
+        bad = ~text.isin(QUALITATIVE_VALUES + ("",))
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {out[col].iloc[row]!r} is not one of "
+                            f"{', '.join(QUALITATIVE_VALUES)}")
+        out[col] = text
+    for name in ("throughput", "relative_throughput"):
+        if name in out.columns:
+            for end in ("low", "high"):
+                col = f"{name}_{end}"
+                out[col] = out[col].fillna(out[name]) if col in out.columns else out[name]
+            inverted = out[f"{name}_low"] > out[f"{name}_high"]
+            if inverted.any():
+                row = int(np.flatnonzero(inverted.to_numpy())[0])
+                raise PlanError(f"{_where(source)}row {row + 1}: {name}_low is above {name}_high")
+    return out
+
+
+def join_measurements(catalog: pd.DataFrame, measurements: pd.DataFrame, catalog_source: str | None = None,
+                      measurements_source: str | None = None) -> pd.DataFrame:
+    """The catalog rows that have a measurement, with the measurement's columns added (joined on ``vm``).
+
+    A measured VM missing from the catalog is an error (it has no price); catalog VMs without a measurement are left
+    out, and listed in the result's ``attrs['unmeasured']``.
+    """
+    catalog = validate_catalog(catalog, catalog_source)
+    measurements = validate_measurements(measurements, measurements_source)
+    unknown = sorted(set(measurements["vm"]) - set(catalog["vm"]))
+    if unknown:
+        where = _where(measurements_source)
+        raise PlanError(f"{where}VM '{unknown[0]}' is not in the catalog (catalog VMs: {', '.join(catalog['vm'])})")
+    overlap = [c for c in measurements.columns if c != "vm" and c in catalog.columns]
+    joined = catalog.merge(measurements.drop(columns=overlap), on="vm", how="inner", sort=False)
+    joined.attrs["unmeasured"] = [vm for vm in catalog["vm"] if vm not in set(measurements["vm"])]
+    return joined
+
+
+def require_vm(table: pd.DataFrame, vm: str, role: str = "VM") -> pd.Series:
+    """The row of a named VM; ``PlanError`` listing the known names otherwise."""
+    match = table[table["vm"] == vm]
+    if match.empty:
+        raise PlanError(f"unknown {role} '{vm}' (known: {', '.join(map(str, table['vm']))})")
+    return match.iloc[0]

@@ -1,0 +1,85 @@
+"""Growth: the cheapest VM for a target user count, a plan for several targets, and the runway (months until a VM
+runs out) under compound monthly user growth: months = ln(capacity / users) / ln(1 + g)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from capmodel.errors import PlanError
+from capmodel.plan.checks import positive
+
+
+def _check_growth(monthly_growth: float) -> float:
+    g = float(monthly_growth)
+    if not math.isfinite(g) or g <= -1:
+        raise PlanError(f"monthly growth must be a fraction above -1 (0.05 = 5% a month), got {monthly_growth!r}")
+    return g
+
+
+def runway_months(capacity_users, current_users, monthly_growth: float):
+    """Months until ``current_users`` growing by ``monthly_growth`` a month (compound) reach ``capacity_users``.
+
+    0 when already at or past capacity; inf when users do not grow. Vectorised over the user counts.
+    """
+    g = _check_growth(monthly_growth)
+    cap = np.asarray(capacity_users, dtype=float)
+    users = np.asarray(current_users, dtype=float)
+    if np.any(users <= 0):
+        raise PlanError("current users must be > 0 for a runway")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        months = np.where(cap <= users, 0.0, np.log(cap / users) / math.log1p(g) if g > 0 else math.inf)
+    months = np.where(np.isnan(cap), math.nan, months)
+    return float(months) if months.ndim == 0 else months
+
+
+def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: float | None = None) -> dict:
+    """The cheapest VM that carries ``target_users`` under the plan's objectives.
+
+    When none does, ``vm`` is None, ``reason`` says so, and ``largest_vm``/``shortfall_users`` name the VM closest to
+    the target (with ``utilization_needed`` on it when a utilization target was used).
+    """
+    target = positive(target_users, "target users")
+    usable = vms[np.isfinite(vms["users"].astype(float))]
+    fits = usable[usable["users"] >= target].sort_values(["monthly_cost", "users"], ascending=[True, False])
+    row = {"target_users": target, "vm": None}
+    if not fits.empty:
+        best = fits.iloc[0]
+        row.update(
+            vm=best["vm"], monthly_cost=float(best["monthly_cost"]), users=float(best["users"]),
+            users_low=float(best.get("users_low", math.nan)), users_high=float(best.get("users_high", math.nan)),
+            spare_users=float(best["users"] - target), cost_per_user=float(best["monthly_cost"]) / target,
+            meets_target_at_low_end=bool(best.get("users_low", best["users"]) >= target),
+            reason=f"cheapest of {len(fits)} VM(s) that carry {target:,.0f} users",
+        )
+        if utilization_target is not None:
+            row["utilization_at_target"] = utilization_target * target / float(best["users"])
+        return row
+    if usable.empty:
+        row["reason"] = "no VM meets the objectives at all"
+        return row
+    largest = usable.sort_values("users", ascending=False).iloc[0]
+    row.update(
+        largest_vm=largest["vm"], largest_users=float(largest["users"]),
+        shortfall_users=float(target - largest["users"]),
+        reason=f"no single VM carries {target:,.0f} users under the objectives; the largest, {largest['vm']}, "
+               f"carries {largest['users']:,.0f}",
+    )
+    if utilization_target is not None:
+        needed = utilization_target * target / float(largest["users"])
+        row["utilization_needed"] = needed
+        row["reason"] += f" (it would need {needed:.1%} utilization)"
+    return row
+
+
+def growth_plan(vms: pd.DataFrame, targets, current_users: float | None = None, monthly_growth: float | None = None,
+                utilization_target: float | None = None) -> pd.DataFrame:
+    """One row per target: the cheapest VM that carries it and, with a growth rate, the month it is reached."""
+    if targets is None or len(targets) == 0:
+        return pd.DataFrame(columns=["target_users", "vm", "reason"])
+    rows = [cheapest_for_target(vms, t, utilization_target) for t in targets]
+    plan = pd.DataFrame(rows)
+    if monthly_growth is not None and current_users is not None:
+        plan["months_until_target"] = runway_months(plan["target_users"].to_numpy(), current_users, monthly_growth)
+    return plan

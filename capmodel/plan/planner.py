@@ -1,0 +1,217 @@
+"""The planning table: every VM of a catalog with its usable throughput, users, binding limit and economics, each with
+an interval, plus recommendations per target user count.
+
+Inputs are a catalog joined with measurements (``catalog.join_measurements``) and/or fitted curves per VM, a
+``Workload`` (ops/s per user) and ``Objectives``. Intervals: the plan is evaluated at the ends of every stated range
+(baseline throughput, relative throughput) and at the bootstrap percentile ends of fitted capacities; each figure's
+interval is the span of those evaluations.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from capmodel.errors import PlanError
+from capmodel.plan.calibration import Workload
+from capmodel.plan.capacity import FitCapacity, Objectives, capacity_from_fit, headroom_throughput
+from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
+from capmodel.plan.economics import add_economics, pareto_frontier
+from capmodel.plan.growth import growth_plan, runway_months
+from capmodel.plan.intervals import format_estimate, span
+from capmodel.plan.latency import p95_at_throughput_ms, point_meets_latency, qualitative_columns
+
+INTERVAL_COLUMNS = (
+    "measured_throughput", "throughput", "usable_throughput", "users", "throughput_per_cost",
+    "throughput_per_cost_vs_baseline", "cost_per_user", "cost_per_1000_users", "cost_per_1000_ops",
+)
+SCENARIOS = [("value", "value")] + [(r, b) for r in ("low", "high") for b in ("low", "high")]
+
+
+def _value(row: pd.Series, name: str, side: str) -> float:
+    col = name if side == "value" else f"{name}_{side}"
+    value = row.get(col, math.nan)
+    return math.nan if value is None or pd.isna(value) else float(value)
+
+
+def _measured(row: pd.Series, side: str, workload: Workload) -> float:
+    relative = _value(row, "relative_throughput", side)
+    if math.isnan(relative):
+        return _value(row, "throughput", side)
+    if workload.baseline_throughput is None:
+        raise PlanError(f"VM '{row['vm']}' has a relative throughput but the workload has no baseline throughput to "
+                        "scale it by; calibrate from a baseline (users and ops/s)")
+    return relative * workload.baseline_throughput
+
+
+def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, rel_side, base_side,
+              baseline_vm) -> pd.DataFrame:
+    wl = workload.at(base_side)
+    rows = []
+    for _, row in table.iterrows():
+        out = {"vm": row["vm"], "monthly_cost": float(row["monthly_cost"])}
+        cap = fit_caps.get(row["vm"])
+        if cap is not None:
+            pick = (lambda name: getattr(cap, name) if rel_side == "value" or math.isnan(
+                getattr(cap, f"{name}_{rel_side}")) else getattr(cap, f"{name}_{rel_side}"))
+            out.update(measured_throughput=math.nan, throughput=pick("throughput"),
+                       usable_throughput=pick("usable_throughput"), binding_limit=cap.binding_limit,
+                       latency_ok=(cap.usable_throughput > 0) if objectives.has_latency else None,
+                       latency_note=cap.latency_basis)
+        else:
+            measured = _measured(row, rel_side, wl)
+            util = _value(row, "cpu_util", "value")
+            util = reference_util if math.isnan(util) else util
+            throughput = headroom_throughput(measured, util, objectives)
+            ok, why = point_meets_latency(row, objectives, baseline_p95)
+            failed = ok is False
+            out.update(
+                measured_throughput=measured, throughput=throughput,
+                usable_throughput=math.nan if failed else throughput,
+                binding_limit="latency" if failed else (
+                    "utilization" if objectives.utilization_target is not None and util is not None
+                    else "measured load"),
+                latency_ok=ok, latency_note=why,
+            )
+        out["users"] = out["usable_throughput"] / wl.ops_per_user
+        rows.append(out)
+    return add_economics(pd.DataFrame(rows), baseline_vm)
+
+
+@dataclass
+class CapacityPlan:
+    """The result of ``plan_vms``: ``vms`` (one row per VM), the inputs, and the assumptions made (``notes``)."""
+
+    vms: pd.DataFrame
+    workload: Workload
+    objectives: Objectives
+    baseline_vm: str | None
+    level: float
+    notes: list[str] = field(default_factory=list)
+    fit_capacities: dict[str, FitCapacity] = field(default_factory=dict)
+
+    def recommend(self, targets, current_users: float | None = None,
+                  monthly_growth: float | None = None) -> pd.DataFrame:
+        """One row per target user count: the cheapest VM that carries it (or why none does)."""
+        if current_users is None:
+            current_users = self.workload.baseline_users
+        return growth_plan(self.vms, targets, current_users, monthly_growth, self.objectives.utilization_target)
+
+    def frontier(self) -> pd.DataFrame:
+        """Pareto frontier of monthly cost against users."""
+        return pareto_frontier(self.vms)
+
+    def summary(self) -> str:
+        lines = [f"Workload: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
+        if self.baseline_vm:
+            lines.append(f"Baseline VM: {self.baseline_vm}")
+        lines.append("")
+        header = f"{'VM':<20} {'cost/month':>11} {'throughput':>22} {'tput/cost':>18} {'users':>26} " \
+                 f"{'cost/1k users':>22}  limit"
+        lines.append(header)
+        for _, r in self.vms.iterrows():
+            lines.append(
+                f"{r['vm']:<20} {r['monthly_cost']:>11,.2f} "
+                f"{format_estimate(r['throughput'], r['throughput_low'], r['throughput_high']):>22} "
+                f"{format_estimate(r['throughput_per_cost'], r['throughput_per_cost_low'], r['throughput_per_cost_high']):>18} "
+                f"{format_estimate(r['users'], r['users_low'], r['users_high']):>26} "
+                f"{format_estimate(r['cost_per_1000_users'], r['cost_per_1000_users_low'], r['cost_per_1000_users_high']):>22}"
+                f"  {r['binding_limit']}{'' if r['pareto'] else ''}"
+            )
+        frontier = ", ".join(self.frontier()["vm"])
+        lines += ["", f"Pareto frontier (cost vs users): {frontier or 'none'}"]
+        lines += [f"Note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives | None = None,
+             baseline_vm: str | None = None, fits: dict | None = None, n_bootstrap: int = 0, level: float = 0.95,
+             seed: int = 0, current_users: float | None = None, monthly_growth: float | None = None,
+             source: str | None = None) -> CapacityPlan:
+    """Plan every VM of ``catalog`` (rows with a measurement, or a fitted curve in ``fits`` keyed by VM name)."""
+    objectives = objectives or Objectives()
+    if not 0 < level < 1:
+        raise PlanError(f"confidence level must be between 0 and 1, got {level!r}")
+    fits = dict(fits or {})
+    table = validate_catalog(catalog, source)
+    for vm in fits:
+        require_vm(table, vm)
+    measured_cols = {"throughput", "relative_throughput"} & set(table.columns)
+    notes: list[str] = []
+    if measured_cols:
+        has_measure = table[list(measured_cols)].notna().any(axis=1)
+    else:
+        has_measure = pd.Series(False, index=table.index)
+    keep = has_measure | table["vm"].isin(fits)
+    if not keep.any():
+        raise PlanError(f"{source + ': ' if source else ''}no VM has a throughput, relative_throughput or fitted curve")
+    dropped = list(table.loc[~keep, "vm"])
+    if dropped:
+        notes.append(f"left out (nothing measured): {', '.join(dropped)}")
+    table = table[keep].reset_index(drop=True)
+    if measured_cols:
+        measured = validate_measurements(table[table["vm"].map(lambda v: v not in fits)], source)
+        table = pd.concat([measured, table[table["vm"].isin(fits)]], ignore_index=True)
+        table = table.set_index("vm").loc[[v for v in validate_catalog(catalog, source)["vm"] if v in set(table["vm"])]]
+        table = table.reset_index()
+
+    base_row = require_vm(table, baseline_vm, "baseline VM") if baseline_vm is not None else None
+    if objectives.latency_increase is not None and base_row is None:
+        raise PlanError("a relative latency target needs a baseline VM to compare with")
+    reference_util = workload.baseline_utilization
+    if reference_util is None and base_row is not None and not pd.isna(base_row.get("cpu_util", math.nan)):
+        reference_util = float(base_row["cpu_util"])
+    if reference_util is not None and objectives.utilization_target is not None:
+        unmeasured = [v for _, r in table.iterrows() if r["vm"] not in fits
+                      and pd.isna(r.get("cpu_util", math.nan)) for v in [r["vm"]]]
+        if unmeasured:
+            notes.append(f"no utilization measured for {', '.join(unmeasured)}: taken as measured at the baseline's "
+                         f"{reference_util:.0%}")
+
+    baseline_p95 = None
+    if objectives.latency_increase is not None:
+        if baseline_vm in fits:
+            if workload.baseline_throughput is None:
+                raise PlanError("a relative latency target on fitted curves needs the baseline throughput")
+            baseline_p95 = p95_at_throughput_ms(fits[baseline_vm], workload.baseline_throughput)
+        elif not pd.isna(base_row.get("latency_p95_ms", math.nan)):
+            baseline_p95 = float(base_row["latency_p95_ms"])
+        elif not qualitative_columns(table):
+            raise PlanError("a relative latency target needs latency_p95_ms (or <op>_latency_vs_baseline columns) "
+                            "for the baseline VM")
+    if objectives.latency_p95_ms is not None and "latency_p95_ms" not in table.columns and len(fits) < len(table):
+        raise PlanError("a latency target needs a latency_p95_ms column in the measurements (or fitted curves)")
+    if objectives.peak_fraction is not None and len(fits) < len(table):
+        notes.append("the peak fraction applies only to VMs with a fitted curve")
+
+    latency_ms = objectives.latency_p95_ms
+    if objectives.latency_increase is not None and baseline_p95 is not None:
+        latency_ms = baseline_p95 * (1 + objectives.latency_increase)
+    fit_caps = {vm: capacity_from_fit(fit, objectives, latency_ms, n_bootstrap, level, seed) for vm, fit in fits.items()}
+
+    evaluations = [_evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, r, b, baseline_vm)
+                   for r, b in SCENARIOS]
+    vms = evaluations[0]
+    for col in INTERVAL_COLUMNS:
+        if col not in vms.columns:
+            continue
+        stacked = np.vstack([e[col].to_numpy(dtype=float) for e in evaluations])
+        ends = [span(stacked[:, i]) for i in range(stacked.shape[1])]
+        vms[f"{col}_low"] = [e[0] for e in ends]
+        vms[f"{col}_high"] = [e[1] for e in ends]
+    for extra in ("family", "vcpu", "ram_gb", "storage", "currency", "batch"):
+        if extra in table.columns:
+            vms[extra] = table[extra].to_numpy()
+    vms["pareto"] = vms["vm"].isin(set(pareto_frontier(vms)["vm"]))
+    for _, r in vms[vms["latency_ok"] == False].iterrows():  # noqa: E712 - three-valued column
+        notes.append(f"{r['vm']} fails the latency objective ({r['latency_note']}); no users planned on it")
+    if monthly_growth is not None:
+        users_now = current_users if current_users is not None else workload.baseline_users
+        if users_now is None:
+            raise PlanError("a runway needs the current number of users")
+        for suffix in ("", "_low", "_high"):
+            vms[f"runway_months{suffix}"] = runway_months(vms[f"users{suffix}"].to_numpy(), users_now, monthly_growth)
+    return CapacityPlan(vms=vms, workload=workload, objectives=objectives, baseline_vm=baseline_vm, level=level,
+                        notes=notes, fit_capacities=fit_caps)

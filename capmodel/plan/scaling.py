@@ -1,0 +1,87 @@
+"""The questions planning asks of a USL curve X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)), answered in closed
+form from the parameters (so that every bootstrap sample can be asked too): where is the peak, which N gives a
+throughput, which N keeps the Little's-law response time N/X(N) under a target, how many whole units reach a target."""
+from __future__ import annotations
+
+import math
+
+
+from capmodel.errors import PlanError
+
+
+def usl(n, sigma: float, kappa: float, lambda_: float = 1.0):
+    """X(N) from the shared model (capmodel.models.usl)."""
+    from capmodel.models.usl import usl_throughput
+
+    return usl_throughput(n, sigma, kappa, lambda_)
+
+
+def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
+    for name, value in (("sigma", sigma), ("kappa", kappa)):
+        if value is None or not math.isfinite(value) or value < 0:
+            raise PlanError(f"{what}: {name} must be a number >= 0, got {value!r}")
+    if sigma >= 1:
+        raise PlanError(f"{what}: sigma must be below 1 (contention of 1 means no scaling at all), got {sigma:g}")
+
+
+def peak(sigma: float, kappa: float, lambda_: float = 1.0) -> tuple[float, float]:
+    """(N*, X(N*)): the peak of the curve; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear."""
+    if kappa > 0:
+        n_star = math.sqrt((1.0 - sigma) / kappa)
+        return n_star, float(usl(n_star, sigma, kappa, lambda_))
+    return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
+
+
+def concurrency_for_throughput(x: float, sigma: float, kappa: float, lambda_: float = 1.0) -> float:
+    """The N on the rising side of the curve where X(N) = x; inf when x is beyond the peak."""
+    if x <= 0:
+        return 0.0
+    # x * (1 + sigma (N-1) + kappa N (N-1)) = lambda N  ->  a N^2 + b N + c = 0
+    a, b, c = x * kappa, x * sigma - x * kappa - lambda_, x * (1.0 - sigma)
+    if a == 0:
+        return c / -b if b < 0 else math.inf
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return math.inf
+    return (-b - math.sqrt(disc)) / (2 * a)
+
+
+def concurrency_for_response_time(seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
+    """Largest N whose Little's-law response time N/X(N) = (1 + sigma(N-1) + kappa N(N-1))/lambda is <= seconds."""
+    # kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda R) <= 0
+    a, b, c = kappa, sigma - kappa, 1.0 - sigma - lambda_ * seconds
+    if a == 0:
+        if b == 0:
+            return math.inf if c <= 0 else 0.0
+        return max(0.0, -c / b)
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return 0.0
+    return max(0.0, (-b + math.sqrt(disc)) / (2 * a))
+
+
+def units_for_throughput(target: float, measured: float, measured_units: float, sigma: float, kappa: float,
+                         max_units: float = math.inf) -> tuple[int | None, str]:
+    """Smallest whole count n with X(n) >= target, where X(n) = measured * usl(n) / usl(measured_units).
+
+    Returns (n, "") or (None, reason) when the curve's peak (or ``max_units``) is below the target.
+    """
+    check_parameters(sigma, kappa)
+    if target <= 0:
+        return 0, ""
+    lambda_ = measured / float(usl(measured_units, sigma, kappa, 1.0))
+    root = concurrency_for_throughput(target, sigma, kappa, lambda_)
+    if math.isfinite(root):
+        n = max(1, math.ceil(root - 1e-9))
+        if float(usl(n, sigma, kappa, lambda_)) < target * (1 - 1e-12):
+            n += 1
+        if float(usl(n, sigma, kappa, lambda_)) >= target * (1 - 1e-12):
+            if n > max_units:
+                return None, f"unreachable: needs {n} units, more than the limit of {max_units:g}"
+            return n, ""
+    n_peak, x_peak = peak(sigma, kappa, lambda_)
+    if math.isfinite(n_peak):
+        n_best = max({max(1, math.floor(n_peak)), math.ceil(n_peak)}, key=lambda k: float(usl(k, sigma, kappa, lambda_)))
+        x_best = float(usl(n_best, sigma, kappa, lambda_))
+        return None, f"unreachable: throughput peaks at {x_best:,.0f} with {n_best} units, below {target:,.0f}"
+    return None, f"unreachable: the throughput ceiling {x_peak:,.0f} is below {target:,.0f}"
