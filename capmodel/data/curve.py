@@ -6,6 +6,8 @@ model goes through, so its messages are the ones users see.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -15,6 +17,8 @@ REQUIRED = ("concurrency", "throughput")
 LATENCY = ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms")
 OPTIONAL_NUMERIC = LATENCY + ("cpu_util", "errors")
 LABELS = ("system", "workload", "op", "run", "repeat")
+# Per-operation latencies (``latency_read_mean_ms``, ``latency_update_p99_ms`` ...) are checked like the others.
+PER_OP_LATENCY = re.compile(r"^latency_[a-z][a-z0-9_]*_(mean|p\d+)_ms$")
 
 
 def _where(source: str | None) -> str:
@@ -30,12 +34,17 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     where = _where(source)
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{where}expected a table (pandas DataFrame), got {type(df).__name__}")
+    repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if repeated:
+        raise InputError(f"{where}column name(s) {', '.join(map(repr, repeated))} appear more than once")
     for col in REQUIRED:
         if col not in df.columns:
             have = ", ".join(map(str, df.columns)) or "none"
             raise InputError(f"{where}missing column '{col}' (columns present: {have}); map it with --{col} COL")
     out = df.copy().reset_index(drop=True)
-    for col in REQUIRED + tuple(c for c in OPTIONAL_NUMERIC if c in out.columns):
+    per_op = tuple(c for c in out.columns if isinstance(c, str) and PER_OP_LATENCY.match(c) and c not in LATENCY)
+    numeric = REQUIRED + tuple(c for c in OPTIONAL_NUMERIC if c in out.columns) + per_op
+    for col in numeric:
         values = pd.to_numeric(out[col], errors="coerce")
         bad = values.isna() & out[col].notna()
         if bad.any():
@@ -55,6 +64,11 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     if (thr < 0).any():
         row = int(np.flatnonzero(thr < 0)[0])
         raise InputError(f"{where}column 'throughput', row {row + 1}: {thr[row]:g} must be >= 0")
+    for col in tuple(c for c in LATENCY + ("errors",) if c in out.columns) + per_op:
+        values = out[col].to_numpy()
+        if (values < 0).any():
+            row = int(np.flatnonzero(values < 0)[0])
+            raise InputError(f"{where}column '{col}', row {row + 1}: {values[row]:g} must be >= 0")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy()
         bad = (cpu < 0) | (cpu > 1)

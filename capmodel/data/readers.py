@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from capmodel.data.curve import LABELS, OPTIONAL_NUMERIC, REQUIRED, validate_curve
+from capmodel.data.curve import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED, validate_curve
 from capmodel.errors import InputError
 
 CURVE_KEYS = ("system", "workload", "op")  # labels that tell one curve from another; run/repeat tell replicates
@@ -67,7 +67,6 @@ for _op in OPS:
         _ALIASES[f"latency_{_op}_{_q}_ms"] = (f"{_q} {_op} latency (ms)", f"latency_{_op}_{_q}_ms")
 
 _THOUSANDS = re.compile(r"^\s*[-+]?\d{1,3}(,\d{3})+(\.\d+)?\s*$")
-_PER_OP_TARGET = re.compile(r"^latency_[a-z_]+_(mean|p\d+)_ms$")
 
 
 def _header_key(name) -> str:
@@ -255,7 +254,7 @@ def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -
 
 def _clean_numbers(df: pd.DataFrame) -> pd.DataFrame:
     """Turn text numbers with thousands separators ("2,635") into numbers in the numeric curve columns."""
-    numeric = set(REQUIRED) | set(OPTIONAL_NUMERIC) | {c for c in df.columns if _PER_OP_TARGET.match(str(c))}
+    numeric = set(REQUIRED) | set(OPTIONAL_NUMERIC) | {c for c in df.columns if PER_OP_LATENCY.match(str(c))}
     for col in df.columns:
         if col in numeric and not pd.api.types.is_numeric_dtype(df[col]):
             df[col] = df[col].map(lambda v: v.replace(",", "").strip() if isinstance(v, str) and _THOUSANDS.match(v)
@@ -294,7 +293,7 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
     Raises ``InputError`` naming the file, column and row of the first problem.
     """
     for target in mapping:
-        if target not in OPTIONAL_NUMERIC + LABELS and not _PER_OP_TARGET.match(target):
+        if target not in OPTIONAL_NUMERIC + LABELS and not PER_OP_LATENCY.match(target):
             known = ", ".join(OPTIONAL_NUMERIC + LABELS)
             raise InputError(f"unknown curve column '{target}' in the mapping; use one of concurrency, throughput, "
                              f"{known}, or latency_<op>_<mean|pNN>_ms")
