@@ -1,0 +1,245 @@
+"""The pymongo side of a workload: how each operation kind talks to MongoDB, and how records are loaded.
+
+``WorkerOps`` is built once per worker thread: it holds that worker's random state and key chooser and exposes
+``calls[i]()`` for operation ``i`` of the workload (returning the number of documents it counts for). Nothing here
+takes a lock per operation; the only shared state is ``KeySpace``'s insert counter (``itertools.count``, atomic
+under the GIL).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from capmodel.bench.generators import ZipfianGenerator, fnv1a_64, key_chooser
+from capmodel.bench.templates import WorkerContext, compile_template
+from capmodel.bench.workloads import Workload
+
+BLOCK = 1024  # keys and operation choices are drawn this many at a time
+
+
+def _fnv_scalar(k: int) -> int:
+    return int(fnv1a_64([k])[0])
+
+
+class KeySpace:
+    """Record numbers 0..count-1 exist; an insert takes the next number (YCSB's transaction insert sequence)."""
+
+    def __init__(self, workload: Workload, existing: int):
+        self.workload = workload
+        self.count = int(existing)
+        self._next = itertools.count(int(existing))
+
+    def name(self, number: int) -> str:
+        w = self.workload
+        return f"{w.key_prefix}{_fnv_scalar(number) if w.key_order == 'hashed' else number}"
+
+    def names(self, numbers) -> list[str]:
+        w = self.workload
+        numbers = np.asarray(numbers, dtype=np.int64)
+        values = fnv1a_64(numbers) if w.key_order == "hashed" else numbers
+        prefix = w.key_prefix
+        return [f"{prefix}{v}" for v in values.tolist()]
+
+    def next_insert(self) -> int:
+        number = next(self._next)
+        if number >= self.count:
+            self.count = number + 1
+        return number
+
+
+def _sort_spec(sort):
+    if sort is None:
+        return None
+    if isinstance(sort, dict):
+        return list(sort.items())
+    return [tuple(item) for item in sort]
+
+
+class WorkerOps:
+    """One worker's operations: ``calls[i]()`` runs operation ``i``; ``next_op()`` picks one by proportion."""
+
+    def __init__(self, workload: Workload, collection, keyspace: KeySpace | None, seed: int):
+        self.workload, self.collection, self.keyspace = workload, collection, keyspace
+        self.ctx = WorkerContext(seed, next_key=self.next_key if keyspace is not None else None)
+        self.rng = self.ctx.rng
+        self._keys: list = []
+        self._chooser = None
+        if keyspace is not None:
+            self._chooser = key_chooser(workload.distribution, lambda: keyspace.count, seed=seed,
+                                        **workload.distribution_options)
+        self.names = [op.name for op in workload.operations]
+        self.calls = [self._make(op) for op in workload.operations]
+        self._cum = list(itertools.accumulate(op.proportion for op in workload.operations))
+        self._ops: list[int] = []
+
+    def next_op(self) -> int:
+        if len(self.calls) == 1:
+            return 0
+        if not self._ops:
+            self._ops = self.rng.choices(range(len(self.calls)), cum_weights=self._cum, k=BLOCK)
+        return self._ops.pop()
+
+    def next_key(self) -> str:
+        if not self._keys:
+            self._keys = self.keyspace.names(self._chooser.sample(BLOCK))
+        return self._keys.pop()
+
+    # --- operation factories -------------------------------------------------------------------------------
+    def _make(self, op):
+        w, coll, ctx = self.workload, self.collection, self.ctx
+        where = f"workload '{w.name}': operation '{op.name}'"
+        p = op.params
+        if op.kind in ("read", "scan", "readmodifywrite") or (op.kind == "update" and "filter" not in p):
+            return getattr(self, f"_ycsb_{op.kind}")()
+        if op.kind == "insert":
+            return self._insert(compile_template(p.get("document", w.document_template()), where), p.get("batch", 1))
+        if op.kind == "command":
+            command_of, database = compile_template(p["command"], f"{where}.command"), coll.database
+
+            def command():
+                database.command(command_of(ctx))
+                return 1
+
+            return command
+        filter_of = compile_template(p.get("filter", {}), f"{where}.filter")
+        if op.kind == "find":
+            projection, sort, limit = p.get("projection"), _sort_spec(p.get("sort")), int(p.get("limit", 0))
+
+            def find():
+                return len(list(coll.find(filter_of(ctx), projection, sort=sort, limit=limit)))
+
+            return find
+        if op.kind == "update":
+            update_of = compile_template(p["update"], f"{where}.update")
+            method = coll.update_many if p.get("many") else coll.update_one
+
+            def update():
+                return method(filter_of(ctx), update_of(ctx)).modified_count
+
+            return update
+        if op.kind == "delete":
+            method = coll.delete_many if p.get("many") else coll.delete_one
+
+            def delete():
+                return method(filter_of(ctx)).deleted_count
+
+            return delete
+        pipeline_of = compile_template(p["pipeline"], f"{where}.pipeline")
+
+        def aggregate():
+            return len(list(coll.aggregate(pipeline_of(ctx))))
+
+        return aggregate
+
+    def _projection(self):
+        if self.workload.readallfields:
+            return None
+        return {self.rng.choice(self.workload.field_names): 1}
+
+    def _ycsb_read(self):
+        coll, key, projection = self.collection, self.next_key, self._projection
+
+        def read():
+            coll.find_one({"_id": key()}, projection())
+            return 1
+
+        return read
+
+    def _new_values(self):
+        w, ctx = self.workload, self.ctx
+        if w.writeallfields:
+            return {name: ctx.text(w.field_length) for name in w.field_names}
+        return {self.rng.choice(w.field_names): ctx.text(w.field_length)}
+
+    def _ycsb_update(self):
+        coll, key, values = self.collection, self.next_key, self._new_values
+
+        def update():
+            coll.update_one({"_id": key()}, {"$set": values()})
+            return 1
+
+        return update
+
+    def _ycsb_readmodifywrite(self):
+        coll, key, projection, values = self.collection, self.next_key, self._projection, self._new_values
+
+        def readmodifywrite():
+            k = key()
+            coll.find_one({"_id": k}, projection())
+            coll.update_one({"_id": k}, {"$set": values()})
+            return 1
+
+        return readmodifywrite
+
+    def _ycsb_scan(self):
+        w, coll, key, projection, rng = self.workload, self.collection, self.next_key, self._projection, self.rng
+        if w.scan_length_distribution == "zipfian":
+            lengths = ZipfianGenerator(1, w.scan_max_length, seed=rng.getrandbits(32))
+            pool: list[int] = []
+
+            def length():
+                if not pool:
+                    pool.extend(lengths.sample(BLOCK).tolist())
+                return pool.pop()
+        else:
+            top = w.scan_max_length
+
+            def length():
+                return rng.randint(1, top)
+
+        def scan():
+            list(coll.find({"_id": {"$gte": key()}}, projection(), sort=[("_id", 1)], limit=length()))
+            return 1
+
+        return scan
+
+    def _insert(self, build, batch: int):
+        coll, ctx, keyspace = self.collection, self.ctx, self.keyspace
+
+        def make_doc():
+            doc = build(ctx)
+            if keyspace is not None:
+                doc["_id"] = keyspace.name(keyspace.next_insert())
+            return doc
+
+        if batch == 1:
+            def insert():
+                coll.insert_one(make_doc())
+                return 1
+        else:
+            def insert():
+                coll.insert_many([make_doc() for _ in range(batch)], ordered=False)
+                return batch
+        return insert
+
+
+def make_worker_ops(workload: Workload, collection, keyspace, worker: int, seed: int) -> WorkerOps:
+    """The operations of worker number ``worker`` (seeds differ per worker, reproducibly)."""
+    return WorkerOps(workload, collection, keyspace, seed=(seed * 1_000_003 + worker) % (2**32))
+
+
+def create_indexes(collection, workload: Workload) -> None:
+    for index in workload.indexes:
+        collection.create_index(list(index["keys"].items()), name=index.get("name"))
+
+
+def load_records(collection, workload: Workload, start: int, stop: int, batch: int = 1000, seed: int = 0,
+                 progress=None) -> int:
+    """Insert records number ``start``..``stop-1`` (YCSB's load phase); returns how many were inserted."""
+    ctx = WorkerContext(seed)
+    build = compile_template(workload.document_template(), f"workload '{workload.name}': document")
+    keyspace = KeySpace(workload, start) if workload.has_keys else None
+    done = 0
+    for lo in range(start, stop, batch):
+        hi = min(stop, lo + batch)
+        docs = [build(ctx) for _ in range(hi - lo)]
+        if keyspace is not None:
+            for doc, name in zip(docs, keyspace.names(list(range(lo, hi)))):
+                doc["_id"] = name
+        collection.insert_many(docs, ordered=False)
+        done += hi - lo
+        if progress is not None:
+            progress(hi - lo)
+    return done
+

@@ -1,0 +1,114 @@
+"""What a benchmark step saw: latencies per operation type (HdrHistogram, microseconds) and errors by kind.
+
+Each worker owns a ``Recorder`` (plain lists, no lock: appending is the only per-operation cost); after the step the
+recorders are merged into one ``HdrHistogram`` per operation type plus one over all operations. Histograms are kept
+with 3 significant digits from 1 microsecond to 1 hour, and travel in ``steps.jsonl`` in HdrHistogram's standard
+compressed base64 encoding, so they can be re-read and merged later (``decode_histogram``).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from hdrh.histogram import HdrHistogram
+
+LOWEST_US, HIGHEST_US, DIGITS = 1, 3_600_000_000, 3
+PERCENTILES = (("p50", 50.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(LOWEST_US, HIGHEST_US, DIGITS)
+
+
+def decode_histogram(encoded: str) -> HdrHistogram:
+    return HdrHistogram.decode(encoded)
+
+
+def error_kind(exc: BaseException) -> str:
+    """A short stable label: the exception class, plus the server error code when there is one."""
+    code = getattr(exc, "code", None)
+    name = type(exc).__name__
+    return f"{name}:{code}" if isinstance(code, int) else name
+
+
+class Recorder:
+    """One worker's observations: latency lists per operation index, documents counted, errors by kind."""
+
+    __slots__ = ("latencies", "documents", "errors", "error_samples")
+
+    def __init__(self, n_ops: int):
+        self.latencies = [[] for _ in range(n_ops)]  # microseconds, int
+        self.documents = [0] * n_ops
+        self.errors: Counter = Counter()
+        self.error_samples: dict[str, str] = {}
+
+    def error(self, exc: BaseException) -> None:
+        kind = error_kind(exc)
+        self.errors[kind] += 1
+        if kind not in self.error_samples:
+            self.error_samples[kind] = str(exc)[:300]
+
+    def count(self) -> int:
+        return sum(len(values) for values in self.latencies)
+
+
+def _record_all(histogram: HdrHistogram, values_us) -> None:
+    if len(values_us) == 0:
+        return
+    values, counts = np.unique(np.clip(np.asarray(values_us, dtype=np.int64), LOWEST_US, HIGHEST_US),
+                               return_counts=True)
+    for value, count in zip(values.tolist(), counts.tolist()):
+        histogram.record_value(value, count)
+
+
+def summarize(histogram: HdrHistogram) -> dict:
+    """count, mean and percentiles in milliseconds (NaN when nothing was recorded)."""
+    n = histogram.get_total_count()
+    out = {"count": int(n)}
+    if n == 0:
+        out.update({"mean_ms": float("nan"), "max_ms": float("nan")})
+        out.update({f"{name}_ms": float("nan") for name, _ in PERCENTILES})
+        return out
+    out["mean_ms"] = histogram.get_mean_value() / 1000.0
+    for name, q in PERCENTILES:
+        out[f"{name}_ms"] = histogram.get_value_at_percentile(q) / 1000.0
+    out["max_ms"] = histogram.get_max_value() / 1000.0
+    return out
+
+
+class StepMeasurements:
+    """Merged observations of all workers of one step."""
+
+    def __init__(self, op_names: list[str], recorders: list[Recorder]):
+        self.op_names = list(op_names)
+        self.histograms = {name: new_histogram() for name in op_names}
+        self.overall = new_histogram()
+        self.documents = {name: 0 for name in op_names}
+        self.errors: Counter = Counter()
+        self.error_samples: dict[str, str] = {}
+        for i, name in enumerate(op_names):
+            values = np.concatenate([np.asarray(r.latencies[i], dtype=np.int64) for r in recorders] or [[]])
+            _record_all(self.histograms[name], values)
+            self.overall.add(self.histograms[name])
+            self.documents[name] = sum(r.documents[i] for r in recorders)
+        for r in recorders:
+            self.errors.update(r.errors)
+            for kind, text in r.error_samples.items():
+                self.error_samples.setdefault(kind, text)
+
+    @property
+    def operations(self) -> int:
+        return int(self.overall.get_total_count())
+
+    @property
+    def error_count(self) -> int:
+        return int(sum(self.errors.values()))
+
+    def latency(self) -> dict:
+        """Per operation type and ``all``: the summary of ``summarize``."""
+        out = {name: summarize(h) for name, h in self.histograms.items()}
+        out["all"] = summarize(self.overall)
+        return out
+
+    def encoded(self) -> dict:
+        return {name: h.encode().decode() for name, h in self.histograms.items()}

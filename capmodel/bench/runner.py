@@ -1,0 +1,265 @@
+"""Drive one benchmark step: N workers against one collection, closed loop or open loop.
+
+Workers are threads sharing one ``MongoClient`` (its pool must hold at least N connections; ``sweep`` sizes it).
+Threads were measured against pymongo's ``AsyncMongoClient`` on this kind of machine (see
+``benchmarks/bench_runner.py``); with the GIL both are CPU-bound on the client, and threads keep the per-operation
+path shortest: pick the operation (pre-drawn in blocks), call pymongo, append one integer.
+
+Closed loop: each worker runs its next operation as soon as the previous one returns. The step starts with a warm-up
+whose operations are discarded; an operation is measured when it completes inside the measurement window, so
+throughput = measured completions / window length. A fixed operation count ends the window at the N-th attempt.
+
+Open loop (``rate``): operation k is due at ``start + k / rate``; a free worker takes the next due time, waits for
+it, runs it, and its latency is measured from the *intended* start, so time spent waiting for a free worker counts
+(no coordinated omission; Tene, "How NOT to measure latency", and wrk2's approach).
+
+Every operation carries the client's timeouts; a worker that hits an error records its kind and backs off briefly.
+After the window the runner waits at most ``join_timeout`` seconds for in-flight operations, so a dead server ends
+the step with its errors counted instead of hanging it.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import math
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+
+from capmodel.bench.binding import KeySpace, make_worker_ops
+from capmodel.bench.measurements import Recorder, StepMeasurements
+from capmodel.bench.workloads import Workload
+from capmodel.errors import BenchError
+
+ERROR_BACKOFF_S = 0.01
+
+
+@dataclass
+class StepResult:
+    """What one step measured; ``as_record()`` is the line written to ``steps.jsonl``."""
+
+    concurrency: int
+    mode: str
+    seconds: float
+    operations: int
+    documents: int
+    throughput: float  # per second, in the workload's unit (operations or documents)
+    ops_per_s: float
+    errors: dict
+    latency: dict
+    histograms: dict
+    started_at: str
+    wall_seconds: float
+    target_rate: float | None = None
+    error_samples: dict = field(default_factory=dict)
+    runner_failures: int = 0
+    stuck_workers: int = 0
+
+    @property
+    def error_count(self) -> int:
+        return int(sum(self.errors.values()))
+
+    def as_record(self) -> dict:
+        out = asdict(self)
+        out["error_count"] = self.error_count
+        return out
+
+
+class _State:
+    __slots__ = ("stop", "window_start", "window_end", "t0", "tickets", "attempts", "limit")
+
+    def __init__(self):
+        self.stop = False
+        self.window_start = math.inf
+        self.window_end = math.inf
+        self.t0 = 0.0
+        self.tickets = itertools.count()
+        self.attempts = itertools.count(1)
+        self.limit = None
+
+
+class Runner:
+    """Runs steps of one workload against one pymongo collection."""
+
+    def __init__(self, collection, workload: Workload, keyspace: KeySpace | None = None, seed: int = 0,
+                 join_timeout: float = 15.0):
+        self.collection, self.workload, self.keyspace = collection, workload, keyspace
+        self.seed, self.join_timeout = seed, join_timeout
+
+    def run(self, concurrency: int, duration: float | None = 10.0, warmup: float = 1.0,
+            operations: int | None = None, rate: float | None = None, progress: bool = False,
+            max_seconds: float | None = None, label: str = "") -> StepResult:
+        """Run ``concurrency`` workers for ``duration`` seconds (or ``operations`` attempts) after ``warmup``."""
+        if concurrency < 1:
+            raise BenchError(f"concurrency must be >= 1, got {concurrency}")
+        if operations is None and (duration is None or duration <= 0):
+            raise BenchError("give a duration > 0 seconds or an operation count")
+        if rate is not None and rate <= 0:
+            raise BenchError(f"target rate must be > 0 ops/s, got {rate}")
+        if operations is not None and rate is not None:
+            raise BenchError("an open-loop step (rate) runs for a duration, not an operation count")
+        pool = getattr(getattr(self.collection.database.client.options, "pool_options", None), "max_pool_size", None)
+        if pool is not None and pool < concurrency:
+            raise BenchError(f"the client's maxPoolSize {pool} is below the concurrency {concurrency}; "
+                             "workers would queue for connections")
+        ops = [make_worker_ops(self.workload, self.collection, self.keyspace, i, self.seed) for i in range(concurrency)]
+        recorders = [Recorder(len(ops[0].calls)) for _ in range(concurrency)]
+        state = _State()
+        if operations is not None:
+            state.limit = int(operations)
+        failures: list[BaseException] = []
+        if rate is not None:
+            target, args = self._open_loop, (1.0 / rate,)
+        elif operations is not None:
+            target, args = self._counted_loop, ()
+        else:
+            target, args = self._closed_loop, ()
+
+        def work(worker_ops, recorder):
+            try:
+                target(state, worker_ops, recorder, *args)
+            except BaseException as exc:  # a runner bug, not an operation error: report it, never hide it
+                failures.append(exc)
+
+        threads = [threading.Thread(target=work, args=(o, r), daemon=True, name=f"capmodel-worker-{i}")
+                   for i, (o, r) in enumerate(zip(ops, recorders))]
+        started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        clock = time.perf_counter
+        state.t0 = clock()
+        state.window_start = state.t0 + warmup
+        if operations is None:
+            state.window_end = state.window_start + duration
+        for t in threads:
+            t.start()
+        deadline = state.window_start + (max_seconds if max_seconds is not None else
+                                         (duration if operations is None else 3600.0))
+        try:
+            self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency)
+        finally:
+            if state.window_end == math.inf:
+                state.window_end = clock()
+            state.stop = True
+            end_join = clock() + self.join_timeout
+            for t in threads:
+                t.join(max(0.0, end_join - clock()))
+        stuck = sum(t.is_alive() for t in threads)
+        window = max(min(state.window_end, clock()) - state.window_start, 1e-9)
+        m = StepMeasurements(ops[0].names, recorders)
+        documents = sum(m.documents.values())
+        per_s = m.operations / window
+        throughput = documents / window if self.workload.throughput_unit == "documents" else per_s
+        if failures:
+            m.errors["RunnerFailure"] += len(failures)
+            m.error_samples.setdefault("RunnerFailure", repr(failures[0])[:300])
+        return StepResult(
+            concurrency=int(concurrency), mode="open" if rate is not None else "closed", seconds=window,
+            operations=m.operations, documents=int(documents), throughput=throughput, ops_per_s=per_s,
+            errors=dict(m.errors), latency=m.latency(), histograms=m.encoded(), started_at=started_at,
+            wall_seconds=clock() - state.t0, target_rate=rate, error_samples=m.error_samples,
+            runner_failures=len(failures), stuck_workers=int(stuck),
+        )
+
+    @staticmethod
+    def _wait(state, recorders, deadline, warmup, duration, progress, label, concurrency):
+        clock = time.perf_counter
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            total = round(warmup + duration, 1) if duration else None
+            bar = tqdm(total=total, unit="s", desc=label or f"c={concurrency}", leave=False,
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
+        last_t, last_n, shown = state.t0, 0, 0.0
+        try:
+            while not state.stop:
+                now = clock()
+                if now >= deadline or now >= state.window_end:
+                    break
+                time.sleep(min(0.25, max(0.0, min(deadline, state.window_end) - now)))
+                if bar is not None:
+                    now = clock()
+                    n = sum(r.count() for r in recorders)
+                    if now - last_t >= 0.5:
+                        bar.set_postfix_str(f"{(n - last_n) / (now - last_t):,.0f} ops/s", refresh=False)
+                        last_t, last_n = now, n
+                    elapsed = now - state.t0
+                    bar.update(max(0.0, min(elapsed, bar.total or elapsed) - shown))
+                    shown = min(elapsed, bar.total or elapsed)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    # --- worker loops: keep the measured path short -----------------------------------------------------------
+    @staticmethod
+    def _closed_loop(state, ops, rec, *_):
+        calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
+        clock, sleep = time.perf_counter, time.sleep
+        while not state.stop:
+            i = next_op()
+            t0 = clock()
+            try:
+                n = calls[i]()
+            except Exception as exc:  # an operation error: count it by kind, back off, go on
+                if state.window_start <= clock() <= state.window_end:
+                    rec.error(exc)
+                sleep(ERROR_BACKOFF_S)
+                continue
+            t1 = clock()
+            if state.window_start <= t1 <= state.window_end:
+                lat[i].append(int((t1 - t0) * 1e6))
+                docs[i] += n
+
+    @staticmethod
+    def _counted_loop(state, ops, rec, *_):
+        calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
+        clock, sleep, attempts, limit = time.perf_counter, time.sleep, state.attempts, state.limit
+        while not state.stop:
+            i = next_op()
+            t0 = clock()
+            try:
+                n = calls[i]()
+                t1, failed = clock(), None
+            except Exception as exc:
+                t1, failed = clock(), exc
+            if t1 < state.window_start:
+                if failed is not None:
+                    sleep(ERROR_BACKOFF_S)
+                continue
+            if t1 > state.window_end:
+                return
+            k = next(attempts)
+            if failed is not None:
+                rec.error(failed)
+            else:
+                lat[i].append(int((t1 - t0) * 1e6))
+                docs[i] += n
+            if k >= limit:
+                state.window_end = t1
+                state.stop = True
+                return
+            if failed is not None:
+                sleep(ERROR_BACKOFF_S)
+
+    @staticmethod
+    def _open_loop(state, ops, rec, interval):
+        calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
+        clock, sleep, tickets = time.perf_counter, time.sleep, state.tickets
+        while not state.stop:
+            intended = state.t0 + next(tickets) * interval
+            if intended >= state.window_end:
+                return
+            delay = intended - clock()
+            while delay > 0 and not state.stop:
+                sleep(min(delay, 0.25))
+                delay = intended - clock()
+            i = next_op()
+            try:
+                n = calls[i]()
+            except Exception as exc:
+                if intended >= state.window_start:
+                    rec.error(exc)
+                continue
+            t1 = clock()
+            if intended >= state.window_start:
+                lat[i].append(int((t1 - intended) * 1e6))
+                docs[i] += n

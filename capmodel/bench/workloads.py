@@ -1,0 +1,258 @@
+"""Workloads as data: YAML files under ``data/workloads/`` (or any path) loaded and validated into ``Workload``.
+
+A workload says what to do, never how to talk to the database (that is ``binding``) or what was seen
+(``measurements``). Keys of a workload file:
+
+``name``, ``description``, ``source``   what it is and where its definition comes from
+``collection``                          the collection it loads and runs against (in the bench database)
+``records``                             documents loaded before the run (YCSB's recordcount)
+``keys``                                ``{prefix: user, order: hashed|ordered, distribution: ...}``: ``_id`` of
+                                        record number k is prefix + k (ordered) or prefix + FNV-1a(k) (hashed,
+                                        YCSB's default insertorder); ``distribution`` is the request distribution
+                                        (uniform, zipfian, scrambled_zipfian, latest, hotspot). Omit for ObjectIds.
+``fields``                              ``{count: 10, length: 100}``: YCSB's field0..field9 of random text
+``document``                            a template (see ``capmodel.bench.templates``) for loaded/inserted documents
+``indexes``                             ``[{name, keys: {field: 1, ...}}]`` created before loading
+``readallfields``, ``writeallfields``   YCSB's switches (read all fields / update one random field)
+``scan``                                ``{max_length: 100, length_distribution: uniform|zipfian}`` (workload E)
+``throughput``                          ``operations`` (default) or ``documents`` (an insert batch counts its docs)
+``operations``                          ``{read: 0.5, update: 0.5}`` or a list of ``{op, weight, ...}``
+
+Operation kinds: YCSB's key-based ``read``, ``update``, ``insert``, ``scan``, ``readmodifywrite`` and the template
+kinds ``find`` (filter, projection, sort, limit), ``update`` with ``filter`` + ``update`` (``many``), ``delete``
+(filter, ``many``), ``aggregate`` (pipeline), ``insert`` with ``batch``, and ``command`` (a database command
+template, e.g. ``{ping: 1}``). Weights are normalised to proportions.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from capmodel.bench.generators import DISTRIBUTIONS
+from capmodel.bench.templates import compile_template
+from capmodel.errors import InputError
+
+OPERATION_KINDS = ("read", "update", "insert", "scan", "readmodifywrite", "find", "delete", "aggregate", "command")
+KEY_OPERATIONS = ("read", "scan", "readmodifywrite")
+TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
+             "readallfields", "writeallfields", "scan", "throughput", "operations"}
+
+
+@dataclass
+class Operation:
+    """One entry of the operation mix."""
+
+    name: str  # the label latencies are recorded under
+    kind: str
+    proportion: float
+    params: dict = field(default_factory=dict)
+
+    def template(self, key: str, where: str):
+        return compile_template(self.params[key], f"{where}.{key}") if key in self.params else None
+
+
+@dataclass
+class Workload:
+    """A validated workload definition; ``spec`` is the YAML mapping it came from (after overrides)."""
+
+    name: str
+    description: str
+    source: str
+    collection: str
+    records: int
+    operations: list[Operation]
+    key_prefix: str | None = "user"
+    key_order: str | None = None  # "hashed", "ordered", or None (no record keys: ObjectIds)
+    distribution: str = "uniform"
+    distribution_options: dict = field(default_factory=dict)
+    document: Any = None
+    field_names: list[str] = field(default_factory=list)
+    field_length: int = 0
+    indexes: list[dict] = field(default_factory=list)
+    readallfields: bool = True
+    writeallfields: bool = False
+    scan_max_length: int = 100
+    scan_length_distribution: str = "uniform"
+    throughput_unit: str = "operations"
+    spec: dict = field(default_factory=dict)
+    path: str | None = None
+
+    @property
+    def has_keys(self) -> bool:
+        return self.key_order is not None
+
+    def fingerprint(self) -> str:
+        """Hash of what determines the loaded data (collection, records, keys, document, indexes)."""
+        loaded = {k: self.spec.get(k) for k in ("collection", "records", "fields", "document", "indexes")}
+        loaded["keys"] = [self.key_prefix, self.key_order]  # the request distribution does not change the data
+        return hashlib.sha256(json.dumps(loaded, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def document_template(self):
+        """The template every loaded or inserted document is built from."""
+        if self.document is not None:
+            return self.document
+        return {name: {"gen": "string", "length": self.field_length} for name in self.field_names}
+
+
+def workloads_dir() -> Path:
+    from capmodel.data.datasets import data_dir
+
+    return data_dir() / "workloads"
+
+
+def workload_names() -> list[str]:
+    """Names of the bundled workloads (files ``data/workloads/<name>.yaml``)."""
+    return sorted(p.stem for p in workloads_dir().glob("*.yaml"))
+
+
+def load_workload(name_or_path: str | Path, **overrides) -> Workload:
+    """A bundled workload by name (``ycsb-b``) or a YAML file by path, with top-level keys overridden.
+
+    Overrides: any top-level key, e.g. ``records=10000`` or ``collection="t2"``; ``None`` values are ignored.
+    """
+    text_path = Path(name_or_path)
+    if text_path.suffix in (".yaml", ".yml") or text_path.exists():
+        path = text_path
+    else:
+        path = workloads_dir() / f"{name_or_path}.yaml"
+        if not path.is_file():
+            known = ", ".join(workload_names()) or "none"
+            raise InputError(f"unknown workload '{name_or_path}' (bundled: {known}; or give a .yaml path)")
+    try:
+        spec = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML ({exc})") from None
+    spec = dict(spec or {})
+    spec.update({k: v for k, v in overrides.items() if v is not None})
+    return parse_workload(spec, source=str(path))
+
+
+def _require(cond: bool, where: str, message: str) -> None:
+    if not cond:
+        raise InputError(f"{where}: {message}")
+
+
+def _parse_operations(raw, where: str) -> list[Operation]:
+    if isinstance(raw, dict):
+        raw = [{"op": k, "weight": v} for k, v in raw.items()]
+    _require(isinstance(raw, list) and raw, where, "'operations' must be a mapping op -> proportion or a list")
+    ops = []
+    for i, entry in enumerate(raw):
+        at = f"{where}: operations[{i}]"
+        _require(isinstance(entry, dict) and "op" in entry, at, "each operation needs 'op'")
+        kind = str(entry["op"]).lower().replace("-", "").replace("_", "")
+        _require(kind in OPERATION_KINDS, at, f"unknown op {entry['op']!r}; choose one of {', '.join(OPERATION_KINDS)}")
+        try:
+            weight = float(entry.get("weight", entry.get("proportion", 1.0)))
+        except (TypeError, ValueError):
+            raise InputError(f"{at}: weight {entry.get('weight')!r} is not a number") from None
+        _require(weight >= 0, at, f"weight {weight} must be >= 0")
+        params = {k: v for k, v in entry.items() if k not in ("op", "weight", "proportion", "name")}
+        if "batch" in params:
+            _require(isinstance(params["batch"], int) and params["batch"] >= 1, at, "'batch' must be an integer >= 1")
+        if "limit" in params:
+            _require(isinstance(params["limit"], int) and params["limit"] >= 0, at, "'limit' must be an integer >= 0")
+        ops.append(Operation(str(entry.get("name", kind)), kind, weight, params))
+    total = sum(o.proportion for o in ops)
+    _require(total > 0, where, "operation weights sum to 0")
+    ops = [o for o in ops if o.proportion > 0]
+    names = [o.name for o in ops]
+    _require(len(set(names)) == len(names), where, f"operation names repeat ({names}); give each a distinct 'name'")
+    for o in ops:
+        o.proportion /= total
+    return ops
+
+
+def parse_workload(spec: dict, source: str = "workload") -> Workload:
+    """Validate a workload mapping; ``InputError`` names the file and the key at fault."""
+    where = source
+    _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
+    unknown = set(spec) - TOP_LEVEL
+    _require(not unknown, where, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(TOP_LEVEL)}")
+    spec = copy.deepcopy(spec)
+    name = str(spec.get("name") or Path(source).stem)
+    collection = str(spec.get("collection") or name.replace("-", "_"))
+    _require(collection and "$" not in collection and not collection.startswith("system."), where,
+             f"collection name {collection!r} is not allowed")
+    records = spec.get("records", 0)
+    _require(isinstance(records, int) and records >= 0, where, f"'records' must be an integer >= 0, got {records!r}")
+
+    keys = spec.get("keys")
+    key_order, key_prefix, distribution, dist_options = None, None, "uniform", {}
+    if keys is not None:
+        _require(isinstance(keys, dict), where, "'keys' must be a mapping")
+        key_order = keys.get("order", "hashed")
+        _require(key_order in ("hashed", "ordered"), where, f"keys.order {key_order!r} must be hashed or ordered")
+        key_prefix = keys.get("prefix", "user")
+        distribution = keys.get("distribution", "uniform")
+        _require(distribution in DISTRIBUTIONS, where,
+                 f"keys.distribution {distribution!r}; choose one of {', '.join(DISTRIBUTIONS)}")
+        dist_options = {k: keys[k] for k in ("theta", "hot_data", "hot_ops", "method") if k in keys}
+
+    fields_spec = spec.get("fields")
+    field_names, field_length = [], 0
+    if fields_spec is not None:
+        _require(isinstance(fields_spec, dict), where, "'fields' must be {count: N, length: L}")
+        count, field_length = fields_spec.get("count", 10), fields_spec.get("length", 100)
+        _require(isinstance(count, int) and count >= 1, where, "fields.count must be an integer >= 1")
+        _require(isinstance(field_length, int) and field_length >= 0, where, "fields.length must be an integer >= 0")
+        field_names = [f"{fields_spec.get('prefix', 'field')}{i}" for i in range(count)]
+    document = spec.get("document")
+    _require(document is None or isinstance(document, dict), where, "'document' must be a mapping (a template)")
+    _require(document is None or not field_names, where, "give either 'fields' or 'document', not both")
+    if document is not None:
+        compile_template(document, f"{where}: document")  # validate generators now
+
+    indexes = spec.get("indexes") or []
+    _require(isinstance(indexes, list), where, "'indexes' must be a list of {name, keys}")
+    for i, index in enumerate(indexes):
+        _require(isinstance(index, dict) and isinstance(index.get("keys"), dict) and index["keys"], where,
+                 f"indexes[{i}] needs 'keys' (a mapping field -> 1 or -1)")
+
+    scan = spec.get("scan") or {}
+    scan_max = scan.get("max_length", 100)
+    _require(isinstance(scan_max, int) and scan_max >= 1, where, "scan.max_length must be an integer >= 1")
+    scan_dist = scan.get("length_distribution", "uniform")
+    _require(scan_dist in ("uniform", "zipfian"), where, "scan.length_distribution must be uniform or zipfian")
+
+    unit = spec.get("throughput", "operations")
+    _require(unit in ("operations", "documents"), where, "'throughput' must be operations or documents")
+
+    ops = _parse_operations(spec.get("operations"), where)
+    has_document = document is not None or bool(field_names)
+    for op in ops:
+        at = f"{where}: operation '{op.name}'"
+        templated = "filter" in op.params or "pipeline" in op.params
+        if op.kind in KEY_OPERATIONS or (op.kind == "update" and not templated):
+            _require(key_order is not None, at, "needs record keys: add 'keys' to the workload or give a 'filter'")
+        if op.kind in ("read", "readmodifywrite", "update") and not templated:
+            _require(bool(field_names), at, "YCSB-style read/update needs 'fields'")
+        if op.kind == "update" and templated:
+            _require("update" in op.params, at, "a templated update needs 'update' (e.g. {$inc: {n: 1}})")
+        if op.kind == "delete":
+            _require("filter" in op.params, at, "delete needs a 'filter'")
+        if op.kind == "aggregate":
+            _require(isinstance(op.params.get("pipeline"), list), at, "aggregate needs a 'pipeline' list")
+        if op.kind == "command":
+            _require(isinstance(op.params.get("command"), dict), at, "command needs a 'command' mapping, e.g. {ping: 1}")
+        if op.kind == "insert":
+            _require(has_document or "document" in op.params, at, "insert needs a 'document' template or 'fields'")
+        for key in ("filter", "update", "pipeline", "projection", "document", "command"):
+            if key in op.params:
+                compile_template(op.params[key], f"{at}.{key}")
+    _require(records == 0 or has_document, where, "'records' > 0 needs a 'document' template or 'fields'")
+
+    return Workload(
+        name=name, description=str(spec.get("description", "")).strip(), source=str(spec.get("source", "")).strip(),
+        collection=collection, records=records, operations=ops, key_prefix=key_prefix, key_order=key_order,
+        distribution=distribution, distribution_options=dist_options, document=document, field_names=field_names,
+        field_length=field_length, indexes=indexes, readallfields=bool(spec.get("readallfields", True)),
+        writeallfields=bool(spec.get("writeallfields", False)), scan_max_length=scan_max,
+        scan_length_distribution=scan_dist, throughput_unit=unit, spec=spec, path=source,
+    )
