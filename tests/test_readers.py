@@ -67,6 +67,24 @@ def test_mapping_to_missing_column_names_file_and_column():
         read_curve(FIX / "curve_threads.csv", concurrency="users")
 
 
+def test_column_named_as_the_curve_table_wants_beats_an_alias(tmp_path):
+    p = _csv(tmp_path, "concurrency,throughput,ops/sec\n1,10,11\n2,19,20\n")
+    curve = read_curve(p)
+    assert curve["throughput"].tolist() == [10.0, 19.0]
+    assert curve["ops/sec"].tolist() == [11, 20]  # left as it is, not renamed
+
+
+def test_mapping_onto_an_existing_curve_column_is_refused(tmp_path):
+    p = _csv(tmp_path, "concurrency,threads,throughput\n1,2,10\n", name="both.csv")
+    with pytest.raises(InputError, match=r"both\.csv: column 'threads' is mapped to concurrency, but the file already"):
+        read_curve(p, concurrency="threads")
+
+
+def test_quoted_thousands_in_csv(tmp_path):
+    p = _csv(tmp_path, 'threads,throughput\n4,"2,635"\n8,"13,018.5"\n')
+    assert read_curve(p)["throughput"].tolist() == [2635.0, 13018.5]
+
+
 def test_unknown_mapping_target_is_refused():
     with pytest.raises(InputError, match="unknown curve column 'latency_p97'"):
         read_curve(FIX / "curve_threads.csv", latency_p97="p95")
@@ -172,18 +190,29 @@ def test_json_lines(tmp_path, name):
     assert read_curve(p)["throughput"].tolist() == EXPECTED_THROUGHPUT
 
 
-def test_broken_json_names_file_and_line(tmp_path):
-    p = tmp_path / "broken.json"
-    p.write_text('[{"concurrency": 1, "throughput": 10},\n {"concurrency": 2, ')
-    with pytest.raises(InputError, match=r"broken\.json: not valid JSON \(line 2"):
-        read_curve(p)
-
-
-def test_damaged_parquet_is_an_input_error(tmp_path):
-    p = tmp_path / "damaged.parquet"
-    p.write_bytes(b"PAR1 this is not a parquet file")
-    with pytest.raises(InputError, match=r"damaged\.parquet: cannot read as parquet"):
-        read_curve(p)
+@pytest.mark.parametrize(
+    "name, content, options, message",
+    [
+        ("broken.json", b'[{"concurrency": 1, "throughput": 10},\n {"concurrency": 2, ', {},
+         r"broken\.json: not valid JSON \(line 2"),
+        ("damaged.parquet", b"PAR1 this is not a parquet file", {}, r"damaged\.parquet: cannot read as parquet"),
+        ("empty.csv", b"", {}, r"empty\.csv: cannot read as csv"),
+        ("header_only.csv", b"concurrency,throughput\n", {}, r"header_only\.csv: no data rows"),
+        ("scalar.json", b"42", {}, r"scalar\.json: JSON must be a list of row objects or an object of columns"),
+        ("bad.md", "| Threads | Throughput (Ops/Sec) |\n|---|---|\n| 4 | 2,635 |\n| 8 | n/a |\n".encode(), {},
+         r"bad\.md: column 'throughput', row 2: 'n/a' is not a number"),
+        ("notable.md", b"# just prose\n", {}, r"notable\.md: no pipe table found"),
+        ("cut_t8.txt", b"[READ], Operations, 10\n[OVERALL], RunTime(ms), 100\n", {"format": "ycsb"},
+         r"cut_t8\.txt: no '\[OVERALL\], Throughput\(ops/sec\)"),
+        ("two_runs.txt", b"[OVERALL], Throughput(ops/sec), 10\n[OVERALL], Throughput(ops/sec), 20\n", {"format": "ycsb"},
+         r"two_runs\.txt: holds 2 YCSB runs"),
+    ],
+)
+def test_unreadable_files_raise_naming_the_file(tmp_path, name, content, options, message):
+    p = tmp_path / name
+    p.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        read_curve(p, **options)
 
 
 def test_markdown_table_with_thousands_separators():
@@ -203,13 +232,6 @@ def test_markdown_with_several_tables_needs_a_choice(tmp_path):
         read_curve(p)
     assert read_curve(p, table=1)["throughput"].tolist() == [3100, 4000]
     assert read_curve(p, table=0)["throughput"].tolist() == [1000, 1900]
-
-
-def test_markdown_bad_cell_names_file_column_row(tmp_path):
-    p = tmp_path / "bad.md"
-    p.write_text("| Threads | Throughput (Ops/Sec) |\n|---|---|\n| 4 | 2,635 |\n| 8 | n/a |\n")
-    with pytest.raises(InputError, match=r"bad\.md: column 'throughput', row 2: 'n/a' is not a number"):
-        read_curve(p)
 
 
 def test_text_file_is_recognised_by_content(tmp_path):
@@ -297,9 +319,3 @@ def test_ycsb_replicates_get_repeat_numbers(tmp_path):
     assert curve["concurrency"].tolist() == [4, 4, 16]
     assert curve["repeat"].tolist() == [1, 2, 1]
 
-
-def test_ycsb_without_overall_throughput(tmp_path):
-    p = tmp_path / "cut_t8.txt"
-    p.write_text("[READ], Operations, 10\n[OVERALL], RunTime(ms), 100\n")
-    with pytest.raises(InputError, match=r"cut_t8\.txt: no '\[OVERALL\], Throughput\(ops/sec\)"):
-        read_curve(p, format="ycsb")

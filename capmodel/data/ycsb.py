@@ -109,6 +109,9 @@ def read_ycsb_run(path) -> dict[str, float | str]:
     p = Path(path)
     text = p.read_text(encoding="utf-8", errors="replace")
     sections = parse_sections(text, p)
+    runs = len(re.findall(r"^\s*\[OVERALL\]\s*,\s*Throughput", text, re.MULTILINE))
+    if runs > 1:
+        raise InputError(f"{p}: holds {runs} YCSB runs (e.g. load and run phases); keep one run per file")
     overall = sections.get("OVERALL", {})
     if "Throughput(ops/sec)" not in overall:
         raise InputError(f"{p}: no '[OVERALL], Throughput(ops/sec), ...' line; is this YCSB client output?")
