@@ -172,6 +172,11 @@ def test_parquet_round_trip(tmp_path):
     assert curve["system"].tolist() == ["lab"] * 6
 
 
+def test_tsv(tmp_path):
+    p = _csv(tmp_path, "Workers (Threads)\tThroughput (Ops/Sec)\n4\t2635\n8\t6493\n", name="sweep.tsv")
+    assert read_curve(p)["throughput"].tolist() == [2635.0, 6493.0]
+
+
 @pytest.mark.parametrize("orient", ["records", "list", "dict"])
 def test_json_records_and_columns(tmp_path, orient):
     source = pd.read_csv(FIX / "curve_threads.csv")

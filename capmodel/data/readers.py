@@ -288,9 +288,14 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
 
     ``concurrency=``, ``throughput=`` and keywords such as ``latency_p95_ms="p95"`` name the source columns; they are
     renamed to the curve-table names. Columns not named are matched against common header spellings
-    ("Workers (Threads)", "Throughput (Ops/Sec)", "Avg Latency (ms)", "clients" ...); two candidates for one column
-    raise ``InputError``. Replicates (several rows at one concurrency) stay separate rows, numbered in ``repeat``.
-    Raises ``InputError`` naming the file, column and row of the first problem.
+    ("Workers (Threads)", "Throughput (Ops/Sec)", "Avg Latency (ms)", "clients" ...), case and spacing ignored; a
+    column already named as the curve table wants wins, two other candidates for one column raise ``InputError``, and
+    latency headers without a unit ("p95") are never guessed. Text numbers with thousands separators ("2,635") are
+    read as numbers. Columns not mapped are kept as they are (labels, extra measurements).
+
+    Replicates (several rows at one concurrency of one system/workload/op) stay separate rows, numbered 1, 2, ... in
+    ``repeat`` unless the source has that column. Several files are sorted by concurrency. ``min_points``: fewer
+    rows is an error. Raises ``InputError`` naming the file, column and row of the first problem.
     """
     for target in mapping:
         if target not in OPTIONAL_NUMERIC + LABELS and not PER_OP_LATENCY.match(target):
