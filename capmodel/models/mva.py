@@ -6,7 +6,8 @@ stations, each with a total service demand ``D_k`` per request (visits x service
 
 - ``exact_mva``: Reiser & Lavenberg's exact recursion (Lazowska et al., "Quantitative System Performance", 1984,
   ch. 6 and ch. 20 for load-dependent centers). Multi-server stations are solved exactly with the marginal queue-length
-  probabilities p_k(j | n), which the recursion carries for j < c_k only.
+  probabilities p_k(j | n), which the recursion carries for j < c_k only; the probability of an empty station comes
+  from the throughput of the network without it, not from a subtraction, so large populations stay accurate.
 - ``approximate_mva``: Bard-Schweitzer approximate MVA, Q_k(N-1) ~ (N-1)/N Q_k(N), solved by fixed-point iteration
   per population; cost independent of N. Multi-server stations there use Seidmann's approximation (a c-server
   station of demand D becomes a single server of demand D/c plus a pure delay of D (c-1)/c): approximate twice over.
@@ -85,17 +86,41 @@ def exact_mva(demands, think_time: float = 0.0, populations=1, servers=None) -> 
 
     ``demands``: mapping station name -> service demand D_k (time per request), or a list (names station1, ...).
     ``think_time``: Z of the delay station. ``servers``: optional mapping/list of server counts c_k (default 1).
-    Cost O(N * sum(c_k)); exact up to floating point (the p_k(0 | n) update subtracts, as every load-dependent MVA does).
+    Cost O(N * sum(c_k)) per network solved; a network with L multi-server stations solves 2^L subnetworks (see
+    ``_solve``), which keeps the marginal probabilities accurate at large N.
     """
     names, d, c = _stations(demands, servers)
     z = check_nonnegative(think_time, "think_time")
     pops = _populations(populations)
-    n_max = int(pops.max())
     if z == 0 and not np.any(d > 0):
         raise InputError("all service demands and think_time are 0: the throughput would be infinite")
+    x_by_n, residence_by_n = _solve(d, c, z, int(pops.max()), {})
+    rows = pops - 1
+    return _table(names, d, c, pops, x_by_n[rows], residence_by_n[rows])
+
+
+def _solve(d, c, z, n_max, memo) -> tuple[np.ndarray, np.ndarray]:
+    """Throughput X(1..n_max) and residence times of the network (d, c, z) by the exact MVA recursion.
+
+    A c-server station needs its marginals p(j | n) for j < c. For j >= 1 they follow from
+    p(j | n) = D / j * X(n) * p(j-1 | n-1); p(0 | n) is not taken as 1 minus the others (that subtraction loses all
+    accuracy at large N) but from p(0 | n) = p(0 | n-1) * X(n) / X_without(n), where X_without is the throughput of
+    the same network without that station (both are ratios of normalising constants: G_without(n) / G(n)).
+    """
+    key = (tuple(d), tuple(c), z)
+    if key in memo:
+        return memo[key]
+    k_all = range(len(d))
+    multi = [k for k in k_all if c[k] > 1]
+    without = {}
+    for k in multi:
+        keep = [j for j in k_all if j != k]
+        if z > 0 or np.any(d[keep] > 0):
+            without[k] = _solve(d[keep], c[keep], z, n_max, memo)[0]
+        else:  # nothing else can hold a job: the station is never empty once n >= 1
+            without[k] = np.full(n_max, np.inf)
+    marginals = {k: np.eye(1, int(c[k]))[0] for k in multi}  # p_k(j | 0) for j = 0..c_k-1
     queue = np.zeros(len(d))
-    # marginal probabilities p_k(j | n) for j = 0..c_k-1 at multi-server stations (others need none)
-    marginals = {k: np.eye(1, int(c[k]))[0] for k in range(len(d)) if c[k] > 1}
     x_by_n = np.empty(n_max)
     residence_by_n = np.empty((n_max, len(d)))
     for n in range(1, n_max + 1):
@@ -107,16 +132,14 @@ def exact_mva(demands, think_time: float = 0.0, populations=1, servers=None) -> 
         x = n / (z + residence.sum())
         queue = x * residence
         for k, p in marginals.items():
-            ck = c[k]
-            new = np.empty(ck)
-            new[1:] = d[k] * x * p[:-1] / np.arange(1, ck)
-            # sum_j min(j, c) p(j) = X D (utilization law) gives p(0) without the tail j >= c
-            new[0] = max(0.0, (ck - x * d[k] - np.dot(ck - np.arange(1, ck), new[1:])) / ck)
+            new = np.empty(c[k])
+            new[1:] = d[k] * x * p[:-1] / np.arange(1, c[k])
+            new[0] = p[0] * x / without[k][n - 1]
             marginals[k] = new
         x_by_n[n - 1] = x
         residence_by_n[n - 1] = residence
-    rows = pops - 1
-    return _table(names, d, c, pops, x_by_n[rows], residence_by_n[rows])
+    memo[key] = (x_by_n, residence_by_n)
+    return memo[key]
 
 
 def approximate_mva(
