@@ -80,6 +80,10 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
     return add_economics(pd.DataFrame(rows), baseline_vm)
 
 
+def _tidy(x: float) -> float:
+    return float(f"{x:.12g}") if math.isfinite(x) else x
+
+
 @dataclass
 class CapacityPlan:
     """The result of ``plan_vms``: ``vms`` (one row per VM), the inputs, and the assumptions made (``notes``)."""
@@ -204,6 +208,8 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
     for extra in ("family", "vcpu", "ram_gb", "storage", "currency", "batch"):
         if extra in table.columns:
             vms[extra] = table[extra].to_numpy()
+    numeric = vms.select_dtypes("float").columns
+    vms[numeric] = vms[numeric].apply(lambda col: col.map(_tidy))  # drop float noise such as 24999.999999999996
     vms["pareto"] = vms["vm"].isin(set(pareto_frontier(vms)["vm"]))
     for _, r in vms[vms["latency_ok"] == False].iterrows():  # noqa: E712 - three-valued column
         notes.append(f"{r['vm']} fails the latency objective ({r['latency_note']}); no users planned on it")

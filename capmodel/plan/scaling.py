@@ -61,7 +61,7 @@ def concurrency_for_response_time(seconds: float, sigma: float, kappa: float, la
 
 
 def units_for_throughput(target: float, measured: float, measured_units: float, sigma: float, kappa: float,
-                         max_units: float = math.inf) -> tuple[int | None, str]:
+                         max_units: float = math.inf, unit: str = "units") -> tuple[int | None, str]:
     """Smallest whole count n with X(n) >= target, where X(n) = measured * usl(n) / usl(measured_units).
 
     Returns (n, "") or (None, reason) when the curve's peak (or ``max_units``) is below the target.
@@ -77,11 +77,11 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
             n += 1
         if float(usl(n, sigma, kappa, lambda_)) >= target * (1 - 1e-12):
             if n > max_units:
-                return None, f"unreachable: needs {n} units, more than the limit of {max_units:g}"
+                return None, f"unreachable: needs {n} {unit}, more than the limit of {max_units:g}"
             return n, ""
     n_peak, x_peak = peak(sigma, kappa, lambda_)
     if math.isfinite(n_peak):
         n_best = max({max(1, math.floor(n_peak)), math.ceil(n_peak)}, key=lambda k: float(usl(k, sigma, kappa, lambda_)))
         x_best = float(usl(n_best, sigma, kappa, lambda_))
-        return None, f"unreachable: throughput peaks at {x_best:,.0f} with {n_best} units, below {target:,.0f}"
+        return None, f"unreachable: throughput peaks at {x_best:,.0f} with {n_best} {unit}, below {target:,.0f}"
     return None, f"unreachable: the throughput ceiling {x_peak:,.0f} is below {target:,.0f}"

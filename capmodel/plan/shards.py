@@ -24,7 +24,7 @@ def shards_needed(target_rate: float, per_shard_throughput: float, sigma: float 
     """Smallest shard count whose throughput reaches ``target_rate`` (None and the reason when none does)."""
     target = positive(target_rate, "target rate")
     per_shard = positive(per_shard_throughput, "per-shard throughput")
-    return units_for_throughput(target, per_shard, 1.0, sigma, kappa, max_shards)
+    return units_for_throughput(target, per_shard, 1.0, sigma, kappa, max_shards, "shards")
 
 
 def clients_needed(shards: int, throughput: float | None = None, batch_size: int = 1000,

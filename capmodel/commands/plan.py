@@ -1,0 +1,211 @@
+"""``capmodel plan``: users per VM, cost per user and a recommendation per target user count.
+
+Without ``--catalog`` it runs the bundled benchANT OTC study (data/benchant_*.csv): baseline m3-xlarge-8-SAS carrying
+25,000 users at 6,500 ops/s (6,000-7,000) and 80% CPU, the study's objective "p95 no more than 5% above the baseline".
+"""
+from __future__ import annotations
+
+BENCHANT = {"catalog": "benchant_vms", "measurements": "benchant_throughput", "baseline": "benchant_baseline"}
+BENCHANT_LATENCY_INCREASE = 0.05
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "plan", help="users per VM, cost per user and the cheapest VM per target (default: the benchANT OTC study)",
+        description="Plan VMs from a catalog (name, monthly cost ...) and what was measured on each (throughput or "
+        "relative throughput, utilization, latency) or fitted curves per VM. Without --catalog: the bundled benchANT "
+        "OTC study. --json prints {vms: [...], recommendations: [...], workload, objectives, notes}.")
+    src = p.add_argument_group("inputs (default: the bundled benchANT study)")
+    src.add_argument("--catalog", metavar="FILE", help="VM table: vm, monthly_cost [, family, vcpu, ram_gb, storage, "
+                     "currency]; may also hold the measurement columns")
+    src.add_argument("--measurements", metavar="FILE", help="per-VM measurements joined by vm: throughput (ops/s) or "
+                     "relative_throughput (x baseline) [, _low, _high, cpu_util, latency_p95_ms, "
+                     "<op>_latency_vs_baseline]")
+    src.add_argument("--curves", metavar="FILE", help="measured curves of several VMs (concurrency, throughput "
+                     "[, latency_p95_ms, cpu_util]) with a column naming the VM; a USL is fitted per VM")
+    src.add_argument("--vm-column", default="system", metavar="COL", help="column of --curves naming the VM "
+                     "(default: system)")
+    base = p.add_argument_group("workload calibration")
+    base.add_argument("--baseline-vm", metavar="NAME", help="VM the baseline was measured on (reference for relative "
+                      "throughput, utilization and relative latency)")
+    base.add_argument("--baseline-users", type=float, metavar="N", help="users served at the baseline")
+    base.add_argument("--baseline-throughput", type=float, metavar="OPS",
+                      help="ops/s measured at the baseline (default: the baseline VM's measured throughput)")
+    base.add_argument("--baseline-range", metavar="LOW,HIGH", help="range of the baseline throughput, for intervals")
+    base.add_argument("--baseline-utilization", type=float, metavar="U", help="utilization at the baseline (0-1)")
+    base.add_argument("--ops-per-user", type=float, metavar="R", help="ops/s per user, instead of a baseline")
+    obj = p.add_argument_group("objectives")
+    obj.add_argument("--headroom", "--utilization-target", dest="headroom", type=float, default=0.8, metavar="U",
+                     help="utilization target, fraction 0-1 (default 0.8)")
+    obj.add_argument("--peak-fraction", type=float, metavar="F", help="fitted curves: at most F x the USL peak")
+    obj.add_argument("--latency-p95-ms", type=float, metavar="MS", help="absolute latency target: p95 <= MS")
+    obj.add_argument("--latency-increase", type=float, metavar="F", help="relative latency target: p95 at most F "
+                     "above the baseline's (0.05 = 5%%; the bundled study's default)")
+    obj.add_argument("--no-latency", action="store_true", help="no latency objective (also for the bundled study)")
+    out = p.add_argument_group("targets and output")
+    out.add_argument("--target-users", type=float, nargs="+", metavar="N", help="user counts to recommend a VM for")
+    out.add_argument("--growth", type=float, metavar="G", help="monthly user growth (0.05 = 5%%): adds runway months")
+    out.add_argument("--current-users", type=float, metavar="N", help="users today (default: the baseline users)")
+    out.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap samples per fitted curve")
+    out.add_argument("--level", type=float, default=0.95, metavar="P", help="interval level (default 0.95)")
+    out.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _range(text: str | None, option: str):
+    if text is None:
+        return None, None
+    from capmodel.commands import parse_number_list
+    from capmodel.errors import PlanError
+
+    values = parse_number_list(text, option)
+    if len(values) != 2:
+        raise PlanError(f"{option}: expected LOW,HIGH, got {text!r}")
+    return values
+
+
+def _bundled_inputs(args):
+    """Catalog, measurements and baseline of the benchANT study, with the command line's overrides."""
+    from capmodel import datasets
+
+    catalog = datasets.load(BENCHANT["catalog"])
+    measurements = datasets.load(BENCHANT["measurements"])
+    baseline = datasets.load(BENCHANT["baseline"]).iloc[0]
+    if args.baseline_vm is None:
+        args.baseline_vm = str(baseline["vm"])
+    if args.ops_per_user is None:
+        if args.baseline_users is None:
+            args.baseline_users = float(baseline["users"])
+        if args.baseline_throughput is None:
+            args.baseline_throughput = float(baseline["throughput"])
+            if args.baseline_range is None:
+                args.baseline_range = f"{baseline['throughput_low']},{baseline['throughput_high']}"
+        if args.baseline_utilization is None:
+            args.baseline_utilization = float(baseline["cpu_util"])
+    if args.latency_p95_ms is None and args.latency_increase is None and not args.no_latency:
+        args.latency_increase = BENCHANT_LATENCY_INCREASE
+    return catalog, measurements, "benchANT study (bundled)"
+
+
+def _fits_from_curves(args):
+    from capmodel.data.readers import read_curve
+    from capmodel.errors import PlanError
+    from capmodel.models.usl import fit_usl
+
+    curves = read_curve(args.curves, system=args.vm_column)
+    if "system" not in curves.columns:
+        raise PlanError(f"{args.curves}: no column '{args.vm_column}' naming the VM of each row (--vm-column)")
+    return {str(vm): fit_usl(group.reset_index(drop=True)) for vm, group in curves.groupby("system", sort=False)}
+
+
+def _baseline_throughput(table, vm: str | None, fits) -> float | None:
+    """The baseline VM's measured throughput (absolute column), when the user gave none."""
+    if vm is None or vm in fits or "throughput" not in table.columns:
+        return None
+    row = table[table["vm"] == vm]
+    if row.empty or row["throughput"].isna().all():
+        return None
+    return float(row["throughput"].iloc[0])
+
+
+def build_plan(args):
+    """The CapacityPlan for the parsed options (also used by notebooks through the same arguments)."""
+    import pandas as pd
+
+    from capmodel.data.readers import read_table
+    from capmodel.errors import PlanError
+    from capmodel.plan import Objectives, calibrate_workload, join_measurements, plan_vms, workload_from_ops_per_user
+
+    if args.catalog is None:
+        if args.measurements or args.curves:
+            raise PlanError("--measurements and --curves need --catalog (the prices of the VMs)")
+        catalog, measurements, source = _bundled_inputs(args)
+    else:
+        catalog, source = read_table(args.catalog), args.catalog
+        measurements = read_table(args.measurements) if args.measurements else None
+    fits = _fits_from_curves(args) if args.curves else {}
+    table = join_measurements(catalog, measurements, source, args.measurements or source) \
+        if measurements is not None else catalog
+    if args.ops_per_user is not None:
+        workload = workload_from_ops_per_user(args.ops_per_user)
+    else:
+        if args.baseline_users is None:
+            raise PlanError("give --baseline-users (with --baseline-vm or --baseline-throughput) or --ops-per-user")
+        throughput = args.baseline_throughput
+        if throughput is None:
+            throughput = _baseline_throughput(pd.DataFrame(table), args.baseline_vm, fits)
+        if throughput is None:
+            raise PlanError("give --baseline-throughput (ops/s at the baseline), or a --baseline-vm whose "
+                            "measurements hold an absolute throughput")
+        low, high = _range(args.baseline_range, "--baseline-range")
+        workload = calibrate_workload(args.baseline_users, throughput, args.baseline_utilization, low, high)
+    objectives = Objectives(
+        utilization_target=args.headroom, peak_fraction=args.peak_fraction,
+        latency_p95_ms=None if args.no_latency else args.latency_p95_ms,
+        latency_increase=None if args.no_latency else args.latency_increase,
+    )
+    if args.bootstrap < 0:
+        raise PlanError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    return plan_vms(table, workload, objectives, baseline_vm=args.baseline_vm, fits=fits,
+                    n_bootstrap=args.bootstrap if fits else 0, level=args.level, seed=args.seed,
+                    current_users=args.current_users, monthly_growth=args.growth, source=source)
+
+
+VM_FIELDS = (
+    "vm", "family", "vcpu", "ram_gb", "storage", "currency", "monthly_cost", "measured_throughput", "throughput",
+    "throughput_low", "throughput_high", "usable_throughput", "usable_throughput_low", "usable_throughput_high",
+    "binding_limit", "latency_ok", "latency_note", "users", "users_low", "users_high", "throughput_per_cost",
+    "throughput_per_cost_low", "throughput_per_cost_high", "throughput_per_cost_vs_baseline", "cost_per_user",
+    "cost_per_user_low", "cost_per_user_high", "cost_per_1000_users", "cost_per_1000_users_low",
+    "cost_per_1000_users_high", "cost_per_1000_ops", "pareto", "runway_months", "runway_months_low",
+    "runway_months_high",
+)
+
+
+def plan_record(plan, recommendations) -> dict:
+    """The JSON contract of ``capmodel plan --json``."""
+    vms = plan.vms[[c for c in VM_FIELDS if c in plan.vms.columns]]
+    recs = recommendations.astype(object).where(recommendations.notna(), None)
+    wl = plan.workload
+    return {
+        "workload": {"ops_per_user": wl.ops_per_user, "ops_per_user_low": wl.ops_per_user_low,
+                     "ops_per_user_high": wl.ops_per_user_high, "baseline_users": wl.baseline_users,
+                     "baseline_throughput": wl.baseline_throughput,
+                     "baseline_utilization": wl.baseline_utilization, "baseline_vm": plan.baseline_vm},
+        "objectives": {"utilization_target": plan.objectives.utilization_target,
+                       "peak_fraction": plan.objectives.peak_fraction,
+                       "latency_p95_ms": plan.objectives.latency_p95_ms,
+                       "latency_increase": plan.objectives.latency_increase},
+        "level": plan.level,
+        "vms": vms.astype(object).where(vms.notna(), None).to_dict(orient="records"),
+        "recommendations": recs.to_dict(orient="records"),
+        "pareto_frontier": list(plan.frontier()["vm"]),
+        "notes": plan.notes,
+    }
+
+
+def _recommendation_lines(recommendations) -> list[str]:
+    lines = []
+    for _, r in recommendations.iterrows():
+        if r.get("vm") is not None and r["vm"] == r["vm"]:
+            lines.append(f"{r['target_users']:>10,.0f} users -> {r['vm']} ({r['monthly_cost']:,.2f}/month, "
+                         f"{r['users']:,.0f} users capacity)")
+        else:
+            lines.append(f"{r['target_users']:>10,.0f} users -> none: {r['reason']}")
+    return lines
+
+
+def run(args) -> int:
+    from capmodel.commands import print_json
+
+    plan = build_plan(args)
+    recommendations = plan.recommend(args.target_users or [], args.current_users, args.growth)
+    if args.json:
+        print_json(plan_record(plan, recommendations))
+        return 0
+    print(plan.summary())
+    if args.target_users:
+        print("\nRecommendations:")
+        print("\n".join(_recommendation_lines(recommendations)))
+    return 0
