@@ -191,5 +191,7 @@ def test_mva_rejects_impossible_inputs():
         exact_mva([0.1, 0.2], populations=3, servers=[1, 0])
     with pytest.raises(InputError, match="populations"):
         exact_mva([0.1], populations=0)
+    with pytest.raises(InputError, match="populations"):
+        exact_mva([0.1], populations=2.5)
     with pytest.raises(InputError, match="think_time"):
         approximate_mva([0.1], think_time=-1, populations=3)

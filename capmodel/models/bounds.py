@@ -10,6 +10,8 @@ D = sum of demands, Dmax = the bottleneck's demand, Davg = D / K for K stations,
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -18,7 +20,7 @@ from capmodel.models.laws import check_nonnegative
 
 
 def _demands(demands) -> np.ndarray:
-    values = list(demands.values()) if hasattr(demands, "values") else list(np.atleast_1d(demands))
+    values = list(demands.values()) if isinstance(demands, Mapping) else list(np.atleast_1d(demands))
     if not values:
         raise InputError("demands is empty: give at least one service demand")
     d = np.array([check_nonnegative(v, f"demands[{i}]") for i, v in enumerate(values)], dtype=float)

@@ -28,6 +28,8 @@ from capmodel.models.laws import check_nonnegative
 
 
 def _stations(demands, servers) -> tuple[list[str], np.ndarray, np.ndarray]:
+    if isinstance(demands, pd.Series):
+        demands = demands.to_dict()
     if isinstance(demands, Mapping):
         names = [str(k) for k in demands]
         values = list(demands.values())
@@ -52,21 +54,27 @@ def _stations(demands, servers) -> tuple[list[str], np.ndarray, np.ndarray]:
             if len(raw) != len(d):
                 raise InputError(f"servers has {len(raw)} entries but there are {len(d)} stations")
         for name, v in zip(names, raw):
-            if isinstance(v, bool) or not float(v).is_integer() or v < 1:
+            try:
+                whole = not isinstance(v, bool) and float(v).is_integer() and v >= 1
+            except (TypeError, ValueError):
+                whole = False
+            if not whole:
                 raise InputError(f"servers[{name}] must be an integer >= 1, got {v!r}")
         c = np.array(raw, dtype=int)
     return names, d, c
 
 
 def _populations(populations) -> np.ndarray:
-    if isinstance(populations, Iterable):
-        pops = np.array(list(populations))
-    else:
-        pops = np.array([populations])
-        if pops.size == 1 and float(pops[0]).is_integer() and pops[0] >= 1:
-            pops = np.arange(1, int(pops[0]) + 1)
-    if pops.size == 0 or not np.all(np.mod(pops, 1) == 0) or np.any(pops < 1):
-        raise InputError(f"populations must be an integer N >= 1 (meaning 1..N) or a list of integers >= 1, got {populations!r}")
+    try:
+        pops = np.array(list(populations) if isinstance(populations, Iterable) else [populations], dtype=float)
+    except (TypeError, ValueError):
+        pops = np.array([])
+    if not isinstance(populations, Iterable) and pops.size == 1 and pops[0] >= 1 and float(pops[0]).is_integer():
+        pops = np.arange(1, pops[0] + 1)
+    if pops.size == 0 or not np.all(np.isfinite(pops)) or np.any(np.mod(pops, 1) != 0) or np.any(pops < 1):
+        raise InputError(
+            f"populations must be an integer N >= 1 (meaning 1..N) or a list of integers >= 1, got {populations!r}"
+        )
     return pops.astype(int)
 
 
