@@ -1,0 +1,184 @@
+"""What the server and the client machine were doing during a benchmark step.
+
+``server_snapshot(client)`` flattens the parts of ``serverStatus`` a capacity planner reads (operation counters,
+connections, WiredTiger cache, read/write tickets, network, uptime) into one dict of numbers;
+``delta(before, after)`` turns two snapshots into per-second rates; ``CpuMeter`` measures CPU utilisation (0-1) of this
+process, of other processes (the embedded mongod's pids) and of the whole machine between ``start()`` and ``stop()``.
+
+Field names follow serverStatus (https://www.mongodb.com/docs/manual/reference/command/serverStatus/). Where versions
+differ the first path found wins; anything missing is None, never an error.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+# counters grow monotonically while the server runs: delta() gives their difference and their rate per second
+COUNTERS = (
+    "opcounters.insert", "opcounters.query", "opcounters.update", "opcounters.delete", "opcounters.getmore",
+    "opcounters.command",
+    "opcounters_repl.insert", "opcounters_repl.update", "opcounters_repl.delete", "opcounters_repl.command",
+    "network.bytes_in", "network.bytes_out", "network.requests",
+    "connections.total_created",
+    "cache.bytes_read_into", "cache.bytes_written_from", "cache.pages_evicted_by_app_threads",
+)
+
+# flat name -> candidate paths in serverStatus (first present wins)
+FIELDS: dict[str, tuple[str, ...]] = {
+    "uptime_s": ("uptimeMillis",),  # converted to seconds below
+    **{f"opcounters.{op}": (f"opcounters.{op}",) for op in ("insert", "query", "update", "delete", "getmore", "command")},
+    **{f"opcounters_repl.{op}": (f"opcountersRepl.{op}",) for op in ("insert", "update", "delete", "command")},
+    "connections.current": ("connections.current",),
+    "connections.available": ("connections.available",),
+    "connections.active": ("connections.active",),
+    "connections.total_created": ("connections.totalCreated",),
+    "network.bytes_in": ("network.bytesIn",),
+    "network.bytes_out": ("network.bytesOut",),
+    "network.requests": ("network.numRequests",),
+    "cache.bytes": ("wiredTiger.cache.bytes currently in the cache",),
+    "cache.max_bytes": ("wiredTiger.cache.maximum bytes configured",),
+    "cache.dirty_bytes": ("wiredTiger.cache.tracked dirty bytes in the cache",),
+    "cache.bytes_read_into": ("wiredTiger.cache.bytes read into cache",),
+    "cache.bytes_written_from": ("wiredTiger.cache.bytes written from cache",),
+    "cache.pages_evicted_by_app_threads": ("wiredTiger.cache.pages evicted by application threads",),
+    "global_lock.queue_readers": ("globalLock.currentQueue.readers",),
+    "global_lock.queue_writers": ("globalLock.currentQueue.writers",),
+    "global_lock.active_readers": ("globalLock.activeClients.readers",),
+    "global_lock.active_writers": ("globalLock.activeClients.writers",),
+    "mem.resident_mb": ("mem.resident",),
+}
+# read/write tickets ("concurrent transactions"): 7.0+ reports queues.execution, 5.0-6.x wiredTiger.concurrentTransactions
+TICKET_ROOTS = ("queues.execution", "admission.execution", "wiredTiger.concurrentTransactions")
+for _kind in ("read", "write"):
+    for _field, _name in (("out", "out"), ("available", "available"), ("totalTickets", "total")):
+        FIELDS[f"tickets.{_kind}.{_name}"] = tuple(f"{root}.{_kind}.{_field}" for root in TICKET_ROOTS)
+
+
+def _lookup(document: dict, path: str) -> Any:
+    """serverStatus keys contain spaces but never dots, so a dotted path is unambiguous."""
+    value: Any = document
+    for key in path.split("."):
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def _number(value: Any) -> float | int | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    try:  # bson Int64 and Decimal128 behave like numbers once converted
+        return int(value) if hasattr(value, "__index__") else float(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def flatten_server_status(status: dict) -> dict:
+    """The flat snapshot of one serverStatus document (see FIELDS); missing fields are None."""
+    snapshot: dict[str, Any] = {"version": status.get("version"), "host": status.get("host")}
+    for name, paths in FIELDS.items():
+        snapshot[name] = next((v for v in (_number(_lookup(status, p)) for p in paths) if v is not None), None)
+    if snapshot["uptime_s"] is not None:
+        snapshot["uptime_s"] = snapshot["uptime_s"] / 1000.0
+    else:
+        snapshot["uptime_s"] = _number(status.get("uptime"))
+    snapshot["taken_at"] = time.time()
+    snapshot["monotonic"] = time.monotonic()
+    return snapshot
+
+
+def server_snapshot(client) -> dict:
+    """Flat serverStatus numbers of the server ``client`` talks to (its primary on a replica set)."""
+    from pymongo.errors import PyMongoError
+
+    from capmodel.errors import BenchError
+
+    try:
+        status = client.admin.command("serverStatus")
+    except PyMongoError as exc:
+        raise BenchError(f"serverStatus failed: {exc}") from None
+    return flatten_server_status(status)
+
+
+def delta(before: dict, after: dict, seconds: float | None = None) -> dict:
+    """Counter differences (``name``) and rates (``name_per_s``) between two snapshots, plus ``after``'s gauges.
+
+    ``seconds`` defaults to the client-side monotonic time between the snapshots. A counter that went down (the
+    server restarted) gives None.
+    """
+    if seconds is None:
+        seconds = after["monotonic"] - before["monotonic"]
+    if not seconds > 0:
+        raise ValueError(f"seconds must be > 0, got {seconds}")
+    out: dict[str, Any] = {"seconds": seconds}
+    for name in COUNTERS:
+        a, b = before.get(name), after.get(name)
+        diff = b - a if a is not None and b is not None and b >= a else None
+        out[name] = diff
+        out[f"{name}_per_s"] = None if diff is None else diff / seconds
+    for name, value in after.items():
+        if name not in COUNTERS and name not in out and name not in ("monotonic", "taken_at"):
+            out[name] = value
+    return out
+
+
+class CpuMeter:
+    """CPU utilisation between start() and stop(), each as a fraction 0-1 of the whole machine.
+
+    ``process``: the processes measured (default this one; pass e.g. the embedded server's pids); ``system``: all CPUs
+    busy (not idle or iowait). ``process_cores`` is the same process time in cores (1.0 = one core fully busy).
+    """
+
+    def __init__(self, pids: Iterable[int] | None = None):
+        import psutil
+
+        self._psutil = psutil
+        self._processes = [psutil.Process(pid) for pid in pids] if pids is not None else [psutil.Process()]
+        self.cpu_count = psutil.cpu_count() or 1
+        self._start: tuple | None = None
+
+    def _process_seconds(self) -> float:
+        total = 0.0
+        for proc in self._processes:
+            try:
+                times = proc.cpu_times()
+            except self._psutil.NoSuchProcess:
+                continue
+            total += times.user + times.system
+        return total
+
+    def _system_busy_idle(self) -> tuple[float, float]:
+        times = self._psutil.cpu_times()
+        idle = times.idle + getattr(times, "iowait", 0.0)
+        return sum(times) - idle, idle
+
+    def start(self) -> "CpuMeter":
+        self._start = (time.monotonic(), self._process_seconds(), *self._system_busy_idle())
+        return self
+
+    def stop(self) -> dict:
+        """{'seconds', 'process_seconds', 'process_cores', 'process', 'system'} since start()."""
+        if self._start is None:
+            raise RuntimeError("CpuMeter.stop() before start()")
+        t0, p0, busy0, idle0 = self._start
+        t1, p1 = time.monotonic(), self._process_seconds()
+        busy1, idle1 = self._system_busy_idle()
+        wall = max(t1 - t0, 1e-9)
+        used = max(p1 - p0, 0.0)
+        busy, idle = busy1 - busy0, idle1 - idle0
+        return {
+            "seconds": wall,
+            "process_seconds": used,
+            "process_cores": used / wall,
+            "process": min(used / (wall * self.cpu_count), 1.0),
+            "system": busy / (busy + idle) if busy + idle > 0 else 0.0,
+        }
+
+
+def client_cpu(interval: float = 0.5) -> dict:
+    """This process's and the machine's CPU utilisation (0-1) over the next ``interval`` seconds."""
+    meter = CpuMeter().start()
+    time.sleep(interval)
+    return meter.stop()
