@@ -94,8 +94,8 @@ def batch_fit(n, y, sw, terms, start, lower, upper, max_iter: int = 100, tol: fl
     return p, ok
 
 
-def bootstrap_fit(fit, n_samples: int = 1000, seed: int | None = 0, method: str = "residual") -> BootstrapResult:
-    """Residual or case bootstrap of a fitted USL-family model (``ScalabilityFit``)."""
+def bootstrap_fit(fit, n_samples: int = 1000, seed: int | None = 0, method: str = "case") -> BootstrapResult:
+    """Case (rows) or residual bootstrap of a fitted USL-family model (``ScalabilityFit``); see ``ScalabilityFit.bootstrap``."""
     if n_samples < 1:
         raise InputError(f"n_samples: expected at least 1, got {n_samples}")
     rng = np.random.default_rng(seed)
@@ -117,7 +117,7 @@ def bootstrap_fit(fit, n_samples: int = 1000, seed: int | None = 0, method: str 
         levels = 1 + np.sum(srt[:, 1:] != srt[:, :-1], axis=1)
         usable = levels >= fit.n_params             # too few distinct concurrencies cannot identify the model
     else:
-        raise InputError(f"method: expected 'residual' or 'case', got {method!r}")
+        raise InputError(f"method: expected 'case' or 'residual', got {method!r}")
     params, ok = batch_fit(nn, y, sww, fit.terms, fit._p, fit.lower, fit.upper)
     ok &= usable
     samples = pd.DataFrame(params[ok], columns=list(fit.names))
