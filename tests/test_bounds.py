@@ -13,7 +13,8 @@ JAIN_DEMANDS = [2.0, 3.0, 1.0]
 def test_jain_timesharing_asymptotes():
     # D = 6, Dmax = 3: N* = (6 + 4) / 3; X <= min(N / 10, 1/3); R >= max(6, 3 N - 4)
     assert saturation_population(JAIN_DEMANDS, 4.0) == pytest.approx(10 / 3)
-    b = asymptotic_bounds({"cpu": 2.0, "disk_a": 3.0, "disk_b": 1.0}, 4.0, population=[1, 3, 20]).set_index("concurrency")
+    demands = {"cpu": 2.0, "disk_a": 3.0, "disk_b": 1.0}
+    b = asymptotic_bounds(demands, 4.0, population=[1, 3, 20]).set_index("concurrency")
     assert b["throughput_high"].tolist() == pytest.approx([0.1, 0.3, 1 / 3])
     assert b["response_time_low"].tolist() == pytest.approx([6.0, 6.0, 56.0])
     # Jain Table 34.1 prints X(20) = 0.333 and R(20) = 56.016: right at the asymptotes

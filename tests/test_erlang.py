@@ -131,6 +131,8 @@ def test_unreachable_targets_and_bad_inputs_are_named():
         servers_for_target(10.0, 1.0, max_mean_response=1.0)  # service alone takes 1/mu = 1
     with pytest.raises(PlanError, match="max_response_at_percentile"):
         servers_for_target(10.0, 1.0, percentile=0.95, max_response_at_percentile=2.9)  # -ln(0.05) = 3.0
+    with pytest.raises(PlanError, match="max_prob_wait"):
+        servers_for_target(10.0, 1.0, max_prob_wait=0.0)
     with pytest.raises(InputError, match="target"):
         servers_for_target(10.0, 1.0)
     with pytest.raises(InputError, match="unstable"):

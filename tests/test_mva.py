@@ -79,7 +79,8 @@ def ctmc_central_server(service_times, servers, branch, think_time, n_users):
     queue = pi @ occupancy[:, :k]
     busy = pi @ np.minimum(occupancy[:, :k], servers)
     marginals = [np.array([pi[occupancy[:, j] == m].sum() for m in range(n_users + 1)]) for j in range(stations)]
-    return {"throughput": pi @ completions, "queue": queue, "utilization": busy / np.array(servers), "marginals": marginals}
+    utilization = busy / np.array(servers)
+    return {"throughput": pi @ completions, "queue": queue, "utilization": utilization, "marginals": marginals}
 
 
 def demands_of(service_times, branch):
@@ -88,9 +89,12 @@ def demands_of(service_times, branch):
 
 
 NETWORKS = {
-    "single servers, think time": dict(service_times=[0.05, 0.08, 0.12], servers=[1, 1, 1], branch=[0.2, 0.5, 0.3], think_time=1.5),
-    "multi-server stations, think time": dict(service_times=[0.05, 0.4, 0.3], servers=[2, 3, 1], branch=[0.25, 0.45, 0.3], think_time=0.8),
-    "multi-server, batch (no think time)": dict(service_times=[0.02, 0.1], servers=[4, 2], branch=[0.4, 0.6], think_time=0.0),
+    "single servers, think time":
+        dict(service_times=[0.05, 0.08, 0.12], servers=[1, 1, 1], branch=[0.2, 0.5, 0.3], think_time=1.5),
+    "multi-server stations, think time":
+        dict(service_times=[0.05, 0.4, 0.3], servers=[2, 3, 1], branch=[0.25, 0.45, 0.3], think_time=0.8),
+    "multi-server, batch (no think time)":
+        dict(service_times=[0.02, 0.1], servers=[4, 2], branch=[0.4, 0.6], think_time=0.0),
 }
 
 
@@ -150,7 +154,9 @@ def finite_source_multiserver(n, c, demand, think):
     return (p * np.minimum(k, c)).sum() / demand, (p * k).sum()
 
 
-@pytest.mark.parametrize("n,c,demand,think", [(500, 8, 0.08, 2.0), (2000, 16, 0.05, 3.0), (1000, 32, 0.3, 9.0), (300, 4, 0.1, 1e-4)])
+@pytest.mark.parametrize(
+    "n,c,demand,think", [(500, 8, 0.08, 2.0), (2000, 16, 0.05, 3.0), (1000, 32, 0.3, 9.0), (300, 4, 0.1, 1e-4)]
+)
 def test_exact_mva_multiserver_stays_exact_at_large_population(n, c, demand, think):
     # the textbook p(0) = 1 - sum p(j) update loses all accuracy here (X off by 60 % at N = 1000, c = 32)
     x, queue = finite_source_multiserver(n, c, demand, think)

@@ -93,5 +93,6 @@ def test_bridge_accepts_a_real_usl_fit():
     curve = pd.DataFrame({"concurrency": n, "throughput": usl_formula(n, 0.03, 0.0002, 100.0)})
     table = usl_vs_mva(fit_usl(curve))
     assert table["concurrency"].tolist() == list(range(1, 65))
-    assert table["usl_throughput"].to_numpy() == pytest.approx(usl_formula(np.arange(1, 65), 0.03, 0.0002, 100.0), rel=1e-6)
+    expected = usl_formula(np.arange(1, 65), 0.03, 0.0002, 100.0)
+    assert table["usl_throughput"].to_numpy() == pytest.approx(expected, rel=1e-6)
     assert table["mva_throughput"].iloc[0] == pytest.approx(100.0, rel=1e-6)

@@ -198,16 +198,19 @@ def servers_for_target(
     if not targets:
         raise InputError("servers_for_target needs at least one target (e.g. max_mean_wait=0.1)")
     service_quantile = -math.log1p(-p) / mu
+    # the values each metric approaches, but never reaches, as c grows (with any arrivals at all)
     floors = {
-        "max_mean_wait": 0.0 if lam > 0 else -1.0,
-        "max_mean_response": 1.0 / mu,
-        "max_response_at_percentile": service_quantile,
+        "max_mean_response": (1.0 / mu, "the mean service time 1/mu"),
+        "max_response_at_percentile": (service_quantile, f"the {p:g} quantile of the service time"),
     }
-    for name, floor in floors.items():
+    if lam > 0:
+        floors["max_mean_wait"] = (0.0, "zero: some arrivals always wait")
+        floors["max_prob_wait"] = (0.0, "zero: some arrivals always wait")
+    for name, (floor, what) in floors.items():
         if name in targets and targets[name] <= floor:
             raise PlanError(
-                f"{name} = {targets[name]:.6g} cannot be met with any number of servers: service alone takes "
-                f"{floor:.6g} (mean 1/mu = {1 / mu:.6g}, {p:.0%} quantile {service_quantile:.6g})"
+                f"{name} = {targets[name]:.6g} cannot be met with any number of servers: it must exceed {what} "
+                f"({floor:.6g})"
             )
 
     def meets(r: MMcResult) -> bool:
