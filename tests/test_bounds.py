@@ -45,7 +45,7 @@ def test_bounds_contain_exact_mva_and_balanced_bounds_are_tighter(seed):
 
 
 def test_balanced_bounds_are_exact_for_a_balanced_batch_network():
-    # Lazowska et al. (1984) sec. 5.3: with equal demands and Z = 0, X(N) = N / ((N + K - 1) D_k), both bounds meet it
+    # Lazowska et al. (1984) ch. 5: with equal demands and Z = 0, X(N) = N / ((N + K - 1) D_k), both bounds meet it
     n = np.arange(1, 31)
     bjb = balanced_job_bounds([0.5] * 4, 0.0, population=n)
     assert bjb["throughput_low"].to_numpy() == pytest.approx(n / ((n + 3) * 0.5))

@@ -12,7 +12,7 @@ from capmodel.models.erlang import erlang_b, erlang_c, mm1, mmc, servers_for_tar
 
 
 def erlang_c_direct(c, a):
-    """Erlang C from the textbook factorial formula (Kleinrock 1975, eq. 3.40), in log space so large c works."""
+    """Erlang C from the textbook factorial formula (Kleinrock 1975, Vol. 1, ch. 3), in log space so large c works."""
     logs = [k * math.log(a) - gammaln(k + 1) for k in range(c)]
     log_top = c * math.log(a) - gammaln(c + 1) + math.log(c / (c - a))
     return math.exp(log_top - logsumexp(logs + [log_top]))
@@ -35,9 +35,9 @@ def test_erlang_b_equals_direct_formula_and_relation_to_c():
     assert erlang_b(1, 0.3) == pytest.approx(0.3 / 1.3)  # M/M/1/1: a / (1 + a)
 
 
-def test_mm1_jain_example_31_1_gateway():
-    # Jain (1991) Example 31.1: a gateway receives 125 packets/s and takes 2 ms per packet (mu = 500/s).
-    # Box 31.1: rho = lambda/mu, E[n] = rho/(1-rho), E[r] = (1/mu)/(1-rho), q-percentile of r = E[r] ln(100/(100-q)).
+def test_mm1_jain_gateway_example():
+    # Jain (1991) ch. 31, the gateway example: 125 packets/s arrive, 2 ms to forward each (mu = 500/s).
+    # M/M/1 box: rho = lambda/mu, E[n] = rho/(1-rho), E[r] = (1/mu)/(1-rho), q-percentile of r = E[r] ln(100/(100-q)).
     r = mm1(125.0, 500.0)
     assert r.utilization == pytest.approx(0.25)
     assert r.mean_in_system == pytest.approx(1 / 3)
@@ -47,7 +47,7 @@ def test_mm1_jain_example_31_1_gateway():
 
 
 def test_mm2_closed_forms():
-    # M/M/2 (Kleinrock 1975, sec. 3.5): L = 2 rho / (1 - rho^2), C = 2 rho^2 / (1 + rho)
+    # M/M/2 (Kleinrock 1975, Vol. 1, ch. 3): L = 2 rho / (1 - rho^2), C = 2 rho^2 / (1 + rho)
     for rho in (0.1, 0.5, 0.9):
         r = mmc(2 * rho, 1.0, 2)
         assert r.mean_in_system == pytest.approx(2 * rho / (1 - rho**2))

@@ -17,7 +17,7 @@ def usl_formula(n, sigma, kappa, lambda_):
 
 
 def repairman_throughput(n, demand, think):
-    """Machine-repairman (M/M/1//N) throughput from its closed-form idle probability (Kleinrock 1975, sec. 3.8)."""
+    """Machine-repairman (M/M/1//N) throughput from its closed-form idle probability (Kleinrock 1975, Vol. 1, ch. 3)."""
     p_idle = 1 / sum(factorial(n) / factorial(n - k) * (demand / think) ** k for k in range(n + 1))
     return (1 - p_idle) / demand
 

@@ -1,9 +1,9 @@
 """Bounds on a closed network's throughput and response time from the service demands alone (single-server stations).
 
 D = sum of demands, Dmax = the bottleneck's demand, Davg = D / K for K stations, Z = think time, N = population.
-- Asymptotic bounds (Lazowska et al., "Quantitative System Performance", 1984, sec. 5.2):
+- Asymptotic bounds (Lazowska et al., "Quantitative System Performance", 1984, ch. 5):
   N / (N D + Z) <= X(N) <= min(N / (D + Z), 1 / Dmax);  max(D, N Dmax - Z) <= R(N) <= N D.
-- Balanced job bounds (Zahorjan, Sevcik, Eager & Galler 1982; Lazowska et al. sec. 5.3, Table 5.2):
+- Balanced job bounds (Zahorjan, Sevcik, Eager & Galler 1982; Lazowska et al. ch. 5):
   N / (D + Z + (N-1) Dmax / (1 + Z / (N D))) <= X(N) <= min(1 / Dmax, N / (D + Z + (N-1) Davg / (1 + Z / D)))
   max(N Dmax - Z, D + (N-1) Davg / (1 + Z / D)) <= R(N) <= D + (N-1) Dmax / (1 + Z / (N D)).
 - N* = (D + Z) / Dmax: the population where the two asymptotes cross; beyond it the bottleneck saturates.

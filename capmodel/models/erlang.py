@@ -2,8 +2,8 @@
 
 Rates are per unit time (e.g. requests per second); times come out in the same unit (seconds). ``a = lambda / mu`` is
 the offered load in Erlangs, ``rho = a / c`` the utilization of each of the ``c`` servers.
-Formulas: Jain, "The Art of Computer Systems Performance Analysis" (1991), Boxes 31.1 (M/M/1) and 31.2 (M/M/m);
-Kleinrock, "Queueing Systems, Vol. 1" (1975), sec. 3.5.
+Formulas: Jain, "The Art of Computer Systems Performance Analysis" (1991), ch. 31 (the M/M/1 and M/M/m boxes);
+Kleinrock, "Queueing Systems, Vol. 1" (1975), ch. 3.
 
 Response time of M/M/c FCFS, T = W + S, derived here: the wait W is 0 with probability 1 - C and otherwise exponential
 with rate theta = c*mu - lambda; the service S is exponential with rate mu, independent of W. So

@@ -5,9 +5,10 @@ stations, each with a total service demand ``D_k`` per request (visits x service
 (FCFS, exponential service; or any processor-sharing station). Times in any unit; throughput comes out per that unit.
 
 - ``exact_mva``: Reiser & Lavenberg's exact recursion (Lazowska et al., "Quantitative System Performance", 1984,
-  ch. 6 and ch. 20 for load-dependent centers). Multi-server stations are solved exactly with the marginal queue-length
-  probabilities p_k(j | n), which the recursion carries for j < c_k only; the probability of an empty station comes
-  from the throughput of the network without it, not from a subtraction, so large populations stay accurate.
+  ch. 6, and its appendix on load-dependent service centers). Multi-server stations are solved exactly with the
+  marginal queue-length probabilities p_k(j | n), which the recursion carries for j < c_k only; the probability of an
+  empty station comes from the throughput of the network without it, not from a subtraction, so large populations
+  stay accurate.
 - ``approximate_mva``: Bard-Schweitzer approximate MVA, Q_k(N-1) ~ (N-1)/N Q_k(N), solved by fixed-point iteration
   per population; cost independent of N. Multi-server stations there use Seidmann's approximation (a c-server
   station of demand D becomes a single server of demand D/c plus a pure delay of D (c-1)/c): approximate twice over.
