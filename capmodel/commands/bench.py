@@ -1,0 +1,111 @@
+"""``capmodel bench``: a concurrency sweep against a live MongoDB, written as a curve table.
+
+    capmodel bench [--uri URI] --workload ycsb-b --records N --concurrency 1,2,4,8 --duration 10 --out DIR
+                   [--repeat K] [--adaptive] [--resume] [--json]
+
+Without ``--uri`` (or ``$CAPMODEL_BENCH_URI``) an embedded mongod is started for the sweep and stopped after it.
+Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.jsonl`` and ``DIR/run.json``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+URI_ENV = "CAPMODEL_BENCH_URI"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("bench", help="run a live concurrency sweep against MongoDB and write a curve table")
+    p.add_argument("--uri", default=None,
+                   help=f"MongoDB URI (default ${URI_ENV}; without either an embedded mongod is started). "
+                        "Credentials are never written to any file or log.")
+    p.add_argument("--workload", default=None,
+                   help="bundled workload (ycsb-a..ycsb-f, docdb-insert, orders-mix) or a YAML file (default ycsb-b)")
+    p.add_argument("--records", type=int, default=None, help="records to load (default: the workload's)")
+    p.add_argument("--concurrency", default=None,
+                   help="comma-separated client counts, e.g. 1,2,4,8,16,32,64 (with --adaptive: the range)")
+    p.add_argument("--duration", type=float, default=None, help="measured seconds per step (default 10)")
+    p.add_argument("--warmup", type=float, default=None, help="discarded seconds before each step (default 2)")
+    p.add_argument("--operations", type=int, default=None, help="measure this many operations per step instead")
+    p.add_argument("--rate", type=float, default=None,
+                   help="open loop: target ops/s per step; latency counts from the intended start")
+    p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
+    p.add_argument("--adaptive", action="store_true", default=None,
+                   help="choose concurrencies from the running USL fit until the peak is located")
+    p.add_argument("--tolerance", type=float, default=None, help="adaptive: relative tolerance on the peak (0.1)")
+    p.add_argument("--max-steps", type=int, default=None, help="adaptive: most concurrencies to measure")
+    p.add_argument("--out", required=True, help="output folder for curve.csv, steps.jsonl, run.json")
+    p.add_argument("--resume", action="store_true", help="continue the sweep recorded in --out")
+    p.add_argument("--database", default=None, help="the benchmark's own database (default capmodel_bench)")
+    p.add_argument("--collection", default=None, help="collection name (default: the workload's)")
+    p.add_argument("--allow-existing", action="store_true", default=None,
+                   help="benchmark a non-empty collection capmodel did not create, as it is (no load, no drop)")
+    p.add_argument("--read-preference", default=None,
+                   help="primary, primaryPreferred, secondary, secondaryPreferred, nearest (default: the URI's)")
+    p.add_argument("--write-concern", default=None, help="w: a number or 'majority' (default: the URI's)")
+    p.add_argument("--timeout-ms", type=int, default=None, help="timeout of every operation (default 10000)")
+    p.add_argument("--on-error", choices=("stop", "retry", "continue"), default=None,
+                   help="when a step fails: stop the sweep (default), retry it, or continue")
+    p.add_argument("--seed", type=int, default=None, help="random seed of keys and values (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or step lines")
+    p.add_argument("--json", action="store_true", help="print a JSON summary (implies --quiet)")
+    p.set_defaults(func=run)
+
+
+OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "repeat", "adaptive", "tolerance",
+                 "max_steps", "database", "collection", "allow_existing", "read_preference", "write_concern",
+                 "timeout_ms", "on_error", "seed")
+
+
+def build_config(args):
+    """The BenchConfig from the options; with --resume, the stored configuration is the base."""
+    from dataclasses import fields
+
+    from capmodel.bench.sweep import RUN_FILE, BenchConfig
+    from capmodel.commands import parse_number_list
+
+    given = {name: getattr(args, name) for name in OPTION_FIELDS if getattr(args, name) is not None}
+    if args.concurrency is not None:
+        given["concurrency"] = parse_number_list(args.concurrency, "--concurrency", int)
+    base = {}
+    run_file = Path(args.out) / RUN_FILE
+    if args.resume and run_file.exists():
+        stored = json.loads(run_file.read_text()).get("config", {})
+        known = {f.name for f in fields(BenchConfig)}
+        base = {k: v for k, v in stored.items() if k in known}
+        # a value given now that differs from the stored one is caught by the sweep's resume check
+        return BenchConfig(**{**base, **given}), base
+    return BenchConfig(**given), base
+
+
+def run(args) -> int:
+    from capmodel.bench.redact import redact_text
+    from capmodel.bench.sweep import Sweep
+
+    config, _ = build_config(args)
+    quiet = args.quiet or args.json
+    log = (lambda message: None) if quiet else (lambda message: print(redact_text(message), file=sys.stderr))
+    uri = args.uri or os.environ.get(URI_ENV)
+    if uri:
+        result = Sweep(uri, config, args.out, resume=args.resume, progress=not quiet, log=log).run()
+    else:
+        from capmodel.bench import server as srv
+
+        with srv.stop_on_signals():
+            log("starting an embedded mongod ...")
+            with srv.embedded_server() as server:
+                log(f"embedded mongod {server.version or ''} at {server.uri}")
+                result = Sweep(server.uri, config, args.out, resume=args.resume, progress=not quiet, log=log,
+                               server_pids=server.pids).run()
+    if args.json:
+        from capmodel.commands import print_json
+
+        print_json({"out": str(result.out), "status": result.run["status"], "steps": len(result.steps),
+                    "curve": result.curve, "client_ceiling_ops_per_s": result.run.get("client_ceiling_ops_per_s"),
+                    "adaptive": result.run.get("adaptive"), "uri": result.run["uri"]})
+    else:
+        print(f"wrote {Path(args.out) / 'curve.csv'} ({len(result.curve)} steps); "
+              f"fit it with: capmodel fit {Path(args.out) / 'curve.csv'}")
+    return 0
