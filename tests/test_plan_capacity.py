@@ -1,0 +1,158 @@
+"""Capacity of a VM from a fitted USL curve and from measured points, checked against hand computations.
+
+The synthetic curves are generated from known parameters (sigma = 0.05, kappa = 0.001, lambda = 1000), so every
+expected value is computed here independently of capmodel.plan: the peak from N* = sqrt((1 - sigma) / kappa), the
+latency limit by bisection on N/X(N), the utilization limit from the utilization law U = X D.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capmodel.errors import PlanError
+from capmodel.models.usl import fit_usl
+from capmodel.plan import (Objectives, calibrate_workload, capacity_from_fit, format_estimate, plan_vms,
+                           workload_from_ops_per_user)
+from capmodel.plan.capacity import headroom_throughput
+
+SIGMA, KAPPA, LAMBDA = 0.05, 0.001, 1000.0
+DEMAND = 1e-4  # CPU seconds per operation: U = X * D
+
+
+def x_of(n, sigma=SIGMA, kappa=KAPPA, lam=LAMBDA):
+    return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
+
+
+def exact_curve(p95_factor=None, cpu=False):
+    n = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64], dtype=float)
+    x = x_of(n)
+    curve = pd.DataFrame({"concurrency": n, "throughput": x})
+    if p95_factor is not None:
+        curve["latency_p95_ms"] = p95_factor * 1000 * n / x
+    if cpu:
+        curve["cpu_util"] = x * DEMAND
+    return curve
+
+
+def bisect(f, lo, hi, iterations=200):
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) else (lo, mid)
+    return lo
+
+
+PEAK_N = math.sqrt((1 - SIGMA) / KAPPA)
+PEAK_X = x_of(PEAK_N)
+
+
+def test_utilization_target_without_cpu_is_a_fraction_of_the_peak():
+    cap = capacity_from_fit(fit_usl(exact_curve()), Objectives(utilization_target=0.8))
+    assert cap.peak_throughput == pytest.approx(PEAK_X, rel=1e-4)
+    assert cap.usable_throughput == pytest.approx(0.8 * PEAK_X, rel=1e-4)
+    assert cap.binding_limit == "utilization"
+
+
+def test_utilization_target_with_cpu_uses_the_utilization_law():
+    cap = capacity_from_fit(fit_usl(exact_curve(cpu=True)), Objectives(utilization_target=0.7))
+    assert cap.usable_throughput == pytest.approx(0.7 / DEMAND)   # 7,000 ops/s, below the ~9,040 peak
+    assert cap.binding_limit == "utilization"
+
+
+def test_peak_fraction_binds_when_tighter():
+    cap = capacity_from_fit(fit_usl(exact_curve(cpu=True)), Objectives(utilization_target=0.9, peak_fraction=0.6))
+    assert cap.usable_throughput == pytest.approx(0.6 * PEAK_X, rel=1e-4)
+    assert cap.binding_limit == "peak_fraction"
+
+
+def test_absolute_latency_target_on_p95_binds_and_matches_bisection():
+    # p95 = 2 x the Little's-law mean N/X; target 4 ms p95 = 2 ms mean, reached near N = 14.6 (X about 7,300),
+    # below 95% of the peak (about 8,600)
+    target_ms = 4.0
+    fit = fit_usl(exact_curve(p95_factor=2.0))
+    cap = capacity_from_fit(fit, Objectives(utilization_target=0.95, latency_p95_ms=target_ms),
+                            latency_target_ms=target_ms)
+    n_limit = bisect(lambda n: 2 * 1000 * n / x_of(n) <= target_ms, 1, PEAK_N)
+    assert cap.binding_limit == "latency"
+    assert cap.usable_throughput == pytest.approx(x_of(n_limit), rel=1e-4)
+    assert cap.operating_concurrency == pytest.approx(n_limit, rel=1e-3)
+
+
+def test_loose_latency_target_leaves_the_utilization_limit_binding():
+    fit = fit_usl(exact_curve(p95_factor=2.0))
+    cap = capacity_from_fit(fit, Objectives(utilization_target=0.5, latency_p95_ms=500), latency_target_ms=500)
+    assert cap.binding_limit == "utilization"
+    assert cap.usable_throughput == pytest.approx(0.5 * PEAK_X, rel=1e-4)
+
+
+def test_bootstrap_interval_brackets_the_estimate():
+    rng = np.random.default_rng(7)
+    curve = exact_curve()
+    curve = pd.concat([curve] * 3, ignore_index=True)
+    curve["throughput"] *= 1 + rng.normal(0, 0.03, len(curve))
+    cap = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=0.8), n_bootstrap=200, seed=1)
+    assert cap.usable_throughput_low < cap.usable_throughput < cap.usable_throughput_high
+    # 3% noise on 30 points: the interval is a few percent wide, not zero and not huge
+    width = (cap.usable_throughput_high - cap.usable_throughput_low) / cap.usable_throughput
+    assert 0.005 < width < 0.2
+    assert cap.usable_throughput == pytest.approx(0.8 * PEAK_X, rel=0.05)
+
+
+def test_plan_with_fitted_curves_and_relative_latency():
+    # two VMs; the "big" one has twice lambda. Baseline: 1,000 users at 4,000 ops/s on "small".
+    small = exact_curve(p95_factor=1.5)
+    big = small.copy()
+    big["throughput"] *= 2
+    big["latency_p95_ms"] /= 2          # same p95/mean ratio, half the response time
+    catalog = pd.DataFrame({"vm": ["small", "big"], "monthly_cost": [100.0, 180.0]})
+    fits = {"small": fit_usl(small), "big": fit_usl(big)}
+    workload = calibrate_workload(1000, 4000)
+    plan = plan_vms(catalog, workload, Objectives(utilization_target=0.8, latency_increase=0.05),
+                    baseline_vm="small", fits=fits)
+    vms = plan.vms.set_index("vm")
+    # baseline p95 at 4,000 ops/s: N on the rising branch, then 1.5 x 1000 N / X
+    n_b = bisect(lambda n: x_of(n) <= 4000, 1, PEAK_N)
+    p95_target = 1.05 * 1.5 * 1000 * n_b / 4000
+    n_small = bisect(lambda n: 1.5 * 1000 * n / x_of(n) <= p95_target, 1, PEAK_N)
+    n_big = bisect(lambda n: 1.5 * 1000 * n / (2 * x_of(n)) <= p95_target, 1, PEAK_N)
+    assert vms.loc["small", "usable_throughput"] == pytest.approx(x_of(n_small), rel=1e-3)
+    assert vms.loc["small", "binding_limit"] == "latency"
+    expected_big = min(2 * x_of(n_big), 0.8 * 2 * PEAK_X)
+    assert vms.loc["big", "usable_throughput"] == pytest.approx(expected_big, rel=1e-3)
+    assert vms.loc["big", "users"] == pytest.approx(expected_big / 4.0, rel=1e-3)
+    assert vms.loc["big", "cost_per_user"] == pytest.approx(180.0 / (expected_big / 4.0), rel=1e-3)
+
+
+def test_headroom_throughput_scales_with_utilization():
+    assert headroom_throughput(6500, 0.8, Objectives(utilization_target=0.7)) == pytest.approx(6500 * 0.7 / 0.8)
+    assert headroom_throughput(6500, None, Objectives(utilization_target=0.7)) == 6500
+
+
+def test_absolute_latency_on_measured_points():
+    catalog = pd.DataFrame({"vm": ["a", "b"], "monthly_cost": [100.0, 150.0], "throughput": [1000.0, 2000.0],
+                            "latency_p95_ms": [8.0, 12.0]})
+    plan = plan_vms(catalog, workload_from_ops_per_user(0.1), Objectives(utilization_target=None, latency_p95_ms=10))
+    vms = plan.vms.set_index("vm")
+    assert vms.loc["a", "users"] == pytest.approx(10000)
+    assert vms.loc["a", "binding_limit"] == "measured load"
+    assert math.isnan(vms.loc["b", "users"]) and vms.loc["b", "binding_limit"] == "latency"
+
+
+def test_bad_inputs_raise_plan_errors():
+    with pytest.raises(PlanError, match="baseline users"):
+        calibrate_workload(-25000, 6500)
+    with pytest.raises(PlanError, match="utilization"):
+        calibrate_workload(25000, 6500, utilization=80)
+    with pytest.raises(PlanError, match="utilization target"):
+        Objectives(utilization_target=1.5)
+    with pytest.raises(PlanError, match="not both"):
+        Objectives(latency_p95_ms=10, latency_increase=0.05)
+    catalog = pd.DataFrame({"vm": ["a"], "monthly_cost": [100.0], "relative_throughput": [1.0]})
+    with pytest.raises(PlanError, match="baseline throughput"):
+        plan_vms(catalog, workload_from_ops_per_user(0.1))
+
+
+def test_format_estimate_reads_like_a_report():
+    assert format_estimate(62000, 55000, 68000) == "62,000 (55,000-68,000)"
+    assert format_estimate(25000, 25000, 25000) == "25,000"
+    assert format_estimate(8.147, 7.52, 8.77) == "8.15 (7.52-8.77)"

@@ -1,0 +1,59 @@
+"""Shard scale-out against the AWS DocumentDB elastic-cluster insert benchmark (seed 004_, "Scale write performance on
+Amazon DocumentDB elastic clusters") and hand computations.
+
+The post gives the configuration (1, 2, 4, 8, 16 shards driven by 128, 128, 256, 512, 1,024 client processes, batch
+1,000) and one figure: "We scaled the writes to over a million inserts per second on the 16-shard elastic cluster."
+"""
+import math
+
+import pytest
+
+from capmodel import datasets
+from capmodel.errors import PlanError
+from capmodel.plan import clients_needed, plan_shards, shards_needed
+
+
+def test_client_rule_reproduces_the_benchmark_configuration():
+    config = datasets.load("documentdb_insert_config")
+    elastic = config[config["cluster"] == "elastic"]
+    for _, row in elastic.iterrows():
+        assert clients_needed(int(row["shards"])) == row["client_processes"]
+
+
+def test_a_million_inserts_on_16_shards_when_scaling_is_linear():
+    # over 1,000,000 inserts/s on 16 shards means at least 62,500 per shard under linear scaling
+    plan = plan_shards(1_000_000, 62_500)
+    assert plan["shards"] == 16 and plan["throughput"] == pytest.approx(1_000_000)
+    assert plan["clients"] == 1024 and plan["efficiency"] == pytest.approx(1.0)
+
+
+def test_router_contention_needs_more_shards_hand_computed():
+    # X(s) = 62,500 s / (1 + 0.01 (s - 1)); X(s) >= 1e6  <=>  s (62,500 - 10,000) >= 990,000  <=>  s >= 18.86
+    n, why = shards_needed(1_000_000, 62_500, sigma=0.01)
+    assert (n, why) == (19, "")
+    plan = plan_shards(1_000_000, 62_500, sigma=0.01)
+    assert plan["throughput"] == pytest.approx(62_500 * 19 / 1.18)
+    assert plan["linear_shards"] == 16
+    assert plan["efficiency"] == pytest.approx(1 / 1.18)
+
+
+def test_beyond_the_32_shard_limit_is_unreachable():
+    # sigma = 0.05: s (62,500 - 50,000) >= 950,000 -> s >= 76, more than the 32 shards an elastic cluster allows
+    n, why = shards_needed(1_000_000, 62_500, sigma=0.05)
+    assert n is None and "76 shards" in why and "32" in why
+    # and the ceiling lambda / sigma = 1.25 M: 1.3 M is unreachable at any count
+    n, why = shards_needed(1_300_000, 62_500, sigma=0.05, max_shards=math.inf)
+    assert n is None and "ceiling" in why
+
+
+def test_clients_by_littles_law():
+    # 1,000,000 inserts/s in batches of 1,000 = 1,000 batches/s; 0.25 s per batch -> 250 batches in flight
+    assert clients_needed(16, throughput=1_000_000, batch_size=1000, batch_latency_s=0.25) == 250
+    assert clients_needed(16, throughput=1_000_001, batch_size=1000, batch_latency_s=0.25) == 251
+
+
+def test_bad_shard_inputs():
+    with pytest.raises(PlanError, match="per-shard throughput"):
+        shards_needed(1000, 0)
+    with pytest.raises(PlanError, match="target rate"):
+        shards_needed(-1, 100)
