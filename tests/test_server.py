@@ -251,16 +251,40 @@ def test_cli_start_replica_set(tmp_path):
     assert all(_gone(pid) for pid in info["pids"])
 
 
-def test_cli_foreground_stops_on_sigterm(tmp_path):
-    env = {**os.environ, "CAPMODEL_STATE_DIR": str(tmp_path)}
+def _foreground(state_dir) -> tuple[subprocess.Popen, str]:
+    env = {**os.environ, "CAPMODEL_STATE_DIR": str(state_dir)}
     child = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "server", "start", "--foreground"], cwd=ROOT,
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    uri = child.stdout.readline().strip()
+    return child, child.stdout.readline().strip()
+
+
+def test_cli_foreground_stops_on_sigterm(tmp_path):
+    child, uri = _foreground(tmp_path)
+    status = json.loads(_cli("status", "--json", state_dir=tmp_path).stdout)
+    assert status["running"] is True and status["uri"] == uri
+    pid = status["pid"]
     with MongoClient(uri, serverSelectionTimeoutMS=5000) as client:
-        pid = next(p.pid for p in psutil.process_iter(["name", "cmdline"])
-                   if p.info["name"] == "mongod" and f"{uri.rsplit(':', 1)[1].strip('/')}" in p.info["cmdline"])
         assert client.admin.command("ping")["ok"] == 1.0
     child.send_signal(signal.SIGTERM)
-    assert child.wait(timeout=30) == 0
-    child.stdout.close(), child.stderr.close()
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 0 and "stopped" in err
     assert _gone(pid)
+    assert not Path(status["dbpath"]).exists()
+    assert not (tmp_path / "server.json").exists()
+
+
+def test_cli_stop_ends_a_foreground_server_from_another_terminal(tmp_path):
+    child, uri = _foreground(tmp_path)
+    pid = json.loads(_cli("status", "--json", state_dir=tmp_path).stdout)["pid"]
+    stopped = _cli("stop", state_dir=tmp_path)
+    assert stopped.returncode == 0 and uri in stopped.stdout
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 0 and "the server has stopped" in err
+    assert _gone(pid)
+
+
+def test_a_dbpath_in_use_is_refused(mongod, tmp_path):
+    with embedded_server(dbpath=tmp_path / "shared") as first:
+        with pytest.raises(ServerError, match=f"mongod pid {first.pid} is already using it"):
+            start_server(dbpath=tmp_path / "shared")
+        assert first.is_running()

@@ -331,20 +331,31 @@ def _mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica
     return args
 
 
-def _new_session_with_parent_death_signal():
-    """preexec_fn: own session (Ctrl-C in the terminal does not reach mongod) and SIGTERM if our thread dies."""
-    os.setsid()
-    if sys.platform.startswith("linux"):
+_PRCTL = None  # libc's prctl, resolved in the parent: the child after fork must not dlopen (other threads may hold locks)
+
+
+def _parent_death_signal():
+    """A preexec_fn that asks Linux to SIGTERM the child when the thread that started it dies, or None."""
+    global _PRCTL
+    if not sys.platform.startswith("linux"):
+        return None
+    if _PRCTL is None:
         try:
             import ctypes
 
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+            _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
         except (OSError, AttributeError):
-            pass
+            return None
+    prctl = _PRCTL
+
+    def set_parent_death_signal():
+        prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+    return set_parent_death_signal
 
 
 def _launch(args: list[str], dbpath: Path, detach: bool) -> subprocess.Popen:
+    """mongod in its own session (a terminal's Ctrl-C does not reach it); tied to our life unless detached."""
     dbpath.mkdir(parents=True, exist_ok=True)
     with open(dbpath / "mongod.stdout", "ab") as out:
         return subprocess.Popen(
@@ -353,8 +364,8 @@ def _launch(args: list[str], dbpath: Path, detach: bool) -> subprocess.Popen:
             stdout=out,
             stderr=subprocess.STDOUT,
             close_fds=True,
-            start_new_session=detach,
-            preexec_fn=None if detach else _new_session_with_parent_death_signal,
+            start_new_session=True,
+            preexec_fn=None if detach else _parent_death_signal(),
         )
 
 
@@ -462,9 +473,7 @@ def start_server(
     base = Path(tempfile.mkdtemp(prefix="capmodel-mongod-")) if owns else Path(dbpath).expanduser().resolve()
     if not owns:
         base.mkdir(parents=True, exist_ok=True)
-        lock = base / "mongod.lock"
-        if lock.exists() and lock.stat().st_size > 0:
-            raise ServerError(f"--dbpath {base}: another mongod seems to use it (non-empty {lock})")
+        _check_dbpath_free(base if not replica_set else base / "member0")
     name = replica_set_name if replica_set else None
     server = EmbeddedServer(
         uri=_uri(ports, name), port=ports[0], ports=ports, dbpath=base, pids=[], replica_set=name,
@@ -489,6 +498,16 @@ def start_server(
             server.stop(timeout=5)
         raise
     return server
+
+
+def _check_dbpath_free(dbpath: Path) -> None:
+    """mongod writes its pid into mongod.lock while it runs; refuse a dbpath a live mongod is using."""
+    try:
+        text = (dbpath / "mongod.lock").read_text().strip()
+    except OSError:
+        return
+    if text.isdigit() and _is_our_mongod(int(text), None):
+        raise ServerError(f"--dbpath {dbpath}: mongod pid {text} is already using it (stop it, or choose another dbpath)")
 
 
 def _create_time(pid: int) -> float | None:

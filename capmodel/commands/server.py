@@ -70,27 +70,31 @@ def run_start(args) -> int:
 
 
 def _run_foreground(args, cache_gb: float) -> int:
+    import time
+
     from capmodel.bench import server as srv
 
+    existing = srv.load_state()
+    if existing is not None and existing.is_running():
+        print(f"a capmodel server is already running: {existing.uri}")
+        return 0
     with srv.stop_on_signals():
         try:
             with srv.embedded_server(port=args.port, dbpath=args.dbpath, replica_set=args.replica_set,
                                      cache_gb=cache_gb) as server:
-                print(server.uri, flush=True)
-                print("running; press Ctrl-C to stop", file=sys.stderr, flush=True)
-                while server.is_running():
-                    server._processes[0].wait(timeout=None) if len(server.pids) == 1 else _sleep()
-                print("mongod exited on its own", file=sys.stderr)
-                return 2
-        except KeyboardInterrupt:  # includes SIGTERM (stop_on_signals); the with-block has stopped the server
+                srv.save_state(server)  # so that 'status' and 'stop' in another terminal find it
+                try:
+                    print(server.uri, flush=True)
+                    print("running; press Ctrl-C to stop", file=sys.stderr, flush=True)
+                    while server.is_running():
+                        time.sleep(0.5)
+                finally:
+                    srv.clear_state()
+                print("the server has stopped", file=sys.stderr)  # 'capmodel server stop', or mongod exited
+                return 0
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM via stop_on_signals: the with-block has stopped the server
             print("stopped", file=sys.stderr)
             return 0
-
-
-def _sleep() -> None:
-    import time
-
-    time.sleep(1.0)
 
 
 def run_stop(args) -> int:
