@@ -117,10 +117,10 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
 
 def join_measurements(catalog: pd.DataFrame, measurements: pd.DataFrame, catalog_source: str | None = None,
                       measurements_source: str | None = None) -> pd.DataFrame:
-    """The catalog rows that have a measurement, with the measurement's columns added (joined on ``vm``).
+    """The catalog with each VM's measurement columns added (joined on ``vm``).
 
-    A measured VM missing from the catalog is an error (it has no price); catalog VMs without a measurement are left
-    out, and listed in the result's ``attrs['unmeasured']``.
+    A measured VM missing from the catalog is an error (it has no price); catalog VMs without a measurement keep empty
+    measurement columns (the planner leaves them out and says so).
     """
     catalog = validate_catalog(catalog, catalog_source)
     measurements = validate_measurements(measurements, measurements_source)
@@ -129,9 +129,7 @@ def join_measurements(catalog: pd.DataFrame, measurements: pd.DataFrame, catalog
         where = _where(measurements_source)
         raise PlanError(f"{where}VM '{unknown[0]}' is not in the catalog (catalog VMs: {', '.join(catalog['vm'])})")
     overlap = [c for c in measurements.columns if c != "vm" and c in catalog.columns]
-    joined = catalog.merge(measurements.drop(columns=overlap), on="vm", how="inner", sort=False)
-    joined.attrs["unmeasured"] = [vm for vm in catalog["vm"] if vm not in set(measurements["vm"])]
-    return joined
+    return catalog.merge(measurements.drop(columns=overlap), on="vm", how="left", sort=False)
 
 
 def require_vm(table: pd.DataFrame, vm: str, role: str = "VM") -> pd.Series:

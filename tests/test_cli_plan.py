@@ -1,0 +1,170 @@
+"""``capmodel plan`` and ``capmodel nodes`` end to end through capmodel.cli.main: the JSON contracts (README,
+"Planning capacity and cost"), the bundled studies, user files, and bad input (exit 2, one line on stderr)."""
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capmodel.cli import main
+
+VM_KEYS = {"vm", "monthly_cost", "throughput", "throughput_per_cost", "users", "cost_per_user", "binding_limit"}
+
+
+def run_json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def fails(capsys, *argv):
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_plan_json_runs_the_bundled_benchant_study(capsys):
+    out = run_json(capsys, "plan", "--json")
+    assert [r["vm"] for r in out["vms"]] == ["m3-xlarge-8-SAS", "c4-xlarge-4-SAS", "s3-2xlarge-4-SAS",
+                                             "s3-2xlarge-8-SAS", "m4-2xlarge-8-SAS", "c4-2xlarge-4-SSD"]
+    assert all(VM_KEYS <= set(r) for r in out["vms"])
+    rows = {r["vm"]: r for r in out["vms"]}
+    assert rows["m3-xlarge-8-SAS"]["throughput_per_cost"] == pytest.approx(6500 / 797.76)
+    assert rows["c4-2xlarge-4-SSD"]["users"] == pytest.approx(89000)
+    assert rows["c4-xlarge-4-SAS"]["users"] is None and rows["c4-xlarge-4-SAS"]["binding_limit"] == "latency"
+    assert out["recommendations"] == []
+    assert out["workload"]["ops_per_user"] == pytest.approx(0.26)
+    assert out["objectives"]["latency_increase"] == 0.05
+
+
+def test_plan_recommends_per_target(capsys):
+    out = run_json(capsys, "plan", "--target-users", "50000", "90000", "--json")
+    recs = {r["target_users"]: r for r in out["recommendations"]}
+    assert recs[50000]["vm"] == "s3-2xlarge-8-SAS"
+    # 89,000 < 90,000 at 80% utilization: no single VM; the row names the closest and the shortfall
+    assert recs[90000]["vm"] is None
+    assert recs[90000]["largest_vm"] == "c4-2xlarge-4-SSD" and recs[90000]["shortfall_users"] == pytest.approx(1000)
+    assert "no single VM" in recs[90000]["reason"]
+
+
+def test_plan_headroom_and_growth_options(capsys):
+    out = run_json(capsys, "plan", "--target-users", "90000", "--headroom", "0.81", "--growth", "0.05", "--json")
+    assert out["recommendations"][0]["vm"] == "c4-2xlarge-4-SSD"
+    assert out["recommendations"][0]["months_until_target"] == pytest.approx(math.log(3.6) / math.log(1.05))
+    rows = {r["vm"]: r for r in out["vms"]}
+    assert rows["s3-2xlarge-8-SAS"]["runway_months"] == pytest.approx(math.log(2.6 * 0.81 / 0.8) / math.log(1.05))
+
+
+def test_plan_without_latency_objective_plans_every_vm(capsys):
+    out = run_json(capsys, "plan", "--no-latency", "--json")
+    rows = {r["vm"]: r for r in out["vms"]}
+    assert rows["s3-2xlarge-4-SAS"]["users"] == pytest.approx(1.05 * 25000)
+    assert rows["c4-xlarge-4-SAS"]["binding_limit"] == "utilization"
+
+
+def test_plan_text_output(capsys):
+    assert main(["plan", "--target-users", "50000"]) == 0
+    out = capsys.readouterr().out
+    assert "Pareto frontier (cost vs users): m3-xlarge-8-SAS, s3-2xlarge-8-SAS, c4-2xlarge-4-SSD" in out
+    assert "50,000 users -> s3-2xlarge-8-SAS" in out
+    assert "65,000 (62,500-65,000)" in out
+
+
+def test_plan_with_user_catalog_and_measurements(tmp_path, capsys):
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("vm,monthly_cost,currency\nsmall,100,USD\nlarge,300,USD\nunused,50,USD\n")
+    measured = tmp_path / "measured.csv"
+    measured.write_text("vm,throughput,cpu_util,latency_p95_ms\nsmall,2000,0.5,4\nlarge,9000,0.6,12\n")
+    out = run_json(capsys, "plan", "--catalog", str(catalog), "--measurements", str(measured),
+                   "--baseline-vm", "small", "--baseline-users", "10000", "--latency-p95-ms", "10",
+                   "--target-users", "12000", "--json")
+    rows = {r["vm"]: r for r in out["vms"]}
+    # 0.2 ops/s per user; small at 80%: 2,000 x 0.8 / 0.5 = 3,200 ops/s = 16,000 users
+    assert rows["small"]["users"] == pytest.approx(16000) and rows["small"]["binding_limit"] == "utilization"
+    assert rows["large"]["users"] is None and rows["large"]["binding_limit"] == "latency"   # p95 12 > 10 ms
+    assert "unused" not in rows and any("unused" in n for n in out["notes"])
+    assert out["recommendations"][0]["vm"] == "small"
+
+
+def test_plan_with_fitted_curves(tmp_path, capsys):
+    n = np.array([1, 2, 4, 8, 16, 24, 32, 48, 64], dtype=float)
+    frames = []
+    for vm, lam in (("a", 1000.0), ("b", 2500.0)):
+        x = lam * n / (1 + 0.03 * (n - 1) + 0.0005 * n * (n - 1))
+        frames.append(pd.DataFrame({"vm": vm, "concurrency": n, "throughput": x}))
+    curves = tmp_path / "curves.csv"
+    pd.concat(frames).to_csv(curves, index=False)
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("vm,monthly_cost\na,100\nb,200\n")
+    out = run_json(capsys, "plan", "--catalog", str(catalog), "--curves", str(curves), "--vm-column", "vm",
+                   "--ops-per-user", "0.5", "--headroom", "0.8", "--bootstrap", "50", "--json")
+    rows = {r["vm"]: r for r in out["vms"]}
+    peak_n = math.sqrt(0.97 / 0.0005)
+    peak_x = 2500 * peak_n / (1 + 0.03 * (peak_n - 1) + 0.0005 * peak_n * (peak_n - 1))
+    assert rows["b"]["usable_throughput"] == pytest.approx(0.8 * peak_x, rel=1e-3)
+    assert rows["b"]["users"] == pytest.approx(0.8 * peak_x / 0.5, rel=1e-3)
+    assert rows["b"]["binding_limit"] == "utilization"
+
+
+def test_nodes_json_runs_the_bundled_micron_table(capsys):
+    out = run_json(capsys, "nodes", "--json")
+    rows = {r["workload"]: r for r in out["rows"]}
+    assert list(rows) == ["A", "B", "C", "D", "F"]
+    assert all({"workload", "multiplier", "nodes_linear", "nodes_usl"} <= set(r) for r in out["rows"])
+    assert [rows[w]["nodes_linear"] for w in "ABCDF"] == [26, 29, 26, 35, 24]
+    # sigma = kappa = 0: the USL answer is the smallest whole count that reaches the target
+    assert [rows[w]["nodes_usl"] for w in "ABCDF"] == [27, 29, 26, 35, 24]
+
+
+def test_nodes_with_assumed_usl_reports_unreachable(capsys):
+    out = run_json(capsys, "nodes", "--sigma", "0.05", "--kappa", "0.001", "--json")
+    assert all(r["nodes_usl"] is None and "unreachable" in r["usl_note"] for r in out["rows"])
+
+
+def test_nodes_single_row_with_costs(capsys):
+    out = run_json(capsys, "nodes", "--reference-ops", "7120.1", "--candidate-ops", "818.3", "--sigma", "0.02",
+                   "--reference-node-cost", "900", "--candidate-node-cost", "400", "--json")
+    row = out["rows"][0]
+    assert row["nodes_linear"] == 26 and row["nodes_usl"] == 50
+    assert row["cost_reference"] == pytest.approx(2700) and row["cost_usl"] == pytest.approx(20000)
+
+
+def test_nodes_with_a_fitted_node_curve(tmp_path, capsys):
+    nodes = np.array([1, 2, 3, 4, 6, 8, 12, 16], dtype=float)
+    rng = np.random.default_rng(3)
+    x = 300 * nodes / (1 + 0.02 * (nodes - 1) + 0.0002 * nodes * (nodes - 1)) * (1 + rng.normal(0, 0.01, nodes.size))
+    curve = tmp_path / "legacy_nodes.csv"
+    pd.DataFrame({"concurrency": nodes, "throughput": x}).to_csv(curve, index=False)
+    out = run_json(capsys, "nodes", "--node-curve", str(curve), "--bootstrap", "100", "--json")
+    sigma, kappa = out["usl"]["sigma"], out["usl"]["kappa"]
+    assert sigma == pytest.approx(0.02, abs=0.01)
+    a = {r["workload"]: r for r in out["rows"]}["A"]
+    scale = 818.3 / (3 / (1 + sigma * 2 + kappa * 6))
+    expected = next((k for k in range(1, 1001)
+                     if scale * k / (1 + sigma * (k - 1) + kappa * k * (k - 1)) >= 7120.1), None)
+    assert a["nodes_usl"] == expected
+    assert "nodes_usl_low" in a and "nodes_usl_high" in a
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["plan", "--catalog", "/nonexistent/vms.csv"], "/nonexistent/vms.csv"),
+    (["plan", "--baseline-vm", "nope"], "unknown baseline VM 'nope'"),
+    (["plan", "--target-users", "-5"], "target users must be a number > 0"),
+    (["plan", "--headroom", "1.5"], "utilization target"),
+    (["plan", "--baseline-users", "-100"], "baseline users"),
+    (["nodes", "--table", "/nonexistent/nodes.csv"], "/nonexistent/nodes.csv"),
+    (["nodes", "--sigma", "-0.1"], "sigma"),
+    (["nodes", "--reference-ops", "100"], "go together"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, words):
+    assert words in fails(capsys, *argv)
+
+
+def test_measurement_of_an_unknown_vm(tmp_path, capsys):
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("vm,monthly_cost\nsmall,100\n")
+    measured = tmp_path / "measured.csv"
+    measured.write_text("vm,throughput\nbig,2000\n")
+    err = fails(capsys, "plan", "--catalog", str(catalog), "--measurements", str(measured), "--ops-per-user", "1")
+    assert "VM 'big' is not in the catalog" in err and str(measured) in err
