@@ -1,0 +1,128 @@
+"""``capmodel fit`` end to end through capmodel.cli.main: the JSON contract (DESIGN.md, README "Fitting models"),
+the R usl reference data, and bad input (exit 2, one line on stderr naming file/column/row, no traceback)."""
+import json
+
+import pytest
+
+from capmodel import datasets
+from capmodel.cli import main
+
+KEYS = {"model", "sigma", "kappa", "lambda", "peak_concurrency", "peak_throughput", "ceiling", "r2", "n_points", "ci",
+        "warnings"}
+
+
+def run_json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def fails(capsys, *argv):
+    assert main(list(argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def write(tmp_path, text, name="sweep.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_json_contract_on_specsdm91(capsys):
+    out = run_json(capsys, "fit", str(datasets.path("usl_specsdm91")), "--json")
+    assert KEYS <= set(out)
+    # R usl, tests/summary.Rout.save (smoeding/usl): alpha 2.773e-02, beta 1.044e-04, gamma 9.000e+01, R^2 0.9896
+    assert out["model"] == "usl" and out["n_points"] == 7
+    assert out["sigma"] == pytest.approx(2.773e-02, rel=5e-4) and out["kappa"] == pytest.approx(1.044e-04, rel=5e-4)
+    assert out["lambda"] == pytest.approx(90.00, rel=5e-4) and out["r2"] == pytest.approx(0.9896, rel=5e-4)
+    # tests/limit-scalability.Rout.save: 3245.589; tests/peak-scalability.Rout.save: 97 (2 digits)
+    assert out["ceiling"] == pytest.approx(3245.589, rel=1e-4) and float(f"{out['peak_concurrency']:.2g}") == 97
+    assert out["peak_throughput"] > max(1853.2, 1878.8)
+    assert set(out["ci"]) == {"sigma", "kappa", "lambda"}
+    for name, (low, high) in out["ci"].items():
+        assert low < out[name] < high
+    assert out["warnings"] == []
+
+
+def test_amdahl_has_no_peak(capsys):
+    out = run_json(capsys, "fit", str(datasets.path("usl_raytracer")), "--model", "amdahl", "--json")
+    assert out["model"] == "amdahl" and out["kappa"] == 0 and out["peak_concurrency"] is None
+    # R usl, tests/confint.Rout.save: raytracer alpha 0.0578, gamma 21.8488 (beta 0, so Amdahl is the same fit)
+    assert out["sigma"] == pytest.approx(0.0578, rel=1e-3) and out["lambda"] == pytest.approx(21.8488, rel=1e-5)
+    assert out["ceiling"] == pytest.approx(out["lambda"] / out["sigma"]) == out["peak_throughput"]
+    assert out["ci"]["kappa"] == [0.0, 0.0]
+
+
+def test_auto_reports_the_selection(capsys):
+    out = run_json(capsys, "fit", str(datasets.path("usl_raytracer")), "--model", "auto", "--json")
+    assert out["model"] == "amdahl" and out["selection"]["criterion"] == "aicc"
+    assert [row["model"] for row in out["selection"]["table"]][0] == "amdahl"
+
+
+def test_level_changes_the_intervals(capsys):
+    path = str(datasets.path("usl_specsdm91"))
+    wide = run_json(capsys, "fit", path, "--json", "--level", "0.99")["ci"]["lambda"]
+    narrow = run_json(capsys, "fit", path, "--json", "--level", "0.8")["ci"]["lambda"]
+    assert wide[0] < narrow[0] < narrow[1] < wide[1]
+
+
+def test_text_output_and_column_mapping(capsys, tmp_path):
+    path = write(tmp_path, "threads,ops\n1,64.9\n18,995.9\n36,1652.4\n72,1853.2\n108,1828.9\n144,1775.0\n216,1702.2\n")
+    assert main(["fit", path, "--concurrency", "threads", "--throughput", "ops"]) == 0
+    text = capsys.readouterr().out
+    assert "sigma" in text and "0.027728" in text and "recommended 97" in text
+
+
+def test_replicate_weights_option(capsys, tmp_path):
+    path = write(tmp_path, "concurrency,throughput\n1,100\n1,104\n2,190\n2,198\n4,350\n4,362\n8,600\n16,820\n")
+    out = run_json(capsys, "fit", path, "--weights", "replicates", "--json")
+    assert out["n_points"] == 8 and out["kappa"] > 0
+
+
+def test_missing_file(capsys, tmp_path):
+    err = fails(capsys, "fit", str(tmp_path / "nope.csv"))
+    assert "nope.csv" in err
+
+
+def test_missing_column(capsys, tmp_path):
+    path = write(tmp_path, "threads,ops\n1,10\n2,19\n4,35\n8,60\n")
+    err = fails(capsys, "fit", path, "--concurrency", "threads", "--throughput", "qps")
+    assert "sweep.csv" in err and "qps" in err
+
+
+def test_non_numeric_cell(capsys, tmp_path):
+    path = write(tmp_path, "concurrency,throughput\n1,10\n2,abc\n4,35\n8,60\n")
+    err = fails(capsys, "fit", path)
+    assert "sweep.csv" in err and "'throughput'" in err and "row 2" in err
+
+
+def test_nan_cell(capsys, tmp_path):
+    path = write(tmp_path, "concurrency,throughput\n1,10\n2,19\n4,\n8,60\n")
+    err = fails(capsys, "fit", path)
+    assert "sweep.csv" in err and "'throughput'" in err and "row 3" in err
+
+
+def test_concurrency_not_positive(capsys, tmp_path):
+    path = write(tmp_path, "concurrency,throughput\n1,10\n0,19\n4,35\n8,60\n")
+    err = fails(capsys, "fit", path)
+    assert "sweep.csv" in err and "'concurrency'" in err and "row 2" in err and "> 0" in err
+
+
+def test_too_few_points(capsys, tmp_path):
+    path = write(tmp_path, "concurrency,throughput\n1,10\n2,19\n4,35\n")
+    err = fails(capsys, "fit", path)
+    assert "sweep.csv" in err and "3 points cannot fit usl" in err
+
+
+def test_fit_that_fails(capsys, tmp_path):
+    path = write(tmp_path, "concurrency,throughput\n1,0\n2,0\n4,0\n8,0\n")
+    err = fails(capsys, "fit", path)
+    assert "sweep.csv" in err and "every throughput is 0" in err
+
+
+def test_bad_level(capsys):
+    err = fails(capsys, "fit", str(datasets.path("usl_specsdm91")), "--level", "95")
+    assert "--level" in err
