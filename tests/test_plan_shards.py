@@ -57,3 +57,16 @@ def test_bad_shard_inputs():
         shards_needed(1000, 0)
     with pytest.raises(PlanError, match="target rate"):
         shards_needed(-1, 100)
+
+
+def test_shard_interval_from_parameter_samples():
+    import pandas as pd
+
+    # sigma 0, 0.01, 0.02: 16, 19 (above), and s (62,500 - 20,000) >= 980,000 -> 23.06 -> 24 shards
+    samples = pd.DataFrame({"sigma": [0.0, 0.01, 0.02], "kappa": [0.0, 0.0, 0.0]})
+    plan = plan_shards(1_000_000, 62_500, sigma=0.01, usl_samples=samples, level=0.99)
+    assert (plan["shards_low"], plan["shards"], plan["shards_high"]) == (16, 19, 24)
+    assert plan["unreachable_share"] == 0.0
+    samples = pd.DataFrame({"sigma": [0.0, 0.05], "kappa": [0.0, 0.0]})      # 0.05: needs 76 > 32 shards
+    plan = plan_shards(1_000_000, 62_500, usl_samples=samples, level=0.99)
+    assert plan["shards_high"] == math.inf and plan["unreachable_share"] == 0.5

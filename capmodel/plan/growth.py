@@ -80,6 +80,7 @@ def growth_plan(vms: pd.DataFrame, targets, current_users: float | None = None, 
         return pd.DataFrame(columns=["target_users", "vm", "reason"])
     rows = [cheapest_for_target(vms, t, utilization_target) for t in targets]
     plan = pd.DataFrame(rows)
+    plan["vm"] = pd.Series([r["vm"] for r in rows], dtype=object)   # None, not NaN, where no VM fits
     if monthly_growth is not None and current_users is not None:
         plan["months_until_target"] = runway_months(plan["target_users"].to_numpy(), current_users, monthly_growth)
     return plan

@@ -14,7 +14,7 @@ import pandas as pd
 
 from capmodel.errors import PlanError
 from capmodel.plan.checks import positive
-from capmodel.plan.scaling import check_parameters, units_for_throughput, usl
+from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval, usl
 
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
 ROUNDING = ("nearest", "up")
@@ -84,17 +84,9 @@ def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0
             lam = r["candidate_ops_per_s"] / float(usl(r["candidate_nodes"], sigma, kappa))
             row["candidate_ops_at_nodes_usl"] = float(usl(n_usl, sigma, kappa, lam))
         if usl_samples is not None:
-            counts = []
-            for _, s in usl_samples.iterrows():
-                n, _ = nodes_needed_usl(r["reference_ops_per_s"], r["candidate_ops_per_s"], r["candidate_nodes"],
-                                        max(float(s.get("sigma", 0.0)), 0.0), max(float(s.get("kappa", 0.0)), 0.0),
-                                        max_nodes)
-                counts.append(math.inf if n is None else n)
-            counts = np.asarray(counts, dtype=float)
-            tail = (1 - level) / 2
-            row["nodes_usl_low"] = float(np.quantile(counts, tail, method="lower"))
-            row["nodes_usl_high"] = float(np.quantile(counts, 1 - tail, method="higher"))
-            row["usl_unreachable_share"] = float(np.mean(~np.isfinite(counts)))
+            row["nodes_usl_low"], row["nodes_usl_high"], row["usl_unreachable_share"] = units_interval(
+                r["reference_ops_per_s"], r["candidate_ops_per_s"], r["candidate_nodes"], usl_samples, max_nodes,
+                level)
         for kind, ref_value, cand_value in (("cost", reference_node_cost, candidate_node_cost),
                                             ("rack_units", reference_rack_units, candidate_rack_units)):
             if ref_value is not None and cand_value is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 
 from capmodel.errors import PlanError
 
@@ -85,3 +86,18 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
         x_best = float(usl(n_best, sigma, kappa, lambda_))
         return None, f"unreachable: throughput peaks at {x_best:,.0f} with {n_best} {unit}, below {target:,.0f}"
     return None, f"unreachable: the throughput ceiling {x_peak:,.0f} is below {target:,.0f}"
+
+
+def units_interval(target: float, measured: float, measured_units: float, samples, max_units: float = math.inf,
+                   level: float = 0.95) -> tuple[float, float, float]:
+    """Percentile interval of the whole count over USL parameter samples (DataFrame with sigma, kappa; e.g. a
+    bootstrap), an unreachable sample counting as infinitely many units. Returns (low, high, unreachable share)."""
+    counts = []
+    for _, s in samples.iterrows():
+        n, _ = units_for_throughput(target, measured, measured_units, max(float(s.get("sigma", 0.0)), 0.0),
+                                    max(float(s.get("kappa", 0.0)), 0.0), max_units)
+        counts.append(math.inf if n is None else n)
+    counts = np.asarray(counts, dtype=float)
+    tail = (1 - level) / 2
+    return (float(np.quantile(counts, tail, method="lower")), float(np.quantile(counts, 1 - tail, method="higher")),
+            float(np.mean(~np.isfinite(counts))))

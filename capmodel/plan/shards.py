@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from capmodel.plan.checks import positive
-from capmodel.plan.scaling import units_for_throughput, usl
+from capmodel.plan.scaling import units_for_throughput, units_interval, usl
 
 DOCUMENTDB_MAX_SHARDS = 32        # "you can deploy a maximum of 32 shards" (AWS post)
 CLIENTS_PER_SHARD = 64            # 256/4, 512/8, 1024/16 in the AWS post
@@ -40,11 +40,18 @@ def clients_needed(shards: int, throughput: float | None = None, batch_size: int
 def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 0.0, kappa: float = 0.0,
                 max_shards: float = DOCUMENTDB_MAX_SHARDS, batch_size: int = 1000,
                 batch_latency_s: float | None = None, clients_per_shard: int = CLIENTS_PER_SHARD,
-                min_clients: int = MIN_CLIENTS) -> dict:
-    """Shards, the throughput they give, the efficiency vs linear, and the clients to drive them."""
+                min_clients: int = MIN_CLIENTS, usl_samples=None, level: float = 0.95) -> dict:
+    """Shards, the throughput they give, the efficiency vs linear, and the clients to drive them.
+
+    ``usl_samples`` (DataFrame with sigma, kappa, e.g. a bootstrap of a fit over shard count) adds the percentile
+    interval ``shards_low``/``shards_high`` (an unreachable sample counts as infinitely many shards).
+    """
     shards, reason = shards_needed(target_rate, per_shard_throughput, sigma, kappa, max_shards)
     row = {"target_rate": float(target_rate), "per_shard_throughput": float(per_shard_throughput), "sigma": sigma,
            "kappa": kappa, "shards": shards, "reason": reason}
+    if usl_samples is not None:
+        row["shards_low"], row["shards_high"], row["unreachable_share"] = units_interval(
+            target_rate, per_shard_throughput, 1.0, usl_samples, max_shards, level)
     if shards is None:
         return row
     throughput = float(usl(shards, sigma, kappa, per_shard_throughput))
