@@ -65,8 +65,16 @@ class StepResult:
         return out
 
 
+def _first_due(t0: float, interval: float, t: float) -> int:
+    """The first ticket k whose due time t0 + k*interval is >= t, computed exactly as the workers compute it."""
+    k = max(0, math.floor((t - t0) / interval) - 2)
+    while t0 + k * interval < t:
+        k += 1
+    return k
+
+
 class _State:
-    __slots__ = ("stop", "window_start", "window_end", "t0", "tickets", "attempts", "limit")
+    __slots__ = ("stop", "window_start", "window_end", "t0", "tickets", "attempts", "limit", "last_completion")
 
     def __init__(self):
         self.stop = False
@@ -76,6 +84,7 @@ class _State:
         self.tickets = itertools.count()
         self.attempts = itertools.count(1)
         self.limit = None
+        self.last_completion = 0.0
 
 
 class Runner:
@@ -135,6 +144,10 @@ class Runner:
                                          (duration if operations is None else 3600.0))
         try:
             self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency)
+            if rate is not None:  # open loop: let the workers serve every operation due inside the window
+                end_join = clock() + self.join_timeout
+                for t in threads:
+                    t.join(max(0.0, end_join - clock()))
         finally:
             if state.window_end == math.inf:
                 state.window_end = clock()
@@ -145,6 +158,16 @@ class Runner:
         stuck = sum(t.is_alive() for t in threads)
         window = max(min(state.window_end, clock()) - state.window_start, 1e-9)
         m = StepMeasurements(ops[0].names, recorders)
+        if rate is not None:
+            # every operation due in the window was either measured, failed, or never served in time
+            due = (_first_due(state.t0, 1.0 / rate, state.window_end)
+                   - _first_due(state.t0, 1.0 / rate, state.window_start))
+            unserved = due - m.operations - m.error_count
+            if unserved > 0:
+                m.errors["Unserved"] += unserved
+                m.error_samples.setdefault("Unserved", "operations due in the window that no worker started "
+                                                       "before the step's drain timeout")
+            window = max(window, state.last_completion - state.window_start)
         documents = sum(m.documents.values())
         per_s = m.operations / window
         throughput = documents / window if self.workload.throughput_unit == "documents" else per_s
@@ -228,6 +251,8 @@ class Runner:
             if t1 > state.window_end:
                 return
             k = next(attempts)
+            if k > limit:  # another worker took the last attempt
+                return
             if failed is not None:
                 rec.error(failed)
             else:
@@ -252,6 +277,8 @@ class Runner:
             while delay > 0 and not state.stop:
                 sleep(min(delay, 0.25))
                 delay = intended - clock()
+            if state.stop:
+                return
             i = next_op()
             try:
                 n = calls[i]()
@@ -263,3 +290,4 @@ class Runner:
             if intended >= state.window_start:
                 lat[i].append(int((t1 - intended) * 1e6))
                 docs[i] += n
+                state.last_completion = t1
