@@ -22,16 +22,22 @@ def _where(source):
     return f"{source}: " if source else ""
 
 
+def _first(mask) -> int | None:
+    """Index of the first True in ``mask`` (None when there is none)."""
+    hits = np.flatnonzero(np.asarray(mask, dtype=bool))
+    return int(hits[0]) if hits.size else None
+
+
 def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
     values = pd.to_numeric(df[col], errors="coerce")
     bad = values.isna() & df[col].notna() & (df[col].astype(str).str.strip() != "")
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
+    row = _first(bad.to_numpy())
+    if row is not None:
         raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {df[col].iloc[row]!r} is not a number")
     arr = values.to_numpy(dtype=float)
     wrong = np.isinf(arr) | ((arr <= 0) if positive else (arr < 0))
-    if wrong.any():
-        row = int(np.flatnonzero(wrong)[0])
+    row = _first(wrong)
+    if row is not None:
         rule = "> 0" if positive else ">= 0"
         raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {arr[row]:g} must be {rule}")
     df[col] = values.astype(float)
@@ -39,12 +45,12 @@ def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
 
 def _names(df: pd.DataFrame, source) -> None:
     names = df["vm"].astype(str).str.strip()
-    if (names == "").any() or df["vm"].isna().any():
-        row = int(np.flatnonzero(((names == "") | df["vm"].isna()).to_numpy())[0])
+    row = _first(((names == "") | df["vm"].isna()).to_numpy())
+    if row is not None:
         raise PlanError(f"{_where(source)}column 'vm', row {row + 1}: the VM name is empty")
     dup = names.duplicated()
-    if dup.any():
-        row = int(np.flatnonzero(dup.to_numpy())[0])
+    row = _first(dup.to_numpy())
+    if row is not None:
         raise PlanError(f"{_where(source)}column 'vm', row {row + 1}: VM '{names.iloc[row]}' is listed twice")
     df["vm"] = names
 
@@ -64,8 +70,8 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
     for col in CATALOG_NUMERIC:
         if col in out.columns:
             _numeric(out, col, source, positive=True)
-    if out["monthly_cost"].isna().any():
-        row = int(np.flatnonzero(out["monthly_cost"].isna().to_numpy())[0])
+    row = _first(out["monthly_cost"].isna().to_numpy())
+    if row is not None:
         raise PlanError(f"{_where(source)}column 'monthly_cost', row {row + 1}: value is missing")
     if "currency" not in out.columns:
         out["currency"] = ""
@@ -86,20 +92,20 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
     absolute = out["throughput"] if "throughput" in out.columns else pd.Series(np.nan, index=out.index)
     relative = out["relative_throughput"] if "relative_throughput" in out.columns else pd.Series(np.nan, index=out.index)
     missing = absolute.isna() & relative.isna()
-    if missing.any():
-        row = int(np.flatnonzero(missing.to_numpy())[0])
+    row = _first(missing.to_numpy())
+    if row is not None:
         raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or relative_throughput")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy(dtype=float)
         bad = (cpu <= 0) | (cpu > 1)
-        if bad.any():
-            row = int(np.flatnonzero(bad)[0])
+        row = _first(bad)
+        if row is not None:
             raise PlanError(f"{_where(source)}column 'cpu_util', row {row + 1}: {cpu[row]:g} must be a fraction in (0, 1]")
     for col in (c for c in out.columns if str(c).endswith(QUALITATIVE_SUFFIX)):
         text = out[col].fillna("").astype(str).str.strip().str.lower()
         bad = ~text.isin(QUALITATIVE_VALUES + ("",))
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
+        row = _first(bad.to_numpy())
+        if row is not None:
             raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {out[col].iloc[row]!r} is not one of "
                             f"{', '.join(QUALITATIVE_VALUES)}")
         out[col] = text
@@ -109,8 +115,8 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
                 col = f"{name}_{end}"
                 out[col] = out[col].fillna(out[name]) if col in out.columns else out[name]
             inverted = out[f"{name}_low"] > out[f"{name}_high"]
-            if inverted.any():
-                row = int(np.flatnonzero(inverted.to_numpy())[0])
+            row = _first(inverted.to_numpy())
+            if row is not None:
                 raise PlanError(f"{_where(source)}row {row + 1}: {name}_low is above {name}_high")
     return out
 

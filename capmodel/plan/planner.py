@@ -122,12 +122,79 @@ class CapacityPlan:
                 f"{format_estimate(r['throughput_per_cost'], r['throughput_per_cost_low'], r['throughput_per_cost_high']):>18} "
                 f"{format_estimate(r['users'], r['users_low'], r['users_high']):>26} "
                 f"{format_estimate(r['cost_per_1000_users'], r['cost_per_1000_users_low'], r['cost_per_1000_users_high']):>22}"
-                f"  {r['binding_limit']}{'' if r['pareto'] else ''}"
+                f"  {r['binding_limit']}"
             )
         frontier = ", ".join(self.frontier()["vm"])
         lines += ["", f"Pareto frontier (cost vs users): {frontier or 'none'}"]
         lines += [f"Note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def _planned_rows(catalog, fits, source, notes) -> pd.DataFrame:
+    """Catalog rows that have a measurement or a fitted curve, measurements checked; the others named in ``notes``."""
+    table = validate_catalog(catalog, source)
+    for vm in fits:
+        require_vm(table, vm)
+    measured_cols = [c for c in ("throughput", "relative_throughput") if c in table.columns]
+    has_measure = table[measured_cols].notna().any(axis=1) if measured_cols else pd.Series(False, index=table.index)
+    keep = has_measure | table["vm"].isin(fits)
+    if not keep.any():
+        raise PlanError(f"{source + ': ' if source else ''}no VM has a throughput, relative_throughput or fitted curve")
+    if not keep.all():
+        notes.append(f"left out (nothing measured): {', '.join(table.loc[~keep, 'vm'])}")
+    table = table[keep]
+    by_point = ~table["vm"].isin(fits)
+    if by_point.any():
+        checked = validate_measurements(table[by_point], source)
+        checked.index = table.index[by_point]
+        table = pd.concat([checked, table[~by_point]]).sort_index()
+    return table.reset_index(drop=True)
+
+
+def _reference_utilization(table, workload, base_row, fits, objectives, notes) -> float | None:
+    """Utilization at which VMs without a measured one are taken to have been measured: the baseline's."""
+    reference = workload.baseline_utilization
+    if reference is None and base_row is not None and not pd.isna(base_row.get("cpu_util", math.nan)):
+        reference = float(base_row["cpu_util"])
+    if reference is not None and objectives.utilization_target is not None:
+        cpu = table["cpu_util"] if "cpu_util" in table.columns else pd.Series(math.nan, index=table.index)
+        assumed = table.loc[cpu.isna() & ~table["vm"].isin(fits), "vm"]
+        if len(assumed):
+            notes.append(f"no utilization measured for {', '.join(assumed)}: taken as measured at the baseline's "
+                         f"{reference:.0%}")
+    return reference
+
+
+def _baseline_p95_ms(table, workload, base_row, baseline_vm, fits, objectives) -> float | None:
+    """The baseline's p95 (ms) a relative latency target is measured against (None: compare in words)."""
+    if objectives.latency_increase is None:
+        return None
+    if base_row is None:
+        raise PlanError("a relative latency target needs a baseline VM to compare with")
+    if baseline_vm in fits:
+        if workload.baseline_throughput is None:
+            raise PlanError("a relative latency target on fitted curves needs the baseline throughput")
+        return p95_at_throughput_ms(fits[baseline_vm], workload.baseline_throughput)
+    if not pd.isna(base_row.get("latency_p95_ms", math.nan)):
+        return float(base_row["latency_p95_ms"])
+    if not qualitative_columns(table):
+        raise PlanError("a relative latency target needs latency_p95_ms (or <op>_latency_vs_baseline columns) for "
+                        "the baseline VM")
+    return None
+
+
+def _with_intervals(evaluations: list[pd.DataFrame]) -> pd.DataFrame:
+    """The point evaluation with ``<col>_low``/``<col>_high``: the span of each figure over all evaluations."""
+    vms = evaluations[0]
+    for col in INTERVAL_COLUMNS:
+        if col in vms.columns:
+            stacked = np.vstack([e[col].to_numpy(dtype=float) for e in evaluations])
+            ends = [span(stacked[:, i]) for i in range(stacked.shape[1])]
+            vms[f"{col}_low"] = [e[0] for e in ends]
+            vms[f"{col}_high"] = [e[1] for e in ends]
+    numeric = vms.select_dtypes("float").columns
+    vms[numeric] = vms[numeric].apply(lambda col: col.map(_tidy))  # drop float noise such as 24999.999999999996
+    return vms
 
 
 def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives | None = None,
@@ -139,77 +206,26 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
     if not 0 < level < 1:
         raise PlanError(f"confidence level must be between 0 and 1, got {level!r}")
     fits = dict(fits or {})
-    table = validate_catalog(catalog, source)
-    for vm in fits:
-        require_vm(table, vm)
-    measured_cols = {"throughput", "relative_throughput"} & set(table.columns)
     notes: list[str] = []
-    if measured_cols:
-        has_measure = table[list(measured_cols)].notna().any(axis=1)
-    else:
-        has_measure = pd.Series(False, index=table.index)
-    keep = has_measure | table["vm"].isin(fits)
-    if not keep.any():
-        raise PlanError(f"{source + ': ' if source else ''}no VM has a throughput, relative_throughput or fitted curve")
-    dropped = list(table.loc[~keep, "vm"])
-    if dropped:
-        notes.append(f"left out (nothing measured): {', '.join(dropped)}")
-    table = table[keep].reset_index(drop=True)
-    if measured_cols:
-        measured = validate_measurements(table[table["vm"].map(lambda v: v not in fits)], source)
-        table = pd.concat([measured, table[table["vm"].isin(fits)]], ignore_index=True)
-        table = table.set_index("vm").loc[[v for v in validate_catalog(catalog, source)["vm"] if v in set(table["vm"])]]
-        table = table.reset_index()
-
+    table = _planned_rows(catalog, fits, source, notes)
     base_row = require_vm(table, baseline_vm, "baseline VM") if baseline_vm is not None else None
-    if objectives.latency_increase is not None and base_row is None:
-        raise PlanError("a relative latency target needs a baseline VM to compare with")
-    reference_util = workload.baseline_utilization
-    if reference_util is None and base_row is not None and not pd.isna(base_row.get("cpu_util", math.nan)):
-        reference_util = float(base_row["cpu_util"])
-    if reference_util is not None and objectives.utilization_target is not None:
-        unmeasured = [v for _, r in table.iterrows() if r["vm"] not in fits
-                      and pd.isna(r.get("cpu_util", math.nan)) for v in [r["vm"]]]
-        if unmeasured:
-            notes.append(f"no utilization measured for {', '.join(unmeasured)}: taken as measured at the baseline's "
-                         f"{reference_util:.0%}")
-
-    baseline_p95 = None
-    if objectives.latency_increase is not None:
-        if baseline_vm in fits:
-            if workload.baseline_throughput is None:
-                raise PlanError("a relative latency target on fitted curves needs the baseline throughput")
-            baseline_p95 = p95_at_throughput_ms(fits[baseline_vm], workload.baseline_throughput)
-        elif not pd.isna(base_row.get("latency_p95_ms", math.nan)):
-            baseline_p95 = float(base_row["latency_p95_ms"])
-        elif not qualitative_columns(table):
-            raise PlanError("a relative latency target needs latency_p95_ms (or <op>_latency_vs_baseline columns) "
-                            "for the baseline VM")
+    reference_util = _reference_utilization(table, workload, base_row, fits, objectives, notes)
+    baseline_p95 = _baseline_p95_ms(table, workload, base_row, baseline_vm, fits, objectives)
     if objectives.latency_p95_ms is not None and "latency_p95_ms" not in table.columns and len(fits) < len(table):
         raise PlanError("a latency target needs a latency_p95_ms column in the measurements (or fitted curves)")
     if objectives.peak_fraction is not None and len(fits) < len(table):
         notes.append("the peak fraction applies only to VMs with a fitted curve")
 
     latency_ms = objectives.latency_p95_ms
-    if objectives.latency_increase is not None and baseline_p95 is not None:
+    if baseline_p95 is not None:
         latency_ms = baseline_p95 * (1 + objectives.latency_increase)
     fit_caps = {vm: capacity_from_fit(fit, objectives, latency_ms, n_bootstrap, level, seed) for vm, fit in fits.items()}
 
-    evaluations = [_evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, r, b, baseline_vm)
-                   for r, b in SCENARIOS]
-    vms = evaluations[0]
-    for col in INTERVAL_COLUMNS:
-        if col not in vms.columns:
-            continue
-        stacked = np.vstack([e[col].to_numpy(dtype=float) for e in evaluations])
-        ends = [span(stacked[:, i]) for i in range(stacked.shape[1])]
-        vms[f"{col}_low"] = [e[0] for e in ends]
-        vms[f"{col}_high"] = [e[1] for e in ends]
+    vms = _with_intervals([_evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, r, b,
+                                     baseline_vm) for r, b in SCENARIOS])
     for extra in ("family", "vcpu", "ram_gb", "storage", "currency", "batch"):
         if extra in table.columns:
             vms[extra] = table[extra].to_numpy()
-    numeric = vms.select_dtypes("float").columns
-    vms[numeric] = vms[numeric].apply(lambda col: col.map(_tidy))  # drop float noise such as 24999.999999999996
     vms["pareto"] = vms["vm"].isin(set(pareto_frontier(vms)["vm"]))
     for _, r in vms[vms["latency_ok"] == False].iterrows():  # noqa: E712 - three-valued column
         notes.append(f"{r['vm']} fails the latency objective ({r['latency_note']}); no users planned on it")
