@@ -301,6 +301,39 @@ def test_replicates_are_all_fitted_and_weighted_by_level_variance():
         replicate_weights(np.array([1, 2, 4.0]), np.array([1, 2, 3.0]))
 
 
+# --- robustness ----------------------------------------------------------------------------------------------------
+
+def _multistart_cost(n, x):
+    # Independent reference: scipy's bounded trust-region solver from a grid of starting points, best cost kept.
+    best = math.inf
+    for s0 in (0.001, 0.05, 0.5):
+        for k0 in (1e-6, 1e-4, 1e-2):
+            r = optimize.least_squares(lambda p: usl_throughput(n, *p) - x, [s0, k0, np.max(x / n)],
+                                       bounds=([0, 0, 0], [1, 1, np.inf]), x_scale="jac", ftol=1e-15, xtol=1e-15)
+            best = min(best, r.cost)
+    return best
+
+
+def test_fit_reaches_the_global_least_squares_optimum_on_random_sweeps():
+    rng = np.random.default_rng(99)
+    for _ in range(8):
+        n = np.sort(rng.choice([1, 2, 4, 8, 16, 32, 64, 128], size=7)).astype(float)
+        true = (rng.uniform(0, 0.2), 10 ** rng.uniform(-6, -2), 100.0)
+        x = usl_throughput(n, *true) * np.clip(1 + 0.1 * rng.standard_normal(7), 0.01, None)
+        if len(np.unique(n)) < 3:
+            continue
+        f = fit_usl(curve(n, x))
+        ours = 0.5 * np.sum((usl_throughput(n, f.sigma, f.kappa, f.lambda_) - x) ** 2)
+        assert ours <= _multistart_cost(n, x) * (1 + 1e-7)
+
+
+def test_throughput_falling_from_the_start():
+    f = fit_usl(curve([1, 2, 4, 8, 16], [100, 90, 80, 70, 60]))
+    assert f.sigma == 1.0 and f.peak_concurrency == 1.0 and f.recommended_concurrency == 1
+    assert any("sigma is at its upper bound 1" in w for w in f.warnings)
+    assert any("peak is at N = 1" in w for w in f.warnings)
+
+
 # --- failures -------------------------------------------------------------------------------------------------------
 
 def test_input_errors():

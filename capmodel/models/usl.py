@@ -317,6 +317,8 @@ class ScalabilityFit:
             return "a coherency (retrograde) effect, so the fit reduces to Amdahl's law"
         if name == "sigma" and side == "lower":
             return "any contention (pass allow_superlinear=True to let sigma go below 0)"
+        if name == "sigma" and side == "upper":
+            return "any parallelism: the work is fully serialised, extra clients add no throughput"
         return "a value inside the allowed range"
 
     # -- prediction ------------------------------------------------------------------------------------------------
@@ -438,7 +440,8 @@ class USLFit(ScalabilityFit):
         self.kappa = self.params.get("kappa", 0.0)
         self.ceiling = self.lambda_ / self.sigma if self.sigma > 0 else math.inf
         if self.kappa > 0:
-            self.peak_concurrency = math.sqrt(max(1.0 - self.sigma, 0.0) / self.kappa)
+            # below one client the formula has no meaning: a peak there means throughput falls from the first client
+            self.peak_concurrency = max(1.0, math.sqrt(max(1.0 - self.sigma, 0.0) / self.kappa))
             self.peak_throughput = float(usl_throughput(self.peak_concurrency, self.sigma, self.kappa, self.lambda_))
             lo = max(1, math.floor(self.peak_concurrency))
             hi = max(1, math.ceil(self.peak_concurrency))
@@ -453,6 +456,9 @@ class USLFit(ScalabilityFit):
             self.warnings.append(
                 f"sigma = {self.sigma:.4g} < 0: superlinear scaling (allowed by allow_superlinear=True); check for "
                 "cache warm-up or a bad N=1 measurement before trusting the peak")
+        if self.kappa > 0 and self.peak_concurrency == 1.0:
+            self.warnings.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
+                                 "the peak is at N = 1")
         largest = float(np.max(self._n))
         if math.isfinite(self.peak_concurrency) and self.peak_concurrency > PEAK_EXTRAPOLATION * largest:
             self.warnings.append(
