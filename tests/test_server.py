@@ -187,14 +187,19 @@ def test_a_killed_parent_takes_its_mongod_along():
         import json, time
         from capmodel.bench.server import start_server
         s = start_server()
-        print(json.dumps({"pid": s.pid}), flush=True)
+        print(json.dumps({"pid": s.pid, "dbpath": str(s.dbpath)}), flush=True)
         time.sleep(60)
     """)
-    pid = json.loads(child.stdout.readline())["pid"]
+    info = json.loads(child.stdout.readline())
     child.kill()
     child.wait(timeout=10)
     child.stdout.close(), child.stderr.close()
-    assert _gone(pid, timeout=20)
+    assert _gone(info["pid"], timeout=20)
+    # the dead parent could not remove its temporary dbpath; the next start clears such leftovers
+    dbpath = Path(info["dbpath"])
+    assert (dbpath / "mongod.lock").read_text() == ""  # mongod shut down cleanly on SIGTERM and released its lock
+    assert srv.remove_stale_temp_dbpaths(min_age=0, candidates=[dbpath]) == [dbpath]
+    assert not dbpath.exists()
 
 
 # -------------------------------------------------------------------------------------------------------------- CLI

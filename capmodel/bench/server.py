@@ -40,6 +40,7 @@ DEFAULT_REPLICA_SET_NAME = "capmodel"
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
 LOG_NAME = "mongod.log"
+TEMP_PREFIX = "capmodel-mongod-"
 
 _LIVE: set["EmbeddedServer"] = set()  # servers started by this process and not yet stopped (stopped at exit)
 
@@ -202,9 +203,14 @@ class EmbeddedServer:
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """Shut every member down (shutdown command, then SIGTERM, then SIGKILL) and remove a temporary dbpath."""
         try:
-            # secondaries first, so the primary does not wait for them to catch up
-            for index in reversed(range(len(self.pids))):
-                _stop_member(self, index, timeout)
+            if len(self.pids) == 1:
+                _stop_member(self, 0, timeout)
+            else:  # members in parallel (forced shutdown: a primary does not wait for its secondaries)
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(max_workers=len(self.pids)) as pool:
+                    for future in [pool.submit(_stop_member, self, i, timeout) for i in range(len(self.pids))]:
+                        future.result()
         finally:
             _LIVE.discard(self)
             if self.owns_dbpath and not self.alive_pids():
@@ -470,7 +476,9 @@ def start_server(
     members = int(replica_set) if replica_set else 1
     ports = _choose_ports(port, members)
     owns = dbpath is None
-    base = Path(tempfile.mkdtemp(prefix="capmodel-mongod-")) if owns else Path(dbpath).expanduser().resolve()
+    if owns:
+        remove_stale_temp_dbpaths()
+    base = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) if owns else Path(dbpath).expanduser().resolve()
     if not owns:
         base.mkdir(parents=True, exist_ok=True)
         _check_dbpath_free(base if not replica_set else base / "member0")
@@ -498,6 +506,26 @@ def start_server(
             server.stop(timeout=5)
         raise
     return server
+
+
+def remove_stale_temp_dbpaths(min_age: float = 60.0, candidates=None) -> list[Path]:
+    """Remove temporary dbpaths left by processes that died before they could (SIGKILL): every mongod.lock in them
+    exists and names no live mongod. A directory whose mongod has not written its lock yet is left alone."""
+    removed = []
+    if candidates is None:
+        candidates = Path(tempfile.gettempdir()).glob(TEMP_PREFIX + "*")
+    for candidate in candidates:
+        locks = list(candidate.glob("mongod.lock")) + list(candidate.glob("member*/mongod.lock"))
+        try:
+            if not locks or any(time.time() - lock.stat().st_mtime < min_age for lock in locks):
+                continue  # a mongod may be starting or stopping there right now
+            pids = [lock.read_text().strip() for lock in locks]
+        except OSError:
+            continue
+        if all(not pid or (pid.isdigit() and not _is_our_mongod(int(pid), None)) for pid in pids):
+            shutil.rmtree(candidate, ignore_errors=True)
+            removed.append(candidate)
+    return removed
 
 
 def _check_dbpath_free(dbpath: Path) -> None:
