@@ -82,3 +82,12 @@ def test_plan_vms_runway_column_uses_the_users_interval():
     assert row["users"] == pytest.approx(20000) and row["users_low"] == pytest.approx(15000)
     assert row["runway_months"] == pytest.approx(math.log(2) / math.log(1.05))
     assert row["runway_months_low"] == pytest.approx(math.log(1.5) / math.log(1.05))
+
+
+def test_no_utilization_advice_when_the_largest_vm_is_latency_bound():
+    table = hand_catalog().assign(binding_limit="latency")
+    row = cheapest_for_target(table, 10000, utilization_target=0.8)
+    assert row["vm"] is None and row["largest_vm"] == "f" and "utilization_needed" not in row
+    # beyond 100% the row keeps the figure but the reason does not suggest it
+    row = cheapest_for_target(hand_catalog(), 20000, utilization_target=0.8)
+    assert row["utilization_needed"] == pytest.approx(2.0) and "utilization" not in row["reason"]

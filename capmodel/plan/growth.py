@@ -66,10 +66,11 @@ def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: flo
         reason=f"no single VM carries {target:,.0f} users under the objectives; the largest, {largest['vm']}, "
                f"carries {largest['users']:,.0f}",
     )
-    if utilization_target is not None:
+    if utilization_target is not None and largest.get("binding_limit", "utilization") == "utilization":
         needed = utilization_target * target / float(largest["users"])
         row["utilization_needed"] = needed
-        row["reason"] += f" (it would need {needed:.1%} utilization)"
+        if needed <= 1:
+            row["reason"] += f" (it would need {needed:.1%} utilization)"
     return row
 
 

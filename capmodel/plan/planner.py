@@ -80,6 +80,10 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
     return add_economics(pd.DataFrame(rows), baseline_vm)
 
 
+def _estimate(row: pd.Series, name: str) -> str:
+    return format_estimate(row[name], row.get(f"{name}_low"), row.get(f"{name}_high"))
+
+
 def _tidy(x: float) -> float:
     return float(f"{x:.12g}") if math.isfinite(x) else x
 
@@ -112,16 +116,15 @@ class CapacityPlan:
         if self.baseline_vm:
             lines.append(f"Baseline VM: {self.baseline_vm}")
         lines.append("")
-        header = f"{'VM':<20} {'cost/month':>11} {'throughput':>22} {'tput/cost':>18} {'users':>26} " \
-                 f"{'cost/1k users':>22}  limit"
+        header = f"{'VM':<20} {'cost/month':>11} {'throughput':>22} {'tput/cost':>18} {'usable':>22} " \
+                 f"{'users':>24} {'cost/1k users':>20}  limit"
         lines.append(header)
         for _, r in self.vms.iterrows():
             lines.append(
                 f"{r['vm']:<20} {r['monthly_cost']:>11,.2f} "
-                f"{format_estimate(r['throughput'], r['throughput_low'], r['throughput_high']):>22} "
-                f"{format_estimate(r['throughput_per_cost'], r['throughput_per_cost_low'], r['throughput_per_cost_high']):>18} "
-                f"{format_estimate(r['users'], r['users_low'], r['users_high']):>26} "
-                f"{format_estimate(r['cost_per_1000_users'], r['cost_per_1000_users_low'], r['cost_per_1000_users_high']):>22}"
+                f"{_estimate(r, 'throughput'):>22} "
+                f"{_estimate(r, 'throughput_per_cost'):>18} {_estimate(r, 'usable_throughput'):>22} "
+                f"{_estimate(r, 'users'):>24} {_estimate(r, 'cost_per_1000_users'):>20}"
                 f"  {r['binding_limit']}"
             )
         frontier = ", ".join(self.frontier()["vm"])
