@@ -293,3 +293,18 @@ def test_a_dbpath_in_use_is_refused(mongod, tmp_path):
         with pytest.raises(ServerError, match=f"mongod pid {first.pid} is already using it"):
             start_server(dbpath=tmp_path / "shared")
         assert first.is_running()
+
+
+def test_cli_refuses_bad_options_and_a_broken_state_file(tmp_path, monkeypatch, capsys):
+    from capmodel.cli import main
+
+    monkeypatch.setenv("CAPMODEL_STATE_DIR", str(tmp_path))
+    assert main(["server", "start", "--replica-set", "9"]) == 2
+    assert "--replica-set 9: a replica set has 1 to 7 members" in capsys.readouterr().err
+    assert main(["server", "start", "--cache-gb", "0"]) == 2
+    assert "cache_gb must be > 0" in capsys.readouterr().err
+    (tmp_path / "server.json").write_text("{not json")
+    assert main(["server", "status"]) == 2
+    assert f"cannot read the server state file {tmp_path / 'server.json'}" in capsys.readouterr().err
+    assert main(["server"]) == 2
+    assert "required: ACTION" in capsys.readouterr().err
