@@ -124,7 +124,10 @@ class Runner:
         else:
             target, args = self._closed_loop, ()
 
+        go = threading.Event()
+
         def work(worker_ops, recorder):
+            go.wait()  # start together: threads started one by one would fight the starter for the GIL
             try:
                 target(state, worker_ops, recorder, *args)
             except BaseException as exc:  # a runner bug, not an operation error: report it, never hide it
@@ -132,14 +135,20 @@ class Runner:
 
         threads = [threading.Thread(target=work, args=(o, r), daemon=True, name=f"capmodel-worker-{i}")
                    for i, (o, r) in enumerate(zip(ops, recorders))]
+        try:
+            for t in threads:
+                t.start()
+        except RuntimeError as exc:  # the OS refused another thread
+            state.stop = True
+            go.set()
+            raise BenchError(f"could not start {concurrency} worker threads ({exc}); lower the concurrency") from None
         started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         clock = time.perf_counter
         state.t0 = clock()
         state.window_start = state.t0 + warmup
         if operations is None:
             state.window_end = state.window_start + duration
-        for t in threads:
-            t.start()
+        go.set()
         deadline = state.window_start + (max_seconds if max_seconds is not None else
                                          (duration if operations is None else 3600.0))
         try:
