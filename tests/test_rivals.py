@@ -78,6 +78,10 @@ def test_log_coherency_recovers_parameters_and_peak():
                                        method="bounded", options={"xatol": 1e-8}).x
     assert f.peak_concurrency == pytest.approx(98.0) == pytest.approx(numeric, rel=1e-5)
     assert f.peak_throughput == pytest.approx(log_coherency(98.0, 0.02, 0.01, 100.0))
+    assert f.warnings == []                           # 98 is within 2x the largest measured N = 64
+    near = N[N <= 32]
+    far = fit_log_coherency(curve(near, log_coherency(near, 0.02, 0.01, 100.0)))
+    assert any("extrapolated beyond 2x" in w for w in far.warnings)
 
 
 def test_models_share_the_bootstrap_and_intervals():

@@ -37,11 +37,7 @@ class LogCoherencyFit(ScalabilityFit):
         self.peak_throughput = (float(self._eval(self.peak_concurrency)) if math.isfinite(self.peak_concurrency)
                                 else (self.lambda_ / self.sigma if self.sigma > 0 else math.inf))
         super()._check()
-        largest = float(np.max(self._n))
-        if math.isfinite(self.peak_concurrency) and self.peak_concurrency > 2 * largest:
-            self.warnings.append(
-                f"the peak at N = {self.peak_concurrency:.4g} is extrapolated beyond 2x the largest measured "
-                f"concurrency ({largest:g}); measure higher concurrency before relying on it")
+        self._warn_if_peak_extrapolated()
 
     def _summary_extra(self):
         if math.isfinite(self.peak_concurrency):

@@ -63,6 +63,8 @@ def curve_arrays(curve: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndar
         curve = validate_curve(curve)
         n = curve["concurrency"].to_numpy(dtype=float)
         x = curve["throughput"].to_numpy(dtype=float)
+    else:
+        curve = curve.copy()
     return curve, n, x
 
 
@@ -133,7 +135,9 @@ def _start(n, x, G, lower, upper):
     if k:
         target = lam * n[pos] / x[pos] - 1.0
         lo, hi = lower[:-1], upper[:-1]
-        theta = optimize.lsq_linear(G[pos], target, bounds=(lo, hi)).x
+        theta = np.linalg.lstsq(G[pos], target, rcond=None)[0]
+        if np.any(theta < lo) or np.any(theta > hi):   # only then pay for the bounded linear solver
+            theta = optimize.lsq_linear(G[pos], target, bounds=(lo, hi)).x
         denom = 1.0 + G @ theta
         if np.all(denom > 0):
             f = n / denom
@@ -312,6 +316,14 @@ class ScalabilityFit:
                     f"{name} is at its {side} bound {bound:g}: the data do not support {self._bound_meaning(name, side)}; "
                     "its standard error and interval are not reliable")
 
+    def _warn_if_peak_extrapolated(self):
+        largest = float(np.max(self._n))
+        peak = getattr(self, "peak_concurrency", math.inf)
+        if math.isfinite(peak) and peak > PEAK_EXTRAPOLATION * largest:
+            self.warnings.append(
+                f"the peak at N = {peak:.4g} is extrapolated beyond {PEAK_EXTRAPOLATION}x the largest "
+                f"measured concurrency ({largest:g}); measure higher concurrency before relying on it")
+
     def _bound_meaning(self, name, side):
         if name == "kappa" and side == "lower":
             return "a coherency (retrograde) effect, so the fit reduces to Amdahl's law"
@@ -459,11 +471,7 @@ class USLFit(ScalabilityFit):
         if self.kappa > 0 and self.peak_concurrency == 1.0:
             self.warnings.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
                                  "the peak is at N = 1")
-        largest = float(np.max(self._n))
-        if math.isfinite(self.peak_concurrency) and self.peak_concurrency > PEAK_EXTRAPOLATION * largest:
-            self.warnings.append(
-                f"the peak at N = {self.peak_concurrency:.4g} is extrapolated beyond {PEAK_EXTRAPOLATION}x the largest "
-                f"measured concurrency ({largest:g}); measure higher concurrency before relying on it")
+        self._warn_if_peak_extrapolated()
 
     def capacity_loss(self, n) -> pd.DataFrame:
         """Where capacity goes: ideal lambda*N = throughput + contention loss + coherency loss (throughput units).
