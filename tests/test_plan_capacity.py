@@ -156,3 +156,34 @@ def test_format_estimate_reads_like_a_report():
     assert format_estimate(62000, 55000, 68000) == "62,000 (55,000-68,000)"
     assert format_estimate(25000, 25000, 25000) == "25,000"
     assert format_estimate(8.147, 7.52, 8.77) == "8.15 (7.52-8.77)"
+
+
+def test_relative_latency_on_measured_points():
+    # baseline p95 8 ms; 5% allows 8.4 ms: 8.3 passes, 8.5 fails
+    catalog = pd.DataFrame({"vm": ["base", "ok", "slow"], "monthly_cost": [100.0, 120.0, 130.0],
+                            "throughput": [1000.0, 1500.0, 3000.0], "latency_p95_ms": [8.0, 8.3, 8.5]})
+    plan = plan_vms(catalog, calibrate_workload(5000, 1000), Objectives(utilization_target=None,
+                                                                       latency_increase=0.05), baseline_vm="base")
+    vms = plan.vms.set_index("vm")
+    assert vms.loc["ok", "latency_ok"] == True and vms.loc["ok", "users"] == pytest.approx(7500)  # noqa: E712
+    assert vms.loc["slow", "latency_ok"] == False and math.isnan(vms.loc["slow", "users"])  # noqa: E712
+    assert "8.4 ms" in vms.loc["slow", "latency_note"]
+
+
+def test_plan_users_interval_follows_the_bootstrap():
+    rng = np.random.default_rng(11)
+    curve = pd.concat([exact_curve()] * 3, ignore_index=True)
+    curve["throughput"] *= 1 + rng.normal(0, 0.03, len(curve))
+    fit = fit_usl(curve)
+    catalog = pd.DataFrame({"vm": ["v"], "monthly_cost": [500.0]})
+    plan = plan_vms(catalog, workload_from_ops_per_user(0.25), Objectives(utilization_target=0.8), fits={"v": fit},
+                    n_bootstrap=200, seed=2)
+    row = plan.vms.iloc[0]
+    cap = plan.fit_capacities["v"]
+    # users = usable / 0.25 at every end; cost per user = 500 / users, so its ends swap
+    assert (row["users_low"], row["users"], row["users_high"]) == pytest.approx(
+        (cap.usable_throughput_low / 0.25, cap.usable_throughput / 0.25, cap.usable_throughput_high / 0.25))
+    assert row["cost_per_user_low"] == pytest.approx(500 / row["users_high"])
+    assert row["cost_per_user_high"] == pytest.approx(500 / row["users_low"])
+    assert row["users_low"] < row["users"] < row["users_high"]
+    assert "(" in format_estimate(row["users"], row["users_low"], row["users_high"])
