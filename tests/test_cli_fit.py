@@ -126,3 +126,13 @@ def test_fit_that_fails(capsys, tmp_path):
 def test_bad_level(capsys):
     err = fails(capsys, "fit", str(datasets.path("usl_specsdm91")), "--level", "95")
     assert "--level" in err
+
+
+def test_allow_superlinear_option(capsys, tmp_path):
+    # X = 100 N / (1 - 0.02 (N - 1) + 5e-4 N (N - 1)): sigma < 0 is only reachable with the option
+    rows = "\n".join(f"{n},{100 * n / (1 - 0.02 * (n - 1) + 5e-4 * n * (n - 1))}" for n in (1, 2, 4, 8, 16, 24, 32, 48))
+    path = write(tmp_path, "concurrency,throughput\n" + rows + "\n")
+    bounded = run_json(capsys, "fit", path, "--json")
+    assert bounded["sigma"] == 0 and any("sigma is at its lower bound" in w for w in bounded["warnings"])
+    free = run_json(capsys, "fit", path, "--json", "--allow-superlinear")
+    assert free["sigma"] == pytest.approx(-0.02, rel=1e-6) and any("superlinear" in w for w in free["warnings"])

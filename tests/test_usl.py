@@ -258,6 +258,16 @@ def test_max_concurrency_for_latency_hand_solved(exact):
         exact.max_concurrency_for_latency(0.005)     # one client alone takes 1/lambda = 0.01 s
 
 
+def test_no_latency_limit_without_growth():
+    n = np.array([1, 2, 4, 8, 16, 32.0])
+    amdahl_like = fit_usl(curve(n, usl_throughput(n, 0.05, 0.0, 100.0)))
+    # kappa = 0: D(N) = 1 + 0.05 (N - 1) <= 100 * 0.1 = 10  ->  N = 181 exactly
+    assert amdahl_like.max_concurrency_for_latency(0.1)[0] == pytest.approx(181.0)
+    linear = fit_usl(curve(n, 100.0 * n))
+    with pytest.raises(PlanError, match="latency never grows"):
+        linear.max_concurrency_for_latency(0.1)
+
+
 def test_latency_is_littles_law(exact):
     n = np.array([1, 10, 50.0])
     assert exact.latency(n, think_time=0.2) == pytest.approx(n / usl_throughput(n, 0.05, 0.001, 100.0) - 0.2)

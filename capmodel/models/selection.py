@@ -101,6 +101,7 @@ def extrapolation_check(curve, models=None, min_train_levels: int = 4, max_split
 
     Returns one row per model with ``splits``, ``rmse`` (mean over splits) and ``mape`` (mean absolute percentage
     error, as a fraction). Empty when the curve has too few concurrency levels (fewer than min_train_levels + 1).
+    The fits here are unweighted.
     """
     curve, n, x = curve_arrays(curve)
     models = list(models or MODELS)

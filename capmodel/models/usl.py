@@ -246,6 +246,7 @@ class ScalabilityFit:
 
     Attributes: ``model``, ``params`` (dict), ``se`` (dict), ``cov`` (DataFrame), ``n_params``, ``n_points``,
     ``rss``, ``rse``, ``r2``, ``aic``, ``aicc``, ``bic``, ``rmse``, ``warnings`` (list of str), ``curve``.
+    With weights, ``rss``, ``rse``, ``r2`` and the likelihood are the weighted ones; ``rmse`` is always unweighted.
     """
 
     model = "scalability"
@@ -510,7 +511,8 @@ class USLFit(ScalabilityFit):
         elif s > 0:
             n = (budget - 1.0 + s) / s
         else:
-            raise PlanError("the fit has sigma = kappa = 0: latency never grows, no concurrency limit follows")
+            raise PlanError(f"the fit has kappa = 0 and sigma = {s:.4g} <= 0: latency never grows with N, "
+                            "so no concurrency limit follows from a latency target")
         n = max(n, 1.0)
         return float(n), float(usl_throughput(n, s, k, self.lambda_))
 
