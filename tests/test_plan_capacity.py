@@ -187,3 +187,11 @@ def test_plan_users_interval_follows_the_bootstrap():
     assert row["cost_per_user_high"] == pytest.approx(500 / row["users_low"])
     assert row["users_low"] < row["users"] < row["users_high"]
     assert "(" in format_estimate(row["users"], row["users_low"], row["users_high"])
+
+
+def test_fitted_curve_needs_an_objective_and_a_bound():
+    with pytest.raises(PlanError, match="nothing to plan"):
+        capacity_from_fit(fit_usl(exact_curve()), Objectives(utilization_target=None))
+    linear = pd.DataFrame({"concurrency": [1.0, 2, 4, 8, 16], "throughput": [100.0, 200, 400, 800, 1600]})
+    with pytest.raises(PlanError, match="scales linearly"):
+        capacity_from_fit(fit_usl(linear), Objectives(utilization_target=0.8))

@@ -102,9 +102,9 @@ def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict[
     if objectives.utilization_target is not None:
         if demand is not None:
             limits["utilization"] = min(objectives.utilization_target / demand, x_peak)
-        elif math.isfinite(x_peak):
-            limits["utilization"] = objectives.utilization_target * x_peak
-    if objectives.peak_fraction is not None and math.isfinite(x_peak):
+        else:
+            limits["utilization"] = objectives.utilization_target * x_peak   # inf for a linear curve: refused below
+    if objectives.peak_fraction is not None:
         limits["peak_fraction"] = objectives.peak_fraction * x_peak
     if latency_seconds is not None:
         n_lat = min(concurrency_for_response_time(latency_seconds, sigma, kappa, lambda_), n_peak)
@@ -122,7 +122,10 @@ def capacity_from_fit(fit, objectives: Objectives, latency_target_ms: float | No
     ratio, basis = p95_to_mean_ratio(fit.curve)
     seconds = None if latency_target_ms is None else latency_target_ms / 1000.0 / ratio
     limits = _limits(fit.sigma, fit.kappa, fit.lambda_, objectives, demand, seconds)
-    if not limits or not all(math.isfinite(v) for v in limits.values()):
+    if not limits:
+        raise PlanError("nothing to plan a fitted curve against: give a utilization target, a peak fraction or a "
+                        "latency target")
+    if not math.isfinite(min(limits.values())):
         raise PlanError("the fitted curve has no peak (it scales linearly) and the data carry no cpu_util: give a "
                         "latency target, or measure utilization")
     headroom = {k: v for k, v in limits.items() if k != "latency"}
