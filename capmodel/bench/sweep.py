@@ -40,6 +40,10 @@ CEILING_FRACTION = 0.8
 CPU_FRACTION = 0.85
 CALIBRATION_SECONDS = 1.0
 ON_ERROR = ("stop", "retry", "continue")
+# errors meaning the server could not be reached at all (died, restarted, network down): such a step is not a
+# measurement of the server under load, whatever their number. Timeouts of a live but overloaded server
+# (NetworkTimeout, ExecutionTimeout) are results, and count against --error-threshold instead.
+UNREACHABLE = ("AutoReconnect", "ServerSelectionTimeoutError", "ConnectionFailure")
 # configuration keys that define what a sweep measures: a resumed sweep must agree on them
 SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmup", "operations", "rate", "adaptive",
               "tolerance", "max_steps", "database", "collection", "read_preference", "write_concern", "seed")
@@ -447,6 +451,9 @@ class Sweep:
             failure = f"{result.stuck_workers} worker(s) still waiting on the server after the step"
         elif result.operations == 0:
             failure = "no operation completed" + _first_error(result.errors, record["error_samples"])
+        elif any(kind in UNREACHABLE for kind in result.errors):
+            lost = {k: v for k, v in result.errors.items() if k in UNREACHABLE}
+            failure = "the server became unreachable during the step" + _first_error(lost, record["error_samples"])
         elif result.error_count > cfg.error_threshold * attempts:
             failure = (f"{result.error_count} of {attempts} operations failed"
                        + _first_error(result.errors, record["error_samples"]))
