@@ -32,6 +32,10 @@ def test_opcounter_deltas_match_the_operations_performed(mongo_client):
     assert d["opcounters.update"] == 2
     assert d["opcounters.delete"] == 2
     assert d["opcounters.insert_per_s"] == 10 / 2.0
+    # opLatencies counts commands: 4 find_one + 1 find + 4 getMore reads; 6 write commands (insert_many is one)
+    assert d["op_latency.reads.ops"] == 4 + 1 + getmores
+    assert d["op_latency.writes.ops"] == 6
+    assert d["op_latency.writes.mean_ms"] == d["op_latency.writes.latency_us"] / 6 / 1000 > 0
     assert d["opcounters.command"] >= 1  # at least the second serverStatus itself
     assert d["network.bytes_in"] > 0 and d["network.bytes_out"] > 0
     assert d["seconds"] == 2.0

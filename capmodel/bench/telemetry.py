@@ -21,6 +21,8 @@ COUNTERS = (
     "network.bytes_in", "network.bytes_out", "network.requests",
     "connections.total_created",
     "cache.bytes_read_into", "cache.bytes_written_from", "cache.pages_evicted_by_app_threads",
+    *(f"op_latency.{kind}.{part}" for kind in ("reads", "writes", "commands", "transactions")
+      for part in ("ops", "latency_us")),
 )
 
 # flat name -> candidate paths in serverStatus (first present wins)
@@ -46,6 +48,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "global_lock.active_readers": ("globalLock.activeClients.readers",),
     "global_lock.active_writers": ("globalLock.activeClients.writers",),
     "mem.resident_mb": ("mem.resident",),
+    # server-side time spent per class of operation (microseconds, cumulative) and the operations counted
+    **{f"op_latency.{kind}.{part}": (f"opLatencies.{kind}.{field}",)
+       for kind in ("reads", "writes", "commands", "transactions")
+       for part, field in (("ops", "ops"), ("latency_us", "latency"))},
 }
 # read/write tickets ("concurrent transactions"): 7.0+ reports queues.execution, 5.0-6.x wiredTiger.concurrentTransactions
 TICKET_ROOTS = ("queues.execution", "admission.execution", "wiredTiger.concurrentTransactions")
@@ -105,6 +111,7 @@ def server_snapshot(client) -> dict:
 def delta(before: dict, after: dict, seconds: float | None = None) -> dict:
     """Counter differences (``name``) and rates (``name_per_s``) between two snapshots, plus ``after``'s gauges.
 
+    ``op_latency.<kind>.mean_ms`` is the server-side mean time of the reads/writes/commands in between.
     ``seconds`` defaults to the client-side monotonic time between the snapshots. A counter that went down (the
     server restarted) gives None.
     """
@@ -118,6 +125,9 @@ def delta(before: dict, after: dict, seconds: float | None = None) -> dict:
         diff = b - a if a is not None and b is not None and b >= a else None
         out[name] = diff
         out[f"{name}_per_s"] = None if diff is None else diff / seconds
+    for kind in ("reads", "writes", "commands", "transactions"):
+        ops, micros = out.get(f"op_latency.{kind}.ops"), out.get(f"op_latency.{kind}.latency_us")
+        out[f"op_latency.{kind}.mean_ms"] = micros / ops / 1000.0 if ops and micros is not None else None
     for name, value in after.items():
         if name not in COUNTERS and name not in out and name not in ("monotonic", "taken_at"):
             out[name] = value
