@@ -223,9 +223,12 @@ def make_client(uri: str, config: BenchConfig, pool: int):
     """One shared client sized for the largest concurrency, with a timeout on every operation."""
     import pymongo
 
-    options = {"maxPoolSize": max(pool, 100), "timeoutMS": config.timeout_ms,
-               "serverSelectionTimeoutMS": config.server_selection_timeout_ms,
-               "connectTimeoutMS": min(config.timeout_ms, 10_000), "appname": "capmodel-bench"}
+    options = {"maxPoolSize": max(pool, 100), "appname": "capmodel-bench"}
+    # timeouts written in the URI win over the defaults; explicit options (read preference, w) win over the URI
+    query = uri.partition("?")[2].lower()
+    defaults = {"timeoutMS": config.timeout_ms, "serverSelectionTimeoutMS": config.server_selection_timeout_ms,
+                "connectTimeoutMS": min(config.timeout_ms, 10_000)}
+    options.update({k: v for k, v in defaults.items() if f"{k.lower()}=" not in query})
     if config.read_preference:
         options["readPreference"] = config.read_preference
     if config.write_concern:
