@@ -1,0 +1,152 @@
+"""Speed check of the benchmark runner: its ops/s against a bare pymongo loop, side by side, same server and data.
+
+    python benchmarks/bench_runner.py [--uri URI] [--concurrency 1,4,16,64,256,1024] [--duration 3] [--rounds 3]
+
+Without --uri an embedded mongod is started. For every concurrency it alternates, ``rounds`` times each:
+- ``bare``: N threads on one MongoClient, each ``find_one({"_id": key})`` in a ``while`` loop, keys from a
+  pre-drawn list, counting completions; nothing else;
+- ``runner``: capmodel's closed-loop runner on YCSB C (100% reads by _id, same records), measuring every operation;
+- ``async`` (with --async): N asyncio tasks on pymongo's AsyncMongoClient doing the bare loop, to compare the
+  concurrency models.
+Reported: median ops/s of each and runner/bare (target >= 0.90 at every concurrency).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from capmodel.bench.binding import KeySpace, create_indexes, load_records  # noqa: E402
+from capmodel.bench.runner import Runner  # noqa: E402
+from capmodel.bench.workloads import load_workload  # noqa: E402
+
+DATABASE = "capmodel_bench_speed"
+
+
+def bare_loop(collection, keys: list[str], concurrency: int, duration: float, warmup: float) -> float:
+    """Plain pymongo: the ops/s of N threads reading by _id as fast as they can, counted after the warm-up."""
+    stop = False
+    counts = [0] * concurrency
+    window = [0.0, 0.0]
+
+    def work(i):
+        n, k, local = 0, i, keys
+        find_one = collection.find_one
+        while not stop:
+            find_one({"_id": local[k % len(local)]})
+            k += 7
+            if time.perf_counter() >= window[0]:
+                n += 1
+        counts[i] = n
+
+    go = threading.Event()
+    threads = [threading.Thread(target=lambda i=i: (go.wait(), work(i)), daemon=True) for i in range(concurrency)]
+    for t in threads:
+        t.start()
+    window[0] = time.perf_counter() + warmup
+    go.set()
+    time.sleep(warmup + duration)
+    window[1] = time.perf_counter()
+    stop = True
+    for t in threads:
+        t.join()
+    return sum(counts) / (window[1] - window[0])
+
+
+def async_loop(uri: str, database: str, collection: str, keys: list[str], concurrency: int, duration: float,
+               warmup: float) -> float:
+    from pymongo import AsyncMongoClient
+
+    async def main():
+        client = AsyncMongoClient(uri, maxPoolSize=max(concurrency, 100))
+        coll = client[database][collection]
+        start = time.perf_counter() + warmup
+        end = start + duration
+        counts = [0] * concurrency
+
+        async def work(i):
+            k = i
+            while True:
+                await coll.find_one({"_id": keys[k % len(keys)]})
+                k += 7
+                now = time.perf_counter()
+                if now >= end:
+                    return
+                if now >= start:
+                    counts[i] += 1
+
+        await asyncio.gather(*(work(i) for i in range(concurrency)))
+        await client.close()
+        return sum(counts) / duration
+
+    return asyncio.run(main())
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--uri")
+    parser.add_argument("--concurrency", default="1,4,16,64,256,1024")
+    parser.add_argument("--duration", type=float, default=3.0)
+    parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--async", dest="use_async", action="store_true", help="also time an AsyncMongoClient loop")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    levels = [int(c) for c in args.concurrency.split(",")]
+    if args.uri:
+        return measure(args.uri, levels, args)
+    from capmodel.bench.server import embedded_server
+
+    with embedded_server() as server:
+        return measure(server.uri, levels, args)
+
+
+def measure(uri: str, levels: list[int], args) -> int:
+    from pymongo import MongoClient
+
+    client = MongoClient(uri, maxPoolSize=max(max(levels) + 8, 100), timeoutMS=30_000)
+    workload = load_workload("ycsb-c", records=args.records)
+    client.drop_database(DATABASE)
+    coll = client[DATABASE][workload.collection]
+    create_indexes(coll, workload)
+    load_records(coll, workload, 0, workload.records)
+    keyspace = KeySpace(workload, workload.records)
+    keys = keyspace.names(list(range(workload.records)))
+    runner = Runner(coll, workload, keyspace, seed=1)
+    rows = []
+    for n in levels:
+        bare, ours, asyn = [], [], []
+        for _ in range(args.rounds):
+            bare.append(bare_loop(coll, keys, n, args.duration, args.warmup))
+            ours.append(runner.run(n, duration=args.duration, warmup=args.warmup).ops_per_s)
+            if args.use_async:
+                asyn.append(async_loop(uri, DATABASE, workload.collection, keys, n, args.duration, args.warmup))
+        row = {"concurrency": n, "bare_ops_per_s": statistics.median(bare),
+               "runner_ops_per_s": statistics.median(ours)}
+        row["runner_over_bare"] = row["runner_ops_per_s"] / row["bare_ops_per_s"]
+        if asyn:
+            row["async_bare_ops_per_s"] = statistics.median(asyn)
+        rows.append(row)
+        if not args.json:
+            extra = f"  async bare {row['async_bare_ops_per_s']:10,.0f}" if asyn else ""
+            print(f"c={n:5d}  bare {row['bare_ops_per_s']:10,.0f} ops/s  runner {row['runner_ops_per_s']:10,.0f} "
+                  f"ops/s  runner/bare {row['runner_over_bare']:.3f}{extra}", flush=True)
+    client.drop_database(DATABASE)
+    client.close()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    worst = min(r["runner_over_bare"] for r in rows)
+    print(f"worst runner/bare: {worst:.3f} (target >= 0.90)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
