@@ -20,14 +20,18 @@ EXIT_USAGE = 2
 
 
 class UsageError(CapmodelError):
-    """A command-line option is missing or malformed."""
+    """A command-line option is missing or malformed; ``prog`` names the (sub)command it belongs to."""
+
+    def __init__(self, message: str, prog: str = "capmodel"):
+        super().__init__(message)
+        self.prog = prog
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line on stderr and exit 2, like every other input error."""
 
     def error(self, message):  # noqa: D401 - argparse's API
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(message, prog=self.prog)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,12 +56,18 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USAGE
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at interpreter exit
+        return status
     except CapmodelError as exc:
         if debug:
             raise
-        print(f"capmodel: error: {exc}", file=sys.stderr)
+        prog = exc.prog if isinstance(exc, UsageError) else "capmodel"
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
+        return 0
     except OSError as exc:  # a file that is missing, unreadable or unwritable
         if debug:
             raise
