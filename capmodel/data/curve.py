@@ -28,10 +28,16 @@ def _where(source: str | None) -> str:
 def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int = 1) -> pd.DataFrame:
     """Check a curve table and return a clean copy (numeric columns as float, rows in measured order).
 
-    ``source`` names the file (or dataset) in messages; row numbers in messages count data rows from 1.
+    ``source`` names the file (or dataset) in messages; row numbers in messages count data rows from 1. A column a
+    reader renamed (``df.attrs["source_columns"]``: curve name -> the file's name) is named as the file names it.
     Raises ``InputError`` naming the file, column and row of the first problem found.
     """
     where = _where(source)
+    renamed = df.attrs.get("source_columns", {}) if isinstance(df, pd.DataFrame) else {}
+
+    def column(col: str) -> str:
+        return f"column '{renamed[col]}' ({col})" if col in renamed else f"column '{col}'"
+
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{where}expected a table (pandas DataFrame), got {type(df).__name__}")
     repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
@@ -49,32 +55,32 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
         bad = values.isna() & out[col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(f"{where}column '{col}', row {row + 1}: {out[col].iloc[row]!r} is not a number")
+            raise InputError(f"{where}{column(col)}, row {row + 1}: {out[col].iloc[row]!r} is not a number")
         if col in REQUIRED and values.isna().any():
             row = int(np.flatnonzero(values.isna().to_numpy())[0])
-            raise InputError(f"{where}column '{col}', row {row + 1}: value is missing (NaN)")
+            raise InputError(f"{where}{column(col)}, row {row + 1}: value is missing (NaN)")
         if np.isinf(values.to_numpy(dtype=float, na_value=np.nan)).any():
             row = int(np.flatnonzero(np.isinf(values.to_numpy(dtype=float, na_value=np.nan)))[0])
-            raise InputError(f"{where}column '{col}', row {row + 1}: value is infinite")
+            raise InputError(f"{where}{column(col)}, row {row + 1}: value is infinite")
         out[col] = values.astype(float)
     conc, thr = out["concurrency"].to_numpy(), out["throughput"].to_numpy()
     if (conc <= 0).any():
         row = int(np.flatnonzero(conc <= 0)[0])
-        raise InputError(f"{where}column 'concurrency', row {row + 1}: {conc[row]:g} must be > 0")
+        raise InputError(f"{where}{column('concurrency')}, row {row + 1}: {conc[row]:g} must be > 0")
     if (thr < 0).any():
         row = int(np.flatnonzero(thr < 0)[0])
-        raise InputError(f"{where}column 'throughput', row {row + 1}: {thr[row]:g} must be >= 0")
+        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} must be >= 0")
     for col in tuple(c for c in LATENCY + ("errors",) if c in out.columns) + per_op:
         values = out[col].to_numpy()
         if (values < 0).any():
             row = int(np.flatnonzero(values < 0)[0])
-            raise InputError(f"{where}column '{col}', row {row + 1}: {values[row]:g} must be >= 0")
+            raise InputError(f"{where}{column(col)}, row {row + 1}: {values[row]:g} must be >= 0")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy()
         bad = (cpu < 0) | (cpu > 1)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{where}column 'cpu_util', row {row + 1}: {cpu[row]:g} must be a fraction 0-1")
+            raise InputError(f"{where}{column('cpu_util')}, row {row + 1}: {cpu[row]:g} must be a fraction 0-1")
     if len(out) < min_points:
         raise InputError(f"{where}{len(out)} data rows, need at least {min_points}")
     return out

@@ -249,7 +249,9 @@ def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -
             raise InputError(f"{source}: columns {listed} could each be {target}; say which one with {target}=COL "
                              f"(--{target} COL on the command line)")
         renames[cols[0]] = target
-    return df.rename(columns=renames)
+    out = df.rename(columns=renames)
+    out.attrs["source_columns"] = {target: str(col) for col, target in renames.items() if str(col) != target}
+    return out
 
 
 def _clean_numbers(df: pd.DataFrame) -> pd.DataFrame:
