@@ -1,6 +1,5 @@
 """read_curve: every file format, column mapping (explicit and automatic), and the error messages users see."""
 import json
-import re
 import shutil
 from pathlib import Path
 
