@@ -72,10 +72,10 @@ class WorkerOps:
         self.calls = [self._make(op) for op in workload.operations]
         self._cum = list(itertools.accumulate(op.proportion for op in workload.operations))
         self._ops: list[int] = []
+        if len(self.calls) == 1:  # one operation type: a C-level constant instead of a Python call
+            self.next_op = itertools.repeat(0).__next__
 
     def next_op(self) -> int:
-        if len(self.calls) == 1:
-            return 0
         if not self._ops:
             self._ops = self.rng.choices(range(len(self.calls)), cum_weights=self._cum, k=BLOCK)
         return self._ops.pop()
@@ -139,6 +139,14 @@ class WorkerOps:
 
     def _ycsb_read(self):
         coll, key, projection = self.collection, self.next_key, self._projection
+        if self.workload.readallfields:  # the common case, kept to one call
+            find_one = coll.find_one
+
+            def read():
+                find_one({"_id": key()})
+                return 1
+
+            return read
 
         def read():
             coll.find_one({"_id": key()}, projection())
