@@ -214,3 +214,30 @@ def test_curve_table_skips_failed_steps():
           "ops_per_s": 10.0, "latency": {"all": {f"{k}_ms": 1.0 for k in ("mean", "p50", "p95", "p99", "p999")}}}
     table = curve_table([ok, {**ok, "status": "failed", "concurrency": 4}])
     assert table["concurrency"].tolist() == [2]
+
+
+def _always_failing(tmp_path):
+    path = tmp_path / "dup.yaml"  # every insert after the first hits a duplicate key: a step of (almost) only errors
+    path.write_text("name: dup\ncollection: dup\ndocument: {_id: 1}\noperations: [{op: insert}]\n")
+    return str(path)
+
+
+def test_failed_steps_continue_when_told(mongod, tmp_path):
+    cfg = BenchConfig(workload=_always_failing(tmp_path), concurrency=[1, 2], duration=0.3, warmup=0.1,
+                      calibrate=False, database="capmodel_test_sweep", on_error="continue", collection="dup_c")
+    result = run_sweep(mongod.uri, cfg, tmp_path / "out", progress=False)
+    steps = read_steps(tmp_path / "out" / "steps.jsonl")
+    assert [s["concurrency"] for s in steps] == [1, 2]
+    assert all(s["status"] == "failed" and "DuplicateKeyError" in s["failure"] for s in steps)
+    assert result.run["status"] == "complete" and result.curve.empty
+
+
+def test_failed_steps_are_retried_then_stop_the_sweep(mongod, tmp_path):
+    cfg = BenchConfig(workload=_always_failing(tmp_path), concurrency=[1, 2], duration=0.3, warmup=0.1,
+                      calibrate=False, database="capmodel_test_sweep", on_error="retry", retries=2,
+                      collection="dup_r")
+    with pytest.raises(BenchError, match="concurrency=1 repeat=1 failed"):
+        run_sweep(mongod.uri, cfg, tmp_path / "out", progress=False)
+    steps = read_steps(tmp_path / "out" / "steps.jsonl")
+    assert [(s["concurrency"], s["attempt"], s["status"]) for s in steps] == [(1, 1, "failed"), (1, 2, "failed"),
+                                                                             (1, 3, "failed")]
