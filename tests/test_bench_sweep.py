@@ -241,3 +241,17 @@ def test_failed_steps_are_retried_then_stop_the_sweep(mongod, tmp_path):
     steps = read_steps(tmp_path / "out" / "steps.jsonl")
     assert [(s["concurrency"], s["attempt"], s["status"]) for s in steps] == [(1, 1, "failed"), (1, 2, "failed"),
                                                                              (1, 3, "failed")]
+
+
+def test_adaptive_on_a_grid_measures_only_grid_points_and_fewer_of_them():
+    grid = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
+    steps, history, visited = [], [], []
+    while True:
+        choice, reason, peak = choose_next(steps, 1, 128, 0.1, history, candidates=grid)
+        if choice is None:
+            break
+        visited.append(choice)
+        steps.append({"status": "ok", "concurrency": choice, "throughput": float(_usl(choice))})
+    assert set(visited) <= set(grid) and len(visited) == len(set(visited))
+    assert 32 in visited  # the grid point nearest the true peak 30.8
+    assert len(visited) <= len(grid) // 2

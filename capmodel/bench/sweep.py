@@ -473,7 +473,8 @@ class Sweep:
         decisions = []
         while True:
             measured = sorted({s["concurrency"] for s in self.steps if s.get("status") == "ok"})
-            choice, reason, peak = choose_next(self.steps, lo, hi, cfg.tolerance, history)
+            choice, reason, peak = choose_next(self.steps, lo, hi, cfg.tolerance, history,
+                                               candidates=cfg.concurrency if len(cfg.concurrency) > 2 else None)
             decisions.append({"measured": measured, "peak_estimate": peak, "next": choice, "reason": reason})
             if choice is None or len(measured) >= max_steps:
                 if choice is not None:
@@ -494,67 +495,73 @@ class Sweep:
         self.log(f"adaptive: {reason}; {len(ok)} steps instead of {grid}")
 
 
-def initial_points(lo: int, hi: int, count: int = 4) -> list[int]:
-    """``count`` geometrically spaced integer concurrencies from lo to hi (fewer if the range is small)."""
+def _snapper(lo: int, hi: int, candidates):
+    """Round a concurrency to the allowed values: any integer in [lo, hi], or the nearest candidate (log scale)."""
+    if not candidates:
+        return lambda x: min(max(int(round(x)), lo), hi)
+    allowed = sorted(set(candidates))
+    return lambda x: min(allowed, key=lambda c: abs(math.log(c) - math.log(min(max(x, lo), hi))))
+
+
+def initial_points(lo: int, hi: int, count: int = 4, candidates=None) -> list[int]:
+    """``count`` geometrically spaced concurrencies from lo to hi (fewer if the range is small)."""
     if hi <= lo:
         return [lo]
-    points = sorted({round(lo * (hi / lo) ** (i / (count - 1))) for i in range(count)})
-    return points
+    snap = _snapper(lo, hi, candidates)
+    return sorted({snap(lo * (hi / lo) ** (i / (count - 1))) for i in range(count)})
 
 
-def choose_next(steps: list[dict], lo: int, hi: int, tolerance: float, history: list[float]):
+def choose_next(steps: list[dict], lo: int, hi: int, tolerance: float, history: list[float], candidates=None):
     """The next concurrency to measure, or None; returns ``(next, reason, peak_estimate)``.
 
-    ``history`` collects the successive peak estimates (it is appended to).
+    ``candidates``: measure only these concurrencies (a grid), else any integer in [lo, hi]. ``history`` collects
+    the successive peak estimates (it is appended to).
     """
     ok = [s for s in steps if s.get("status") == "ok"]
     measured = sorted({s["concurrency"] for s in ok})
-    for point in initial_points(lo, hi):
+    for point in initial_points(lo, hi, candidates=candidates):
         if point not in measured:
             return point, "initial points", None
     from capmodel.models.usl import fit_usl
 
+    snap = _snapper(lo, hi, candidates)
     curve = pd.DataFrame({"concurrency": [s["concurrency"] for s in ok], "throughput": [s["throughput"] for s in ok]})
     try:
         fit = fit_usl(curve)
         peak = float(fit.peak_concurrency)
     except CapmodelError as exc:
-        return _bisect_best(ok, measured), f"USL fit failed ({exc}); refining around the best point", None
+        refine = _between(ok, measured, snap, candidates)
+        return refine, f"USL fit failed ({exc}); refining around the best point", None
     if not math.isfinite(peak) or peak >= hi:
         if hi in measured:
             return None, f"no peak up to concurrency {hi}: throughput is still rising (fitted peak {peak:.3g})", peak
         return hi, "fitted peak beyond the range: measuring the largest concurrency", peak
     peak = max(peak, lo)
     history.append(peak)
-    target = min(max(int(round(peak)), lo), hi)
+    target = snap(peak)
     near = [c for c in measured if abs(c - peak) <= max(tolerance * peak, 0.5)]
     stable = len(history) >= 2 and abs(history[-1] - history[-2]) <= tolerance * history[-2]
     if near and stable:
         return None, f"peak located at concurrency {peak:.1f} within {tolerance:.0%}", peak
     if target not in measured:
         return target, f"measuring at the fitted peak {peak:.1f}", peak
-    refine = _bisect_best(ok, measured, around=target)
+    refine = _between(ok, measured, snap, candidates, around=target)
     if refine is None:
-        return None, f"peak at {peak:.1f}: no unmeasured concurrency left near it", peak
+        return None, f"peak at {peak:.1f}: no unmeasured concurrency left next to it", peak
     return refine, f"refining next to the fitted peak {peak:.1f}", peak
 
 
-def _bisect_best(ok, measured, around=None):
-    """An unmeasured integer between the point ``around`` (default: best throughput) and its wider-gap neighbour."""
-    if around is None:
-        best = max(ok, key=lambda s: s["throughput"])["concurrency"]
-    else:
-        best = around
+def _between(ok, measured, snap, candidates, around=None):
+    """An unmeasured concurrency between ``around`` (default: the best point) and a neighbour, widest gap first."""
+    best = around if around is not None else max(ok, key=lambda s: s["throughput"])["concurrency"]
     i = measured.index(best) if best in measured else 0
-    left = measured[i - 1] if i > 0 else None
-    right = measured[i + 1] if i + 1 < len(measured) else None
-    gaps = [(best / left if left else 0, left), (right / best if right else 0, right)]
-    for _, neighbour in sorted(gaps, key=lambda g: -g[0]):
-        if neighbour is None:
-            continue
-        mid = int(round(math.sqrt(best * neighbour)))
-        if mid not in measured and mid != best:
-            return mid
+    neighbours = [measured[j] for j in (i - 1, i + 1) if 0 <= j < len(measured)]
+    for neighbour in sorted(neighbours, key=lambda c: -abs(math.log(c / best))):
+        lo, hi = sorted((best, neighbour))
+        inside = [c for c in (candidates or range(lo + 1, hi)) if lo < c < hi and c not in measured]
+        if inside:
+            middle = math.sqrt(lo * hi)
+            return min(inside, key=lambda c: abs(math.log(c / middle)))
     return None
 
 
