@@ -7,9 +7,10 @@ Output folder (``out``):
                   server crash loses no completed step; ``resume=True`` skips the steps already there;
 - ``curve.csv``   the curve table (``capmodel fit DIR/curve.csv`` reads it as is), one row per successful step.
 
-Adaptive mode measures four geometrically spaced concurrencies between the smallest and largest requested, fits the
-USL to everything measured so far, measures next at the predicted peak, and stops once two successive peak estimates
-agree within ``tolerance`` (relative) and a measured concurrency lies within ``tolerance`` of the peak. If the fitted
+Adaptive mode measures four geometrically spaced concurrencies of the requested list (with only two values: any
+integer between them), fits the USL to everything measured so far, measures next at the predicted peak (snapped to
+the list), and stops once two successive peak estimates agree within ``tolerance`` (relative) and a measured
+concurrency lies within ``tolerance`` of the peak, or no unmeasured concurrency is left next to it. If the fitted
 peak lies beyond the largest requested concurrency, it measures that and stops (no peak in range).
 
 Client-bound steps: a Python client on the same machine can be the bottleneck. Before the sweep the client's own
