@@ -1,0 +1,89 @@
+"""Throughput and latency against concurrency: the measured points, fitted curves and their confidence bands.
+
+Figures only: every number drawn comes from the curve table or from a fit's own ``predict`` / ``latency``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+HEIGHT = 440
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
+LATENCY_COLUMNS = {"latency_mean_ms": "mean", "latency_p50_ms": "p50", "latency_p95_ms": "p95",
+                   "latency_p99_ms": "p99"}
+
+
+def _fits(fits) -> dict:
+    if fits is None:
+        return {}
+    if isinstance(fits, dict):
+        return fits
+    return {getattr(fits, "model", "fit").upper(): fits}
+
+
+def concurrency_grid(curve: pd.DataFrame, upto: float | None = None, points: int = 200) -> np.ndarray:
+    """Evenly spaced concurrencies from 1 to ``upto`` (default: the largest measured), for smooth fitted lines."""
+    top = float(upto if upto is not None else curve["concurrency"].max())
+    return np.linspace(1.0, max(top, 1.0), points)
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _points(fig, curve, y, by, name, color=None):
+    if by and by in curve.columns:
+        for i, (label, part) in enumerate(curve.groupby(by, sort=False)):
+            fig.add_trace(go.Scatter(x=part["concurrency"], y=part[y], mode="markers", name=f"{name}: {label}",
+                                     marker=dict(size=9, color=COLORS[i % len(COLORS)])))
+    else:
+        fig.add_trace(go.Scatter(x=curve["concurrency"], y=curve[y], mode="markers", name=name,
+                                 marker=dict(size=9, color=color or "#333333")))
+
+
+def throughput_figure(curve: pd.DataFrame, fits=None, level: float | None = 0.95, upto: float | None = None,
+                      by: str | None = None, title: str = "Throughput against concurrency",
+                      mark_peak: bool = True) -> go.Figure:
+    """Measured throughput, each fit's curve (``fits``: a fit or name -> fit) and its ``level`` confidence band."""
+    fig = go.Figure()
+    grid = concurrency_grid(curve, upto)
+    for i, (name, fit) in enumerate(_fits(fits).items()):
+        color = COLORS[i % len(COLORS)]
+        if level is not None:
+            band = fit.predict(grid, level=level)
+            fig.add_trace(go.Scatter(x=np.concatenate([band["concurrency"], band["concurrency"][::-1]]),
+                                     y=np.concatenate([band["high"], band["low"][::-1]]), fill="toself",
+                                     fillcolor=_rgba(color, 0.15), line=dict(width=0), hoverinfo="skip",
+                                     name=f"{name} {level:.0%} band", showlegend=True))
+        fig.add_trace(go.Scatter(x=grid, y=fit.predict(grid), mode="lines", name=name, line=dict(color=color, width=2)))
+        peak = getattr(fit, "peak_concurrency", None)
+        if mark_peak and peak is not None and np.isfinite(peak) and peak <= grid[-1]:
+            fig.add_trace(go.Scatter(x=[peak], y=[fit.peak_throughput], mode="markers", name=f"{name} peak",
+                                     marker=dict(symbol="star", size=14, color=color)))
+    _points(fig, curve, "throughput", by, "measured")
+    fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency (clients)",
+                      yaxis_title="throughput (ops/s)", hovermode="closest", legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def latency_figure(curve: pd.DataFrame, fits=None, target_ms: float | None = None, upto: float | None = None,
+                   think_time: float = 0.0, title: str = "Latency against concurrency") -> go.Figure:
+    """Measured latency columns (mean, p50, p95, p99, as present), each fit's Little's-law mean and a target line."""
+    fig = go.Figure()
+    for i, (column, label) in enumerate(LATENCY_COLUMNS.items()):
+        if column in curve.columns and curve[column].notna().any():
+            fig.add_trace(go.Scatter(x=curve["concurrency"], y=curve[column], mode="markers+lines",
+                                     name=f"measured {label}", line=dict(color=COLORS[i % len(COLORS)], dash="dot"),
+                                     marker=dict(size=8)))
+    grid = concurrency_grid(curve, upto)
+    for i, (name, fit) in enumerate(_fits(fits).items()):
+        fig.add_trace(go.Scatter(x=grid, y=np.asarray(fit.latency(grid, think_time=think_time)) * 1000.0,
+                                 mode="lines", name=f"{name}: N/X(N) (Little's law)",
+                                 line=dict(color=COLORS[(i + 4) % len(COLORS)], width=2)))
+    if target_ms is not None:
+        fig.add_hline(y=target_ms, line=dict(color="#b00", dash="dash"), annotation_text=f"target {target_ms:g} ms")
+    fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency (clients)", yaxis_title="latency (ms)",
+                      legend=dict(orientation="h", y=-0.2))
+    return fig

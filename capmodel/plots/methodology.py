@@ -1,0 +1,38 @@
+"""Teaching figures: what each USL term does to a curve, and MVA against the USL.
+
+Every y value comes from ``capmodel.models.usl.usl_throughput`` or a table the models layer computed.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from capmodel.plots.curves import COLORS, HEIGHT
+
+
+def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 64,
+                     title: str = "The three terms of the Universal Scalability Law") -> go.Figure:
+    """Linear scaling (lambda only), Amdahl (adds contention sigma) and the full USL (adds coherency kappa)."""
+    from capmodel.models.usl import usl_throughput
+
+    n = np.linspace(1.0, float(upto), 200)
+    fig = go.Figure()
+    for i, (name, s, k) in enumerate([("linear: lambda*N", 0.0, 0.0), (f"Amdahl: sigma = {sigma:g}", sigma, 0.0),
+                                      (f"USL: sigma = {sigma:g}, kappa = {kappa:g}", sigma, kappa)]):
+        fig.add_trace(go.Scatter(x=n, y=usl_throughput(n, s, k, lambda_), mode="lines", name=name,
+                                 line=dict(color=COLORS[i], width=2, dash="dot" if i == 0 else None)))
+    fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency N", yaxis_title="throughput X(N)",
+                      legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def mva_vs_usl_figure(table: pd.DataFrame, title: str = "Mean value analysis against the USL") -> go.Figure:
+    """Lines for every throughput column of ``table`` (``concurrency`` plus one column per model)."""
+    fig = go.Figure()
+    for i, column in enumerate(c for c in table.columns if c != "concurrency"):
+        fig.add_trace(go.Scatter(x=table["concurrency"], y=table[column], mode="lines+markers", name=column,
+                                 line=dict(color=COLORS[i % len(COLORS)], width=2)))
+    fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency N", yaxis_title="throughput",
+                      legend=dict(orientation="h", y=-0.2))
+    return fig
