@@ -8,7 +8,8 @@ Without --uri an embedded mongod is started. For every concurrency it alternates
 - ``runner``: capmodel's closed-loop runner on YCSB C (100% reads by _id, same records), measuring every operation;
 - ``async`` (with --async): N asyncio tasks on pymongo's AsyncMongoClient doing the bare loop, to compare the
   concurrency models.
-Reported: median ops/s of each and runner/bare (target >= 0.90 at every concurrency).
+Reported: median ops/s of each, and the median over rounds of the paired ratio runner/bare (target >= 0.90 at every
+concurrency) with its range. Run it on a quiet machine: other load moves both numbers far more than the runner does.
 """
 from __future__ import annotations
 
@@ -124,21 +125,27 @@ def measure(uri: str, levels: list[int], args) -> int:
     rows = []
     for n in levels:
         bare, ours, asyn = [], [], []
-        for _ in range(args.rounds):
-            bare.append(bare_loop(coll, keys, n, args.duration, args.warmup))
+        for i in range(args.rounds):  # paired rounds, the order alternating, so drifting load hits both alike
+            if i % 2 == 0:
+                bare.append(bare_loop(coll, keys, n, args.duration, args.warmup))
             ours.append(runner.run(n, duration=args.duration, warmup=args.warmup).ops_per_s)
+            if i % 2 == 1:
+                bare.append(bare_loop(coll, keys, n, args.duration, args.warmup))
             if args.use_async:
                 asyn.append(async_loop(uri, DATABASE, workload.collection, keys, n, args.duration, args.warmup))
         row = {"concurrency": n, "bare_ops_per_s": statistics.median(bare),
                "runner_ops_per_s": statistics.median(ours)}
-        row["runner_over_bare"] = row["runner_ops_per_s"] / row["bare_ops_per_s"]
+        ratios = [o / b for o, b in zip(ours, bare)]
+        row["runner_over_bare"] = statistics.median(ratios)  # median of the paired rounds' ratios
+        row["ratio_range"] = [min(ratios), max(ratios)]
         if asyn:
             row["async_bare_ops_per_s"] = statistics.median(asyn)
         rows.append(row)
         if not args.json:
             extra = f"  async bare {row['async_bare_ops_per_s']:10,.0f}" if asyn else ""
             print(f"c={n:5d}  bare {row['bare_ops_per_s']:10,.0f} ops/s  runner {row['runner_ops_per_s']:10,.0f} "
-                  f"ops/s  runner/bare {row['runner_over_bare']:.3f}{extra}", flush=True)
+                  f"ops/s  runner/bare {row['runner_over_bare']:.3f} "
+                  f"(rounds {row['ratio_range'][0]:.2f}-{row['ratio_range'][1]:.2f}){extra}", flush=True)
     client.drop_database(DATABASE)
     client.close()
     if args.json:
