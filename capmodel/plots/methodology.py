@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from capmodel.plots.curves import COLORS, HEIGHT
+from capmodel.plots.tables import lines_figure
 
 
 def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 64,
@@ -29,10 +30,4 @@ def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 6
 
 def mva_vs_usl_figure(table: pd.DataFrame, title: str = "Mean value analysis against the USL") -> go.Figure:
     """Lines for every throughput column of ``table`` (``concurrency`` plus one column per model)."""
-    fig = go.Figure()
-    for i, column in enumerate(c for c in table.columns if c != "concurrency"):
-        fig.add_trace(go.Scatter(x=table["concurrency"], y=table[column], mode="lines+markers", name=column,
-                                 line=dict(color=COLORS[i % len(COLORS)], width=2)))
-    fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency N", yaxis_title="throughput",
-                      legend=dict(orientation="h", y=-0.2))
-    return fig
+    return lines_figure(table, "concurrency", title=title, x_title="concurrency N", y_title="throughput")
