@@ -255,3 +255,19 @@ def test_adaptive_on_a_grid_measures_only_grid_points_and_fewer_of_them():
     assert set(visited) <= set(grid) and len(visited) == len(set(visited))
     assert 32 in visited  # the grid point nearest the true peak 30.8
     assert len(visited) <= len(grid) // 2
+
+
+def test_adaptive_finds_the_knee_of_a_plateau():
+    """Amdahl data (kappa = 0) has no peak; the search stops at the knee where X reaches 90% of lambda/sigma."""
+    sigma = 0.2
+    knee = 0.9 * (1 - sigma) / (0.1 * sigma)  # X(N) = 0.9 * lambda / sigma  =>  N = 36
+    steps, history = [], []
+    while True:
+        choice, reason, peak = choose_next(steps, 1, 256, 0.1, history)
+        if choice is None:
+            break
+        steps.append({"status": "ok", "concurrency": choice, "throughput": float(_usl(choice, sigma, 0.0))})
+        assert len(steps) < 20
+    assert "knee of the plateau at 5,000/s" in reason  # lambda / sigma = 1000 / 0.2
+    assert peak == pytest.approx(knee, rel=1e-3)
+    assert any(abs(s["concurrency"] - knee) <= 0.1 * knee for s in steps)

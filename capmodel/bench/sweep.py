@@ -533,6 +533,12 @@ def choose_next(steps: list[dict], lo: int, hi: int, tolerance: float, history: 
     except CapmodelError as exc:
         refine = _between(ok, measured, snap, candidates)
         return refine, f"USL fit failed ({exc}); refining around the best point", None
+    what = "peak"
+    if not math.isfinite(peak) and fit.sigma > 0:
+        # no retrograde (kappa = 0): throughput levels off at lambda/sigma; look for the knee instead, where
+        # X(N) = (1 - tolerance) * lambda/sigma, i.e. N = (1 - tolerance)(1 - sigma) / (tolerance * sigma)
+        peak = (1 - tolerance) * (1 - fit.sigma) / (tolerance * fit.sigma)
+        what = f"knee of the plateau at {fit.ceiling:,.0f}/s"
     if not math.isfinite(peak) or peak >= hi:
         if hi in measured:
             return None, f"no peak up to concurrency {hi}: throughput is still rising (fitted peak {peak:.3g})", peak
@@ -543,13 +549,13 @@ def choose_next(steps: list[dict], lo: int, hi: int, tolerance: float, history: 
     near = [c for c in measured if abs(c - peak) <= max(tolerance * peak, 0.5)]
     stable = len(history) >= 2 and abs(history[-1] - history[-2]) <= tolerance * history[-2]
     if near and stable:
-        return None, f"peak located at concurrency {peak:.1f} within {tolerance:.0%}", peak
+        return None, f"{what} located at concurrency {peak:.1f} within {tolerance:.0%}", peak
     if target not in measured:
-        return target, f"measuring at the fitted peak {peak:.1f}", peak
+        return target, f"measuring at the fitted {what} {peak:.1f}", peak
     refine = _between(ok, measured, snap, candidates, around=target)
     if refine is None:
-        return None, f"peak at {peak:.1f}: no unmeasured concurrency left next to it", peak
-    return refine, f"refining next to the fitted peak {peak:.1f}", peak
+        return None, f"{what} at {peak:.1f}: no unmeasured concurrency left next to it", peak
+    return refine, f"refining next to the fitted {what} {peak:.1f}", peak
 
 
 def _between(ok, measured, snap, candidates, around=None):
