@@ -285,67 +285,74 @@ class Sweep:
         return done
 
     def run(self) -> SweepResult:
+        import pymongo
+
+        cfg = self.config
+        done = self._prepare_out()
+        self.steps, self.run_info = list(done), {}
+        client = make_client(self.uri, cfg, pool=max(cfg.concurrency) + 8)
+        started = time.perf_counter()
+        try:
+            try:
+                self._run(client)
+            except pymongo.errors.PyMongoError as exc:  # outside a step (load, indexes, calibration)
+                raise BenchError(f"MongoDB failed while preparing the sweep: {_redact_text(str(exc))[:300]}") from None
+            self.run_info["status"] = "complete"
+        except BaseException as exc:
+            if self.run_info:
+                self.run_info["status"] = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+                self.run_info["stopped_because"] = _redact_text(str(exc))[:500]
+            raise
+        finally:
+            if self.run_info:
+                self.run_info["finished_at"] = _now()
+                self.run_info["sweep_seconds_this_session"] = time.perf_counter() - started
+                self.run_info["steps_completed"] = sum(s.get("status") == "ok" for s in self.steps)
+                self.run_info["benchmark_seconds"] = sum(s.get("wall_seconds", 0.0) for s in self.steps)
+                self._finish()
+            client.close()
+        return SweepResult(self.out, curve_table(self.steps), self.steps, self.run_info)
+
+    def _run(self, client) -> None:
         from capmodel.bench.binding import KeySpace, create_indexes, load_records
         from capmodel.bench.runner import Runner
         from capmodel.bench.safety import prepare_collection
         from capmodel.bench.workloads import load_workload
 
         cfg = self.config
-        done = self._prepare_out()
         workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection)
-        client = make_client(self.uri, cfg, pool=max(cfg.concurrency) + 8)
-        try:
-            _ping(client, self.uri)
-            database = client[cfg.database]
-            collection, action, existing = prepare_collection(database, workload, allow_existing=cfg.allow_existing)
-            self.run_info = {
-                "config": cfg.to_dict(), "uri": _redact(self.uri), "workload": {
-                    "name": workload.name, "source": workload.source, "collection": workload.collection,
-                    "records": workload.records, "throughput_unit": workload.throughput_unit,
-                    "operations": {o.name: o.proportion for o in workload.operations}},
-                "versions": _versions(client), "host": host_fingerprint(),
-                "started_at": _now(), "status": "running", "data": action,
-            }
-            if self.resume and (self.out / RUN_FILE).exists():
-                previous = json.loads((self.out / RUN_FILE).read_text())
-                self.run_info["started_at"] = previous.get("started_at", self.run_info["started_at"])
-                self.run_info["client_ceiling_ops_per_s"] = previous.get("client_ceiling_ops_per_s")
-                self.run_info["resumed_at"] = _now()
+        _ping(client, self.uri)
+        database = client[cfg.database]
+        collection, action, _ = prepare_collection(database, workload, allow_existing=cfg.allow_existing)
+        self.run_info.update({
+            "config": cfg.to_dict(), "uri": _redact(self.uri), "workload": {
+                "name": workload.name, "source": workload.source, "collection": workload.collection,
+                "records": workload.records, "throughput_unit": workload.throughput_unit,
+                "operations": {o.name: o.proportion for o in workload.operations}},
+            "versions": _versions(client), "host": host_fingerprint(),
+            "started_at": _now(), "status": "running", "data": action,
+        })
+        if self.resume and (self.out / RUN_FILE).exists():
+            previous = json.loads((self.out / RUN_FILE).read_text())
+            self.run_info["started_at"] = previous.get("started_at", self.run_info["started_at"])
+            self.run_info["client_ceiling_ops_per_s"] = previous.get("client_ceiling_ops_per_s")
+            self.run_info["resumed_at"] = _now()
+        _write_json(self.out / RUN_FILE, self.run_info)
+        if action == "load":
+            create_indexes(collection, workload)
+            self._load(collection, workload, load_records)
+        keyspace = KeySpace(workload, collection.estimated_document_count()) if workload.has_keys else None
+        runner = Runner(collection, workload, keyspace, seed=cfg.seed, join_timeout=cfg.timeout_ms / 1000.0 + 5.0)
+        if cfg.calibrate and self.run_info.get("client_ceiling_ops_per_s") is None:
+            self.run_info["client_ceiling_ops_per_s"] = self._calibrate(database)
             _write_json(self.out / RUN_FILE, self.run_info)
-            if action == "load":
-                create_indexes(collection, workload)
-                self._load(collection, workload, load_records)
-                existing = workload.records
-            keyspace = KeySpace(workload, collection.estimated_document_count()) if workload.has_keys else None
-            runner = Runner(collection, workload, keyspace, seed=cfg.seed,
-                            join_timeout=cfg.timeout_ms / 1000.0 + 5.0)
-            if cfg.calibrate and self.run_info.get("client_ceiling_ops_per_s") is None:
-                self.run_info["client_ceiling_ops_per_s"] = self._calibrate(database)
-                _write_json(self.out / RUN_FILE, self.run_info)
-            self.steps = list(done)
-            started = time.perf_counter()
-            try:
-                if cfg.adaptive:
-                    self._adaptive(runner, client, workload)
-                else:
-                    for conc in cfg.concurrency:
-                        for rep in range(1, cfg.repeat + 1):
-                            if not self._done(conc, rep):
-                                self._step(runner, client, workload, conc, rep, "grid")
-                self.run_info["status"] = "complete"
-            except BaseException as exc:
-                self.run_info["status"] = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-                self.run_info["stopped_because"] = _redact_text(str(exc))[:500]
-                raise
-            finally:
-                self.run_info["finished_at"] = _now()
-                self.run_info["sweep_seconds_this_session"] = time.perf_counter() - started
-                self.run_info["steps_completed"] = sum(s.get("status") == "ok" for s in self.steps)
-                self.run_info["benchmark_seconds"] = sum(s.get("wall_seconds", 0.0) for s in self.steps)
-                self._finish()
-        finally:
-            client.close()
-        return SweepResult(self.out, curve_table(self.steps), self.steps, self.run_info)
+        if cfg.adaptive:
+            self._adaptive(runner, client, workload)
+            return
+        for conc in cfg.concurrency:
+            for rep in range(1, cfg.repeat + 1):
+                if not self._done(conc, rep):
+                    self._step(runner, client, workload, conc, rep, "grid")
 
     def _finish(self) -> None:
         curve_table(self.steps).to_csv(self.out / CURVE_FILE, index=False)
