@@ -9,7 +9,9 @@ Without --uri an embedded mongod is started. For every concurrency it alternates
 - ``async`` (with --async): N asyncio tasks on pymongo's AsyncMongoClient doing the bare loop, to compare the
   concurrency models.
 Reported: median ops/s of each, and the median over rounds of the paired ratio runner/bare (target >= 0.90 at every
-concurrency) with its range. Run it on a quiet machine: other load moves both numbers far more than the runner does.
+concurrency) with its range, and the client CPU time per operation of each (approximate: it includes the warm-up,
+counted at the measured rate) - steadier than ops/s on a shared machine, and the cost the runner adds per operation.
+Run it on a quiet machine: other load moves both throughputs far more than the runner does.
 """
 from __future__ import annotations
 
@@ -125,16 +127,28 @@ def measure(uri: str, levels: list[int], args) -> int:
     rows = []
     for n in levels:
         bare, ours, asyn = [], [], []
+        bare_cpu, ours_cpu = [], []
+
+        def timed_bare():
+            cpu = time.process_time()
+            bare.append(bare_loop(coll, keys, n, args.duration, args.warmup))
+            bare_cpu.append((time.process_time() - cpu) / (bare[-1] * (args.duration + args.warmup)))
+
         for i in range(args.rounds):  # paired rounds, the order alternating, so drifting load hits both alike
             if i % 2 == 0:
-                bare.append(bare_loop(coll, keys, n, args.duration, args.warmup))
-            ours.append(runner.run(n, duration=args.duration, warmup=args.warmup).ops_per_s)
+                timed_bare()
+            cpu = time.process_time()
+            step = runner.run(n, duration=args.duration, warmup=args.warmup)
+            ours.append(step.ops_per_s)
+            ours_cpu.append((time.process_time() - cpu) / (step.ops_per_s * step.wall_seconds))
             if i % 2 == 1:
-                bare.append(bare_loop(coll, keys, n, args.duration, args.warmup))
+                timed_bare()
             if args.use_async:
                 asyn.append(async_loop(uri, DATABASE, workload.collection, keys, n, args.duration, args.warmup))
         row = {"concurrency": n, "bare_ops_per_s": statistics.median(bare),
                "runner_ops_per_s": statistics.median(ours)}
+        row["bare_cpu_us_per_op"] = 1e6 * statistics.median(bare_cpu)
+        row["runner_cpu_us_per_op"] = 1e6 * statistics.median(ours_cpu)
         ratios = [o / b for o, b in zip(ours, bare)]
         row["runner_over_bare"] = statistics.median(ratios)  # median of the paired rounds' ratios
         row["ratio_range"] = [min(ratios), max(ratios)]
@@ -145,7 +159,8 @@ def measure(uri: str, levels: list[int], args) -> int:
             extra = f"  async bare {row['async_bare_ops_per_s']:10,.0f}" if asyn else ""
             print(f"c={n:5d}  bare {row['bare_ops_per_s']:10,.0f} ops/s  runner {row['runner_ops_per_s']:10,.0f} "
                   f"ops/s  runner/bare {row['runner_over_bare']:.3f} "
-                  f"(rounds {row['ratio_range'][0]:.2f}-{row['ratio_range'][1]:.2f}){extra}", flush=True)
+                  f"(rounds {row['ratio_range'][0]:.2f}-{row['ratio_range'][1]:.2f})  client CPU per op: bare "
+                  f"{row['bare_cpu_us_per_op']:.0f} us, runner {row['runner_cpu_us_per_op']:.0f} us{extra}", flush=True)
     client.drop_database(DATABASE)
     client.close()
     if args.json:
