@@ -16,6 +16,7 @@ from capmodel.bench.templates import WorkerContext, compile_template
 from capmodel.bench.workloads import Workload
 
 BLOCK = 1024  # keys and operation choices are drawn this many at a time
+FIRST_BLOCK = 64  # the first keys of a worker, drawn when it is built
 
 
 def _fnv_scalar(k: int) -> int:
@@ -70,6 +71,8 @@ class WorkerOps:
                                         **workload.distribution_options)
         self.names = [op.name for op in workload.operations]
         self.calls = [self._make(op) for op in workload.operations]
+        if self._chooser is not None:  # draw the first keys now, before the workers start together
+            self._keys = self.keyspace.names(self._chooser.sample(FIRST_BLOCK))
         self._cum = list(itertools.accumulate(op.proportion for op in workload.operations))
         self._ops: list[int] = []
         if len(self.calls) == 1:  # one operation type: a C-level constant instead of a Python call
