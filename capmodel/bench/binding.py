@@ -15,7 +15,7 @@ from capmodel.bench.generators import ZipfianGenerator, fnv1a_64, key_chooser
 from capmodel.bench.templates import WorkerContext, compile_template
 from capmodel.bench.workloads import Workload
 
-BLOCK = 1024  # keys and operation choices are drawn this many at a time
+BLOCK = 256  # keys and operation choices are drawn this many at a time (small numpy calls keep the GIL)
 FIRST_BLOCK = 64  # the first keys of a worker, drawn when it is built
 
 

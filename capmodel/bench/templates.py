@@ -138,14 +138,14 @@ def _generator(spec: dict, where: str) -> Callable[[WorkerContext], Any]:
 
 
 def _blocked(make, where):
-    """A numpy block generator drawn 1024 values at a time, one instance per worker context."""
+    """A numpy block generator drawn 256 values at a time (small calls keep the GIL), one per worker context."""
     attr = f"_block_{id(make)}"
 
     def draw(ctx):
         state = getattr(ctx, attr, None)
         if state is None or not state[1]:
             gen = state[0] if state else make(ctx)
-            state = (gen, gen.sample(1024).tolist()[::-1])
+            state = (gen, gen.sample(256).tolist()[::-1])
             setattr(ctx, attr, state)
         return state[1].pop()
 

@@ -240,7 +240,8 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
         if op.kind == "aggregate":
             _require(isinstance(op.params.get("pipeline"), list), at, "aggregate needs a 'pipeline' list")
         if op.kind == "command":
-            _require(isinstance(op.params.get("command"), dict), at, "command needs a 'command' mapping, e.g. {ping: 1}")
+            _require(isinstance(op.params.get("command"), dict), at,
+                     "command needs a 'command' mapping, e.g. {ping: 1}")
         if op.kind == "insert":
             _require(has_document or "document" in op.params, at, "insert needs a 'document' template or 'fields'")
         for key in ("filter", "update", "pipeline", "projection", "document", "command"):
