@@ -116,9 +116,22 @@ def _uri_password(value: str) -> str | None:
     return password or None
 
 
+def _masked_parts(original: str, shown: str) -> set[str]:
+    """The pieces of ``original`` that redaction replaced by the mask in ``shown``."""
+    from difflib import SequenceMatcher
+
+    parts = set()
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, original, shown, autojunk=False).get_opcodes():
+        if op == "replace" and MASK in shown[j1:j2]:
+            parts.add(original[i1:i2])
+    return parts
+
+
 def secrets_in(parameters: dict) -> list[str]:
-    """Every secret text in the parameters: passwords inside URIs and values of password-like names."""
+    """Every secret text in the parameters (longest first): passwords inside URIs (as written and decoded), secret
+    URI options, and values of password-like names."""
     found = set()
+    shown = redacted(parameters)
     for key, value in parameters.items():
         if isinstance(value, str):
             if SECRET_NAME.search(key) and value:
@@ -126,9 +139,11 @@ def secrets_in(parameters: dict) -> list[str]:
             password = _uri_password(value)
             if password:
                 found.update({password, unquote(password)})
+            if isinstance(shown.get(key), str) and shown[key] != value:
+                found.update(_masked_parts(value, shown[key]))
         elif isinstance(value, dict):
             found.update(secrets_in(value))
-    return sorted((s for s in found if s), key=len, reverse=True)
+    return sorted((s for s in found if s and s != MASK), key=len, reverse=True)
 
 
 def _redact_value(key: str, value):
