@@ -1,0 +1,119 @@
+"""Figures draw exactly the numbers of their tables and fits, and display offline in reports."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.io as pio
+import pytest
+
+from capmodel import datasets
+from capmodel.models.usl import fit_usl
+from capmodel.plots import setup_notebook
+from capmodel.plots.costs import bar_figure, pareto_figure, runway_figure
+from capmodel.plots.curves import latency_figure, throughput_figure
+from capmodel.plots.methodology import usl_terms_figure
+from capmodel.plots.tables import grouped_bars_figure, lines_figure
+
+
+@pytest.fixture(scope="module")
+def curve():
+    return datasets.load_curve("plgm_workload3")
+
+
+@pytest.fixture(scope="module")
+def fit(curve):
+    return fit_usl(curve)
+
+
+def _trace(fig, name):
+    return next(t for t in fig.data if t.name == name)
+
+
+def test_throughput_figure_draws_the_points_the_fit_and_its_band(curve, fit):
+    fig = throughput_figure(curve, {"USL": fit}, level=0.9)
+    points = _trace(fig, "measured")
+    assert list(points.x) == list(curve["concurrency"]) and list(points.y) == list(curve["throughput"])
+    line = _trace(fig, "USL")
+    n = np.asarray(line.x)
+    assert n[0] == 1 and n[-1] == curve["concurrency"].max()
+    # the line is the USL formula with the fitted parameters, computed here
+    expected = fit.lambda_ * n / (1 + fit.sigma * (n - 1) + fit.kappa * n * (n - 1))
+    np.testing.assert_allclose(line.y, expected, rtol=1e-12)
+    band = _trace(fig, "USL 90% band")
+    table = fit.predict(n, level=0.9)
+    np.testing.assert_allclose(band.y, np.concatenate([table["high"], table["low"][::-1]]))
+    assert all(h >= m >= lo for h, m, lo in zip(table["high"], expected, table["low"]))
+
+
+def test_peak_is_marked_where_the_usl_peaks(fit, curve):
+    fig = throughput_figure(curve, fit, level=None)
+    peak = _trace(fig, "USL peak")
+    # the USL peak N* = sqrt((1 - sigma) / kappa) (N. J. Gunther, Guerrilla Capacity Planning, Springer 2007)
+    assert peak.x[0] == pytest.approx(np.sqrt((1 - fit.sigma) / fit.kappa))
+
+
+def test_latency_figure_uses_littles_law_in_milliseconds(curve, fit):
+    fig = latency_figure(curve, {"USL": fit}, target_ms=20)
+    line = _trace(fig, "USL: N/X(N) (Little's law)")
+    n = np.asarray(line.x)
+    x = fit.lambda_ * n / (1 + fit.sigma * (n - 1) + fit.kappa * n * (n - 1))
+    np.testing.assert_allclose(line.y, n / x * 1000)
+    assert list(_trace(fig, "measured p99").y) == list(curve["latency_p99_ms"])
+    assert fig.layout.shapes[0].y0 == 20
+
+
+def test_usl_terms_figure_shows_linear_amdahl_and_usl():
+    fig = usl_terms_figure(0.1, 0.01, 100.0, upto=10)
+    linear, amdahl, usl = fig.data
+    np.testing.assert_allclose(linear.y, 100.0 * np.asarray(linear.x))
+    n = np.asarray(amdahl.x)
+    np.testing.assert_allclose(amdahl.y, 100 * n / (1 + 0.1 * (n - 1)))
+    np.testing.assert_allclose(usl.y, 100 * n / (1 + 0.1 * (n - 1) + 0.01 * n * (n - 1)))
+
+
+def test_bars_carry_intervals_and_highlights():
+    table = pd.DataFrame({"vm": ["a", "b"], "users": [10.0, 20.0], "users_low": [8.0, 15.0],
+                          "users_high": [11.0, 20.0]})
+    bar = bar_figure(table, "users", highlight="b").data[0]
+    assert list(bar.y) == [10.0, 20.0]
+    assert list(bar.error_y.array) == [1.0, 0.0] and list(bar.error_y.arrayminus) == [2.0, 5.0]
+    assert bar.marker.color[0] != bar.marker.color[1]
+
+
+def test_pareto_figure_joins_only_the_flagged_rows():
+    table = pd.DataFrame({"vm": ["a", "b", "c"], "monthly_cost": [3.0, 1.0, 2.0], "users": [30.0, 10.0, 5.0],
+                          "pareto": [True, True, False]})
+    fig = pareto_figure(table, performance="users")
+    front = _trace(fig, "Pareto front")
+    assert list(front.x) == [1.0, 3.0] and list(front.y) == [10.0, 30.0]
+    assert list(_trace(fig, "VMs").text) == ["a", "b", "c"]
+
+
+def test_runway_marks_when_each_target_is_reached():
+    vms = pd.DataFrame({"vm": ["a", "b"], "runway_months": [3.0, 12.0]})
+    recs = pd.DataFrame({"target_users": [50000.0], "months_until_target": [7.5]})
+    fig = runway_figure(vms, recs)
+    assert list(fig.data[0].y) == [3.0, 12.0]
+    assert fig.layout.shapes[0].y0 == 7.5 and "50,000 users in 7.5 months" in fig.layout.annotations[0].text
+
+
+def test_table_figures_draw_each_column():
+    table = pd.DataFrame({"shards": [1, 2], "a": [1.0, 2.0], "b": [1.0, 1.5], "b_low": [0.5, 1.0],
+                          "b_high": [1.5, 2.0]})
+    lines = lines_figure(table, "shards", ["a", "b"], level=1.8)
+    assert [t.name for t in lines.data] == ["a", "b"] and list(lines.data[1].y) == [1.0, 1.5]
+    bars = grouped_bars_figure(table, "shards", {"a": "A", "b": "B"})
+    assert [t.name for t in bars.data] == ["A", "B"] and list(bars.data[1].error_y.arrayminus) == [0.5, 0.5]
+
+
+def test_notebook_renderer_gives_jupyterlab_and_offline_html_without_the_library():
+    setup_notebook()
+    try:
+        fig = usl_terms_figure(0.1, 0.01, 100.0, upto=10)
+        bundle = fig._repr_mimebundle_()
+        assert bundle["application/vnd.plotly.v1+json"]["data"][0]["type"] == "scatter"
+        page = bundle["text/html"]
+        assert "Plotly.newPlot" in page and "<script src" not in page and "cdn" not in page.lower()
+        assert len(page) < 100_000   # the figure only: plotly.js itself comes once per report page
+    finally:
+        pio.renderers.default = "plotly_mimetype"
