@@ -9,6 +9,7 @@ import pytest
 from capmodel import datasets
 from capmodel.models.usl import fit_usl
 from capmodel.plots import setup_notebook
+from capmodel.plots.render import figure_bundle
 from capmodel.plots.costs import bar_figure, pareto_figure, runway_figure
 from capmodel.plots.curves import latency_figure, throughput_figure
 from capmodel.plots.methodology import usl_terms_figure
@@ -106,14 +107,29 @@ def test_table_figures_draw_each_column():
     assert [t.name for t in bars.data] == ["A", "B"] and list(bars.data[1].error_y.arrayminus) == [0.5, 0.5]
 
 
-def test_notebook_renderer_gives_jupyterlab_and_offline_html_without_the_library():
-    setup_notebook()
+def test_notebook_bundle_gives_jupyterlab_and_offline_html_without_the_library():
+    fig = usl_terms_figure(0.1, 0.01, 100.0, upto=10)
+    bundle = figure_bundle(fig)
+    assert bundle["application/vnd.plotly.v1+json"]["data"][0]["type"] == "scatter"
+    assert bundle["text/plain"] == "<plotly figure: The three terms of the Universal Scalability Law>"
+    page = bundle["text/html"]
+    assert "Plotly.newPlot" in page and "<script src" not in page and "cdn" not in page.lower()
+    assert len(page) < 100_000   # the figure only: plotly.js itself comes once per report page
+
+
+def test_setup_notebook_makes_ipython_publish_the_bundle():
+    from IPython.core.displaypub import CapturingDisplayPublisher
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+
+    shell = InteractiveShell.instance()
+    shell.display_pub = CapturingDisplayPublisher()
     try:
-        fig = usl_terms_figure(0.1, 0.01, 100.0, upto=10)
-        bundle = fig._repr_mimebundle_()
-        assert bundle["application/vnd.plotly.v1+json"]["data"][0]["type"] == "scatter"
-        page = bundle["text/html"]
-        assert "Plotly.newPlot" in page and "<script src" not in page and "cdn" not in page.lower()
-        assert len(page) < 100_000   # the figure only: plotly.js itself comes once per report page
+        setup_notebook()
+        display(usl_terms_figure(0.1, 0.01, 100.0, upto=10))
+        (published,) = shell.display_pub.outputs
+        assert set(published["data"]) == {"application/vnd.plotly.v1+json", "text/html", "text/plain"}
+        assert published["data"]["text/plain"].startswith("<plotly figure:")
     finally:
-        pio.renderers.default = "plotly_mimetype"
+        InteractiveShell.clear_instance()
+        pio.templates.default = "plotly"
