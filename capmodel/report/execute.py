@@ -57,12 +57,14 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     """Execute report ``name`` with ``parameters`` (already typed) into ``out_dir/name.ipynb``.
 
     A failing cell does not raise: the notebook is still written (it shows where it failed) and ``run.error`` says why.
+    The kernel runs in the caller's working directory, so relative file parameters mean what they say on the command
+    line (papermill's ``cwd`` option changes the whole process's directory, which parallel reports cannot share).
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     source = notebooks.path(name)
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     parameters = dict(parameters or {})
     defaults = notebook_parameters(source)
@@ -81,7 +83,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
         try:
             papermill.execute_notebook(
                 str(source), str(executed), parameters=parameters, kernel_name=kernel_name,
-                progress_bar=False, request_save_on_cell_execute=False, cwd=str(out_dir),
+                progress_bar=False, request_save_on_cell_execute=False,
                 execution_timeout=timeout, extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                 on_notebook_start=lambda **_: kernel_ready.append(time.perf_counter()),
             )
