@@ -154,3 +154,15 @@ def test_index_lists_every_report_with_its_parameters_and_date(tmp_path_factory,
         assert re.search(rf"{today} \d\d:\d\d:\d\d", row), row
         assert "ok (" in row
     assert "Which VM carries our users at each growth stage" in page
+
+
+@pytest.mark.notebooks
+def test_all_reports_render_side_by_side_into_a_relative_folder(tiny, monkeypatch, capsys):
+    source = tiny.parent / "notebooks"
+    (source / "tiny.ipynb").rename(source / "a_first.ipynb")
+    _tiny_notebook(source)
+    monkeypatch.chdir(tiny.parent)
+    assert main(["report", "--all", "--out", "rel", "--jobs", "2", "-p", "steps", "4"]) == 0
+    assert sorted(p.name for p in (tiny.parent / "rel").iterdir()) == [
+        "a_first.html", "a_first.ipynb", "index.html", "tiny.html", "tiny.ipynb"]
+    assert "index: " + str(tiny.parent / "rel" / "index.html") in capsys.readouterr().out
