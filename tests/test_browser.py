@@ -48,6 +48,8 @@ class Browser:
         def wire():  # the child reads commands on fd 3 and writes replies on fd 4
             os.dup2(to_child_r, 3)
             os.dup2(from_child_w, 4)
+            os.set_inheritable(3, True)  # dup2 onto itself keeps the pipe's close-on-exec flag
+            os.set_inheritable(4, True)
 
         self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
                                      preexec_fn=wire, close_fds=False, stdout=subprocess.DEVNULL,

@@ -14,7 +14,8 @@ from capmodel.plots.tables import lines_figure
 
 def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 64,
                      title: str = "The three terms of the Universal Scalability Law") -> go.Figure:
-    """Linear scaling (lambda only), Amdahl (adds contention sigma) and the full USL (adds coherency kappa)."""
+    """Linear scaling (lambda only), Amdahl (adds contention sigma) and the full USL (adds coherency kappa); the
+    y axis stops a little above Amdahl and the USL, so the linear line leaves the top as in the textbooks."""
     from capmodel.models.usl import usl_throughput
 
     n = np.linspace(1.0, float(upto), 200)
@@ -23,8 +24,9 @@ def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 6
                                       (f"USL: sigma = {sigma:g}, kappa = {kappa:g}", sigma, kappa)]):
         fig.add_trace(go.Scatter(x=n, y=usl_throughput(n, s, k, lambda_), mode="lines", name=name,
                                  line=dict(color=COLORS[i], width=2, dash="dot" if i == 0 else None)))
+    top = max(max(fig.data[1].y), max(fig.data[2].y))
     fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency N", yaxis_title="throughput X(N)",
-                      legend=dict(orientation="h", y=-0.2))
+                      yaxis_range=[0, 1.3 * top], legend=dict(orientation="h", y=-0.2))
     return fig
 
 
