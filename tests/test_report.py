@@ -166,3 +166,13 @@ def test_all_reports_render_side_by_side_into_a_relative_folder(tiny, monkeypatc
     assert sorted(p.name for p in (tiny.parent / "rel").iterdir()) == [
         "a_first.html", "a_first.ipynb", "index.html", "tiny.html", "tiny.ipynb"]
     assert "index: " + str(tiny.parent / "rel" / "index.html") in capsys.readouterr().out
+
+
+def test_a_report_whose_kernel_cannot_start_fails_alone(tiny):
+    from capmodel.report.render import render
+
+    runs, index = render(["tiny"], tiny, {"tiny": {"uri": f"mongodb://a:{PASSWORD}@h/"}}, kernel_name="no-such-kernel")
+    (run,) = runs
+    assert "did not run" in run.error and "no-such-kernel" in run.error and PASSWORD not in run.error
+    assert run.html is None and run.parameters == {"uri": "mongodb://a:***@h/"}
+    assert index.is_file() and "tiny" not in index.read_text()

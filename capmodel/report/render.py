@@ -7,17 +7,24 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from pathlib import Path
 
+from capmodel.errors import ReportError
 from capmodel.report.convert import to_html
 from capmodel.report.execute import ReportRun, execute
 from capmodel.report.index import write_index
+from capmodel.report.params import redacted
 
 
 def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, show_code: bool = False,
                kernel_name: str = "python3") -> ReportRun:
-    """Execute report ``name`` into ``out_dir`` and write its HTML next to it."""
-    run = execute(name, out_dir, parameters, kernel_name=kernel_name)
+    """Execute report ``name`` into ``out_dir`` and write its HTML next to it (``run.error`` says what failed)."""
+    try:
+        run = execute(name, out_dir, parameters, kernel_name=kernel_name)
+    except ReportError as exc:  # the kernel never ran it: nothing to convert, the others go on
+        return ReportRun(name=name, notebook=Path(out_dir) / f"{name}.ipynb", parameters=redacted(parameters or {}),
+                         rendered_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), error=str(exc))
     started = time.perf_counter()
     run.html = to_html(run.notebook, show_code=show_code)
     run.convert_s = time.perf_counter() - started
