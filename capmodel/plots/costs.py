@@ -52,7 +52,8 @@ def pareto_figure(table: pd.DataFrame, cost: str = "monthly_cost", performance: 
 
 
 def runway_figure(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None, label: str = "vm",
-                  months: str = "runway_months", title: str = "Growth runway: months until each VM is full") -> go.Figure:
+                  months: str = "runway_months",
+                  title: str = "Growth runway: months until each VM is full") -> go.Figure:
     """Months of growth each VM absorbs (with its interval when the table has ``<months>_low/_high``), and a level
     per growth target at the month it is reached (``recommendations``' ``months_until_target``)."""
     fig = bar_figure(vms, months, label=label, title=title, axis_title="months", fmt=",.1f")

@@ -31,7 +31,7 @@ def path(name: str) -> Path:
 
 
 def is_live(name: str) -> bool:
-    """True for a notebook that benchmarks a server (metadata ``capmodel.live``); ``--all`` runs these only on request."""
+    """True for a notebook that benchmarks a server (metadata ``capmodel.live``); ``--all`` runs these on request."""
     nb = nbformat.read(path(name), as_version=4)
     return bool(nb.metadata.get("capmodel", {}).get("live", False))
 
