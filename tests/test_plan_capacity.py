@@ -195,3 +195,16 @@ def test_fitted_curve_needs_an_objective_and_a_bound():
     linear = pd.DataFrame({"concurrency": [1.0, 2, 4, 8, 16], "throughput": [100.0, 200, 400, 800, 1600]})
     with pytest.raises(PlanError, match="scales linearly"):
         capacity_from_fit(fit_usl(linear), Objectives(utilization_target=0.8))
+
+
+def test_a_curve_that_falls_from_the_first_client_plans_at_one_client():
+    # A client-bound sweep: throughput falls as clients are added, so the fit puts sigma at 1 and the peak at N = 1.
+    curve = pd.DataFrame({"concurrency": [1, 2, 4, 8, 16, 32],
+                          "throughput": [3500, 3000, 2500, 2100, 1900, 1700]})
+    fit = fit_usl(curve)
+    assert fit.peak_concurrency == 1.0
+    cap = capacity_from_fit(fit, Objectives(utilization_target=0.8))
+    # 80% of the throughput at one client, X(1) = lambda: the only operating point the fit supports.
+    assert cap.peak_concurrency == 1.0
+    assert cap.usable_throughput == pytest.approx(0.8 * fit.lambda_, rel=1e-12)
+    assert cap.binding_limit == "utilization"
