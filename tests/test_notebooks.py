@@ -2,7 +2,6 @@
 answer each one prints checked against numbers computed here or stated by the source documents."""
 from __future__ import annotations
 
-import io
 import json
 import math
 import re
