@@ -31,6 +31,18 @@ def usl_throughput(n, sigma, kappa, lambda_):
 
 # --- terms of the denominator --------------------------------------------------------------------------------------
 
+
+def usl_peak(sigma, kappa, lambda_):
+    """(N*, X(N*)): the peak of the USL curve; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear.
+
+    Below one client the formula has no meaning: a curve whose sqrt((1 - sigma)/kappa) <= 1 falls from the first client
+    on, and its peak is reported at N = 1.
+    """
+    if kappa > 0:
+        n_star = max(1.0, math.sqrt(max(1.0 - sigma, 0.0) / kappa))
+        return n_star, float(usl_throughput(n_star, sigma, kappa, lambda_))
+    return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
+
 def contention_term(n):
     return n - 1.0
 
@@ -452,17 +464,13 @@ class USLFit(ScalabilityFit):
         self.sigma = self.params.get("sigma", 0.0)
         self.kappa = self.params.get("kappa", 0.0)
         self.ceiling = self.lambda_ / self.sigma if self.sigma > 0 else math.inf
+        self.peak_concurrency, self.peak_throughput = usl_peak(self.sigma, self.kappa, self.lambda_)
         if self.kappa > 0:
-            # below one client the formula has no meaning: a peak there means throughput falls from the first client
-            self.peak_concurrency = max(1.0, math.sqrt(max(1.0 - self.sigma, 0.0) / self.kappa))
-            self.peak_throughput = float(usl_throughput(self.peak_concurrency, self.sigma, self.kappa, self.lambda_))
             lo = max(1, math.floor(self.peak_concurrency))
             hi = max(1, math.ceil(self.peak_concurrency))
             xs = usl_throughput(np.array([lo, hi]), self.sigma, self.kappa, self.lambda_)
             self.recommended_concurrency = int(lo if xs[0] >= xs[1] else hi)
         else:
-            self.peak_concurrency = math.inf
-            self.peak_throughput = self.ceiling
             self.recommended_concurrency = None
         super()._check()
         if self.sigma < 0:

@@ -26,14 +26,11 @@ def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
 
 
 def peak(sigma: float, kappa: float, lambda_: float = 1.0) -> tuple[float, float]:
-    """(N*, X(N*)): the peak of the curve; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear.
+    """(N*, X(N*)) from the shared model (capmodel.models.usl.usl_peak): a curve falling from the first client peaks
+    at N = 1; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear."""
+    from capmodel.models.usl import usl_peak
 
-    A curve that falls from the first client on (sqrt((1 - sigma)/kappa) <= 1) peaks at N = 1, as the fit reports it.
-    """
-    if kappa > 0:
-        n_star = max(1.0, math.sqrt((1.0 - sigma) / kappa))
-        return n_star, float(usl(n_star, sigma, kappa, lambda_))
-    return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
+    return usl_peak(sigma, kappa, lambda_)
 
 
 def concurrency_for_throughput(x: float, sigma: float, kappa: float, lambda_: float = 1.0) -> float:
