@@ -19,17 +19,11 @@ from dataclasses import asdict, dataclass
 from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
-from capmodel.models.laws import check_nonnegative, check_positive, check_stable
+from capmodel.models.laws import check_nonnegative, check_positive, check_servers, check_stable
 
 
 def _check_servers(c, name: str = "c") -> int:
-    try:
-        whole = not isinstance(c, bool) and float(c).is_integer() and c >= 1
-    except (TypeError, ValueError):
-        whole = False
-    if not whole:
-        raise InputError(f"{name} (number of servers) must be an integer >= 1, got {c!r}")
-    return int(c)
+    return check_servers(c, f"{name} (number of servers)")
 
 
 def _check_probability(p: float, name: str) -> float:

@@ -12,6 +12,17 @@ import math
 from capmodel.errors import InputError
 
 
+def check_servers(c, label: str = "c (number of servers)") -> int:
+    """A server count: a whole number >= 1 (3.0 is accepted, True is not); ``InputError`` naming ``label`` otherwise."""
+    try:
+        whole = not isinstance(c, bool) and float(c).is_integer() and c >= 1
+    except (TypeError, ValueError):
+        whole = False
+    if not whole:
+        raise InputError(f"{label} must be an integer >= 1, got {c!r}")
+    return int(c)
+
+
 def check_nonnegative(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` if it is negative, NaN or infinite."""
     try:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.models.laws import check_nonnegative
+from capmodel.models.laws import check_nonnegative, check_servers
 
 
 def _stations(demands, servers) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -54,14 +54,7 @@ def _stations(demands, servers) -> tuple[list[str], np.ndarray, np.ndarray]:
             raw = list(servers)
             if len(raw) != len(d):
                 raise InputError(f"servers has {len(raw)} entries but there are {len(d)} stations")
-        for name, v in zip(names, raw):
-            try:
-                whole = not isinstance(v, bool) and float(v).is_integer() and v >= 1
-            except (TypeError, ValueError):
-                whole = False
-            if not whole:
-                raise InputError(f"servers[{name}] must be an integer >= 1, got {v!r}")
-        c = np.array(raw, dtype=int)
+        c = np.array([check_servers(v, f"servers[{name}]") for name, v in zip(names, raw)], dtype=int)
     return names, d, c
 
 
