@@ -123,3 +123,24 @@ def test_client_cpu_reports_fractions():
     assert set(result) == {"seconds", "process_seconds", "process_cores", "process", "system"}
     assert 0 <= result["process"] <= 1 and 0 <= result["system"] <= 1
     assert result["seconds"] >= 0.1
+
+
+def test_cpu_meter_system_fraction_survives_counters_stepping_back(monkeypatch):
+    """The CI failure of 2026-11-20: an idle 0.1 s gave a busy delta of -4.8e-12 (kernel counters are float sums,
+    and iowait may step backwards). The fraction is clamped to [0, 1]; guest time, already inside user, is not
+    counted twice."""
+    from collections import namedtuple
+
+    Times = namedtuple("Times", "user nice system idle iowait irq softirq steal guest guest_nice")
+    readings = iter(
+        [
+            Times(100.0, 0, 50.0, 1000.0, 10.0, 0, 0, 0, 5.0, 0),
+            Times(100.0, 0, 50.0 - 5e-12, 1000.2, 9.9, 0, 0, 0, 5.0, 0),  # busy -5e-12, iowait back by 0.1
+            Times(100.0, 0, 50.0, 1000.0, 10.0, 0, 0, 0, 5.0, 0),
+            Times(101.0, 0, 50.0, 1001.0, 10.0, 0, 0, 0, 6.0, 0),  # 1 s busy (incl. 1 s guest), 1 s idle
+        ]
+    )
+    meter = CpuMeter()
+    monkeypatch.setattr(meter._psutil, "cpu_times", lambda: next(readings))
+    assert meter.start().stop()["system"] == 0.0
+    assert meter.start().stop()["system"] == pytest.approx(0.5)  # 1 busy / (1 busy + 1 idle), guest not doubled

@@ -164,7 +164,9 @@ class CpuMeter:
     def _system_busy_idle(self) -> tuple[float, float]:
         times = self._psutil.cpu_times()
         idle = times.idle + getattr(times, "iowait", 0.0)
-        return sum(times) - idle, idle
+        # Linux already counts guest time inside user time; summing both would count it twice.
+        guest = getattr(times, "guest", 0.0) + getattr(times, "guest_nice", 0.0)
+        return sum(times) - idle - guest, idle
 
     def start(self) -> "CpuMeter":
         self._start = (time.monotonic(), self._process_seconds(), *self._system_busy_idle())
@@ -179,13 +181,15 @@ class CpuMeter:
         busy1, idle1 = self._system_busy_idle()
         wall = max(t1 - t0, 1e-9)
         used = max(p1 - p0, 0.0)
-        busy, idle = busy1 - busy0, idle1 - idle0
+        # Kernel counters are sums of floats and iowait may even step backwards: an idle interval can give a busy
+        # delta of -5e-12. Clamp so the fraction stays in [0, 1].
+        busy, idle = max(busy1 - busy0, 0.0), max(idle1 - idle0, 0.0)
         return {
             "seconds": wall,
             "process_seconds": used,
             "process_cores": used / wall,
             "process": min(used / (wall * self.cpu_count), 1.0),
-            "system": busy / (busy + idle) if busy + idle > 0 else 0.0,
+            "system": min(busy / (busy + idle), 1.0) if busy + idle > 0 else 0.0,
         }
 
 
