@@ -1,0 +1,193 @@
+"""``capmodel shards``: shards needed for target insert rates under a USL over shard count, and the clients to drive
+them (the AWS DocumentDB elastic-cluster insert benchmark's question).
+
+The model is either assumed (``--per-shard-throughput``, ``--sigma``, ``--kappa``) or fitted to a measured curve whose
+concurrency column is the shard count (``--curve``); the two are never mixed. Without any input it runs the bundled
+study: "over a million inserts per second on the 16-shard elastic cluster", i.e. 62,500 inserts/s per shard under
+linear scaling, for a target of 1,000,000 inserts/s (AWS post, seed 004_).
+"""
+from __future__ import annotations
+
+DOCUMENTDB_TARGET_RATE = 1_000_000.0   # "over a million inserts per second ..."
+DOCUMENTDB_SHARDS = 16                 # "... on the 16-shard elastic cluster"
+DOCUMENTDB_SOURCE = "DocumentDB elastic-cluster insert benchmark (bundled)"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "shards", help="shards and clients needed for a target insert rate (default: the DocumentDB elastic-cluster "
+        "benchmark)",
+        description="Per target rate: the smallest shard count whose throughput X(s) = X1 s / (1 + sigma (s-1) + "
+        "kappa s (s-1)) reaches it, that throughput, the efficiency vs linear and the client processes to drive it; "
+        "unreachable targets say why (beyond the USL peak or ceiling, or more than --max-shards). The model is "
+        "assumed (--per-shard-throughput, --sigma, --kappa) or fitted to --curve; not both. Without inputs: the "
+        "bundled DocumentDB study (1,000,000 inserts/s; 62,500 per shard, linear). --json prints {source, model, "
+        "rows: [{target_rate, shards, throughput, efficiency, linear_shards, clients, reachable, reason}]}.")
+    p.add_argument("--target-rate", type=float, nargs="+", metavar="R",
+                   help=f"inserts/s wanted (default: the study's {DOCUMENTDB_TARGET_RATE:,.0f})")
+    assumed = p.add_argument_group("assumed scaling (default: the study's per-shard rate, linear)")
+    assumed.add_argument("--per-shard-throughput", type=float, metavar="X",
+                         help=f"inserts/s of one shard (default: {DOCUMENTDB_TARGET_RATE:,.0f} / {DOCUMENTDB_SHARDS})")
+    assumed.add_argument("--sigma", type=float, metavar="S", help="contention over shard count (default 0)")
+    assumed.add_argument("--kappa", type=float, metavar="K", help="coherency over shard count (default 0)")
+    fitted = p.add_argument_group("fitted scaling: a measured curve over shard count")
+    fitted.add_argument("--curve", metavar="FILE", help="curve table whose concurrency column is the shard count; "
+                        "the USL fit gives the per-shard throughput (lambda), sigma and kappa")
+    fitted.add_argument("--concurrency", metavar="COL", help="column of --curve holding the shard count")
+    fitted.add_argument("--throughput", metavar="COL", help="column of --curve holding the throughput")
+    fitted.add_argument("--bootstrap", type=int, default=200, metavar="N",
+                        help="bootstrap samples of the fit, for a shard-count interval (default 200; 0: none)")
+    fitted.add_argument("--level", type=float, default=0.95, metavar="P", help="interval level (default 0.95)")
+    clients = p.add_argument_group("limits and clients")
+    clients.add_argument("--max-shards", type=float, metavar="M", help="largest cluster considered (default: 32, "
+                         "the elastic-cluster limit)")
+    clients.add_argument("--batch-size", type=int, default=1000, metavar="B", help="documents per insert batch "
+                         "(default 1000)")
+    clients.add_argument("--batch-latency-ms", type=float, metavar="L", help="measured time per batch: clients by "
+                         "Little's law, throughput / batch size x latency")
+    clients.add_argument("--clients-per-shard", type=int, metavar="C", help="without --batch-latency-ms: client "
+                         "processes per shard (default 64, the post's rule)")
+    clients.add_argument("--min-clients", type=int, metavar="C", help="without --batch-latency-ms: at least this "
+                         "many clients (default 128, as the post drove 1 and 2 shards)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _check_options(args) -> None:
+    """Every number the user gave, checked against the option that carried it; no mixing of model sources."""
+    from capmodel.errors import PlanError
+    from capmodel.plan.checks import positive
+    from capmodel.plan.scaling import check_parameters
+
+    for rate in args.target_rate or []:
+        positive(rate, "--target-rate")
+    for option in ("per_shard_throughput", "max_shards", "batch_size", "batch_latency_ms", "clients_per_shard",
+                   "min_clients"):
+        value = getattr(args, option)
+        if value is not None:
+            positive(value, "--" + option.replace("_", "-"))
+    check_parameters(args.sigma or 0.0, args.kappa or 0.0, "--sigma/--kappa")
+    if args.curve:
+        given = [o for o, v in (("--per-shard-throughput", args.per_shard_throughput), ("--sigma", args.sigma),
+                                ("--kappa", args.kappa)) if v is not None]
+        if given:
+            raise PlanError(f"--curve fits the per-shard throughput, sigma and kappa; do not also give "
+                            f"{', '.join(given)}")
+        if args.bootstrap < 0:
+            raise PlanError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+        if not 0 < args.level < 1:
+            raise PlanError(f"--level: expected a level between 0 and 1, got {args.level}")
+    elif args.concurrency or args.throughput:
+        raise PlanError("--concurrency and --throughput name columns of --curve; give --curve FILE")
+    if args.batch_latency_ms is not None and (args.clients_per_shard is not None or args.min_clients is not None):
+        raise PlanError("--batch-latency-ms sizes clients by Little's law; do not also give --clients-per-shard or "
+                        "--min-clients")
+
+
+def _fitted_model(args) -> tuple[dict, object]:
+    """The USL fitted to --curve over shard count, and its bootstrap samples (or None)."""
+    from capmodel.commands.fit import _single_curve
+    from capmodel.data.readers import read_curve
+    from capmodel.errors import CapmodelError
+    from capmodel.models.usl import fit_usl
+
+    curve = read_curve(args.curve, concurrency=args.concurrency, throughput=args.throughput)
+    _single_curve(curve, args.curve)
+    try:
+        fit = fit_usl(curve)
+    except CapmodelError as exc:
+        raise type(exc)(f"{args.curve}: {exc}") from None
+    samples = fit.bootstrap(args.bootstrap).samples if args.bootstrap else None
+    model = {"per_shard_throughput": fit.lambda_, "sigma": fit.sigma, "kappa": fit.kappa,
+             "basis": f"fitted to {args.curve} (USL over shard count, {fit.n_points} points, r2 {fit.r2:.4f})",
+             "r2": fit.r2, "n_points": fit.n_points, "warnings": list(fit.warnings)}
+    return model, samples
+
+
+def _model(args) -> tuple[str, dict, object]:
+    """(source, model, bootstrap samples): fitted to --curve, assumed from the options, or the bundled study."""
+    if args.curve:
+        model, samples = _fitted_model(args)
+        return args.curve, model, samples
+    bundled = args.per_shard_throughput is None
+    per_shard = DOCUMENTDB_TARGET_RATE / DOCUMENTDB_SHARDS if bundled else args.per_shard_throughput
+    rate_basis = (f"per-shard throughput from the study ({DOCUMENTDB_TARGET_RATE:,.0f} inserts/s / "
+                  f"{DOCUMENTDB_SHARDS} shards)" if bundled else "per-shard throughput given")
+    usl_basis = "linear (sigma = kappa = 0)" if args.sigma is None and args.kappa is None else "sigma/kappa given"
+    model = {"per_shard_throughput": per_shard, "sigma": args.sigma or 0.0, "kappa": args.kappa or 0.0,
+             "basis": f"assumed: {rate_basis}, {usl_basis}"}
+    return (DOCUMENTDB_SOURCE if bundled else "command line"), model, None
+
+
+def _row(plan: dict) -> dict:
+    """One target's row of the JSON contract: unreachable targets carry None and the reason."""
+    reachable = plan["shards"] is not None
+    row = {"target_rate": plan["target_rate"], "shards": plan["shards"], "reachable": reachable,
+           "reason": plan["reason"] or None}
+    for key in ("throughput", "efficiency", "linear_shards", "clients"):
+        row[key] = plan.get(key)
+    for key in ("shards_low", "shards_high", "unreachable_share"):
+        if key in plan:
+            row[key] = plan[key]
+    return row
+
+
+def _text(source: str, model: dict, rows: list[dict], no_inputs: bool) -> str:
+    lines = []
+    if no_inputs:
+        lines.append(f"No inputs given: ran the bundled DocumentDB study, {DOCUMENTDB_TARGET_RATE:,.0f} inserts/s "
+                     f"on {DOCUMENTDB_SHARDS} shards.")
+    peak = (f"peak {model['peak_throughput']:,.0f}/s at {model['peak_shards']:.1f} shards"
+            if model["peak_shards"] is not None else
+            f"ceiling {model['peak_throughput']:,.0f}/s" if model["peak_throughput"] is not None else "linear, no peak")
+    lines.append(f"Source: {source}; {model['basis']}")
+    lines.append(f"Model: {model['per_shard_throughput']:,.0f} inserts/s per shard, sigma={model['sigma']:.4g}, "
+                 f"kappa={model['kappa']:.4g} ({peak}); at most {model['max_shards']:g} shards; clients: "
+                 f"{model['clients_rule']}")
+    lines.extend(f"Warning: {w}" for w in model.get("warnings", []))
+    lines.append(f"{'target/s':>12} {'shards':>8} {'throughput/s':>14} {'efficiency':>10} {'clients':>8}")
+    for r in rows:
+        if r["reachable"]:
+            interval = (f"  ({r['shards_low']:g}-{r['shards_high']:g} shards, {model['level']:.0%} bootstrap)"
+                        if "shards_low" in r else "")
+            lines.append(f"{r['target_rate']:>12,.0f} {r['shards']:>8d} {r['throughput']:>14,.0f} "
+                         f"{r['efficiency']:>10.1%} {r['clients']:>8,d}{interval}")
+        else:
+            lines.append(f"{r['target_rate']:>12,.0f} {'-':>8} {'-':>14} {'-':>10} {'-':>8}  {r['reason']}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from capmodel.commands import print_json
+    from capmodel.plan.scaling import peak
+    from capmodel.plan.shards import CLIENTS_PER_SHARD, DOCUMENTDB_MAX_SHARDS, MIN_CLIENTS, plan_shards
+
+    _check_options(args)
+    no_inputs = all(getattr(args, o) is None for o in ("target_rate", "per_shard_throughput", "sigma", "kappa",
+                                                         "curve"))
+    source, model, samples = _model(args)
+    targets = args.target_rate or [DOCUMENTDB_TARGET_RATE]
+    max_shards = args.max_shards if args.max_shards is not None else DOCUMENTDB_MAX_SHARDS
+    latency_s = args.batch_latency_ms / 1000.0 if args.batch_latency_ms is not None else None
+    per_shard = args.clients_per_shard if args.clients_per_shard is not None else CLIENTS_PER_SHARD
+    min_clients = args.min_clients if args.min_clients is not None else MIN_CLIENTS
+    peak_shards, peak_throughput = peak(model["sigma"], model["kappa"], model["per_shard_throughput"])
+    model.update(
+        max_shards=max_shards, batch_size=args.batch_size, batch_latency_ms=args.batch_latency_ms,
+        clients_per_shard=None if latency_s else per_shard, min_clients=None if latency_s else min_clients,
+        clients_rule=(f"Little's law, {args.batch_latency_ms:g} ms per batch of {args.batch_size}" if latency_s
+                      else f"{per_shard} per shard, at least {min_clients}"),
+        peak_shards=peak_shards if peak_shards != float("inf") else None,
+        peak_throughput=peak_throughput if peak_throughput != float("inf") else None,
+        level=args.level if samples is not None else None,
+    )
+    rows = [_row(plan_shards(target, model["per_shard_throughput"], model["sigma"], model["kappa"],
+                             max_shards=max_shards, batch_size=args.batch_size, batch_latency_s=latency_s,
+                             clients_per_shard=per_shard, min_clients=min_clients, usl_samples=samples,
+                             level=args.level))
+            for target in targets]
+    if args.json:
+        print_json({"source": source, "model": model, "rows": rows})
+        return 0
+    print(_text(source, model, rows, no_inputs))
+    return 0
