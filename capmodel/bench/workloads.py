@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from capmodel._bundled import bundled_dir
 from capmodel.bench.generators import DISTRIBUTIONS
 from capmodel.bench.templates import compile_template
 from capmodel.errors import InputError
@@ -101,9 +102,8 @@ class Workload:
 
 
 def workloads_dir() -> Path:
-    from capmodel.data.datasets import data_dir
-
-    return data_dir() / "workloads"
+    """The folder of bundled workloads: ``workloads/`` in the data folder (``capmodel._bundled.bundled_dir``)."""
+    return bundled_dir("data") / "workloads"
 
 
 def workload_names() -> list[str]:

@@ -1,25 +1,22 @@
 """Bundled datasets: the numbers of the five source studies, as CSV files under the project's ``data/`` folder.
 
 Each dataset is one file ``data/<name>.csv``; ``data/README.md`` names its source document, table and any derivation.
-Set ``CAPMODEL_DATA_DIR`` to read them from elsewhere.
+An installed wheel carries a copy of the folder; set ``CAPMODEL_DATA_DIR`` to read them from elsewhere.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 
+from capmodel._bundled import bundled_dir
 from capmodel.data.curve import validate_curve
 from capmodel.errors import InputError
 
 
 def data_dir() -> Path:
-    """The folder the bundled datasets are read from."""
-    override = os.environ.get("CAPMODEL_DATA_DIR")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "data"
+    """The folder the bundled datasets (and ``workloads/``) are read from; see ``capmodel._bundled.bundled_dir``."""
+    return bundled_dir("data")
 
 
 def names() -> list[str]:

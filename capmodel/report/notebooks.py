@@ -1,20 +1,18 @@
 """The report notebooks: where they live, their names, and which ones need a live MongoDB."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
 
+from capmodel._bundled import bundled_dir
 from capmodel.errors import InputError
 
 
 def notebooks_dir() -> Path:
-    """The folder of report notebooks (``CAPMODEL_NOTEBOOKS_DIR`` overrides the project's ``notebooks/``)."""
-    override = os.environ.get("CAPMODEL_NOTEBOOKS_DIR")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "notebooks"
+    """The folder of report notebooks (``CAPMODEL_NOTEBOOKS_DIR``, else the project's ``notebooks/``, else the
+    copy in an installed wheel; see ``capmodel._bundled.bundled_dir``)."""
+    return bundled_dir("notebooks")
 
 
 def names() -> list[str]:
