@@ -24,12 +24,18 @@ def _fnv_scalar(k: int) -> int:
 
 
 class KeySpace:
-    """Record numbers 0..count-1 exist; an insert takes the next number (YCSB's transaction insert sequence)."""
+    """Record numbers 0..count-1 exist; an insert takes the next number (YCSB's transaction insert sequence).
 
-    def __init__(self, workload: Workload, existing: int):
+    Several client processes share the sequence by striding: process ``offset`` of ``stride`` inserts numbers
+    existing + offset, existing + offset + stride, ... so no two processes insert the same key.
+    """
+
+    def __init__(self, workload: Workload, existing: int, offset: int = 0, stride: int = 1):
+        if not 0 <= offset < stride:
+            raise ValueError(f"KeySpace: offset {offset} must be in [0, stride {stride})")
         self.workload = workload
         self.count = int(existing)
-        self._next = itertools.count(int(existing))
+        self._next = itertools.count(int(existing) + offset, stride)
 
     def name(self, number: int) -> str:
         w = self.workload

@@ -9,9 +9,11 @@ Closed loop: each worker runs its next operation as soon as the previous one ret
 whose operations are discarded; an operation is measured when it completes inside the measurement window, so
 throughput = measured completions / window length. A fixed operation count ends the window at the N-th attempt.
 
-Open loop (``rate``): operation k is due at ``start + k / rate``; a free worker takes the next due time, waits for
-it, runs it, and its latency is measured from the *intended* start, so time spent waiting for a free worker counts
-(no coordinated omission; Tene, "How NOT to measure latency", and wrk2's approach).
+Open loop (``rate``): operations are due on a schedule drawn before the step: evenly spaced (operation k at
+``start + k / rate``, wrk2's constant rate) or, with ``arrivals="poisson"``, at the points of a Poisson process of that
+rate (exponential gaps, the arrival process of M/M/c and of many independent users; seeded, so reproducible). A free
+worker takes the next due time, waits for it, runs it, and its latency is measured from the *intended* start, so time
+spent waiting for a free worker counts (no coordinated omission; Tene, "How NOT to measure latency").
 
 Every operation carries the client's timeouts; a worker that hits an error records its kind and backs off briefly.
 After the window the runner waits at most ``join_timeout`` seconds for in-flight operations, so a dead server ends
@@ -25,6 +27,8 @@ import math
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+
+import numpy as np
 
 from capmodel.bench.binding import KeySpace, make_worker_ops
 from capmodel.bench.measurements import Recorder, StepMeasurements
@@ -65,16 +69,26 @@ class StepResult:
         return out
 
 
-def _first_due(t0: float, interval: float, t: float) -> int:
-    """The first ticket k whose due time t0 + k*interval is >= t, computed exactly as the workers compute it."""
-    k = max(0, math.floor((t - t0) / interval) - 2)
-    while t0 + k * interval < t:
-        k += 1
-    return k
+ARRIVALS = ("uniform", "poisson")
+
+
+def arrival_schedule(rate: float, seconds: float, arrivals: str = "uniform", seed: int = 0) -> np.ndarray:
+    """Due times (seconds from the step's start) of every operation in ``[0, seconds)`` at ``rate`` per second."""
+    if arrivals not in ARRIVALS:
+        raise BenchError(f"arrivals must be one of {', '.join(ARRIVALS)}, got {arrivals!r}")
+    expected = rate * seconds
+    if arrivals == "uniform":
+        return np.arange(math.ceil(expected - 1e-9)) / rate
+    rng = np.random.default_rng(seed)
+    times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * math.sqrt(expected) + 16)))
+    while times[-1] < seconds:  # the draw fell short (improbable): extend it
+        times = np.concatenate([times, times[-1] + np.cumsum(rng.exponential(1.0 / rate, size=len(times)))])
+    return times[times < seconds]
 
 
 class _State:
-    __slots__ = ("stop", "window_start", "window_end", "t0", "tickets", "attempts", "limit", "last_completion")
+    __slots__ = ("stop", "window_start", "window_end", "t0", "tickets", "attempts", "limit", "last_completion",
+                 "schedule")
 
     def __init__(self):
         self.stop = False
@@ -85,6 +99,37 @@ class _State:
         self.attempts = itertools.count(1)
         self.limit = None
         self.last_completion = 0.0
+        self.schedule: list[float] = []
+
+
+class StepProgress:
+    """A tqdm bar over a step's seconds with the live rate of measured operations; does nothing when not shown."""
+
+    def __init__(self, show: bool, warmup: float, duration: float | None, label: str):
+        self.bar = None
+        self.shown = bool(show)
+        if show:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=round(warmup + duration, 1) if duration else None, unit="s", desc=label,
+                            leave=False, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
+        self._last_elapsed, self._last_count, self._done = 0.0, 0, 0.0
+
+    def update(self, elapsed: float, count: int) -> None:
+        """``elapsed`` seconds since the step started, ``count`` operations measured so far."""
+        if self.bar is None:
+            return
+        if elapsed - self._last_elapsed >= 0.5:
+            rate = (count - self._last_count) / (elapsed - self._last_elapsed)
+            self.bar.set_postfix_str(f"{rate:,.0f} ops/s", refresh=False)
+            self._last_elapsed, self._last_count = elapsed, count
+        elapsed = min(elapsed, self.bar.total or elapsed)
+        self.bar.update(max(0.0, elapsed - self._done))
+        self._done = max(self._done, elapsed)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 class Runner:
@@ -97,8 +142,14 @@ class Runner:
 
     def run(self, concurrency: int, duration: float | None = 10.0, warmup: float = 1.0,
             operations: int | None = None, rate: float | None = None, progress: bool = False,
-            max_seconds: float | None = None, label: str = "") -> StepResult:
-        """Run ``concurrency`` workers for ``duration`` seconds (or ``operations`` attempts) after ``warmup``."""
+            max_seconds: float | None = None, label: str = "", arrivals: str = "uniform", first_worker: int = 0,
+            tick=None) -> StepResult:
+        """Run ``concurrency`` workers for ``duration`` seconds (or ``operations`` attempts) after ``warmup``.
+
+        ``rate``: open loop at that many operations per second, due ``arrivals`` ("uniform" or "poisson").
+        ``first_worker``: number of the first worker (seeds its keys; processes of one step use disjoint numbers).
+        ``tick``: called about every 0.25 s with the operations measured so far (progress of another process).
+        """
         if concurrency < 1:
             raise BenchError(f"concurrency must be >= 1, got {concurrency}")
         if operations is None and (duration is None or duration <= 0):
@@ -111,14 +162,18 @@ class Runner:
         if pool is not None and pool < concurrency:
             raise BenchError(f"the client's maxPoolSize {pool} is below the concurrency {concurrency}; "
                              "workers would queue for connections")
-        ops = [make_worker_ops(self.workload, self.collection, self.keyspace, i, self.seed) for i in range(concurrency)]
+        ops = [make_worker_ops(self.workload, self.collection, self.keyspace, first_worker + i, self.seed)
+               for i in range(concurrency)]
         recorders = [Recorder(len(ops[0].calls)) for _ in range(concurrency)]
         state = _State()
         if operations is not None:
             state.limit = int(operations)
         failures: list[BaseException] = []
         if rate is not None:
-            target, args = self._open_loop, (1.0 / rate,)
+            # drawn before the clock starts; a list, so a worker's lookup is one C-level index
+            state.schedule = arrival_schedule(rate, warmup + duration, arrivals,
+                                              seed=(self.seed * 1_000_003 + first_worker) % 2**32).tolist()
+            target, args = self._open_loop, ()
         elif operations is not None:
             target, args = self._counted_loop, ()
         else:
@@ -152,7 +207,7 @@ class Runner:
         deadline = state.window_start + (max_seconds if max_seconds is not None else
                                          (duration if operations is None else 3600.0))
         try:
-            self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency)
+            self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick)
             if rate is not None:  # open loop: let the workers serve every operation due inside the window
                 end_join = clock() + self.join_timeout
                 for t in threads:
@@ -168,9 +223,10 @@ class Runner:
         window = max(min(state.window_end, clock()) - state.window_start, 1e-9)
         m = StepMeasurements(ops[0].names, recorders)
         if rate is not None:
-            # every operation due in the window was either measured, failed, or never served in time
-            due = (_first_due(state.t0, 1.0 / rate, state.window_end)
-                   - _first_due(state.t0, 1.0 / rate, state.window_start))
+            # every operation due in the window was either measured, failed, or never served in time (the due
+            # times computed exactly as the workers compute them)
+            due_at = state.t0 + np.asarray(state.schedule)
+            due = int(np.count_nonzero((due_at >= state.window_start) & (due_at < state.window_end)))
             unserved = due - m.operations - m.error_count
             if unserved > 0:
                 m.errors["Unserved"] += unserved
@@ -192,34 +248,22 @@ class Runner:
         )
 
     @staticmethod
-    def _wait(state, recorders, deadline, warmup, duration, progress, label, concurrency):
+    def _wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick=None):
         clock = time.perf_counter
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            total = round(warmup + duration, 1) if duration else None
-            bar = tqdm(total=total, unit="s", desc=label or f"c={concurrency}", leave=False,
-                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
-        last_t, last_n, shown = state.t0, 0, 0.0
+        bar = StepProgress(progress, warmup, duration, label or f"c={concurrency}")
         try:
             while not state.stop:
                 now = clock()
                 if now >= deadline or now >= state.window_end:
                     break
                 time.sleep(min(0.25, max(0.0, min(deadline, state.window_end) - now)))
-                if bar is not None:
-                    now = clock()
+                if tick is not None or bar.shown:
                     n = sum(r.count() for r in recorders)
-                    if now - last_t >= 0.5:
-                        bar.set_postfix_str(f"{(n - last_n) / (now - last_t):,.0f} ops/s", refresh=False)
-                        last_t, last_n = now, n
-                    elapsed = now - state.t0
-                    bar.update(max(0.0, min(elapsed, bar.total or elapsed) - shown))
-                    shown = min(elapsed, bar.total or elapsed)
+                    if tick is not None:
+                        tick(n)
+                    bar.update(clock() - state.t0, n)
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
 
     # --- worker loops: keep the measured path short -----------------------------------------------------------
     @staticmethod
@@ -275,11 +319,14 @@ class Runner:
                 sleep(ERROR_BACKOFF_S)
 
     @staticmethod
-    def _open_loop(state, ops, rec, interval):
+    def _open_loop(state, ops, rec):
         calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
-        clock, sleep, tickets = time.perf_counter, time.sleep, state.tickets
+        clock, sleep, tickets, schedule = time.perf_counter, time.sleep, state.tickets, state.schedule
         while not state.stop:
-            intended = state.t0 + next(tickets) * interval
+            k = next(tickets)
+            if k >= len(schedule):
+                return
+            intended = state.t0 + schedule[k]
             if intended >= state.window_end:
                 return
             delay = intended - clock()

@@ -16,8 +16,11 @@ peak lies beyond the largest requested concurrency, it measures that and stops (
 Client-bound steps: a Python client on the same machine can be the bottleneck. Before the sweep the client's own
 ceiling is calibrated by running the ``ping`` command closed-loop (the server answers it without touching data, so
 its rate is the most this client can drive over this connection). A step is flagged ``client_bound`` when its
-operation rate reaches 80% of that ceiling, or when the client process used >= 85% of one core (the GIL lets one
-Python process execute about one core of Python code).
+operation rate reaches 80% of that ceiling, or when the client processes used >= 85% of one core each (the GIL lets
+one Python process execute about one core of Python code).
+
+Client processes (``processes`` > 1): each step's workers are split over that many processes, each with its own
+MongoClient (``capmodel.bench.processes``), for servers one Python process cannot saturate.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.bench.runner import ARRIVALS
 from capmodel.bench.safety import DEFAULT_DATABASE, check_database_name
 from capmodel.errors import BenchError, CapmodelError
 
@@ -47,7 +51,8 @@ ON_ERROR = ("stop", "retry", "continue")
 UNREACHABLE = ("AutoReconnect", "ServerSelectionTimeoutError", "ConnectionFailure")
 # configuration keys that define what a sweep measures: a resumed sweep must agree on them
 SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmup", "operations", "rate", "adaptive",
-              "tolerance", "max_steps", "database", "collection", "read_preference", "write_concern", "seed")
+              "tolerance", "max_steps", "database", "collection", "read_preference", "write_concern", "seed",
+              "processes", "arrivals")
 
 
 @dataclass
@@ -77,6 +82,8 @@ class BenchConfig:
     seed: int = 0
     allow_existing: bool = False
     calibrate: bool = True
+    processes: int = 1
+    arrivals: str = "uniform"
 
     def check(self) -> "BenchConfig":
         self.concurrency = sorted({int(c) for c in self.concurrency})
@@ -88,6 +95,15 @@ class BenchConfig:
             raise BenchError("--duration must be > 0 seconds (or give --operations)")
         if self.warmup < 0:
             raise BenchError("--warmup must be >= 0 seconds")
+        if self.processes < 1:
+            raise BenchError("--processes must be an integer >= 1")
+        if self.arrivals not in ARRIVALS:
+            raise BenchError(f"--arrivals must be one of {', '.join(ARRIVALS)}")
+        if self.arrivals != "uniform" and self.rate is None:
+            raise BenchError("--arrivals sets the open loop's arrival process: give --rate too")
+        if self.operations is not None and self.operations < min(self.processes, self.concurrency[0]):
+            raise BenchError(f"--operations {self.operations} is fewer than the client processes "
+                             f"({min(self.processes, self.concurrency[0])})")
         if self.on_error not in ON_ERROR:
             raise BenchError(f"--on-error must be one of {', '.join(ON_ERROR)}")
         if self.adaptive and len(self.concurrency) < 2:
@@ -291,6 +307,11 @@ class Sweep:
         done = self._prepare_out()
         self.steps, self.run_info = list(done), {}
         client = make_client(self.uri, cfg, pool=max(cfg.concurrency) + 8)
+        self.pool = None
+        if cfg.processes > 1:
+            from capmodel.bench.processes import ProcessPool
+
+            self.pool = ProcessPool(self.uri, cfg, cfg.processes, max(cfg.concurrency))
         started = time.perf_counter()
         try:
             try:
@@ -310,12 +331,13 @@ class Sweep:
                 self.run_info["steps_completed"] = sum(s.get("status") == "ok" for s in self.steps)
                 self.run_info["benchmark_seconds"] = sum(s.get("wall_seconds", 0.0) for s in self.steps)
                 self._finish()
+            if self.pool is not None:
+                self.pool.close()
             client.close()
         return SweepResult(self.out, curve_table(self.steps), self.steps, self.run_info)
 
     def _run(self, client) -> None:
-        from capmodel.bench.binding import KeySpace, create_indexes, load_records
-        from capmodel.bench.runner import Runner
+        from capmodel.bench.binding import create_indexes, load_records
         from capmodel.bench.safety import prepare_collection
         from capmodel.bench.workloads import load_workload
 
@@ -341,8 +363,8 @@ class Sweep:
         if action == "load":
             create_indexes(collection, workload)
             self._load(collection, workload, load_records)
-        keyspace = KeySpace(workload, collection.estimated_document_count()) if workload.has_keys else None
-        runner = Runner(collection, workload, keyspace, seed=cfg.seed, join_timeout=cfg.timeout_ms / 1000.0 + 5.0)
+        existing = collection.estimated_document_count() if workload.has_keys else None
+        runner = self._runner(database, workload, existing)
         if cfg.calibrate and self.run_info.get("client_ceiling_ops_per_s") is None:
             self.run_info["client_ceiling_ops_per_s"] = self._calibrate(database)
             _write_json(self.out / RUN_FILE, self.run_info)
@@ -377,17 +399,30 @@ class Sweep:
                 bar.close()
         self.log(f"loaded {workload.records} records into {self.config.database}.{workload.collection}")
 
-    def _calibrate(self, database) -> float:
-        """The client's ceiling: closed-loop ``ping`` rate at the sweep's smallest useful concurrency (<= 8)."""
+    def _runner(self, database, workload, existing: int | None):
+        """A runner of ``workload``: threads of this process, or the sweep's client processes (``processes`` > 1)."""
+        from capmodel.bench.binding import KeySpace
         from capmodel.bench.runner import Runner
+
+        join_timeout = self.config.timeout_ms / 1000.0 + 5.0
+        if self.pool is not None:
+            return self.pool.runner(database.name, workload.collection, workload, existing, seed=self.config.seed,
+                                    join_timeout=join_timeout)
+        keyspace = KeySpace(workload, existing) if existing is not None else None
+        return Runner(database[workload.collection], workload, keyspace, seed=self.config.seed,
+                      join_timeout=join_timeout)
+
+    def _calibrate(self, database) -> float:
+        """The client's ceiling: closed-loop ``ping`` rate at the sweep's smallest useful concurrency (<= 8 per
+        client process)."""
         from capmodel.bench.workloads import parse_workload
 
         ping = parse_workload({"name": "client-ceiling", "collection": "unused",
                                "operations": [{"op": "command", "command": {"ping": 1}}]}, "calibration")
-        conc = min(8, max(self.config.concurrency))
-        result = Runner(database["unused"], ping, None, seed=self.config.seed).run(
-            conc, duration=CALIBRATION_SECONDS, warmup=0.3)
-        self.log(f"client ceiling (ping, {conc} workers): {result.ops_per_s:,.0f} ops/s")
+        conc = min(8 * self.config.processes, max(self.config.concurrency))
+        result = self._runner(database, ping, None).run(conc, duration=CALIBRATION_SECONDS, warmup=0.3)
+        self.log(f"client ceiling (ping, {conc} workers in {min(conc, self.config.processes)} process(es)): "
+                 f"{result.ops_per_s:,.0f} ops/s")
         return result.ops_per_s
 
     def _step(self, runner, client, workload, conc: int, rep: int, phase: str) -> dict:
@@ -425,10 +460,11 @@ class Sweep:
 
         cfg = self.config
         before = _safe(lambda: telemetry.server_snapshot(client))
-        meter = telemetry.CpuMeter().start()
+        # the client's CPU: this process, or the client processes doing the work
+        meter = telemetry.CpuMeter(self.pool.ensure_started() if self.pool is not None else None).start()
         server_meter = _safe(lambda: telemetry.CpuMeter(self.server_pids).start()) if self.server_pids else None
         result = runner.run(conc, duration=cfg.duration if cfg.operations is None else None, warmup=cfg.warmup,
-                            operations=cfg.operations, rate=cfg.rate, progress=self.progress,
+                            operations=cfg.operations, rate=cfg.rate, arrivals=cfg.arrivals, progress=self.progress,
                             label=f"c={conc} r={rep}")
         client_cpu = meter.stop()
         server_cpu = _safe(server_meter.stop) if server_meter is not None else None
@@ -449,9 +485,10 @@ class Sweep:
         if ceiling and result.ops_per_s >= CEILING_FRACTION * ceiling:
             reasons.append(f"{result.ops_per_s:,.0f} ops/s is >= {CEILING_FRACTION:.0%} of the client ceiling "
                            f"{ceiling:,.0f}")
-        if record["client_cpu"] >= CPU_FRACTION:
-            reasons.append(f"client process used {record['client_cpu']:.2f} cores "
-                           f"(>= {CPU_FRACTION} of one core, the GIL)")
+        processes = min(cfg.processes, conc)
+        if record["client_cpu"] >= CPU_FRACTION * processes:
+            reasons.append(f"the {processes} client process(es) used {record['client_cpu']:.2f} cores "
+                           f"(>= {CPU_FRACTION} of one core each, the GIL)")
         record["client_bound"] = bool(reasons)
         record["client_bound_reasons"] = reasons
         attempts = result.operations + result.error_count

@@ -1,7 +1,7 @@
 """``capmodel bench``: a concurrency sweep against a live MongoDB, written as a curve table.
 
     capmodel bench [--uri URI] --workload ycsb-b --records N --concurrency 1,2,4,8 --duration 10 --out DIR
-                   [--repeat K] [--adaptive] [--resume] [--json]
+                   [--repeat K] [--adaptive] [--processes P] [--rate R [--arrivals poisson]] [--resume] [--json]
 
 Without ``--uri`` (or ``$CAPMODEL_BENCH_URI``) an embedded mongod is started for the sweep and stopped after it.
 Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.jsonl`` and ``DIR/run.json``.
@@ -31,6 +31,11 @@ def register(subparsers) -> None:
     p.add_argument("--operations", type=int, default=None, help="measure this many operations per step instead")
     p.add_argument("--rate", type=float, default=None,
                    help="open loop: target ops/s per step; latency counts from the intended start")
+    p.add_argument("--arrivals", choices=("uniform", "poisson"), default=None,
+                   help="open loop: evenly spaced operations (default) or a Poisson process of that rate")
+    p.add_argument("--processes", type=int, default=None,
+                   help="client processes the workers of each step are split over (default 1; one Python process "
+                        "drives about one core)")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
                    help="choose concurrencies from the running USL fit until the peak is located")
@@ -54,9 +59,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "repeat", "adaptive", "tolerance",
-                 "max_steps", "database", "collection", "allow_existing", "read_preference", "write_concern",
-                 "timeout_ms", "on_error", "seed")
+OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
+                 "adaptive", "tolerance", "max_steps", "database", "collection", "allow_existing", "read_preference",
+                 "write_concern", "timeout_ms", "on_error", "seed")
 
 
 def build_config(args):
