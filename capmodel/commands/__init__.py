@@ -49,3 +49,15 @@ def parse_number_list(text: str, option: str, kind=float) -> list:
     if not values:
         raise CapmodelError(f"{option}: the list is empty")
     return values
+
+
+def single_curve(curve, source: str):
+    """Refuse a file that holds several curves (different system/workload/op labels)."""
+    from capmodel.errors import InputError
+
+    keys = [k for k in ("system", "workload", "op") if k in curve.columns]
+    if keys:
+        groups = curve[keys].astype(str).drop_duplicates()
+        if len(groups) > 1:
+            shown = "; ".join(", ".join(f"{k}={v}" for k, v in row.items()) for _, row in groups.head(4).iterrows())
+            raise InputError(f"{source}: holds {len(groups)} curves ({shown}); split the file and fit one curve")

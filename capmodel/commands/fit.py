@@ -25,18 +25,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _single_curve(curve, source: str):
-    """Refuse a file that holds several curves (different system/workload/op labels)."""
-    from capmodel.errors import InputError
-
-    keys = [k for k in ("system", "workload", "op") if k in curve.columns]
-    if keys:
-        groups = curve[keys].astype(str).drop_duplicates()
-        if len(groups) > 1:
-            shown = "; ".join(", ".join(f"{k}={v}" for k, v in row.items()) for _, row in groups.head(4).iterrows())
-            raise InputError(f"{source}: holds {len(groups)} curves ({shown}); split the file and fit one curve")
-
-
 def _finite_or_none(value):
     return value if value is not None and math.isfinite(value) else None
 
@@ -76,7 +64,7 @@ def fit_record(fit, level: float, comparison=None) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.commands import print_json, single_curve
     from capmodel.data.readers import read_curve
     from capmodel.errors import InputError
     from capmodel.models import rivals
@@ -85,7 +73,7 @@ def run(args) -> int:
     if not 0 < args.level < 1:
         raise InputError(f"--level: expected a confidence level between 0 and 1, got {args.level}")
     curve = read_curve(args.file, concurrency=args.concurrency, throughput=args.throughput)
-    _single_curve(curve, args.file)
+    single_curve(curve, args.file)
     weights = "replicates" if args.weights == "replicates" else None
     comparison = None
     where = f"{args.file}: "

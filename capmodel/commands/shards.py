@@ -86,13 +86,13 @@ def _check_options(args) -> None:
 
 def _fitted_model(args) -> tuple[dict, object]:
     """The USL fitted to --curve over shard count, and its bootstrap samples (or None)."""
-    from capmodel.commands.fit import _single_curve
+    from capmodel.commands import single_curve
     from capmodel.data.readers import read_curve
     from capmodel.errors import CapmodelError
     from capmodel.models.usl import fit_usl
 
     curve = read_curve(args.curve, concurrency=args.concurrency, throughput=args.throughput)
-    _single_curve(curve, args.curve)
+    single_curve(curve, args.curve)
     try:
         fit = fit_usl(curve)
     except CapmodelError as exc:
