@@ -7,7 +7,9 @@ Without --uri an embedded mongod is started. For every concurrency it alternates
   pre-drawn list, counting completions; nothing else;
 - ``runner``: capmodel's closed-loop runner on YCSB C (100% reads by _id, same records), measuring every operation;
 - ``async`` (with --async): N asyncio tasks on pymongo's AsyncMongoClient doing the bare loop, to compare the
-  concurrency models.
+  concurrency models;
+- ``processes`` (with --processes P): the runner with the N workers split over P client processes
+  (``capmodel bench --processes P``), reported as its ratio to the one-process runner.
 Reported: median ops/s of each, and the median over rounds of the paired ratio runner/bare (target >= 0.90 at every
 concurrency) with its range, and the client CPU time per operation of each (approximate: it includes the warm-up,
 counted at the measured rate) - steadier than ops/s on a shared machine, and the cost the runner adds per operation.
@@ -27,7 +29,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from capmodel.bench.binding import KeySpace, create_indexes, load_records  # noqa: E402
+from capmodel.bench.processes import ProcessPool  # noqa: E402
 from capmodel.bench.runner import Runner  # noqa: E402
+from capmodel.bench.sweep import BenchConfig  # noqa: E402
 from capmodel.bench.workloads import load_workload  # noqa: E402
 
 DATABASE = "capmodel_bench_speed"
@@ -101,6 +105,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--async", dest="use_async", action="store_true", help="also time an AsyncMongoClient loop")
+    parser.add_argument("--processes", type=int, default=1, help="also time the runner split over P processes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     levels = [int(c) for c in args.concurrency.split(",")]
@@ -124,9 +129,14 @@ def measure(uri: str, levels: list[int], args) -> int:
     keyspace = KeySpace(workload, workload.records)
     keys = keyspace.names(list(range(workload.records)))
     runner = Runner(coll, workload, keyspace, seed=1)
+    pool = pooled = None
+    if args.processes > 1:
+        pool = ProcessPool(uri, BenchConfig(timeout_ms=30_000), args.processes, max(levels))
+        pooled = pool.runner(DATABASE, workload.collection, workload, workload.records, seed=1)
+        pool.ensure_started()
     rows = []
     for n in levels:
-        bare, ours, asyn = [], [], []
+        bare, ours, asyn, multi = [], [], [], []
         bare_cpu, ours_cpu = [], []
 
         def timed_bare():
@@ -143,6 +153,8 @@ def measure(uri: str, levels: list[int], args) -> int:
             ours_cpu.append((time.process_time() - cpu) / (step.ops_per_s * step.wall_seconds))
             if i % 2 == 1:
                 timed_bare()
+            if pooled is not None:
+                multi.append(pooled.run(n, duration=args.duration, warmup=args.warmup).ops_per_s)
             if args.use_async:
                 asyn.append(async_loop(uri, DATABASE, workload.collection, keys, n, args.duration, args.warmup))
         row = {"concurrency": n, "bare_ops_per_s": statistics.median(bare),
@@ -154,13 +166,21 @@ def measure(uri: str, levels: list[int], args) -> int:
         row["ratio_range"] = [min(ratios), max(ratios)]
         if asyn:
             row["async_bare_ops_per_s"] = statistics.median(asyn)
+        if multi:
+            row["processes_ops_per_s"] = statistics.median(multi)
+            row["processes_over_runner"] = statistics.median([m / o for m, o in zip(multi, ours)])
         rows.append(row)
         if not args.json:
             extra = f"  async bare {row['async_bare_ops_per_s']:10,.0f}" if asyn else ""
+            if multi:
+                extra += (f"  {args.processes} processes {row['processes_ops_per_s']:10,.0f} ops/s "
+                          f"({row['processes_over_runner']:.2f}x the runner)")
             print(f"c={n:5d}  bare {row['bare_ops_per_s']:10,.0f} ops/s  runner {row['runner_ops_per_s']:10,.0f} "
                   f"ops/s  runner/bare {row['runner_over_bare']:.3f} "
                   f"(rounds {row['ratio_range'][0]:.2f}-{row['ratio_range'][1]:.2f})  client CPU per op: bare "
                   f"{row['bare_cpu_us_per_op']:.0f} us, runner {row['runner_cpu_us_per_op']:.0f} us{extra}", flush=True)
+    if pool is not None:
+        pool.close()
     client.drop_database(DATABASE)
     client.close()
     if args.json:

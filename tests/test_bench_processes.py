@@ -221,3 +221,9 @@ def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
     assert len(read_steps(out / "steps.jsonl")) >= 1
     psutil.wait_procs(clients, timeout=10)
     assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in clients)
+
+
+def test_processes_auto_is_one_per_core():
+    assert BenchConfig(processes="auto").check().processes == os.cpu_count()
+    with pytest.raises(BenchError, match="'auto', got 'many'"):
+        BenchConfig(processes="many").check()

@@ -82,7 +82,7 @@ class BenchConfig:
     seed: int = 0
     allow_existing: bool = False
     calibrate: bool = True
-    processes: int = 1
+    processes: int | str = 1  # "auto": one per CPU core of this machine
     arrivals: str = "uniform"
 
     def check(self) -> "BenchConfig":
@@ -95,8 +95,10 @@ class BenchConfig:
             raise BenchError("--duration must be > 0 seconds (or give --operations)")
         if self.warmup < 0:
             raise BenchError("--warmup must be >= 0 seconds")
-        if self.processes < 1:
-            raise BenchError("--processes must be an integer >= 1")
+        if self.processes == "auto":
+            self.processes = os.cpu_count() or 1
+        if isinstance(self.processes, bool) or not isinstance(self.processes, int) or self.processes < 1:
+            raise BenchError(f"--processes must be an integer >= 1 or 'auto', got {self.processes!r}")
         if self.arrivals not in ARRIVALS:
             raise BenchError(f"--arrivals must be one of {', '.join(ARRIVALS)}")
         if self.arrivals != "uniform" and self.rate is None:
@@ -488,7 +490,8 @@ class Sweep:
         processes = min(cfg.processes, conc)
         if record["client_cpu"] >= CPU_FRACTION * processes:
             reasons.append(f"the {processes} client process(es) used {record['client_cpu']:.2f} cores "
-                           f"(>= {CPU_FRACTION} of one core each, the GIL)")
+                           f"(>= {CPU_FRACTION} of one core each, the GIL); more client processes (--processes) "
+                           "or a client on another machine would push harder")
         record["client_bound"] = bool(reasons)
         record["client_bound_reasons"] = reasons
         attempts = result.operations + result.error_count

@@ -33,9 +33,9 @@ def register(subparsers) -> None:
                    help="open loop: target ops/s per step; latency counts from the intended start")
     p.add_argument("--arrivals", choices=("uniform", "poisson"), default=None,
                    help="open loop: evenly spaced operations (default) or a Poisson process of that rate")
-    p.add_argument("--processes", type=int, default=None,
-                   help="client processes the workers of each step are split over (default 1; one Python process "
-                        "drives about one core)")
+    p.add_argument("--processes", type=process_count, default=None,
+                   help="client processes the workers of each step are split over: a number or 'auto' (one per CPU "
+                        "core); default 1. One Python process drives about one core")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
                    help="choose concurrencies from the running USL fit until the peak is located")
@@ -57,6 +57,10 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars or step lines")
     p.add_argument("--json", action="store_true", help="print a JSON summary (implies --quiet)")
     p.set_defaults(func=run)
+
+
+def process_count(text: str):
+    return "auto" if text == "auto" else int(text)
 
 
 OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
