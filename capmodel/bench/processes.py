@@ -161,7 +161,10 @@ class ProcessPool:
 
     def _start(self, index: int):
         listener = self._listen()
-        env = {**os.environ, AUTHKEY_ENV: self._authkey.hex()}
+        # the child imports this same capmodel, installed or not (a script may have put it on sys.path by hand)
+        here = str(Path(__file__).resolve().parents[2])
+        path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
+        env = {**os.environ, AUTHKEY_ENV: self._authkey.hex(), "PYTHONPATH": path}
         process = subprocess.Popen([sys.executable, "-m", "capmodel.bench.processes", listener.address],
                                    env=env, stdin=subprocess.DEVNULL, start_new_session=False)
         try:

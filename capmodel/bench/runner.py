@@ -112,7 +112,7 @@ class StepProgress:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=round(warmup + duration, 1) if duration else None, unit="s", desc=label,
-                            leave=False, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
+                            leave=False, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}")
         self._last_elapsed, self._last_count, self._done = 0.0, 0, 0.0
 
     def update(self, elapsed: float, count: int) -> None:

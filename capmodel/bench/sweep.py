@@ -99,6 +99,8 @@ class BenchConfig:
             self.processes = os.cpu_count() or 1
         if isinstance(self.processes, bool) or not isinstance(self.processes, int) or self.processes < 1:
             raise BenchError(f"--processes must be an integer >= 1 or 'auto', got {self.processes!r}")
+        if self.rate is not None and not self.rate > 0:
+            raise BenchError(f"--rate must be > 0 operations per second, got {self.rate}")
         if self.arrivals not in ARRIVALS:
             raise BenchError(f"--arrivals must be one of {', '.join(ARRIVALS)}")
         if self.arrivals != "uniform" and self.rate is None:
