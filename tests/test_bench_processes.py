@@ -161,6 +161,16 @@ def test_a_killed_client_process_fails_the_step_not_the_sweep(client, pool):
     assert again.runner_failures == 0 and victim not in pool.pids and len(pool.pids) == 2
 
 
+def test_every_client_process_killed_is_a_failed_step_not_an_exception(client, pool):
+    coll, w = loaded(client, "ycsb-c", "pooled_kill_all", records=100)
+    runner = pool.runner(DB, w.collection, w, w.records)
+    victims = pool.ensure_started()
+    threading.Timer(0.8, lambda: [os.kill(pid, 9) for pid in victims]).start()
+    result = runner.run(4, duration=1.5, warmup=0.2)
+    assert result.operations == 0 and result.runner_failures == 2 and result.concurrency == 4
+    assert "client process 0: the process died" in result.error_samples["RunnerFailure"]
+
+
 def test_closing_the_pool_leaves_no_client_process(mongod):
     p = ProcessPool(mongod.uri, BenchConfig(), processes=3, max_concurrency=6)
     pids = p.ensure_started()

@@ -292,9 +292,16 @@ class PooledRunner:
                 failures.append(f"client process {j}: "
                                 + (answer[1] if answer is not None else "died or did not answer in time"))
                 self.pool._stop(j, wait=0.5)  # replaced before the next step
-        if not records:
-            raise BenchError(f"every client process failed this step ({failures[0]})")
-        result = merge(records, self.workload.throughput_unit)
+        if not records:  # nothing measured: a failed step (the sweep's --on-error decides), not a crash
+            import datetime as dt
+
+            result = StepResult(
+                concurrency=int(concurrency), mode="closed" if rate is None else "open", seconds=0.0, operations=0,
+                documents=0, throughput=0.0, ops_per_s=0.0, errors={}, latency={"all": summarize(new_histogram())},
+                histograms={}, started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                wall_seconds=time.monotonic() - start_at, target_rate=rate)
+        else:
+            result = merge(records, self.workload.throughput_unit)
         if failures:
             result.runner_failures += len(failures)
             result.errors["RunnerFailure"] = result.errors.get("RunnerFailure", 0) + len(failures)

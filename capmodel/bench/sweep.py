@@ -499,7 +499,8 @@ class Sweep:
         attempts = result.operations + result.error_count
         failure = None
         if result.runner_failures:
-            failure = f"{result.runner_failures} worker(s) of the runner failed"
+            failure = (f"{result.runner_failures} worker(s) of the runner failed"
+                       + _first_error({"RunnerFailure": 1}, record["error_samples"]))
         elif result.stuck_workers:
             failure = f"{result.stuck_workers} worker(s) still waiting on the server after the step"
         elif result.operations == 0:
