@@ -120,7 +120,7 @@ def _require_offline_build_tools():
     from importlib.metadata import entry_points
 
     if not any(e.name == "bdist_wheel" for e in entry_points(group="distutils.commands")):
-        pytest.fail("no setuptools that can build wheels in this venv: pip install 'setuptools>=70.1'")
+        pytest.fail("no setuptools that can build wheels in this venv: pip install 'setuptools>=77'")
 
 
 def _run(*argv, cwd, env=None):
