@@ -87,7 +87,7 @@ def test_merged_histograms_give_the_percentiles_of_all_operations():
                 "started_at": "2026-11-21T10:00:00+00:00", "wall_seconds": 3.1, "target_rate": None,
                 "error_samples": {"NetworkTimeout": "timed out"}, "runner_failures": 0, "stuck_workers": 0}
 
-    merged = merge([record(fast, 3), record(slow, 2)], "operations")
+    merged = merge([record(fast, 3), record(slow, 2)], ["read"], "operations")
     both = np.concatenate([fast, slow])
     assert merged.concurrency == 5 and merged.operations == 1000 and merged.ops_per_s == pytest.approx(500.0)
     assert merged.errors == {"NetworkTimeout": 2}

@@ -231,9 +231,14 @@ class WorkerOps:
         return insert
 
 
+def worker_seed(seed: int, worker: int) -> int:
+    """The random seed of worker number ``worker`` of a run seeded ``seed`` (differs per worker, reproducibly)."""
+    return (seed * 1_000_003 + worker) % (2**32)
+
+
 def make_worker_ops(workload: Workload, collection, keyspace, worker: int, seed: int) -> WorkerOps:
-    """The operations of worker number ``worker`` (seeds differ per worker, reproducibly)."""
-    return WorkerOps(workload, collection, keyspace, seed=(seed * 1_000_003 + worker) % (2**32))
+    """The operations of worker number ``worker``."""
+    return WorkerOps(workload, collection, keyspace, seed=worker_seed(seed, worker))
 
 
 def create_indexes(collection, workload: Workload) -> None:

@@ -96,6 +96,21 @@ class StepMeasurements:
             for kind, text in r.error_samples.items():
                 self.error_samples.setdefault(kind, text)
 
+    @classmethod
+    def combine(cls, op_names: list[str], records: list[dict]) -> "StepMeasurements":
+        """The observations of steps measured apart (one per client process), from their ``as_record()`` dicts:
+        histograms added, errors added by kind."""
+        m = cls(op_names, [])
+        for r in records:
+            for name, encoded in r["histograms"].items():
+                h = decode_histogram(encoded)
+                m.histograms[name].add(h)
+                m.overall.add(h)
+            m.errors.update(r["errors"])
+            for kind, text in r["error_samples"].items():
+                m.error_samples.setdefault(kind, text)
+        return m
+
     @property
     def operations(self) -> int:
         return int(self.overall.get_total_count())

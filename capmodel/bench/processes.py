@@ -32,10 +32,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
-from capmodel.bench.measurements import decode_histogram, new_histogram, summarize
+from capmodel.bench.measurements import StepMeasurements
 from capmodel.bench.runner import StepProgress, StepResult
 from capmodel.errors import BenchError
 
@@ -51,36 +50,22 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if j < total % parts else 0) for j in range(parts)]
 
 
-def merge(records: list[dict], throughput_unit: str) -> StepResult:
-    """One ``StepResult`` from the ``as_record()`` dicts of the processes of one step."""
-    names = list(records[0]["histograms"])
-    histograms = {name: new_histogram() for name in names}
-    for r in records:
-        for name, encoded in r["histograms"].items():
-            histograms[name].add(decode_histogram(encoded))
-    overall = new_histogram()
-    for h in histograms.values():
-        overall.add(h)
-    latency = {name: summarize(h) for name, h in histograms.items()}
-    latency["all"] = summarize(overall)
-    errors, samples = Counter(), {}
-    for r in records:
-        errors.update(r["errors"])
-        for kind, text in r["error_samples"].items():
-            samples.setdefault(kind, text)
-    operations = sum(r["operations"] for r in records)
-    documents = sum(r["documents"] for r in records)
+def merge(records: list[dict], op_names: list[str], throughput_unit: str, rate: float | None = None) -> StepResult:
+    """One ``StepResult`` from the ``as_record()`` dicts of the processes of one step (none: nothing measured)."""
+    import datetime as dt
+
+    m = StepMeasurements.combine(op_names, records)
     ops_per_s = sum(r["ops_per_s"] for r in records)  # the processes ran side by side: their rates add up
-    rates = [r["target_rate"] for r in records if r["target_rate"] is not None]
     return StepResult(
-        concurrency=sum(r["concurrency"] for r in records), mode=records[0]["mode"],
-        seconds=max(r["seconds"] for r in records), operations=operations, documents=documents,
+        concurrency=sum(r["concurrency"] for r in records), mode="closed" if rate is None else "open",
+        seconds=max((r["seconds"] for r in records), default=0.0), operations=m.operations,
+        documents=sum(r["documents"] for r in records),
         throughput=sum(r["throughput"] for r in records) if throughput_unit == "documents" else ops_per_s,
-        ops_per_s=ops_per_s, errors=dict(errors), latency=latency,
-        histograms={name: h.encode().decode() for name, h in histograms.items()},
-        started_at=min(r["started_at"] for r in records), wall_seconds=max(r["wall_seconds"] for r in records),
-        target_rate=sum(rates) if rates else None, error_samples=samples,
-        runner_failures=sum(r["runner_failures"] for r in records),
+        ops_per_s=ops_per_s, errors=dict(m.errors), latency=m.latency(), histograms=m.encoded(),
+        started_at=min((r["started_at"] for r in records),
+                       default=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")),
+        wall_seconds=max((r["wall_seconds"] for r in records), default=0.0), target_rate=rate,
+        error_samples=m.error_samples, runner_failures=sum(r["runner_failures"] for r in records),
         stuck_workers=sum(r["stuck_workers"] for r in records),
     )
 
@@ -144,7 +129,7 @@ class ProcessPool:
         if processes < 1:
             raise BenchError(f"--processes must be >= 1, got {processes}")
         self.uri, self.config, self.size = uri, config, int(processes)
-        self.pool = max(split(max_concurrency, processes)) + 8
+        self.max_pool_size = max(split(max_concurrency, processes)) + 8  # each process's MongoClient
         self._children: list = [None] * self.size
         self._listener = None
         self._folder = None
@@ -174,7 +159,7 @@ class ProcessPool:
             process.wait()
             self._close_listener()  # its pending accept() must not take the next process's connection
             raise
-        conn.send({"uri": self.uri, "config": self.config, "pool": self.pool, "index": index,
+        conn.send({"uri": self.uri, "config": self.config, "pool": self.max_pool_size, "index": index,
                    "processes": self.size})
         self._children[index] = (process, conn)
         return self._children[index]
@@ -292,16 +277,9 @@ class PooledRunner:
                 failures.append(f"client process {j}: "
                                 + (answer[1] if answer is not None else "died or did not answer in time"))
                 self.pool._stop(j, wait=0.5)  # replaced before the next step
+        result = merge(records, [op.name for op in self.workload.operations], self.workload.throughput_unit, rate)
         if not records:  # nothing measured: a failed step (the sweep's --on-error decides), not a crash
-            import datetime as dt
-
-            result = StepResult(
-                concurrency=int(concurrency), mode="closed" if rate is None else "open", seconds=0.0, operations=0,
-                documents=0, throughput=0.0, ops_per_s=0.0, errors={}, latency={"all": summarize(new_histogram())},
-                histograms={}, started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                wall_seconds=time.monotonic() - start_at, target_rate=rate)
-        else:
-            result = merge(records, self.workload.throughput_unit)
+            result.wall_seconds = time.monotonic() - start_at
         if failures:
             result.runner_failures += len(failures)
             result.errors["RunnerFailure"] = result.errors.get("RunnerFailure", 0) + len(failures)

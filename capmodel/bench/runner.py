@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from capmodel.bench.binding import KeySpace, make_worker_ops
+from capmodel.bench.binding import KeySpace, make_worker_ops, worker_seed
 from capmodel.bench.measurements import Recorder, StepMeasurements
 from capmodel.bench.workloads import Workload
 from capmodel.errors import BenchError
@@ -171,8 +171,8 @@ class Runner:
         failures: list[BaseException] = []
         if rate is not None:
             # drawn before the clock starts; a list, so a worker's lookup is one C-level index
-            state.schedule = arrival_schedule(rate, warmup + duration, arrivals,
-                                              seed=(self.seed * 1_000_003 + first_worker) % 2**32).tolist()
+            schedule = arrival_schedule(rate, warmup + duration, arrivals, seed=worker_seed(self.seed, first_worker))
+            state.schedule = schedule.tolist()
             target, args = self._open_loop, ()
         elif operations is not None:
             target, args = self._counted_loop, ()
@@ -225,7 +225,7 @@ class Runner:
         if rate is not None:
             # every operation due in the window was either measured, failed, or never served in time (the due
             # times computed exactly as the workers compute them)
-            due_at = state.t0 + np.asarray(state.schedule)
+            due_at = state.t0 + schedule
             due = int(np.count_nonzero((due_at >= state.window_start) & (due_at < state.window_end)))
             unserved = due - m.operations - m.error_count
             if unserved > 0:
