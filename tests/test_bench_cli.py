@@ -12,7 +12,8 @@ import pytest
 from pymongo import MongoClient
 
 from capmodel.bench import telemetry
-from capmodel.bench.sweep import BenchConfig, read_steps, run_sweep
+from capmodel.bench.files import read_steps
+from capmodel.bench.sweep import BenchConfig, run_sweep
 from capmodel.cli import main
 from capmodel.data.curve import validate_curve
 

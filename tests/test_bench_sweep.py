@@ -10,7 +10,9 @@ import pytest
 
 from capmodel.bench.measurements import decode_histogram
 from capmodel.bench.safety import MARKER_COLLECTION
-from capmodel.bench.sweep import BenchConfig, choose_next, curve_table, read_steps, run_sweep
+from capmodel.bench.adaptive import choose_next
+from capmodel.bench.files import curve_table, read_steps
+from capmodel.bench.sweep import BenchConfig, run_sweep
 from capmodel.data.curve import validate_curve
 from capmodel.errors import BenchError
 

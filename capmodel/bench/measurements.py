@@ -34,13 +34,15 @@ def error_kind(exc: BaseException) -> str:
 class Recorder:
     """One worker's observations: latency lists per operation index, documents counted, errors by kind."""
 
-    __slots__ = ("latencies", "documents", "errors", "error_samples")
+    __slots__ = ("latencies", "documents", "errors", "error_samples", "busy_since", "late")
 
     def __init__(self, n_ops: int):
         self.latencies = [[] for _ in range(n_ops)]  # microseconds, int
         self.documents = [0] * n_ops
         self.errors: Counter = Counter()
         self.error_samples: dict[str, str] = {}
+        self.busy_since = 0.0  # when the operation in flight started (0: none in flight)
+        self.late = 0  # operations that started in the window and completed after it (their latency is recorded)
 
     def error(self, exc: BaseException) -> None:
         kind = error_kind(exc)
@@ -50,6 +52,9 @@ class Recorder:
 
     def count(self) -> int:
         return sum(len(values) for values in self.latencies)
+
+    def error_total(self) -> int:
+        return sum(self.errors.values())
 
 
 def _record_all(histogram: HdrHistogram, values_us) -> None:

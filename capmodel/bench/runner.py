@@ -18,6 +18,12 @@ spent waiting for a free worker counts (no coordinated omission; Tene, "How NOT 
 Every operation carries the client's timeouts; a worker that hits an error records its kind and backs off briefly.
 After the window the runner waits at most ``join_timeout`` seconds for in-flight operations, so a dead server ends
 the step with its errors counted instead of hanging it.
+
+What the window did not see is reported, not hidden (closed loop): operations still in flight when the window ends
+are counted (``in_flight_at_end``); their latency runs until they finish (recorded in the histograms, not in the
+throughput) or their error is counted by kind. ``longest_silence_s`` is the longest stretch of the window in which no
+operation completed (sampled every 0.25 s): a server that stopped answering shows there even when the operations it
+served before look fast. A step in which every worker only sees the server unreachable ends early.
 """
 from __future__ import annotations
 
@@ -36,6 +42,9 @@ from capmodel.bench.workloads import Workload
 from capmodel.errors import BenchError
 
 ERROR_BACKOFF_S = 0.01
+POLL_S = 0.25
+# errors meaning the server could not be reached at all (died, restarted, network down)
+UNREACHABLE = ("AutoReconnect", "ServerSelectionTimeoutError", "ConnectionFailure")
 
 
 @dataclass
@@ -58,6 +67,12 @@ class StepResult:
     error_samples: dict = field(default_factory=dict)
     runner_failures: int = 0
     stuck_workers: int = 0
+    in_flight_at_end: int = 0
+    late_operations: int = 0
+    longest_silence_s: float = 0.0
+    late_start_s: float = 0.0
+    ended_early: str | None = None
+    workers: list = field(default_factory=list)  # per-worker rows (address, host, clients, ops, CPU)
 
     @property
     def error_count(self) -> int:
@@ -102,6 +117,45 @@ class _State:
         self.schedule: list[float] = []
 
 
+class _Watch:
+    """What the main thread sees of a running step every ``POLL_S``: completions (for the longest silence) and whether
+    every worker only meets an unreachable server (then the step ends early instead of running its full length)."""
+
+    def __init__(self, recorders, state, unreachable_after: float | None):
+        self.recorders, self.state, self.unreachable_after = recorders, state, unreachable_after
+        self.count, self.errors, self.last_change, self.silence = 0, 0, None, 0.0
+        self.unreachable_since = None
+        self.ended_early: str | None = None
+
+    def poll(self, now: float) -> int:
+        count = sum(r.count() for r in self.recorders)
+        progressed = count != self.count
+        self.count = count
+        if now >= self.state.window_start:
+            if self.last_change is None:
+                self.last_change = self.state.window_start
+            if progressed:
+                self.silence = max(self.silence, now - self.last_change)
+                self.last_change = now
+        if self.unreachable_after is not None:
+            errors = sum(r.errors.get(kind, 0) for r in self.recorders for kind in UNREACHABLE)
+            if progressed:
+                self.unreachable_since = None
+            elif errors > self.errors and self.unreachable_since is None:
+                self.unreachable_since = now
+            self.errors = errors
+            if self.unreachable_since is not None and now - self.unreachable_since >= self.unreachable_after:
+                self.ended_early = (f"the server was unreachable for {now - self.unreachable_since:.1f} s "
+                                    "with no operation completing")
+        return count
+
+    def longest_silence(self, window_end: float) -> float:
+        """The longest stretch of the window without a completion, the stretch up to the window's end included."""
+        if self.last_change is None:
+            return 0.0
+        return max(self.silence, min(window_end, time.perf_counter()) - self.last_change)
+
+
 class StepProgress:
     """A tqdm bar over a step's seconds with the live rate of measured operations; does nothing when not shown."""
 
@@ -115,11 +169,11 @@ class StepProgress:
                             leave=False, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}")
         self._last_elapsed, self._last_count, self._done = 0.0, 0, 0.0
 
-    def update(self, elapsed: float, count: int) -> None:
-        """``elapsed`` seconds since the step started, ``count`` operations measured so far."""
+    def update(self, elapsed: float, count: int | None) -> None:
+        """``elapsed`` seconds since the step started, ``count`` operations measured so far (None: not known)."""
         if self.bar is None:
             return
-        if elapsed - self._last_elapsed >= 0.5:
+        if count is not None and elapsed - self._last_elapsed >= 0.5:
             rate = (count - self._last_count) / (elapsed - self._last_elapsed)
             self.bar.set_postfix_str(f"{rate:,.0f} ops/s", refresh=False)
             self._last_elapsed, self._last_count = elapsed, count
@@ -136,19 +190,24 @@ class Runner:
     """Runs steps of one workload against one pymongo collection."""
 
     def __init__(self, collection, workload: Workload, keyspace: KeySpace | None = None, seed: int = 0,
-                 join_timeout: float = 15.0):
+                 join_timeout: float = 15.0, stop_unreachable_after: float | None = None):
+        """``stop_unreachable_after``: end a step early once the server has been unreachable for that many seconds
+        (only unreachable errors, nothing completing); None runs every step its full length."""
         self.collection, self.workload, self.keyspace = collection, workload, keyspace
         self.seed, self.join_timeout = seed, join_timeout
+        self.stop_unreachable_after = stop_unreachable_after
 
     def run(self, concurrency: int, duration: float | None = 10.0, warmup: float = 1.0,
             operations: int | None = None, rate: float | None = None, progress: bool = False,
             max_seconds: float | None = None, label: str = "", arrivals: str = "uniform", first_worker: int = 0,
-            tick=None) -> StepResult:
+            tick=None, start_at: float | None = None) -> StepResult:
         """Run ``concurrency`` workers for ``duration`` seconds (or ``operations`` attempts) after ``warmup``.
 
         ``rate``: open loop at that many operations per second, due ``arrivals`` ("uniform" or "poisson").
         ``first_worker``: number of the first worker (seeds its keys; processes of one step use disjoint numbers).
         ``tick``: called about every 0.25 s with the operations measured so far (progress of another process).
+        ``start_at``: the instant (``time.time()`` of this host) at which the warm-up starts, so that the workers of
+        several processes start together; ``late_start_s`` says by how much this runner missed it.
         """
         if concurrency < 1:
             raise BenchError(f"concurrency must be >= 1, got {concurrency}")
@@ -197,6 +256,12 @@ class Runner:
             state.stop = True
             go.set()
             raise BenchError(f"could not start {concurrency} worker threads ({exc}); lower the concurrency") from None
+        late = 0.0
+        if start_at is not None:
+            wait = start_at - time.time()
+            if wait > 0:
+                time.sleep(wait)
+            late = max(0.0, time.time() - start_at)
         started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         clock = time.perf_counter
         state.t0 = clock()
@@ -206,8 +271,10 @@ class Runner:
         go.set()
         deadline = state.window_start + (max_seconds if max_seconds is not None else
                                          (duration if operations is None else 3600.0))
+        watch = _Watch(recorders, state, self.stop_unreachable_after)
         try:
-            self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick)
+            self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick, watch)
+            in_flight = sum(1 for r in recorders if r.busy_since) if rate is None else 0
             if rate is not None:  # open loop: let the workers serve every operation due inside the window
                 end_join = clock() + self.join_timeout
                 for t in threads:
@@ -222,6 +289,7 @@ class Runner:
         stuck = sum(t.is_alive() for t in threads)
         window = max(min(state.window_end, clock()) - state.window_start, 1e-9)
         m = StepMeasurements(ops[0].names, recorders)
+        late_ops = sum(r.late for r in recorders)
         if rate is not None:
             # every operation due in the window was either measured, failed, or never served in time (the due
             # times computed exactly as the workers compute them)
@@ -234,7 +302,7 @@ class Runner:
                                                        "before the step's drain timeout")
             window = max(window, state.last_completion - state.window_start)
         documents = sum(m.documents.values())
-        per_s = m.operations / window
+        per_s = (m.operations - late_ops) / window
         throughput = documents / window if self.workload.throughput_unit == "documents" else per_s
         if failures:
             m.errors["RunnerFailure"] += len(failures)
@@ -244,11 +312,13 @@ class Runner:
             operations=m.operations, documents=int(documents), throughput=throughput, ops_per_s=per_s,
             errors=dict(m.errors), latency=m.latency(), histograms=m.encoded(), started_at=started_at,
             wall_seconds=clock() - state.t0, target_rate=rate, error_samples=m.error_samples,
-            runner_failures=len(failures), stuck_workers=int(stuck),
+            runner_failures=len(failures), stuck_workers=int(stuck), in_flight_at_end=int(in_flight),
+            late_operations=int(late_ops), longest_silence_s=watch.longest_silence(state.window_end),
+            late_start_s=late, ended_early=watch.ended_early,
         )
 
     @staticmethod
-    def _wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick=None):
+    def _wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick, watch):
         clock = time.perf_counter
         bar = StepProgress(progress, warmup, duration, label or f"c={concurrency}")
         try:
@@ -256,12 +326,14 @@ class Runner:
                 now = clock()
                 if now >= deadline or now >= state.window_end:
                     break
-                time.sleep(min(0.25, max(0.0, min(deadline, state.window_end) - now)))
-                if tick is not None or bar.shown:
-                    n = sum(r.count() for r in recorders)
-                    if tick is not None:
-                        tick(n)
-                    bar.update(clock() - state.t0, n)
+                time.sleep(min(POLL_S, max(0.0, min(deadline, state.window_end) - now)))
+                n = watch.poll(clock())
+                if watch.ended_early:
+                    state.window_end = clock()
+                    break
+                if tick is not None:
+                    tick(n)
+                bar.update(clock() - state.t0, n)
         finally:
             bar.close()
 
@@ -272,18 +344,24 @@ class Runner:
         clock, sleep = time.perf_counter, time.sleep
         while not state.stop:
             i = next_op()
-            t0 = clock()
+            t0 = rec.busy_since = clock()
             try:
                 n = calls[i]()
             except Exception as exc:  # an operation error: count it by kind, back off, go on
-                if state.window_start <= clock() <= state.window_end:
+                rec.busy_since = 0.0
+                if state.window_start <= clock() and t0 <= state.window_end:  # failed in, or started in, the window
                     rec.error(exc)
                 sleep(ERROR_BACKOFF_S)
                 continue
             t1 = clock()
-            if state.window_start <= t1 <= state.window_end:
-                lat[i].append(int((t1 - t0) * 1e6))
-                docs[i] += n
+            rec.busy_since = 0.0
+            if state.window_start <= t1:
+                if t1 <= state.window_end:
+                    lat[i].append(int((t1 - t0) * 1e6))
+                    docs[i] += n
+                elif t0 <= state.window_end:  # in flight when the window closed: its latency, not its throughput
+                    lat[i].append(int((t1 - t0) * 1e6))
+                    rec.late += 1
 
     @staticmethod
     def _counted_loop(state, ops, rec, *_):

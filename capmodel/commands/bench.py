@@ -1,7 +1,8 @@
 """``capmodel bench``: a concurrency sweep against a live MongoDB, written as a curve table.
 
     capmodel bench [--uri URI] --workload ycsb-b --records N --concurrency 1,2,4,8 --duration 10 --out DIR
-                   [--repeat K] [--adaptive] [--processes P] [--rate R [--arrivals poisson]] [--resume] [--json]
+                   [--repeat K] [--adaptive] [--processes P | --scheduler ADDRESS [--workers K]]
+                   [--rate R [--arrivals poisson]] [--resume] [--json]
 
 Without ``--uri`` (or ``$CAPMODEL_BENCH_URI``) an embedded mongod is started for the sweep and stopped after it.
 Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.jsonl`` and ``DIR/run.json``.
@@ -34,8 +35,14 @@ def register(subparsers) -> None:
     p.add_argument("--arrivals", choices=("uniform", "poisson"), default=None,
                    help="open loop: evenly spaced operations (default) or a Poisson process of that rate")
     p.add_argument("--processes", type=process_count, default=None,
-                   help="client processes the workers of each step are split over: a number or 'auto' (one per CPU "
-                        "core); default 1. One Python process drives about one core")
+                   help="client processes the clients of each step are split over, on a local Dask cluster started "
+                        "for the sweep: a number or 'auto' (one per CPU core); default 1 (no cluster). One Python "
+                        "process drives about one core")
+    p.add_argument("--scheduler", default=None,
+                   help="run the clients on the workers of an existing Dask cluster (started with 'dask scheduler' "
+                        "and 'dask worker ADDRESS' on the load hosts); default $CAPMODEL_DASK_SCHEDULER")
+    p.add_argument("--workers", type=int, default=None,
+                   help="with --scheduler: use at most this many of the cluster's workers (spread over its hosts)")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
                    help="choose concurrencies from the running USL fit until the peak is located")
@@ -65,17 +72,20 @@ def process_count(text: str):
 
 OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
                  "adaptive", "tolerance", "max_steps", "database", "collection", "allow_existing", "read_preference",
-                 "write_concern", "timeout_ms", "on_error", "seed")
+                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers")
 
 
 def build_config(args):
     """The BenchConfig from the options; with --resume, the stored configuration is the base."""
     from dataclasses import fields
 
-    from capmodel.bench.sweep import RUN_FILE, BenchConfig
+    from capmodel.bench.config import SCHEDULER_ENV, BenchConfig
+    from capmodel.bench.files import RUN_FILE
     from capmodel.commands import parse_number_list
 
     given = {name: getattr(args, name) for name in OPTION_FIELDS if getattr(args, name) is not None}
+    if "scheduler" not in given and os.environ.get(SCHEDULER_ENV) and "processes" not in given:
+        given["scheduler"] = os.environ[SCHEDULER_ENV]
     if args.concurrency is not None:
         given["concurrency"] = parse_number_list(args.concurrency, "--concurrency", int)
     base = {}

@@ -1,4 +1,5 @@
-"""Client load from several processes, and Poisson arrivals of the open loop (real embedded mongod, no mocks)."""
+"""Client load from several processes on a local Dask cluster, and Poisson arrivals of the open loop (a real embedded
+mongod and real Dask worker processes, no mocks)."""
 from __future__ import annotations
 
 import json
@@ -13,9 +14,11 @@ from scipy import stats
 
 from capmodel.bench.binding import KeySpace, create_indexes, load_records
 from capmodel.bench.measurements import decode_histogram, new_histogram
-from capmodel.bench.processes import ProcessPool, _portion, merge, split
+from capmodel.bench.config import BenchConfig
+from capmodel.bench.executor import DaskExecutor
+from capmodel.bench.files import read_steps
 from capmodel.bench.runner import Runner, arrival_schedule
-from capmodel.bench.sweep import BenchConfig, read_steps
+from capmodel.bench.shares import merge, portion, split
 from capmodel.bench.workloads import load_workload
 from capmodel.cli import main
 from capmodel.errors import BenchError
@@ -31,11 +34,16 @@ def client(mongod):
     c.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def pool(mongod):
-    p = ProcessPool(mongod.uri, BenchConfig(timeout_ms=5_000), processes=2, max_concurrency=16)
+    """A local Dask cluster of two single-threaded worker processes (what --processes 2 starts)."""
+    p = DaskExecutor(mongod.uri, BenchConfig(timeout_ms=5_000, processes=2).check()).start()
     yield p
     p.close()
+
+
+def worker_pids(executor) -> dict:
+    return executor.client.run(os.getpid)
 
 
 def loaded(client, name, collection, records):
@@ -58,7 +66,7 @@ def test_workers_split_evenly_over_processes(total, parts, expected):
 
 def test_operation_count_split_in_proportion_and_exactly():
     shares = split(7, 3)  # [3, 2, 2]
-    parts = [_portion(100, s, 7, j, shares) for j, s in enumerate(shares)]
+    parts = [portion(100, shares, j) for j in range(len(shares))]
     assert sum(parts) == 100 and parts == [42, 29, 29]  # floor(100*3/7)=42, floor(100*5/7)=71 -> 29, 100-71 = 29
 
 
@@ -132,50 +140,48 @@ def test_two_processes_run_one_step_and_merge_it(client, pool):
     result = pool.runner(DB, w.collection, w, w.records).run(5, duration=1.0, warmup=0.3)
     assert result.concurrency == 5 and result.errors == {} and result.runner_failures == 0
     assert result.operations > 0 and result.ops_per_s == pytest.approx(result.operations / result.seconds, rel=0.05)
+    # the merged histogram holds every operation of both workers, and each worker's count is its own
     assert decode_histogram(result.histograms["read"]).get_total_count() == result.operations
-    pids = pool.pids
-    assert len(pids) == 2 and os.getpid() not in pids
+    assert sum(w["operations"] for w in result.workers) == result.operations
+    assert sorted(w["clients"] for w in result.workers) == [2, 3]
+    pids = worker_pids(pool)
+    assert len(pids) == 2 and os.getpid() not in pids.values()
+    assert {w["pid"] for w in result.workers} == set(pids.values())
     server_side = {c.get("appName") for c in client.admin.aggregate([{"$currentOp": {"idleConnections": True}}])}
-    assert "capmodel-bench" in server_side  # the processes' own clients, connected with the bench's app name
+    assert "capmodel-bench" in server_side  # the workers' own clients, connected with the bench's app name
 
 
 def test_processes_insert_disjoint_keys(client, pool):
     coll, w = loaded(client, "ycsb-d", "pooled_d", records=200)  # 5% inserts of YCSB keys
-    result = pool.runner(DB, w.collection, w, w.records).run(6, duration=1.5, warmup=0.0)
-    assert result.errors == {}  # a duplicate _id would be a DuplicateKeyError
-    assert result.latency["insert"]["count"] > 0
-    assert coll.count_documents({}) >= 200 + result.latency["insert"]["count"]
+    runner = pool.runner(DB, w.collection, w, w.records)
+    first = runner.run(6, duration=1.0, warmup=0.0)
+    second = runner.run(6, duration=1.0, warmup=0.0)  # the next step continues after the keys inserted so far
+    assert first.errors == {} and second.errors == {}  # a duplicate _id would be a DuplicateKeyError
+    inserted = first.latency["insert"]["count"] + second.latency["insert"]["count"]
+    assert inserted > 0 and coll.count_documents({}) >= 200 + inserted
 
 
-def test_a_killed_client_process_fails_the_step_not_the_sweep(client, pool):
+def test_a_killed_worker_fails_the_step_not_the_sweep(client, pool):
     coll, w = loaded(client, "ycsb-c", "pooled_kill", records=100)
     runner = pool.runner(DB, w.collection, w, w.records)
-    victim = pool.ensure_started()[1]
-    threading.Timer(0.8, lambda: os.kill(victim, 9)).start()
+    address, victim = sorted(worker_pids(pool).items())[1]
+    threading.Timer(1.8, lambda: os.kill(victim, 9)).start()  # inside the window (the start lead is 1 s)
     t0 = time.monotonic()
-    result = runner.run(4, duration=1.5, warmup=0.2)
-    assert time.monotonic() - t0 < 10  # no hang waiting for the dead process
+    result = runner.run(4, duration=2.0, warmup=0.2)
+    assert time.monotonic() - t0 < 20  # no hang waiting for the dead worker
     assert result.runner_failures == 1 and "RunnerFailure" in result.errors
-    assert result.operations > 0  # the surviving process's operations are kept
-    again = runner.run(4, duration=0.5, warmup=0.1)  # the dead process was replaced
-    assert again.runner_failures == 0 and victim not in pool.pids and len(pool.pids) == 2
+    assert address in result.error_samples["RunnerFailure"]  # the failure names the worker
+    assert result.operations > 0  # the surviving worker's operations are kept
+    again = runner.run(4, duration=0.5, warmup=0.1)  # the nanny restarted the killed worker
+    assert again.runner_failures == 0 and victim not in worker_pids(pool).values() and len(again.workers) == 2
 
 
-def test_every_client_process_killed_is_a_failed_step_not_an_exception(client, pool):
-    coll, w = loaded(client, "ycsb-c", "pooled_kill_all", records=100)
-    runner = pool.runner(DB, w.collection, w, w.records)
-    victims = pool.ensure_started()
-    threading.Timer(0.8, lambda: [os.kill(pid, 9) for pid in victims]).start()
-    result = runner.run(4, duration=1.5, warmup=0.2)
-    assert result.operations == 0 and result.runner_failures == 2 and result.concurrency == 4
-    assert "client process 0: the process died" in result.error_samples["RunnerFailure"]
-
-
-def test_closing_the_pool_leaves_no_client_process(mongod):
-    p = ProcessPool(mongod.uri, BenchConfig(), processes=3, max_concurrency=6)
-    pids = p.ensure_started()
+def test_closing_the_cluster_leaves_no_worker_process(mongod):
+    p = DaskExecutor(mongod.uri, BenchConfig(processes=3).check()).start()
+    pids = list(worker_pids(p).values())
     assert len(pids) == 3
     p.close()
+    psutil.wait_procs([psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)], timeout=10)
     gone = [not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE for pid in pids]
     assert all(gone)
 
@@ -210,7 +216,7 @@ def test_bench_cli_refuses_bad_process_options(tmp_path, capsys, argv, message):
 
 
 def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
-    """Ctrl-C in a terminal reaches the whole process group: the clients ignore it, the parent stops them."""
+    """Ctrl-C in a terminal reaches the whole process group: no worker process of the local cluster is left."""
     import signal
     import subprocess
     import sys
@@ -223,9 +229,8 @@ def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (out / "steps.jsonl").exists():
         time.sleep(0.05)
-    clients = [c for c in psutil.Process(proc.pid).children(recursive=True)
-               if "capmodel.bench.processes" in " ".join(c.cmdline())]
-    assert len(clients) == 2
+    clients = psutil.Process(proc.pid).children(recursive=True)  # the local cluster's nannies and workers
+    assert len(clients) >= 2
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "interrupted" in err

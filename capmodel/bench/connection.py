@@ -1,0 +1,122 @@
+"""Talking to the server under test from the coordinator or a worker: the MongoClient a sweep uses, the first
+``ping``, versions, and which host the server runs on (a client that shares the server's host competes with it for
+CPU, and a verdict about the client must know)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import socket
+import sys
+
+from capmodel.bench.redact import redact_text, redact_uri
+from capmodel.errors import BenchError
+
+
+def make_client(uri: str, config, pool: int):
+    """One shared client sized for ``pool`` workers, with a timeout on every operation (``config``: a BenchConfig)."""
+    import pymongo
+
+    options = {"maxPoolSize": max(pool, 100), "appname": "capmodel-bench"}
+    # timeouts written in the URI win over the defaults; explicit options (read preference, w) win over the URI
+    query = uri.partition("?")[2].lower()
+    defaults = {"timeoutMS": config.timeout_ms, "serverSelectionTimeoutMS": config.server_selection_timeout_ms,
+                "connectTimeoutMS": min(config.timeout_ms, 10_000)}
+    options.update({k: v for k, v in defaults.items() if f"{k.lower()}=" not in query})
+    if config.read_preference:
+        options["readPreference"] = config.read_preference
+    if config.write_concern:
+        w = config.write_concern
+        options["w"] = int(w) if str(w).isdigit() else w
+    try:
+        return pymongo.MongoClient(uri, **options)
+    except (pymongo.errors.ConfigurationError, pymongo.errors.InvalidURI, ValueError, TypeError) as exc:
+        raise BenchError(f"cannot use the MongoDB URI {redact_uri(uri)}: {redact_text(str(exc))}") from None
+
+
+def ping(client, uri: str, where: str = "") -> None:
+    """Raise a BenchError (URI redacted) when the server does not answer ``ping``."""
+    import pymongo
+
+    try:
+        client.admin.command("ping")
+    except pymongo.errors.PyMongoError as exc:
+        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {redact_text(str(exc))[:300]}") from None
+
+
+def versions(client) -> dict:
+    import hdrh
+    import pymongo
+
+    import capmodel
+
+    out = {"capmodel": capmodel.__version__, "pymongo": pymongo.version,
+           "hdrhistogram": getattr(hdrh, "__version__", None), "python": sys.version.split()[0]}
+    try:
+        import distributed
+
+        out["distributed"] = distributed.__version__
+    except ImportError:
+        pass
+    try:
+        out["mongodb"] = client.admin.command("buildInfo").get("version")
+    except Exception:  # noqa: BLE001 - a missing version is not worth stopping for
+        out["mongodb"] = None
+    return out
+
+
+def host_fingerprint() -> dict:
+    """This machine, without its name (a hash of it: enough to tell two hosts apart)."""
+    import psutil
+
+    return {
+        "hostname_sha256": hashlib.sha256(platform.node().encode()).hexdigest()[:12],
+        "os": platform.platform(), "machine": platform.machine(), "python": platform.python_version(),
+        "cpu_count": os.cpu_count(), "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+    }
+
+
+def server_hosts(uri: str) -> list[str]:
+    """The host names of a mongodb:// URI's seed list (an SRV URI's single name; nothing for what does not parse)."""
+    scheme, sep, rest = uri.partition("://")
+    if not sep or not scheme.lower().startswith("mongodb"):
+        return []
+    authority = rest.split("/", 1)[0].split("?", 1)[0]
+    authority = authority.rpartition("@")[2]
+    hosts = []
+    for part in authority.split(","):
+        part = part.strip()
+        if part.startswith("["):
+            hosts.append(part[1:part.find("]")])
+        elif part:
+            hosts.append(part.rsplit(":", 1)[0] if part.count(":") == 1 else part)
+    return hosts
+
+
+def local_addresses() -> set[str]:
+    """Every IP address of this machine's interfaces, loopback included."""
+    import psutil
+
+    found = {"127.0.0.1", "::1"}
+    for addresses in psutil.net_if_addrs().values():
+        for a in addresses:
+            if a.family in (socket.AF_INET, socket.AF_INET6):
+                found.add(a.address.split("%")[0])
+    return found
+
+
+def server_on_this_host(uri: str) -> bool:
+    """True when a host of ``uri`` is this machine (loopback, or one of its interface addresses)."""
+    mine = local_addresses()
+    for host in server_hosts(uri):
+        if host.endswith(".sock") or host.startswith("/") or host.lower() == "localhost":
+            return True
+        try:
+            infos = socket.getaddrinfo(host, None)
+        except (socket.gaierror, UnicodeError):
+            continue
+        for info in infos:
+            address = info[4][0].split("%")[0]
+            if address in mine or address.startswith("127."):
+                return True
+    return False

@@ -1,0 +1,170 @@
+"""One client process's share of a step: what it is told (``ShareRequest``) and what it does (``run_share``).
+
+The same function runs a share in this process (one client process, no cluster) and on a Dask worker (a local
+cluster or workers on other hosts), so both paths measure alike. A request carries everything a worker needs and
+nothing it must already have: the workload as its definition (a plain mapping, parsed on the worker), the client
+options, the key space to insert into, the step, the capmodel version of the coordinator, and the start instant on
+the scheduler's clock (each worker converts it with its own measured offset to the scheduler, so hosts whose clocks
+disagree still start together). The URI travels wrapped in ``Secret``, whose text is always masked: it cannot show
+up in a task's repr, a log line or a traceback.
+
+``run_share`` never raises: whatever goes wrong comes back as ``{"ok": False, "error": ...}`` naming the worker and
+its host, so Dask logs no task failure (with its arguments) and the coordinator decides what the step is worth.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from capmodel.bench.redact import redact_text
+
+_CLIENTS: dict[str, object] = {}  # MongoClients of this process, kept warm from step to step
+_LOCK = threading.Lock()
+
+
+class Secret:
+    """A string that never shows itself (repr, str and format give ``***``); ``.reveal()`` gives it back."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (Secret, (self._value,))
+
+
+@dataclass
+class ShareRequest:
+    """Everything one client process needs to run its share of a step."""
+
+    uri: Secret
+    client_options: dict  # timeout_ms, server_selection_timeout_ms, read_preference, write_concern
+    pool: int  # the MongoClient's maxPoolSize
+    workload: dict  # the workload definition (Workload.spec) ...
+    workload_source: str  # ... and where it came from
+    database: str
+    collection: str
+    existing: int | None  # records with YCSB keys already there (None: the workload has no record keys)
+    index: int  # this share's number: inserts take key numbers existing + index, + index + stride, ...
+    stride: int
+    seed: int
+    step: dict  # Runner.run's keywords: concurrency, duration, warmup, operations, rate, arrivals, first_worker, ...
+    join_timeout: float
+    stop_unreachable_after: float | None
+    version: str  # the coordinator's capmodel version
+    start_at: float | None = None  # the warm-up's start on the scheduler's clock (time.time() there)
+    label: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def _where(address: str, host: str) -> str:
+    return f"worker {address} on host {host}"
+
+
+def _identity(dask_worker=None) -> tuple[str, str, float]:
+    """(address, host, offset of the scheduler's clock against this host's) of the running process."""
+    hostname = socket.gethostname()
+    if dask_worker is None:
+        return "local", hostname, 0.0
+    address = dask_worker.address
+    ip = address.split("://")[-1].rsplit(":", 1)[0]
+    return address, f"{hostname} ({ip})", float(getattr(dask_worker, "scheduler_delay", 0.0) or 0.0)
+
+
+def _client(uri: str, options: dict, pool: int):
+    from types import SimpleNamespace
+
+    from capmodel.bench.connection import make_client
+
+    key = hashlib.sha256(repr((uri, sorted(options.items()), pool)).encode()).hexdigest()
+    with _LOCK:
+        if key not in _CLIENTS:
+            _CLIENTS[key] = make_client(uri, SimpleNamespace(**options), pool=pool)
+        return _CLIENTS[key]
+
+
+def close_clients() -> None:
+    """Close the MongoClients this process keeps (the end of a sweep)."""
+    with _LOCK:
+        for client in _CLIENTS.values():
+            client.close()
+        _CLIENTS.clear()
+
+
+def run_share(request: ShareRequest, dask_worker=None, progress: bool = False) -> dict:
+    """Run one share; ``{"ok": True, "record": StepResult.as_record(), "keys_next": n}`` or ``{"ok": False, ...}``."""
+    if dask_worker is None and "distributed" in sys.modules:  # on a Dask worker: it is imported already
+        from distributed import get_worker
+
+        try:
+            dask_worker = get_worker()
+        except ValueError:  # not inside a task
+            dask_worker = None
+    address, host, scheduler_delay = _identity(dask_worker)
+    where = _where(address, host)
+    import capmodel
+
+    if capmodel.__version__ != request.version:
+        return {"ok": False, "error": f"{where} runs capmodel {capmodel.__version__}, the coordinator "
+                                      f"{request.version}: install the same version on every load host"}
+    try:
+        return _run(request, address, host, scheduler_delay, where, progress)
+    except Exception as exc:  # noqa: BLE001 - reported to the coordinator, never raised into Dask's logs
+        from capmodel.errors import CapmodelError
+
+        text = str(exc) if isinstance(exc, CapmodelError) else f"{type(exc).__name__}: {exc}"
+        return {"ok": False, "error": f"{where}: {redact_text(text)[:400]}"}
+
+
+def _run(request: ShareRequest, address, host, scheduler_delay, where, progress) -> dict:
+    from capmodel.bench.binding import KeySpace
+    from capmodel.bench.connection import ping, server_on_this_host
+    from capmodel.bench.runner import Runner
+    from capmodel.bench.telemetry import CpuMeter
+    from capmodel.bench.workloads import parse_workload
+
+    uri = request.uri.reveal()
+    client = _client(uri, request.client_options, request.pool)
+    ping(client, uri, where=f"{where}: ")
+    workload = parse_workload(dict(request.workload), request.workload_source)
+    keyspace = None
+    if request.existing is not None:
+        keyspace = KeySpace(workload, request.existing, offset=request.index, stride=request.stride)
+    runner = Runner(client[request.database][request.collection], workload, keyspace, seed=request.seed,
+                    join_timeout=request.join_timeout, stop_unreachable_after=request.stop_unreachable_after)
+    start_at = None if request.start_at is None else request.start_at - scheduler_delay
+    meter = CpuMeter().start()
+    result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
+    cpu = meter.stop()
+    result.workers = [{
+        "address": address, "host": host, "pid": os.getpid(), "clients": result.concurrency,
+        "operations": result.operations, "ops_per_s": result.ops_per_s, "errors": result.error_count,
+        "cpu_cores": cpu["process_cores"], "host_cpu": cpu["system"], "host_cores": CpuMeter().cpu_count,
+        "server_on_host": server_on_this_host(uri), "late_start_s": result.late_start_s,
+        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "threads": threading.active_count(),
+    }]
+    return {"ok": True, "record": result.as_record(), "keys_next": keyspace.count if keyspace else None}
+
+
+def worker_version(dask_worker=None) -> dict:
+    """This worker's capmodel version and host (``Client.run`` asks every worker before a sweep)."""
+    import capmodel
+
+    address, host, _ = _identity(dask_worker)
+    return {"address": address, "host": host, "version": capmodel.__version__, "time": time.time()}
