@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from capmodel.bench.measurements import decode_histogram
-from capmodel.bench.safety import MARKER_COLLECTION
 from capmodel.bench.adaptive import choose_next
 from capmodel.bench.files import curve_table, read_steps
+from capmodel.bench.measurements import decode_histogram
+from capmodel.bench.safety import MARKER_COLLECTION
 from capmodel.bench.sweep import BenchConfig, run_sweep
 from capmodel.data.curve import validate_curve
 from capmodel.errors import BenchError
@@ -273,3 +273,40 @@ def test_adaptive_finds_the_knee_of_a_plateau():
     assert "knee of the plateau at 5,000/s" in reason  # lambda / sigma = 1000 / 0.2
     assert peak == pytest.approx(knee, rel=1e-3)
     assert any(abs(s["concurrency"] - knee) <= 0.1 * knee for s in steps)
+
+
+def test_a_frozen_server_fails_its_step_and_the_in_flight_operations_are_counted(tmp_path):
+    """mongod SIGSTOPped in the middle of a step: the operations in flight when the window ends are counted, the
+    silence is measured, and the step is not ok (before: ok, 0 errors, max latency 22 ms, a normal curve point)."""
+    import os
+    import signal
+    import time
+
+    from capmodel.bench.server import embedded_server
+
+    with embedded_server() as server:
+        cfg = BenchConfig(workload="ycsb-c", concurrency=[2, 4], duration=4.0, warmup=0.2, records=200,
+                          calibrate=False, timeout_ms=3000, server_selection_timeout_ms=1000, on_error="continue")
+        thread = threading.Thread(target=lambda: run_sweep(server.uri, cfg, tmp_path, progress=False), daemon=True)
+        thread.start()
+        steps_path = tmp_path / "steps.jsonl"
+        deadline = time.monotonic() + 60
+        while not (steps_path.exists() and steps_path.read_text().count("\n") >= 1) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)  # about 1.3 s into the second step's window
+        for pid in server.pids:
+            os.kill(pid, signal.SIGSTOP)
+        time.sleep(6.0)
+        for pid in server.pids:
+            os.kill(pid, signal.SIGCONT)
+        thread.join(120)
+        assert not thread.is_alive()
+    first, frozen = read_steps(steps_path)
+    assert first["status"] == "ok"
+    assert frozen["status"] == "failed" and "no operation completed for" in frozen["failure"]
+    assert frozen["longest_silence_s"] >= 2.0  # froze about 1.3 s into a 4 s window
+    # every client was inside an operation when the window closed: counted, and their fate recorded (a timeout
+    # after 3 s, or a latency of seconds once the server woke up)
+    assert frozen["in_flight_at_end"] == 4
+    assert frozen["error_count"] > 0 or frozen["latency"]["all"]["max_ms"] > 2000
+    assert len(pd.read_csv(tmp_path / "curve.csv")) == 1  # the frozen step is no curve point
