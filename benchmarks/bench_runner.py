@@ -8,8 +8,11 @@ Without --uri an embedded mongod is started. For every concurrency it alternates
 - ``runner``: capmodel's closed-loop runner on YCSB C (100% reads by _id, same records), measuring every operation;
 - ``async`` (with --async): N asyncio tasks on pymongo's AsyncMongoClient doing the bare loop, to compare the
   concurrency models;
-- ``processes`` (with --processes P): the runner with the N workers split over P client processes
-  (``capmodel bench --processes P``), reported as its ratio to the one-process runner.
+- ``dask`` (with --workers 2,4): the runner over a local Dask cluster of that many single-threaded worker processes
+  (``capmodel bench --processes P``), reported as ops/s, its ratio to the one-process runner, and the client CPU per
+  operation summed over the worker processes;
+- the server's own mean latency per read over the same windows (serverStatus opLatencies.reads), the reference the
+  client's figures are read against.
 Reported: median ops/s of each, and the median over rounds of the paired ratio runner/bare (target >= 0.90 at every
 concurrency) with its range, and the client CPU time per operation of each (approximate: it includes the warm-up,
 counted at the measured rate) - steadier than ops/s on a shared machine, and the cost the runner adds per operation.
@@ -29,9 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from capmodel.bench.binding import KeySpace, create_indexes, load_records  # noqa: E402
-from capmodel.bench.processes import ProcessPool  # noqa: E402
+from capmodel.bench.config import BenchConfig  # noqa: E402
+from capmodel.bench.executor import DaskExecutor  # noqa: E402
 from capmodel.bench.runner import Runner  # noqa: E402
-from capmodel.bench.sweep import BenchConfig  # noqa: E402
 from capmodel.bench.workloads import load_workload  # noqa: E402
 
 DATABASE = "capmodel_bench_speed"
@@ -96,6 +99,17 @@ def async_loop(uri: str, database: str, collection: str, keys: list[str], concur
     return asyncio.run(main())
 
 
+def server_reads(client) -> tuple[int, int]:
+    """(reads, microseconds spent on them) from serverStatus: the server's own cumulative latency counters."""
+    reads = client.admin.command("serverStatus")["opLatencies"]["reads"]
+    return int(reads["ops"]), int(reads["latency"])
+
+
+def server_mean_us(before, after) -> float:
+    ops = after[0] - before[0]
+    return (after[1] - before[1]) / ops if ops else float("nan")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uri")
@@ -105,7 +119,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--async", dest="use_async", action="store_true", help="also time an AsyncMongoClient loop")
-    parser.add_argument("--processes", type=int, default=1, help="also time the runner split over P processes")
+    parser.add_argument("--workers", default="", help="also time the runner over local Dask clusters of these sizes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     levels = [int(c) for c in args.concurrency.split(",")]
@@ -129,15 +143,16 @@ def measure(uri: str, levels: list[int], args) -> int:
     keyspace = KeySpace(workload, workload.records)
     keys = keyspace.names(list(range(workload.records)))
     runner = Runner(coll, workload, keyspace, seed=1)
-    pool = pooled = None
-    if args.processes > 1:
-        pool = ProcessPool(uri, BenchConfig(timeout_ms=30_000), args.processes, max(levels))
-        pooled = pool.runner(DATABASE, workload.collection, workload, workload.records, seed=1)
-        pool.ensure_started()
+    clusters = {}
+    for p in [int(w) for w in args.workers.split(",") if w.strip()]:
+        executor = DaskExecutor(uri, BenchConfig(timeout_ms=30_000, processes=p).check()).start()
+        clusters[p] = (executor, executor.runner(DATABASE, workload.collection, workload, workload.records, seed=1))
     rows = []
     for n in levels:
-        bare, ours, asyn, multi = [], [], [], []
-        bare_cpu, ours_cpu = [], []
+        bare, ours, asyn = [], [], []
+        bare_cpu, ours_cpu, server_us = [], [], []
+        multi = {p: [] for p in clusters}
+        multi_cpu = {p: [] for p in clusters}
 
         def timed_bare():
             cpu = time.process_time()
@@ -147,14 +162,19 @@ def measure(uri: str, levels: list[int], args) -> int:
         for i in range(args.rounds):  # paired rounds, the order alternating, so drifting load hits both alike
             if i % 2 == 0:
                 timed_bare()
-            cpu = time.process_time()
+            cpu, before = time.process_time(), server_reads(client)
             step = runner.run(n, duration=args.duration, warmup=args.warmup)
+            server_us.append(server_mean_us(before, server_reads(client)))
             ours.append(step.ops_per_s)
             ours_cpu.append((time.process_time() - cpu) / (step.ops_per_s * step.wall_seconds))
             if i % 2 == 1:
                 timed_bare()
-            if pooled is not None:
-                multi.append(pooled.run(n, duration=args.duration, warmup=args.warmup).ops_per_s)
+            for p, (_, pooled) in clusters.items():
+                result = pooled.run(n, duration=args.duration, warmup=args.warmup)
+                multi[p].append(result.ops_per_s)
+                # the workers' CPU over the step (warm-up included), per operation at the measured rate
+                cpu_seconds = sum(w["cpu_cores"] for w in result.workers) * result.wall_seconds
+                multi_cpu[p].append(cpu_seconds / max(result.ops_per_s * result.wall_seconds, 1e-9))
             if args.use_async:
                 asyn.append(async_loop(uri, DATABASE, workload.collection, keys, n, args.duration, args.warmup))
         row = {"concurrency": n, "bare_ops_per_s": statistics.median(bare),
@@ -166,21 +186,25 @@ def measure(uri: str, levels: list[int], args) -> int:
         row["ratio_range"] = [min(ratios), max(ratios)]
         if asyn:
             row["async_bare_ops_per_s"] = statistics.median(asyn)
-        if multi:
-            row["processes_ops_per_s"] = statistics.median(multi)
-            row["processes_over_runner"] = statistics.median([m / o for m, o in zip(multi, ours)])
+        row["server_us_per_read"] = statistics.median(server_us)
+        for p in clusters:
+            row[f"dask{p}_ops_per_s"] = statistics.median(multi[p])
+            row[f"dask{p}_over_runner"] = statistics.median([m / o for m, o in zip(multi[p], ours)])
+            row[f"dask{p}_cpu_us_per_op"] = 1e6 * statistics.median(multi_cpu[p])
         rows.append(row)
         if not args.json:
             extra = f"  async bare {row['async_bare_ops_per_s']:10,.0f}" if asyn else ""
-            if multi:
-                extra += (f"  {args.processes} processes {row['processes_ops_per_s']:10,.0f} ops/s "
-                          f"({row['processes_over_runner']:.2f}x the runner)")
+            for p in clusters:
+                extra += (f"  {p} Dask workers {row[f'dask{p}_ops_per_s']:10,.0f} ops/s "
+                          f"({row[f'dask{p}_over_runner']:.2f}x the runner, {row[f'dask{p}_cpu_us_per_op']:.0f} us "
+                          "CPU/op)")
+            extra += f"  server {row['server_us_per_read']:.0f} us/read"
             print(f"c={n:5d}  bare {row['bare_ops_per_s']:10,.0f} ops/s  runner {row['runner_ops_per_s']:10,.0f} "
                   f"ops/s  runner/bare {row['runner_over_bare']:.3f} "
                   f"(rounds {row['ratio_range'][0]:.2f}-{row['ratio_range'][1]:.2f})  client CPU per op: bare "
                   f"{row['bare_cpu_us_per_op']:.0f} us, runner {row['runner_cpu_us_per_op']:.0f} us{extra}", flush=True)
-    if pool is not None:
-        pool.close()
+    for executor, _ in clusters.values():
+        executor.close()
     client.drop_database(DATABASE)
     client.close()
     if args.json:
