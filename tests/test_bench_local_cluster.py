@@ -17,7 +17,8 @@ from capmodel.bench.measurements import decode_histogram, new_histogram
 from capmodel.bench.config import BenchConfig
 from capmodel.bench.executor import DaskExecutor
 from capmodel.bench.files import read_steps
-from capmodel.bench.runner import Runner, arrival_schedule
+from capmodel.bench.arrivals import arrival_schedule
+from capmodel.bench.runner import Runner
 from capmodel.bench.shares import merge, portion, split
 from capmodel.bench.workloads import load_workload
 from capmodel.cli import main

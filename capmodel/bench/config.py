@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 
-from capmodel.bench.runner import ARRIVALS
+from capmodel.bench.arrivals import ARRIVALS
 from capmodel.bench.safety import DEFAULT_DATABASE, check_database_name
 from capmodel.errors import BenchError
 

@@ -22,7 +22,8 @@ import logging
 import secrets
 import time
 
-from capmodel.bench.runner import StepProgress, StepResult
+from capmodel.bench.progress import StepProgress
+from capmodel.bench.runner import StepResult
 from capmodel.bench.share import Secret, ShareRequest, close_clients, run_share, worker_version
 from capmodel.bench.shares import merge, portion, split
 from capmodel.errors import BenchError

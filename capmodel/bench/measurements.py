@@ -42,7 +42,7 @@ class Recorder:
         self.errors: Counter = Counter()
         self.error_samples: dict[str, str] = {}
         self.busy_since = 0.0  # when the operation in flight started (0: none in flight)
-        self.late = 0  # operations that started in the window and completed after it (their latency is recorded)
+        self.late: list[int] = []  # latencies (us) of operations started in the window that completed after it
 
     def error(self, exc: BaseException) -> None:
         kind = error_kind(exc)

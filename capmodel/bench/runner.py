@@ -20,8 +20,8 @@ After the window the runner waits at most ``join_timeout`` seconds for in-flight
 the step with its errors counted instead of hanging it.
 
 What the window did not see is reported, not hidden (closed loop): operations still in flight when the window ends
-are counted (``in_flight_at_end``); their latency runs until they finish (recorded in the histograms, not in the
-throughput) or their error is counted by kind. ``longest_silence_s`` is the longest stretch of the window in which no
+are counted (``in_flight_at_end``); their latency runs until they finish (``late_operations``, ``late_max_ms``: apart
+from the window's histograms and throughput) or their error is counted by kind. ``longest_silence_s`` is the longest stretch of the window in which no
 operation completed (sampled every 0.25 s): a server that stopped answering shows there even when the operations it
 served before look fast. A step in which every worker only sees the server unreachable ends early.
 """
@@ -36,8 +36,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from capmodel.bench.arrivals import arrival_schedule
 from capmodel.bench.binding import KeySpace, make_worker_ops, worker_seed
 from capmodel.bench.measurements import Recorder, StepMeasurements
+from capmodel.bench.progress import StepProgress
 from capmodel.bench.workloads import Workload
 from capmodel.errors import BenchError
 
@@ -68,7 +70,8 @@ class StepResult:
     runner_failures: int = 0
     stuck_workers: int = 0
     in_flight_at_end: int = 0
-    late_operations: int = 0
+    late_operations: int = 0  # in flight at the window's end and completed after it (not in the throughput) ...
+    late_max_ms: float = 0.0  # ... the longest of them, from its start to its completion
     longest_silence_s: float = 0.0
     late_start_s: float = 0.0
     ended_early: str | None = None
@@ -82,23 +85,6 @@ class StepResult:
         out = asdict(self)
         out["error_count"] = self.error_count
         return out
-
-
-ARRIVALS = ("uniform", "poisson")
-
-
-def arrival_schedule(rate: float, seconds: float, arrivals: str = "uniform", seed: int = 0) -> np.ndarray:
-    """Due times (seconds from the step's start) of every operation in ``[0, seconds)`` at ``rate`` per second."""
-    if arrivals not in ARRIVALS:
-        raise BenchError(f"arrivals must be one of {', '.join(ARRIVALS)}, got {arrivals!r}")
-    expected = rate * seconds
-    if arrivals == "uniform":
-        return np.arange(math.ceil(expected - 1e-9)) / rate
-    rng = np.random.default_rng(seed)
-    times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * math.sqrt(expected) + 16)))
-    while times[-1] < seconds:  # the draw fell short (improbable): extend it
-        times = np.concatenate([times, times[-1] + np.cumsum(rng.exponential(1.0 / rate, size=len(times)))])
-    return times[times < seconds]
 
 
 class _State:
@@ -154,36 +140,6 @@ class _Watch:
         if self.last_change is None:
             return 0.0
         return max(self.silence, min(window_end, time.perf_counter()) - self.last_change)
-
-
-class StepProgress:
-    """A tqdm bar over a step's seconds with the live rate of measured operations; does nothing when not shown."""
-
-    def __init__(self, show: bool, warmup: float, duration: float | None, label: str):
-        self.bar = None
-        self.shown = bool(show)
-        if show:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=round(warmup + duration, 1) if duration else None, unit="s", desc=label,
-                            leave=False, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}")
-        self._last_elapsed, self._last_count, self._done = 0.0, 0, 0.0
-
-    def update(self, elapsed: float, count: int | None) -> None:
-        """``elapsed`` seconds since the step started, ``count`` operations measured so far (None: not known)."""
-        if self.bar is None:
-            return
-        if count is not None and elapsed - self._last_elapsed >= 0.5:
-            rate = (count - self._last_count) / (elapsed - self._last_elapsed)
-            self.bar.set_postfix_str(f"{rate:,.0f} ops/s", refresh=False)
-            self._last_elapsed, self._last_count = elapsed, count
-        elapsed = min(elapsed, self.bar.total or elapsed)
-        self.bar.update(max(0.0, elapsed - self._done))
-        self._done = max(self._done, elapsed)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 class Runner:
@@ -256,12 +212,12 @@ class Runner:
             state.stop = True
             go.set()
             raise BenchError(f"could not start {concurrency} worker threads ({exc}); lower the concurrency") from None
-        late = 0.0
+        late_start = 0.0
         if start_at is not None:
             wait = start_at - time.time()
             if wait > 0:
                 time.sleep(wait)
-            late = max(0.0, time.time() - start_at)
+            late_start = max(0.0, time.time() - start_at)
         started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         clock = time.perf_counter
         state.t0 = clock()
@@ -289,7 +245,7 @@ class Runner:
         stuck = sum(t.is_alive() for t in threads)
         window = max(min(state.window_end, clock()) - state.window_start, 1e-9)
         m = StepMeasurements(ops[0].names, recorders)
-        late_ops = sum(r.late for r in recorders)
+        late = [v for r in recorders for v in r.late]
         if rate is not None:
             # every operation due in the window was either measured, failed, or never served in time (the due
             # times computed exactly as the workers compute them)
@@ -302,7 +258,7 @@ class Runner:
                                                        "before the step's drain timeout")
             window = max(window, state.last_completion - state.window_start)
         documents = sum(m.documents.values())
-        per_s = (m.operations - late_ops) / window
+        per_s = m.operations / window
         throughput = documents / window if self.workload.throughput_unit == "documents" else per_s
         if failures:
             m.errors["RunnerFailure"] += len(failures)
@@ -313,8 +269,8 @@ class Runner:
             errors=dict(m.errors), latency=m.latency(), histograms=m.encoded(), started_at=started_at,
             wall_seconds=clock() - state.t0, target_rate=rate, error_samples=m.error_samples,
             runner_failures=len(failures), stuck_workers=int(stuck), in_flight_at_end=int(in_flight),
-            late_operations=int(late_ops), longest_silence_s=watch.longest_silence(state.window_end),
-            late_start_s=late, ended_early=watch.ended_early,
+            late_operations=len(late), late_max_ms=max(late, default=0) / 1000.0, longest_silence_s=watch.longest_silence(state.window_end),
+            late_start_s=late_start, ended_early=watch.ended_early,
         )
 
     @staticmethod
@@ -359,9 +315,8 @@ class Runner:
                 if t1 <= state.window_end:
                     lat[i].append(int((t1 - t0) * 1e6))
                     docs[i] += n
-                elif t0 <= state.window_end:  # in flight when the window closed: its latency, not its throughput
-                    lat[i].append(int((t1 - t0) * 1e6))
-                    rec.late += 1
+                elif t0 <= state.window_end:  # in flight when the window closed: how long it still took
+                    rec.late.append(int((t1 - t0) * 1e6))
 
     @staticmethod
     def _counted_loop(state, ops, rec, *_):

@@ -45,6 +45,7 @@ def merge(records: list[dict], op_names: list[str], throughput_unit: str, rate: 
         stuck_workers=sum(r["stuck_workers"] for r in records),
         in_flight_at_end=sum(r.get("in_flight_at_end", 0) for r in records),
         late_operations=sum(r.get("late_operations", 0) for r in records),
+        late_max_ms=max((r.get("late_max_ms", 0.0) for r in records), default=0.0),
         longest_silence_s=max((r.get("longest_silence_s", 0.0) for r in records), default=0.0),
         late_start_s=max((r.get("late_start_s", 0.0) for r in records), default=0.0),
         ended_early=next((r["ended_early"] for r in records if r.get("ended_early")), None),
