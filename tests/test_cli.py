@@ -4,7 +4,7 @@ import sys
 
 from capmodel.cli import main
 
-COMMANDS = ["bench", "fit", "nodes", "plan", "report", "server", "shards"]
+COMMANDS = ["bench", "fit", "mva", "nodes", "plan", "report", "server", "shards"]
 
 
 def test_help_lists_every_command(capsys):

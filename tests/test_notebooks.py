@@ -161,3 +161,19 @@ def test_injected_parameters_are_recorded(reports):
     assert len(injected) == 1 and "sensitivity = [0.0, 0.01, 0.03]" in injected[0].source
     assert json.loads(json.dumps(nb.metadata["papermill"]["parameters"])) == SMALL["04_node_multiplier"]
     assert np.isfinite(nb.metadata["capmodel"]["report"]["total_s"])
+
+
+def test_methodology_what_if_predicts_plgm_workload_3_from_workloads_1_and_2(reports):
+    from capmodel.models.mix import fit_mix_demands
+
+    text = _answer(reports, "01_methodology")
+    # Percona plgm study (seed 003_): workload 1 "100% find()", workloads 2 and 3 "54% reads and 46% writes";
+    # the study's servers have 4 vCPUs (the notebook's defaults)
+    mixed = {"read": 0.54, "write": 0.46}
+    fit = fit_mix_demands({"plgm_workload1": (datasets.load_curve("plgm_workload1"), {"read": 1.0}),
+                           "plgm_workload2": (datasets.load_curve("plgm_workload2"), mixed)}, servers=4)
+    workload3 = datasets.load_curve("plgm_workload3")
+    prediction = fit.compare(workload3, mixed, "plgm_workload3")
+    assert re.sub(r"\s+", " ", prediction.describe()) in text
+    assert f"against the measured {workload3['throughput'].max():,.0f} ops/s" in text   # 8,256 in the study's table
+    assert "Two tenants of 32 threads each" in text
