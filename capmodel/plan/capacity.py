@@ -103,7 +103,8 @@ class FitCapacity:
         text = (f"{under}this server sustains **{self.usable_throughput:,.0f} ops/s** at about "
                 f"{self.operating_concurrency:.0f} concurrent clients (binding limit: {self.binding_limit})")
         if ops_per_user:
-            text += f"; at {ops_per_user:g} ops/s per user that is **{self.usable_throughput / ops_per_user:,.0f} users**"
+            users = self.usable_throughput / ops_per_user
+            text += f"; at {ops_per_user:g} ops/s per user that is **{users:,.0f} users**"
         return text + "."
 
 

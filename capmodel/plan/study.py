@@ -44,7 +44,7 @@ class PlanStudy:
         return [vm for vm in self.recommendations.get("vm", []) if isinstance(vm, str)]
 
     def describe(self) -> str:
-        """The study's answer in words (markdown): objectives, the VM per target, the cheapest per user, the frontier."""
+        """The answer in words (markdown): objectives, the VM per target, the cheapest per user, the frontier."""
         vms = self.vms.set_index("vm")
         lines = [_target_line(r, vms, self.monthly_growth) for _, r in self.recommendations.iterrows()]
         priced = self.vms.dropna(subset=["cost_per_1000_users"])
