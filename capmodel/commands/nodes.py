@@ -2,8 +2,6 @@
 by the brief's linear rule and under a USL over node count (assumed sigma/kappa, or fitted to a node-count curve)."""
 from __future__ import annotations
 
-MICRON = "micron_ycsb_96threads"
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -38,9 +36,9 @@ def register(subparsers) -> None:
 
 
 def _table(args):
+    """The node table the options give (None: the bundled Micron brief) and its name."""
     import pandas as pd
 
-    from capmodel import datasets
     from capmodel.data.readers import read_table
     from capmodel.errors import PlanError
 
@@ -56,30 +54,25 @@ def _table(args):
             "workload": args.workload, "reference_ops_per_s": args.reference_ops,
             "candidate_ops_per_s": args.candidate_ops, "reference_nodes": args.reference_nodes,
             "candidate_nodes": candidate_nodes}]), "command line"
-    return datasets.load(MICRON), "Micron 5100 ECO brief (bundled)"
+    return None, None
 
 
 def run(args) -> int:
     from capmodel.commands import print_json
-    from capmodel.errors import PlanError
-    from capmodel.plan import node_multipliers
+    from capmodel.plan.nodes import plan_node_study
 
     table, source = _table(args)
-    sigma, kappa, samples, usl_source = args.sigma, args.kappa, None, "assumed"
+    node_curve = None
     if args.node_curve:
         from capmodel.data.readers import read_curve
-        from capmodel.models.usl import fit_usl
 
-        if args.bootstrap < 0:
-            raise PlanError(f"--bootstrap must be >= 0, got {args.bootstrap}")
-        fit = fit_usl(read_curve(args.node_curve))
-        sigma, kappa, usl_source = fit.sigma, fit.kappa, f"fitted to {args.node_curve}"
-        samples = fit.bootstrap(args.bootstrap).samples if args.bootstrap else None
-    rows = node_multipliers(
-        table, sigma=sigma, kappa=kappa, rounding=args.rounding, max_nodes=args.max_nodes, usl_samples=samples,
-        reference_node_cost=args.reference_node_cost, candidate_node_cost=args.candidate_node_cost,
-        reference_rack_units=args.reference_rack_units, candidate_rack_units=args.candidate_rack_units,
-        source=source)
+        node_curve = read_curve(args.node_curve)
+    study = plan_node_study(
+        table, sigma=args.sigma, kappa=args.kappa, node_curve=node_curve, bootstrap=args.bootstrap,
+        rounding=args.rounding, max_nodes=args.max_nodes, reference_node_cost=args.reference_node_cost,
+        candidate_node_cost=args.candidate_node_cost, reference_rack_units=args.reference_rack_units,
+        candidate_rack_units=args.candidate_rack_units, source=source, curve_source=args.node_curve)
+    rows, source, sigma, kappa, usl_source = study.rows, study.source, study.sigma, study.kappa, study.basis
     if args.json:
         print_json({"source": source, "usl": {"sigma": sigma, "kappa": kappa, "basis": usl_source},
                     "rounding": args.rounding,

@@ -1,13 +1,9 @@
 """``capmodel plan``: users per VM, cost per user and a recommendation per target user count.
 
-Without ``--catalog`` it runs the bundled benchANT OTC study (data/benchant_*.csv): baseline m3-xlarge-8-SAS carrying
-25,000 users at 6,500 ops/s (6,000-7,000) and 80% CPU, the study's objective "p95 no more than 5% above the baseline".
+The options map onto ``capmodel.plan.study.plan_study`` (which, without ``--catalog``, runs the bundled benchANT OTC
+study); this module reads the files and prints the result as text or JSON.
 """
 from __future__ import annotations
-
-BENCHANT = {"catalog": "benchant_vms", "measurements": "benchant_throughput", "baseline": "benchant_baseline"}
-BENCHANT_LATENCY_INCREASE = 0.05
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -55,101 +51,61 @@ def register(subparsers) -> None:
 
 def _range(text: str | None, option: str):
     if text is None:
-        return None, None
+        return None
     from capmodel.commands import parse_number_list
     from capmodel.errors import PlanError
 
     values = parse_number_list(text, option)
     if len(values) != 2:
         raise PlanError(f"{option}: expected LOW,HIGH, got {text!r}")
-    return values
-
-
-def _bundled_inputs(args):
-    """Catalog, measurements and baseline of the benchANT study, with the command line's overrides."""
-    from capmodel import datasets
-
-    catalog = datasets.load(BENCHANT["catalog"])
-    measurements = datasets.load(BENCHANT["measurements"])
-    baseline = datasets.load(BENCHANT["baseline"]).iloc[0]
-    if args.baseline_vm is None:
-        args.baseline_vm = str(baseline["vm"])
-    if args.ops_per_user is None:
-        if args.baseline_users is None:
-            args.baseline_users = float(baseline["users"])
-        if args.baseline_throughput is None:
-            args.baseline_throughput = float(baseline["throughput"])
-            if args.baseline_range is None:
-                args.baseline_range = f"{baseline['throughput_low']},{baseline['throughput_high']}"
-        if args.baseline_utilization is None:
-            args.baseline_utilization = float(baseline["cpu_util"])
-    if args.latency_p95_ms is None and args.latency_increase is None and not args.no_latency:
-        args.latency_increase = BENCHANT_LATENCY_INCREASE
-    return catalog, measurements, "benchANT study (bundled)"
+    return tuple(values)
 
 
 def _fits_from_curves(args):
     from capmodel.data.readers import read_curve
     from capmodel.errors import PlanError
-    from capmodel.models.usl import fit_usl
+    from capmodel.plan.study import fit_per_vm
 
     curves = read_curve(args.curves, system=args.vm_column)
     if "system" not in curves.columns:
         raise PlanError(f"{args.curves}: no column '{args.vm_column}' naming the VM of each row (--vm-column)")
-    return {str(vm): fit_usl(group.reset_index(drop=True)) for vm, group in curves.groupby("system", sort=False)}
+    return fit_per_vm(curves)
 
 
-def _baseline_throughput(table, vm: str | None, fits) -> float | None:
-    """The baseline VM's measured throughput (absolute column), when the user gave none."""
-    if vm is None or vm in fits or "throughput" not in table.columns:
-        return None
-    row = table[table["vm"] == vm]
-    if row.empty or row["throughput"].isna().all():
-        return None
-    return float(row["throughput"].iloc[0])
+def _objectives(args):
+    """The options' objectives; the bundled study keeps its relative latency objective unless told otherwise."""
+    from capmodel.plan import Objectives
+    from capmodel.plan.study import BENCHANT_OBJECTIVES
 
-
-def build_plan(args):
-    """The CapacityPlan for the parsed options (also used by notebooks through the same arguments)."""
-    import pandas as pd
-
-    from capmodel.data.readers import read_table
-    from capmodel.errors import PlanError
-    from capmodel.plan import Objectives, calibrate_workload, join_measurements, plan_vms, workload_from_ops_per_user
-
-    if args.catalog is None:
-        if args.measurements or args.curves:
-            raise PlanError("--measurements and --curves need --catalog (the prices of the VMs)")
-        catalog, measurements, source = _bundled_inputs(args)
-    else:
-        catalog, source = read_table(args.catalog), args.catalog
-        measurements = read_table(args.measurements) if args.measurements else None
-    fits = _fits_from_curves(args) if args.curves else {}
-    table = join_measurements(catalog, measurements, source, args.measurements or source) \
-        if measurements is not None else catalog
-    if args.ops_per_user is not None:
-        workload = workload_from_ops_per_user(args.ops_per_user)
-    else:
-        if args.baseline_users is None:
-            raise PlanError("give --baseline-users (with --baseline-vm or --baseline-throughput) or --ops-per-user")
-        throughput = args.baseline_throughput
-        if throughput is None:
-            throughput = _baseline_throughput(pd.DataFrame(table), args.baseline_vm, fits)
-        if throughput is None:
-            raise PlanError("give --baseline-throughput (ops/s at the baseline), or a --baseline-vm whose "
-                            "measurements hold an absolute throughput")
-        low, high = _range(args.baseline_range, "--baseline-range")
-        workload = calibrate_workload(args.baseline_users, throughput, args.baseline_utilization, low, high)
-    objectives = Objectives(
+    latency_increase = args.latency_increase
+    if args.catalog is None and args.latency_p95_ms is None and latency_increase is None:
+        latency_increase = BENCHANT_OBJECTIVES.latency_increase
+    return Objectives(
         utilization_target=args.headroom, peak_fraction=args.peak_fraction,
         latency_p95_ms=None if args.no_latency else args.latency_p95_ms,
-        latency_increase=None if args.no_latency else args.latency_increase,
+        latency_increase=None if args.no_latency else latency_increase,
     )
-    if args.bootstrap < 0:
-        raise PlanError(f"--bootstrap must be >= 0, got {args.bootstrap}")
-    return plan_vms(table, workload, objectives, baseline_vm=args.baseline_vm, fits=fits,
-                    n_bootstrap=args.bootstrap if fits else 0, level=args.level, seed=args.seed,
-                    current_users=args.current_users, monthly_growth=args.growth, source=source)
+
+
+def build_study(args):
+    """The PlanStudy for the parsed options: files read here, everything else mapped onto ``plan_study``."""
+    from capmodel.data.readers import read_table
+    from capmodel.errors import PlanError
+    from capmodel.plan.study import plan_study
+
+    if args.catalog is None and (args.measurements or args.curves):
+        raise PlanError("--measurements and --curves need --catalog (the prices of the VMs)")
+    catalog = read_table(args.catalog) if args.catalog else None
+    measurements = read_table(args.measurements) if args.measurements else None
+    fits = _fits_from_curves(args) if args.curves else {}
+    return plan_study(
+        catalog=catalog, measurements=measurements, fits=fits, baseline_vm=args.baseline_vm,
+        baseline_users=args.baseline_users, baseline_throughput=args.baseline_throughput,
+        baseline_range=_range(args.baseline_range, "--baseline-range"),
+        baseline_utilization=args.baseline_utilization, ops_per_user=args.ops_per_user,
+        targets=args.target_users or [], objectives=_objectives(args), growth=args.growth,
+        current_users=args.current_users, bootstrap=args.bootstrap, level=args.level, seed=args.seed,
+        source=args.catalog, measurements_source=args.measurements)
 
 
 VM_FIELDS = (
@@ -199,8 +155,8 @@ def _recommendation_lines(recommendations) -> list[str]:
 def run(args) -> int:
     from capmodel.commands import print_json
 
-    plan = build_plan(args)
-    recommendations = plan.recommend(args.target_users or [], args.current_users, args.growth)
+    study = build_study(args)
+    plan, recommendations = study.plan, study.recommendations
     if args.json:
         print_json(plan_record(plan, recommendations))
         return 0

@@ -8,9 +8,9 @@ linear scaling, for a target of 1,000,000 inserts/s (AWS post, seed 004_).
 """
 from __future__ import annotations
 
-DOCUMENTDB_TARGET_RATE = 1_000_000.0   # "over a million inserts per second ..."
-DOCUMENTDB_SHARDS = 16                 # "... on the 16-shard elastic cluster"
-DOCUMENTDB_SOURCE = "DocumentDB elastic-cluster insert benchmark (bundled)"
+# the study's figures for the help text, as in capmodel.plan.shards (not imported: --help needs no pandas)
+DOCUMENTDB_TARGET_RATE = 1_000_000.0
+DOCUMENTDB_SHARDS = 16
 
 
 def register(subparsers) -> None:
@@ -84,41 +84,6 @@ def _check_options(args) -> None:
                         "--min-clients")
 
 
-def _fitted_model(args) -> tuple[dict, object]:
-    """The USL fitted to --curve over shard count, and its bootstrap samples (or None)."""
-    from capmodel.commands import single_curve
-    from capmodel.data.readers import read_curve
-    from capmodel.errors import CapmodelError
-    from capmodel.models.usl import fit_usl
-
-    curve = read_curve(args.curve, concurrency=args.concurrency, throughput=args.throughput)
-    single_curve(curve, args.curve)
-    try:
-        fit = fit_usl(curve)
-    except CapmodelError as exc:
-        raise type(exc)(f"{args.curve}: {exc}") from None
-    samples = fit.bootstrap(args.bootstrap).samples if args.bootstrap else None
-    model = {"per_shard_throughput": fit.lambda_, "sigma": fit.sigma, "kappa": fit.kappa,
-             "basis": f"fitted to {args.curve} (USL over shard count, {fit.n_points} points, r2 {fit.r2:.4f})",
-             "r2": fit.r2, "n_points": fit.n_points, "warnings": list(fit.warnings)}
-    return model, samples
-
-
-def _model(args) -> tuple[str, dict, object]:
-    """(source, model, bootstrap samples): fitted to --curve, assumed from the options, or the bundled study."""
-    if args.curve:
-        model, samples = _fitted_model(args)
-        return args.curve, model, samples
-    bundled = args.per_shard_throughput is None
-    per_shard = DOCUMENTDB_TARGET_RATE / DOCUMENTDB_SHARDS if bundled else args.per_shard_throughput
-    rate_basis = (f"per-shard throughput from the study ({DOCUMENTDB_TARGET_RATE:,.0f} inserts/s / "
-                  f"{DOCUMENTDB_SHARDS} shards)" if bundled else "per-shard throughput given")
-    usl_basis = "linear (sigma = kappa = 0)" if args.sigma is None and args.kappa is None else "sigma/kappa given"
-    model = {"per_shard_throughput": per_shard, "sigma": args.sigma or 0.0, "kappa": args.kappa or 0.0,
-             "basis": f"assumed: {rate_basis}, {usl_basis}"}
-    return (DOCUMENTDB_SOURCE if bundled else "command line"), model, None
-
-
 def _row(plan: dict) -> dict:
     """One target's row of the JSON contract: unreachable targets carry None and the reason."""
     reachable = plan["shards"] is not None
@@ -159,35 +124,26 @@ def _text(source: str, model: dict, rows: list[dict], no_inputs: bool) -> str:
 
 def run(args) -> int:
     from capmodel.commands import print_json
-    from capmodel.plan.scaling import peak
-    from capmodel.plan.shards import CLIENTS_PER_SHARD, DOCUMENTDB_MAX_SHARDS, MIN_CLIENTS, plan_shards
+    from capmodel.plan.shards import plan_shard_study
 
     _check_options(args)
     no_inputs = all(getattr(args, o) is None for o in ("target_rate", "per_shard_throughput", "sigma", "kappa",
                                                          "curve"))
-    source, model, samples = _model(args)
-    targets = args.target_rate or [DOCUMENTDB_TARGET_RATE]
-    max_shards = args.max_shards if args.max_shards is not None else DOCUMENTDB_MAX_SHARDS
-    latency_s = args.batch_latency_ms / 1000.0 if args.batch_latency_ms is not None else None
-    per_shard = args.clients_per_shard if args.clients_per_shard is not None else CLIENTS_PER_SHARD
-    min_clients = args.min_clients if args.min_clients is not None else MIN_CLIENTS
-    peak_shards, peak_throughput = peak(model["sigma"], model["kappa"], model["per_shard_throughput"])
-    model.update(
-        max_shards=max_shards, batch_size=args.batch_size, batch_latency_ms=args.batch_latency_ms,
-        clients_per_shard=None if latency_s else per_shard, min_clients=None if latency_s else min_clients,
-        clients_rule=(f"Little's law, {args.batch_latency_ms:g} ms per batch of {args.batch_size}" if latency_s
-                      else f"{per_shard} per shard, at least {min_clients}"),
-        peak_shards=peak_shards if peak_shards != float("inf") else None,
-        peak_throughput=peak_throughput if peak_throughput != float("inf") else None,
-        level=args.level if samples is not None else None,
-    )
-    rows = [_row(plan_shards(target, model["per_shard_throughput"], model["sigma"], model["kappa"],
-                             max_shards=max_shards, batch_size=args.batch_size, batch_latency_s=latency_s,
-                             clients_per_shard=per_shard, min_clients=min_clients, usl_samples=samples,
-                             level=args.level))
-            for target in targets]
+    curve = None
+    if args.curve:
+        from capmodel.commands import single_curve
+        from capmodel.data.readers import read_curve
+
+        curve = read_curve(args.curve, concurrency=args.concurrency, throughput=args.throughput)
+        single_curve(curve, args.curve)
+    study = plan_shard_study(
+        args.target_rate, per_shard_throughput=args.per_shard_throughput, sigma=args.sigma, kappa=args.kappa,
+        curve=curve, bootstrap=args.bootstrap, level=args.level, max_shards=args.max_shards,
+        batch_size=args.batch_size, batch_latency_ms=args.batch_latency_ms, clients_per_shard=args.clients_per_shard,
+        min_clients=args.min_clients, source=args.curve or "command line")
+    rows = [_row(plan) for plan in study.rows]
     if args.json:
-        print_json({"source": source, "model": model, "rows": rows})
+        print_json({"source": study.source, "model": study.model, "rows": rows})
         return 0
-    print(_text(source, model, rows, no_inputs))
+    print(_text(study.source, study.model, rows, no_inputs))
     return 0

@@ -83,6 +83,38 @@ class FitCapacity:
     usable_throughput_low: float = math.nan
     usable_throughput_high: float = math.nan
     limits: dict = field(default_factory=dict)
+    objectives: Objectives | None = None
+
+    def table(self):
+        """The capacity as a two-column table (figure, value) for display."""
+        import pandas as pd
+
+        rows = {"usable throughput (ops/s)": self.usable_throughput, "binding limit": self.binding_limit,
+                "operating concurrency": self.operating_concurrency,
+                "throughput at the headroom target (ops/s)": self.throughput,
+                "throughput at the latency target (ops/s)": self.latency_throughput,
+                "peak concurrency": self.peak_concurrency, "peak throughput (ops/s)": self.peak_throughput}
+        rows.update({f"limit: {k} (ops/s)": v for k, v in self.limits.items()})
+        return pd.DataFrame({"value": rows}).rename_axis("figure")
+
+    def describe(self, ops_per_user: float | None = None) -> str:
+        """The capacity in words (markdown), with the users it serves at ``ops_per_user`` ops/s each."""
+        under = f"Planned with {self.objectives.describe()}, " if self.objectives is not None else ""
+        text = (f"{under}this server sustains **{self.usable_throughput:,.0f} ops/s** at about "
+                f"{self.operating_concurrency:.0f} concurrent clients (binding limit: {self.binding_limit})")
+        if ops_per_user:
+            users = self.usable_throughput / ops_per_user
+            text += f"; at {ops_per_user:g} ops/s per user that is **{users:,.0f} users**"
+        return text + "."
+
+
+def describe_capacity(fit, objectives: Objectives, latency_target_ms: float | None = None,
+                      ops_per_user: float | None = None) -> str:
+    """``capacity_from_fit(...).describe(ops_per_user)``, or why the curve gives no plan (e.g. no peak in sight)."""
+    try:
+        return capacity_from_fit(fit, objectives, latency_target_ms).describe(ops_per_user)
+    except PlanError as exc:
+        return f"**No plan from this curve**: {exc}."
 
 
 def _service_demand(curve) -> float | None:
@@ -138,7 +170,7 @@ def capacity_from_fit(fit, objectives: Objectives, latency_target_ms: float | No
         binding_limit=binding,
         operating_concurrency=concurrency_for_throughput(usable, fit.sigma, fit.kappa, fit.lambda_),
         peak_concurrency=n_peak, peak_throughput=x_peak, latency_basis=basis if seconds is not None else "",
-        limits=limits,
+        limits=limits, objectives=objectives,
     )
     if n_bootstrap:
         samples = fit.bootstrap(n_bootstrap, seed=seed).samples

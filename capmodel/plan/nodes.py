@@ -8,6 +8,7 @@ the curve peaks below X_A.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -95,3 +96,97 @@ def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0
                 row[f"{kind}_usl"] = n_usl * cand_value if n_usl is not None else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+MICRON = "micron_ycsb_96threads"
+MICRON_SOURCE = "Micron 5100 ECO brief (bundled)"
+
+
+def node_sensitivity(table: pd.DataFrame, sigmas, kappa: float = 0.0, rounding: str = "nearest",
+                     max_nodes: float = math.inf, source: str | None = None) -> pd.DataFrame:
+    """Nodes needed per workload (one column each; NaN where unreachable) for each contention value in ``sigmas``."""
+    rows = []
+    for s in sigmas:
+        r = node_multipliers(table, sigma=s, kappa=kappa, rounding=rounding, max_nodes=max_nodes, source=source)
+        rows.append({"sigma": float(s), **{w: (n if ok else math.nan)
+                                           for w, n, ok in zip(r["workload"], r["nodes_usl"], r["usl_reachable"])}})
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class NodeStudy:
+    """The result of ``plan_node_study``: ``rows`` (one per workload, as ``node_multipliers``), the USL over node
+    count (``sigma``, ``kappa``, ``basis``), ``rounding``, ``source``, the input ``table`` as given and, when asked,
+    ``sensitivity`` (see ``node_sensitivity``)."""
+
+    rows: pd.DataFrame
+    sigma: float
+    kappa: float
+    basis: str
+    rounding: str
+    source: str
+    table: pd.DataFrame
+    sensitivity: pd.DataFrame | None = None
+
+    def unreachable_from(self) -> float | None:
+        """The smallest contention of the sensitivity scan at which some workload is unreachable (None: none is)."""
+        if self.sensitivity is None:
+            return None
+        unreachable = self.sensitivity.drop(columns="sigma").isna().any(axis=1)
+        return float(self.sensitivity.loc[unreachable, "sigma"].min()) if unreachable.any() else None
+
+    def describe(self) -> str:
+        """The answer in words (markdown): per workload the linear and the USL count, the heaviest case, the extra."""
+        lines, extra_total = [], 0
+        for _, r in self.rows.iterrows():
+            head = f"- YCSB {r['workload']}: multiplier {r['multiplier']:.2f} → **{r['nodes_linear']:.0f} nodes**"
+            if r["usl_reachable"]:
+                extra = r["nodes_usl"] - r["nodes_linear"]
+                extra_total += extra
+                lines.append(f"{head} by the linear rule, **{r['nodes_usl']:.0f}** under the USL ({extra:+.0f}).")
+            else:
+                lines.append(f"{head} by the linear rule; **unreachable** under the USL ({r['usl_note']}).")
+        worst = self.rows.loc[self.rows["multiplier"].idxmax()]
+        text = [f"From {self.source}:", "", *lines, "",
+                f"The heaviest case is YCSB {worst['workload']} (×{worst['multiplier']:.2f}). With contention "
+                f"σ = {self.sigma:g} and coherency κ = {self.kappa:g} over node count ({self.basis}), the reachable "
+                f"workloads need {extra_total:+.0f} candidate nodes in total beyond the linear rule's answers."]
+        if self.sensitivity is not None:
+            limit = self.unreachable_from()
+            text.append(f"From σ = {limit:g} on, at least one workload cannot be matched by any number of candidate "
+                        "nodes." if limit is not None else
+                        "Every workload stays reachable over the contention values tried.")
+        return "\n".join(text)
+
+
+def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa: float = 0.0,
+                    node_curve: pd.DataFrame | None = None, bootstrap: int = 200, rounding: str = "nearest",
+                    max_nodes: float = 1000, reference_node_cost: float | None = None,
+                    candidate_node_cost: float | None = None, reference_rack_units: float | None = None,
+                    candidate_rack_units: float | None = None, sensitivity=(), source: str | None = None,
+                    curve_source: str | None = None) -> NodeStudy:
+    """Nodes of the candidate type needed to match the reference cluster, per workload of ``table`` (None: the
+    bundled Micron brief). The candidate scales over node count by a USL with ``sigma``/``kappa``, or fitted to
+    ``node_curve`` (concurrency = node count; adds ``bootstrap`` intervals). ``sensitivity``: contention values for a
+    scan of the USL count (``NodeStudy.sensitivity``). ``source``/``curve_source`` name the inputs in messages."""
+    if table is None:
+        from capmodel import datasets
+
+        table, source = datasets.load(MICRON), MICRON_SOURCE
+    samples, basis = None, "assumed"
+    if node_curve is not None:
+        from capmodel.models.usl import fit_usl
+
+        if bootstrap < 0:
+            raise PlanError(f"--bootstrap must be >= 0, got {bootstrap}")
+        fit = fit_usl(node_curve)
+        sigma, kappa, basis = fit.sigma, fit.kappa, f"fitted to {curve_source or 'the node curve'}"
+        samples = fit.bootstrap(bootstrap).samples if bootstrap else None
+    rows = node_multipliers(
+        table, sigma=sigma, kappa=kappa, rounding=rounding, max_nodes=max_nodes, usl_samples=samples,
+        reference_node_cost=reference_node_cost, candidate_node_cost=candidate_node_cost,
+        reference_rack_units=reference_rack_units, candidate_rack_units=candidate_rack_units, source=source)
+    scan = (node_sensitivity(table, sensitivity, kappa, rounding, max_nodes, source)
+            if sensitivity is not None and len(sensitivity) else None)
+    return NodeStudy(rows=rows, sigma=sigma, kappa=kappa, basis=basis, rounding=rounding, source=source or "",
+                     table=table, sensitivity=scan)

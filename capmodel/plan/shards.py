@@ -10,7 +10,11 @@ or, without a measured batch latency, the benchmark's own rule: 64 client proces
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+import pandas as pd
+
+from capmodel.errors import PlanError
 from capmodel.plan.checks import positive
 from capmodel.plan.scaling import units_for_throughput, units_interval, usl
 
@@ -62,3 +66,117 @@ def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 
         clients=clients_needed(shards, throughput, batch_size, batch_latency_s, clients_per_shard, min_clients),
     )
     return row
+
+
+DOCUMENTDB_TARGET_RATE = 1_000_000.0   # "over a million inserts per second ..."
+DOCUMENTDB_SHARDS = 16                 # "... on the 16-shard elastic cluster"
+DOCUMENTDB_SOURCE = "DocumentDB elastic-cluster insert benchmark (bundled)"
+
+
+@dataclass(frozen=True)
+class ShardStudy:
+    """The result of ``plan_shard_study``: ``model`` (per-shard throughput, sigma, kappa, basis, limits, clients
+    rule, peak), one ``rows`` dict per target (as ``plan_shards``) and, when asked, ``scenarios`` (one row per
+    target and contention value)."""
+
+    source: str
+    model: dict
+    rows: list[dict]
+    scenarios: pd.DataFrame | None = None
+
+    def describe(self) -> str:
+        """The answer in words (markdown): shards and clients per target, and the shard count per scenario."""
+        m = self.model
+        text = []
+        for row in self.rows:
+            if row["shards"] is None:
+                verdict = f"**cannot be reached**: {row['reason']}."
+            else:
+                verdict = (f"needs **{row['shards']} shards** (linear estimate {row['linear_shards']}), delivering "
+                           f"{row['throughput']:,.0f} inserts/s at {row['efficiency']:.0%} of linear efficiency, "
+                           f"driven by **{row['clients']} client processes** ({m['clients_rule']}).")
+            text.append(f"At {m['per_shard_throughput']:,.0f} inserts/s per shard, a target of "
+                        f"{row['target_rate']:,.0f} inserts/s with σ = {m['sigma']:g} and κ = {m['kappa']:g} "
+                        f"{verdict}")
+            if self.scenarios is not None:
+                mine = self.scenarios[self.scenarios["target_rate"] == row["target_rate"]]
+                reached = mine.dropna(subset=["shards"])
+                spread = ", ".join(f"σ = {r.sigma:g}: {int(r.shards)}" for r in reached.itertuples())
+                unreachable = ", ".join(f"σ = {s:g}" for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
+                text.append(f"Across the contention scenarios the shard count is {spread or 'never reachable'}; "
+                            f"unreachable within {m['max_shards']:g} shards: {unreachable}.")
+            text.append("")
+        return "\n".join(text).strip()
+
+
+def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object]:
+    """The USL fitted to ``curve`` over shard count, and its bootstrap samples (or None)."""
+    from capmodel.errors import CapmodelError
+    from capmodel.models.usl import fit_usl
+
+    try:
+        fit = fit_usl(curve)
+    except CapmodelError as exc:
+        raise type(exc)(f"{source}: {exc}") from None
+    samples = fit.bootstrap(bootstrap).samples if bootstrap else None
+    model = {"per_shard_throughput": fit.lambda_, "sigma": fit.sigma, "kappa": fit.kappa,
+             "basis": f"fitted to {source} (USL over shard count, {fit.n_points} points, r2 {fit.r2:.4f})",
+             "r2": fit.r2, "n_points": fit.n_points, "warnings": list(fit.warnings)}
+    return model, samples
+
+
+def plan_shard_study(target_rates=None, per_shard_throughput: float | None = None, sigma: float | None = None,
+                     kappa: float | None = None, curve=None, bootstrap: int = 200, level: float = 0.95,
+                     max_shards: float | None = None, batch_size: int = 1000, batch_latency_ms: float | None = None,
+                     clients_per_shard: int | None = None, min_clients: int | None = None, scenarios=(),
+                     source: str | None = None) -> ShardStudy:
+    """Shards and clients for each target insert rate (default: the DocumentDB study's 1,000,000/s).
+
+    The USL over shard count is assumed (``per_shard_throughput``, default 1,000,000 / 16 as in the study; ``sigma``,
+    ``kappa`` default 0) or fitted to ``curve`` (a curve table whose concurrency is the shard count; adds a
+    ``bootstrap`` interval on the shard count), not both. Clients: Little's law with ``batch_latency_ms``, else
+    ``clients_per_shard`` (64) per shard, at least ``min_clients`` (128). ``scenarios``: contention values to plan
+    each target under too. ``source`` names the inputs (the curve's file in messages).
+    """
+    from capmodel.plan.scaling import check_parameters, peak
+
+    check_parameters(sigma or 0.0, kappa or 0.0, "sigma/kappa")
+    samples = None
+    if curve is not None:
+        if per_shard_throughput is not None or sigma is not None or kappa is not None:
+            raise PlanError("a fitted curve gives the per-shard throughput, sigma and kappa; do not also give them")
+        source = source or "the shard curve"
+        model, samples = _fitted_model(curve, bootstrap, source)
+    else:
+        bundled = per_shard_throughput is None
+        per_shard = DOCUMENTDB_TARGET_RATE / DOCUMENTDB_SHARDS if bundled else per_shard_throughput
+        rate_basis = (f"per-shard throughput from the study ({DOCUMENTDB_TARGET_RATE:,.0f} inserts/s / "
+                      f"{DOCUMENTDB_SHARDS} shards)" if bundled else "per-shard throughput given")
+        usl_basis = "linear (sigma = kappa = 0)" if sigma is None and kappa is None else "sigma/kappa given"
+        model = {"per_shard_throughput": per_shard, "sigma": sigma or 0.0, "kappa": kappa or 0.0,
+                 "basis": f"assumed: {rate_basis}, {usl_basis}"}
+        source = DOCUMENTDB_SOURCE if bundled else (source or "given")
+    targets = list(target_rates) if target_rates is not None and len(target_rates) else [DOCUMENTDB_TARGET_RATE]
+    max_shards = max_shards if max_shards is not None else DOCUMENTDB_MAX_SHARDS
+    latency_s = batch_latency_ms / 1000.0 if batch_latency_ms is not None else None
+    per_shard_clients = clients_per_shard if clients_per_shard is not None else CLIENTS_PER_SHARD
+    min_clients = min_clients if min_clients is not None else MIN_CLIENTS
+    peak_shards, peak_throughput = peak(model["sigma"], model["kappa"], model["per_shard_throughput"])
+    model.update(
+        max_shards=max_shards, batch_size=batch_size, batch_latency_ms=batch_latency_ms,
+        clients_per_shard=None if latency_s else per_shard_clients, min_clients=None if latency_s else min_clients,
+        clients_rule=(f"Little's law, {batch_latency_ms:g} ms per batch of {batch_size}" if latency_s
+                      else f"{per_shard_clients} per shard, at least {min_clients}"),
+        peak_shards=peak_shards if peak_shards != math.inf else None,
+        peak_throughput=peak_throughput if peak_throughput != math.inf else None,
+        level=level if samples is not None else None,
+    )
+    options = dict(max_shards=max_shards, batch_size=batch_size, batch_latency_s=latency_s,
+                   clients_per_shard=per_shard_clients, min_clients=min_clients)
+    rows = [plan_shards(t, model["per_shard_throughput"], model["sigma"], model["kappa"], usl_samples=samples,
+                        level=level, **options) for t in targets]
+    scan = None
+    if scenarios is not None and len(scenarios):
+        scan = pd.DataFrame([plan_shards(t, model["per_shard_throughput"], s, model["kappa"], **options)
+                             for t in targets for s in scenarios])
+    return ShardStudy(source=source, model=model, rows=rows, scenarios=scan)

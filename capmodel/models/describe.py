@@ -1,0 +1,57 @@
+"""A fitted scalability model in words: what was measured, which model the data support, its parameters with
+intervals, where it peaks or saturates, and its warnings (markdown, for the reports' answers)."""
+from __future__ import annotations
+
+import math
+
+
+def _where(fit) -> str:
+    peak = getattr(fit, "peak_concurrency", math.inf)
+    ceiling = getattr(fit, "ceiling", math.inf)
+    if math.isfinite(peak):
+        return (f"throughput peaks at about **{peak:.0f} concurrent clients** with **{fit.peak_throughput:,.0f} "
+                "ops/s**; past that, more clients lower throughput")
+    if math.isfinite(ceiling):
+        return f"throughput has no peak but never passes the ceiling **λ/σ = {ceiling:,.0f} ops/s**"
+    return "throughput keeps growing in proportion to concurrency over the measured range"
+
+
+def _verdict(fit, comparison) -> str:
+    if comparison is None:
+        return f"the **{fit.model}** model was fitted"
+    others = ", ".join(f"{r.model} {r.delta:.1f}" for r in comparison.table.itertuples() if r.model != fit.model)
+    if fit.model == comparison.recommended:
+        text = f"the data support the **{fit.model}** model ({comparison.reason})"
+    else:
+        text = (f"the **{fit.model}** model was fitted as asked; the comparison recommends "
+                f"**{comparison.recommended}** ({comparison.reason})")
+    return f"{text}. Δ{comparison.criterion.upper()} of the others from the best: {others or 'none'}"
+
+
+def _client_bound(curve) -> str:
+    if "client_bound" not in curve.columns:
+        return ""
+    bound = curve.loc[curve["client_bound"].fillna(False).astype(bool), "concurrency"]
+    if bound.empty:
+        return ""
+    if len(bound) == len(curve):
+        return ("\n\nEvery step was limited by the client machine rather than the server (see `client_bound`): the "
+                "curve describes the client; measure from a separate machine for server numbers.")
+    return ("\n\nSteps limited by the client rather than the server: "
+            f"{', '.join(f'{n:g}' for n in bound)} clients.")
+
+
+def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The curve") -> str:
+    """The fit in words (markdown). ``comparison`` (from ``compare_models``) adds which model the data support;
+    ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1")."""
+    curve = fit.curve
+    intervals = fit.parameter_table(level)
+    params = ", ".join(f"{k} = {v:.4g} ({intervals.loc[k, 'low']:.3g} to {intervals.loc[k, 'high']:.3g})"
+                       for k, v in fit.params.items())
+    best = curve.loc[curve["throughput"].idxmax()]
+    warnings = "".join(f"\n- warning: {w}" for w in fit.warnings) or "\n- no warnings from the fit"
+    return (f"{source} measured {len(curve)} steps from {curve['concurrency'].min():g} to "
+            f"{curve['concurrency'].max():g} clients; the best measured rate was {best['throughput']:,.0f} ops/s "
+            f"(at {best['concurrency']:g} clients). Fitted, {_verdict(fit, comparison)}.\n"
+            f"Its parameters with {level:.0%} intervals: {params}; R² = {fit.r2:.3f}. "
+            f"Under this model {_where(fit)}.{_client_bound(curve)}\n{warnings}")

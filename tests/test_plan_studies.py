@@ -1,0 +1,162 @@
+"""The keyword entry points of capmodel.plan (plan_study, plan_node_study, plan_shard_study), the answers their
+describe() write, describe_fit and the what-if widgets the notebooks use. Expected values are recomputed here from the
+bundled source tables (benchANT, Micron, DocumentDB) or taken from the studies' own statements."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capmodel import datasets
+from capmodel.errors import PlanError
+from capmodel.models.describe import describe_fit
+from capmodel.plan import Objectives, capacity_from_fit, plan_node_study, plan_shard_study, plan_study
+from capmodel.plan.capacity import describe_capacity
+
+BASELINE_THROUGHPUT, BASELINE_USERS, BASELINE_UTIL = 6500.0, 25000.0, 0.80  # benchANT baseline (data/README.md)
+
+
+def benchant_users(headroom: float = 0.8) -> pd.Series:
+    """Users per VM by hand: relative throughput x 6,500 ops/s, scaled by the utilization law from the baseline's
+    80% to the headroom, over 0.26 ops/s per user (VMs without a measured utilization taken at the baseline's)."""
+    rel = datasets.load("benchant_throughput").set_index("vm")["relative_throughput"]
+    return rel * BASELINE_THROUGHPUT * headroom / BASELINE_UTIL / (BASELINE_THROUGHPUT / BASELINE_USERS)
+
+
+def test_plan_study_without_a_catalog_is_the_benchant_study():
+    study = plan_study(targets=[50000, 90000], growth=0.05)
+    users = study.vms.set_index("vm")["users"]
+    expected = benchant_users()
+    # the study: s3-2xlarge-8 "~60,000-65,000" users, c4-2xlarge-4-SSD "80,000-90,000"
+    assert users["s3-2xlarge-8-SAS"] == pytest.approx(expected["s3-2xlarge-8-SAS"]) == pytest.approx(65000)
+    assert users["c4-2xlarge-4-SSD"] == pytest.approx(expected["c4-2xlarge-4-SSD"]) == pytest.approx(89000)
+    assert study.recommended_vms() == ["s3-2xlarge-8-SAS"]
+    text = study.describe()
+    assert "**s3-2xlarge-8-SAS** at 1,180.08 EUR/month" in text
+    assert f"reached in {math.log(2) / math.log(1.05):.1f} months at 5% a month" in text
+    # 90,000 users: c4-2xlarge carries 89,000 at 80%; it would need 0.8 x 90,000 / 89,000 utilization
+    assert f"it would need {0.8 * 90000 / 89000:.1%} utilization" in text
+    costs = datasets.load("benchant_vms").set_index("vm")["monthly_cost"]
+    per_1000 = costs["c4-2xlarge-4-SSD"] / 89000 * 1000
+    assert f"cheapest VM per user is **c4-2xlarge-4-SSD** ({per_1000:.2f} per 1,000 users" in text
+    assert "failing the latency objective: c4-xlarge-4-SAS, s3-2xlarge-4-SAS" in text
+
+
+def test_plan_study_takes_the_objectives_it_is_given():
+    study = plan_study(targets=[75000], objectives=Objectives(utilization_target=0.7, latency_increase=0.05))
+    expected = benchant_users(0.7)
+    assert study.vms.set_index("vm")["users"]["c4-2xlarge-4-SSD"] == pytest.approx(expected["c4-2xlarge-4-SSD"])
+    assert study.recommended_vms() == ["c4-2xlarge-4-SSD"]     # 77,875 >= 75,000 > s3-2xlarge-8's 56,875
+    assert "utilization <= 70%" in study.describe()
+
+
+def test_plan_study_on_user_tables_and_its_errors():
+    catalog = pd.DataFrame({"vm": ["small", "big"], "monthly_cost": [100.0, 300.0]})
+    measured = pd.DataFrame({"vm": ["small", "big"], "throughput": [1000.0, 4000.0], "cpu_util": [0.5, 0.8]})
+    study = plan_study(catalog=catalog, measurements=measured, ops_per_user=2.0, targets=[1500],
+                       objectives=Objectives(utilization_target=0.6))
+    users = study.vms.set_index("vm")["users"]
+    assert users["small"] == pytest.approx(1000 * 0.6 / 0.5 / 2) and users["big"] == pytest.approx(4000 * 0.6 / 0.8 / 2)
+    assert study.recommended_vms() == ["big"]
+    with pytest.raises(PlanError, match="baseline_users"):
+        plan_study(catalog=catalog, measurements=measured)
+    with pytest.raises(PlanError, match="need a catalog"):
+        plan_study(measurements=measured)
+
+
+def test_plan_node_study_repeats_the_micron_brief_and_counts_under_the_usl():
+    study = plan_node_study(sigma=0.02, sensitivity=[0.0, 0.02])
+    micron = datasets.load("micron_ycsb_96threads").set_index("workload")
+    rows = study.rows.set_index("workload")
+    # the brief's stated counts: A 26, D 35, F 24 (3 x X_SSD / X_HDD rounded)
+    assert [rows.loc[w, "nodes_linear"] for w in "ADF"] == [26, 35, 24]
+    a = micron.loc["A"]
+
+    def x(n):
+        return a.candidate_ops_per_s / 3 * (1 + 0.02 * 2) * n / (1 + 0.02 * (n - 1))
+
+    needed = next(n for n in range(1, 2000) if x(n) >= a.reference_ops_per_s)
+    assert rows.loc["A", "nodes_usl"] == needed == 50      # README: "σ = 0.02: A needs 50 nodes, not 26"
+    text = study.describe()
+    assert f"YCSB A: multiplier {a.reference_ops_per_s / a.candidate_ops_per_s:.2f} → **26 nodes**" in text
+    assert f"**{needed}** under the USL (+{needed - 26})" in text
+    reachable = study.sensitivity.set_index("sigma")
+    # linear (sigma = 0): the smallest whole count reaching X_A, ceil(3 x 8.70) = 27, where the brief rounds to 26
+    assert reachable.loc[0.0, "A"] == math.ceil(3 * a.reference_ops_per_s / a.candidate_ops_per_s) == 27
+    assert reachable.loc[0.02, "A"] == needed
+    assert study.unreachable_from() is None and "stays reachable" in text
+
+
+def test_plan_shard_study_is_the_documentdb_benchmark_by_default():
+    study = plan_shard_study(scenarios=[0.0, 0.02, 0.05])
+    [row] = study.rows
+    # AWS post: over a million inserts/s on 16 shards, 1,024 client processes (64 per shard)
+    assert row["shards"] == 16 and row["clients"] == 1024
+    # sigma = 0.02: smallest s with 62,500 s / (1 + 0.02 (s - 1)) >= 1,000,000
+    s002 = next(s for s in range(1, 33) if 62_500 * s / (1 + 0.02 * (s - 1)) >= 1_000_000)
+    text = study.describe()
+    assert "needs **16 shards**" in text and "**1024 client processes**" in text
+    assert f"σ = 0.02: {s002}" in text and "unreachable within 32 shards: σ = 0.05" in text
+    assert 62_500 * 32 / (1 + 0.05 * 31) < 1_000_000
+
+
+def test_plan_shard_study_refuses_a_curve_beside_assumed_parameters():
+    curve = pd.DataFrame({"concurrency": [1, 2, 4, 8], "throughput": [1.0, 2.0, 3.9, 7.5]})
+    with pytest.raises(PlanError, match="do not also give"):
+        plan_shard_study(curve=curve, sigma=0.01)
+
+
+def test_describe_fit_names_the_model_its_intervals_and_the_amdahl_ceiling():
+    from scipy.optimize import curve_fit
+
+    import capmodel
+
+    curve = datasets.load_curve("plgm_workload1")
+    comparison = capmodel.compare_models(curve)
+    fit = comparison.fits[comparison.recommended]
+    text = describe_fit(fit, comparison, level=0.9, source="Dataset plgm_workload1")
+    n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
+    (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 1000])
+    assert comparison.recommended == "amdahl" and "the data support the **amdahl** model" in text
+    assert f"λ/σ = {lam / sigma:,.0f} ops/s" in text or f"λ/σ = {fit.ceiling:,.0f} ops/s" in text
+    assert fit.ceiling == pytest.approx(lam / sigma, rel=2e-3)
+    best = curve.loc[curve["throughput"].idxmax()]
+    assert f"measured {len(curve)} steps" in text and f"best measured rate was {best['throughput']:,.0f}" in text
+    assert "with 90% intervals" in text
+    asked = describe_fit(comparison.fits["usl"], comparison)
+    assert "the **usl** model was fitted as asked; the comparison recommends **amdahl**" in asked
+
+
+def test_describe_capacity_reads_the_fit_or_says_why_not():
+    import capmodel
+
+    n = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
+    sigma, kappa, lam = 0.05, 0.001, 1000.0
+    curve = pd.DataFrame({"concurrency": n, "throughput": lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))})
+    fit = capmodel.fit_usl(curve)
+    objectives = Objectives(utilization_target=None, peak_fraction=0.8)
+    peak_n = math.sqrt((1 - sigma) / kappa)
+    peak_x = lam * peak_n / (1 + sigma * (peak_n - 1) + kappa * peak_n * (peak_n - 1))
+    text = describe_capacity(fit, objectives, ops_per_user=0.5)
+    assert f"**{0.8 * peak_x:,.0f} ops/s**" in text and f"**{0.8 * peak_x / 0.5:,.0f} users**" in text
+    assert capacity_from_fit(fit, objectives).table().loc["binding limit", "value"] == "peak_fraction"
+    linear = capmodel.fit_usl(pd.DataFrame({"concurrency": n, "throughput": 100 * n}))
+    assert "No plan from this curve" in describe_capacity(linear, Objectives(utilization_target=0.8))
+
+
+def test_what_if_redraws_its_answer_when_a_control_moves():
+    from capmodel.plots.live import slider, what_if
+
+    def replan(target_rate, sigma):
+        return ["x", plan_shard_study([target_rate], sigma=sigma).describe()]
+
+    sigma = slider(0.0, 0.0, 0.1, 0.001, "σ")
+    box = what_if(replan, target_rate=slider(1e6, 1e5, 3e6, 5e4, "rate"), sigma=sigma)
+    area = box.children[1]
+    assert "**16 shards**" in area.outputs[1]["data"]["text/markdown"]
+    sigma.value = 0.02
+    needed = next(s for s in range(1, 33) if 62_500 * s / (1 + 0.02 * (s - 1)) >= 1_000_000)
+    assert f"**{needed} shards**" in area.outputs[1]["data"]["text/markdown"]
+    assert slider(5.0, 0.0, 1.0, 0.1, "wide").max == 5.0   # a parameter outside the range widens it
