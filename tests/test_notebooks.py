@@ -145,6 +145,8 @@ def test_live_benchmark_measured_every_step_on_the_real_server(reports):
     assert list(measured["concurrency"]) == [1, 2, 4, 8] and (measured["throughput"] > 0).all()
     best = re.search(r"best measured rate was ([\d,]+) ops/s", text)
     assert _number(best.group(1)) == pytest.approx(measured["throughput"].max(), abs=1)
+    # where the clients ran, and that they shared the embedded server's host (the report says so)
+    assert "The clients ran as" in text and "the clients run on the server's host" in text
 
 
 def test_widget_outputs_are_left_out_of_the_static_page(reports):
