@@ -17,7 +17,8 @@ def make_client(uri: str, config, pool: int):
     """One shared client sized for ``pool`` workers, with a timeout on every operation (``config``: a BenchConfig)."""
     import pymongo
 
-    options = {"maxPoolSize": max(pool, 100), "appname": "capmodel-bench"}
+    # maxConnecting: connections opened at once (pymongo's default, 2, takes tens of seconds to fill a pool of 1,000)
+    options = {"maxPoolSize": max(pool, 100), "maxConnecting": 32, "appname": "capmodel-bench"}
     # timeouts written in the URI win over the defaults; explicit options (read preference, w) win over the URI
     query = uri.partition("?")[2].lower()
     defaults = {"timeoutMS": config.timeout_ms, "serverSelectionTimeoutMS": config.server_selection_timeout_ms,

@@ -28,7 +28,8 @@ from capmodel.bench.share import Secret, ShareRequest, close_clients, run_share,
 from capmodel.bench.shares import merge, portion, split
 from capmodel.errors import BenchError
 
-START_LEAD_S = 1.0  # the step starts this long after its tasks are sent (plus a little per client)
+START_LEAD_S = 1.0  # the step starts this long after its tasks are sent ...
+PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its workers open their connections)
 ANSWER_GRACE_S = 30.0  # beyond the step's own end and drain timeout, before a worker is declared lost
 WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
 POLL_S = 0.25
@@ -256,7 +257,7 @@ class StepRunner:
         shares = split(concurrency, len(targets))
         targets = targets[: len(shares)]
         offset = ex.scheduler_clock()
-        lead = START_LEAD_S + 0.002 * max(shares)
+        lead = START_LEAD_S + PER_CLIENT_LEAD_S * max(shares)
         start_at = None if offset is None else time.time() + offset + lead
         options = {"timeout_ms": cfg.timeout_ms, "server_selection_timeout_ms": cfg.server_selection_timeout_ms,
                    "read_preference": cfg.read_preference, "write_concern": cfg.write_concern}

@@ -15,7 +15,9 @@ rate (exponential gaps, the arrival process of M/M/c and of many independent use
 worker takes the next due time, waits for it, runs it, and its latency is measured from the *intended* start, so time
 spent waiting for a free worker counts (no coordinated omission; Tene, "How NOT to measure latency").
 
-Every operation carries the client's timeouts; a worker that hits an error records its kind and backs off briefly.
+Before a step every worker opens its connection (a ``ping``, all workers at once, not measured), so that a step of
+thousands of clients does not spend its window, or time out, waiting for the pool to grow. Every operation carries
+the client's timeouts; a worker that hits an error records its kind and backs off briefly.
 After the window the runner waits at most ``join_timeout`` seconds for in-flight operations, so a dead server ends
 the step with its errors counted instead of hanging it.
 
@@ -45,6 +47,7 @@ from capmodel.errors import BenchError
 
 ERROR_BACKOFF_S = 0.01
 POLL_S = 0.25
+PRIME_TIMEOUT_S = 30.0  # at most this long for the workers to open their connections before a step (no start_at)
 # errors meaning the server could not be reached at all (died, restarted, network down)
 UNREACHABLE = ("AutoReconnect", "ServerSelectionTimeoutError", "ConnectionFailure")
 
@@ -195,8 +198,15 @@ class Runner:
             target, args = self._closed_loop, ()
 
         go = threading.Event()
+        primed: list[bool] = []
+        admin = self.collection.database.client.admin
 
         def work(worker_ops, recorder):
+            try:  # open this worker's connection now, all workers at once, so the pool is full when the step starts
+                admin.command("ping")
+            except Exception:  # noqa: BLE001 - a server that cannot be reached shows in the step's own errors
+                pass
+            primed.append(True)
             go.wait()  # start together: threads started one by one would fight the starter for the GIL
             try:
                 target(state, worker_ops, recorder, *args)
@@ -212,6 +222,9 @@ class Runner:
             state.stop = True
             go.set()
             raise BenchError(f"could not start {concurrency} worker threads ({exc}); lower the concurrency") from None
+        prime_until = start_at if start_at is not None else time.time() + PRIME_TIMEOUT_S
+        while len(primed) < concurrency and time.time() < prime_until:
+            time.sleep(0.01)
         late_start = 0.0
         if start_at is not None:
             wait = start_at - time.time()

@@ -157,7 +157,6 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
         "cpu_cores": cpu["process_cores"], "host_cpu": cpu["system"], "host_cores": CpuMeter().cpu_count,
         "server_on_host": server_on_this_host(uri), "late_start_s": result.late_start_s,
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-        "threads": threading.active_count(),
     }]
     return {"ok": True, "record": result.as_record(), "keys_next": keyspace.count if keyspace else None}
 

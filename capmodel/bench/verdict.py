@@ -13,7 +13,8 @@ A step is **client-bound** when the client, not the server, may have set its pac
   that host too, client and server compete for the same CPUs and the step cannot tell which one limited it);
 - Little's law says the clients were not all in flight: in a closed loop without think time each of N clients is
   always inside an operation, so throughput x mean latency should be N; under ``LITTLE_FRACTION`` x N the clients
-  spent their time elsewhere (waiting for the GIL, building requests).
+  spent their time elsewhere (waiting for the GIL, building requests), or operations last so long against the
+  window that the window saw too few of them complete (a longer ``--duration`` tells which).
 """
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def client_bound_reasons(result, ceiling: float | None) -> list[str]:
     little = littles_law(result)
     if little is not None and little["ratio"] < LITTLE_FRACTION:
         reasons.append(f"Little's law: throughput x mean latency = {little['effective_concurrency']:.1f} of "
-                       f"{result.concurrency} clients were in flight on average (< {LITTLE_FRACTION:.0%})")
+                       f"{result.concurrency} clients in flight on average (< {LITTLE_FRACTION:.0%}): the clients "
+                       "spent their time outside operations, or operations outlast the window")
     return reasons
 
 
