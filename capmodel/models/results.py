@@ -282,8 +282,8 @@ class ScalabilityFit:
         return bootstrap_fit(self, n_samples=n_samples, seed=seed, method=method)
 
     def lack_of_fit(self):
-        """Lack-of-fit F test of the model against the replicate measurements (see capmodel.models.diagnostics)."""
-        from capmodel.models.diagnostics import lack_of_fit_test
+        """Lack-of-fit F test of the model against the replicate measurements (capmodel.models.lack_of_fit)."""
+        from capmodel.models.lack_of_fit import lack_of_fit_test
 
         return lack_of_fit_test(self)
 
