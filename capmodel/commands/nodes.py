@@ -60,7 +60,7 @@ def _table(args):
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.errors import PlanError
     from capmodel.plan import node_multipliers
 

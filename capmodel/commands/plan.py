@@ -197,7 +197,7 @@ def _recommendation_lines(recommendations) -> list[str]:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
 
     plan = build_plan(args)
     recommendations = plan.recommend(args.target_users or [], args.current_users, args.growth)

@@ -158,7 +158,7 @@ def _text(source: str, model: dict, rows: list[dict], no_inputs: bool) -> str:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.plan.scaling import peak
     from capmodel.plan.shards import CLIENTS_PER_SHARD, DOCUMENTDB_MAX_SHARDS, MIN_CLIENTS, plan_shards
 
