@@ -168,8 +168,10 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
         criterion = "aic"
         fallback = f"AICc is undefined for {undefined} with {n_points} points, so ranked by AIC"
     table["delta"] = np.where(rankable, table[criterion] - table.loc[rankable, criterion].min(), np.nan)
-    table["_unranked"] = ~rankable
-    table = table.sort_values(["_unranked", criterion, "n_params"], kind="stable").drop(columns="_unranked")
+    # ties (two models that reduce to the same curve, e.g. kappa at 0) keep the declaration order: criteria equal to
+    # 1e-6 sort as equal, whatever the solvers' last digits
+    table["_unranked"], table["_score"] = ~rankable, table[criterion].round(6)
+    table = table.sort_values(["_unranked", "_score", "n_params"], kind="stable").drop(columns=["_unranked", "_score"])
     table = table.reset_index(drop=True)
     extrap = pd.DataFrame(columns=["model", "splits", "rmse", "mape"])
     if extrapolation:
