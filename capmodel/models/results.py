@@ -41,12 +41,13 @@ class ScalabilityFit:
     """
 
     def __init__(self, spec, curve: pd.DataFrame, estimates, covariance, weights=None, at_bound=None, lower=None,
-                 upper=None, allow_superlinear: bool = False):
+                 upper=None, allow_superlinear: bool = False, concurrency=None, throughput=None):
         self.spec = spec
         self.model = spec.name
         self.curve = curve
-        self.concurrency = curve["concurrency"].to_numpy(dtype=float)
-        self.throughput = curve["throughput"].to_numpy(dtype=float)
+        # the curve's two columns as arrays (the engine passes the ones it already has)
+        self.concurrency = curve["concurrency"].to_numpy(dtype=float) if concurrency is None else concurrency
+        self.throughput = curve["throughput"].to_numpy(dtype=float) if throughput is None else throughput
         self.weights = weights
         self.estimates = np.asarray(estimates, dtype=float)
         self.covariance = np.asarray(covariance, dtype=float)
