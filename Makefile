@@ -5,7 +5,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.capmodel-installed
 
-.PHONY: venv test report clean
+.PHONY: venv test report clean chromium
+
+# The browser tests drive Debian's chromium (tests/test_browser.py); `make test` installs it when it is missing, with
+# apt-get as root or through sudo. PYTEST_ARGS passes options on, e.g. make test PYTEST_ARGS='-m "not browser"'.
+PYTEST_ARGS ?=
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,8 +19,19 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-test: $(STAMP)
-	$(BIN)/python -m pytest
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; \
+	  elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	  else echo "make: the browser tests need Debian's chromium; run 'apt-get install chromium' as root" >&2; exit 1; fi; \
+	  command -v apt-get >/dev/null 2>&1 || { echo "make: chromium is missing and there is no apt-get to install it;" \
+	    "install chromium, or run make test PYTEST_ARGS='-m \"not browser\"'" >&2; exit 1; }; \
+	  echo "make: installing Debian's chromium for the browser tests"; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(STAMP) chromium
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 report: $(STAMP)
 	$(BIN)/capmodel report --all --live --out reports

@@ -112,9 +112,21 @@ def test_concurrency_not_positive(capsys, tmp_path):
 
 
 def test_too_few_points(capsys, tmp_path):
-    path = write(tmp_path, "concurrency,throughput\n1,10\n2,19\n4,35\n")
+    path = write(tmp_path, "concurrency,throughput\n1,10\n2,19\n")
     err = fails(capsys, "fit", path)
-    assert "sweep.csv" in err and "3 points cannot fit usl" in err
+    assert "sweep.csv" in err and "2 points cannot fit usl" in err
+
+
+def test_as_many_points_as_parameters_fit_without_intervals(capsys, tmp_path):
+    # X(N) = 10 N / (1 + 0.05 (N-1) + 0.002 N (N-1)) at N = 1, 2, 4, written to 12 digits
+    x = [10 * n / (1 + 0.05 * (n - 1) + 0.002 * n * (n - 1)) for n in (1, 2, 4)]
+    path = write(tmp_path, "concurrency,throughput\n" + "".join(f"{n},{v:.12g}\n" for n, v in zip((1, 2, 4), x)))
+    assert main(["fit", path, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_points"] == 3 and out["sigma"] == pytest.approx(0.05, rel=1e-6)
+    assert out["kappa"] == pytest.approx(0.002, rel=1e-6) and out["lambda"] == pytest.approx(10, rel=1e-9)
+    assert out["ci"]["sigma"] == [None, None] and out["rse"] is None
+    assert any(w.startswith("exactly determined") for w in out["warnings"])
 
 
 def test_fit_that_fails(capsys, tmp_path):

@@ -71,6 +71,35 @@ def test_ci_calls_the_readme_test_command():
     assert "make test" in [line.strip() for line in ci]
 
 
+def test_make_test_installs_chromium_when_missing(tmp_path):
+    # `make chromium` (a prerequisite of `make test`) with a PATH that has no chromium and a stand-in apt-get that
+    # records its arguments: it must ask apt for Debian's chromium; with chromium present it does nothing.
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make on this machine")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("id", "env"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    log = tmp_path / "apt.log"
+    (bin_dir / "apt-get").write_text(f"#!/bin/sh\necho \"$*\" >> {log}\n")
+    (bin_dir / "apt-get").chmod(0o755)
+    if os.getuid() != 0:
+        (bin_dir / "sudo").write_text('#!/bin/sh\nexec "$@"\n')
+        (bin_dir / "sudo").chmod(0o755)
+    subprocess.run([make, "-C", str(ROOT), "--no-print-directory", "chromium"], check=True, capture_output=True,
+                   env={"PATH": str(bin_dir)})
+    assert log.read_text().splitlines() == ["update -qq", "install -y -qq chromium"]
+    (bin_dir / "chromium").write_text("#!/bin/sh\n")
+    (bin_dir / "chromium").chmod(0o755)
+    log.unlink()
+    subprocess.run([make, "-C", str(ROOT), "--no-print-directory", "chromium"], check=True, capture_output=True,
+                   env={"PATH": str(bin_dir)})
+    assert not log.exists()
+    test_target = next(line for line in (ROOT / "Makefile").read_text().splitlines() if line.startswith("test:"))
+    assert "chromium" in test_target.split()
+
+
 # --- bundled data in a non-editable install ----------------------------------------------------------------------
 # A wheel must carry data/ and notebooks/ (setup.py copies them into capmodel/_bundled/); capmodel._bundled.bundled_dir
 # finds them: environment variable, then a source checkout's top-level folder, then the packaged copy.

@@ -114,3 +114,18 @@ def test_redact_mapping_masks_secret_keys_and_uris_recursively():
         "passes": 3,
         "workload": "read-heavy",
     }
+
+
+def test_one_module_owns_the_patterns_and_the_mask():
+    import capmodel.redact as owner
+    from capmodel.bench import redact as bench_redact
+    from capmodel.report import params
+
+    assert bench_redact.redact_uri is owner.redact_uri and bench_redact.MASK is owner.MASK
+    assert params.MASK is owner.MASK
+    # report parameters and run.json keys are judged by the same names
+    for name, secret in (("db_password", True), ("api-key", True), ("pwd", True), ("passes", False),
+                         ("threads", False)):
+        assert owner.is_secret_name(name) is secret
+        assert (params.redacted({name: "value"})[name] == owner.MASK) is secret
+    assert owner.redact_url_password("https://ann:pw@host/x") == "https://ann:***@host/x"

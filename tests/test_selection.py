@@ -48,12 +48,33 @@ def test_same_residuals_cost_exactly_the_penalty():
     assert result.recommended == "amdahl"
 
 
-def test_models_that_cannot_be_fitted_are_left_out():
+def test_exactly_determined_models_are_fitted_but_not_ranked():
     few = pd.DataFrame({"concurrency": [1, 2, 4.0], "throughput": [10, 19, 33.0]})
     result = compare_models(few)
-    assert set(result.table["model"]) == {"linear", "amdahl"} and "not fitted: usl, log_coherency" in result.reason
+    assert set(result.table["model"]) == {"linear", "amdahl", "usl", "log_coherency"}
+    assert "not ranked (exactly determined, no residual left): usl, log_coherency" in result.reason
+    assert result.recommended == "amdahl" and result.table["delta"].isna().sum() == 2
     with pytest.raises(InputError, match="no model could be fitted"):
+        compare_models(few.iloc[:2], models=["usl"])
+    with pytest.raises(InputError, match="no model could be ranked with 1 points"):
         compare_models(few.iloc[:1])
+
+
+def test_four_points_fall_back_to_aic_and_never_pick_a_negative_r2():
+    # AICc needs n - k - 1 > 0 (k counts the variance): with 4 points it is undefined for amdahl (k = 3), usl and
+    # log_coherency (k = 4), finite only for linear, which the old rule therefore picked although it explains the
+    # retrograde curve worse than its mean.
+    n = np.array([1, 2, 4, 8.0])
+    x = usl_throughput(n, 0.1, 0.02, 100.0) * np.array([1, 1.01, 0.99, 1.0])
+    result = compare_models(pd.DataFrame({"concurrency": n, "throughput": x}))
+    lam = np.dot(n, x) / np.dot(n, n)                      # least squares through the origin, by hand
+    r2_linear = 1 - np.sum((x - lam * n) ** 2) / np.sum((x - x.mean()) ** 2)
+    t = result.table.set_index("model")
+    assert r2_linear < 0 and t.loc["linear", "r2"] == pytest.approx(r2_linear, rel=1e-9)
+    assert result.criterion == "aic" and result.recommended == "usl"
+    assert "AICc is undefined for amdahl, usl, log_coherency with 4 points, so ranked by AIC" in result.reason
+    assert "not ranked (R² below 0, worse than the mean): linear" in result.reason
+    assert np.isnan(t.loc["linear", "delta"]) and t.loc["usl", "delta"] == 0
 
 
 def test_forward_chaining_split_keeps_levels_together():

@@ -344,11 +344,25 @@ def test_throughput_falling_from_the_start():
     assert any("peak is at N = 1" in w for w in f.warnings)
 
 
+def test_three_points_determine_the_usl_exactly():
+    # Three points from a known USL: lambda*N = X (1 + sigma (N-1) + kappa N (N-1)) is linear in (lambda, sigma, kappa),
+    # so the exact solution is a 3x3 linear solve, independent of the least-squares engine.
+    n = np.array([1, 2, 4.0])
+    x = usl_throughput(n, 0.05, 0.002, 10.0)
+    a = np.column_stack([n, -x * (n - 1), -x * n * (n - 1)])
+    lam, sigma, kappa = np.linalg.solve(a, x)
+    f = fit_usl(curve(n, x))
+    assert (f.sigma, f.kappa, f.lambda_) == pytest.approx((sigma, kappa, lam), rel=1e-7)
+    assert f.df_resid == 0 and math.isnan(f.rse) and all(math.isnan(v) for v in f.se.values())
+    assert f.conf_int().isna().all().all()
+    assert any(w.startswith("exactly determined: 3 points for 3 parameters") for w in f.warnings)
+
+
 # --- failures -------------------------------------------------------------------------------------------------------
 
 def test_input_errors():
-    with pytest.raises(InputError, match="3 points cannot fit usl"):
-        fit_usl(curve([1, 2, 4], [1, 2, 3]))
+    with pytest.raises(InputError, match="2 points cannot fit usl with 3 parameters"):
+        fit_usl(curve([1, 2], [1, 2]))
     with pytest.raises(InputError, match="2 distinct concurrency levels"):
         fit_usl(curve([1, 1, 2, 2], [1, 1.1, 2, 2.1]))
     with pytest.raises(FitError, match="every throughput is 0"):

@@ -16,14 +16,9 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import BenchError
+from capmodel.jsonable import to_jsonable
 
 STEPS_FILE, CURVE_FILE, RUN_FILE = "steps.jsonl", "curve.csv", "run.json"
-
-
-def _jsonable(value):
-    from capmodel.commands import to_jsonable
-
-    return to_jsonable(value)
 
 
 def read_steps(path: Path) -> list[dict]:
@@ -46,7 +41,7 @@ def read_steps(path: Path) -> list[dict]:
 def append_step(path: Path, record: dict) -> None:
     """Append one step and force it to disk before the sweep goes on."""
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(_jsonable(record), allow_nan=False) + "\n")
+        fh.write(json.dumps(to_jsonable(record), allow_nan=False) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -54,7 +49,7 @@ def append_step(path: Path, record: dict) -> None:
 def write_json(path: Path, obj: dict) -> None:
     """Write ``obj`` to ``path`` atomically (a temporary file renamed over it)."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(_jsonable(obj), indent=2, allow_nan=False) + "\n")
+    tmp.write_text(json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n")
     os.replace(tmp, path)
 
 

@@ -1,43 +1,14 @@
-"""One module per ``capmodel`` subcommand (see capmodel/cli.py), plus the output helpers they share.
+"""One module per ``capmodel`` subcommand (see capmodel/cli.py), plus the option helpers they share.
 
-Command modules stay thin: parse options, call into the layers, print text or JSON. Heavy imports go inside the
-command's function so that ``capmodel --help`` stays fast.
+Command modules stay thin: parse options, call into the layers, print text or JSON (capmodel.jsonable). Heavy imports
+go inside the command's function so that ``capmodel --help`` stays fast.
 """
 from __future__ import annotations
 
-import json
-import math
-import sys
-from typing import Any
-
 from capmodel.errors import CapmodelError
+from capmodel.jsonable import print_json, to_jsonable
 
-
-def to_jsonable(value: Any) -> Any:
-    """Plain JSON types from numpy / pandas values; NaN and infinities become null."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if np is not None:
-        if isinstance(value, np.ndarray):
-            return [to_jsonable(v) for v in value.tolist()]
-        if isinstance(value, np.generic):
-            value = value.item()
-    if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a DataFrame: list of rows
-        return [to_jsonable(r) for r in value.to_dict(orient="records")]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def print_json(obj: Any) -> None:
-    json.dump(to_jsonable(obj), sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")
+__all__ = ["print_json", "to_jsonable", "parse_number_list", "single_curve"]
 
 
 def parse_number_list(text: str, option: str, kind=float) -> list:

@@ -64,7 +64,8 @@ def fit_record(fit, level: float, comparison=None) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json, single_curve
+    from capmodel.commands import single_curve
+    from capmodel.jsonable import print_json
     from capmodel.data.readers import read_curve
     from capmodel.errors import InputError
     from capmodel.models import rivals

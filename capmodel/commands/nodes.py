@@ -58,7 +58,7 @@ def _table(args):
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.plan.nodes import plan_node_study
 
     table, source = _table(args)

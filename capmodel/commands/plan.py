@@ -153,7 +153,7 @@ def _recommendation_lines(recommendations) -> list[str]:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
 
     study = build_study(args)
     plan, recommendations = study.plan, study.recommendations

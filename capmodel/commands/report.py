@@ -53,7 +53,7 @@ def _parameters(args, names, notebooks) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.errors import ReportError
     from capmodel.report import notebooks
     from capmodel.report.params import notebook_parameters, redacted

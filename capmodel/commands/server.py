@@ -40,7 +40,7 @@ def _status_dict(server, running: bool) -> dict:
 
 def run_start(args) -> int:
     from capmodel.bench import server as srv
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
 
     cache_gb = args.cache_gb if args.cache_gb is not None else srv.DEFAULT_CACHE_GB
     if args.foreground:
@@ -117,7 +117,7 @@ def run_stop(args) -> int:
 
 def run_status(args) -> int:
     from capmodel.bench import server as srv
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
 
     server = srv.load_state()
     running = server is not None and server.is_running()

@@ -123,7 +123,7 @@ def _text(source: str, model: dict, rows: list[dict], no_inputs: bool) -> str:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.plan.shards import plan_shard_study
 
     _check_options(args)

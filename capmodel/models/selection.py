@@ -7,6 +7,10 @@ object) and ``extrapolation`` (fit on the lowest concurrency levels, score the p
 The rule: rank by AICc when the sample is small (n / k < 40, Burnham & Anderson, *Model Selection and Multimodel
 Inference*, 2nd ed. 2002, sec. 2.4), by AIC otherwise; among the models within 2 units of the best, recommend the
 one with the fewest parameters (same source, sec. 2.6: differences below 2 are not support for the bigger model).
+Only models with residual degrees of freedom left and an R² of at least 0 are ranked: an exactly determined fit
+passes through every point, and a model worse than the mean throughput is no answer. Where AICc is undefined for a
+ranked model (n - k - 1 <= 0, k counting the variance), the ranking falls back to AIC and the reason says so, naming
+BIC's choice when it differs.
 """
 from __future__ import annotations
 
@@ -18,8 +22,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.model_selection import cross_validate
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.models.rivals import MODELS, get_model
-from capmodel.models.usl import curve_arrays
+from capmodel.models.engine import curve_arrays
+from capmodel.models.family import MODELS, get_model
 
 SMALL_SAMPLE_RATIO = 40
 EQUIVALENT_DELTA = 2.0
@@ -122,6 +126,12 @@ def extrapolation_check(curve, models=None, min_train_levels: int = 4, max_split
     return pd.DataFrame(rows)
 
 
+def _pick(table: pd.DataFrame, criterion: str) -> pd.Series:
+    """Among the ranked rows within EQUIVALENT_DELTA of the best, the one with the fewest parameters."""
+    close = table[table["delta"] <= EQUIVALENT_DELTA]
+    return close.sort_values(["n_params", criterion], kind="stable").iloc[0]
+
+
 def compare_models(curve, models=None, weights=None, extrapolation: bool = True) -> ModelComparison:
     """Fit every rival model to a curve table and rank them; see the module docstring for the rule.
 
@@ -145,32 +155,54 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
         "model": name, "n_params": f.n_params, "aic": f.aic, "aicc": f.aicc, "bic": f.bic,
         "rmse": f.rmse, "r2": f.r2, "params": f.params,
     } for name, f in fits.items()])
-    if not np.isfinite(table[criterion]).any():   # AICc undefined for every model (tiny sample): fall back to AIC
+    exact = [name for name, f in fits.items() if f.df_resid < 1]
+    negative = [name for name, f in fits.items() if f.df_resid >= 1 and not f.r2 >= 0]
+    rankable = ~table["model"].isin(exact + negative)
+    if not rankable.any():
+        why = ([f"exactly determined: {', '.join(exact)}"] if exact else []) + (
+            [f"R² below 0: {', '.join(negative)}"] if negative else [])
+        raise InputError(f"no model could be ranked with {n_points} points ({'; '.join(why)}); measure more points")
+    fallback = ""
+    if criterion == "aicc" and not np.isfinite(table.loc[rankable, "aicc"]).all():
+        undefined = ", ".join(table.loc[rankable & ~np.isfinite(table["aicc"]), "model"])
         criterion = "aic"
-    table["delta"] = table[criterion] - table[criterion].min()
-    table = table.sort_values([criterion, "n_params"], kind="stable").reset_index(drop=True)
+        fallback = f"AICc is undefined for {undefined} with {n_points} points, so ranked by AIC"
+    table["delta"] = np.where(rankable, table[criterion] - table.loc[rankable, criterion].min(), np.nan)
+    # ties (two models that reduce to the same curve, e.g. kappa at 0) keep the declaration order: criteria equal to
+    # 1e-6 sort as equal, whatever the solvers' last digits
+    table["_unranked"], table["_score"] = ~rankable, table[criterion].round(6)
+    table = table.sort_values(["_unranked", "_score", "n_params"], kind="stable").drop(columns=["_unranked", "_score"])
+    table = table.reset_index(drop=True)
     extrap = pd.DataFrame(columns=["model", "splits", "rmse", "mape"])
     if extrapolation:
         extrap = extrapolation_check(curve, list(fits))
         if len(extrap):
             table = table.merge(extrap[["model", "mape"]].rename(columns={"mape": "extrapolation_mape"}),
                                 on="model", how="left")
-    close = table[table["delta"] <= EQUIVALENT_DELTA]
-    pick = close.sort_values(["n_params", criterion], kind="stable").iloc[0]
+    pick = _pick(table, criterion)
     best = table.iloc[0]
     if pick["model"] == best["model"]:
-        runner = table.iloc[1] if len(table) > 1 else None
+        ranked = table[table["delta"].notna()]
+        runner = ranked.iloc[1] if len(ranked) > 1 else None
         reason = f"lowest {criterion.upper()}" + (
             f", {runner['delta']:.1f} below {runner['model']}" if runner is not None else "")
     else:
         reason = (f"{criterion.upper()} within {pick['delta']:.1f} of {best['model']} with fewer parameters "
                   f"({pick['n_params']} vs {best['n_params']}); the extra terms are not supported")
+    if fallback:
+        ranked = table[table["delta"].notna()]
+        by_bic = _pick(ranked.assign(delta=ranked["bic"] - ranked["bic"].min()), "bic")["model"]
+        reason += f"; {fallback}" + (f", BIC picks {by_bic}" if by_bic != pick["model"] else ", BIC agrees")
     if "extrapolation_mape" in table and table["extrapolation_mape"].notna().any():
         good = table.loc[table["extrapolation_mape"].idxmin()]
         mine = table.loc[table["model"] == pick["model"], "extrapolation_mape"].iloc[0]
         reason += f"; extrapolation error {mine:.1%}" if np.isfinite(mine) else ""
         if good["model"] != pick["model"]:
             reason += f" (best extrapolation: {good['model']}, {good['extrapolation_mape']:.1%})"
+    if exact:
+        reason += "; not ranked (exactly determined, no residual left): " + ", ".join(exact)
+    if negative:
+        reason += "; not ranked (R² below 0, worse than the mean): " + ", ".join(negative)
     if skipped:
         reason += "; not fitted: " + ", ".join(skipped)
     return ModelComparison(table, str(pick["model"]), reason, criterion, fits, extrap)

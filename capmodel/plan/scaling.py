@@ -1,6 +1,7 @@
 """The questions planning asks of a USL curve X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)), answered in closed
 form from the parameters (so that every bootstrap sample can be asked too): where is the peak, which N gives a
-throughput, which N keeps the Little's-law response time N/X(N) under a target, how many whole units reach a target."""
+throughput, which N keeps the Little's-law response time N/X(N) under a target (those three solved once, in
+capmodel.models.closed_form), how many whole units reach a target."""
 from __future__ import annotations
 
 import math
@@ -8,12 +9,12 @@ import math
 import numpy as np
 
 from capmodel.errors import PlanError
+from capmodel.models.closed_form import (concurrency_for_response_time, concurrency_for_throughput,  # noqa: F401
+                                         usl_peak, usl_throughput, whole_peak)
 
 
 def usl(n, sigma: float, kappa: float, lambda_: float = 1.0):
-    """X(N) from the shared model (capmodel.models.usl)."""
-    from capmodel.models.usl import usl_throughput
-
+    """X(N) from the shared closed form (capmodel.models.closed_form)."""
     return usl_throughput(n, sigma, kappa, lambda_)
 
 
@@ -26,39 +27,9 @@ def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
 
 
 def peak(sigma: float, kappa: float, lambda_: float = 1.0) -> tuple[float, float]:
-    """(N*, X(N*)) from the shared model (capmodel.models.usl.usl_peak): a curve falling from the first client peaks
-    at N = 1; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear."""
-    from capmodel.models.usl import usl_peak
-
+    """(N*, X(N*)) from the shared closed form (capmodel.models.closed_form.usl_peak): a curve falling from the first
+    client peaks at N = 1; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear."""
     return usl_peak(sigma, kappa, lambda_)
-
-
-def concurrency_for_throughput(x: float, sigma: float, kappa: float, lambda_: float = 1.0) -> float:
-    """The N on the rising side of the curve where X(N) = x; inf when x is beyond the peak."""
-    if x <= 0:
-        return 0.0
-    # x * (1 + sigma (N-1) + kappa N (N-1)) = lambda N  ->  a N^2 + b N + c = 0
-    a, b, c = x * kappa, x * sigma - x * kappa - lambda_, x * (1.0 - sigma)
-    if a == 0:
-        return c / -b if b < 0 else math.inf
-    disc = b * b - 4 * a * c
-    if disc < 0:
-        return math.inf
-    return (-b - math.sqrt(disc)) / (2 * a)
-
-
-def concurrency_for_response_time(seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
-    """Largest N whose Little's-law response time N/X(N) = (1 + sigma(N-1) + kappa N(N-1))/lambda is <= seconds."""
-    # kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda R) <= 0
-    a, b, c = kappa, sigma - kappa, 1.0 - sigma - lambda_ * seconds
-    if a == 0:
-        if b == 0:
-            return math.inf if c <= 0 else 0.0
-        return max(0.0, -c / b)
-    disc = b * b - 4 * a * c
-    if disc < 0:
-        return 0.0
-    return max(0.0, (-b + math.sqrt(disc)) / (2 * a))
 
 
 def units_for_throughput(target: float, measured: float, measured_units: float, sigma: float, kappa: float,
@@ -82,7 +53,7 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
             return n, ""
     n_peak, x_peak = peak(sigma, kappa, lambda_)
     if math.isfinite(n_peak):
-        n_best = max({max(1, math.floor(n_peak)), math.ceil(n_peak)}, key=lambda k: float(usl(k, sigma, kappa, lambda_)))
+        n_best = whole_peak(n_peak, lambda k: usl(k, sigma, kappa, lambda_))
         x_best = float(usl(n_best, sigma, kappa, lambda_))
         return None, f"unreachable: throughput peaks at {x_best:,.0f} with {n_best} {unit}, below {target:,.0f}"
     return None, f"unreachable: the throughput ceiling {x_peak:,.0f} is below {target:,.0f}"

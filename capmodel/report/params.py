@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from capmodel.errors import InputError, ReportError
-
-SECRET_NAME = re.compile(r"pass(word)?|secret|token|api_?key", re.IGNORECASE)
-MASK = "***"
+from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_password, url_password
 
 
 def notebook_parameters(path: str | Path) -> dict:
@@ -106,16 +103,6 @@ def parse_pairs(pairs, defaults: dict, notebook: str) -> dict:
     return values
 
 
-def _uri_password(value: str) -> str | None:
-    if "://" not in value or "@" not in value:
-        return None
-    try:
-        password = urlsplit(value).password
-    except ValueError:
-        return None
-    return password or None
-
-
 def _masked_parts(original: str, shown: str) -> set[str]:
     """The pieces of ``original`` that redaction replaced by the mask in ``shown``."""
     from difflib import SequenceMatcher
@@ -134,9 +121,9 @@ def secrets_in(parameters: dict) -> list[str]:
     shown = redacted(parameters)
     for key, value in parameters.items():
         if isinstance(value, str):
-            if SECRET_NAME.search(key) and value:
+            if is_secret_name(key) and value:
                 found.add(value)
-            password = _uri_password(value)
+            password = url_password(value)
             if password:
                 found.update({password, unquote(password)})
             if isinstance(shown.get(key), str) and shown[key] != value:
@@ -150,24 +137,15 @@ def _redact_value(key: str, value):
     if isinstance(value, dict):
         return redacted(value)
     if isinstance(value, str):
-        if SECRET_NAME.search(key) and value:
+        if is_secret_name(key) and value:
             return MASK
-        password = _uri_password(value)
-        if password:
-            parts = urlsplit(value)
-            netloc = parts.netloc.replace(f":{password}@", f":{MASK}@", 1)
-            return parts._replace(netloc=netloc).geturl()
+        return redact_url_password(value)
     return value
 
 
 def redacted(parameters: dict) -> dict:
     """A copy of the parameters safe to show: passwords in URIs and password-like values become ``***``."""
-    try:
-        from capmodel.bench.redact import redact_mapping
-    except ImportError:
-        redact_mapping = None
-    own = {key: _redact_value(key, value) for key, value in parameters.items()}
-    return redact_mapping(own) if redact_mapping else own
+    return redact_mapping({key: _redact_value(key, value) for key, value in parameters.items()})
 
 
 def scrub(text: str, secrets: list[str]) -> str:

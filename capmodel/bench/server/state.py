@@ -1,0 +1,50 @@
+"""The CLI's state file: which server ``capmodel server start`` left running (plain JSON under the cache directory)."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+
+from capmodel.bench.server.process import EmbeddedServer
+from capmodel.errors import ServerError
+
+STATE_DIR_ENV = "CAPMODEL_STATE_DIR"
+
+
+def state_dir() -> Path:
+    """``$CAPMODEL_STATE_DIR``, else ``$XDG_CACHE_HOME/capmodel``, else ``~/.cache/capmodel``."""
+    if os.environ.get(STATE_DIR_ENV):
+        return Path(os.environ[STATE_DIR_ENV]).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "capmodel"
+
+def state_path() -> Path:
+    return state_dir() / "server.json"
+
+def save_state(server: EmbeddedServer) -> Path:
+    path = state_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({**server.to_state(), "started_at": time.time()}, indent=2))
+    tmp.replace(path)
+    return path
+
+def load_state() -> EmbeddedServer | None:
+    """The server the CLI started, if its state file exists (running or not)."""
+    path = state_path()
+    try:
+        state = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ServerError(f"cannot read the server state file {path}: {exc} (delete it if no server runs)") from None
+    try:
+        return EmbeddedServer.from_state(state)
+    except (KeyError, TypeError) as exc:
+        raise ServerError(f"the server state file {path} is malformed ({exc}); delete it if no server runs") from None
+
+def clear_state() -> None:
+    with contextlib.suppress(FileNotFoundError):
+        state_path().unlink()

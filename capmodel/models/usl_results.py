@@ -1,0 +1,91 @@
+"""What a fitted USL answers in closed form (capmodel.models.closed_form), beyond every model's results: the
+whole-number peak, the Amdahl ceiling, where capacity goes, the largest N for a response time. Linear and Amdahl are
+USLs with terms held at 0 and share this class.
+"""
+from __future__ import annotations
+
+import math
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from capmodel.errors import PlanError
+from capmodel.models.closed_form import response_time_root, usl_throughput, whole_peak
+from capmodel.models.results import ScalabilityFit
+
+
+class USLFit(ScalabilityFit):
+    """A fitted Universal Scalability Law (also Amdahl, kappa = 0, and linear, sigma = kappa = 0).
+
+    Derives, besides ``ScalabilityFit``'s figures: ``recommended_concurrency`` (whole number), ``ceiling``,
+    ``capacity_loss(n)`` and ``max_concurrency_for_latency(target)``.
+    """
+
+    @cached_property
+    def ceiling(self) -> float:
+        """The Amdahl ceiling lambda/sigma (inf when sigma <= 0)."""
+        return self.lambda_ / self.sigma if self.sigma > 0 else math.inf
+
+    @cached_property
+    def recommended_concurrency(self) -> int | None:
+        """The whole number of clients at the peak (floor or ceil, whichever gives more); None without a peak."""
+        if self.kappa > 0:
+            return whole_peak(self.peak_concurrency, self.predict)
+        return None
+
+    def _model_warnings(self) -> list:
+        found = []
+        if self.sigma < 0:
+            found.append(f"sigma = {self.sigma:.4g} < 0: superlinear scaling (allowed by allow_superlinear=True); "
+                         "check for cache warm-up or a bad N=1 measurement before trusting the peak")
+        if self.kappa > 0 and self.peak_concurrency == 1.0:
+            found.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
+                         "the peak is at N = 1")
+        return found
+
+    def capacity_loss(self, n) -> pd.DataFrame:
+        """Where capacity goes: ideal lambda*N = throughput + contention loss + coherency loss (throughput units).
+
+        lambda*N - X = X*(D - 1) with D - 1 = sigma(N-1) + kappa N(N-1), split by those two terms.
+        """
+        n = np.atleast_1d(np.asarray(n, dtype=float))
+        x = usl_throughput(n, self.sigma, self.kappa, self.lambda_)
+        return pd.DataFrame({
+            "concurrency": n,
+            "ideal": self.lambda_ * n,
+            "throughput": x,
+            "contention_loss": x * self.sigma * (n - 1),
+            "coherency_loss": x * self.kappa * n * (n - 1),
+        })
+
+    def max_concurrency_for_latency(self, target_seconds: float, think_time: float = 0.0):
+        """Largest N whose Little's-law response time N/X(N) - Z meets the target; returns (N, X(N)).
+
+        N/X(N) = D(N)/lambda, so R(N) <= T  <=>  kappa N^2 + (sigma - kappa) N + (1 - sigma) <= lambda (T + Z):
+        solved exactly (capmodel.models.closed_form.response_time_root). N is real-valued; floor it for whole
+        clients. Raises ``PlanError`` when even one client misses the target, or when nothing bounds N.
+        """
+        if not (target_seconds > 0) or think_time < 0:
+            raise PlanError("latency target must be > 0 and think time >= 0")
+        if 1.0 > self.lambda_ * (target_seconds + think_time) * (1 + 1e-12):   # D(1) = 1 exceeds the budget
+            raise PlanError(f"latency target {target_seconds:g} s is unreachable: even one client sees "
+                            f"{1.0 / self.lambda_ - think_time:.4g} s")
+        if self.kappa <= 0 and self.sigma <= 0:
+            raise PlanError(f"the fit has kappa = 0 and sigma = {self.sigma:.4g} <= 0: latency never grows with N, "
+                            "so no concurrency limit follows from a latency target")
+        n = max(response_time_root(target_seconds + think_time, self.sigma, self.kappa, self.lambda_), 1.0)
+        return float(n), float(usl_throughput(n, self.sigma, self.kappa, self.lambda_))
+
+    def _summary_extra(self) -> list:
+        lines = []
+        if math.isfinite(self.peak_concurrency):
+            lines.append(f"peak concurrency: {self.peak_concurrency:.4g} (real-valued); recommended "
+                         f"{self.recommended_concurrency} (floor or ceil, whichever gives the higher throughput)")
+        else:
+            lines.append("peak concurrency: none (kappa = 0: throughput keeps rising towards the ceiling)")
+        lines.append(f"peak throughput: {self.peak_throughput:.5g}" if math.isfinite(self.peak_throughput)
+                     else "peak throughput: unbounded (sigma = kappa = 0)")
+        lines.append(f"ceiling lambda/sigma: {self.ceiling:.5g}" if math.isfinite(self.ceiling)
+                     else "ceiling lambda/sigma: none (sigma = 0)")
+        return lines
