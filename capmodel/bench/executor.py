@@ -301,5 +301,5 @@ class StepRunner:
 
 
 def _unreachable_after(cfg) -> float:
-    """A step ends early after the server was unreachable this long: two server selection timeouts, at least 2 s."""
-    return max(2.0, 2 * cfg.server_selection_timeout_ms / 1000.0)
+    """A step ends early after the server was unreachable this long: one server selection timeout, at least 2 s."""
+    return max(2.0, cfg.server_selection_timeout_ms / 1000.0)

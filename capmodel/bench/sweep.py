@@ -29,6 +29,7 @@ from capmodel.bench.connection import host_fingerprint, make_client, ping, serve
 from capmodel.bench.executor import SchedulerLost, open_executor
 from capmodel.bench.files import CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, curve_table, read_steps, write_json
 from capmodel.bench.redact import redact_text, redact_uri
+from capmodel.bench.runner import UNREACHABLE
 from capmodel.errors import BenchError
 
 __all__ = ["BenchConfig", "Sweep", "SweepResult", "run_sweep"]
@@ -254,7 +255,8 @@ class Sweep:
                             label=f"c={conc} r={rep}")
         server_cpu = _safe(server_meter.stop) if server_meter is not None else None
         # a server that stopped answering must not hold the step's record up: its telemetry is skipped
-        after = _safe(lambda: telemetry.server_snapshot(client)) if result.operations else None
+        lost = result.ended_early or any(kind in UNREACHABLE for kind in result.errors)
+        after = _safe(lambda: telemetry.server_snapshot(client)) if result.operations and not lost else None
         server = None
         if before is not None and after is not None:
             server = _safe(lambda: telemetry.delta(before, after))
