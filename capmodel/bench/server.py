@@ -322,7 +322,8 @@ def log_tail(path: Path, lines: int = 15) -> str:
     return "\n".join(out)
 
 
-def _mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica_set: str | None) -> list[str]:
+def _mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica_set: str | None,
+                 diagnostic_data: bool = False) -> list[str]:
     args = [
         str(binary),
         "--bind_ip", "127.0.0.1",
@@ -330,11 +331,13 @@ def _mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica
         "--dbpath", str(dbpath),
         "--logpath", str(dbpath / LOG_NAME),
         "--wiredTigerCacheSizeGB", f"{cache_gb:g}",
-        "--setParameter", "diagnosticDataCollectionEnabled=false",
+        "--setParameter", f"diagnosticDataCollectionEnabled={str(diagnostic_data).lower()}",
         "--wiredTigerEngineConfigString", "log=(prealloc=false,file_max=16MB)",
     ]
     if replica_set:
         args += ["--replSet", replica_set, "--oplogSize", "64"]
+    if diagnostic_data:  # FTDC into DBPATH/diagnostic.data, one sample a second (capmodel observe --ftdc reads it)
+        args += ["--setParameter", "diagnosticDataCollectionPeriodMillis=1000"]
     return args
 
 
@@ -463,11 +466,13 @@ def start_server(
     timeout: float = START_TIMEOUT,
     detach: bool = False,
     replica_set_name: str = DEFAULT_REPLICA_SET_NAME,
+    diagnostic_data: bool = False,
 ) -> EmbeddedServer:
     """Start a standalone mongod (``replica_set=None``) or an N-member replica set and wait until it is usable.
 
     ``port``: first port (members use port, port+1, ...); default free ports from the OS. ``dbpath``: kept afterwards;
     default a temporary directory removed by ``stop()``. ``detach``: leave it running after this process exits.
+    ``diagnostic_data``: record FTDC (``diagnostic.data`` in each member's dbpath) once a second; off by default.
     """
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
@@ -492,7 +497,8 @@ def start_server(
     deadline = time.monotonic() + timeout
     try:
         for member_port, member_path in zip(ports, server.member_dbpaths):
-            proc = _launch(_mongod_args(binary, member_port, member_path, cache_gb, name), member_path, detach)
+            args = _mongod_args(binary, member_port, member_path, cache_gb, name, diagnostic_data)
+            proc = _launch(args, member_path, detach)
             server._processes.append(proc)
             server.pids.append(proc.pid)
             server.create_times.append(_create_time(proc.pid))
@@ -573,9 +579,11 @@ def embedded_server(
     replica_set: int | None = None,
     cache_gb: float = DEFAULT_CACHE_GB,
     timeout: float = START_TIMEOUT,
+    diagnostic_data: bool = False,
 ):
     """Start an embedded mongod for the duration of a with-block; it is stopped however the block ends."""
-    server = start_server(port=port, dbpath=dbpath, replica_set=replica_set, cache_gb=cache_gb, timeout=timeout)
+    server = start_server(port=port, dbpath=dbpath, replica_set=replica_set, cache_gb=cache_gb, timeout=timeout,
+                          diagnostic_data=diagnostic_data)
     try:
         yield server
     finally:
