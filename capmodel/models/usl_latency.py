@@ -10,8 +10,8 @@ of throughput"):
 
 Two branches meet at the "nose": the lower one (-) is the normal operating region, the upper one (+) the retrograde
 region past the peak, and they join at the peak throughput (disc = 0), where N is the USL peak
-sqrt((1 - sigma) / kappa). ``fit_usl_latency`` fits sigma, kappa, lambda to (X, R) by least squares on the lower
-branch, started from ``capmodel.fit_usl`` on the same points' (N = X R, X); the result derives the nose, the throughput
+sqrt((1 - sigma) / kappa). ``fit_usl_latency`` fits sigma, kappa, lambda to (X, R) by least squares, each point on
+the branch its observed concurrency N = X R puts it (past the fitted peak: the upper one), started from ``capmodel.fit_usl`` on the same points' (N = X R, X); the result derives the nose, the throughput
 where a latency target is crossed, the latency at a planned throughput and today's headroom, with bootstrap intervals.
 """
 from __future__ import annotations
@@ -26,6 +26,7 @@ from capmodel.errors import FitError, InputError
 from capmodel.models.usl import fit_usl, usl_peak, usl_throughput
 
 MIN_POINTS = 4
+OBSERVED_PEAK_QUANTILE = 0.95
 
 
 def usl_latency(throughput, sigma: float, kappa: float, lambda_: float, branch: str = "lower"):
@@ -77,13 +78,17 @@ def _arrays(curve: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return x, r
 
 
-def _model(p, x):
-    """Lower-branch latency; past the nose, the nose latency growing with (X / X_peak)^2 (keeps the fit moving)."""
+def _model(p, x, n=None):
+    """Fitted latency at each observed throughput: on the lower branch, or on the upper (retrograde) one for points
+    whose observed concurrency ``n`` lies past the fitted peak; past the nose (no latency there), the nose latency
+    growing with (X / X_peak)^2, which keeps the least squares moving towards a nose that holds every point."""
     sigma, kappa, lambda_ = p
+    n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     r = usl_latency(x, sigma, kappa, lambda_)
+    if n is not None and math.isfinite(n_peak):
+        r = np.where(n > n_peak, usl_latency(x, sigma, kappa, lambda_, "upper"), r)
     beyond = ~np.isfinite(r)
     if beyond.any():
-        n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
         r_peak = n_peak / x_peak if math.isfinite(x_peak) and x_peak > 0 else 1.0 / lambda_
         r = np.where(beyond, r_peak * (x / x_peak) ** 2 if math.isfinite(x_peak) else r_peak, r)
     return r
@@ -92,7 +97,7 @@ def _model(p, x):
 def _solve(x, r, start) -> np.ndarray:
     """Least squares on the relative latency error, in (sigma, kappa, log lambda)."""
     def resid(q):
-        return _model((q[0], q[1], math.exp(q[2])), x) / r - 1.0
+        return _model((q[0], q[1], math.exp(q[2])), x, x * r) / r - 1.0
 
     best = None
     for s0, k0, l0 in start:
@@ -122,14 +127,35 @@ def _starts(x, r) -> list:
     return starts
 
 
-class LatencyFit:
-    """sigma, kappa, lambda_ fitted on (X, R); every other figure derives from them."""
+def _fit_throughput(x, r, bins: int | None) -> np.ndarray:
+    """sigma, kappa, lambda from ``fit_usl`` on (N = X R, X), binned by N with point counts as weights if asked."""
+    points = pd.DataFrame({"concurrency": x * r, "throughput": x, "latency_mean_ms": r * 1000.0})
+    if bins:
+        points = bin_by_concurrency(points, bins)
+        if len(points) < MIN_POINTS:
+            raise InputError(f"{len(points)} concurrency bins hold points; the USL needs at least {MIN_POINTS}")
+        fit = fit_usl(points, weights=points["points"].to_numpy(dtype=float))
+    else:
+        fit = fit_usl(points)
+    return np.array([fit.sigma, fit.kappa, fit.lambda_])
 
-    def __init__(self, curve: pd.DataFrame, x: np.ndarray, r: np.ndarray, params: np.ndarray, seed: int | None = 0):
+
+def _fit(x, r, method: str, bins: int | None, start=None) -> np.ndarray:
+    if method == "latency":
+        return _solve(x, r, start or _starts(x, r))
+    return _fit_throughput(x, r, bins)
+
+
+class LatencyFit:
+    """sigma, kappa, lambda_ fitted on the observed points; every other figure derives from them."""
+
+    def __init__(self, curve: pd.DataFrame, x: np.ndarray, r: np.ndarray, params: np.ndarray, seed: int | None = 0,
+                 method: str = "latency", bins: int | None = None):
         self.curve = curve
         self.x, self.r = x, r
         self.sigma, self.kappa, self.lambda_ = (float(v) for v in params)
         self.seed = seed
+        self.method, self.bins = method, bins
         self._bootstrap: dict = {}
 
     @property
@@ -155,18 +181,20 @@ class LatencyFit:
 
     @property
     def observed_peak_throughput(self) -> float:
-        """The highest throughput observed."""
-        return float(np.max(self.x))
+        """The observed peak load: the 95th percentile of the intervals' throughput (a single one-second interval
+        is too noisy to stand for the busiest moment)."""
+        return float(np.quantile(self.x, OBSERVED_PEAK_QUANTILE))
 
     @property
     def headroom(self) -> float:
-        """1 - observed peak / fitted peak: the share of the fitted peak still unused at the busiest moment."""
+        """1 - observed peak / fitted peak: the share of the fitted peak still unused at the busiest moment (below 0:
+        the busiest intervals already ran past the fitted peak)."""
         return 1.0 - self.observed_peak_throughput / self.peak_throughput
 
     @property
     def residuals(self) -> np.ndarray:
         """Observed minus fitted latency, seconds."""
-        return self.r - _model((self.sigma, self.kappa, self.lambda_), self.x)
+        return self.r - _model((self.sigma, self.kappa, self.lambda_), self.x, self.x * self.r)
 
     @property
     def r2(self) -> float:
@@ -191,7 +219,7 @@ class LatencyFit:
             rows = []
             for _ in range(int(n_samples)):
                 pick = rng.integers(0, self.n_points, self.n_points)
-                rows.append(_solve(self.x[pick], self.r[pick], start))
+                rows.append(_fit(self.x[pick], self.r[pick], self.method, self.bins, start))
             self._bootstrap[n_samples] = pd.DataFrame(rows, columns=["sigma", "kappa", "lambda"])
         return self._bootstrap[n_samples]
 
@@ -213,13 +241,16 @@ class LatencyFit:
         tail = (1 - level) / 2
         return pd.DataFrame({
             "estimate": pd.Series(estimate),
-            "low": draws.quantile(tail), "high": draws.quantile(1 - tail),
+            "low": draws.quantile(tail, interpolation="lower"),
+            "high": draws.quantile(1 - tail, interpolation="higher"),
         })
 
     def summary(self) -> str:
         """The parameters and the nose in a few lines."""
         return "\n".join([
-            "USL latency form R(X) fitted on (throughput, mean latency)",
+            "USL latency form R(X) fitted on " + ("(throughput, mean latency)" if self.method == "latency" else
+                                                  "(concurrency N = X R, throughput)" + (
+                                                      f", {self.bins} bins" if self.bins else "")),
             f"points: {self.n_points}; sigma {self.sigma:.5g}, kappa {self.kappa:.4g}, lambda {self.lambda_:.5g}; "
             f"R-squared (latency) {self.r2:.3f}",
             f"nose: peak throughput {self.peak_throughput:.5g} ops/s at N = {self.peak_concurrency:.4g}, "
@@ -242,14 +273,24 @@ def _figures(sigma, kappa, lambda_, observed_peak, planned=None, target_ms=None)
     return out
 
 
-def fit_usl_latency(curve: pd.DataFrame, seed: int | None = 0) -> LatencyFit:
-    """Fit the USL's latency form to a curve's (``throughput``, ``latency_mean_ms``) pairs (closed system, no think
-    time: R = N / X). Minimises the squared relative latency error on the lower branch of the nose."""
+def fit_usl_latency(curve: pd.DataFrame, method: str = "latency", bins: int | None = None,
+                    seed: int | None = 0) -> LatencyFit:
+    """The USL's latency form for an observed curve's (``throughput``, ``latency_mean_ms``) pairs (closed system, no
+    think time: R = N / X).
+
+    ``method="latency"`` fits R(X) itself: least squares on the relative latency error, a point whose N = X R lies
+    past the fitted peak compared with the upper (retrograde) branch, every other with the lower one. It needs a
+    clear latency-throughput relation. ``method="throughput"`` fits ``capmodel.fit_usl`` on (N = X R, X) instead
+    (``bins``: binned by N first, counts as weights; see ``bin_by_concurrency``), which copes better with intervals
+    whose throughput scatters at one concurrency. Either way the result derives the same figures, and its bootstrap
+    refits with the same method."""
+    if method not in ("latency", "throughput"):
+        raise InputError(f"method: expected 'latency' or 'throughput', got {method!r}")
     x, r = _arrays(curve)
-    params = _solve(x, r, _starts(x, r))
+    params = _fit(x, r, method, bins)
     if not np.all(np.isfinite(params)):
         raise FitError("fit_usl_latency: the fit did not converge to finite parameters")
-    return LatencyFit(curve, x, r, params, seed)
+    return LatencyFit(curve, x, r, params, seed, method, bins)
 
 
 def bin_by_concurrency(curve: pd.DataFrame, bins: int = 12, min_points: int = 1) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 ``samples.csv`` and ``curve.csv`` (both with ``time``, UTC, ISO 8601, the end of each interval)."""
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,3 +90,14 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
     """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
     return _observation(raw, sampler.redact_uri(uri), interrupted)
+
+
+def bundled_sample() -> dict:
+    """The bundled FTDC sample (``data/ftdc_sample``, made by ``scripts/make_ftdc_sample.py``): its ``path`` (the
+    ``diagnostic.data`` folder) and, from its ``sample.json``, the load window ``since``/``until`` and how it was
+    made."""
+    from capmodel._bundled import bundled_dir
+
+    folder = bundled_dir("data") / "ftdc_sample"
+    info = json.loads((folder / "sample.json").read_text())
+    return {**info, "path": folder / "diagnostic.data"}
