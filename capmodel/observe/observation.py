@@ -73,8 +73,8 @@ class Observation:
         return "\n".join(lines)
 
 
-def _observation(raw: pd.DataFrame, source: str, interrupted: bool = False) -> Observation:
-    samples = serverstatus.intervals(raw)
+def _observation(raw: pd.DataFrame, source: str, interrupted: bool = False, own_commands: int = 0) -> Observation:
+    samples = serverstatus.intervals(raw, own_commands)
     return Observation(samples, curve_from_samples(samples), source, interrupted)
 
 
@@ -89,7 +89,7 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
                 should_stop=None) -> Observation:
     """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
-    return _observation(raw, sampler.redact_uri(uri), interrupted)
+    return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
 
 
 def bundled_sample() -> dict:

@@ -82,7 +82,7 @@ def snapshot(status: dict) -> dict:
     return row
 
 
-def intervals(raw: pd.DataFrame) -> pd.DataFrame:
+def intervals(raw: pd.DataFrame, own_commands: int = 0) -> pd.DataFrame:
     """Per-interval samples from consecutive raw rows (``time_ms`` plus the figures): one row per interval, ending at
     ``time`` (UTC).
 
@@ -90,6 +90,8 @@ def intervals(raw: pd.DataFrame) -> pd.DataFrame:
     over its operations in the interval; gauges are the values at its end; ``cpu_cores`` the process CPU seconds per
     second (where the server reports them). ``dropped`` names why an interval is not fitted: ``counter_reset`` (a
     counter went back, the uptime fell or the pid changed: a restart) or ``no_operations``; empty otherwise.
+    ``own_commands``: commands the observer itself ran per interval (the live sampler's one ``serverStatus``), taken
+    out of the commands count so that an idle server reads as idle (their few microseconds of latency stay in).
     """
     raw = raw.sort_values("time_ms", kind="stable").reset_index(drop=True)
     for column in FIGURES:
@@ -100,6 +102,9 @@ def intervals(raw: pd.DataFrame) -> pd.DataFrame:
     before, after = raw.iloc[:-1].reset_index(drop=True), raw.iloc[1:].reset_index(drop=True)
     seconds = (after["time_ms"] - before["time_ms"]).to_numpy(dtype=float) / 1000.0
     diff = {column: (after[column] - before[column]).to_numpy(dtype=float) for column in COUNTERS}
+    if own_commands:
+        for column in ("commands_ops", "command"):
+            diff[column] = np.where(diff[column] >= own_commands, diff[column] - own_commands, diff[column])
     out = pd.DataFrame({"time": pd.to_datetime(after["time_ms"], unit="ms", utc=True), "interval_s": seconds})
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in OPCOUNTERS:
