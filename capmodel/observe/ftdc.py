@@ -88,8 +88,9 @@ def _clamp_double(value: float) -> int:
     return int(min(max(value, _INT64_MIN), _INT64_MAX))
 
 
-def _walk(raw: bytes, start: int, end: int, prefix: str, names: list, values: list) -> None:
-    """Append the name and value of every metric in the BSON document raw[start:end], in the order util.cpp uses."""
+def _walk(raw: bytes, start: int, end: int, prefix: str, names: list, values: list, dates: list | None = None) -> None:
+    """Append the name and value of every metric in the BSON document raw[start:end], in the order util.cpp uses
+    (and, when ``dates`` is a list, the byte offset of every Date value)."""
     unpack = struct.unpack_from
     pos = start + 4
     while pos < end - 1:
@@ -106,6 +107,8 @@ def _walk(raw: bytes, start: int, end: int, prefix: str, names: list, values: li
             values.append(unpack("<i", raw, pos)[0])
             pos += 4
         elif kind in (0x12, 0x09):                                  # int64, Date (ms since the epoch)
+            if kind == 0x09 and dates is not None:
+                dates.append(pos)
             names.append(name)
             values.append(unpack("<q", raw, pos)[0])
             pos += 8
@@ -127,7 +130,7 @@ def _walk(raw: bytes, start: int, end: int, prefix: str, names: list, values: li
             pos += 16
         elif kind in (0x03, 0x04):
             (size,) = unpack("<i", raw, pos)
-            _walk(raw, pos, pos + size, name + ".", names, values)
+            _walk(raw, pos, pos + size, name + ".", names, values, dates)
             pos += size
         elif kind in _STRINGS:
             pos += 4 + unpack("<i", raw, pos)[0]
@@ -143,6 +146,13 @@ def _walk(raw: bytes, start: int, end: int, prefix: str, names: list, values: li
             pos += _FIXED[kind]
         else:
             raise ValueError(f"unknown BSON type 0x{kind:02x} at field {name!r}")
+
+
+def date_offsets(reference: bytes) -> list[int]:
+    """Byte offsets of every Date value in a raw BSON reference document (to re-time a chunk)."""
+    dates: list[int] = []
+    _walk(reference, 0, struct.unpack_from("<i", reference, 0)[0], "", [], [], dates)
+    return dates
 
 
 def metric_names(reference: bytes) -> tuple[list[str], np.ndarray]:
