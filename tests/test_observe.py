@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -78,6 +79,8 @@ def run(tmp_path_factory):
             windows.append({"threads": threads, "start": start, "end": pd.Timestamp.now(tz="UTC"), "ops": ops})
             time.sleep(IDLE_S)
         ended = pd.Timestamp.now(tz="UTC")
+        running = tmp_path_factory.mktemp("running") / "diagnostic.data"   # as a running server leaves it
+        shutil.copytree(dbpath / "diagnostic.data", running)
         stop.set()
         sampler.join()
         client.close()
@@ -86,7 +89,8 @@ def run(tmp_path_factory):
         client.observe_test.items.find_one({"_id": 1})
         time.sleep(3)
         client.close()
-    return {"dbpath": dbpath, "windows": windows, "live": live["obs"], "begun": begun, "ended": ended}
+    return {"dbpath": dbpath, "windows": windows, "live": live["obs"], "begun": begun, "ended": ended,
+            "running": running}
 
 
 def _window_ops(samples: pd.DataFrame, window: dict) -> tuple[float, float]:
@@ -119,6 +123,42 @@ def test_ftdc_sample_count_matches_the_elapsed_seconds(run):
     assert abs(len(raw) - elapsed) <= 2, (len(raw), elapsed)
     steps = np.diff(raw["time_ms"].to_numpy()) / 1000
     assert np.median(steps) == pytest.approx(1.0, abs=0.05)
+
+
+def test_a_running_servers_folder_is_read_with_its_interim_file(run):
+    # the newest samples of a running mongod are only in metrics.interim (rewritten every few samples)
+    files = ftdc.ftdc_files(run["running"])
+    assert files[-1].name == "metrics.interim"
+    raw = ftdc.read_metrics(run["running"], {"reads": ftdc_metrics()["reads_ops"]}, time_metric=FTDC_TIME)
+    archived = ftdc.read_metrics(files[:-1][0], {"reads": ftdc_metrics()["reads_ops"]}, time_metric=FTDC_TIME)
+    assert len(raw) > len(archived)
+    newest = pd.to_datetime(raw["time_ms"].iloc[-1], unit="ms", utc=True)
+    assert (run["ended"] - newest).total_seconds() < 12
+    assert raw["time_ms"].is_unique and raw["time_ms"].is_monotonic_increasing
+
+
+def test_ctrl_c_keeps_every_complete_interval(mongod, tmp_path):
+    import os
+    import signal
+
+    out = tmp_path / "interrupted"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "observe", "--uri", mongod.uri, "--interval", "0.5",
+                             "--duration", "60", "--out", str(out)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while "sampling" not in (proc.stderr.readline() or "sampling") and time.monotonic() < deadline:
+            pass
+        time.sleep(2.6)
+        proc.send_signal(signal.SIGINT)
+        stdout, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    samples = pd.read_csv(out / "samples.csv")
+    assert len(samples) >= 3 and "interrupted" in stdout
 
 
 def test_live_sampler_agrees_with_the_ftdc_reader_on_the_same_windows(run):

@@ -10,9 +10,11 @@ of throughput"):
 
 Two branches meet at the "nose": the lower one (-) is the normal operating region, the upper one (+) the retrograde
 region past the peak, and they join at the peak throughput (disc = 0), where N is the USL peak
-sqrt((1 - sigma) / kappa). ``fit_usl_latency`` fits sigma, kappa, lambda to (X, R) by least squares, each point on
-the branch its observed concurrency N = X R puts it (past the fitted peak: the upper one), started from ``capmodel.fit_usl`` on the same points' (N = X R, X); the result derives the nose, the throughput
-where a latency target is crossed, the latency at a planned throughput and today's headroom, with bootstrap intervals.
+sqrt((1 - sigma) / kappa). ``fit_usl_latency`` either fits sigma, kappa, lambda to (X, R) by least squares, each
+point on the branch its observed concurrency N = X R puts it on (past the fitted peak: the upper one), started from
+``capmodel.fit_usl`` on the same points' (N, X); or takes them from ``fit_usl`` on (N, X) itself, binned or not. The
+result derives the nose, the throughput where a latency target is crossed, the latency at a planned throughput and
+today's headroom, with bootstrap intervals.
 """
 from __future__ import annotations
 
