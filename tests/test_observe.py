@@ -237,6 +237,11 @@ def _error(path) -> str:
     return str(info.value)
 
 
+def test_a_window_without_samples_says_what_the_files_cover(run):
+    with pytest.raises(InputError, match=r"no FTDC sample .* falls in that window; the files cover 20"):
+        observe_ftdc(run["dbpath"] / "diagnostic.data", since="2001-01-01", until="2001-01-02")
+
+
 def test_truncated_file_names_file_and_offset(archive):
     path, blob, offsets = archive
     path.write_bytes(blob[:offsets[1] + 100])

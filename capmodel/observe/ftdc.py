@@ -378,11 +378,13 @@ def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, un
     low, high = _to_ms(since), _to_ms(until)
     frames = []
     layouts: list = []
+    covered = [math.inf, -math.inf]
     for file in ftdc_files(path):
         for chunk in iter_chunks(file, layouts):
             times = chunk.values(time_metric)
             if times is None:
                 continue
+            covered = [min(covered[0], int(times.min())), max(covered[1], int(times.max()))]
             keep = np.ones(times.size, dtype=bool)
             if low is not None:
                 keep &= times >= low
@@ -396,6 +398,10 @@ def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, un
                 columns[column] = values[keep].astype(float) if values is not None else np.full(keep.sum(), np.nan)
             frames.append(pd.DataFrame(columns))
     if not frames:
+        if (low is not None or high is not None) and covered[0] <= covered[1]:
+            first, last = (pd.Timestamp(t, unit="ms", tz="UTC").isoformat() for t in covered)
+            raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "
+                             f"{first} .. {last}")
         return pd.DataFrame(columns=["time_ms", *metrics])
     table = pd.concat(frames, ignore_index=True)
     return table.drop_duplicates("time_ms", keep="first").sort_values("time_ms", kind="stable").reset_index(drop=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.errors import InputError
 from capmodel.observe import ftdc, sampler, serverstatus
 from capmodel.observe.tables import curve_from_samples
 
@@ -82,6 +83,8 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
     """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``."""
     raw = ftdc.read_metrics(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                             since=since, until=until)
+    if len(raw) < 2:
+        raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two")
     return _observation(raw, f"FTDC {path}")
 
 
