@@ -15,6 +15,7 @@ _LAZY = {
     "read_curve": "capmodel.data.readers",
     "fit_usl": "capmodel.models.usl",
     "compare_models": "capmodel.models.selection",
+    "fit_usl_latency": "capmodel.models.usl_latency", "bin_by_concurrency": "capmodel.models.usl_latency",
     "datasets": "capmodel.datasets",
 }
 

@@ -12,6 +12,7 @@ SMALL = {
     "04_node_multiplier": {"sensitivity": [0.0, 0.01, 0.03]},
     "05_shard_scale_out": {"scenarios": [0.0, 0.02, 0.05]},
     "06_live_benchmark": {"concurrency": [1, 2, 4, 8], "duration": 0.5, "warmup": 0.2, "records": 300},
+    "07_production_capacity": {"bootstrap": 30},
 }
 
 

@@ -198,7 +198,8 @@ def log_tail(path: Path, lines: int = 15) -> str:
             out.append(line)
     return "\n".join(out)
 
-def mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica_set: str | None) -> list[str]:
+def mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica_set: str | None,
+                diagnostic_data: bool = False) -> list[str]:
     args = [
         str(binary),
         "--bind_ip", "127.0.0.1",
@@ -206,11 +207,13 @@ def mongod_args(binary: Path, port: int, dbpath: Path, cache_gb: float, replica_
         "--dbpath", str(dbpath),
         "--logpath", str(dbpath / LOG_NAME),
         "--wiredTigerCacheSizeGB", f"{cache_gb:g}",
-        "--setParameter", "diagnosticDataCollectionEnabled=false",
+        "--setParameter", f"diagnosticDataCollectionEnabled={str(diagnostic_data).lower()}",
         "--wiredTigerEngineConfigString", "log=(prealloc=false,file_max=16MB)",
     ]
     if replica_set:
         args += ["--replSet", replica_set, "--oplogSize", "64"]
+    if diagnostic_data:  # FTDC into DBPATH/diagnostic.data, one sample a second (capmodel observe --ftdc reads it)
+        args += ["--setParameter", "diagnosticDataCollectionPeriodMillis=1000"]
     return args
 
 _PRCTL = None  # libc's prctl, resolved in the parent: after fork the child must not dlopen (threads may hold locks)

@@ -29,11 +29,13 @@ def start_server(
     timeout: float = START_TIMEOUT,
     detach: bool = False,
     replica_set_name: str = DEFAULT_REPLICA_SET_NAME,
+    diagnostic_data: bool = False,
 ) -> EmbeddedServer:
     """Start a standalone mongod (``replica_set=None``) or an N-member replica set and wait until it is usable.
 
     ``port``: first port (members use port, port+1, ...); default free ports from the OS. ``dbpath``: kept afterwards;
     default a temporary directory removed by ``stop()``. ``detach``: leave it running after this process exits.
+    ``diagnostic_data``: record FTDC (``diagnostic.data`` in each member's dbpath) once a second; off by default.
     """
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
@@ -58,7 +60,8 @@ def start_server(
     deadline = time.monotonic() + timeout
     try:
         for member_port, member_path in zip(ports, server.member_dbpaths):
-            proc = launch_member(mongod_args(binary, member_port, member_path, cache_gb, name), member_path, detach)
+            args = mongod_args(binary, member_port, member_path, cache_gb, name, diagnostic_data)
+            proc = launch_member(args, member_path, detach)
             server.attach(proc)
             if not detach:
                 LIVE.add(server)
@@ -124,9 +127,11 @@ def embedded_server(
     replica_set: int | None = None,
     cache_gb: float = DEFAULT_CACHE_GB,
     timeout: float = START_TIMEOUT,
+    diagnostic_data: bool = False,
 ):
     """Start an embedded mongod for the duration of a with-block; it is stopped however the block ends."""
-    server = start_server(port=port, dbpath=dbpath, replica_set=replica_set, cache_gb=cache_gb, timeout=timeout)
+    server = start_server(port=port, dbpath=dbpath, replica_set=replica_set, cache_gb=cache_gb, timeout=timeout,
+                          diagnostic_data=diagnostic_data)
     try:
         yield server
     finally:

@@ -1,0 +1,9 @@
+"""Production telemetry: a running MongoDB's own measurements turned into the curve table, no benchmark needed.
+
+``observe_uri`` samples ``serverStatus`` live (read-only); ``observe_ftdc`` reads the FTDC files a mongod writes into
+``diagnostic.data``. Both give an ``Observation``: per-interval ``samples`` and the ``curve`` (concurrency from
+Little's law, throughput, mean latency) that ``capmodel.fit_usl`` and ``fit_usl_latency`` read.
+"""
+from capmodel.observe.observation import Observation, bundled_sample, observe_ftdc, observe_uri
+
+__all__ = ["Observation", "bundled_sample", "observe_ftdc", "observe_uri"]

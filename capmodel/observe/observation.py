@@ -1,0 +1,106 @@
+"""What one observation produced: the per-interval samples, the curve table, and what was dropped; written as
+``samples.csv`` and ``curve.csv`` (both with ``time``, UTC, ISO 8601, the end of each interval)."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from capmodel.errors import InputError
+from capmodel.observe import ftdc, sampler, serverstatus
+from capmodel.observe.tables import curve_from_samples
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+@dataclass
+class Observation:
+    """Samples (every interval, with ``dropped`` naming why one is not fitted) and the curve table of the rest."""
+
+    samples: pd.DataFrame
+    curve: pd.DataFrame
+    source: str
+    interrupted: bool = False
+
+    @property
+    def dropped(self) -> dict:
+        """Intervals left out of the curve, by reason (``counter_reset``, ``no_operations``)."""
+        if not len(self.samples):
+            return {}
+        reasons = self.samples["dropped"].fillna("")
+        return {str(k): int(v) for k, v in reasons[reasons != ""].value_counts().sort_index().items()}
+
+    @property
+    def start(self):
+        """End of the first interval (UTC), or None."""
+        return self.samples["time"].iloc[0] if len(self.samples) else None
+
+    @property
+    def end(self):
+        """End of the last interval (UTC), or None."""
+        return self.samples["time"].iloc[-1] if len(self.samples) else None
+
+    def write(self, out_dir) -> dict:
+        """Write ``samples.csv`` and ``curve.csv`` into ``out_dir`` (each replaced whole, never half-written)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {}
+        for name, table in (("samples", self.samples), ("curve", self.curve)):
+            path = out / f"{name}.csv"
+            partial = out / f".{name}.csv.partial"
+            table.to_csv(partial, index=False, date_format=TIME_FORMAT)
+            os.replace(partial, path)
+            paths[name] = path
+        return paths
+
+    def summary(self) -> str:
+        """A few lines: the source, the time span, intervals kept and dropped."""
+        lines = [f"source: {self.source}"]
+        if self.start is not None:
+            lines.append(f"intervals: {len(self.samples)} ending {self.start:%Y-%m-%dT%H:%M:%SZ} .. "
+                         f"{self.end:%Y-%m-%dT%H:%M:%SZ}")
+        lines.append(f"curve points: {len(self.curve)}")
+        dropped = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in self.dropped.items())
+        lines.append(f"dropped: {dropped or 'none'}")
+        if len(self.curve):
+            lines.append(f"throughput: {self.curve['throughput'].median():.4g} ops/s median, "
+                         f"{self.curve['throughput'].max():.4g} max; concurrency (Little's law): "
+                         f"{self.curve['concurrency'].median():.3g} median, {self.curve['concurrency'].max():.3g} max")
+        if self.interrupted:
+            lines.append("sampling was interrupted: every complete interval is kept")
+        return "\n".join(lines)
+
+
+def _observation(raw: pd.DataFrame, source: str, interrupted: bool = False, own_commands: int = 0) -> Observation:
+    samples = serverstatus.intervals(raw, own_commands)
+    return Observation(samples, curve_from_samples(samples), source, interrupted)
+
+
+def observe_ftdc(path, since=None, until=None) -> Observation:
+    """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``."""
+    raw = ftdc.read_metrics(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
+                            since=since, until=until)
+    if len(raw) < 2:
+        raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two")
+    return _observation(raw, f"FTDC {path}")
+
+
+def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
+                should_stop=None) -> Observation:
+    """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
+    raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
+    return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
+
+
+def bundled_sample() -> dict:
+    """The bundled FTDC sample (``data/ftdc_sample``, made by ``scripts/make_ftdc_sample.py``): its ``path`` (the
+    ``diagnostic.data`` folder) and, from its ``sample.json``, the load window ``since``/``until`` and how it was
+    made."""
+    from capmodel._bundled import bundled_dir
+
+    folder = bundled_dir("data") / "ftdc_sample"
+    info = json.loads((folder / "sample.json").read_text())
+    return {**info, "path": folder / "diagnostic.data"}

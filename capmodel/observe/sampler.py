@@ -1,0 +1,81 @@
+"""Live sampling: ``serverStatus`` from a running MongoDB at a fixed interval, read-only.
+
+The only commands sent are ``ping`` and ``hello`` (to check the connection once) and ``serverStatus``; nothing is
+written, created or changed on the server. The URI's password never reaches a message: errors show the URI through
+``redact_uri`` and the driver's text through ``redact_text``.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import pandas as pd
+
+from capmodel.redact import redact_text, redact_uri
+from capmodel.errors import InputError, ServerError
+from capmodel.observe.serverstatus import snapshot
+
+#: the only commands the sampler sends
+COMMANDS = ("ping", "hello", "serverStatus")
+
+
+def connect(uri: str, timeout_ms: int = 5000):
+    """A pymongo client on ``uri``, checked with ``ping`` and ``hello``; ``ServerError`` (password masked) if not."""
+    from pymongo import MongoClient
+    from pymongo.errors import PyMongoError
+
+    try:
+        client = MongoClient(uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms,
+                             socketTimeoutMS=max(timeout_ms, 10_000), appname="capmodel-observe")
+    except (PyMongoError, ValueError, TypeError) as exc:
+        raise InputError(f"--uri {redact_uri(uri)}: {redact_text(str(exc))}") from None
+    try:
+        client.admin.command("ping")
+        client.admin.command("hello")
+    except PyMongoError as exc:
+        client.close()
+        raise ServerError(f"cannot reach {redact_uri(uri)}: {redact_text(str(exc)).splitlines()[0][:300]}") from None
+    return client
+
+
+def sample_server(uri: str, interval: float = 1.0, duration: float = 600.0,
+                  on_row: Callable[[dict], None] | None = None, should_stop: Callable[[], bool] | None = None,
+                  ) -> tuple[pd.DataFrame, bool]:
+    """Raw rows (``time_ms`` and every serverStatus figure), one every ``interval`` seconds for ``duration`` seconds
+    (``duration / interval + 1`` rows: the first is the baseline of the first interval), and whether sampling was
+    interrupted (Ctrl-C, ``should_stop()``, or the server lost after the first row). Every row taken is kept."""
+    from pymongo.errors import PyMongoError
+
+    if not interval > 0:
+        raise InputError(f"--interval must be > 0 seconds, got {interval}")
+    if not duration >= interval:
+        raise InputError(f"--duration must be at least one interval ({interval} s), got {duration}")
+    client = connect(uri)
+    rows: list[dict] = []
+    interrupted = False
+    count = int(round(duration / interval)) + 1
+    start = time.monotonic()
+    try:
+        for i in range(count):
+            delay = start + i * interval - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            if should_stop is not None and should_stop():
+                interrupted = True
+                break
+            try:
+                row = snapshot(client.admin.command("serverStatus"))
+            except PyMongoError as exc:
+                if not rows:
+                    raise ServerError(f"serverStatus on {redact_uri(uri)} failed: "
+                                      f"{redact_text(str(exc)).splitlines()[0][:300]}") from None
+                interrupted = True
+                break
+            rows.append(row)
+            if on_row is not None:
+                on_row(row)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        client.close()
+    return pd.DataFrame(rows), interrupted

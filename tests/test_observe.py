@@ -1,0 +1,340 @@
+"""capmodel observe on real mongod output: an embedded mongod with FTDC on (one sample a second) is loaded by counted
+client threads in separate windows while the live sampler runs beside it; then restarted once. The FTDC reader and
+the sampler must agree with the client's own counts, with each other, and with the clock. Damaged files must fail
+clearly, naming the file and the byte offset.
+
+Format facts checked here come from MongoDB's source (mongodb/mongo, src/mongo/db/ftdc/decompressor.cpp: a zero
+delta is followed by the count of further zeros; README.md: LEB128 varints from S2, files are BSON documents).
+"""
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capmodel.cli import main
+from capmodel.errors import InputError
+from capmodel.observe import observe_ftdc, observe_uri
+from capmodel.observe import ftdc
+from capmodel.observe.serverstatus import COUNTER_RESET, ftdc_metrics, FTDC_TIME
+
+WINDOWS = (1, 4, 8)          # client threads per load window
+WINDOW_S = 3.0               # seconds of load per window
+IDLE_S = 2.5                 # idle seconds around each window (at least two FTDC samples with no reads or writes)
+PASSWORD = "obs3rve-s3cret"
+
+
+def _load(collection, threads: int, seconds: float) -> int:
+    """Closed-loop point reads and updates by _id from ``threads`` threads; the operations completed, counted."""
+    counts = [0] * threads
+    stop = time.monotonic() + seconds
+
+    def work(slot):
+        rng = np.random.default_rng(slot)
+        n = 0
+        while time.monotonic() < stop:
+            key = int(rng.integers(0, 1000))
+            collection.find_one({"_id": key})
+            collection.update_one({"_id": key}, {"$inc": {"n": 1}})
+            n += 2
+        counts[slot] = n
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(counts)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """Load windows on a diagnostic-data mongod with the live sampler running; then one restart."""
+    from capmodel.bench.server import embedded_server
+
+    dbpath = tmp_path_factory.mktemp("ftdc") / "db"
+    windows = []
+    with embedded_server(dbpath=dbpath, diagnostic_data=True) as server:
+        client = server.client()
+        collection = client.observe_test.items
+        collection.insert_many([{"_id": i, "n": 0} for i in range(1000)])
+        stop = threading.Event()
+        live = {}
+        sampler = threading.Thread(target=lambda: live.setdefault("obs", observe_uri(
+            server.uri, interval=1.0, duration=300, should_stop=stop.is_set)))
+        sampler.start()
+        begun = pd.Timestamp.now(tz="UTC")
+        time.sleep(IDLE_S)
+        for threads in WINDOWS:
+            start = pd.Timestamp.now(tz="UTC")
+            ops = _load(collection, threads, WINDOW_S)
+            windows.append({"threads": threads, "start": start, "end": pd.Timestamp.now(tz="UTC"), "ops": ops})
+            time.sleep(IDLE_S)
+        ended = pd.Timestamp.now(tz="UTC")
+        running = tmp_path_factory.mktemp("running") / "diagnostic.data"   # as a running server leaves it
+        shutil.copytree(dbpath / "diagnostic.data", running)
+        stop.set()
+        sampler.join()
+        client.close()
+    with embedded_server(dbpath=dbpath, diagnostic_data=True) as server:   # a restart: counters start again
+        client = server.client()
+        client.observe_test.items.find_one({"_id": 1})
+        time.sleep(3)
+        client.close()
+    return {"dbpath": dbpath, "windows": windows, "live": live["obs"], "begun": begun, "ended": ended,
+            "running": running}
+
+
+def _window_ops(samples: pd.DataFrame, window: dict) -> tuple[float, float]:
+    """Reads + writes and their summed latency (s) over the intervals from the last sample before the window to the
+    first after it (the idle gaps around it carry no reads or writes)."""
+    times = samples["time"]
+    first_after = times[times >= window["end"]].iloc[0]
+    last_before = times[times <= window["start"]].iloc[-1]
+    inside = samples[(times > last_before) & (times <= first_after)]
+    ops = ((inside["reads_per_s"] + inside["writes_per_s"]) * inside["interval_s"]).sum()
+    latency = ((inside["reads_per_s"] * inside["reads_latency_ms"].fillna(0)
+                + inside["writes_per_s"] * inside["writes_latency_ms"].fillna(0)) * inside["interval_s"]).sum() / 1000
+    return ops, latency
+
+
+def test_ftdc_ops_per_window_agree_with_the_clients_count(run):
+    obs = observe_ftdc(run["dbpath"] / "diagnostic.data", since=run["begun"], until=run["ended"])
+    for window in run["windows"]:
+        ops, latency = _window_ops(obs.samples, window)
+        seconds = (window["end"] - window["start"]).total_seconds()
+        assert ops / seconds == pytest.approx(window["ops"] / seconds, rel=0.05), window
+        # Little's law over the window: the mean number inside the server cannot exceed the client threads
+        assert 0 < latency / seconds <= window["threads"] * 1.05
+
+
+def test_ftdc_sample_count_matches_the_elapsed_seconds(run):
+    raw = ftdc.read_metrics(run["dbpath"] / "diagnostic.data", {"reads": ftdc_metrics()["reads_ops"]},
+                            time_metric=FTDC_TIME, since=run["begun"], until=run["ended"])
+    elapsed = (run["ended"] - run["begun"]).total_seconds()
+    assert abs(len(raw) - elapsed) <= 2, (len(raw), elapsed)
+    steps = np.diff(raw["time_ms"].to_numpy()) / 1000
+    assert np.median(steps) == pytest.approx(1.0, abs=0.05)
+
+
+def test_a_running_servers_folder_is_read_with_its_interim_file(run):
+    # the newest samples of a running mongod are only in metrics.interim (rewritten every few samples)
+    files = ftdc.ftdc_files(run["running"])
+    assert files[-1].name == "metrics.interim"
+    raw = ftdc.read_metrics(run["running"], {"reads": ftdc_metrics()["reads_ops"]}, time_metric=FTDC_TIME)
+    archived = ftdc.read_metrics(files[:-1][0], {"reads": ftdc_metrics()["reads_ops"]}, time_metric=FTDC_TIME)
+    assert len(raw) > len(archived)
+    newest = pd.to_datetime(raw["time_ms"].iloc[-1], unit="ms", utc=True)
+    assert (run["ended"] - newest).total_seconds() < 12
+    assert raw["time_ms"].is_unique and raw["time_ms"].is_monotonic_increasing
+
+
+def test_ctrl_c_keeps_every_complete_interval(mongod, tmp_path):
+    import os
+    import signal
+
+    out = tmp_path / "interrupted"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "observe", "--uri", mongod.uri, "--interval", "0.5",
+                             "--duration", "60", "--out", str(out)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while "sampling" not in (proc.stderr.readline() or "sampling") and time.monotonic() < deadline:
+            pass
+        time.sleep(2.6)
+        proc.send_signal(signal.SIGINT)
+        stdout, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    samples = pd.read_csv(out / "samples.csv")
+    assert len(samples) >= 3 and "interrupted" in stdout
+
+
+def test_live_sampler_agrees_with_the_ftdc_reader_on_the_same_windows(run):
+    live = run["live"]
+    assert not live.interrupted or live.samples["time"].iloc[-1] >= run["windows"][-1]["end"]
+    ftdc_obs = observe_ftdc(run["dbpath"] / "diagnostic.data", since=run["begun"], until=run["ended"])
+    for window in run["windows"]:
+        live_ops, live_latency = _window_ops(live.samples, window)
+        ftdc_ops, ftdc_latency = _window_ops(ftdc_obs.samples, window)
+        assert live_ops == pytest.approx(ftdc_ops, rel=0.05)
+        assert live_latency / live_ops == pytest.approx(ftdc_latency / ftdc_ops, rel=0.05)
+        assert live_ops == pytest.approx(window["ops"], rel=0.05)
+
+
+def test_restart_and_idle_intervals_are_dropped_and_counted_not_fitted(run):
+    obs = observe_ftdc(run["dbpath"] / "diagnostic.data")
+    assert len(ftdc.ftdc_files(run["dbpath"] / "diagnostic.data")) >= 2       # one archive per start
+    assert obs.dropped.get(COUNTER_RESET, 0) >= 1
+    assert obs.dropped.get("no_operations", 0) >= 1                         # idle seconds after the restart
+    assert len(obs.curve) == len(obs.samples) - sum(obs.dropped.values())
+    assert (obs.curve["concurrency"] > 0).all() and (obs.curve["source"] == "observed").all()
+    reset_time = obs.samples.loc[obs.samples["dropped"] == COUNTER_RESET, "time"]
+    assert not reset_time.isin(obs.curve["time"]).any()
+
+
+def test_cli_writes_both_tables_and_fit_reads_the_curve_as_is(run, tmp_path, capsys):
+    out = tmp_path / "obs"
+    assert main(["observe", "--ftdc", str(run["dbpath"] / "diagnostic.data"), "--out", str(out), "--json"]) == 0
+    samples = pd.read_csv(out / "samples.csv")
+    curve = pd.read_csv(out / "curve.csv")
+    assert samples["time"].str.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$").all()
+    assert {"time", "concurrency", "throughput", "latency_mean_ms", "source"} <= set(curve.columns)
+    capsys.readouterr()
+    assert main(["fit", str(out / "curve.csv"), "--json"]) == 0
+    assert '"n_points": %d' % len(curve) in capsys.readouterr().out
+
+
+def test_live_cli_on_the_session_mongod_writes_one_row_per_interval(mongod, tmp_path, capsys):
+    out = tmp_path / "live"
+    assert main(["observe", "--uri", mongod.uri, "--interval", "0.5", "--duration", "1.5", "--out", str(out)]) == 0
+    samples = pd.read_csv(out / "samples.csv")
+    assert len(samples) == 3
+    # fixed-rate schedule: the intervals (server clock) add up to the duration even when one sample is late
+    assert (samples["interval_s"] > 0).all() and samples["interval_s"].sum() == pytest.approx(1.5, abs=0.3)
+    # the sampler's own serverStatus is not load: on the idle session server the last intervals read as idle
+    assert (samples["dropped"].iloc[1:] == "no_operations").all()
+
+
+def test_uri_password_never_printed_when_the_server_cannot_be_reached(capsys):
+    uri = f"mongodb://analyst:{PASSWORD}@127.0.0.1:1/?serverSelectionTimeoutMS=300"
+    assert main(["observe", "--uri", uri, "--duration", "1", "--out", "/nonexistent/never"]) == 2
+    captured = capsys.readouterr()
+    assert PASSWORD not in captured.out + captured.err
+    lines = captured.err.strip().splitlines()
+    assert lines[-1].startswith("capmodel: error: cannot reach mongodb://analyst:***@127.0.0.1:1/")
+
+
+# ----------------------------------------------------------------------------------------------- damaged files
+@pytest.fixture
+def archive(run, tmp_path):
+    """A copy of the first real archive file and the byte offsets of its documents."""
+    source = ftdc.ftdc_files(run["dbpath"] / "diagnostic.data")[0]
+    copy = tmp_path / source.name
+    shutil.copy(source, copy)
+    blob = copy.read_bytes()
+    offsets, at = [], 0
+    while at < len(blob):
+        offsets.append(at)
+        at += struct.unpack_from("<i", blob, at)[0]
+    return copy, blob, offsets
+
+
+def _error(path) -> str:
+    with pytest.raises(InputError) as info:
+        observe_ftdc(path)
+    return str(info.value)
+
+
+def test_a_window_without_samples_says_what_the_files_cover(run):
+    with pytest.raises(InputError, match=r"no FTDC sample .* falls in that window; the files cover 20"):
+        observe_ftdc(run["dbpath"] / "diagnostic.data", since="2001-01-01", until="2001-01-02")
+
+
+def test_truncated_file_names_file_and_offset(archive):
+    path, blob, offsets = archive
+    path.write_bytes(blob[:offsets[1] + 100])
+    message = _error(path)
+    assert str(path) in message and f"byte offset {offsets[1]}" in message and "truncated" in message
+
+
+def test_corrupt_chunk_names_file_and_offset(archive):
+    path, blob, offsets = archive
+    chunk = offsets[1]                                   # the first metric chunk follows the metadata document
+    data = bytearray(blob)
+    middle = chunk + (offsets[2] if len(offsets) > 2 else len(blob)) >> 1
+    data[middle:middle + 16] = bytes(16)
+    path.write_bytes(bytes(data))
+    message = _error(path)
+    assert str(path) in message and f"byte offset {chunk}" in message and "corrupt" in message
+
+
+def test_empty_and_foreign_files_name_file_and_offset(tmp_path):
+    empty = tmp_path / "metrics.2024-01-01T00-00-00Z-00000"
+    empty.write_bytes(b"")
+    assert "empty" in _error(empty) and "byte offset 0" in _error(empty)
+    csv = tmp_path / "curve.csv"
+    csv.write_text("concurrency,throughput\n1,100\n")
+    assert "not an FTDC file" in _error(csv) and "byte offset 0" in _error(csv) and str(csv) in _error(csv)
+
+
+def test_a_failed_read_writes_nothing_over_existing_output(archive, tmp_path, capsys):
+    path, blob, offsets = archive
+    path.write_bytes(blob[:offsets[1] + 10])
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "samples.csv").write_text("kept\n")
+    assert main(["observe", "--ftdc", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0]
+    assert (out / "samples.csv").read_text() == "kept\n" and not (out / "curve.csv").exists()
+
+
+# ----------------------------------------------------------------------------------------------- the coding itself
+def _leb128(value: int) -> bytes:
+    """Unsigned LEB128, written here from its definition (7 bits a byte, high bit = more)."""
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def test_varints_decode_as_leb128_including_the_64_bit_extremes():
+    values = [0, 1, 127, 128, 300, 16384, 2 ** 32 + 5, 2 ** 63, 2 ** 64 - 1]
+    buffer = np.frombuffer(b"".join(_leb128(v) for v in values), dtype=np.uint8)
+    assert ftdc.decode_varints(buffer).tolist() == values
+    with pytest.raises(ValueError):
+        ftdc.decode_varints(np.frombuffer(_leb128(300)[:1], dtype=np.uint8))
+
+
+def test_zero_runs_expand_as_decompressor_cpp_reads_them():
+    # decompressor.cpp: a 0 delta is followed by a varint count of further zeros; counts may themselves be 0
+    codes = np.array([5, 0, 2, 7, 0, 0, 0, 1, 9], dtype=np.uint64)
+    assert ftdc.expand_zero_runs(codes, 9).tolist() == [5, 0, 0, 0, 7, 0, 0, 0, 9]
+    with pytest.raises(ValueError):
+        ftdc.expand_zero_runs(codes, 10)
+
+
+def test_the_bundled_sample_decodes_and_its_maker_is_in_the_repository():
+    from capmodel._bundled import bundled_dir
+
+    folder = bundled_dir("data") / "ftdc_sample" / "diagnostic.data"
+    obs = observe_ftdc(folder)
+    assert len(obs.curve) >= 30 and obs.curve["throughput"].max() > 100
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 1_000_000
+    script = bundled_dir("data").parent / "scripts" / "make_ftdc_sample.py"
+    help_text = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True)
+    assert help_text.returncode == 0 and "--concurrency" in help_text.stdout
+
+
+def test_a_reused_layout_reads_the_same_metrics_as_a_full_walk(run):
+    import zlib
+
+    layouts: list = []
+    reused = 0
+    for file in ftdc.ftdc_files(run["dbpath"] / "diagnostic.data") + ftdc.ftdc_files(run["running"]):
+        for _, document in ftdc.iter_documents(file):
+            if document["type"] != ftdc.METRIC_CHUNK:
+                continue
+            raw = zlib.decompress(document["data"][4:])
+            reference = raw[:struct.unpack_from("<i", raw, 0)[0]]
+            before = len(layouts)
+            names, values = ftdc.metric_names(reference, layouts)
+            reused += len(layouts) == before
+            walked_names, walked_values = ftdc.metric_names(reference)
+            assert names == walked_names and np.array_equal(values, walked_values)
+    assert reused >= 1
