@@ -5,7 +5,10 @@
 Without --uri an embedded mongod is started. For every concurrency it alternates, ``rounds`` times each:
 - ``bare``: N threads on one MongoClient, each ``find_one({"_id": key})`` in a ``while`` loop, keys from a
   pre-drawn list, counting completions; nothing else;
-- ``runner``: capmodel's closed-loop runner on YCSB C (100% reads by _id, same records), measuring every operation;
+- ``runner``: capmodel's closed-loop runner on YCSB C (100% reads by _id, same records), measuring every operation,
+  on its default binding (pymongo threads);
+- ``mongojet`` (with --mongojet): the same runner on the mongojet binding (coroutines on a Rust core), its client
+  CPU per operation as a ratio to bare pymongo threads (target <= 0.75 at 16-256 clients);
 - ``async`` (with --async): N asyncio tasks on pymongo's AsyncMongoClient doing the bare loop, to compare the
   concurrency models;
 - ``dask`` (with --workers 2,4): the runner over a local Dask cluster of that many single-threaded worker processes
@@ -119,6 +122,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--async", dest="use_async", action="store_true", help="also time an AsyncMongoClient loop")
+    parser.add_argument("--mongojet", action="store_true", help="also time the runner on the mongojet binding")
     parser.add_argument("--workers", default="", help="also time the runner over local Dask clusters of these sizes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -143,6 +147,14 @@ def measure(uri: str, levels: list[int], args) -> int:
     keyspace = KeySpace(workload, workload.records)
     keys = keyspace.names(list(range(workload.records)))
     runner = Runner(coll, workload, keyspace, seed=1)
+    jet = None
+    if args.mongojet:
+        from capmodel.bench import async_workers
+        from capmodel.bench.drivers import MongojetDriver
+
+        jet_client = async_workers.client(uri, max(levels) + 8, {})
+        jet = Runner(MongojetDriver(jet_client.get_database(DATABASE)[workload.collection], 30.0), workload,
+                     keyspace, seed=1)
     clusters = {}
     for p in [int(w) for w in args.workers.split(",") if w.strip()]:
         executor = DaskExecutor(uri, BenchConfig(timeout_ms=30_000, processes=p).check()).start()
@@ -150,7 +162,7 @@ def measure(uri: str, levels: list[int], args) -> int:
     rows = []
     for n in levels:
         bare, ours, asyn = [], [], []
-        bare_cpu, ours_cpu, server_us = [], [], []
+        bare_cpu, ours_cpu, server_us, jet_ops, jet_cpu = [], [], [], [], []
         multi = {p: [] for p in clusters}
         multi_cpu = {p: [] for p in clusters}
 
@@ -169,6 +181,11 @@ def measure(uri: str, levels: list[int], args) -> int:
             ours_cpu.append((time.process_time() - cpu) / (step.ops_per_s * step.wall_seconds))
             if i % 2 == 1:
                 timed_bare()
+            if jet is not None:
+                cpu = time.process_time()
+                step = jet.run(n, duration=args.duration, warmup=args.warmup)
+                jet_ops.append(step.ops_per_s)
+                jet_cpu.append((time.process_time() - cpu) / (step.ops_per_s * step.wall_seconds))
             for p, (_, pooled) in clusters.items():
                 result = pooled.run(n, duration=args.duration, warmup=args.warmup)
                 multi[p].append(result.ops_per_s)
@@ -187,6 +204,10 @@ def measure(uri: str, levels: list[int], args) -> int:
         if asyn:
             row["async_bare_ops_per_s"] = statistics.median(asyn)
         row["server_us_per_read"] = statistics.median(server_us)
+        if jet_ops:
+            row["mongojet_ops_per_s"] = statistics.median(jet_ops)
+            row["mongojet_cpu_us_per_op"] = 1e6 * statistics.median(jet_cpu)
+            row["mongojet_cpu_over_bare"] = statistics.median([j / b for j, b in zip(jet_cpu, bare_cpu)])
         for p in clusters:
             row[f"dask{p}_ops_per_s"] = statistics.median(multi[p])
             row[f"dask{p}_over_runner"] = statistics.median([m / o for m, o in zip(multi[p], ours)])
@@ -194,6 +215,9 @@ def measure(uri: str, levels: list[int], args) -> int:
         rows.append(row)
         if not args.json:
             extra = f"  async bare {row['async_bare_ops_per_s']:10,.0f}" if asyn else ""
+            if jet_ops:
+                extra += (f"  mongojet runner {row['mongojet_ops_per_s']:10,.0f} ops/s, "
+                          f"{row['mongojet_cpu_us_per_op']:.0f} us CPU/op ({row['mongojet_cpu_over_bare']:.2f}x bare)")
             for p in clusters:
                 extra += (f"  {p} Dask workers {row[f'dask{p}_ops_per_s']:10,.0f} ops/s "
                           f"({row[f'dask{p}_over_runner']:.2f}x the runner, {row[f'dask{p}_cpu_us_per_op']:.0f} us "

@@ -1,7 +1,8 @@
-"""The pymongo side of a workload: how each operation kind talks to MongoDB, and how records are loaded.
+"""A workload bound to a driver: each operation kind as a call, and how records are loaded.
 
-``WorkerOps`` is built once per worker thread: it holds that worker's random state and key chooser and exposes
-``calls[i]()`` for operation ``i`` of the workload (returning the number of documents it counts for). Nothing here
+``WorkerOps`` is built once per worker: it holds that worker's random state and key chooser and exposes
+``calls[i]()`` for operation ``i`` of the workload (returning the number of documents it counts for, or a coroutine of
+it with an asynchronous driver; ``capmodel.bench.drivers`` says how each call reaches the server). Nothing here
 takes a lock per operation; the only shared state is ``KeySpace``'s insert counter (``itertools.count``, atomic
 under the GIL).
 """
@@ -64,10 +65,12 @@ def _sort_spec(sort):
 
 
 class WorkerOps:
-    """One worker's operations: ``calls[i]()`` runs operation ``i``; ``next_op()`` picks one by proportion."""
+    """One worker's operations: ``calls[i]()`` runs operation ``i`` through ``driver`` (``capmodel.bench.drivers``)
+    and returns its document count (a coroutine of it with an asynchronous driver); ``next_op()`` picks one by
+    proportion."""
 
-    def __init__(self, workload: Workload, collection, keyspace: KeySpace | None, seed: int):
-        self.workload, self.collection, self.keyspace = workload, collection, keyspace
+    def __init__(self, workload: Workload, driver, keyspace: KeySpace | None, seed: int):
+        self.workload, self.driver, self.keyspace = workload, driver, keyspace
         self.ctx = WorkerContext(seed, next_key=self.next_key if keyspace is not None else None)
         self.rng = self.ctx.rng
         self._keys: list = []
@@ -96,7 +99,7 @@ class WorkerOps:
 
     # --- operation factories -------------------------------------------------------------------------------
     def _make(self, op):
-        w, coll, ctx = self.workload, self.collection, self.ctx
+        w, driver, ctx = self.workload, self.driver, self.ctx
         where = f"workload '{w.name}': operation '{op.name}'"
         p = op.params
         if op.kind in ("read", "scan", "readmodifywrite") or (op.kind == "update" and "filter" not in p):
@@ -104,42 +107,21 @@ class WorkerOps:
         if op.kind == "insert":
             return self._insert(compile_template(p.get("document", w.document_template()), where), p.get("batch", 1))
         if op.kind == "command":
-            command_of, database = compile_template(p["command"], f"{where}.command"), coll.database
-
-            def command():
-                database.command(command_of(ctx))
-                return 1
-
-            return command
+            command_of, command = compile_template(p["command"], f"{where}.command"), driver.command
+            return lambda: command(command_of(ctx))
         filter_of = compile_template(p.get("filter", {}), f"{where}.filter")
         if op.kind == "find":
             projection, sort, limit = p.get("projection"), _sort_spec(p.get("sort")), int(p.get("limit", 0))
-
-            def find():
-                return len(list(coll.find(filter_of(ctx), projection, sort=sort, limit=limit)))
-
-            return find
+            find = driver.find
+            return lambda: find(filter_of(ctx), projection, sort, limit)
         if op.kind == "update":
-            update_of = compile_template(p["update"], f"{where}.update")
-            method = coll.update_many if p.get("many") else coll.update_one
-
-            def update():
-                return method(filter_of(ctx), update_of(ctx)).modified_count
-
-            return update
+            update_of, update, many = compile_template(p["update"], f"{where}.update"), driver.update, p.get("many")
+            return lambda: update(filter_of(ctx), update_of(ctx), many)
         if op.kind == "delete":
-            method = coll.delete_many if p.get("many") else coll.delete_one
-
-            def delete():
-                return method(filter_of(ctx)).deleted_count
-
-            return delete
-        pipeline_of = compile_template(p["pipeline"], f"{where}.pipeline")
-
-        def aggregate():
-            return len(list(coll.aggregate(pipeline_of(ctx))))
-
-        return aggregate
+            delete, many = driver.delete, p.get("many")
+            return lambda: delete(filter_of(ctx), many)
+        pipeline_of, aggregate = compile_template(p["pipeline"], f"{where}.pipeline"), driver.aggregate
+        return lambda: aggregate(pipeline_of(ctx))
 
     def _projection(self):
         if self.workload.readallfields:
@@ -147,21 +129,10 @@ class WorkerOps:
         return {self.rng.choice(self.workload.field_names): 1}
 
     def _ycsb_read(self):
-        coll, key, projection = self.collection, self.next_key, self._projection
+        read, key, projection = self.driver.read, self.next_key, self._projection
         if self.workload.readallfields:  # the common case, kept to one call
-            find_one = coll.find_one
-
-            def read():
-                find_one({"_id": key()})
-                return 1
-
-            return read
-
-        def read():
-            coll.find_one({"_id": key()}, projection())
-            return 1
-
-        return read
+            return lambda: read({"_id": key()})
+        return lambda: read({"_id": key()}, projection())
 
     def _new_values(self):
         w, ctx = self.workload, self.ctx
@@ -170,27 +141,15 @@ class WorkerOps:
         return {self.rng.choice(w.field_names): ctx.text(w.field_length)}
 
     def _ycsb_update(self):
-        coll, key, values = self.collection, self.next_key, self._new_values
-
-        def update():
-            coll.update_one({"_id": key()}, {"$set": values()})
-            return 1
-
-        return update
+        update, key, values = self.driver.ycsb_update, self.next_key, self._new_values
+        return lambda: update({"_id": key()}, {"$set": values()})
 
     def _ycsb_readmodifywrite(self):
-        coll, key, projection, values = self.collection, self.next_key, self._projection, self._new_values
-
-        def readmodifywrite():
-            k = key()
-            coll.find_one({"_id": k}, projection())
-            coll.update_one({"_id": k}, {"$set": values()})
-            return 1
-
-        return readmodifywrite
+        rmw, key, projection, values = self.driver.read_modify_write, self.next_key, self._projection, self._new_values
+        return lambda: rmw({"_id": key()}, projection(), {"$set": values()})
 
     def _ycsb_scan(self):
-        w, coll, key, projection, rng = self.workload, self.collection, self.next_key, self._projection, self.rng
+        w, scan, key, projection, rng = self.workload, self.driver.scan, self.next_key, self._projection, self.rng
         if w.scan_length_distribution == "zipfian":
             lengths = ZipfianGenerator(1, w.scan_max_length, seed=rng.getrandbits(32))
             pool: list[int] = []
@@ -205,14 +164,11 @@ class WorkerOps:
             def length():
                 return rng.randint(1, top)
 
-        def scan():
-            list(coll.find({"_id": {"$gte": key()}}, projection(), sort=[("_id", 1)], limit=length()))
-            return 1
-
-        return scan
+        by_id = [("_id", 1)]
+        return lambda: scan({"_id": {"$gte": key()}}, projection(), by_id, length())
 
     def _insert(self, build, batch: int):
-        coll, ctx, keyspace = self.collection, self.ctx, self.keyspace
+        ctx, keyspace = self.ctx, self.keyspace
 
         def make_doc():
             doc = build(ctx)
@@ -221,14 +177,10 @@ class WorkerOps:
             return doc
 
         if batch == 1:
-            def insert():
-                coll.insert_one(make_doc())
-                return 1
-        else:
-            def insert():
-                coll.insert_many([make_doc() for _ in range(batch)], ordered=False)
-                return batch
-        return insert
+            insert_one = self.driver.insert_one
+            return lambda: insert_one(make_doc())
+        insert_many = self.driver.insert_many
+        return lambda: insert_many([make_doc() for _ in range(batch)])
 
 
 def worker_seed(seed: int, worker: int) -> int:
@@ -236,9 +188,9 @@ def worker_seed(seed: int, worker: int) -> int:
     return (seed * 1_000_003 + worker) % (2**32)
 
 
-def make_worker_ops(workload: Workload, collection, keyspace, worker: int, seed: int) -> WorkerOps:
-    """The operations of worker number ``worker``."""
-    return WorkerOps(workload, collection, keyspace, seed=worker_seed(seed, worker))
+def make_worker_ops(workload: Workload, driver, keyspace, worker: int, seed: int) -> WorkerOps:
+    """The operations of worker number ``worker`` through ``driver`` (``capmodel.bench.drivers``)."""
+    return WorkerOps(workload, driver, keyspace, seed=worker_seed(seed, worker))
 
 
 def create_indexes(collection, workload: Workload) -> None:

@@ -9,11 +9,12 @@ from capmodel.bench.safety import DEFAULT_DATABASE, check_database_name
 from capmodel.errors import BenchError
 
 ON_ERROR = ("stop", "retry", "continue")
+BINDINGS = ("pymongo", "mongojet")
 SCHEDULER_ENV = "CAPMODEL_DASK_SCHEDULER"
 # configuration keys that define what a sweep measures: a resumed sweep must agree on them
 SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmup", "operations", "rate", "adaptive",
               "tolerance", "max_steps", "database", "collection", "read_preference", "write_concern", "seed",
-              "processes", "arrivals")
+              "processes", "arrivals", "binding")
 
 
 @dataclass
@@ -52,6 +53,9 @@ class BenchConfig:
     arrivals: str = "uniform"
     scheduler: str | None = None
     workers: int | None = None
+    # the driver the clients use: "mongojet" (coroutines on a Rust core; 0.3-0.4x the client CPU per operation of
+    # pymongo threads in benchmarks/bench_runner.py) or "pymongo" (threads)
+    binding: str = "mongojet"
 
     def check(self) -> "BenchConfig":
         self.concurrency = sorted({int(c) for c in self.concurrency})
@@ -89,6 +93,13 @@ class BenchConfig:
         if self.operations is not None and self.operations < min(self.processes, self.concurrency[0]):
             raise BenchError(f"--operations {self.operations} is fewer than the client processes "
                              f"({min(self.processes, self.concurrency[0])})")
+        if self.binding not in BINDINGS:
+            raise BenchError(f"--binding must be one of {', '.join(BINDINGS)}, got {self.binding!r}")
+        if self.binding == "mongojet":
+            from capmodel.bench.async_workers import available
+
+            if not available():
+                raise BenchError("--binding mongojet needs the mongojet package: pip install mongojet")
         if self.on_error not in ON_ERROR:
             raise BenchError(f"--on-error must be one of {', '.join(ON_ERROR)}")
         if self.adaptive and len(self.concurrency) < 2:

@@ -35,6 +35,16 @@ def make_client(uri: str, config, pool: int):
         raise BenchError(f"cannot use the MongoDB URI {redact_uri(uri)}: {redact_text(str(exc))}") from None
 
 
+def close_soon(client, wait: float = 1.0) -> None:
+    """Close a pymongo client, waiting at most ``wait`` seconds: closing ends the server sessions, which waits a
+    whole server selection timeout when the server is gone; the rest finishes in the background."""
+    import threading
+
+    thread = threading.Thread(target=client.close, daemon=True, name="capmodel-close")
+    thread.start()
+    thread.join(wait)
+
+
 def ping(client, uri: str, where: str = "") -> None:
     """Raise a BenchError (URI redacted) when the server does not answer ``ping``."""
     import pymongo

@@ -260,7 +260,8 @@ class StepRunner:
         lead = START_LEAD_S + PER_CLIENT_LEAD_S * max(shares)
         start_at = None if offset is None else time.time() + offset + lead
         options = {"timeout_ms": cfg.timeout_ms, "server_selection_timeout_ms": cfg.server_selection_timeout_ms,
-                   "read_preference": cfg.read_preference, "write_concern": cfg.write_concern}
+                   "read_preference": cfg.read_preference, "write_concern": cfg.write_concern,
+                   "binding": cfg.binding}
         requests, first = [], 0
         for j, share in enumerate(shares):
             step = {"concurrency": share, "duration": duration, "warmup": warmup, "max_seconds": max_seconds,

@@ -28,6 +28,8 @@ def error_kind(exc: BaseException) -> str:
     """A short stable label: the exception class, plus the server error code when there is one."""
     code = getattr(exc, "code", None)
     name = type(exc).__name__
+    if name == "PyMongoError" and type(exc).__module__.startswith("mongojet") and "I/O error" in str(exc)[:200]:
+        name = "ConnectionFailure"  # mongojet's generic class for a connection that broke (pymongo: AutoReconnect)
     return f"{name}:{code}" if isinstance(code, int) else name
 
 

@@ -1,9 +1,10 @@
 """Drive one benchmark step: N workers against one collection, closed loop or open loop.
 
-Workers are threads sharing one ``MongoClient`` (its pool must hold at least N connections; ``sweep`` sizes it).
-Threads were measured against pymongo's ``AsyncMongoClient`` on this kind of machine (see
-``benchmarks/bench_runner.py``); with the GIL both are CPU-bound on the client, and threads keep the per-operation
-path shortest: pick the operation (pre-drawn in blocks), call pymongo, append one integer.
+Workers are threads sharing one pymongo ``MongoClient`` (its pool must hold at least N connections; ``sweep`` sizes
+it), or with an asynchronous driver (mongojet) coroutines on one event loop (``capmodel.bench.async_workers``).
+pymongo's own ``AsyncMongoClient`` cost 1.2-2.3x the client CPU per operation of threads in
+``benchmarks/bench_drivers.py``, mongojet 0.3-0.5x; the per-operation path stays short either way: pick the
+operation (pre-drawn in blocks), call the driver, append one integer (``capmodel.bench.workers``).
 
 Closed loop: each worker runs its next operation as soon as the previous one returns. The step starts with a warm-up
 whose operations are discarded; an operation is measured when it completes inside the measurement window, so
@@ -32,7 +33,6 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import math
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -45,11 +45,11 @@ from capmodel.bench.progress import StepProgress
 from capmodel.bench.workloads import Workload
 from capmodel.errors import BenchError
 
-ERROR_BACKOFF_S = 0.01
 POLL_S = 0.25
 PRIME_TIMEOUT_S = 30.0  # at most this long for the workers to open their connections before a step (no start_at)
 # errors meaning the server could not be reached at all (died, restarted, network down)
-UNREACHABLE = ("AutoReconnect", "ServerSelectionTimeoutError", "ConnectionFailure")
+# (pymongo's names, and mongojet's ServerSelectionError)
+UNREACHABLE = ("AutoReconnect", "ServerSelectionTimeoutError", "ConnectionFailure", "ServerSelectionError")
 
 
 @dataclass
@@ -105,6 +105,33 @@ class _State:
         self.last_completion = 0.0
         self.schedule: list[float] = []
 
+    def next_due(self) -> float | None:
+        """Open loop: the intended start of the next operation, None once the schedule or the window is over."""
+        k = next(self.tickets)
+        if k >= len(self.schedule):
+            return None
+        intended = self.t0 + self.schedule[k]
+        return None if intended >= self.window_end else intended
+
+    def count_attempt(self, t1, failed, rec, lat, docs, i, t0, n) -> bool:
+        """Counted loop: record one attempt that ended at ``t1`` inside the window; True when the worker must stop
+        (the count is reached, or another worker took the last attempt)."""
+        if t1 > self.window_end:
+            return True
+        k = next(self.attempts)
+        if k > self.limit:
+            return True
+        if failed is not None:
+            rec.error(failed)
+        else:
+            lat[i].append(int((t1 - t0) * 1e6))
+            docs[i] += n
+        if k >= self.limit:
+            self.window_end = t1
+            self.stop = True
+            return True
+        return False
+
 
 class _Watch:
     """What the main thread sees of a running step every ``POLL_S``: completions (for the longest silence) and whether
@@ -150,9 +177,15 @@ class Runner:
 
     def __init__(self, collection, workload: Workload, keyspace: KeySpace | None = None, seed: int = 0,
                  join_timeout: float = 15.0, stop_unreachable_after: float | None = None):
-        """``stop_unreachable_after``: end a step early once the server has been unreachable for that many seconds
-        (only unreachable errors, nothing completing); None runs every step its full length."""
-        self.collection, self.workload, self.keyspace = collection, workload, keyspace
+        """``collection``: a pymongo collection (worker threads), or a driver of ``capmodel.bench.drivers`` (an
+        asynchronous one runs its workers as coroutines). ``stop_unreachable_after``: end a step early once the
+        server has been unreachable for that many seconds (only unreachable errors, nothing completing); None runs
+        every step its full length."""
+        from capmodel.bench.drivers import MongojetDriver, PymongoDriver
+
+        is_driver = isinstance(collection, (MongojetDriver, PymongoDriver))
+        self.driver = collection if is_driver else PymongoDriver(collection)
+        self.workload, self.keyspace = workload, keyspace
         self.seed, self.join_timeout = seed, join_timeout
         self.stop_unreachable_after = stop_unreachable_after
 
@@ -176,11 +209,13 @@ class Runner:
             raise BenchError(f"target rate must be > 0 ops/s, got {rate}")
         if operations is not None and rate is not None:
             raise BenchError("an open-loop step (rate) runs for a duration, not an operation count")
-        pool = getattr(getattr(self.collection.database.client.options, "pool_options", None), "max_pool_size", None)
-        if pool is not None and pool < concurrency:
-            raise BenchError(f"the client's maxPoolSize {pool} is below the concurrency {concurrency}; "
-                             "workers would queue for connections")
-        ops = [make_worker_ops(self.workload, self.collection, self.keyspace, first_worker + i, self.seed)
+        if not self.driver.asynchronous:
+            options = self.driver.database.client.options
+            pool = getattr(getattr(options, "pool_options", None), "max_pool_size", None)
+            if pool is not None and pool < concurrency:
+                raise BenchError(f"the client's maxPoolSize {pool} is below the concurrency {concurrency}; "
+                                 "workers would queue for connections")
+        ops = [make_worker_ops(self.workload, self.driver, self.keyspace, first_worker + i, self.seed)
                for i in range(concurrency)]
         recorders = [Recorder(len(ops[0].calls)) for _ in range(concurrency)]
         state = _State()
@@ -191,39 +226,15 @@ class Runner:
             # drawn before the clock starts; a list, so a worker's lookup is one C-level index
             schedule = arrival_schedule(rate, warmup + duration, arrivals, seed=worker_seed(self.seed, first_worker))
             state.schedule = schedule.tolist()
-            target, args = self._open_loop, ()
-        elif operations is not None:
-            target, args = self._counted_loop, ()
+        loop = "open" if rate is not None else "counted" if operations is not None else "closed"
+        if self.driver.asynchronous:
+            from capmodel.bench.async_workers import AsyncWorkers as Workers
         else:
-            target, args = self._closed_loop, ()
-
-        go = threading.Event()
-        primed: list[bool] = []
-        admin = self.collection.database.client.admin
-
-        def work(worker_ops, recorder):
-            try:  # open this worker's connection now, all workers at once, so the pool is full when the step starts
-                admin.command("ping")
-            except Exception:  # noqa: BLE001 - a server that cannot be reached shows in the step's own errors
-                pass
-            primed.append(True)
-            go.wait()  # start together: threads started one by one would fight the starter for the GIL
-            try:
-                target(state, worker_ops, recorder, *args)
-            except BaseException as exc:  # a runner bug, not an operation error: report it, never hide it
-                failures.append(exc)
-
-        threads = [threading.Thread(target=work, args=(o, r), daemon=True, name=f"capmodel-worker-{i}")
-                   for i, (o, r) in enumerate(zip(ops, recorders))]
-        try:
-            for t in threads:
-                t.start()
-        except RuntimeError as exc:  # the OS refused another thread
-            state.stop = True
-            go.set()
-            raise BenchError(f"could not start {concurrency} worker threads ({exc}); lower the concurrency") from None
+            from capmodel.bench.workers import ThreadWorkers as Workers
+        workers = Workers(self.driver, loop, state, ops, recorders, failures)
+        workers.start()
         prime_until = start_at if start_at is not None else time.time() + PRIME_TIMEOUT_S
-        while len(primed) < concurrency and time.time() < prime_until:
+        while len(workers.primed) < concurrency and time.time() < prime_until:
             time.sleep(0.01)
         late_start = 0.0
         if start_at is not None:
@@ -237,7 +248,7 @@ class Runner:
         state.window_start = state.t0 + warmup
         if operations is None:
             state.window_end = state.window_start + duration
-        go.set()
+        workers.go()
         deadline = state.window_start + (max_seconds if max_seconds is not None else
                                          (duration if operations is None else 3600.0))
         watch = _Watch(recorders, state, self.stop_unreachable_after)
@@ -245,17 +256,14 @@ class Runner:
             self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick, watch)
             in_flight = sum(1 for r in recorders if r.busy_since) if rate is None else 0
             if rate is not None:  # open loop: let the workers serve every operation due inside the window
-                end_join = clock() + self.join_timeout
-                for t in threads:
-                    t.join(max(0.0, end_join - clock()))
+                workers.join(self.join_timeout)
         finally:
             if state.window_end == math.inf:
                 state.window_end = clock()
             state.stop = True
-            end_join = clock() + self.join_timeout
-            for t in threads:
-                t.join(max(0.0, end_join - clock()))
-        stuck = sum(t.is_alive() for t in threads)
+            workers.join(self.join_timeout)
+        stuck = workers.alive()
+        workers.close()
         window = max(min(state.window_end, clock()) - state.window_start, 1e-9)
         m = StepMeasurements(ops[0].names, recorders)
         late = [v for r in recorders for v in r.late]
@@ -282,7 +290,8 @@ class Runner:
             errors=dict(m.errors), latency=m.latency(), histograms=m.encoded(), started_at=started_at,
             wall_seconds=clock() - state.t0, target_rate=rate, error_samples=m.error_samples,
             runner_failures=len(failures), stuck_workers=int(stuck), in_flight_at_end=int(in_flight),
-            late_operations=len(late), late_max_ms=max(late, default=0) / 1000.0, longest_silence_s=watch.longest_silence(state.window_end),
+            late_operations=len(late), late_max_ms=max(late, default=0) / 1000.0,
+            longest_silence_s=watch.longest_silence(state.window_end),
             late_start_s=late_start, ended_early=watch.ended_early,
         )
 
@@ -305,91 +314,3 @@ class Runner:
                 bar.update(clock() - state.t0, n)
         finally:
             bar.close()
-
-    # --- worker loops: keep the measured path short -----------------------------------------------------------
-    @staticmethod
-    def _closed_loop(state, ops, rec, *_):
-        calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
-        clock, sleep = time.perf_counter, time.sleep
-        while not state.stop:
-            i = next_op()
-            t0 = rec.busy_since = clock()
-            try:
-                n = calls[i]()
-            except Exception as exc:  # an operation error: count it by kind, back off, go on
-                rec.busy_since = 0.0
-                if state.window_start <= clock() and t0 <= state.window_end:  # failed in, or started in, the window
-                    rec.error(exc)
-                sleep(ERROR_BACKOFF_S)
-                continue
-            t1 = clock()
-            rec.busy_since = 0.0
-            if state.window_start <= t1:
-                if t1 <= state.window_end:
-                    lat[i].append(int((t1 - t0) * 1e6))
-                    docs[i] += n
-                elif t0 <= state.window_end:  # in flight when the window closed: how long it still took
-                    rec.late.append(int((t1 - t0) * 1e6))
-
-    @staticmethod
-    def _counted_loop(state, ops, rec, *_):
-        calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
-        clock, sleep, attempts, limit = time.perf_counter, time.sleep, state.attempts, state.limit
-        while not state.stop:
-            i = next_op()
-            t0 = clock()
-            try:
-                n = calls[i]()
-                t1, failed = clock(), None
-            except Exception as exc:
-                t1, failed = clock(), exc
-            if t1 < state.window_start:
-                if failed is not None:
-                    sleep(ERROR_BACKOFF_S)
-                continue
-            if t1 > state.window_end:
-                return
-            k = next(attempts)
-            if k > limit:  # another worker took the last attempt
-                return
-            if failed is not None:
-                rec.error(failed)
-            else:
-                lat[i].append(int((t1 - t0) * 1e6))
-                docs[i] += n
-            if k >= limit:
-                state.window_end = t1
-                state.stop = True
-                return
-            if failed is not None:
-                sleep(ERROR_BACKOFF_S)
-
-    @staticmethod
-    def _open_loop(state, ops, rec):
-        calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
-        clock, sleep, tickets, schedule = time.perf_counter, time.sleep, state.tickets, state.schedule
-        while not state.stop:
-            k = next(tickets)
-            if k >= len(schedule):
-                return
-            intended = state.t0 + schedule[k]
-            if intended >= state.window_end:
-                return
-            delay = intended - clock()
-            while delay > 0 and not state.stop:
-                sleep(min(delay, 0.25))
-                delay = intended - clock()
-            if state.stop:
-                return
-            i = next_op()
-            try:
-                n = calls[i]()
-            except Exception as exc:
-                if intended >= state.window_start:
-                    rec.error(exc)
-                continue
-            t1 = clock()
-            if intended >= state.window_start:
-                lat[i].append(int((t1 - intended) * 1e6))
-                docs[i] += n
-                state.last_completion = t1

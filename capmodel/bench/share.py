@@ -99,11 +99,15 @@ def _client(uri: str, options: dict, pool: int):
 
 
 def close_clients() -> None:
-    """Close the MongoClients this process keeps (the end of a sweep)."""
+    """Close the clients this process keeps (the end of a sweep): pymongo's, and mongojet's if it was used."""
+    from capmodel.bench.connection import close_soon
+
     with _LOCK:
         for client in _CLIENTS.values():
-            client.close()
+            close_soon(client)
         _CLIENTS.clear()
+    if "capmodel.bench.async_workers" in sys.modules:
+        sys.modules["capmodel.bench.async_workers"].close_all()
 
 
 def run_share(request: ShareRequest, dask_worker=None, progress: bool = False) -> dict:
@@ -139,14 +143,21 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
     from capmodel.bench.workloads import parse_workload
 
     uri = request.uri.reveal()
-    client = _client(uri, request.client_options, request.pool)
-    ping(client, uri, where=f"{where}: ")
+    if request.client_options.get("binding") == "mongojet":
+        target = _mongojet_driver(uri, request)
+        _ping_async(target, uri, where)
+    else:
+        client = _client(uri, request.client_options, request.pool)
+        ping(client, uri, where=f"{where}: ")
+        target = None
     workload = parse_workload(dict(request.workload), request.workload_source)
     keyspace = None
     if request.existing is not None:
         keyspace = KeySpace(workload, request.existing, offset=request.index, stride=request.stride)
-    runner = Runner(client[request.database][request.collection], workload, keyspace, seed=request.seed,
-                    join_timeout=request.join_timeout, stop_unreachable_after=request.stop_unreachable_after)
+    if target is None:
+        target = client[request.database][request.collection]
+    runner = Runner(target, workload, keyspace, seed=request.seed, join_timeout=request.join_timeout,
+                    stop_unreachable_after=request.stop_unreachable_after)
     start_at = None if request.start_at is None else request.start_at - scheduler_delay
     meter = CpuMeter().start()
     result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
@@ -159,6 +170,32 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
     }]
     return {"ok": True, "record": result.as_record(), "keys_next": keyspace.count if keyspace else None}
+
+
+def _ping_async(driver, uri: str, where: str) -> None:
+    from capmodel.bench import async_workers
+    from capmodel.bench.redact import redact_uri
+    from capmodel.errors import BenchError
+
+    try:
+        async_workers.call(driver.ping())
+    except Exception as exc:  # noqa: BLE001 - mongojet's errors, TimeoutError
+        raise BenchError(f"{where}: cannot reach MongoDB at {redact_uri(uri)}: "
+                         f"{type(exc).__name__}: {redact_text(str(exc))[:300]}") from None
+
+
+def _mongojet_driver(uri: str, request: ShareRequest):
+    """The share's collection through mongojet, with the sweep's timeouts, read preference and write concern."""
+    from capmodel.bench import async_workers
+    from capmodel.bench.drivers import MongojetDriver
+
+    o = request.client_options
+    options = {"serverSelectionTimeoutMS": o.get("server_selection_timeout_ms"),
+               "connectTimeoutMS": min(o.get("timeout_ms") or 10_000, 10_000),
+               "readPreference": o.get("read_preference"), "w": o.get("write_concern")}
+    client = async_workers.client(uri, max(request.pool, 10), {k: v for k, v in options.items() if v is not None})
+    collection = client.get_database(request.database)[request.collection]
+    return MongojetDriver(collection, timeout_s=(o.get("timeout_ms") or 10_000) / 1000.0)
 
 
 def worker_version(dask_worker=None) -> dict:

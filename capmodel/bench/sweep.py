@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,8 @@ import pandas as pd
 from capmodel.bench import verdict
 from capmodel.bench.adaptive import choose_next
 from capmodel.bench.config import SWEEP_KEYS, BenchConfig
-from capmodel.bench.connection import host_fingerprint, make_client, ping, server_on_this_host, versions
+from capmodel.bench.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
+                                       versions)
 from capmodel.bench.executor import SchedulerLost, open_executor
 from capmodel.bench.files import CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, curve_table, read_steps, write_json
 from capmodel.bench.redact import redact_text, redact_uri
@@ -105,7 +107,7 @@ class Sweep:
                 self._finish()
             if self.executor is not None:
                 self.executor.close()
-            client.close()
+            close_soon(client)
         return SweepResult(self.out, curve_table(self.steps), self.steps, self.run_info)
 
     def _run(self, client) -> None:
@@ -138,7 +140,8 @@ class Sweep:
         self.executor = open_executor(cfg, self.uri, log=self.log)
         self.run_info["clients"] = self.executor.workers_described
         if cfg.scheduler is None and server_on_this_host(self.uri):
-            self._note_shared_host("this machine")
+            host = socket.gethostname()
+            self._note_shared_host(host if cfg.processes == 1 else f"{host} (127.0.0.1)")
         self.log(f"clients: {self.executor.workers_described}")
         existing = collection.estimated_document_count() if workload.has_keys else None
         runner = self._runner(database, workload, existing)

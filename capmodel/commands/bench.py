@@ -43,6 +43,9 @@ def register(subparsers) -> None:
                         "and 'dask worker ADDRESS' on the load hosts); default $CAPMODEL_DASK_SCHEDULER")
     p.add_argument("--workers", type=int, default=None,
                    help="with --scheduler: use at most this many of the cluster's workers (spread over its hosts)")
+    p.add_argument("--binding", choices=("pymongo", "mongojet"), default=None,
+                   help="the driver the clients use: mongojet (the default: coroutines on a Rust core, about a third "
+                        "of pymongo's client CPU per operation) or pymongo (threads)")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
                    help="choose concurrencies from the running USL fit until the peak is located")
@@ -72,7 +75,7 @@ def process_count(text: str):
 
 OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
                  "adaptive", "tolerance", "max_steps", "database", "collection", "allow_existing", "read_preference",
-                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers")
+                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers", "binding")
 
 
 def build_config(args):
