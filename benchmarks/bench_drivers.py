@@ -16,6 +16,7 @@ Absolute ops/s are noisy on a shared machine; CPU us/op and the paired ratios ar
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -303,9 +304,7 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"--variants: unknown or baseline name(s) {unknown}; choose from {sorted(VARIANTS)}")
     if any(VARIANTS[v].get("loop") == "uvloop" for v in variants):
-        try:
-            import uvloop  # noqa: F401 - only whether it is there
-        except ImportError:
+        if importlib.util.find_spec("uvloop") is None:
             print("uvloop is not installed: its variants are skipped", file=sys.stderr)
             variants = [v for v in variants if VARIANTS[v].get("loop") != "uvloop"]
     levels = [int(c) for c in args.clients.split(",")]
