@@ -1,16 +1,17 @@
 """Client CPU per operation of MongoDB driver variants for point reads, each measured alone in a fresh process.
 
     python benchmarks/bench_drivers.py [--clients 16,64,256] [--repeats 3] [--duration 1] [--warmup 0.5]
-                                       [--variants default|tricks|all|NAME,NAME] [--json]
+                                       [--variants default|tricks|deadline|all|NAME,..] [--json]
 
 Starts its own embedded mongod and loads 10,000 YCSB-like records (_id "user<n>", field0..field9 of 100 bytes each).
 For every concurrency and repeat it runs, each in a FRESH subprocess, a closed loop of N clients reading random keys
 by _id (every driver with maxPoolSize = maxConnecting = N; the warm-up starts once the pool holds N connections or
-has stopped growing for 1 s, so no connection is opened in the window), and measures over the window after it: the operations completed, the process CPU time (all threads,
-a native driver's own threads included) and, from serverStatus opLatencies.reads, the server's mean time per read.
+has stopped growing for 1 s, so no connection is opened in the window), and measures over the window after it: the
+operations completed, the process CPU time (all threads, a native driver's own threads included) and, from
+serverStatus opLatencies.reads, the server's mean time per read.
 Runs are interleaved A V1 V2 A V3 V4 A ... with A = bare pymongo threads, so every variant runs next to a baseline;
-a variant's ratio is its CPU/op over the adjacent baseline's (the mean of the baselines either side of it), and
-the table shows the median over the repeats. The order of the variants flips every repeat.
+a variant's ratio is its CPU/op over the mean of the two baselines around its pair, and the table shows the median
+over the repeats. The order of the variants flips every repeat.
 Absolute ops/s are noisy on a shared machine; CPU us/op and the paired ratios are the figures to read.
 """
 from __future__ import annotations
@@ -34,7 +35,9 @@ BASELINE = "threads"
 
 # name -> how the child runs it. threads: N OS threads on one pymongo MongoClient; async: N asyncio tasks.
 # op: find_one(filter) | find(filter).limit(1) | db.command({"find", "filter", "limit": 1, "singleBatch": True});
-# raw: documents decoded lazily as RawBSONDocument instead of dicts.
+# raw: documents decoded lazily as RawBSONDocument instead of dicts; loop: asyncio's own or uvloop's;
+# deadline: a client-side limit of 30 s on every operation (mongojet has no socketTimeoutMS or timeoutMS), by
+# ``async with asyncio.timeout()`` or by ``asyncio.wait_for()``.
 VARIANTS = {
     "threads": dict(model="threads", driver="pymongo", op="find_one"),
     "threads-raw": dict(model="threads", driver="pymongo", op="find_one", raw=True),
@@ -47,11 +50,16 @@ VARIANTS = {
     "mongojet": dict(model="async", driver="mongojet", op="find_one"),
     "mongojet-raw": dict(model="async", driver="mongojet", op="find_one", raw=True),
     "mongojet-uvloop": dict(model="async", driver="mongojet", op="find_one", loop="uvloop"),
+    "mongojet-timeout": dict(model="async", driver="mongojet", op="find_one", deadline="timeout"),
+    "mongojet-uvloop-timeout": dict(model="async", driver="mongojet", op="find_one", loop="uvloop", deadline="timeout"),
+    "mongojet-uvloop-wait-for": dict(model="async", driver="mongojet", op="find_one", loop="uvloop",
+                                     deadline="wait_for"),
 }
 SETS = {
     "default": ["threads-command-raw", "async", "mongojet", "mongojet-uvloop"],
     "tricks": ["threads-raw", "threads-find-limit", "threads-command", "threads-command-raw", "async-raw",
                "async-uvloop", "mongojet-raw"],
+    "deadline": ["mongojet-timeout", "mongojet-uvloop", "mongojet-uvloop-timeout", "mongojet-uvloop-wait-for"],
 }
 SETS["all"] = [v for v in VARIANTS if v != BASELINE]
 
@@ -114,7 +122,8 @@ class Window:
         return {"ops": ops, "seconds": b["t"] - a["t"], "ops_per_s": ops / (b["t"] - a["t"]),
                 "cpu_us_per_op": 1e6 * (b["cpu"] - a["cpu"]) / ops if ops else None,
                 "switches_per_op": (b["switches"] - a["switches"]) / ops if ops else None,
-                "server_reads": reads, "server_us_per_read": (b["latency_us"] - a["latency_us"]) / reads if reads else None,
+                "server_reads": reads,
+                "server_us_per_read": (b["latency_us"] - a["latency_us"]) / reads if reads else None,
                 "connections": [a["connections"], b["connections"]]}
 
 
@@ -193,12 +202,22 @@ def run_async(spec: dict, uri: str, clients: int, warmup: float, duration: float
             client = AsyncMongoClient(uri, maxPoolSize=clients, maxConnecting=clients, serverSelectionTimeoutMS=10_000)
             coll = client.get_database(DATABASE, codec_options=options)[COLLECTION]
         find_one = coll.find_one
+        if spec.get("deadline") == "wait_for":
+            def read(key):
+                return asyncio.wait_for(find_one({"_id": key}), 30)
+        elif spec.get("deadline") == "timeout":
+            async def read(key):
+                async with asyncio.timeout(30):
+                    return await find_one({"_id": key})
+        else:
+            def read(key):
+                return find_one({"_id": key})
 
         async def work(i: int) -> None:
             mine, n, size = keys[i], 0, KEYS_PER_CLIENT
             try:
                 while not stop[0]:
-                    await find_one({"_id": mine[n % size]})
+                    await read(mine[n % size])
                     n += 1
                     counts[i] = n
             except Exception as exc:  # noqa: BLE001
@@ -290,7 +309,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--duration", type=float, default=1.0, help="seconds measured per run")
     parser.add_argument("--warmup", type=float, default=0.5, help="seconds after the pool is filled")
-    parser.add_argument("--variants", default="default", help="default | tricks | all | comma-separated names")
+    parser.add_argument("--variants", default="default",
+                        help="default | tricks | deadline | all | comma-separated names")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--uri", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=list(VARIANTS), help=argparse.SUPPRESS)
@@ -342,6 +362,9 @@ def main(argv=None) -> int:
                          if ratios.get((variant, clients)) else None,
                          "switches_per_op": median([r.get("switches_per_op") for r in rows]),
                          "server_us_per_read": median([r.get("server_us_per_read") for r in rows]),
+                         # the server's own count of reads in the window over the client's: a check on the counting
+                         "server_over_client_ops": median([r["server_reads"] / r["ops"] for r in rows
+                                                           if r.get("ops")]),
                          "runs": len(rows), "nonzero_exits": sum(1 for r in rows if r["exit"] != 0),
                          "errors": sum(r.get("error_count", 0) for r in rows) + sum("error" in r for r in rows),
                          "first_error": next((r.get("error") or r["errors"][0] for r in rows
@@ -350,9 +373,9 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(table, indent=2))
         return 0
-    fmt = "{:>7} {:<20} {:>9} {:>10} {:>16} {:>9} {:>10} {:>6} {:>6}"
-    print(fmt.format("clients", "variant", "ops/s", "CPU us/op", "CPU vs threads", "csw/op", "server us", "exits",
-                     "errors"))
+    fmt = "{:>7} {:<24} {:>9} {:>10} {:>16} {:>7} {:>9} {:>7} {:>6} {:>6}"
+    print(fmt.format("clients", "variant", "ops/s", "CPU us/op", "CPU vs threads", "csw/op", "server us",
+                     "srv/cli", "exits", "errors"))
     for e in table:
         rng = f"{e['cpu_ratio_to_threads']:.2f} ({e['ratio_range'][0]:.2f}-{e['ratio_range'][1]:.2f})" \
             if e["ratio_range"] else ("1.00 (baseline)" if e["variant"] == BASELINE else "-")
@@ -360,6 +383,7 @@ def main(argv=None) -> int:
                          f"{e['cpu_us_per_op']:.0f}" if e["cpu_us_per_op"] else "-", rng,
                          f"{e['switches_per_op']:.2f}" if e["switches_per_op"] is not None else "-",
                          f"{e['server_us_per_read']:.0f}" if e["server_us_per_read"] else "-",
+                         f"{e['server_over_client_ops']:.3f}" if e["server_over_client_ops"] else "-",
                          f"{e['nonzero_exits']}/{e['runs']}", e["errors"]))
         if e["first_error"]:
             print(f"{'':8}first error: {e['first_error']}")
