@@ -113,10 +113,11 @@ def main(argv=None) -> int:
     if len(updates) > 1:
         parser.error("--variants: updates and reads are measured in separate runs (each against its own baseline)")
     baseline = UPDATE_BASELINE if updates == {True} else BASELINE
-    if any(VARIANTS[v].get("loop") == "uvloop" for v in variants):
-        if importlib.util.find_spec("uvloop") is None:
-            print("uvloop is not installed: its variants are skipped", file=sys.stderr)
-            variants = [v for v in variants if VARIANTS[v].get("loop") != "uvloop"]
+    for module in ("mongojet", "uvloop"):  # optional: not capmodel dependencies
+        uses = [v for v in variants if module in (VARIANTS[v]["driver"], VARIANTS[v].get("loop"))]
+        if uses and importlib.util.find_spec(module) is None:
+            print(f"{module} is not installed: skipping {', '.join(uses)}", file=sys.stderr)
+            variants = [v for v in variants if v not in uses]
     levels = [int(c) for c in args.clients.split(",")]
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
