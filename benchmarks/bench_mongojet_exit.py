@@ -1,6 +1,7 @@
 """Does a mongojet client crash its process at exit? A minimal script run many times, each in a fresh process.
 
     python benchmarks/bench_mongojet_exit.py [--runs 30] [--concurrency 1,64] [--modes close,graceful,...]
+                                             [--loop asyncio|uvloop]
 
 Starts its own embedded mongod with 1,000 small records. Each run: connect (``mongojet.create_client``), 1,000
 ``find_one`` by _id (by ``concurrency`` asyncio tasks), then end in one of the modes below, and exit. Counted per
@@ -28,7 +29,7 @@ MODES = {
 }
 
 
-def one_run(mode: str, uri: str, concurrency: int) -> None:
+def one_run(mode: str, uri: str, concurrency: int, loop: str) -> None:
     """The script under test (runs in the child process)."""
     import mongojet
 
@@ -47,18 +48,24 @@ def one_run(mode: str, uri: str, concurrency: int) -> None:
         if mode == "close-wait":
             await asyncio.sleep(0.25)
 
-    asyncio.run(main())
+    if loop == "uvloop":
+        import uvloop
+
+        uvloop.run(main())
+    else:
+        asyncio.run(main())
     if mode == "os-exit":
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
 
 
-def count_failures(uri: str, mode: str, concurrency: int, runs: int) -> dict:
+def count_failures(uri: str, mode: str, concurrency: int, runs: int, loop: str) -> dict:
     codes, last_lines = [], set()
     for _ in range(runs):
         out = subprocess.run([sys.executable, __file__, "--child", mode, "--uri", uri,
-                              "--concurrency", str(concurrency)], capture_output=True, text=True, timeout=120)
+                              "--concurrency", str(concurrency), "--loop", loop],
+                             capture_output=True, text=True, timeout=120)
         codes.append(out.returncode)
         if out.returncode != 0:
             lines = out.stderr.strip().splitlines() or ["(nothing on stderr)"]
@@ -74,11 +81,12 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--concurrency", default="1,64")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
     parser.add_argument("--uri", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=list(MODES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        one_run(args.child, args.uri, int(args.concurrency))
+        one_run(args.child, args.uri, int(args.concurrency), args.loop)
         return 0
     modes = args.modes.split(",")
     if unknown := [m for m in modes if m not in MODES]:
@@ -96,9 +104,9 @@ def main(argv=None) -> int:
                                                       for n in range(RECORDS)])
         for concurrency in [int(c) for c in args.concurrency.split(",")]:
             for mode in modes:
-                row = count_failures(server.uri, mode, concurrency, args.runs)
-                print(f"concurrency {concurrency:3d}  {mode:10s} {row['failed']:2d}/{row['runs']} non-zero exits "
-                      f"{row['statuses'] or ''}  {row['stderr'] or ''}  [{MODES[mode]}]", flush=True)
+                row = count_failures(server.uri, mode, concurrency, args.runs, args.loop)
+                print(f"{args.loop}, concurrency {concurrency:3d}  {mode:10s} {row['failed']:2d}/{row['runs']} "
+                      f"non-zero exits {row['statuses'] or ''}  {row['stderr'] or ''}  [{MODES[mode]}]", flush=True)
     print(f"total {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0
 
