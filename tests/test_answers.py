@@ -1,4 +1,4 @@
-"""fit.describe(): the answer sentence the reports print, checked against figures computed here by hand.
+"""fit.describe() (capmodel.models.describe): the answer sentence the reports print, checked against figures computed here by hand.
 
 Reference figures: the R package ``usl`` (Moeding) on its specsdm91 data, tests/summary.Rout.save (alpha 2.773e-02,
 beta 1.044e-04, gamma 90.00, "Multiple R-squared: 0.9896") and tests/peak-scalability.Rout.save (peak 97 clients).
@@ -25,11 +25,11 @@ def test_usl_answer_names_the_peak_the_parameters_and_the_best_point():
     x_peak = 90.0 * 96.5 / (1 + 2.773e-02 * 95.5 + 1.044e-04 * 96.5 * 95.5)   # X(N*) from R's coefficients
     shown = float(text.split("clients** with **")[1].split(" ops/s")[0].replace(",", ""))
     assert shown == pytest.approx(x_peak, rel=2e-3)
-    assert text.startswith("For SPEC SDM91 (7 points, concurrency 1 to 216), the **usl** model was fitted.")  # 4 df + 3
-    assert "R² = 0.990" in text and "sigma = 0.02773" in text and "no warnings from the fit" in text
     best = curve.loc[curve["throughput"].idxmax()]
-    assert f"The highest measured throughput was {best['throughput']:,.0f} ops/s at {best['concurrency']:g} clients" \
-        in text
+    assert text.startswith(f"SPEC SDM91 measured 7 steps from 1 to 216 clients; the best measured rate was "
+                           f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). Fitted, the **usl** "
+                           "model was fitted.")
+    assert "R² = 0.990" in text and "sigma = 0.02773" in text and "no warnings from the fit" in text
 
 
 def test_amdahl_and_linear_answers_name_the_ceiling_or_the_growth():

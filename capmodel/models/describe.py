@@ -45,13 +45,17 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     """The fit in words (markdown). ``comparison`` (from ``compare_models``) adds which model the data support;
     ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1")."""
     curve = fit.curve
-    intervals = fit.parameter_table(level)
-    params = ", ".join(f"{k} = {v:.4g} ({intervals.loc[k, 'low']:.3g} to {intervals.loc[k, 'high']:.3g})"
-                       for k, v in fit.params.items())
+    if getattr(fit, "df_resid", 1) > 0:
+        intervals = fit.parameter_table(level)
+        params = f"Its parameters with {level:.0%} intervals: " + ", ".join(
+            f"{k} = {v:.4g} ({intervals.loc[k, 'low']:.3g} to {intervals.loc[k, 'high']:.3g})"
+            for k, v in fit.params.items())
+    else:
+        params = "Its parameters (exactly determined, no intervals): " + ", ".join(
+            f"{k} = {v:.4g}" for k, v in fit.params.items())
     best = curve.loc[curve["throughput"].idxmax()]
     warnings = "".join(f"\n- warning: {w}" for w in fit.warnings) or "\n- no warnings from the fit"
     return (f"{source} measured {len(curve)} steps from {curve['concurrency'].min():g} to "
             f"{curve['concurrency'].max():g} clients; the best measured rate was {best['throughput']:,.0f} ops/s "
             f"(at {best['concurrency']:g} clients). Fitted, {_verdict(fit, comparison)}.\n"
-            f"Its parameters with {level:.0%} intervals: {params}; R² = {fit.r2:.3f}. "
-            f"Under this model {_where(fit)}.{_client_bound(curve)}\n{warnings}")
+            f"{params}; R² = {fit.r2:.3f}. Under this model {_where(fit)}.{_client_bound(curve)}\n{warnings}")

@@ -332,10 +332,10 @@ class ScalabilityFit:
         return "\n".join(lines)
 
     def describe(self, level: float = 0.95, source: str | None = None, comparison=None) -> str:
-        """The plain-English answer for this fit (markdown), as the reports print it; see capmodel.models.answers."""
-        from capmodel.models.answers import describe_fit
+        """The plain-English answer for this fit (markdown), as the reports print it; see capmodel.models.describe."""
+        from capmodel.models.describe import describe_fit
 
-        return describe_fit(self, level=level, source=source, comparison=comparison)
+        return describe_fit(self, comparison=comparison, level=level, source=source or "The curve")
 
     def __repr__(self):
         values = ", ".join(f"{k}={v:.4g}" for k, v in self.params.items())
