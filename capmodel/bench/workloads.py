@@ -21,7 +21,8 @@ A workload says what to do, never how to talk to the database (that is ``binding
 Operation kinds: YCSB's key-based ``read``, ``update``, ``insert``, ``scan``, ``readmodifywrite`` and the template
 kinds ``find`` (filter, projection, sort, limit), ``update`` with ``filter`` + ``update`` (``many``), ``delete``
 (filter, ``many``), ``aggregate`` (pipeline), ``insert`` with ``batch``, and ``command`` (a database command
-template, e.g. ``{ping: 1}``). Weights are normalised to proportions.
+template, e.g. ``{ping: 1}``; only read-only commands and commands on the workload's own collection, see
+``capmodel.bench.confinement``). Weights are normalised to proportions.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from typing import Any
 import yaml
 
 from capmodel._bundled import bundled_dir
+from capmodel.bench.confinement import check_operation
 from capmodel.bench.generators import DISTRIBUTIONS
 from capmodel.bench.templates import compile_template
 from capmodel.errors import InputError
@@ -239,9 +241,7 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
             _require("filter" in op.params, at, "delete needs a 'filter'")
         if op.kind == "aggregate":
             _require(isinstance(op.params.get("pipeline"), list), at, "aggregate needs a 'pipeline' list")
-        if op.kind == "command":
-            _require(isinstance(op.params.get("command"), dict), at,
-                     "command needs a 'command' mapping, e.g. {ping: 1}")
+        check_operation(op.kind, op.params, collection, at)
         if op.kind == "insert":
             _require(has_document or "document" in op.params, at, "insert needs a 'document' template or 'fields'")
         for key in ("filter", "update", "pipeline", "projection", "document", "command"):
