@@ -25,17 +25,44 @@ def read_steps(path: Path) -> list[dict]:
     """Completed steps from ``steps.jsonl``; a torn last line (crash while writing) is dropped."""
     if not path.exists():
         return []
-    steps, lines = [], path.read_text().splitlines()
+    try:
+        steps, lines = [], path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise BenchError(f"{path} is not text (byte offset {exc.start})") from None
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            steps.append(json.loads(line))
-        except json.JSONDecodeError:
+            step = json.loads(line)
+            if not isinstance(step, dict):
+                raise json.JSONDecodeError("not an object", line, 0)
+            steps.append(step)
+        except (json.JSONDecodeError, RecursionError):
             if i == len(lines) - 1:
                 break
             raise BenchError(f"{path}: line {i + 1} is not valid JSON") from None
     return steps
+
+
+def read_run(out: Path) -> dict:
+    """The ``run.json`` of a sweep folder, checked: a BenchError naming the file when it is missing, unreadable, not
+    JSON, or not a sweep's record (an object with a ``config`` object)."""
+    path = Path(out) / RUN_FILE
+    if not path.is_file():
+        raise BenchError(f"--resume: {path} does not exist, so there is no recorded sweep to continue; run without "
+                         "--resume (into an empty --out)")
+    try:
+        run = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BenchError(f"--resume: {path} is not text (byte offset {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise BenchError(f"--resume: {path} is not valid JSON (line {exc.lineno}, column {exc.colno}); it cannot "
+                         "say what was measured") from None
+    except RecursionError:
+        raise BenchError(f"--resume: {path} is nested too deeply to be a sweep's record") from None
+    if not isinstance(run, dict) or not isinstance(run.get("config"), dict):
+        raise BenchError(f"--resume: {path} is not a sweep's record (no 'config' object)")
+    return run
 
 
 def append_step(path: Path, record: dict) -> None:

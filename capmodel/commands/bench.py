@@ -9,7 +9,6 @@ Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.j
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -80,7 +79,7 @@ def build_config(args):
     from dataclasses import fields
 
     from capmodel.bench.config import SCHEDULER_ENV, BenchConfig
-    from capmodel.bench.files import RUN_FILE
+    from capmodel.bench.files import read_run
     from capmodel.commands import parse_number_list
 
     given = {name: getattr(args, name) for name in OPTION_FIELDS if getattr(args, name) is not None}
@@ -89,9 +88,8 @@ def build_config(args):
     if args.concurrency is not None:
         given["concurrency"] = parse_number_list(args.concurrency, "--concurrency", int)
     base = {}
-    run_file = Path(args.out) / RUN_FILE
-    if args.resume and run_file.exists():
-        stored = json.loads(run_file.read_text()).get("config", {})
+    if args.resume:
+        stored = read_run(Path(args.out))["config"]
         known = {f.name for f in fields(BenchConfig)}
         base = {k: v for k, v in stored.items() if k in known}
         # a value given now that differs from the stored one is caught by the sweep's resume check
