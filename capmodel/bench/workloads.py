@@ -33,16 +33,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from capmodel._bundled import bundled_dir
 from capmodel.bench.confinement import check_operation
 from capmodel.bench.generators import DISTRIBUTIONS
-from capmodel.bench.templates import compile_template
-from capmodel.errors import InputError
+from capmodel.bench.templates import compile_template, estimated_size
+from capmodel.data.structured import check_depth, load_yaml, read_text
+from capmodel.errors import InputError, shown
 
 OPERATION_KINDS = ("read", "update", "insert", "scan", "readmodifywrite", "find", "delete", "aggregate", "command")
 KEY_OPERATIONS = ("read", "scan", "readmodifywrite")
+MAX_WORKLOAD_BYTES = 1 * 2**20
+MAX_RECORDS = 1_000_000_000
+MAX_DOCUMENT_BYTES = 16 * 2**20  # MongoDB's BSON document limit
+MAX_BATCH_BYTES = 256 * 2**20    # documents held in memory at once: a load batch (1,000) or an insert's 'batch'
+LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.binding.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
              "readallfields", "writeallfields", "scan", "throughput", "operations"}
 
@@ -127,9 +131,11 @@ def load_workload(name_or_path: str | Path, **overrides) -> Workload:
             known = ", ".join(workload_names()) or "none"
             raise InputError(f"unknown workload '{name_or_path}' (bundled: {known}; or give a .yaml path)")
     try:
-        spec = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not valid YAML ({exc})") from None
+        spec = load_yaml(read_text(path, max_bytes=MAX_WORKLOAD_BYTES), path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the workload ({exc.strerror or exc})") from None
+    if spec is not None and not isinstance(spec, dict):
+        raise InputError(f"{path}: a workload file must be a YAML mapping, not a {type(spec).__name__}")
     spec = dict(spec or {})
     spec.update({k: v for k, v in overrides.items() if v is not None})
     return parse_workload(spec, source=str(path))
@@ -171,19 +177,31 @@ def _parse_operations(raw, where: str) -> list[Operation]:
     return ops
 
 
+def _check_document_size(size: int, where: str, what: str, records: int, batch: int) -> None:
+    """Refuse, before anything is allocated, documents over BSON's limit or batches over MAX_BATCH_BYTES."""
+    _require(size <= MAX_DOCUMENT_BYTES, where,
+             f"'{what}' makes documents of about {size:,} bytes; MongoDB's limit is {MAX_DOCUMENT_BYTES:,}")
+    held = max(min(records, LOAD_BATCH), batch)
+    _require(size * held <= MAX_BATCH_BYTES, where,
+             f"'{what}' makes documents of about {size:,} bytes, {held:,} of them held at once "
+             f"({size * held:,} bytes); at most {MAX_BATCH_BYTES:,} (fewer or shorter fields, or a smaller batch)")
+
+
 def parse_workload(spec: dict, source: str = "workload") -> Workload:
     """Validate a workload mapping; ``InputError`` names the file and the key at fault."""
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
-    _require(not unknown, where, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(TOP_LEVEL)}")
+    _require(not unknown, where, f"unknown key(s) {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
+    check_depth(spec, where)
     spec = copy.deepcopy(spec)
     name = str(spec.get("name") or Path(source).stem)
     collection = str(spec.get("collection") or name.replace("-", "_"))
     _require(collection and "$" not in collection and not collection.startswith("system."), where,
              f"collection name {collection!r} is not allowed")
     records = spec.get("records", 0)
-    _require(isinstance(records, int) and records >= 0, where, f"'records' must be an integer >= 0, got {records!r}")
+    _require(isinstance(records, int) and not isinstance(records, bool) and 0 <= records <= MAX_RECORDS, where,
+             f"'records' must be an integer >= 0 and <= {MAX_RECORDS:,}, got {shown(records)}")
 
     keys = spec.get("keys")
     key_order, key_prefix, distribution, dist_options = None, None, "uniform", {}
@@ -204,12 +222,14 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
         count, field_length = fields_spec.get("count", 10), fields_spec.get("length", 100)
         _require(isinstance(count, int) and count >= 1, where, "fields.count must be an integer >= 1")
         _require(isinstance(field_length, int) and field_length >= 0, where, "fields.length must be an integer >= 0")
+        _check_document_size(count * (field_length + 12), where, "fields", records, 1)
         field_names = [f"{fields_spec.get('prefix', 'field')}{i}" for i in range(count)]
     document = spec.get("document")
     _require(document is None or isinstance(document, dict), where, "'document' must be a mapping (a template)")
     _require(document is None or not field_names, where, "give either 'fields' or 'document', not both")
     if document is not None:
         compile_template(document, f"{where}: document")  # validate generators now
+        _check_document_size(estimated_size(document), where, "document", records, 1)
 
     indexes = spec.get("indexes") or []
     _require(isinstance(indexes, list), where, "'indexes' must be a list of {name, keys}")
@@ -244,6 +264,10 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
         check_operation(op.kind, op.params, collection, at)
         if op.kind == "insert":
             _require(has_document or "document" in op.params, at, "insert needs a 'document' template or 'fields'")
+        if op.kind == "insert":
+            template = op.params.get("document", document if document is not None else None)
+            size = estimated_size(template) if template is not None else len(field_names) * (field_length + 12)
+            _check_document_size(size, at, "document", 0, op.params.get("batch", 1))
         for key in ("filter", "update", "pipeline", "projection", "document", "command"):
             if key in op.params:
                 compile_template(op.params[key], f"{at}.{key}")
