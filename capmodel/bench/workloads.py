@@ -189,6 +189,19 @@ def _check_document_size(size: int, where: str, what: str, records: int, batch: 
 
 def parse_workload(spec: dict, source: str = "workload") -> Workload:
     """Validate a workload mapping; ``InputError`` names the file and the key at fault."""
+    try:
+        return _parse_workload(spec, source)
+    except RecursionError:
+        raise InputError(f"{source}: nested too deeply") from None
+    except (TypeError, AttributeError, KeyError, ValueError, OverflowError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        # a value of a type no check above expected (a number where a mapping belongs ...): still one clear line
+        raise InputError(f"{source}: a value has the wrong type or form ({type(exc).__name__}: "
+                         f"{str(exc)[:100]})") from None
+
+
+def _parse_workload(spec: dict, source: str) -> Workload:
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
@@ -238,6 +251,7 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
                  f"indexes[{i}] needs 'keys' (a mapping field -> 1 or -1)")
 
     scan = spec.get("scan") or {}
+    _require(isinstance(scan, dict), where, "'scan' must be {max_length: N, length_distribution: ...}")
     scan_max = scan.get("max_length", 100)
     _require(isinstance(scan_max, int) and scan_max >= 1, where, "scan.max_length must be an integer >= 1")
     scan_dist = scan.get("length_distribution", "uniform")

@@ -97,7 +97,10 @@ def load_yaml(text: str, source) -> Any:
     """YAML text (one document) parsed with the safe loader, alias expansion and nesting bounded."""
     import yaml
 
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # the reader refuses a control character at once
+        raise InputError(f"{source}: not valid YAML ({str(exc).splitlines()[0][:100]})") from None
     try:
         try:
             node = loader.get_single_node()
