@@ -79,3 +79,13 @@ def test_resume_of_the_same_configuration_still_completes(mongod, finished, tmp_
     assert main(["bench", "--uri", mongod.uri, "--out", str(out), "--resume", "--quiet"]) == 0
     assert [s["concurrency"] for s in read_steps(out / "steps.jsonl")] == [1, 2]
     assert json.loads((out / "run.json").read_text())["status"] == "complete"
+
+
+def test_a_full_disk_is_one_line_naming_the_file(tmp_path):
+    """/dev/full answers every write with ENOSPC, as a full disk does."""
+    from pathlib import Path
+
+    from capmodel.bench.files import append_step
+
+    with pytest.raises(BenchError, match=r"^cannot write /dev/full: No space left on device"):
+        append_step(Path("/dev/full"), {"step": 1, "concurrency": 1})

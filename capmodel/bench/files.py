@@ -9,6 +9,7 @@ lost.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -65,19 +66,35 @@ def read_run(out: Path) -> dict:
     return run
 
 
+def _cannot_write(path: Path, exc: OSError) -> BenchError:
+    """A failed write (full disk, read-only folder, no permission) as one line naming the file."""
+    return BenchError(f"cannot write {path}: {exc.strerror or exc}; the steps completed before are kept in "
+                      f"{path.parent} (free space or choose another --out, then --resume)")
+
+
 def append_step(path: Path, record: dict) -> None:
     """Append one step and force it to disk before the sweep goes on."""
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(to_jsonable(record), allow_nan=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    line = json.dumps(to_jsonable(record), allow_nan=False) + "\n"
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
 
 
 def write_json(path: Path, obj: dict) -> None:
     """Write ``obj`` to ``path`` atomically (a temporary file renamed over it)."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    text = json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n"
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)  # no half-written file left beside run.json
+        raise _cannot_write(path, exc) from None
 
 
 def curve_table(steps: list[dict]) -> pd.DataFrame:
