@@ -83,6 +83,12 @@ def workload_files(draw) -> bytes:
         return draw(st.text(max_size=200)).encode("utf-8", errors="replace")
     if kind == 2:
         return yaml.safe_dump(draw(yaml_values)).encode()
+    if kind <= 8:  # a valid workload (YCSB B-like) with one key replaced by an odd value, or left as it is
+        spec = {"name": "w", "collection": "usertable", "records": 100, "keys": {"order": "hashed"},
+                "fields": {"count": 2, "length": 10}, "operations": {"read": 0.95, "update": 0.05}}
+        if kind > 3:
+            spec[draw(st.sampled_from(TOP_KEYS))] = draw(yaml_values)
+        return yaml.safe_dump(spec).encode()
     spec = draw(st.dictionaries(st.sampled_from(TOP_KEYS), yaml_values, max_size=6))
     if draw(st.booleans()):
         ops = draw(st.lists(st.fixed_dictionaries({"op": st.sampled_from(
