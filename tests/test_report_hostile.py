@@ -73,3 +73,14 @@ def test_report_parameters_out_of_range_exit_2_before_any_kernel(tmp_path, capsy
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_full_disk_while_writing_a_report_is_one_error_naming_the_file():
+    """/dev/full answers every write with ENOSPC, as a full disk does."""
+    from pathlib import Path
+
+    from capmodel.errors import ReportError
+    from capmodel.report.writing import write_text
+
+    with pytest.raises(ReportError, match=r"^cannot write /dev/full: No space left on device$"):
+        write_text(Path("/dev/full"), "<html></html>")

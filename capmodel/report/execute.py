@@ -17,6 +17,7 @@ import nbformat
 from capmodel.errors import ReportError
 from capmodel.report import notebooks
 from capmodel.report.params import check_range, notebook_parameters, redacted, scrub, secrets_in
+from capmodel.report.writing import write_text
 
 
 @dataclass
@@ -109,5 +110,5 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     _rewrite_injected_cell(nb, shown, kernel_name)
     nb.metadata["capmodel"] = {**nb.metadata.get("capmodel", {}), "report": run.record(),
                                "question": notebooks.question(nb)}
-    run.notebook.write_text(scrub(nbformat.writes(nb), secrets), encoding="utf-8")
+    write_text(run.notebook, scrub(nbformat.writes(nb), secrets))
     return run
