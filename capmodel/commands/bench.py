@@ -105,11 +105,13 @@ def run(args) -> int:
     quiet = args.quiet or args.json
     log = (lambda message: None) if quiet else (lambda message: print(redact_text(message), file=sys.stderr))
     uri = args.uri or os.environ.get(URI_ENV)
-    if uri:
-        result = Sweep(uri, config, args.out, resume=args.resume, progress=not quiet, log=log).run()
-    else:
-        from capmodel.bench import server as srv
+    from capmodel.bench import server as srv
 
+    if uri:
+        # SIGTERM becomes an exception, so the sweep's finally-blocks stop a local cluster's client processes too
+        with srv.stop_on_signals():
+            result = Sweep(uri, config, args.out, resume=args.resume, progress=not quiet, log=log).run()
+    else:
         with srv.stop_on_signals():
             log("starting an embedded mongod ...")
             with srv.embedded_server() as server:
