@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 MASK = "***"
 
@@ -29,7 +28,8 @@ _HOSTS = re.compile(r"^[A-Za-z0-9_.\-\[\]:%,]*$")  # host[:port] list, IPv6 in b
 SECRET_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)|^pass$|pwd|secret|token|credential|api[-_]?key|private[-_]?key")
 _URI_KEY = re.compile(r"(?i)(?:^|[-_.])(?:uri|url|dsn|connection(?:[-_]?string)?)$|^(?:uri|url|dsn)s?$")
 # in free text: a URI of any scheme, or a schemeless user:password@host
-_URI_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s\"'<>`]+|(?<![\w/:@%])[\w.%+\-!~*$]+:[^\s\"'<>`]*@[^\s\"'<>`]+")
+_URI_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s\"'<>`]+"
+                          r"|(?<![\w/:@%])[\w.%+\-!~*$]+:[^\s\"'<>`]*@[^\s\"'<>`]+")
 # key=value pairs in free text (outside a URI too): masked when the key is secret-like or authMechanismProperties
 _PAIR_IN_TEXT = re.compile(r"(?<![\w.\-])([A-Za-z_][\w.\-]*)=([^&;\s\"'<>`]*)")
 # sub-keys of authMechanismProperties whose values are secret (AWS_SESSION_TOKEN, ...): key:value pairs, ',' separated

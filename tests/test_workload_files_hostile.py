@@ -40,7 +40,8 @@ def test_the_alias_bomb_is_refused_before_it_grows(tmp_path):
      "'fields' makes documents of about 10,000,001,200,000,000 bytes; MongoDB's limit is 16,777,216"),
     ("name: f\nrecords: 1000\nfields: {count: 100, length: 10000}\noperations: {read: 1}\nkeys: {}\n",
      "1,000 of them held at once (1,001,200,000 bytes); at most 268,435,456"),
-    ("name: d\nrecords: 10\ndocument: {s: {gen: string, length: 1000000000000}}\noperations: [{op: find, filter: {}}]\n",
+    ("name: d\nrecords: 10\ndocument: {s: {gen: string, length: 1000000000000}}\n"
+     "operations: [{op: find, filter: {}}]\n",
      "'document' makes documents of about 1,000,000,000,003 bytes"),
     ("name: i\noperations: [{op: insert, batch: 100000, document: {s: {gen: string, length: 100000}}}]\n",
      "operation 'insert': 'document' makes documents of about 100,003 bytes, 100,000 of them held at once"),
