@@ -10,13 +10,16 @@ import argparse
 import os
 import pkgutil
 import sys
+import warnings
 from importlib import import_module
 
 import capmodel
 import capmodel.commands
 from capmodel.errors import CapmodelError
+from capmodel.redact import redact_text
 
 EXIT_USAGE = 2
+MAX_MESSAGE = 1000
 
 
 class UsageError(CapmodelError):
@@ -50,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     debug = os.environ.get("CAPMODEL_DEBUG") == "1"
+    if not debug:  # numerical noise (RuntimeWarning) and libraries' warnings are not the user's business
+        warnings.simplefilter("ignore")
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -63,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         prog = exc.prog if isinstance(exc, UsageError) else "capmodel"
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
@@ -72,11 +77,22 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         name = f" '{exc.filename}'" if getattr(exc, "filename", None) else ""
-        print(f"capmodel: error: {exc.strerror or exc}{name}", file=sys.stderr)
+        print(f"capmodel: error: {one_line(f'{exc.strerror or exc}{name}')}", file=sys.stderr)
+        return EXIT_USAGE
+    except RecursionError:  # a structure nested too deeply for a check that should have caught it
+        if debug:
+            raise
+        print("capmodel: error: the input is nested too deeply", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("capmodel: interrupted", file=sys.stderr)
         return 130
+
+
+def one_line(message) -> str:
+    """The error as one line a person can read: secrets masked, newlines folded, at most MAX_MESSAGE characters."""
+    text = " ".join(redact_text(str(message)).split())
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 30] + f"... ({len(text):,} characters)"
 
 
 if __name__ == "__main__":  # pragma: no cover

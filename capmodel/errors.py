@@ -31,3 +31,12 @@ class ServerError(CapmodelError):
 
 class ReportError(CapmodelError):
     """A notebook report could not be executed or converted."""
+
+
+def shown(value, limit: int = 60) -> str:
+    """``repr(value)`` cut to a readable length for a message (a 1 MB cell must not become a 1 MB error line)."""
+    try:
+        text = repr(value) if not isinstance(value, str) else repr(value[: limit + 1])
+    except ValueError:  # an integer beyond Python's digit limit for str()
+        text = f"<an integer of about {int(value.bit_length() * 0.30103)} digits>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -5,25 +5,33 @@ is shown (``MASK``); the benchmark (run.json, logs) and the reports (notebook pa
 bottom of the package (standard library only), below every layer that writes something a person reads.
 
     redact_uri("mongodb://app:s3cr%40t@db1,db2/?replicaSet=rs")  -> "mongodb://app:***@db1,db2/?replicaSet=rs"
+    redact_uri("app:pw@db:27017")                                 -> "app:***@db:27017"   (no scheme)
+    redact_uri("http://app:pw@db/?password=x")                    -> "http://app:***@db/?password=***"
     redact_text("failed to reach mongodb://app:pw@db:27017/x")   -> "failed to reach mongodb://app:***@db:27017/x"
     redact_mapping({"uri": "...", "password": "pw", "nested": [{"token": "t"}]})
 
 Only the secret parts change; everything else of a URI (hosts, ports, database, other options) is kept as written.
-Passwords are found even when they contain '@', ':' or '/' unencoded (not valid, but people write them).
+Passwords are found whatever the scheme (``mongodb://``, ``mongodb+srv://``, ``http://``, ...) or with none
+(``user:pw@host``, which pymongo refuses but people type), and even when they contain '@', ':' or '/' unencoded (not
+valid, but people write them). Secret options (``password=``, ``tlsCertificateKeyFilePassword=``,
+``authMechanismProperties=AWS_SESSION_TOKEN:...``) are masked inside a URI and in free text alike.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 MASK = "***"
 
-_SCHEME = re.compile(r"(?i)^(mongodb(?:\+srv)?://)(.*)$", re.S)
+_SCHEME = re.compile(r"(?i)^([a-z][a-z0-9+.\-]*://)?(.*)$", re.S)  # any scheme, or none
 _HOSTS = re.compile(r"^[A-Za-z0-9_.\-\[\]:%,]*$")  # host[:port] list, IPv6 in brackets, %-encoded socket paths
 SECRET_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)|^pass$|pwd|secret|token|credential|api[-_]?key|private[-_]?key")
 _URI_KEY = re.compile(r"(?i)(?:^|[-_.])(?:uri|url|dsn|connection(?:[-_]?string)?)$|^(?:uri|url|dsn)s?$")
-_URI_IN_TEXT = re.compile(r"(?i)mongodb(?:\+srv)?://[^\s\"'<>`]+")
+# in free text: a URI of any scheme, or a schemeless user:password@host
+_URI_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s\"'<>`]+"
+                          r"|(?<![\w/:@%])[\w.%+\-!~*$]+:[^\s\"'<>`]*@[^\s\"'<>`]+")
+# key=value pairs in free text (outside a URI too): masked when the key is secret-like or authMechanismProperties
+_PAIR_IN_TEXT = re.compile(r"(?<![\w.\-])([A-Za-z_][\w.\-]*)=([^&;\s\"'<>`]*)")
 # sub-keys of authMechanismProperties whose values are secret (AWS_SESSION_TOKEN, ...): key:value pairs, ',' separated
 _PROPERTY_PAIR = re.compile(r"(?i)((?:^|,|%2C)([A-Za-z0-9_]+)(?::|%3A))([^,%]*(?:%(?!2C)[^,%]*)*)")
 
@@ -31,12 +39,11 @@ _PROPERTY_PAIR = re.compile(r"(?i)((?:^|,|%2C)([A-Za-z0-9_]+)(?::|%3A))([^,%]*(?
 def redact_uri(uri: str, user: bool = False, mask: str = MASK) -> str:
     """The URI with its password (and with ``user=True`` its user name) and secret query options replaced by mask.
 
-    Strings that are not mongodb:// or mongodb+srv:// URIs come back unchanged.
+    Any scheme or none: ``user:pw@host`` loses its password as ``mongodb://user:pw@host`` does. Strings without
+    credentials or secret options come back unchanged.
     """
-    match = _SCHEME.match(uri)
-    if not match:
-        return uri
-    scheme, rest = match.groups()
+    scheme, rest = _SCHEME.match(uri).groups()
+    scheme = scheme or ""
     at = _userinfo_end(rest)
     if at is not None:
         userinfo, rest = rest[:at], rest[at:]  # rest starts with '@'
@@ -99,8 +106,10 @@ def _redact_properties(value: str, mask: str) -> str:
 
 
 def redact_text(text: str, user: bool = False, mask: str = MASK) -> str:
-    """Every mongodb:// or mongodb+srv:// URI inside free text (a log line, an error message) redacted."""
-    return _URI_IN_TEXT.sub(lambda m: redact_uri(m.group(0), user=user, mask=mask), text)
+    """Every URI (any scheme, or a schemeless ``user:password@host``) and every secret ``key=value`` inside free
+    text (a log line, an error message) redacted."""
+    text = _URI_IN_TEXT.sub(lambda m: redact_uri(m.group(0), user=user, mask=mask), text)
+    return _PAIR_IN_TEXT.sub(lambda m: _redact_query(m.group(0), mask), text)
 
 
 def redact_mapping(value: Any, mask: str = MASK) -> Any:
@@ -122,7 +131,7 @@ def _redact_item(key: Any, item: Any, mask: str) -> Any:
     if isinstance(key, str) and SECRET_KEY.search(key) and not isinstance(item, (dict, list, tuple)):
         return None if item is None else mask
     if isinstance(key, str) and _URI_KEY.search(key) and isinstance(item, str):
-        return redact_uri(item, mask=mask) if _SCHEME.match(item) else redact_text(item, mask=mask)
+        return redact_text(redact_uri(item, mask=mask), mask=mask)
     return redact_mapping(item, mask)
 
 
@@ -132,20 +141,16 @@ def is_secret_name(name: Any) -> bool:
 
 
 def url_password(value: str) -> str | None:
-    """The password of any scheme://user:password@host URL (as written, not decoded), or None."""
-    if "://" not in value or "@" not in value:
+    """The password of a URL of any scheme or none (``scheme://user:password@host``, ``user:password@host``), as
+    written (not decoded), or None."""
+    rest = _SCHEME.match(value).groups()[1]
+    at = _userinfo_end(rest)
+    if at is None:
         return None
-    try:
-        password = urlsplit(value).password
-    except ValueError:
-        return None
+    name, colon, password = rest[:at].partition(":")
     return password or None
 
 
 def redact_url_password(value: str, mask: str = MASK) -> str:
-    """Any scheme://user:password@host URL with its password masked; other strings unchanged."""
-    password = url_password(value)
-    if not password:
-        return value
-    parts = urlsplit(value)
-    return parts._replace(netloc=parts.netloc.replace(f":{password}@", f":{mask}@", 1)).geturl()
+    """Any URL's password masked (``redact_uri``; kept under this name for its callers)."""
+    return redact_uri(value, mask=mask)

@@ -115,3 +115,38 @@ def test_secondary_preferred_reads_are_served_by_secondaries(replica_set, tmp_pa
     assert secondary >= reads
     assert primary < 0.05 * reads  # the primary served (almost) none of them
     assert json.loads((tmp_path / "run.json").read_text())["config"]["read_preference"] == "secondaryPreferred"
+
+
+# Issue 11, point 4: every numeric option finite and in its documented range, refused before anything connects
+# (each of these used to run until killed, allocate terabytes, or start thousands of processes)
+@pytest.mark.parametrize("argv, message", [
+    (["--warmup", "nan"], "--warmup must be a number from 0 to 3600, got nan"),
+    (["--duration", "inf"], "--duration must be a number from 0.001 to 86400, got inf"),
+    (["--warmup", "inf"], "--warmup must be a number from 0 to 3600, got inf"),
+    (["--concurrency", "100000000"], "--concurrency: every value must be an integer >= 1 and <= 10,000, got 100000000"),
+    (["--concurrency", "1,2", "--processes", "5000"], "--processes 5000 is more than this sweep can use"),
+    (["--timeout-ms", "0"], "--timeout-ms must be an integer from 1 to 86,400,000, got 0"),
+    (["--rate", "inf"], "--rate must be a number from 0.001 to 1e+07, got inf"),
+    (["--rate", "1e12"], "--rate must be a number from 0.001 to 1e+07"),
+    (["--rate", "1000000", "--duration", "100"], "schedules 102,000,000 operations a step; at most 10,000,000"),
+    (["--repeat", "0"], "--repeat must be an integer from 1 to 1,000, got 0"),
+    (["--max-steps", "0", "--adaptive", "--concurrency", "1,8"], "--max-steps must be an integer from 1"),
+    (["--concurrency", "1,1e999"], "--concurrency: expected a comma-separated list of numbers"),
+])
+def test_unbounded_options_are_refused_with_one_line(argv, message, tmp_path, capsys):
+    code = main(["bench", "--uri", "mongodb://127.0.0.1:1", "--out", str(tmp_path / "x"), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()  # refused before anything was written
+
+
+def test_an_unreachable_host_fails_within_the_server_selection_timeout(tmp_path, capsys):
+    """pymongo's timeoutMS also bounds server selection: the README's 5 s must not become --timeout-ms (here 60 s).
+    pymongo states the budget it waited in the message ('Timeout: 0.3s'), so no clock is read in this test."""
+    import re
+
+    code = main(["bench", "--uri", "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300", "--timeout-ms", "60000",
+                 "--out", str(tmp_path / "x"), "--concurrency", "1", "--quiet"])
+    err = capsys.readouterr().err
+    waited = float(re.search(r"Timeout: ([0-9.]+)s", err).group(1))
+    assert code == 2 and "cannot reach MongoDB" in err and waited <= 0.3

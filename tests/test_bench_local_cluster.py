@@ -206,7 +206,7 @@ def test_bench_cli_with_processes_and_poisson_arrivals(mongod, tmp_path, capsys)
 
 @pytest.mark.parametrize("argv, message", [
     (["--processes", "0"], "--processes must be an integer >= 1"),
-    (["--rate", "0"], "--rate must be > 0 operations per second, got 0.0"),
+    (["--rate", "0"], "--rate must be a number from 0.001 to 1e+07, got 0.0"),
     (["--arrivals", "poisson"], "--arrivals sets the open loop's arrival process: give --rate too"),
     (["--operations", "1", "--processes", "2", "--concurrency", "2"], "--operations 1 is fewer than"),
 ])
@@ -240,7 +240,35 @@ def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
     assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in clients)
 
 
+def test_sigterm_to_the_coordinator_alone_leaves_no_client_process(mongod, tmp_path):
+    """Issue 11: SIGTERM sent to capmodel alone (a service manager, ``kill PID``) used to kill it outright (status
+    -15, run.json left 'running', the cluster's processes left to notice on their own); now it stops the sweep as
+    Ctrl-C does: the finally-blocks close the cluster and record the run as interrupted."""
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "terminated"
+    proc = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "bench", "--uri", mongod.uri, "--workload",
+                             "ycsb-c", "--records", "200", "--concurrency", "2,4,6,8", "--processes", "2",
+                             "--duration", "1", "--warmup", "0.2", "--out", str(out), "--database", DB, "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (out / "steps.jsonl").exists():
+        time.sleep(0.05)
+    clients = psutil.Process(proc.pid).children(recursive=True)
+    assert len(clients) >= 2
+    os.kill(proc.pid, signal.SIGTERM)  # the coordinator only, not its process group
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    psutil.wait_procs(clients, timeout=15)
+    assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in clients)
+
+
 def test_processes_auto_is_one_per_core():
-    assert BenchConfig(processes="auto").check().processes == os.cpu_count()
+    # one per core, but never more processes than the largest concurrency has clients
+    assert BenchConfig(processes="auto").check().processes == min(os.cpu_count(), 64)
+    assert BenchConfig(processes="auto", concurrency=[1]).check().processes == 1
     with pytest.raises(BenchError, match="'auto', got 'many'"):
         BenchConfig(processes="many").check()

@@ -43,6 +43,15 @@ CASES = [
      "mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:***,SERVICE_NAME:svc"),
     ("mongodb://h/?authMechanismProperties=AWS_SESSION_TOKEN%3AFQoGtok%2CSERVICE_NAME%3Asvc&ssl=true",
      "FQoGtok", "mongodb://h/?authMechanismProperties=AWS_SESSION_TOKEN%3A***%2CSERVICE_NAME%3Asvc&ssl=true"),
+    # issue 11: whatever the scheme, or none (pymongo refuses these, and its error line used to echo them whole)
+    ("user:pw4711@host:27017", "pw4711", "user:***@host:27017"),
+    ("app:s3cr3t@db1,db2/sales?replicaSet=rs", "s3cr3t", "app:***@db1,db2/sales?replicaSet=rs"),
+    ("http://user:pw4711@host:8080/x", "pw4711", "http://user:***@host:8080/x"),
+    ("postgres://u:p9q8@h/db", "p9q8", "postgres://u:***@h/db"),
+    ("mongodb+srv://u:Pw1@c.example.net/?password=Pw2&authMechanismProperties=AWS_SESSION_TOKEN:Tok3",
+     "Pw", "mongodb+srv://u:***@c.example.net/?password=***&authMechanismProperties=AWS_SESSION_TOKEN:***"),
+    ("db:27017/?authMechanismProperties=AWS_SESSION_TOKEN:Tok3,SERVICE_NAME:svc",
+     "Tok3", "db:27017/?authMechanismProperties=AWS_SESSION_TOKEN:***,SERVICE_NAME:svc"),
     # an empty password is still hidden (its absence is not a secret, but the shape stays the same)
     ("mongodb://u:@h", "u:@", "mongodb://u:***@h"),
 ]
@@ -60,7 +69,6 @@ def test_redact_uri(uri, secret, expected):
     "mongodb://h1,h2/?replicaSet=rs&appName=me@home",   # an '@' inside an option is not a password
     "mongodb+srv://cluster0.example.net/db",
     "mongodb://CN%3Dclient%2COU%3Dapps@host/?authMechanism=MONGODB-X509",  # user only, no password
-    "postgres://u:p@h/db",                              # not a MongoDB URI: left alone
     "not a uri at all",
 ])
 def test_uris_without_secrets_are_unchanged(uri):
@@ -129,3 +137,20 @@ def test_one_module_owns_the_patterns_and_the_mask():
         assert owner.is_secret_name(name) is secret
         assert (params.redacted({name: "value"})[name] == owner.MASK) is secret
     assert owner.redact_url_password("https://ann:pw@host/x") == "https://ann:***@host/x"
+
+
+@pytest.mark.parametrize("line,secret", [
+    ("cannot use the MongoDB URI user:pw4711@host:27017: Invalid URI scheme", "pw4711"),
+    ("tried http://user:pw4711@host/ and gave up", "pw4711"),
+    ("options password=pw4711&w=1 were refused", "pw4711"),
+    ("authMechanismProperties=AWS_SESSION_TOKEN:pw4711,SERVICE_NAME:x rejected", "pw4711"),
+])
+def test_redact_text_masks_every_form_in_a_message(line, secret):
+    shown = redact_text(line)
+    assert secret not in shown and "***" in shown
+    assert shown.split()[-1] == line.split()[-1]  # the rest of the line is kept
+
+
+@pytest.mark.parametrize("text", ["ratio 3:4 at 10:30", "mail bob@example.com", "x=1 and y=2", "a:b c@d"])
+def test_ordinary_text_is_left_alone(text):
+    assert redact_text(text) == text

@@ -46,11 +46,14 @@ def close_soon(client, wait: float = 1.0) -> None:
 
 
 def ping(client, uri: str, where: str = "") -> None:
-    """Raise a BenchError (URI redacted) when the server does not answer ``ping``."""
+    """Raise a BenchError (URI redacted) when the server does not answer ``ping`` within the client's server
+    selection timeout (5 s by default, as the README states: pymongo's ``timeoutMS`` would otherwise stretch server
+    selection to the operation timeout, 10 s)."""
     import pymongo
 
     try:
-        client.admin.command("ping")
+        with pymongo.timeout(client.options.server_selection_timeout):
+            client.admin.command("ping")
     except pymongo.errors.PyMongoError as exc:
         raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {redact_text(str(exc))[:300]}") from None
 

@@ -9,6 +9,7 @@ lost.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -25,32 +26,75 @@ def read_steps(path: Path) -> list[dict]:
     """Completed steps from ``steps.jsonl``; a torn last line (crash while writing) is dropped."""
     if not path.exists():
         return []
-    steps, lines = [], path.read_text().splitlines()
+    try:
+        steps, lines = [], path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise BenchError(f"{path} is not text (byte offset {exc.start})") from None
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            steps.append(json.loads(line))
-        except json.JSONDecodeError:
+            step = json.loads(line)
+            if not isinstance(step, dict):
+                raise json.JSONDecodeError("not an object", line, 0)
+            steps.append(step)
+        except (json.JSONDecodeError, RecursionError):
             if i == len(lines) - 1:
                 break
             raise BenchError(f"{path}: line {i + 1} is not valid JSON") from None
     return steps
 
 
+def read_run(out: Path) -> dict:
+    """The ``run.json`` of a sweep folder, checked: a BenchError naming the file when it is missing, unreadable, not
+    JSON, or not a sweep's record (an object with a ``config`` object)."""
+    path = Path(out) / RUN_FILE
+    if not path.is_file():
+        raise BenchError(f"--resume: {path} does not exist, so there is no recorded sweep to continue; run without "
+                         "--resume (into an empty --out)")
+    try:
+        run = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BenchError(f"--resume: {path} is not text (byte offset {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise BenchError(f"--resume: {path} is not valid JSON (line {exc.lineno}, column {exc.colno}); it cannot "
+                         "say what was measured") from None
+    except RecursionError:
+        raise BenchError(f"--resume: {path} is nested too deeply to be a sweep's record") from None
+    if not isinstance(run, dict) or not isinstance(run.get("config"), dict):
+        raise BenchError(f"--resume: {path} is not a sweep's record (no 'config' object)")
+    return run
+
+
+def _cannot_write(path: Path, exc: OSError) -> BenchError:
+    """A failed write (full disk, read-only folder, no permission) as one line naming the file."""
+    return BenchError(f"cannot write {path}: {exc.strerror or exc}; the steps completed before are kept in "
+                      f"{path.parent} (free space or choose another --out, then --resume)")
+
+
 def append_step(path: Path, record: dict) -> None:
     """Append one step and force it to disk before the sweep goes on."""
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(to_jsonable(record), allow_nan=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    line = json.dumps(to_jsonable(record), allow_nan=False) + "\n"
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
 
 
 def write_json(path: Path, obj: dict) -> None:
     """Write ``obj`` to ``path`` atomically (a temporary file renamed over it)."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    text = json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n"
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)  # no half-written file left beside run.json
+        raise _cannot_write(path, exc) from None
 
 
 def curve_table(steps: list[dict]) -> pd.DataFrame:

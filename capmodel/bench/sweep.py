@@ -29,7 +29,8 @@ from capmodel.bench.config import SWEEP_KEYS, BenchConfig
 from capmodel.bench.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
                                        versions)
 from capmodel.bench.executor import SchedulerLost, open_executor
-from capmodel.bench.files import CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, curve_table, read_steps, write_json
+from capmodel.bench.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, curve_table, read_run,
+                                  read_steps, write_json)
 from capmodel.bench.redact import redact_text, redact_uri
 from capmodel.bench.runner import UNREACHABLE
 from capmodel.errors import BenchError
@@ -68,11 +69,12 @@ class Sweep:
         if done and not self.resume:
             raise BenchError(f"{self.steps_path} already holds {len(done)} steps: pass --resume to continue that "
                              "sweep, or choose another --out")
-        if self.resume and (self.out / RUN_FILE).exists():
-            stored = json.loads((self.out / RUN_FILE).read_text()).get("config", {})
-            differ = [k for k in SWEEP_KEYS if k in stored and _norm(stored[k]) != _norm(getattr(self.config, k))]
+        if self.resume:
+            stored = read_run(self.out)["config"]
+            differ = [k for k in SWEEP_KEYS if _norm(stored.get(k)) != _norm(getattr(self.config, k))]
             if differ:
-                detail = ", ".join(f"{k}: {stored[k]!r} before, {getattr(self.config, k)!r} now" for k in differ)
+                detail = ", ".join(f"{k}: {str(stored.get(k))[:40]!r} before, {str(getattr(self.config, k))[:40]!r} "
+                                   "now" for k in differ)
                 raise BenchError(f"--resume: {self.out} was started with a different configuration ({detail})")
         if self.resume and done:  # rewrite without a torn last line
             self.steps_path.write_text("".join(json.dumps(s) + "\n" for s in done))
@@ -128,8 +130,8 @@ class Sweep:
             "versions": versions(client), "host": host_fingerprint(),
             "started_at": _now(), "status": "running", "data": action,
         })
-        if self.resume and (self.out / RUN_FILE).exists():
-            previous = json.loads((self.out / RUN_FILE).read_text())
+        if self.resume:
+            previous = read_run(self.out)
             self.run_info["started_at"] = previous.get("started_at", self.run_info["started_at"])
             self.run_info["client_ceiling_ops_per_s"] = previous.get("client_ceiling_ops_per_s")
             self.run_info["resumed_at"] = _now()

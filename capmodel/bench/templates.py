@@ -166,3 +166,32 @@ def compile_template(template: Any, where: str = "template") -> Callable[[Worker
         value = _date(template, where)
         return lambda ctx: value
     return lambda ctx: template
+
+
+def estimated_size(template: Any) -> int:
+    """An upper estimate of the bytes one value built from ``template`` takes (BSON-like: strings their length,
+    numbers, dates and booleans 16), computed from the template alone so that nothing is allocated first."""
+    stack, total = [template], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict) and "gen" in item:
+            kind = item.get("gen")
+            if kind == "string":
+                sizes = [item.get(k) for k in ("length", "max_length") if k in item]
+                total += max((int(s) for s in sizes if isinstance(s, (int, float)) and s == s and abs(s) < 1e300),
+                             default=0)
+            elif kind == "choice" and isinstance(item.get("values"), list):
+                total += max((estimated_size(v) for v in item["values"]), default=0)
+            else:
+                total += 16
+        elif isinstance(item, dict):
+            total += sum(len(str(k)) + 2 for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += 4
+            stack.extend(item)
+        elif isinstance(item, str):
+            total += len(item) + 5
+        else:
+            total += 16
+    return total

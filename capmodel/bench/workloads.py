@@ -21,7 +21,8 @@ A workload says what to do, never how to talk to the database (that is ``binding
 Operation kinds: YCSB's key-based ``read``, ``update``, ``insert``, ``scan``, ``readmodifywrite`` and the template
 kinds ``find`` (filter, projection, sort, limit), ``update`` with ``filter`` + ``update`` (``many``), ``delete``
 (filter, ``many``), ``aggregate`` (pipeline), ``insert`` with ``batch``, and ``command`` (a database command
-template, e.g. ``{ping: 1}``). Weights are normalised to proportions.
+template, e.g. ``{ping: 1}``; only read-only commands and commands on the workload's own collection, see
+``capmodel.bench.confinement``). Weights are normalised to proportions.
 """
 from __future__ import annotations
 
@@ -32,15 +33,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from capmodel._bundled import bundled_dir
+from capmodel.bench.confinement import check_operation
 from capmodel.bench.generators import DISTRIBUTIONS
-from capmodel.bench.templates import compile_template
-from capmodel.errors import InputError
+from capmodel.bench.templates import compile_template, estimated_size
+from capmodel.data.structured import check_depth, load_yaml, read_text
+from capmodel.errors import InputError, shown
 
 OPERATION_KINDS = ("read", "update", "insert", "scan", "readmodifywrite", "find", "delete", "aggregate", "command")
 KEY_OPERATIONS = ("read", "scan", "readmodifywrite")
+MAX_WORKLOAD_BYTES = 1 * 2**20
+MAX_RECORDS = 1_000_000_000
+MAX_DOCUMENT_BYTES = 16 * 2**20  # MongoDB's BSON document limit
+MAX_BATCH_BYTES = 256 * 2**20    # documents held in memory at once: a load batch (1,000) or an insert's 'batch'
+LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.binding.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
              "readallfields", "writeallfields", "scan", "throughput", "operations"}
 
@@ -125,9 +131,11 @@ def load_workload(name_or_path: str | Path, **overrides) -> Workload:
             known = ", ".join(workload_names()) or "none"
             raise InputError(f"unknown workload '{name_or_path}' (bundled: {known}; or give a .yaml path)")
     try:
-        spec = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not valid YAML ({exc})") from None
+        spec = load_yaml(read_text(path, max_bytes=MAX_WORKLOAD_BYTES), path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the workload ({exc.strerror or exc})") from None
+    if spec is not None and not isinstance(spec, dict):
+        raise InputError(f"{path}: a workload file must be a YAML mapping, not a {type(spec).__name__}")
     spec = dict(spec or {})
     spec.update({k: v for k, v in overrides.items() if v is not None})
     return parse_workload(spec, source=str(path))
@@ -169,19 +177,44 @@ def _parse_operations(raw, where: str) -> list[Operation]:
     return ops
 
 
+def _check_document_size(size: int, where: str, what: str, records: int, batch: int) -> None:
+    """Refuse, before anything is allocated, documents over BSON's limit or batches over MAX_BATCH_BYTES."""
+    _require(size <= MAX_DOCUMENT_BYTES, where,
+             f"'{what}' makes documents of about {size:,} bytes; MongoDB's limit is {MAX_DOCUMENT_BYTES:,}")
+    held = max(min(records, LOAD_BATCH), batch)
+    _require(size * held <= MAX_BATCH_BYTES, where,
+             f"'{what}' makes documents of about {size:,} bytes, {held:,} of them held at once "
+             f"({size * held:,} bytes); at most {MAX_BATCH_BYTES:,} (fewer or shorter fields, or a smaller batch)")
+
+
 def parse_workload(spec: dict, source: str = "workload") -> Workload:
     """Validate a workload mapping; ``InputError`` names the file and the key at fault."""
+    try:
+        return _parse_workload(spec, source)
+    except RecursionError:
+        raise InputError(f"{source}: nested too deeply") from None
+    except (TypeError, AttributeError, KeyError, ValueError, OverflowError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        # a value of a type no check above expected (a number where a mapping belongs ...): still one clear line
+        raise InputError(f"{source}: a value has the wrong type or form ({type(exc).__name__}: "
+                         f"{str(exc)[:100]})") from None
+
+
+def _parse_workload(spec: dict, source: str) -> Workload:
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
-    _require(not unknown, where, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(TOP_LEVEL)}")
+    _require(not unknown, where, f"unknown key(s) {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
+    check_depth(spec, where)
     spec = copy.deepcopy(spec)
     name = str(spec.get("name") or Path(source).stem)
     collection = str(spec.get("collection") or name.replace("-", "_"))
     _require(collection and "$" not in collection and not collection.startswith("system."), where,
              f"collection name {collection!r} is not allowed")
     records = spec.get("records", 0)
-    _require(isinstance(records, int) and records >= 0, where, f"'records' must be an integer >= 0, got {records!r}")
+    _require(isinstance(records, int) and not isinstance(records, bool) and 0 <= records <= MAX_RECORDS, where,
+             f"'records' must be an integer >= 0 and <= {MAX_RECORDS:,}, got {shown(records)}")
 
     keys = spec.get("keys")
     key_order, key_prefix, distribution, dist_options = None, None, "uniform", {}
@@ -202,12 +235,14 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
         count, field_length = fields_spec.get("count", 10), fields_spec.get("length", 100)
         _require(isinstance(count, int) and count >= 1, where, "fields.count must be an integer >= 1")
         _require(isinstance(field_length, int) and field_length >= 0, where, "fields.length must be an integer >= 0")
+        _check_document_size(count * (field_length + 12), where, "fields", records, 1)
         field_names = [f"{fields_spec.get('prefix', 'field')}{i}" for i in range(count)]
     document = spec.get("document")
     _require(document is None or isinstance(document, dict), where, "'document' must be a mapping (a template)")
     _require(document is None or not field_names, where, "give either 'fields' or 'document', not both")
     if document is not None:
         compile_template(document, f"{where}: document")  # validate generators now
+        _check_document_size(estimated_size(document), where, "document", records, 1)
 
     indexes = spec.get("indexes") or []
     _require(isinstance(indexes, list), where, "'indexes' must be a list of {name, keys}")
@@ -216,6 +251,7 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
                  f"indexes[{i}] needs 'keys' (a mapping field -> 1 or -1)")
 
     scan = spec.get("scan") or {}
+    _require(isinstance(scan, dict), where, "'scan' must be {max_length: N, length_distribution: ...}")
     scan_max = scan.get("max_length", 100)
     _require(isinstance(scan_max, int) and scan_max >= 1, where, "scan.max_length must be an integer >= 1")
     scan_dist = scan.get("length_distribution", "uniform")
@@ -239,11 +275,13 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
             _require("filter" in op.params, at, "delete needs a 'filter'")
         if op.kind == "aggregate":
             _require(isinstance(op.params.get("pipeline"), list), at, "aggregate needs a 'pipeline' list")
-        if op.kind == "command":
-            _require(isinstance(op.params.get("command"), dict), at,
-                     "command needs a 'command' mapping, e.g. {ping: 1}")
+        check_operation(op.kind, op.params, collection, at)
         if op.kind == "insert":
             _require(has_document or "document" in op.params, at, "insert needs a 'document' template or 'fields'")
+        if op.kind == "insert":
+            template = op.params.get("document", document if document is not None else None)
+            size = estimated_size(template) if template is not None else len(field_names) * (field_length + 12)
+            _check_document_size(size, at, "document", 0, op.params.get("batch", 1))
         for key in ("filter", "update", "pipeline", "projection", "document", "command"):
             if key in op.params:
                 compile_template(op.params[key], f"{at}.{key}")

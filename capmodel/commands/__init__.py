@@ -13,10 +13,16 @@ __all__ = ["print_json", "to_jsonable", "parse_number_list", "single_curve"]
 
 def parse_number_list(text: str, option: str, kind=float) -> list:
     """'1,2,4,8' -> [1, 2, 4, 8]; a clear error naming the option otherwise."""
+    import math
+
+    from capmodel.errors import shown
+
     try:
         values = [kind(part) for part in text.replace(" ", "").split(",") if part]
-    except ValueError:
-        raise CapmodelError(f"{option}: expected a comma-separated list of numbers, got {text!r}") from None
+    except (ValueError, OverflowError):
+        raise CapmodelError(f"{option}: expected a comma-separated list of numbers, got {shown(text)}") from None
+    if any(not math.isfinite(v) for v in values):
+        raise CapmodelError(f"{option}: every number must be finite, got {shown(text)}")
     if not values:
         raise CapmodelError(f"{option}: the list is empty")
     return values

@@ -9,7 +9,6 @@ Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.j
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -83,7 +82,7 @@ def build_config(args):
     from dataclasses import fields
 
     from capmodel.bench.config import SCHEDULER_ENV, BenchConfig
-    from capmodel.bench.files import RUN_FILE
+    from capmodel.bench.files import read_run
     from capmodel.commands import parse_number_list
 
     given = {name: getattr(args, name) for name in OPTION_FIELDS if getattr(args, name) is not None}
@@ -92,9 +91,8 @@ def build_config(args):
     if args.concurrency is not None:
         given["concurrency"] = parse_number_list(args.concurrency, "--concurrency", int)
     base = {}
-    run_file = Path(args.out) / RUN_FILE
-    if args.resume and run_file.exists():
-        stored = json.loads(run_file.read_text()).get("config", {})
+    if args.resume:
+        stored = read_run(Path(args.out))["config"]
         known = {f.name for f in fields(BenchConfig)}
         base = {k: v for k, v in stored.items() if k in known}
         # a value given now that differs from the stored one is caught by the sweep's resume check
@@ -110,11 +108,13 @@ def run(args) -> int:
     quiet = args.quiet or args.json
     log = (lambda message: None) if quiet else (lambda message: print(redact_text(message), file=sys.stderr))
     uri = args.uri or os.environ.get(URI_ENV)
-    if uri:
-        result = Sweep(uri, config, args.out, resume=args.resume, progress=not quiet, log=log).run()
-    else:
-        from capmodel.bench import server as srv
+    from capmodel.bench import server as srv
 
+    if uri:
+        # SIGTERM becomes an exception, so the sweep's finally-blocks stop a local cluster's client processes too
+        with srv.stop_on_signals():
+            result = Sweep(uri, config, args.out, resume=args.resume, progress=not quiet, log=log).run()
+    else:
         with srv.stop_on_signals():
             log("starting an embedded mongod ...")
             with srv.embedded_server() as server:

@@ -49,18 +49,15 @@ def _number(path, key, value, integer=False):
 
 def load_model(path: str) -> dict:
     """Read and check the model file; every problem names the file and the key."""
-    import json
+    from capmodel.data.structured import load_json, load_yaml, read_text
 
-    import yaml
+    from capmodel.errors import InputError
 
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
     try:
-        spec = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        _fail(path, "(file)", f"not valid {'JSON' if path.endswith('.json') else 'YAML'}{where}")
+        text = read_text(path)
+        spec = load_json(text, path) if path.endswith(".json") else load_yaml(text, path)
+    except InputError as exc:
+        _fail(path, "(file)", str(exc).removeprefix(f"{path}: "))
     if not isinstance(spec, dict):
         _fail(path, "(file)", "must hold a mapping with 'classes' and 'stations'")
     unknown = set(spec) - {"classes", "stations", "solver"}

@@ -70,7 +70,7 @@ def run(args) -> int:
 
     names = _selected(args, notebooks)
     chosen = _parameters(args, names, notebooks)
-    runs, index = render(names, args.out, chosen, jobs=max(1, args.jobs), show_code=args.show_code)
+    runs, index = render(names, args.out, chosen, jobs=args.jobs, show_code=args.show_code)
     failed = [r for r in runs if r.error]
     if args.json:
         print_json({"index": str(index), "reports": [r.record() for r in runs]})

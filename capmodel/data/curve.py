@@ -11,8 +11,14 @@ import re
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
+from capmodel.errors import InputError, shown
 
+# Magnitudes a measured curve can have; values beyond them are a unit error, an outlier or a hostile file, and would
+# only overflow the fit (refused here with the row, not fitted into a silent lambda of 1e298):
+CONCURRENCY_RANGE = (1e-6, 1e9)   # clients, threads, nodes or shards
+MAX_THROUGHPUT = 1e15             # operations (or documents) per second
+MAX_SPAN = 1e12                   # largest / smallest positive throughput of one curve (12 orders of magnitude)
+MAX_MEASURE = 1e12                # latencies (ms) and error counts
 REQUIRED = ("concurrency", "throughput")
 LATENCY = ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms")
 OPTIONAL_NUMERIC = LATENCY + ("cpu_util", "errors")
@@ -51,11 +57,11 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     per_op = tuple(c for c in out.columns if isinstance(c, str) and PER_OP_LATENCY.match(c) and c not in LATENCY)
     numeric = REQUIRED + tuple(c for c in OPTIONAL_NUMERIC if c in out.columns) + per_op
     for col in numeric:
-        values = pd.to_numeric(out[col], errors="coerce")
+        values = numbers(out[col], f"{where}{column(col)}")
         bad = values.isna() & out[col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(f"{where}{column(col)}, row {row + 1}: {out[col].iloc[row]!r} is not a number")
+            raise InputError(f"{where}{column(col)}, row {row + 1}: {shown(out[col].iloc[row])} is not a number")
         if col in REQUIRED and values.isna().any():
             row = int(np.flatnonzero(values.isna().to_numpy())[0])
             raise InputError(f"{where}{column(col)}, row {row + 1}: value is missing (NaN)")
@@ -70,11 +76,29 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     if (thr < 0).any():
         row = int(np.flatnonzero(thr < 0)[0])
         raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} must be >= 0")
+    low, high = CONCURRENCY_RANGE
+    if ((conc < low) | (conc > high)).any():
+        row = int(np.flatnonzero((conc < low) | (conc > high))[0])
+        raise InputError(f"{where}{column('concurrency')}, row {row + 1}: {conc[row]:g} is outside {low:g} to "
+                         f"{high:g} (a unit error?)")
+    if (thr > MAX_THROUGHPUT).any():
+        row = int(np.flatnonzero(thr > MAX_THROUGHPUT)[0])
+        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} is more than "
+                         f"{MAX_THROUGHPUT:g} per second (a unit error or an outlier?)")
+    positive = np.flatnonzero(thr > 0)
+    if len(positive) and thr[positive].max() > MAX_SPAN * thr[positive].min():
+        small, large = positive[np.argmin(thr[positive])], positive[np.argmax(thr[positive])]
+        raise InputError(f"{where}{column('throughput')}: values span more than {np.log10(MAX_SPAN):.0f} orders of "
+                         f"magnitude (row {small + 1}: {thr[small]:g}, row {large + 1}: {thr[large]:g}); a unit "
+                         "error or an outlier?")
     for col in tuple(c for c in LATENCY + ("errors",) if c in out.columns) + per_op:
         values = out[col].to_numpy()
         if (values < 0).any():
             row = int(np.flatnonzero(values < 0)[0])
             raise InputError(f"{where}{column(col)}, row {row + 1}: {values[row]:g} must be >= 0")
+        if (values > MAX_MEASURE).any():
+            row = int(np.flatnonzero(values > MAX_MEASURE)[0])
+            raise InputError(f"{where}{column(col)}, row {row + 1}: {values[row]:g} is more than {MAX_MEASURE:g}")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy()
         bad = (cpu < 0) | (cpu > 1)
@@ -84,6 +108,21 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     if len(out) < min_points:
         raise InputError(f"{where}{len(out)} data rows, need at least {min_points}")
     return out
+
+
+def numbers(column: pd.Series, where: str) -> pd.Series:
+    """``pd.to_numeric`` (unreadable cells NaN); a number too large for a float (a 400-digit cell) is named by row."""
+    try:
+        return pd.to_numeric(column, errors="coerce")
+    except (OverflowError, ValueError):
+        for row, value in enumerate(column):
+            try:
+                float(value)
+            except OverflowError:
+                raise InputError(f"{where}, row {row + 1}: {shown(value)} is too large a number") from None
+            except (TypeError, ValueError):
+                pass
+        raise
 
 
 def require_points(curve: pd.DataFrame, n_params: int, model: str, source: str | None = None) -> None:

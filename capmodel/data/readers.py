@@ -140,13 +140,17 @@ def read_table(path: str | os.PathLike, format: str | None = None, table: int | 
 
 def _read_json(p: Path) -> pd.DataFrame:
     """JSON records (``[{...}, ...]``), columns (``{"col": [...]}`` or ``{"col": {"0": ...}}``), or JSON Lines."""
+    from capmodel.data.structured import check_depth
+
     text = _read_text(p)
     try:
-        data = json.loads(text)
+        data = check_depth(json.loads(text), p, max_depth=3)
     except json.JSONDecodeError as exc:
         if text.lstrip().startswith("{") and "\n" in text.strip():
             return _read_json_lines(p, text)
         raise InputError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{p}: nested too deeply to be a table (rows of values, or columns of values)") from None
     if isinstance(data, list):
         if not all(isinstance(r, dict) for r in data):
             raise InputError(f"{p}: a JSON list must hold one object per row (records orientation)")
@@ -171,6 +175,8 @@ def _read_json_lines(p: Path, text: str) -> pd.DataFrame:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: line {number} is not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{p}: line {number} is nested too deeply to be a row") from None
         if not isinstance(row, dict):
             raise InputError(f"{p}: line {number} must be a JSON object (one row per line)")
         rows.append(row)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from capmodel.data.curve import validate_curve
+from capmodel.data.curve import CONCURRENCY_RANGE, MAX_SPAN, MAX_THROUGHPUT, validate_curve
 from capmodel.errors import FitError, InputError
 
 SOLVER_TOLERANCE = 1e-15     # relative change of the cost at which the iteration stops
@@ -25,8 +25,12 @@ def curve_arrays(curve):
     try:
         n = curve["concurrency"].to_numpy(dtype=float)
         x = curve["throughput"].to_numpy(dtype=float)
-        clean = bool(np.all(np.isfinite(n)) and np.all(np.isfinite(x)) and np.all(n > 0) and np.all(x >= 0))
-    except (KeyError, TypeError, ValueError, AttributeError):
+        low, high = CONCURRENCY_RANGE
+        positive = x[x > 0]
+        clean = bool(np.all(np.isfinite(n)) and np.all(np.isfinite(x)) and np.all((n >= low) & (n <= high))
+                     and np.all((x >= 0) & (x <= MAX_THROUGHPUT))
+                     and (not len(positive) or positive.max() <= MAX_SPAN * positive.min()))
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         clean = False
     if not clean:  # let the one gate produce the message (file/column/row)
         curve = validate_curve(curve)
@@ -102,7 +106,8 @@ def starting_values(model, n, x, lower, upper) -> np.ndarray:
     theta = np.zeros(G.shape[1])
     if G.shape[1]:
         target = lam * n[pos] / x[pos] - 1.0
-        theta = np.clip(np.linalg.lstsq(G[pos], target, rcond=None)[0], lower[:-1], upper[:-1])
+        if np.all(np.isfinite(G[pos])) and np.all(np.isfinite(target)):  # LAPACK prints to stdout on inf/NaN
+            theta = np.clip(np.linalg.lstsq(G[pos], target, rcond=None)[0], lower[:-1], upper[:-1])
         denom = 1.0 + G @ theta
         if np.all(denom > 0):
             f = n / denom
@@ -294,7 +299,13 @@ def fit_model(model, curve, allow_superlinear: bool = False, weights=None, bound
     check_identifiable(model, n, x)
     w = resolve_weights(weights, n, x)
     lower, upper = model.parameter_bounds(allow_superlinear, bounds)
-    p, at_bound = fit_parameters(model, n, x, w, lower, upper)
+    with np.errstate(all="ignore"):  # numerical noise is judged by the result (warnings), never printed
+        try:
+            p, at_bound = fit_parameters(model, n, x, w, lower, upper)
+        except (np.linalg.LinAlgError, ValueError, FloatingPointError, OverflowError) as exc:
+            raise FitError(f"the {model.name} fit failed numerically ({str(exc)[:100]})") from None
+    if not np.all(np.isfinite(p)):
+        raise FitError(f"the {model.name} fit did not converge to finite estimates")
     return model.results_class(model, curve, p, covariance(model, n, x, w, p), weights=w, at_bound=at_bound,
                                lower=lower, upper=upper, allow_superlinear=allow_superlinear, concurrency=n,
                                throughput=x)

@@ -15,6 +15,7 @@ import pandas as pd
 from capmodel.errors import InputError
 
 FEW_POINTS = 6          # fewer measured points than this earns a warning (as in R's usl)
+WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which a fit earns a warning
 PEAK_EXTRAPOLATION = 2  # a peak beyond this multiple of the largest measured concurrency earns a warning
 
 
@@ -221,6 +222,12 @@ class ScalabilityFit:
                 found.append(f"{name} is at its {side} bound {bound:g}: the data do not support "
                              f"{_bound_meaning(name, side)}; its standard error and interval are not reliable")
         found.extend(self._model_warnings())
+        positive = self.throughput[self.throughput > 0]
+        if len(positive) and positive.max() > WIDE_SPAN * positive.min():
+            found.append(f"the throughput spans {math.log10(positive.max() / positive.min()):.0f} orders of magnitude "
+                         "(a unit error or an outlier?): one point may decide the whole fit")
+        if not math.isfinite(self.r2):
+            found.append("r2 is not a number (the fitted curve or the data are degenerate): do not rely on this fit")
         largest = float(np.max(self.concurrency))
         if math.isfinite(self.peak_concurrency) and self.peak_concurrency > PEAK_EXTRAPOLATION * largest:
             found.append(f"the peak at N = {self.peak_concurrency:.4g} is extrapolated beyond {PEAK_EXTRAPOLATION}x "

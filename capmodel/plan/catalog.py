@@ -29,11 +29,14 @@ def _first(mask) -> int | None:
 
 
 def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
-    values = pd.to_numeric(df[col], errors="coerce")
+    from capmodel.data.curve import numbers
+    from capmodel.errors import shown
+
+    values = numbers(df[col], f"{_where(source)}column '{col}'")
     bad = values.isna() & df[col].notna() & (df[col].astype(str).str.strip() != "")
     row = _first(bad.to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {df[col].iloc[row]!r} is not a number")
+        raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {shown(df[col].iloc[row])} is not a number")
     arr = values.to_numpy(dtype=float)
     wrong = np.isinf(arr) | ((arr <= 0) if positive else (arr < 0))
     row = _first(wrong)

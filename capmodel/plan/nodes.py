@@ -34,11 +34,14 @@ def validate_node_table(table: pd.DataFrame, source: str | None = None) -> pd.Da
         raise PlanError(f"{where}missing column '{missing[0]}' (needs {', '.join(NODE_COLUMNS)})")
     out = table.copy().reset_index(drop=True)
     for col in NODE_COLUMNS[1:]:
-        values = pd.to_numeric(out[col], errors="coerce")
+        from capmodel.data.curve import numbers
+        from capmodel.errors import shown
+
+        values = numbers(out[col], f"{where}column '{col}'")
         bad = ~(values > 0) | ~np.isfinite(values)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise PlanError(f"{where}column '{col}', row {row + 1}: {out[col].iloc[row]!r} must be a number > 0")
+            raise PlanError(f"{where}column '{col}', row {row + 1}: {shown(out[col].iloc[row])} must be a number > 0")
         out[col] = values.astype(float)
     out["workload"] = out["workload"].astype(str)
     return out

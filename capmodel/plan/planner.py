@@ -42,7 +42,8 @@ def _measured(row: pd.Series, side: str, workload: Workload) -> float:
         return _value(row, "throughput", side)
     if workload.baseline_throughput is None:
         raise PlanError(f"VM '{row['vm']}' has a relative throughput but the workload has no baseline throughput to "
-                        "scale it by; calibrate from a baseline (users and ops/s)")
+                        "scale it by (ops per user alone does not give one); calibrate from a baseline (users and "
+                        "ops/s) or give the baseline throughput")
     return relative * workload.baseline_throughput
 
 

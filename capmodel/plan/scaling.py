@@ -24,6 +24,8 @@ def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
             raise PlanError(f"{what}: {name} must be a number >= 0, got {value!r}")
     if sigma >= 1:
         raise PlanError(f"{what}: sigma must be below 1 (contention of 1 means no scaling at all), got {sigma:g}")
+    if kappa > 1:  # the fit's own bound (0 <= kappa <= 1); beyond it X(N) underflows to nothing
+        raise PlanError(f"{what}: kappa must be at most 1, got {kappa:g}")
 
 
 def peak(sigma: float, kappa: float, lambda_: float = 1.0) -> tuple[float, float]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 
 from capmodel.errors import ReportError
+from capmodel.report.writing import write_text
 
 TEMPLATE_NAME = "capmodel_report.html.j2"
 TEMPLATE = """{%- extends 'index.html.j2' -%}
@@ -78,5 +79,5 @@ def to_html(notebook: str | Path, html_path: str | Path | None = None, show_code
 
         resources["plotly_js"] = get_plotlyjs()
     body, _ = exporter(show_code).from_notebook_node(nb, resources=resources)
-    html_path.write_text(body, encoding="utf-8")
+    write_text(html_path, body)
     return html_path

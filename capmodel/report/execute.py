@@ -16,7 +16,8 @@ import nbformat
 
 from capmodel.errors import ReportError
 from capmodel.report import notebooks
-from capmodel.report.params import notebook_parameters, redacted, scrub, secrets_in
+from capmodel.report.params import check_range, notebook_parameters, redacted, scrub, secrets_in
+from capmodel.report.writing import write_text
 
 
 @dataclass
@@ -64,6 +65,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     from papermill.exceptions import PapermillExecutionError
 
     source = notebooks.path(name)
+    name = notebooks.report_name(name)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     parameters = dict(parameters or {})
@@ -71,6 +73,8 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     unknown = sorted(set(parameters) - set(defaults))
     if unknown:
         raise ReportError(f"report {name}: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(defaults)})")
+    for key, value in parameters.items():
+        check_range(key, value)
     secrets = secrets_in(parameters)
     shown = redacted(parameters)
     run = ReportRun(name=name, notebook=out_dir / f"{name}.ipynb", parameters=shown,
@@ -106,5 +110,5 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     _rewrite_injected_cell(nb, shown, kernel_name)
     nb.metadata["capmodel"] = {**nb.metadata.get("capmodel", {}), "report": run.record(),
                                "question": notebooks.question(nb)}
-    run.notebook.write_text(scrub(nbformat.writes(nb), secrets), encoding="utf-8")
+    write_text(run.notebook, scrub(nbformat.writes(nb), secrets))
     return run

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import nbformat
 
+from capmodel.report.writing import write_text
+
 PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -82,5 +84,5 @@ def write_index(folder: str | Path) -> Path:
     records = reports_in(folder)
     page = PAGE.format(count=len(records), rows="\n".join(_row(r) for r in records))
     target = folder / "index.html"
-    target.write_text(page, encoding="utf-8")
+    write_text(target, page)
     return target

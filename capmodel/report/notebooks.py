@@ -1,6 +1,7 @@
 """The report notebooks: where they live, their names, and which ones need a live MongoDB."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -20,8 +21,32 @@ def names() -> list[str]:
     return sorted(p.stem for p in notebooks_dir().glob("*.ipynb"))
 
 
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,99}")
+
+
+def is_notebook_path(name: str) -> bool:
+    """True when ``name`` is a notebook path the user gave explicitly (it ends in ``.ipynb``), not a report name."""
+    return str(name).endswith(".ipynb")
+
+
+def report_name(name: str) -> str:
+    """The name a report's files get in the output folder: the report name, or an explicit notebook's file stem."""
+    return Path(name).stem if is_notebook_path(name) else name
+
+
 def path(name: str) -> Path:
-    """The notebook behind a report name; ``InputError`` listing the known names when there is none."""
+    """The notebook behind a report name (a bundled report) or an explicit ``.ipynb`` path; ``InputError`` listing
+    the known names otherwise. A name is a plain file stem: no folders, no ``..``, so it never reaches outside the
+    notebooks folder."""
+    name = str(name)
+    if is_notebook_path(name):
+        p = Path(name)
+        if not p.is_file():
+            raise InputError(f"{name}: no such notebook")
+        return p
+    if not _NAME.fullmatch(name) or ".." in name:
+        raise InputError(f"report name {name[:80]!r} is not a report name: give a bundled report "
+                         f"({', '.join(names())}) or the path of a .ipynb file")
     p = notebooks_dir() / f"{name}.ipynb"
     if not p.is_file():
         raise InputError(f"unknown report '{name}' (known: {', '.join(names()) or 'none in ' + str(notebooks_dir())})")

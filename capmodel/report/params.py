@@ -8,11 +8,42 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 from pathlib import Path
 from urllib.parse import unquote
 
 from capmodel.errors import InputError, ReportError
 from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_password, url_password
+
+
+# The documented range of the reports' numeric parameters, by name (the same name means the same thing in every
+# report); bounds inclusive. A number without an entry must still be finite and at most ANY_NUMBER in size. Lists
+# (concurrency, targets, sensitivity, scenarios) have every element checked.
+ANY_NUMBER = 1e15
+RANGES = {
+    "upto": (0, 100_000), "bootstrap": (0, 100_000), "level": (0.5, 0.9999), "headroom": (0.01, 1.0),
+    "growth": (-0.99, 10.0), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0), "lambda_": (1e-9, 1e12),
+    "sensitivity": (0.0, 1.0), "scenarios": (0.0, 1.0), "read_share": (0.0, 1.0),
+    "latency_target_ms": (0.0, 1e7), "latency_increase": (0.0, 100.0), "batch_latency_ms": (0.0, 1e7),
+    "baseline_users": (0.0, 1e12), "targets": (0.0, 1e12), "target_rate": (0.0, 1e12),
+    "per_shard_throughput": (0.0, 1e12), "ops_per_user": (0.0, 1e9),
+    "max_nodes": (1, 100_000), "max_shards": (1, 100_000), "batch_size": (1, 1_000_000),
+    "database_cpus": (1, 10_000), "tenant_threads": (1, 100_000),
+    "concurrency": (1, 10_000), "duration": (0.001, 86_400), "warmup": (0.0, 3_600), "records": (0, 1_000_000_000),
+}
+
+
+def check_range(name: str, value):
+    """``value`` unchanged when every number in it is finite and inside ``name``'s documented range."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    low, high = RANGES.get(name, (-ANY_NUMBER, ANY_NUMBER))
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            continue
+        if (isinstance(item, float) and not math.isfinite(item)) or not low <= item <= high:
+            shown = repr(item) if len(repr(item)) <= 40 else repr(item)[:37] + "..."
+            raise InputError(f"parameter {name}: {shown} is outside its range {low:g} to {high:g}")
+    return value
 
 
 def notebook_parameters(path: str | Path) -> dict:
@@ -39,7 +70,7 @@ def _coerce_scalar(text: str, like, name: str):
             return True
         if lowered in {"false", "no", "off", "0"}:
             return False
-        raise InputError(f"parameter {name}: expected true or false, got {text!r}")
+        raise InputError(f"parameter {name}: expected true or false, got {text[:40]!r}")
     if isinstance(like, int):
         try:
             return int(text)
@@ -47,15 +78,15 @@ def _coerce_scalar(text: str, like, name: str):
             try:
                 value = float(text)
             except ValueError:
-                raise InputError(f"parameter {name}: expected an integer, got {text!r}") from None
+                raise InputError(f"parameter {name}: expected an integer, got {text[:40]!r}") from None
             if value.is_integer():
                 return int(value)
-            raise InputError(f"parameter {name}: expected an integer, got {text!r}") from None
+            raise InputError(f"parameter {name}: expected an integer, got {text[:40]!r}") from None
     if isinstance(like, float):
         try:
             return float(text)
         except ValueError:
-            raise InputError(f"parameter {name}: expected a number, got {text!r}") from None
+            raise InputError(f"parameter {name}: expected a number, got {text[:40]!r}") from None
     if like is None:  # no type to follow: a number or literal if it reads as one, else text
         try:
             return ast.literal_eval(text)
@@ -65,7 +96,11 @@ def _coerce_scalar(text: str, like, name: str):
 
 
 def coerce(name: str, text: str, default):
-    """The value of ``-p name text`` in the type of the notebook's ``default``."""
+    """The value of ``-p name text`` in the type of the notebook's ``default``, checked against its range."""
+    return check_range(name, _coerce(name, text, default))
+
+
+def _coerce(name: str, text: str, default):
     if not isinstance(text, str):
         return text
     if isinstance(default, (list, tuple)):
@@ -73,21 +108,23 @@ def coerce(name: str, text: str, default):
         if stripped.startswith(("[", "(")):
             try:
                 items = json.loads(stripped)
-            except ValueError:
+            except (ValueError, RecursionError):
                 try:
                     items = ast.literal_eval(stripped)
-                except (ValueError, SyntaxError):
-                    raise InputError(f"parameter {name}: cannot read {text!r} as a list") from None
+                except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+                    raise InputError(f"parameter {name}: cannot read {text[:40]!r} as a list") from None
+            if not isinstance(items, (list, tuple)) or any(isinstance(i, (list, tuple, dict)) for i in items):
+                raise InputError(f"parameter {name}: expected a flat list, got {text[:40]!r}")
             return list(items)
         like = default[0] if default else None
         return [_coerce_scalar(part, like, name) for part in stripped.split(",") if part.strip()]
     if isinstance(default, dict):
         try:
             value = json.loads(text)
-        except ValueError:
-            raise InputError(f"parameter {name}: expected a JSON object, got {text!r}") from None
+        except (ValueError, RecursionError):
+            raise InputError(f"parameter {name}: expected a JSON object, got {text[:40]!r}") from None
         if not isinstance(value, dict):
-            raise InputError(f"parameter {name}: expected a JSON object, got {text!r}")
+            raise InputError(f"parameter {name}: expected a JSON object, got {text[:40]!r}")
         return value
     return _coerce_scalar(text, default, name)
 

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from capmodel.errors import ReportError
+from capmodel.report import notebooks
 from capmodel.report.convert import to_html
 from capmodel.report.execute import ReportRun, execute
 from capmodel.report.index import write_index
@@ -23,6 +24,7 @@ def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, s
     try:
         run = execute(name, out_dir, parameters, kernel_name=kernel_name)
     except ReportError as exc:  # the kernel never ran it: nothing to convert, the others go on
+        name = notebooks.report_name(name)
         return ReportRun(name=name, notebook=Path(out_dir) / f"{name}.ipynb", parameters=redacted(parameters or {}),
                          rendered_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), error=str(exc))
     started = time.perf_counter()
@@ -35,6 +37,13 @@ def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | 
            show_code: bool = False, kernel_name: str = "python3") -> tuple[list[ReportRun], Path]:
     """Render every report in ``names`` (``parameters``: report name -> typed values) and write ``index.html``."""
     parameters = parameters or {}
+    if not 1 <= jobs <= 64:
+        raise ReportError(f"--jobs must be an integer from 1 to 64, got {jobs}")
+    for name in names:
+        notebooks.path(name)  # a name that is not a bundled report nor a .ipynb path is refused before any work
+    stems = [notebooks.report_name(name) for name in names]
+    if len(set(stems)) != len(stems):
+        raise ReportError(f"two reports would write the same files in {out_dir}: {', '.join(names)}")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
 

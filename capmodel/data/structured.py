@@ -1,0 +1,124 @@
+"""Structured text from users' files (YAML workloads and models, JSON tables and records), read with bounds.
+
+Files that people copy and share may be hostile or broken. Here they are read so that every outcome is either the
+data or one ``InputError`` naming the file:
+
+- at most ``MAX_BYTES`` of UTF-8 text; binary content is named by its byte offset;
+- nesting at most ``MAX_DEPTH`` levels (deeper JSON or YAML is refused instead of overflowing the stack);
+- YAML aliases expanded to at most ``MAX_NODES`` nodes: the expanded size is counted on the composed node graph
+  (each anchor once, memoised) *before* any Python object is built, so a "billion laughs" bomb of a few hundred
+  bytes is refused at once instead of growing to gigabytes when the data is copied or serialised.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from capmodel.errors import InputError
+
+MAX_BYTES = 10 * 2**20
+MAX_DEPTH = 64
+MAX_NODES = 200_000
+
+
+def read_text(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
+    """The file's text (UTF-8); an InputError for one too large, binary, or not UTF-8 (with the byte offset)."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise InputError(f"{path}: {size:,} bytes is more than the {max_bytes:,} this file may have")
+    data = path.read_bytes()
+    return decode(data, path)
+
+
+def decode(data: bytes, source) -> str:
+    """UTF-8 text of ``data``; binary (a NUL byte) or undecodable content named by its byte offset."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(f"{source}: binary content, not text (NUL byte at byte offset {nul})")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source}: not UTF-8 text (byte offset {exc.start})") from None
+
+
+def check_depth(value: Any, source, max_depth: int = MAX_DEPTH) -> Any:
+    """``value`` unchanged when its lists and mappings nest at most ``max_depth`` levels (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if depth > max_depth:
+                raise InputError(f"{source}: nested more than {max_depth} levels deep")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return value
+
+
+def load_json(text: str, source) -> Any:
+    """JSON text parsed, nesting bounded; invalid JSON names the line and column."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep") from None
+    return check_depth(value, source)
+
+
+def _expanded_size(node, source, memo: dict, depth: int = 1) -> int:
+    """Nodes of ``node`` with every alias expanded (memoised per node, so the walk is linear in the graph)."""
+    import yaml
+
+    key = id(node)
+    if key in memo:
+        if memo[key] is None:
+            raise InputError(f"{source}: a YAML alias refers to itself (a recursive structure)")
+        return memo[key]
+    if depth > MAX_DEPTH:
+        raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep")
+    memo[key] = None  # on the path: seeing it again is a cycle
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        for child in node.value:
+            total += _expanded_size(child, source, memo, depth + 1)
+    elif isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            total += _expanded_size(k, source, memo, depth + 1) + _expanded_size(v, source, memo, depth + 1)
+    if total > MAX_NODES:
+        raise InputError(f"{source}: the YAML expands to more than {MAX_NODES:,} values (aliases included); "
+                         "refusing it")
+    memo[key] = total
+    return total
+
+
+def load_yaml(text: str, source) -> Any:
+    """YAML text (one document) parsed with the safe loader, alias expansion and nesting bounded."""
+    import yaml
+
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # the reader refuses a control character at once
+        raise InputError(f"{source}: not valid YAML ({str(exc).splitlines()[0][:100]})") from None
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "cannot parse"
+            raise InputError(f"{source}: not valid YAML{where} ({problem})") from None
+        if node is None:
+            return None
+        _expanded_size(node, source, {})
+        try:
+            return loader.construct_document(node)
+        except yaml.YAMLError as exc:
+            raise InputError(f"{source}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        except (ValueError, OverflowError, TypeError) as exc:  # e.g. a timestamp or number the constructor rejects
+            raise InputError(f"{source}: a value cannot be read ({str(exc)[:80]})") from None
+    finally:
+        loader.dispose()

@@ -1,0 +1,55 @@
+"""Issue 11, point 9: property-based tests (hypothesis) of the readers, fit, the plan/nodes/shards options,
+workload YAML and the bench options: whatever is drawn, capmodel accepts it or refuses it with one CapmodelError (one
+line and exit 2 on the command line) that names the input; never a traceback, a warning or stray output.
+``benchmarks/fuzz.py`` runs the same checks on tens of thousands of examples.
+"""
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+import hostile_inputs as hi
+
+QUICK = settings(max_examples=60, deadline=None, database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@QUICK
+@given(data=hi.csv_files())
+def test_reader(data):
+    assert hi.check_reader(data) in hi.ACCEPTABLE
+
+
+@QUICK
+@given(rows=hi.curves)
+def test_fit(rows):
+    assert hi.check_fit(rows) in hi.ACCEPTABLE
+
+
+@QUICK
+@given(data=hi.workload_files())
+def test_workload_yaml(data):
+    assert hi.check_workload(data) in hi.ACCEPTABLE
+
+
+@QUICK
+@given(kwargs=hi.bench_options)
+def test_bench_options(kwargs):
+    assert hi.check_bench_config(kwargs) in hi.ACCEPTABLE
+
+
+@settings(QUICK, max_examples=30)
+@given(pairs=hi.option_sets(hi.PLAN_OPTIONS))
+def test_plan_options(pairs):
+    assert hi.check_command("plan", pairs) in hi.ACCEPTABLE
+
+
+@settings(QUICK, max_examples=30)
+@given(pairs=hi.option_sets(hi.NODES_OPTIONS))
+def test_nodes_options(pairs):
+    assert hi.check_command("nodes", pairs) in hi.ACCEPTABLE
+
+
+@settings(QUICK, max_examples=30)
+@given(pairs=hi.option_sets(hi.SHARDS_OPTIONS))
+def test_shards_options(pairs):
+    assert hi.check_command("shards", pairs) in hi.ACCEPTABLE

@@ -1,0 +1,86 @@
+"""Issue 11, points 4 and 6 for reports: report names cannot reach outside the notebooks folder, nothing is written
+outside --out, and numeric parameters are finite and in range before any kernel starts.
+
+Reproduced failures: ``capmodel report ../somewhere/victim`` ran a notebook outside the notebooks folder, overwrote a
+file outside ``--out`` and left a stray copy; ``report 01_methodology -p upto 100000000`` ran until killed.
+"""
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from capmodel.cli import main
+
+
+def _tiny_notebook(path):
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("answer = 6")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# What is seven times the answer?"), params,
+                nbformat.v4.new_code_cell("print(7 * answer)")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture
+def layout(tmp_path, monkeypatch):
+    """notebooks/ (the bundled folder, pointed to by CAPMODEL_NOTEBOOKS_DIR), somewhere/victim.{ipynb,html}, out/."""
+    (tmp_path / "notebooks").mkdir()
+    _tiny_notebook(tmp_path / "notebooks" / "07_tiny.ipynb")
+    (tmp_path / "somewhere").mkdir()
+    _tiny_notebook(tmp_path / "somewhere" / "victim.ipynb")
+    (tmp_path / "somewhere" / "victim.html").write_text("the user's own page")
+    monkeypatch.setenv("CAPMODEL_NOTEBOOKS_DIR", str(tmp_path / "notebooks"))
+    return tmp_path
+
+
+def _files(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("name", ["../somewhere/victim", "..", "../somewhere/../somewhere/victim", "/etc/passwd",
+                                  "sub/07_tiny", "07_tiny/..", ""])
+def test_a_name_with_a_path_is_refused_and_nothing_is_written(layout, capsys, name):
+    before = _files(layout)
+    code = main(["report", name, "--out", str(layout / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is not a report name" in err and len(err.strip().splitlines()) == 1
+    assert _files(layout) == before and not (layout / "out").exists()
+
+
+def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, capsys):
+    before = _files(layout / "somewhere")
+    code = main(["report", str(layout / "somewhere" / "victim.ipynb"), "-p", "answer", "6", "--out",
+                 str(layout / "out")])
+    assert code == 0, capsys.readouterr().err
+    assert _files(layout / "somewhere") == before  # the user's files untouched, no stray copy beside them
+    assert {p.name for p in (layout / "out").iterdir()} == {"victim.ipynb", "victim.html", "index.html"}
+    executed = nbformat.read(layout / "out" / "victim.ipynb", as_version=4)
+    assert executed.cells[-1].outputs[0]["text"].strip() == "42"
+    assert [p.name for p in (layout / "notebooks").iterdir()] == ["07_tiny.ipynb"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["01_methodology", "-p", "upto", "100000000"], "parameter upto: 100000000 is outside its range 0 to 100000"),
+    (["01_methodology", "-p", "sigma", "nan"], "parameter sigma: nan is outside its range 0 to 1"),
+    (["02_fit_curve", "-p", "bootstrap", "1e9"], "parameter bootstrap: 1000000000 is outside its range 0 to 100000"),
+    (["05_shard_scale_out", "-p", "target_rate", "inf"], "parameter target_rate: inf is outside its range"),
+    (["06_live_benchmark", "-p", "concurrency", "1,100000000"], "parameter concurrency: 100000000 is outside"),
+    (["01_methodology", "--jobs", "0"], "--jobs must be an integer from 1 to 64, got 0"),
+])
+def test_report_parameters_out_of_range_exit_2_before_any_kernel(tmp_path, capsys, argv, message):
+    code = main(["report", *argv, "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_full_disk_while_writing_a_report_is_one_error_naming_the_file():
+    """/dev/full answers every write with ENOSPC, as a full disk does."""
+    from pathlib import Path
+
+    from capmodel.errors import ReportError
+    from capmodel.report.writing import write_text
+
+    with pytest.raises(ReportError, match=r"^cannot write /dev/full: No space left on device$"):
+        write_text(Path("/dev/full"), "<html></html>")

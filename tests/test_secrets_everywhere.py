@@ -1,0 +1,41 @@
+"""Issue 11, point 3: a URI's password is masked in every message and written file whatever its form.
+
+Reproduced failures: ``bench --uri user:pw@host`` (no scheme) and ``http://user:pw@...`` echoed the whole URI in the
+error line; ``report 06_live_benchmark -p uri 'user:pw@host'`` left the password in the executed notebook (6 times),
+its HTML, index.html and stdout.
+"""
+from __future__ import annotations
+
+import pytest
+
+from capmodel.cli import main
+
+SECRET = "Pw4711zz"
+
+
+@pytest.mark.parametrize("uri", [f"user:{SECRET}@127.0.0.1:1", f"http://user:{SECRET}@127.0.0.1:1/",
+                                 f"mongodb://user:{SECRET}@127.0.0.1:1/?appname=x&password={SECRET}",
+                                 f"mongodb://h:1/?authMechanism=MONGODB-AWS&authMechanismProperties="
+                                 f"AWS_SESSION_TOKEN:{SECRET}"])
+def test_bench_error_line_never_shows_the_password(uri, tmp_path, capsys):
+    status = main(["bench", "--uri", uri, "--out", str(tmp_path / "o"), "--concurrency", "1", "--quiet",
+                   "--timeout-ms", "500"])
+    out = capsys.readouterr()
+    assert status == 2
+    assert SECRET not in out.out + out.err and "***" in out.err
+    assert len(out.err.strip().splitlines()) == 1
+    for path in tmp_path.rglob("*"):
+        assert path.is_dir() or SECRET not in path.read_text(errors="replace")
+
+
+def test_a_schemeless_uri_report_parameter_is_masked_in_every_written_file(tmp_path, capsys):
+    status = main(["report", "06_live_benchmark", "-p", "uri", f"user:{SECRET}@127.0.0.1:1",
+                   "-p", "concurrency", "1", "--out", str(tmp_path)])
+    out = capsys.readouterr()
+    assert status == 2  # the notebook fails (pymongo refuses the URI), its pages are still written
+    written = {p.name: p.read_text() for p in tmp_path.rglob("*") if p.is_file()}
+    assert {"06_live_benchmark.ipynb", "06_live_benchmark.html", "index.html"} <= set(written)
+    for name, text in written.items():
+        assert SECRET not in text, name
+    assert "user:***@127.0.0.1:1" in written["06_live_benchmark.ipynb"]
+    assert SECRET not in out.out + out.err
