@@ -121,6 +121,8 @@ class AsyncWorkers:
             async def work(worker_ops, recorder):
                 try:
                     await self.target(self.state, worker_ops, recorder)
+                except asyncio.CancelledError:  # close(): the step is over and its result already taken
+                    return
                 except BaseException as exc:  # noqa: BLE001 - a runner bug, not an operation error: report it
                     self.failures.append(exc)
 
