@@ -86,8 +86,8 @@ class DaskExecutor:
         try:
             if self.address is None:
                 self.cluster = LocalCluster(n_workers=self.config.processes, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
-                                            scheduler_kwargs={"dashboard": False})
+                                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                            silence_logs=logging.ERROR, scheduler_kwargs={"dashboard": False})
                 self.client = Client(self.cluster, set_as_default=False)
                 self.address = self.cluster.scheduler_address
             else:
@@ -100,11 +100,14 @@ class DaskExecutor:
             raise BenchError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}"[:400]) from None
         if self.expected:
             self._wait_for(self.expected, WORKER_WAIT_S if self.config.scheduler is None else 10.0)
-        if not self.targets():
+        try:
+            if not self.targets():
+                raise BenchError(f"the Dask scheduler at {self.address} has no workers: start some with "
+                                 f"'dask worker {self.address}'")
+            self._check_versions()
+        except BaseException:
             self.close()
-            raise BenchError(f"the Dask scheduler at {self.address} has no workers: start some with "
-                             f"'dask worker {self.address}'")
-        self._check_versions()
+            raise
         return self
 
     @property
@@ -273,7 +276,8 @@ class StepRunner:
                 share_start = start_at + j / rate  # interleave the evenly spaced schedules
             requests.append(ShareRequest(
                 uri=Secret(ex.uri), client_options=options, pool=share + 8, workload=dict(self.workload.spec),
-                workload_source=str(self.workload.path or self.workload.name), database=self.database, collection=self.collection,
+                workload_source=str(self.workload.path or self.workload.name), database=self.database,
+                collection=self.collection,
                 existing=self.existing, index=j, stride=len(shares), seed=self.seed, step=step,
                 join_timeout=self.join_timeout, stop_unreachable_after=_unreachable_after(cfg),
                 version=capmodel.__version__,

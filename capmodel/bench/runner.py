@@ -24,9 +24,10 @@ the step with its errors counted instead of hanging it.
 
 What the window did not see is reported, not hidden (closed loop): operations still in flight when the window ends
 are counted (``in_flight_at_end``); their latency runs until they finish (``late_operations``, ``late_max_ms``: apart
-from the window's histograms and throughput) or their error is counted by kind. ``longest_silence_s`` is the longest stretch of the window in which no
-operation completed (sampled every 0.25 s): a server that stopped answering shows there even when the operations it
-served before look fast. A step in which every worker only sees the server unreachable ends early.
+from the window's histograms and throughput) or their error is counted by kind. ``longest_silence_s`` is the longest
+stretch of the window in which no operation completed (sampled every 0.25 s): a server that stopped answering shows
+there even when the operations it served before look fast. A step in which every worker only sees the server
+unreachable ends early.
 """
 from __future__ import annotations
 
