@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")          # one core, as the targets say
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -21,18 +19,10 @@ import pandas as pd  # noqa: E402
 from scipy.optimize import curve_fit  # noqa: E402
 
 from capmodel.models.usl import fit_usl, usl_throughput  # noqa: E402
+from timing import median_time  # noqa: E402 - benchmarks/timing.py, beside this script
 
 TARGET_FIT_S = 0.002
 TARGET_BOOTSTRAP_S = 0.5
-
-
-def median_time(func, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

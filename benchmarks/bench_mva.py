@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -19,18 +17,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva  # noqa: E402
+from timing import median_time  # noqa: E402 - benchmarks/timing.py, beside this script
 
 TARGET_EXACT_S = 1.0
 TARGET_APPROXIMATE_S = 0.1
-
-
-def median_time(func, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
