@@ -216,13 +216,12 @@ def test_bench_cli_refuses_bad_process_options(tmp_path, capsys, argv, message):
 
 
 
-def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
-    """Ctrl-C in a terminal reaches the whole process group: no worker process of the local cluster is left."""
-    import signal
+def _sweep_with_a_cluster(mongod, out):
+    """A `capmodel bench --processes 2` process in its own session, once its first step is written; returns it and
+    its children (the local cluster's nannies and workers)."""
     import subprocess
     import sys
 
-    out = tmp_path / "interrupted"
     proc = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "bench", "--uri", mongod.uri, "--workload",
                              "ycsb-c", "--records", "200", "--concurrency", "2,4,6,8", "--processes", "2",
                              "--duration", "1", "--warmup", "0.2", "--out", str(out), "--database", DB, "--quiet"],
@@ -230,7 +229,15 @@ def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (out / "steps.jsonl").exists():
         time.sleep(0.05)
-    clients = psutil.Process(proc.pid).children(recursive=True)  # the local cluster's nannies and workers
+    return proc, psutil.Process(proc.pid).children(recursive=True)
+
+
+def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
+    """Ctrl-C in a terminal reaches the whole process group: no worker process of the local cluster is left."""
+    import signal
+
+    out = tmp_path / "interrupted"
+    proc, clients = _sweep_with_a_cluster(mongod, out)
     assert len(clients) >= 2
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -245,18 +252,9 @@ def test_sigterm_to_the_coordinator_alone_leaves_no_client_process(mongod, tmp_p
     -15, run.json left 'running', the cluster's processes left to notice on their own); now it stops the sweep as
     Ctrl-C does: the finally-blocks close the cluster and record the run as interrupted."""
     import signal
-    import subprocess
-    import sys
 
     out = tmp_path / "terminated"
-    proc = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "bench", "--uri", mongod.uri, "--workload",
-                             "ycsb-c", "--records", "200", "--concurrency", "2,4,6,8", "--processes", "2",
-                             "--duration", "1", "--warmup", "0.2", "--out", str(out), "--database", DB, "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (out / "steps.jsonl").exists():
-        time.sleep(0.05)
-    clients = psutil.Process(proc.pid).children(recursive=True)
+    proc, clients = _sweep_with_a_cluster(mongod, out)
     assert len(clients) >= 2
     os.kill(proc.pid, signal.SIGTERM)  # the coordinator only, not its process group
     _, err = proc.communicate(timeout=120)

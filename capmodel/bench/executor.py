@@ -35,11 +35,11 @@ WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
 POLL_S = 0.25
 
 
-def open_executor(config, uri: str, log=None):
+def open_executor(config, uri: str):
     """The executor for ``config`` (a checked BenchConfig): ``InProcess`` or a started ``DaskExecutor``."""
     if not config.distributed:
         return InProcess(uri, config)
-    return DaskExecutor(uri, config, log=log).start()
+    return DaskExecutor(uri, config).start()
 
 
 class InProcess:
@@ -57,6 +57,9 @@ class InProcess:
     def targets(self) -> list[str]:
         return ["local"]
 
+    def prepare_step(self) -> list[str]:
+        return self.targets()
+
     def run_requests(self, requests, targets, deadline, progress, label, warmup, duration) -> list[dict]:
         return [run_share(requests[0], progress=progress)]
 
@@ -70,9 +73,8 @@ class InProcess:
 class DaskExecutor:
     """Clients on the workers of a Dask cluster: an embedded local one, or an existing one at an address."""
 
-    def __init__(self, uri: str, config, log=None):
+    def __init__(self, uri: str, config):
         self.uri, self.config = uri, config
-        self.log = log or (lambda message: None)
         self.cluster = self.client = None
         self.address = config.scheduler
         self.expected = config.processes if config.scheduler is None else config.workers
@@ -256,7 +258,7 @@ class StepRunner:
         if concurrency < 1:
             raise BenchError(f"concurrency must be >= 1, got {concurrency}")
         ex, cfg = self.executor, self.executor.config
-        targets = ex.prepare_step() if hasattr(ex, "prepare_step") else ex.targets()
+        targets = ex.prepare_step()
         shares = split(concurrency, len(targets))
         targets = targets[: len(shares)]
         offset = ex.scheduler_clock()

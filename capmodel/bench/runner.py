@@ -193,12 +193,11 @@ class Runner:
     def run(self, concurrency: int, duration: float | None = 10.0, warmup: float = 1.0,
             operations: int | None = None, rate: float | None = None, progress: bool = False,
             max_seconds: float | None = None, label: str = "", arrivals: str = "uniform", first_worker: int = 0,
-            tick=None, start_at: float | None = None) -> StepResult:
+            start_at: float | None = None) -> StepResult:
         """Run ``concurrency`` workers for ``duration`` seconds (or ``operations`` attempts) after ``warmup``.
 
         ``rate``: open loop at that many operations per second, due ``arrivals`` ("uniform" or "poisson").
         ``first_worker``: number of the first worker (seeds its keys; processes of one step use disjoint numbers).
-        ``tick``: called about every 0.25 s with the operations measured so far (progress of another process).
         ``start_at``: the instant (``time.time()`` of this host) at which the warm-up starts, so that the workers of
         several processes start together; ``late_start_s`` says by how much this runner missed it.
         """
@@ -254,7 +253,7 @@ class Runner:
                                          (duration if operations is None else 3600.0))
         watch = _Watch(recorders, state, self.stop_unreachable_after)
         try:
-            self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick, watch)
+            self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, watch)
             in_flight = sum(1 for r in recorders if r.busy_since) if rate is None else 0
             if rate is not None:  # open loop: let the workers serve every operation due inside the window
                 workers.join(self.join_timeout)
@@ -297,7 +296,7 @@ class Runner:
         )
 
     @staticmethod
-    def _wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, tick, watch):
+    def _wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, watch):
         clock = time.perf_counter
         bar = StepProgress(progress, warmup, duration, label or f"c={concurrency}")
         try:
@@ -310,8 +309,6 @@ class Runner:
                 if watch.ended_early:
                     state.window_end = clock()
                     break
-                if tick is not None:
-                    tick(n)
                 bar.update(clock() - state.t0, n)
         finally:
             bar.close()

@@ -20,7 +20,7 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from capmodel.bench.redact import redact_text
 
@@ -69,7 +69,6 @@ class ShareRequest:
     version: str  # the coordinator's capmodel version
     start_at: float | None = None  # the warm-up's start on the scheduler's clock (time.time() there)
     label: str = ""
-    extra: dict = field(default_factory=dict)
 
 
 def _where(address: str, host: str) -> str:

@@ -139,7 +139,7 @@ class Sweep:
         if action == "load":
             create_indexes(collection, workload)
             self._load(collection, workload, load_records)
-        self.executor = open_executor(cfg, self.uri, log=self.log)
+        self.executor = open_executor(cfg, self.uri)
         self.run_info["clients"] = self.executor.workers_described
         if cfg.scheduler is None and server_on_this_host(self.uri):
             host = socket.gethostname()
