@@ -220,10 +220,8 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
     if objectives.peak_fraction is not None and len(fits) < len(table):
         notes.append("the peak fraction applies only to VMs with a fitted curve")
 
-    latency_ms = objectives.latency_p95_ms
-    if baseline_p95 is not None:
-        latency_ms = baseline_p95 * (1 + objectives.latency_increase)
-    fit_caps = {vm: capacity_from_fit(fit, objectives, latency_ms, n_bootstrap, level, seed) for vm, fit in fits.items()}
+    fit_caps = {vm: capacity_from_fit(fit, objectives, n_bootstrap, level, seed, baseline_p95_ms=baseline_p95)
+                for vm, fit in fits.items()}
 
     vms = _with_intervals([_evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, r, b,
                                      baseline_vm) for r, b in SCENARIOS])
