@@ -188,11 +188,12 @@ def _mongojet_driver(uri: str, request: ShareRequest):
     from capmodel.bench import async_workers
     from capmodel.bench.drivers import MongojetDriver
 
+    from types import SimpleNamespace
+
+    from capmodel.bench.connection import client_options
+
     o = request.client_options
-    options = {"serverSelectionTimeoutMS": o.get("server_selection_timeout_ms"),
-               "connectTimeoutMS": min(o.get("timeout_ms") or 10_000, 10_000),
-               "readPreference": o.get("read_preference"), "w": o.get("write_concern")}
-    client = async_workers.client(uri, max(request.pool, 10), {k: v for k, v in options.items() if v is not None})
+    client = async_workers.client(*client_options(uri, SimpleNamespace(**o), max(request.pool, 10), "mongojet"))
     collection = client.get_database(request.database)[request.collection]
     return MongojetDriver(collection, timeout_s=(o.get("timeout_ms") or 10_000) / 1000.0)
 
