@@ -20,7 +20,7 @@ import pytest
 from scipy import optimize
 
 from capmodel.data import datasets
-from capmodel.errors import PlanError
+from capmodel.errors import InputError, PlanError
 from capmodel.models.closed_form import concurrency_for_response_time, latency_limit
 from capmodel.models.rivals import fit_amdahl, fit_linear
 from capmodel.models.usl import fit_usl
@@ -180,6 +180,9 @@ def test_the_issue_figures_at_20_ms_are_two_answers_to_two_named_questions():
     assert (past.reachable, past.reason) == (False, "past_peak")
 
 
-def test_bad_branch_is_refused():
-    with pytest.raises(ValueError, match="branch"):
+def test_bad_arguments_are_refused_by_name():
+    with pytest.raises(InputError, match="branch: expected one of normal, retrograde, got 'upper'"):
         latency_limit(0.01, 0.05, 0.001, 100.0, branch="upper")
+    for bad in (0.0, -1.0, math.nan, math.inf):
+        with pytest.raises(InputError, match="a latency target must be a number of seconds > 0"):
+            latency_limit(bad, 0.05, 0.001, 100.0)

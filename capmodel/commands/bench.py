@@ -57,8 +57,10 @@ def register(subparsers) -> None:
     p.add_argument("--allow-existing", action="store_true", default=None,
                    help="benchmark a non-empty collection capmodel did not create, as it is (no load, no drop)")
     p.add_argument("--read-preference", default=None,
-                   help="primary, primaryPreferred, secondary, secondaryPreferred, nearest (default: the URI's)")
-    p.add_argument("--write-concern", default=None, help="w: a number or 'majority' (default: the URI's)")
+                   help="primary, primaryPreferred, secondary, secondaryPreferred, nearest; wins over the URI's "
+                        "readPreference, under either binding (default: the URI's)")
+    p.add_argument("--write-concern", default=None,
+                   help="w: a number or 'majority'; wins over the URI's w, under either binding (default: the URI's)")
     p.add_argument("--timeout-ms", type=int, default=None, help="timeout of every operation (default 10000)")
     p.add_argument("--on-error", choices=("stop", "retry", "continue"), default=None,
                    help="when a step fails: stop the sweep (default), retry it, or continue")

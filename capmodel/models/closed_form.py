@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from capmodel.errors import InputError
+
 
 def usl_throughput(n, sigma, kappa, lambda_):
     """X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)), vectorised over ``n``."""
@@ -132,7 +134,10 @@ def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *,
     answers ``unbounded`` (N and X infinite, reachable). Nothing here returns 0 or NaN without saying so.
     """
     if branch not in BRANCHES:
-        raise ValueError(f"branch: expected one of {BRANCHES}, got {branch!r}")
+        raise InputError(f"branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
+    if not (math.isfinite(seconds) and seconds > 0) or not (math.isfinite(think_time) and think_time >= 0):
+        raise InputError(f"a latency target must be a number of seconds > 0 (think time >= 0), got {seconds!r}"
+                         + (f" (think time {think_time!r})" if think_time else ""))
     budget = lambda_ * (seconds + think_time)
     a, b, c = kappa, sigma - kappa, 1.0 - sigma - budget
     n_lo = max(float(min_concurrency), 0.0)
