@@ -175,6 +175,7 @@ def test_the_issue_figures_at_20_ms_are_two_answers_to_two_named_questions():
     cap = capacity_from_fit(fit, Objectives(utilization_target=None, latency_p95_ms=20.0))
     assert cap.latency.reason == "capped_at_peak"
     assert cap.usable_throughput == pytest.approx(x_of(numeric_peak(fit), fit), rel=1e-9)
+    assert cap.operating_concurrency == pytest.approx(numeric_peak(fit), rel=1e-5)
     assert "latency_past_peak" in cap.evidence.codes()
     past = latency_limit(0.020, fit.sigma, fit.kappa, fit.lambda_, branch="normal", cap_at_peak=False)
     assert (past.reachable, past.reason) == (False, "past_peak")
@@ -186,3 +187,16 @@ def test_bad_arguments_are_refused_by_name():
     for bad in (0.0, -1.0, math.nan, math.inf):
         with pytest.raises(InputError, match="a latency target must be a number of seconds > 0"):
             latency_limit(bad, 0.05, 0.001, 100.0)
+
+
+@pytest.mark.parametrize("sigma", [0.001, 0.03, 0.2])
+@pytest.mark.parametrize("kappa", [1e-6, 3e-4, 1e-2])
+def test_the_concurrency_of_the_peak_throughput_is_the_peak_not_infinity(sigma, kappa):
+    # a plan capped at the peak asks which N carries the peak's throughput; rounding once made that "beyond the peak"
+    from capmodel.models.closed_form import concurrency_for_throughput, usl_peak
+
+    fit = type("P", (), {"sigma": sigma, "kappa": kappa, "lambda_": 1000.0})()
+    n_star = numeric_peak(fit)
+    _, x_peak = usl_peak(sigma, kappa, 1000.0)
+    assert concurrency_for_throughput(x_peak, sigma, kappa, 1000.0) == pytest.approx(n_star, rel=1e-5)
+    assert concurrency_for_throughput(x_peak * (1 + 1e-6), sigma, kappa, 1000.0) == math.inf

@@ -53,9 +53,9 @@ def concurrency_for_throughput(x: float, sigma: float, kappa: float, lambda_: fl
     if a == 0:
         return c / -b if b < 0 else math.inf
     disc = b * b - 4 * a * c
-    if disc < 0:
+    if disc < -1e-12 * b * b:      # beyond the peak; a rounding error below 0 at the peak itself is the peak
         return math.inf
-    return (-b - math.sqrt(disc)) / (2 * a)
+    return (-b - math.sqrt(max(disc, 0.0))) / (2 * a)
 
 
 BRANCHES = ("normal", "retrograde")
