@@ -264,7 +264,8 @@ def capacity_from_fit(fit, objectives: Objectives, n_bootstrap: int = 0, level: 
     ``baseline_p95_ms``). ``latency_target_ms=`` is deprecated (one release): it warns and is folded into the
     objectives, and a value that disagrees with theirs is refused.
     """
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral):    # the old positional order was (fit, objectives, latency_target_ms, ...)
+    # the old positional order was (fit, objectives, latency_target_ms, n_bootstrap, ...)
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral):
         raise PlanError(f"n_bootstrap must be a whole number, got {n_bootstrap!r}; the latency target now goes "
                         "in Objectives(latency_p95_ms=...)")
     objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
