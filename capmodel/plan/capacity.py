@@ -170,7 +170,7 @@ def describe_capacity(fit, objectives: Objectives, latency_target_ms: float | No
     """``capacity_from_fit(...).describe(ops_per_user)``, or why the curve gives no plan (e.g. no peak in sight).
 
     ``latency_target_ms`` is deprecated (see ``capacity_from_fit``): put the target in ``objectives``."""
-    objectives = _objectives_with(objectives, latency_target_ms, stacklevel=3)
+    objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
     try:
         return capacity_from_fit(fit, objectives, baseline_p95_ms=baseline_p95_ms).describe(ops_per_user)
     except PlanError as exc:
