@@ -101,11 +101,11 @@ def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
         message = (f"the response time stays below {ms} up to the peak ({x:,.0f} ops/s at N = {n:,.4g}) and "
                    "reaches it only past the peak, on the retrograde branch")
     elif reason == "unbounded":
-        message = f"the response time never exceeds {ms}: the target bounds neither N nor the throughput"
+        message = f"the response time does not grow with N: a {ms} target bounds neither N nor the throughput"
     elif reason == "capped_at_peak":
         message = f"the response time stays below {ms} up to the peak: {x:,.0f} ops/s at N = {n:,.4g}"
     else:
-        side = "past the peak" if reason == "retrograde" else "before the peak"
+        side = "past the peak, on the retrograde branch" if reason == "retrograde" else "on the rising side"
         message = f"the response time reaches {ms} at N = {n:,.4g}, {x:,.0f} ops/s ({side})"
     if not reachable:
         n, x = math.nan, math.nan
