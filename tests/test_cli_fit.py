@@ -148,3 +148,41 @@ def test_allow_superlinear_option(capsys, tmp_path):
     assert bounded["sigma"] == 0 and any("sigma is at its lower bound" in w for w in bounded["warnings"])
     free = run_json(capsys, "fit", path, "--json", "--allow-superlinear")
     assert free["sigma"] == pytest.approx(-0.02, rel=1e-6) and any("superlinear" in w for w in free["warnings"])
+
+
+def _cli(*argv):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "import sys; from capmodel.cli import main; sys.exit(main())",
+                           *argv], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_fit_on_an_all_client_bound_sweep_prints_no_bare_ceiling():
+    # a sweep as `capmodel bench` writes curve.csv, every step flagged client_bound
+    sweep = "tests/fixtures/client_bound_sweep/curve.csv"
+    for model in ("usl", "amdahl", "auto"):
+        text = _cli("fit", sweep, "--model", model)
+        assert "evidence: unusable" in text and "client-bound" in text
+        assert "ceiling lambda/sigma" not in text and "peak throughput" not in text
+        assert "the server's ceiling is at least the best measured 3,905 ops/s" in text
+    record = json.loads(_cli("fit", sweep, "--json"))
+    assert KEYS <= set(record)
+    assert record["evidence"]["grade"] == "unusable"
+    assert record["evidence"]["reasons"][0] == {
+        "code": "client_bound", "grade": "unusable", "value": 7.0,
+        "message": "every one of the 7 steps was client-bound (the load generator, not the server, set the pace): "
+                   "the curve describes the client"}
+    assert "at least the best measured 3,905 ops/s" in record["supported"]
+
+
+def test_fit_on_bundled_data_carries_its_verdict():
+    import math
+
+    text = _cli("fit", "data/usl_raytracer.csv")
+    assert "evidence: weak" in text and "the usl model was used although the comparison prefers amdahl" in text
+    record = json.loads(_cli("fit", "data/usl_raytracer.csv", "--model", "auto", "--json"))
+    assert record["model"] == "amdahl" and record["evidence"]["grade"] in ("sound", "weak")
+    assert record["supported"] is None and math.isfinite(record["ceiling"])

@@ -172,7 +172,8 @@ def check_model_choice(fit, comparison) -> Reason | None:
         return None
     row = comparison.table.loc[comparison.table["model"] == fit.model]
     delta = float(row["delta"].iloc[0]) if len(row) else math.nan
-    by = f" by Δ{comparison.criterion.upper().replace('AICC', 'AICc')} {delta:.1f}" if math.isfinite(delta) else ""
+    criterion = comparison.criterion.upper().replace("AICC", "AICc")
+    by = f" (Δ{criterion} of {fit.model}: {delta:.1f})" if math.isfinite(delta) else ""
     return Reason("model_choice", "weak", f"the {fit.model} model was used although the comparison prefers "
                   f"{comparison.recommended}{by}", delta if math.isfinite(delta) else None)
 
@@ -202,7 +203,7 @@ def check_past_peak(fit) -> Reason | None:
     rse = fit.rse if math.isfinite(fit.rse) else 0.0
     if best <= limit * (1 + PAST_PEAK_TOLERANCE) or best <= limit + PAST_PEAK_RSE * rse:
         return None
-    return Reason("past_peak", "unusable", f"the server measured {_n(best)} ops/s (at {at:g} clients), "
+    return Reason("past_peak", "unusable", f"the server measured {_n(best)} ops/s (at N = {_n(at)}), "
                   f"{best / limit - 1:.0%} above the model's {kind} of {_n(limit)} ops/s: the data ran past what "
                   "the model says is possible", float(best / limit))
 
@@ -261,12 +262,12 @@ def supported_instead(fit, evidence: Evidence) -> str:
         sentences.append(f"the server never ran more than {_n(float(np.max(fit.concurrency)))} operations at once; "
                          f"its peak cannot be located from this window (it sustained at least {_n(best)} ops/s)")
     if "past_peak" in codes:
-        sentences.append(f"the server sustained {_n(best)} ops/s at {at:g} clients, so its capacity is at least "
+        sentences.append(f"the server sustained {_n(best)} ops/s at N = {_n(at)}, so its capacity is at least "
                          f"that; the {fit.model} curve does not describe these data")
     if "r2" in codes:
         sentences.append(f"the {fit.model} curve does not describe these data; what was measured is a best rate of "
-                         f"{_n(best)} ops/s at {at:g} clients")
+                         f"{_n(best)} ops/s at N = {_n(at)}")
     if "extrapolation" in codes:
         sentences.append(f"the data reach {_n(float(np.max(fit.concurrency)))} clients; up to there the server "
                          f"sustained {_n(best)} ops/s; measure higher concurrency to locate the peak")
-    return "; ".join(sentences) or f"the best measured rate was {_n(best)} ops/s at {at:g} clients"
+    return "; ".join(sentences) or f"the best measured rate was {_n(best)} ops/s at N = {_n(at)}"
