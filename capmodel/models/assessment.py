@@ -172,7 +172,9 @@ def check_model_choice(fit, comparison) -> Reason | None:
         return None
     row = comparison.table.loc[comparison.table["model"] == fit.model]
     delta = float(row["delta"].iloc[0]) if len(row) else math.nan
-    criterion = comparison.criterion.upper().replace("AICC", "AICc")
+    from capmodel.models.selection import criterion_label
+
+    criterion = criterion_label(comparison.criterion)
     by = f" (Δ{criterion} of {fit.model}: {delta:.1f})" if math.isfinite(delta) else ""
     return Reason("model_choice", "weak", f"the {fit.model} model was used although the comparison prefers "
                   f"{comparison.recommended}{by}", delta if math.isfinite(delta) else None)

@@ -25,7 +25,9 @@ def _verdict(fit, comparison) -> str:
     else:
         text = (f"the **{fit.model}** model was fitted as asked; the comparison recommends "
                 f"**{comparison.recommended}** ({comparison.reason})")
-    return f"{text}. Δ{comparison.criterion.upper()} of the others from the best: {others or 'none'}"
+    from capmodel.models.selection import criterion_label
+
+    return f"{text}. Δ{criterion_label(comparison.criterion)} of the others from the best: {others or 'none'}"
 
 
 def answer_sentence(fit, evidence) -> str:

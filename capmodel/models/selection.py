@@ -29,6 +29,14 @@ SMALL_SAMPLE_RATIO = 40
 EQUIVALENT_DELTA = 2.0
 
 
+CRITERION_LABELS = {"aicc": "AICc", "aic": "AIC", "bic": "BIC"}
+
+
+def criterion_label(criterion: str) -> str:
+    """How a criterion is written for readers: AICc, AIC, BIC."""
+    return CRITERION_LABELS.get(criterion, criterion.upper())
+
+
 class ModelComparison:
     """Result of ``compare_models``: ``table``, ``recommended``, ``reason``, ``criterion``, ``fits``, ``extrapolation``."""
 
@@ -184,10 +192,10 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
     if pick["model"] == best["model"]:
         ranked = table[table["delta"].notna()]
         runner = ranked.iloc[1] if len(ranked) > 1 else None
-        reason = f"lowest {criterion.upper()}" + (
+        reason = f"lowest {criterion_label(criterion)}" + (
             f", {runner['delta']:.1f} below {runner['model']}" if runner is not None else "")
     else:
-        reason = (f"{criterion.upper()} within {pick['delta']:.1f} of {best['model']} with fewer parameters "
+        reason = (f"{criterion_label(criterion)} within {pick['delta']:.1f} of {best['model']} with fewer parameters "
                   f"({pick['n_params']} vs {best['n_params']}); the extra terms are not supported")
     if fallback:
         ranked = table[table["delta"].notna()]

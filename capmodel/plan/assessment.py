@@ -1,0 +1,114 @@
+"""The verdict on each VM of a plan, and on the plan's answer: what each capacity rests on.
+
+A VM planned from one measured point gets its throughput at the utilization target by the utilization law
+(X = U / D: throughput in proportion to utilization). That holds while the service demand D stays constant; above the
+measured utilization nothing checks it (queues, locks and cache pressure grow with load), so a throughput scaled *up*
+past the measured utilization is an extrapolation (weak), and so is a latency objective checked at the measured load
+when the plan puts more load on the VM. A utilization taken from the baseline instead of measured on the VM is an
+assumption (weak). A VM planned from a fitted curve gets ``assess_fit`` at the concurrency the plan operates it at,
+and whether its model is the one the comparison of the USL family recommends.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from capmodel.models.evidence import Evidence, Reason
+
+USL_FAMILY = ("linear", "amdahl", "usl")   # the models whose closed forms capacity planning reads (plan.scaling)
+MODEL_CHOICES = ("usl", "recommended")
+SCALED_TOLERANCE = 1e-6                      # relative: a throughput this close to the measured one is the measured one
+
+
+def compare_family(fit):
+    """The ranking of the USL family on ``fit``'s curve (no extrapolation check), or None when it cannot be ranked."""
+    from capmodel.errors import CapmodelError
+    from capmodel.models.selection import compare_models
+
+    try:
+        return compare_models(fit.curve, models=list(USL_FAMILY), extrapolation=False)
+    except CapmodelError:
+        return None
+
+
+def choose_models(fits: dict, model: str, notes: list[str]) -> tuple[dict, dict]:
+    """(fits to plan from, comparisons by VM). ``model='recommended'`` plans each VM from the model its comparison
+    recommends; ``'usl'`` keeps the USL. Either way a note says when the two differ."""
+    from capmodel.errors import PlanError
+
+    if model not in MODEL_CHOICES:
+        raise PlanError(f"model (--model) must be one of {', '.join(MODEL_CHOICES)}, got {model!r}")
+    chosen, comparisons = {}, {}
+    for vm, fit in fits.items():
+        comparison = compare_family(fit)
+        comparisons[vm] = comparison
+        chosen[vm] = fit
+        if comparison is None or comparison.recommended == fit.model:
+            continue
+        if model == "recommended":
+            chosen[vm] = comparison.best_fit
+            notes.append(f"{vm}: planned from the {comparison.recommended} model, which the comparison recommends "
+                         f"({comparison.reason}), instead of the {fit.model}")
+        else:
+            notes.append(f"{vm}: planned from the {fit.model} model although the comparison recommends "
+                         f"{comparison.recommended} ({comparison.reason}); --model recommended plans from it")
+    return chosen, comparisons
+
+
+def assess_measured_vm(vm: str, measured: float, utilization: float | None, utilization_measured: bool,
+                       planned: float, latency_checked: bool) -> Evidence:
+    """A VM planned from one measured point: utilization assumed, throughput scaled past the measured load, latency
+    not measured at the planned load."""
+    reasons = []
+    if utilization is not None and not utilization_measured:
+        reasons.append(Reason("utilization_assumed", "weak", f"{vm}: no utilization was measured; it is taken as "
+                              f"the baseline's {utilization:.0%}", float(utilization)))
+    scaled = (math.isfinite(planned) and math.isfinite(measured) and measured > 0
+              and planned > measured * (1 + SCALED_TOLERANCE))
+    if scaled and utilization is not None:
+        reasons.append(Reason("utilization_extrapolation", "weak", f"{vm}: {measured:,.0f} ops/s measured at "
+                              f"{utilization:.0%} utilization is scaled to {planned:,.0f} ops/s by the utilization "
+                              f"law; nothing was measured above {utilization:.0%}", float(planned / measured)))
+    if scaled and latency_checked:
+        reasons.append(Reason("latency_unmeasured", "weak", f"{vm}: latency was measured at {measured:,.0f} ops/s, "
+                              f"not at the planned {planned:,.0f} ops/s", float(planned / measured)))
+    return Evidence.of(*reasons)
+
+
+def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
+    """A VM planned from a fitted curve: the fit's verdict at the operating concurrency, each reason named by VM."""
+    from capmodel.models.assessment import assess_fit
+
+    answer_n = getattr(capacity, "operating_concurrency", None)
+    verdict = assess_fit(fit, comparison, answer_concurrency=answer_n)
+    return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value) for r in verdict.reasons))
+
+
+def plan_evidence(table: pd.DataFrame, vms: pd.DataFrame, fits: dict, capacities: dict, comparisons: dict,
+                  objectives, reference_utilization: float | None) -> dict:
+    """VM name -> Evidence for every planned VM (``table``: the planned catalog rows; ``vms``: the planning table)."""
+    out = {}
+    measured_util = table.set_index("vm")["cpu_util"] if "cpu_util" in table.columns else pd.Series(dtype=float)
+    for _, row in vms.iterrows():
+        vm = row["vm"]
+        if vm in fits:
+            out[vm] = assess_fitted_vm(vm, fits[vm], capacities.get(vm), comparisons.get(vm))
+            continue
+        own = measured_util.get(vm, math.nan)
+        has_own = own is not None and not pd.isna(own)
+        utilization = float(own) if has_own else reference_utilization
+        if objectives.utilization_target is None:
+            utilization = None
+        out[vm] = assess_measured_vm(vm, float(row["measured_throughput"]), utilization, has_own,
+                                     float(row["throughput"]), row.get("latency_ok") in (True,))
+    return out
+
+
+def combined(evidence: dict, vms) -> Evidence:
+    """The verdict of an answer naming ``vms``: their reasons together."""
+    total = Evidence()
+    for vm in vms:
+        if vm in evidence:
+            total = total + evidence[vm]
+    return total
