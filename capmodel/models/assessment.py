@@ -36,10 +36,9 @@ import math
 import numpy as np
 
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.results import PEAK_EXTRAPOLATION
 
 CLIENT_BOUND_COLUMN = "client_bound"
-EXTRAPOLATION_WEAK = float(PEAK_EXTRAPOLATION)
+EXTRAPOLATION_WEAK = 2.0   # also the fit's own warning threshold (results.PEAK_EXTRAPOLATION)
 EXTRAPOLATION_UNUSABLE = 4.0
 R2_WEAK = 0.9
 LACK_OF_FIT_ALPHA = 0.05
@@ -172,9 +171,7 @@ def check_model_choice(fit, comparison) -> Reason | None:
         return None
     row = comparison.table.loc[comparison.table["model"] == fit.model]
     delta = float(row["delta"].iloc[0]) if len(row) else math.nan
-    from capmodel.models.selection import criterion_label
-
-    criterion = criterion_label(comparison.criterion)
+    criterion = comparison.criterion_label
     by = f" (Δ{criterion} of {fit.model}: {delta:.1f})" if math.isfinite(delta) else ""
     return Reason("model_choice", "weak", f"the {fit.model} model was used although the comparison prefers "
                   f"{comparison.recommended}{by}", delta if math.isfinite(delta) else None)

@@ -25,9 +25,7 @@ def _verdict(fit, comparison) -> str:
     else:
         text = (f"the **{fit.model}** model was fitted as asked; the comparison recommends "
                 f"**{comparison.recommended}** ({comparison.reason})")
-    from capmodel.models.selection import criterion_label
-
-    return f"{text}. Δ{criterion_label(comparison.criterion)} of the others from the best: {others or 'none'}"
+    return f"{text}. Δ{comparison.criterion_label} of the others from the best: {others or 'none'}"
 
 
 def answer_sentence(fit, evidence) -> str:

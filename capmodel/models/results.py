@@ -13,10 +13,13 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import InputError
+from capmodel.models.assessment import EXTRAPOLATION_WEAK
 
 FEW_POINTS = 6          # fewer measured points than this earns a warning (as in R's usl)
 WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which a fit earns a warning
-PEAK_EXTRAPOLATION = 2  # a peak beyond this multiple of the largest measured concurrency earns a warning
+# a peak beyond this multiple of the largest measured concurrency earns a warning (and a weak verdict: the same
+# threshold, declared with the verdict's others in capmodel.models.assessment)
+PEAK_EXTRAPOLATION = int(EXTRAPOLATION_WEAK)
 
 
 def t_quantile(level: float, dof: int) -> float:

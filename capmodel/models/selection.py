@@ -49,6 +49,11 @@ class ModelComparison:
         self.extrapolation = extrapolation
 
     @property
+    def criterion_label(self) -> str:
+        """The ranking criterion as readers write it (AICc, AIC)."""
+        return criterion_label(self.criterion)
+
+    @property
     def best_fit(self):
         return self.fits[self.recommended]
 
