@@ -11,8 +11,8 @@ The thresholds are module constants so that the reports, the CLI and the tests u
   quadratic term dominates the denominator by 4x what was observed (N² grows 4x when N doubles), so a small error in
   kappa moves the answer by as much as the measured curvature itself (weak); past 4x it is 16x, and the answer is a
   property of the formula, not of the data (unusable). Gunther (*Guerrilla Capacity Planning*, 2007, ch. 5) makes the
-  same point: measure to the knee before trusting the peak. The first threshold is ``PEAK_EXTRAPOLATION`` of the fit's
-  own warnings, so warnings and verdict agree.
+  same point: measure to the knee before trusting the peak. The fit's own warning (``PEAK_EXTRAPOLATION`` in
+  capmodel.models.results) uses the first threshold, so warnings and verdict agree.
 - ``R2_WEAK`` = 0.9: a scalability curve measured on a quiet machine is smooth (the bundled published curves fit with
   R² of 0.95-1.00); below 0.9 a tenth of the variation is unexplained, the size of the differences the answer turns
   on. Below 0 the model does worse than the mean throughput (unusable).
