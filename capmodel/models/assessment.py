@@ -218,14 +218,15 @@ def check_ceiling_reach(fit) -> Reason | None:
                   float(best / limit))
 
 
-def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95) -> Evidence:
+def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
+               unit: str = "clients", what: str = "the answer") -> Evidence:
     """The verdict on a fit's answer: the peak (or ceiling), or a capacity at ``answer_concurrency``.
 
     ``comparison`` (``compare_models``) adds whether the model is the one the data support. Without
-    ``answer_concurrency`` the answer is the model's peak (its concurrency is checked for extrapolation).
+    ``answer_concurrency`` the answer is the model's peak (its concurrency is checked for extrapolation). ``unit``
+    and ``what`` name the concurrency and the answer in the extrapolation's sentence (e.g. "nodes", "the node count").
     """
     answer_n = answer_concurrency
-    what = "the answer"
     if answer_n is None and math.isfinite(fit.peak_concurrency):
         answer_n, what = fit.peak_concurrency, "the peak"
     return Evidence.of(
@@ -233,7 +234,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_below_one(fit.concurrency),
         check_r2(fit),
         check_past_peak(fit),
-        check_extrapolation(answer_n, float(np.max(fit.concurrency)), what),
+        check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
         check_exact(fit),
         check_lack_of_fit(fit),
         check_interval_width(fit, level),

@@ -112,3 +112,38 @@ def combined(evidence: dict, vms) -> Evidence:
         if vm in evidence:
             total = total + evidence[vm]
     return total
+
+
+def assess_scale_out(answers: dict, fit=None, measured: dict | None = None, assumed: str = "",
+                     unit: str = "nodes") -> tuple[Evidence, dict]:
+    """The verdict on node or shard counts: (the study's, one per answer). ``answers``: label -> the count answered
+    (None where unreachable). With a ``fit`` over the count, ``assess_fit`` at the largest answer and each answer's
+    extrapolation beyond the measured curve; without, the assumed scaling (``assumed``: its parameters in words) and
+    each answer's multiple of the count it was measured at (``measured``: label -> count; weak at most, since the
+    answer is explicitly conditional on the assumption)."""
+    from capmodel.models.assessment import EXTRAPOLATION_WEAK, assess_fit, check_extrapolation
+
+    per, counts = {}, [n for n in answers.values() if n is not None]
+    if fit is not None:
+        largest = float(max(fit.concurrency))
+        for label, n in answers.items():
+            per[label] = Evidence.of(check_extrapolation(n, largest, f"{label}: the {unit[:-1]} count", unit))
+        study = assess_fit(fit, answer_concurrency=max(counts) if counts else None, unit=unit,
+                           what=f"the largest {unit[:-1]} count")
+        for verdict in per.values():
+            study = study + verdict
+        return study, per
+    basis = Reason("assumed_scaling", "weak", f"the {unit[:-1]} counts rest on assumed scaling ({assumed}), not on "
+                   f"a curve measured over {unit}")
+    for label, n in answers.items():
+        base = (measured or {}).get(label)
+        reasons = []
+        if n is not None and base and n / base > EXTRAPOLATION_WEAK:
+            reasons.append(Reason("extrapolation", "weak", f"{label}: {n:,.0f} {unit} is {n / base:.1f}x the "
+                                  f"{base:g} measured; the count follows from the assumed scaling, not from a "
+                                  "measurement at that size", float(n / base)))
+        per[label] = Evidence.of(*reasons)
+    study = Evidence.of(basis)
+    for verdict in per.values():
+        study = study + verdict
+    return study, per
