@@ -140,3 +140,40 @@ def test_the_python_keyword_chooses_the_model_too():
     with pytest.raises(Exception, match="model"):
         plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, model="best")
     assert np.isfinite(chosen.plan.fit_capacities["sdm"].usable_throughput)
+
+
+def test_a_vm_whose_curve_is_unusable_gets_no_users(tmp_path):
+    # one VM measured through an all-client-bound sweep (as `capmodel bench` writes it), one from SPEC SDM91
+    sweep = pd.read_csv("tests/fixtures/client_bound_sweep/curve.csv").assign(system="clientbound")
+    sdm = datasets.load_curve("usl_specsdm91")[["concurrency", "throughput"]].assign(system="sdm")
+    curves = tmp_path / "curves.csv"
+    pd.concat([sweep, sdm]).to_csv(curves, index=False)
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("vm,monthly_cost\nclientbound,10\nsdm,200\n")
+    args = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1", "--bootstrap", "0",
+            "--target-users", "100"]
+    record = json.loads(ok(*args, "--json"))
+    rows = {r["vm"]: r for r in record["vms"]}
+    assert rows["clientbound"]["evidence"]["grade"] == "unusable"
+    assert rows["clientbound"]["users"] is None and rows["clientbound"]["binding_limit"] == "unsupported"
+    assert rows["sdm"]["users"] > 100
+    # the cheap VM would carry 100 users by its curve; with no supported capacity the answer is the other one
+    assert record["recommendations"][0]["vm"] == "sdm"
+    assert any(n.startswith("clientbound: no users planned: its fitted curve cannot support a capacity")
+               for n in record["notes"])
+
+
+def test_plan_curve_options_that_the_advice_names_exist(tmp_path):
+    curves = tmp_path / "c.csv"
+    curves.write_text("system,N,X\na,1,20\na,2,39\na,4,70\na,8,100\na,16,120\n")
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("vm,monthly_cost\na,100\n")
+    base = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1", "--bootstrap", "0"]
+    proc = cli(*base)
+    assert proc.returncode == 2 and "map it with --concurrency COL" in proc.stderr
+    record = json.loads(ok(*base, "--concurrency", "N", "--throughput", "X", "--json"))
+    assert record["vms"][0]["vm"] == "a"
+    proc = cli(*base, "--vm-column", "nope")
+    assert proc.returncode == 2 and "(--vm-column)" in proc.stderr
+    proc = cli("plan", "--model", "recommended")
+    assert proc.returncode == 2 and "--curves" in proc.stderr

@@ -22,6 +22,8 @@ def register(subparsers) -> None:
                      "[, latency_p95_ms, cpu_util]) with a column naming the VM; a USL is fitted per VM")
     src.add_argument("--vm-column", default="system", metavar="COL", help="column of --curves naming the VM "
                      "(default: system)")
+    src.add_argument("--concurrency", metavar="COL", help="column of --curves holding the concurrency")
+    src.add_argument("--throughput", metavar="COL", help="column of --curves holding the throughput (ops/s)")
     base = p.add_argument_group("workload calibration")
     base.add_argument("--baseline-vm", metavar="NAME", help="VM the baseline was measured on (reference for relative "
                       "throughput, utilization and relative latency)")
@@ -70,7 +72,13 @@ def _fits_from_curves(args):
     from capmodel.errors import PlanError
     from capmodel.plan.study import fit_per_vm
 
-    curves = read_curve(args.curves, system=args.vm_column)
+    from capmodel.errors import InputError
+
+    try:
+        curves = read_curve(args.curves, system=args.vm_column, concurrency=args.concurrency,
+                            throughput=args.throughput)
+    except InputError as exc:   # the reader names its keyword; the user typed the option
+        raise InputError(str(exc).replace("given for system", "given for system (--vm-column)")) from None
     if "system" not in curves.columns:
         raise PlanError(f"{args.curves}: no column '{args.vm_column}' naming the VM of each row (--vm-column)")
     return fit_per_vm(curves)
@@ -99,6 +107,8 @@ def build_study(args):
 
     if args.catalog is None and (args.measurements or args.curves):
         raise PlanError("--measurements and --curves need --catalog (the prices of the VMs)")
+    if not args.curves and (args.concurrency or args.throughput or args.model != "usl"):
+        raise PlanError("--concurrency, --throughput and --model apply to fitted curves; give --curves FILE")
     catalog = read_table(args.catalog) if args.catalog else None
     measurements = read_table(args.measurements) if args.measurements else None
     fits = _fits_from_curves(args) if args.curves else {}

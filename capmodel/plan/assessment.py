@@ -85,15 +85,21 @@ def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
     return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value) for r in verdict.reasons))
 
 
-def plan_evidence(table: pd.DataFrame, vms: pd.DataFrame, fits: dict, capacities: dict, comparisons: dict,
-                  objectives, reference_utilization: float | None) -> dict:
-    """VM name -> Evidence for every planned VM (``table``: the planned catalog rows; ``vms``: the planning table)."""
+def fitted_evidence(fits: dict, capacities: dict, comparisons: dict) -> dict:
+    """VM name -> Evidence for every VM planned from a fitted curve."""
+    return {vm: assess_fitted_vm(vm, fit, capacities.get(vm), comparisons.get(vm)) for vm, fit in fits.items()}
+
+
+def plan_evidence(table: pd.DataFrame, vms: pd.DataFrame, fitted: dict, objectives,
+                  reference_utilization: float | None) -> dict:
+    """VM name -> Evidence for every planned VM (``table``: the planned catalog rows; ``vms``: the planning table;
+    ``fitted``: the fitted VMs' verdicts, from ``fitted_evidence``)."""
     out = {}
     measured_util = table.set_index("vm")["cpu_util"] if "cpu_util" in table.columns else pd.Series(dtype=float)
     for _, row in vms.iterrows():
         vm = row["vm"]
-        if vm in fits:
-            out[vm] = assess_fitted_vm(vm, fits[vm], capacities.get(vm), comparisons.get(vm))
+        if vm in fitted:
+            out[vm] = fitted[vm]
             continue
         own = measured_util.get(vm, math.nan)
         has_own = own is not None and not pd.isna(own)

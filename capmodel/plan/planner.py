@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.plan.assessment import plan_evidence
+from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import Workload
 from capmodel.plan.capacity import FitCapacity, Objectives, capacity_from_fit, headroom_throughput
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
@@ -49,7 +49,7 @@ def _measured(row: pd.Series, side: str, workload: Workload) -> float:
 
 
 def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, rel_side, base_side,
-              baseline_vm) -> pd.DataFrame:
+              baseline_vm, unsupported=frozenset()) -> pd.DataFrame:
     wl = workload.at(base_side)
     rows = []
     for _, row in table.iterrows():
@@ -58,8 +58,10 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
         if cap is not None:
             pick = (lambda name: getattr(cap, name) if rel_side == "value" or math.isnan(
                 getattr(cap, f"{name}_{rel_side}")) else getattr(cap, f"{name}_{rel_side}"))
+            unusable = row["vm"] in unsupported   # the curve's verdict forbids a capacity: no users planned
             out.update(measured_throughput=math.nan, throughput=pick("throughput"),
-                       usable_throughput=pick("usable_throughput"), binding_limit=cap.binding_limit,
+                       usable_throughput=math.nan if unusable else pick("usable_throughput"),
+                       binding_limit="unsupported" if unusable else cap.binding_limit,
                        latency_ok=(cap.usable_throughput > 0) if objectives.has_latency else None,
                        latency_note=cap.latency_basis)
         else:
@@ -239,15 +241,21 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
         latency_ms = baseline_p95 * (1 + objectives.latency_increase)
     fit_caps = {vm: capacity_from_fit(fit, objectives, latency_ms, n_bootstrap, level, seed) for vm, fit in fits.items()}
 
+    fitted = fitted_evidence(fits, fit_caps, comparisons or {})
+    unsupported = frozenset(vm for vm, verdict in fitted.items() if not verdict.usable)
     vms = _with_intervals([_evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, r, b,
-                                     baseline_vm) for r, b in SCENARIOS])
+                                     baseline_vm, unsupported) for r, b in SCENARIOS])
+    for vm in sorted(unsupported):
+        notes.append(f"{vm}: no users planned: its fitted curve cannot support a capacity (evidence unusable: "
+                     + "; ".join(r.message.removeprefix(vm + ": ") for r in fitted[vm].reasons
+                                 if r.grade == "unusable") + ")")
     for extra in ("family", "vcpu", "ram_gb", "storage", "currency", "batch"):
         if extra in table.columns:
             vms[extra] = table[extra].to_numpy()
     vms["pareto"] = vms["vm"].isin(set(pareto_frontier(vms)["vm"]))
     for _, r in vms[vms["latency_ok"] == False].iterrows():  # noqa: E712 - three-valued column
         notes.append(f"{r['vm']} fails the latency objective ({r['latency_note']}); no users planned on it")
-    evidence = plan_evidence(table, vms, fits, fit_caps, comparisons or {}, objectives, reference_util)
+    evidence = plan_evidence(table, vms, fitted, objectives, reference_util)
     for vm, verdict in evidence.items():
         notes.extend(r.message for r in verdict.reasons
                      if r.code in ("utilization_extrapolation", "latency_unmeasured"))
