@@ -84,7 +84,7 @@ def check_extrapolation(answer_n: float | None, measured_max: float, what: str =
     if factor <= EXTRAPOLATION_WEAK:
         return None
     grade = "unusable" if factor > EXTRAPOLATION_UNUSABLE else "weak"
-    return Reason("extrapolation", grade, f"{what} is at {_n(answer_n)} {unit}, {factor:.1f}x the largest measured "
+    return Reason("extrapolation", grade, f"{what} ({_n(answer_n)} {unit}) is {factor:.1f}x the largest measured "
                   f"({_n(measured_max)}); past {EXTRAPOLATION_WEAK:g}x it rests on the formula more than on the data",
                   float(factor))
 

@@ -136,6 +136,8 @@ def assess_scale_out(answers: dict, fit=None, measured: dict | None = None, assu
             per[label] = Evidence.of(check_extrapolation(n, largest, f"{label}: the {unit[:-1]} count", unit))
         study = assess_fit(fit, answer_concurrency=max(counts) if counts else None, unit=unit,
                            what=f"the largest {unit[:-1]} count")
+        if counts:   # each count's extrapolation is its own reason below
+            study = Evidence(tuple(r for r in study.reasons if r.code != "extrapolation"))
         for verdict in per.values():
             study = study + verdict
         return study, per

@@ -166,7 +166,10 @@ class NodeStudy:
         lines, extra_total = [], 0
         for _, r in self.rows.iterrows():
             head = f"- YCSB {r['workload']}: multiplier {r['multiplier']:.2f} → **{r['nodes_linear']:.0f} nodes**"
-            if r["usl_reachable"]:
+            verdict = self.row_evidence.get(r["workload"])
+            if r["usl_reachable"] and verdict is not None and not verdict.usable:
+                lines.append(f"{head} by the linear rule; the data cannot support a USL count (see the evidence).")
+            elif r["usl_reachable"]:
                 extra = r["nodes_usl"] - r["nodes_linear"]
                 extra_total += extra
                 lines.append(f"{head} by the linear rule, **{r['nodes_usl']:.0f}** under the USL ({extra:+.0f}).")

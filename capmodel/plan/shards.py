@@ -92,9 +92,12 @@ class ShardStudy:
         """The answer in words (markdown): shards and clients per target, and the shard count per scenario."""
         m = self.model
         text = []
-        for row in self.rows:
+        unusable = [not e.usable for e in self.row_evidence] or [False] * len(self.rows)
+        for row, unsupported in zip(self.rows, unusable):
             if row["shards"] is None:
                 verdict = f"**cannot be reached**: {row['reason']}."
+            elif unsupported:
+                verdict = "has **no shard count the data can support** (see the evidence)."
             else:
                 verdict = (f"needs **{row['shards']} shards** (linear estimate {row['linear_shards']}), delivering "
                            f"{row['throughput']:,.0f} inserts/s at {row['efficiency']:.0%} of linear efficiency, "
