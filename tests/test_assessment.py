@@ -183,3 +183,14 @@ def test_kappa_interval_reaching_zero_is_weak():
     fit = fit_usl(datasets.load_curve("plgm_workload2"))
     assert fit.conf_int().loc["kappa", "low"] <= 0 < fit.kappa
     assert A.check_kappa_interval(fit).grade == "weak"
+
+
+def test_lack_of_fit_needs_more_levels_than_parameters():
+    # the replicates fixture has 3 concurrency levels for the USL's 3 parameters: no room to test the shape, no reason
+    from capmodel.errors import InputError
+
+    fit = fit_usl(read_curve("tests/fixtures/curve_replicates.csv"))
+    assert len(np.unique(fit.concurrency)) == fit.n_params == 3
+    with pytest.raises(InputError, match="no room to test the shape"):
+        fit.lack_of_fit()
+    assert A.check_lack_of_fit(fit) is None

@@ -131,3 +131,24 @@ def test_bundled_plgm_as_a_shard_curve_is_sound_within_range(tmp_path):
                            "--max-shards", "1000", "--json"))
     assert record["rows"][0]["shards"] <= curve["concurrency"].max()
     assert "extrapolation" not in [r["code"] for r in record["rows"][0]["evidence"]["reasons"]]
+
+
+def test_describe_does_not_state_a_count_its_verdict_forbids():
+    from capmodel.plan.nodes import plan_node_study
+    from capmodel.plan.shards import plan_shard_study
+
+    n = np.array([1, 2, 3, 4.0])
+    curve = pd.DataFrame({"concurrency": n, "throughput": usl(n, 0.03, 0.001, 800.0)})
+    target = float(usl(20, 0.03, 0.001, 800.0)) - 1e-6           # 20 nodes, 5x the measured 4
+    table = pd.DataFrame([{"workload": "big", "reference_ops_per_s": target, "candidate_ops_per_s": 800.0,
+                           "reference_nodes": 3, "candidate_nodes": 1}])
+    nodes = plan_node_study(table, node_curve=curve, bootstrap=0)
+    assert nodes.rows["nodes_usl"].iloc[0] == 20 and nodes.evidence.grade == "unusable"
+    text = nodes.describe()
+    assert "**20**" not in text and "cannot support a USL count" in text and "Evidence: **unusable**" in text
+    shards = plan_shard_study([target, 3000.0], curve=curve, bootstrap=0)
+    assert [r["shards"] for r in shards.rows] == [20, 5]            # usl(5) = 3,509 >= 3,000 > usl(4) = 2,878
+    assert [e.grade for e in shards.row_evidence] == ["unusable", "sound"]
+    text = shards.describe()
+    assert "**20 shards**" not in text and "no shard count the data can support" in text
+    assert "**5 shards**" in text
