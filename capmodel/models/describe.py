@@ -28,6 +28,13 @@ def _verdict(fit, comparison) -> str:
     return f"{text}. Δ{comparison.criterion_label} of the others from the best: {others or 'none'}"
 
 
+def _r2(r2: float) -> str:
+    """R² for a sentence: four decimals when it rounds to 1 at three (0.9996 is not 1.000), words when undefined."""
+    if not math.isfinite(r2):
+        return "R² undefined (the throughput does not vary)"
+    return f"R² = {r2:.4f}" if 0.9995 <= r2 < 1 else f"R² = {r2:.3f}"
+
+
 def answer_sentence(fit, evidence) -> str:
     """Where the fit peaks or levels off, or, when the verdict is unusable, what the data support instead."""
     from capmodel.models.assessment import supported_instead
@@ -60,4 +67,4 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     return (f"{source} measured {len(curve)} steps from {curve['concurrency'].min():g} to "
             f"{curve['concurrency'].max():g} clients; the best measured rate was {best['throughput']:,.0f} ops/s "
             f"(at {best['concurrency']:g} clients). Fitted, {_verdict(fit, comparison)}.\n"
-            f"{params}; R² = {fit.r2:.3f}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n{warnings}")
+            f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n{warnings}")
