@@ -186,3 +186,24 @@ def test_fit_on_bundled_data_carries_its_verdict():
     record = json.loads(_cli("fit", "data/usl_raytracer.csv", "--model", "auto", "--json"))
     assert record["model"] == "amdahl" and record["evidence"]["grade"] in ("sound", "weak")
     assert record["supported"] is None and math.isfinite(record["ceiling"])
+
+
+def test_fit_on_an_observed_curve_follows_its_verdict(tmp_path):
+    # `capmodel observe --ftdc` on the bundled FTDC sample, then `capmodel fit` on its curve, as the README shows
+    import pandas as pd
+
+    from capmodel.models.assessment import BELOW_ONE_SHARE_UNUSABLE
+
+    out = tmp_path / "obs"
+    _cli("observe", "--ftdc", "data/ftdc_sample/diagnostic.data", "--out", str(out))
+    curve = pd.read_csv(out / "curve.csv")
+    record = json.loads(_cli("fit", str(out / "curve.csv"), "--json"))
+    codes = [r["code"] for r in record["evidence"]["reasons"]]
+    share = float((curve["concurrency"] < 1).mean())
+    assert ("below_one" in codes) == (share > 0)
+    text = _cli("fit", str(out / "curve.csv"))
+    if record["evidence"]["grade"] == "unusable":
+        assert "peak throughput:" not in text and "ceiling lambda/sigma" not in text
+        assert record["supported"] and "peak / ceiling: not supported by these data" in text
+    if share >= BELOW_ONE_SHARE_UNUSABLE:
+        assert f"never ran more than {curve['concurrency'].max():.3g} operations at once" in text
