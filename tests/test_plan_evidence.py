@@ -177,3 +177,15 @@ def test_plan_curve_options_that_the_advice_names_exist(tmp_path):
     assert proc.returncode == 2 and "(--vm-column)" in proc.stderr
     proc = cli("plan", "--model", "recommended")
     assert proc.returncode == 2 and "--curves" in proc.stderr
+
+
+def test_assess_capacity_reads_the_operating_concurrency():
+    from capmodel.models.usl import fit_usl
+    from capmodel.plan.assessment import assess_capacity
+    from capmodel.plan.capacity import Objectives, capacity_from_fit
+
+    fit = fit_usl(datasets.load_curve("usl_specsdm91"))
+    capacity = capacity_from_fit(fit, Objectives(utilization_target=0.8))
+    # 80% of the peak throughput is reached below the peak's N = 96.5, inside the measured 1..216: no extrapolation
+    assert capacity.operating_concurrency < fit.peak_concurrency < 216
+    assert assess_capacity(fit, capacity).grade == "sound"

@@ -76,12 +76,17 @@ def assess_measured_vm(vm: str, measured: float, utilization: float | None, util
     return Evidence.of(*reasons)
 
 
-def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
-    """A VM planned from a fitted curve: the fit's verdict at the operating concurrency, each reason named by VM."""
+def assess_capacity(fit, capacity=None, comparison=None) -> Evidence:
+    """The verdict on a capacity read off a fitted curve (``capacity_from_fit``'s result): ``assess_fit`` at the
+    concurrency the capacity operates the server at (without one, at the fit's peak)."""
     from capmodel.models.assessment import assess_fit
 
-    answer_n = getattr(capacity, "operating_concurrency", None)
-    verdict = assess_fit(fit, comparison, answer_concurrency=answer_n)
+    return assess_fit(fit, comparison, answer_concurrency=getattr(capacity, "operating_concurrency", None))
+
+
+def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
+    """A VM planned from a fitted curve: the capacity's verdict, each reason named by VM."""
+    verdict = assess_capacity(fit, capacity, comparison)
     return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value) for r in verdict.reasons))
 
 
