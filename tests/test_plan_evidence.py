@@ -156,6 +156,7 @@ def test_a_vm_whose_curve_is_unusable_gets_no_users(tmp_path):
     rows = {r["vm"]: r for r in record["vms"]}
     assert rows["clientbound"]["evidence"]["grade"] == "unusable"
     assert rows["clientbound"]["users"] is None and rows["clientbound"]["binding_limit"] == "unsupported"
+    assert rows["clientbound"]["throughput"] is None and rows["clientbound"]["throughput_per_cost"] is None
     assert rows["sdm"]["users"] > 100
     # the cheap VM would carry 100 users by its curve; with no supported capacity the answer is the other one
     assert record["recommendations"][0]["vm"] == "sdm"

@@ -59,7 +59,7 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
             pick = (lambda name: getattr(cap, name) if rel_side == "value" or math.isnan(
                 getattr(cap, f"{name}_{rel_side}")) else getattr(cap, f"{name}_{rel_side}"))
             unusable = row["vm"] in unsupported   # the curve's verdict forbids a capacity: no users planned
-            out.update(measured_throughput=math.nan, throughput=pick("throughput"),
+            out.update(measured_throughput=math.nan, throughput=math.nan if unusable else pick("throughput"),
                        usable_throughput=math.nan if unusable else pick("usable_throughput"),
                        binding_limit="unsupported" if unusable else cap.binding_limit,
                        latency_ok=(cap.usable_throughput > 0) if objectives.has_latency else None,
