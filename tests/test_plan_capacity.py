@@ -283,18 +283,10 @@ def test_a_plan_past_the_measured_range_says_by_how_much(measured_upto, grade):
 
 
 def test_the_fits_own_verdict_joins_the_plans():
-    from capmodel.models.evidence import Evidence, Reason
-
-    class Judged:
-        """A fit that carries a verdict (as fits do once every answer is judged), everything else the fit's."""
-
-        def __init__(self, fit, evidence):
-            self._fit, self.evidence = fit, evidence
-
-        def __getattr__(self, name):
-            return getattr(self._fit, name)
-
-    verdict = Evidence.of(Reason("r2", "weak", "R² = 0.50: the curve explains half the variance", 0.5))
-    cap = capacity_from_fit(Judged(fit_usl(exact_curve()), verdict), Objectives(utilization_target=0.8))
-    assert cap.evidence.codes() == ["r2"] and cap.evidence.grade == "weak"
-    assert "Evidence: **weak**: R² = 0.50" in cap.describe()
+    curve = exact_curve()
+    curve["client_bound"] = curve["concurrency"] >= 48          # the two largest steps: the bench flagged them
+    cap = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=0.8))
+    reason = {r.code: r for r in cap.evidence.reasons}["client_bound"]
+    assert reason.grade == "weak" and cap.evidence.grade == "weak"
+    assert "2 of 10 steps were client-bound" in reason.message
+    assert "Evidence: **weak**" in cap.describe() and "2 of 10 steps were client-bound" in cap.describe()

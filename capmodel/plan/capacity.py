@@ -22,6 +22,7 @@ import numpy as np
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import LatencyLimit, latency_limit
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.plan.assessment import assess_capacity
 from capmodel.plan.checks import fraction
 from capmodel.plan.intervals import percentile_interval
 from capmodel.plan.latency import p95_to_mean_ratio
@@ -88,7 +89,6 @@ def headroom_throughput(measured: float, utilization: float | None, objectives: 
     return measured * objectives.utilization_target / utilization
 
 
-EXTRAPOLATION_UNUSABLE = 4.0   # planned N over the largest measured N beyond which the plan is the formula's alone
 
 
 @dataclass
@@ -223,23 +223,11 @@ def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict[
     return limits
 
 
-def _measured_max_concurrency(curve) -> float | None:
-    values = curve["concurrency"].to_numpy(dtype=float) if "concurrency" in curve.columns else np.array([])
-    values = values[np.isfinite(values)]
-    return float(values.max()) if values.size else None
-
-
 def _evidence(fit, result: FitCapacity, p95_measured: bool) -> Evidence:
-    """The verdict on a capacity plan: the fit's own, the plan's extrapolation, the latency target's fate."""
+    """The verdict on a capacity plan: the fit's, judged at the concurrency the plan runs the server at (its
+    extrapolation beyond the measured range included: ``plan.assessment.assess_capacity``), and the latency target's
+    fate."""
     reasons = []
-    measured = _measured_max_concurrency(fit.curve)
-    n = result.operating_concurrency
-    if measured and math.isfinite(n) and n > measured * (1 + 1e-9):
-        factor = n / measured
-        reasons.append(Reason("extrapolation", "unusable" if factor > EXTRAPOLATION_UNUSABLE else "weak",
-                              f"the plan runs at {n:,.1f} concurrent clients, {factor:.1f}x the largest measured "
-                              f"({measured:,.4g}): the throughput there is the fitted formula's, not a measurement",
-                              float(factor)))
     latency = result.latency
     if latency is not None and not latency.reachable:
         reasons.append(Reason("latency_unreachable", "unusable", f"the latency target is unreachable: "
@@ -251,9 +239,7 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool) -> Evidence:
     if latency is not None and not p95_measured:
         reasons.append(Reason("p95_not_measured", "weak", "no p95 latency was measured: the p95 target is held "
                               "against the mean response time N/X, which understates the tail", None))
-    own = getattr(fit, "evidence", None)
-    verdict = Evidence.of(*reasons)
-    return own + verdict if isinstance(own, Evidence) else verdict
+    return assess_capacity(fit, result) + Evidence.of(*reasons)
 
 
 def capacity_from_fit(fit, objectives: Objectives, n_bootstrap: int = 0, level: float = 0.95, seed: int = 0, *,
