@@ -200,3 +200,12 @@ def test_the_concurrency_of_the_peak_throughput_is_the_peak_not_infinity(sigma, 
     _, x_peak = usl_peak(sigma, kappa, 1000.0)
     assert concurrency_for_throughput(x_peak, sigma, kappa, 1000.0) == pytest.approx(n_star, rel=1e-5)
     assert concurrency_for_throughput(x_peak * (1 + 1e-6), sigma, kappa, 1000.0) == math.inf
+
+
+@pytest.mark.parametrize("sigma,kappa", [(1.0, 0.5), (0.9, 0.5), (0.5, 2.0)])
+def test_log_coherency_peak_below_one_client_is_at_one(sigma, kappa):
+    from capmodel.models.closed_form import log_coherency_peak
+
+    # dX/dN of lambda*N / (1 + sigma(N-1) + kappa N ln N) has the sign of 1 - sigma - kappa N: negative from N = 1 on
+    n, x = log_coherency_peak(sigma, kappa, 100.0)
+    assert n == 1.0 and x == pytest.approx(100.0)       # X(1) = lambda: the log term vanishes at N = 1

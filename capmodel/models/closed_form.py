@@ -184,8 +184,9 @@ def concurrency_for_response_time(seconds: float, sigma: float, kappa: float, la
 
 def log_coherency_peak(sigma, kappa, lambda_):
     """(N*, X(N*)) of X(N) = lambda*N / (1 + sigma(N-1) + kappa N ln N): dX/dN = 0 at N* = (1 - sigma)/kappa;
-    (inf, lambda/sigma) without coherency, (inf, inf) when linear."""
+    (inf, lambda/sigma) without coherency, (inf, inf) when linear. As for the USL, a curve whose N* <= 1 falls from
+    the first client on and its peak is reported at N = 1 (ln N* is then never taken of a non-positive N*)."""
     if kappa > 0:
-        n_star = (1.0 - sigma) / kappa
+        n_star = max(1.0, (1.0 - sigma) / kappa)
         return n_star, float(lambda_ * n_star / (1.0 + sigma * (n_star - 1.0) + kappa * n_star * math.log(n_star)))
     return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
