@@ -33,6 +33,7 @@ from capmodel.bench.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append_step,
                                   read_steps, write_json)
 from capmodel.bench.redact import redact_text, redact_uri
 from capmodel.bench.runner import UNREACHABLE
+from capmodel.bench.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
 
 __all__ = ["BenchConfig", "Sweep", "SweepResult", "run_sweep"]
@@ -84,6 +85,8 @@ class Sweep:
         import pymongo
 
         cfg = self.config
+        if cfg.scheduler is not None:
+            probe_scheduler(cfg.scheduler)  # before anything is loaded: a wrong address is one line within 10 s
         done = self._prepare_out()
         self.steps, self.run_info = list(done), {}
         client = make_client(self.uri, cfg, pool=16)
