@@ -118,6 +118,7 @@ def append_line(path: Path, text: str) -> None:
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one rename: a new temporary file beside it (``O_EXCL``, never a symlink's
     target), fsync'ed, then renamed over the entry. A failure leaves no temporary file."""
+    _regular_or_missing(path)  # never rename over a device, a folder or a symlink
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
@@ -137,6 +138,35 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def write_in_place(path: Path, text: str) -> None:
+    """Write ``text`` into ``path`` (created or truncated), never through a symlink; for files a reader may watch
+    grow, where ``write_atomic``'s rename is not wanted."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _refused_open(path, exc) from None
+        raise
+    try:
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+
+
+def _regular_or_missing(path: Path) -> None:
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        raise OutputFolderError(f"{path} is a symlink; capmodel does not write through symlinks (remove it or choose "
+                                "another folder)")
+    if not stat.S_ISREG(mode):
+        raise OutputFolderError(f"{path} exists and is not a regular file; capmodel will not replace it")
 
 
 def check_format(record: dict, path, known: int, what: str = "record") -> int:

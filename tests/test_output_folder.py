@@ -181,3 +181,24 @@ def test_a_folder_written_before_versions_is_format_1_and_resumes(mongod, finish
 def test_a_malformed_format_version_is_refused(bad):
     with pytest.raises(OutputFolderError, match="not a positive whole number"):
         check_format({"format_version": bad}, "x.json", FORMAT_VERSION)
+
+
+def test_an_atomic_write_never_renames_over_something_that_is_not_a_regular_file(tmp_path):
+    from capmodel.output_folder import write_atomic
+
+    fifo = tmp_path / "curve.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputFolderError, match="not a regular file"):
+        write_atomic(fifo, "concurrency,throughput\n")
+    assert fifo.is_fifo() and sorted(p.name for p in tmp_path.iterdir()) == ["curve.csv"]
+
+
+def test_a_report_file_that_is_a_symlink_is_refused_its_target_untouched(tmp_path):
+    from capmodel.report.writing import write_text
+
+    victim = tmp_path / "victim.html"
+    victim.write_text("mine")
+    (tmp_path / "index.html").symlink_to(victim)
+    with pytest.raises(OutputFolderError, match="index.html is a symlink"):
+        write_text(tmp_path / "index.html", "<html></html>")
+    assert victim.read_text() == "mine"
