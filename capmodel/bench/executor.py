@@ -296,7 +296,8 @@ class StepRunner:
                 existing=self.existing, index=j, stride=len(shares), seed=self.seed, step=step,
                 join_timeout=self.join_timeout, stop_unreachable_after=_unreachable_after(cfg),
                 version=capmodel.__version__,
-                start_at=share_start, label=label or f"c={concurrency}"))
+                start_at=share_start, label=label or f"c={concurrency}",
+                allow_server_js=cfg.allow_server_js))
             first += share
         length = (warmup + duration) if operations is None else (max_seconds or 3600.0)
         drain = self.join_timeout * (2 if rate is not None else 1)

@@ -69,6 +69,7 @@ class ShareRequest:
     version: str  # the coordinator's capmodel version
     start_at: float | None = None  # the warm-up's start on the scheduler's clock (time.time() there)
     label: str = ""
+    allow_server_js: bool = False  # the user's --allow-server-js: the worker re-checks the workload as it was
 
 
 def _where(address: str, host: str) -> str:
@@ -149,7 +150,8 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
         client = _client(uri, request.client_options, request.pool)
         ping(client, uri, where=f"{where}: ")
         target = None
-    workload = parse_workload(dict(request.workload), request.workload_source)
+    workload = parse_workload(dict(request.workload), request.workload_source,
+                              allow_server_js=request.allow_server_js)
     keyspace = None
     if request.existing is not None:
         keyspace = KeySpace(workload, request.existing, offset=request.index, stride=request.stride)

@@ -132,7 +132,8 @@ class Sweep:
         from capmodel.bench.workloads import load_workload
 
         cfg = self.config
-        workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection)
+        workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection,
+                                 allow_server_js=cfg.allow_server_js)
         ping(client, self.uri)
         database = client[cfg.database]
         collection, action, _ = prepare_collection(database, workload, allow_existing=cfg.allow_existing)

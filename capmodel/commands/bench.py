@@ -56,6 +56,9 @@ def register(subparsers) -> None:
     p.add_argument("--collection", default=None, help="collection name (default: the workload's)")
     p.add_argument("--allow-existing", action="store_true", default=None,
                    help="benchmark a non-empty collection capmodel did not create, as it is (no load, no drop)")
+    p.add_argument("--allow-server-js", action="store_true", default=None,
+                   help="accept a workload's $where, $function and $accumulator, which run JavaScript on the server "
+                        "(refused otherwise)")
     p.add_argument("--read-preference", default=None,
                    help="primary, primaryPreferred, secondary, secondaryPreferred, nearest (default: the URI's)")
     p.add_argument("--write-concern", default=None, help="w: a number or 'majority' (default: the URI's)")
@@ -74,7 +77,8 @@ def process_count(text: str):
 
 OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
                  "adaptive", "tolerance", "max_steps", "database", "collection", "allow_existing", "read_preference",
-                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers", "binding")
+                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers", "binding",
+                 "allow_server_js")
 
 
 def build_config(args):
