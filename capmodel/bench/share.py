@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from capmodel.bench.redact import redact_text
+from capmodel.redact import redact_text, secrets_masked
 
 _CLIENTS: dict[str, object] = {}  # MongoClients of this process, kept warm from step to step
 _LOCK = threading.Lock()
@@ -126,13 +126,14 @@ def run_share(request: ShareRequest, dask_worker=None, progress: bool = False) -
     if capmodel.__version__ != request.version:
         return {"ok": False, "error": f"{where} runs capmodel {capmodel.__version__}, the coordinator "
                                       f"{request.version}: install the same version on every load host"}
-    try:
-        return _run(request, address, host, scheduler_delay, where, progress)
-    except Exception as exc:  # noqa: BLE001 - reported to the coordinator, never raised into Dask's logs
-        from capmodel.errors import CapmodelError
+    with secrets_masked(request.uri.reveal()):  # the password masked in whatever this share says, wherever it is
+        try:
+            return _run(request, address, host, scheduler_delay, where, progress)
+        except Exception as exc:  # noqa: BLE001 - reported to the coordinator, never raised into Dask's logs
+            from capmodel.errors import CapmodelError
 
-        text = str(exc) if isinstance(exc, CapmodelError) else f"{type(exc).__name__}: {exc}"
-        return {"ok": False, "error": f"{where}: {redact_text(text)[:400]}"}
+            text = str(exc) if isinstance(exc, CapmodelError) else f"{type(exc).__name__}: {exc}"
+            return {"ok": False, "error": f"{where}: {redact_text(text)[:400]}"}
 
 
 def _run(request: ShareRequest, address, host, scheduler_delay, where, progress) -> dict:
@@ -175,14 +176,15 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
 
 def _ping_async(driver, uri: str, where: str) -> None:
     from capmodel.bench import async_workers
-    from capmodel.bench.redact import redact_uri
+    from capmodel.bench.mongo_errors import describe
     from capmodel.errors import BenchError
+    from capmodel.redact import redact_uri
 
     try:
         async_workers.call(driver.ping())
     except Exception as exc:  # noqa: BLE001 - mongojet's errors, TimeoutError
         raise BenchError(f"{where}: cannot reach MongoDB at {redact_uri(uri)}: "
-                         f"{type(exc).__name__}: {redact_text(str(exc))[:300]}") from None
+                         f"{type(exc).__name__}: {describe(exc)}") from None
 
 
 def _mongojet_driver(uri: str, request: ShareRequest):

@@ -31,11 +31,11 @@ from capmodel.bench.connection import (close_soon, host_fingerprint, make_client
 from capmodel.bench.executor import SchedulerLost, open_executor
 from capmodel.bench.files import (RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table, read_run,
                                   read_steps, write_curve, write_run)
-from capmodel.bench.redact import redact_text, redact_uri
 from capmodel.bench.runner import UNREACHABLE
 from capmodel.bench.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
 from capmodel.output_folder import FolderLock, write_atomic
+from capmodel.redact import redact_text, redact_uri, secrets_masked
 
 __all__ = ["BenchConfig", "Sweep", "SweepResult", "run_sweep"]
 
@@ -93,7 +93,9 @@ class Sweep:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BenchError(f"cannot create --out {self.out}: {exc.strerror or exc}") from None
-        with FolderLock(self.out):  # one run at a time in --out; released when this process ends, however
+        # one run at a time in --out (the lock is released when this process ends, however); the URI's password is
+        # masked in every line the run writes, wherever it appears (appName, another option, a driver's message)
+        with FolderLock(self.out), secrets_masked(self.uri):
             return self._run_locked(cfg, started=time.perf_counter())
 
     def _run_locked(self, cfg, started: float) -> SweepResult:
