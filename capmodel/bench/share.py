@@ -22,6 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from capmodel.bench import attempts
 from capmodel.redact import redact_text, secrets_masked
 
 _CLIENTS: dict[str, object] = {}  # MongoClients of this process, kept warm from step to step
@@ -144,10 +145,12 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
     from capmodel.bench.workloads import parse_workload
 
     uri = request.uri.reveal()
-    if request.client_options.get("binding") == "mongojet":
+    counted = request.client_options.get("binding") != "mongojet"
+    if not counted:
         target = _mongojet_driver(uri, request)
         _ping_async(target, uri, where)
     else:
+        attempts.listen()  # before the client is made: it counts the attempts pymongo retries silently
         client = _client(uri, request.client_options, request.pool)
         ping(client, uri, where=f"{where}: ")
         target = None
@@ -162,8 +165,11 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
                     stop_unreachable_after=request.stop_unreachable_after)
     start_at = None if request.start_at is None else request.start_at - scheduler_delay
     meter = CpuMeter().start()
+    failed_before = attempts.failed_attempts(request.database) if counted else None
     result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
     cpu = meter.stop()
+    if counted:
+        result.failed_attempts = attempts.failed_attempts(request.database) - failed_before
     result.workers = [{
         "address": address, "host": host, "pid": os.getpid(), "clients": result.concurrency,
         "operations": result.operations, "ops_per_s": result.ops_per_s, "errors": result.error_count,

@@ -271,6 +271,7 @@ class Sweep:
         from capmodel.bench import telemetry
 
         cfg = self.config
+        replica_before = _safe(lambda: telemetry.replica_state(client))
         before = _safe(lambda: telemetry.server_snapshot(client))
         server_meter = _safe(lambda: telemetry.CpuMeter(self.server_pids).start()) if self.server_pids else None
         result = runner.run(conc, duration=cfg.duration if cfg.operations is None else None, warmup=cfg.warmup,
@@ -280,8 +281,11 @@ class Sweep:
         # a server that stopped answering must not hold the step's record up: its telemetry is skipped
         lost = result.ended_early or any(kind in UNREACHABLE for kind in result.errors)
         after = _safe(lambda: telemetry.server_snapshot(client)) if result.operations and not lost else None
+        replica_after = _safe(lambda: telemetry.replica_state(client)) if replica_before else None
+        election = verdict.election(replica_before, replica_after, result)
         server = None
-        if before is not None and after is not None:
+        if before is not None and after is not None and before.get("host") == after.get("host") and \
+                not (election and election["seen"]):  # counters of two servers make no delta
             server = _safe(lambda: telemetry.delta(before, after))
         if server_cpu is not None:
             server = dict(server or {})
@@ -305,7 +309,9 @@ class Sweep:
             reasons.append(f"a client process started {result.late_start_s:.2f} s after the others")
         record["client_bound"] = bool(reasons)
         record["client_bound_reasons"] = reasons
-        failure = verdict.failure(result, cfg.error_threshold, record["error_samples"])
+        record["election"] = election
+        failure = verdict.failure(result, cfg.error_threshold, record["error_samples"]) or \
+            verdict.election_failure(election)
         record["status"] = "ok" if failure is None else "failed"
         record["failure"] = failure
         return record
