@@ -44,6 +44,10 @@ class FolderLock:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
         except OSError as exc:
             raise _refused_open(path, exc, self.option) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OutputFolderError(f"{path} exists and is not a regular file; capmodel will not use it as its lock "
+                                    f"(move it or choose another {self.option})")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -54,6 +58,11 @@ class FolderLock:
             who = f"PID {holder}" if holder else "another process"
             raise OutputFolderError(f"{self.option} {self.out} is in use by another capmodel run ({who}); wait for "
                                     f"it to finish or choose another {self.option}") from None
+        content = os.pread(fd, 64, 0)
+        if content.strip() and not content.strip().isdigit():  # a lock file holds a PID or nothing
+            os.close(fd)
+            raise OutputFolderError(f"{path} was not written by capmodel; capmodel will not replace it: move it away "
+                                    f"or choose another {self.option}")
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self.fd = fd
