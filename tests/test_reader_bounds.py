@@ -133,3 +133,12 @@ def test_json_records_within_the_bounds_still_read(tmp_path):
     path = tmp_path / "ok.json"
     path.write_text(json.dumps([{"concurrency": c, "throughput": 100.0 * c} for c in (1, 2, 4)]))
     assert read_curve(path)["throughput"].tolist() == [100.0, 200.0, 400.0]
+
+
+def test_the_advice_names_only_options_the_command_line_has(tmp_path, capsys):
+    path = _write(tmp_path / "two.csv", "concurrency,throughput,p95 latency (ms),p95 (ms)\n1,100,1,2\n2,190,1,2\n")
+    err = _one_line(capsys, ["fit", path])
+    assert "could each be latency_p95_ms" in err and "--latency_p95_ms" not in err
+    path = _write(tmp_path / "two_c.csv", "threads,clients,throughput\n1,1,100\n2,2,190\n")
+    err = _one_line(capsys, ["fit", path])
+    assert "--concurrency COL" in err  # capmodel fit has --concurrency

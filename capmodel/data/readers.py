@@ -290,8 +290,10 @@ def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -
             continue
         if len(cols) > 1:
             listed = ", ".join(f"'{c}'" for c in cols)
-            raise InputError(f"{source}: columns {listed} could each be {target}; say which one with {target}=COL "
-                             f"(--{target} COL on the command line)")
+            option = (f" (--{target} COL on the command line)" if target in ("concurrency", "throughput")
+                      else " (on the command line: rename or drop the others)")
+            raise InputError(f"{source}: columns {listed} could each be {target}; say which one with {target}=COL"
+                             + option)
         renames[cols[0]] = target
     out = df.rename(columns=renames)
     out.attrs["source_columns"] = {target: str(col) for col, target in renames.items() if str(col) != target}
