@@ -147,6 +147,37 @@ def test_a_real_dask_scheduler_passes_the_probe(tmp_path):
         log.close()
 
 
+def test_a_stopped_schedulers_open_socket_is_named_within_the_bound(tmp_path):
+    """A real ``dask scheduler`` frozen with SIGSTOP: the kernel still accepts connections, nothing answers."""
+    import signal
+
+    dask = str(Path(sys.executable).with_name("dask"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    log = open(tmp_path / "scheduler.log", "w")
+    proc = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                probe_scheduler(address)
+                break
+            except BenchError:
+                assert time.monotonic() < deadline, "the scheduler did not start"
+                time.sleep(0.5)
+        proc.send_signal(signal.SIGSTOP)
+        message, elapsed = _probe_error(address)
+        assert "accepted the connection but sent no handshake" in message and elapsed < BOUND_S * 2
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
 @pytest.mark.parametrize("kind", ["silent", "garbage", "scheme"])
 def test_the_cli_ends_with_one_line_through_the_environment_variable(kind, silent_peer, garbage_peer, tmp_path):
     address = {"silent": silent_peer.address, "garbage": garbage_peer.address,

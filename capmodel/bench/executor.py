@@ -241,7 +241,7 @@ class DaskExecutor:
         for thing in (self.client, self.cluster):
             if thing is not None:
                 try:
-                    thing.close()
+                    thing.close(timeout=CALL_TIMEOUT_S)  # a scheduler that stopped answering does not hold the end up
                 except Exception:  # noqa: BLE001 - closing after a lost scheduler
                     pass
         self.client = self.cluster = None
