@@ -105,3 +105,15 @@ def test_the_election_verdict(before, after, result, seen, fails):
         assert "elected a new primary" in failure and f"{result.error_count:,} operation(s) failed" in failure
         if result.failed_attempts:
             assert f"{max(result.failed_attempts - result.error_count, 0):,} attempt(s) retried" in failure
+
+
+def test_replica_state_of_a_standalone_is_none_and_of_a_set_names_its_primary(mongod, replica_set):
+    from capmodel.bench.telemetry import replica_state
+
+    with mongod.client() as client:
+        assert replica_state(client) is None
+    with MongoClient(replica_set.uri, serverSelectionTimeoutMS=20_000) as client:
+        state = replica_state(client)
+        status = client.admin.command("replSetGetStatus")  # the server's own account, read independently
+    primary = next(m["name"] for m in status["members"] if m["stateStr"] == "PRIMARY")
+    assert state["set"] == status["set"] and state["primary"] == primary and state["term"] == status["term"]
