@@ -86,11 +86,17 @@ def ping(client, uri: str, where: str = "") -> None:
     selection to the operation timeout, 10 s)."""
     import pymongo
 
+    from capmodel.bench.mongo_errors import describe, is_password_refused, password_refused
+
     try:
         with pymongo.timeout(client.options.server_selection_timeout):
             client.admin.command("ping")
     except pymongo.errors.PyMongoError as exc:
-        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {redact_text(str(exc))[:300]}") from None
+        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {describe(exc)}") from None
+    except ValueError as exc:  # SASLprep refuses the password before anything is sent
+        if not is_password_refused(exc):
+            raise
+        raise BenchError(f"{where}{password_refused(exc)}") from None
 
 
 def versions(client) -> dict:
