@@ -26,8 +26,8 @@ def describe(exc: BaseException) -> str:
         head, _, tail = text.partition(", Timeout: ")
         seconds = re.match(r"([\d.]+)s", tail)
         head = _CONFIGURED.sub("", head.split(", Topology Description:")[0])
-        reasons = [f"{server}: {_ERRNO.sub('', reason).strip().rstrip('.').lower()}"
-                   for server, reason in _SERVER_REASON.findall(head)]
+        reasons = [f"{server}: {_ERRNO.sub('', reason).strip().rstrip('.').lower()}"      # sorted: the driver's
+                   for server, reason in sorted(_SERVER_REASON.findall(head))]               # order varies per run
         within = f" within {float(seconds.group(1)):.3g} s" if seconds else ""
         detail = "; ".join(reasons) if reasons else _ERRNO.sub("", head).strip()
         return _cut(redact_text(f"no server answered{within} ({detail})" if detail else f"no server answered{within}"))
