@@ -16,6 +16,7 @@ import nbformat
 
 from capmodel.errors import ReportError
 from capmodel.report import notebooks
+from capmodel.report.headline import CONTEXT_NAME
 from capmodel.report.params import check_range, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.writing import write_text
 
@@ -79,6 +80,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     shown = redacted(parameters)
     run = ReportRun(name=name, notebook=out_dir / f"{name}.ipynb", parameters=shown,
                     rendered_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    context = {"name": name, "rendered_at": run.rendered_at, "defaults": redacted(defaults), "given": shown}
 
     started = time.perf_counter()
     kernel_ready = []
@@ -86,7 +88,8 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
         executed = Path(private) / f"{name}.ipynb"
         try:
             papermill.execute_notebook(
-                str(source), str(executed), parameters=parameters, kernel_name=kernel_name,
+                str(source), str(executed), parameters={**parameters, CONTEXT_NAME: context},
+                kernel_name=kernel_name,
                 progress_bar=False, request_save_on_cell_execute=False,
                 execution_timeout=timeout, extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                 shutdown_kernel="immediate",  # the report is complete by then; a graceful stop costs 0.3-0.5 s
@@ -107,7 +110,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
                  for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     run.execution_s = sum(d for _, d in durations)
     run.cells = sorted(durations, key=lambda item: -item[1])[:5]
-    _rewrite_injected_cell(nb, shown, kernel_name)
+    _rewrite_injected_cell(nb, {**shown, CONTEXT_NAME: context}, kernel_name)
     nb.metadata["capmodel"] = {**nb.metadata.get("capmodel", {}), "report": run.record(),
                                "question": notebooks.question(nb)}
     write_text(run.notebook, scrub(nbformat.writes(nb), secrets))
