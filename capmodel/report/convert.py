@@ -45,6 +45,7 @@ body.jp-Notebook { max-width: 1100px; margin: 0 auto; overflow-wrap: break-word;
   white-space: normal; word-break: normal; overflow-wrap: normal; hyphens: none; }
 .capmodel-table th { background: #f2f2f2; vertical-align: bottom; }
 .capmodel-table td.text, .capmodel-table th.text { text-align: left; }
+.capmodel-table td.keep { white-space: nowrap; }
 .capmodel-table caption { caption-side: top; text-align: left; font-weight: bold; padding: .3em 0; }
 .capmodel-table .download { font-size: .85em; }
 .capmodel-table .footnotes { font-size: .85em; color: #555; margin: .3em 0; }

@@ -45,6 +45,11 @@ class ReportRun:
         return out
 
 
+def _not_about_context(record) -> bool:
+    """papermill warns of every parameter its notebook does not declare; the report context is injected on purpose."""
+    return CONTEXT_NAME not in record.getMessage()
+
+
 def _rewrite_injected_cell(nb, shown: dict, kernel_name: str) -> None:
     from papermill.translators import translate_parameters
 
@@ -62,8 +67,13 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     The kernel runs in the caller's working directory, so relative file parameters mean what they say on the command
     line (papermill's ``cwd`` option changes the whole process's directory, which parallel reports cannot share).
     """
+    import logging
+
     import papermill
     from papermill.exceptions import PapermillExecutionError
+
+    if _not_about_context not in logging.getLogger("papermill").filters:
+        logging.getLogger("papermill").addFilter(_not_about_context)
 
     source = notebooks.path(name)
     name = notebooks.report_name(name)
