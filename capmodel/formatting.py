@@ -35,9 +35,10 @@ def _is_number(value) -> bool:
         hasattr(value, "dtype") and value.dtype.kind in "iuf"
 
 
-def number(value, digits: int = 3, missing: str = DASH, infinite: str = "unreachable") -> str:
+def number(value, digits: int = 3, missing: str = DASH, infinite: str = "unreachable", trim: bool = True) -> str:
     """``value`` for reading: whole numbers and values of 1,000 or more as integers with separators, others to
-    ``digits`` significant digits (no exponent above 1e-6); ``missing`` for None/NaN, ``infinite`` for ±inf."""
+    ``digits`` significant digits (no exponent above 1e-6; trailing zeros dropped unless ``trim`` is False);
+    ``missing`` for None/NaN, ``infinite`` for ±inf."""
     if is_missing(value):
         return missing
     if isinstance(value, bool):
@@ -54,7 +55,8 @@ def number(value, digits: int = 3, missing: str = DASH, infinite: str = "unreach
     if abs(value) < 1e-6:
         return f"{value:.{digits - 1}e}"
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
-    return f"{value:,.{decimals}f}"
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if trim and "." in text else text
 
 
 def integer(value, missing: str = DASH, infinite: str = "unreachable") -> str:
@@ -137,6 +139,7 @@ class Column:
     infinite: str = "unreachable"
     currency: str = ""
     digits: int = 3
+    decimals: int | None = None   # a fixed number of decimals for the whole column (a number column only)
 
     def show(self, value) -> str:
         if self.kind == "text" or not (_is_number(value) or is_missing(value) or isinstance(value, bool)):
@@ -157,6 +160,8 @@ class Column:
             return r_squared(value, self.missing)
         if self.kind == "seconds":
             return seconds(value, self.missing)
+        if self.decimals is not None and math.isfinite(float(value)):
+            return f"{float(value):,.{self.decimals}f}"
         return number(value, self.digits, self.missing, self.infinite)
 
 

@@ -100,10 +100,10 @@ def _markdown(text: str) -> str:
 def _shown(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return f"{value:,.1f}"
-    if isinstance(value, int):
-        return f"{value:,}"
+    if isinstance(value, (int, float)):
+        from capmodel.formatting import number
+
+        return number(value, digits=6)
     if isinstance(value, (list, tuple)):
         return ", ".join(_shown(v) for v in value) or "(none)"
     if value == "":
