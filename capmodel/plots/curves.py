@@ -54,7 +54,9 @@ def throughput_figure(curve: pd.DataFrame, fits=None, level: float | None = 0.95
         if level is not None:
             band = fit.predict(grid, level=level)
             fig.add_trace(go.Scatter(x=np.concatenate([band["concurrency"], band["concurrency"][::-1]]),
-                                     y=np.concatenate([band["high"], band["low"][::-1]]), fill="toself",
+                                     # throughput is never negative: a wide band stops at 0
+                                     y=np.maximum(np.concatenate([band["high"], band["low"][::-1]]), 0.0),
+                                     fill="toself",
                                      fillcolor=_rgba(color, 0.15), line=dict(width=0), hoverinfo="skip",
                                      name=f"{name} {level:.0%} band", showlegend=True))
         fig.add_trace(go.Scatter(x=grid, y=fit.predict(grid), mode="lines", name=name, line=dict(color=color, width=2)))

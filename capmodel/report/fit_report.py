@@ -125,12 +125,14 @@ class FitReport:
         criterion = CRITERION_NAMES.get(self.comparison.criterion, self.comparison.criterion)
         return table(frame, {
             "model": Column("model", "text"), "n_params": Column("parameters", "int"),
-            "aicc": Column("AICc", decimals=1), "aic": Column("AIC", decimals=1), "bic": Column("BIC", decimals=1),
+            "aicc": Column("AICc", decimals=1, infinite="undefined"), "aic": Column("AIC", decimals=1),
+            "bic": Column("BIC", decimals=1),
             "delta": Column(f"Δ{criterion} from the best", missing="not ranked", decimals=1),
             "r2": Column("R²", "r2"), "rmse": Column("RMSE (ops/s)"),
             "extrapolation_mape": Column("extrapolation error", "percent", digits=2)},
             caption=f"Models ranked by {criterion}; recommended: {model_name(self.comparison.recommended)}",
-            footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean)'],
+            footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean)',
+                       '"undefined": too few points for AICc with this many parameters'],
             csv_name="model_comparison.csv")
 
     def parameter_table(self):
