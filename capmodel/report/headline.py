@@ -17,6 +17,7 @@ from pathlib import Path
 
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
 CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
+MIME = "application/vnd.capmodel.headline+json"   # the headline as data, beside its HTML, in the executed notebook
 
 
 def sha256_of(path: str | Path) -> str:
@@ -167,6 +168,9 @@ class Headline:
         return (f'<div class="{CSS_CLASS}"><h1 class="question">{html.escape(self.question)}</h1>'
                 f'<div class="answer">{_markdown(self.answer)}</div>{self._evidence_html()}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/html": self._repr_html_(), "text/plain": repr(self), MIME: self.to_json()}
 
     def __repr__(self) -> str:  # the text/plain twin of the HTML block
         grade = (self.evidence or {}).get("grade")

@@ -48,8 +48,13 @@ class MethodologyReport:
 
     @property
     def knee(self) -> tuple[float, float]:
-        """(N, X) at the mean-latency target on the fitted USL."""
-        return self.fit.max_concurrency_for_latency(self.latency_target_ms / 1000.0)
+        """(N, X) at the mean-latency target on the fitted USL; (0, 0) when even one client misses it."""
+        from capmodel.errors import PlanError
+
+        try:
+            return self.fit.max_concurrency_for_latency(self.latency_target_ms / 1000.0)
+        except PlanError:
+            return 0.0, 0.0
 
     @property
     def evidence(self) -> Evidence:
@@ -139,7 +144,7 @@ class MethodologyReport:
                      f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {peak}.")
         n_ok, x_ok = self.knee
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
-        if n_ok > 0 and math.isfinite(x_ok):
+        if n_ok >= 1 and math.isfinite(x_ok):
             lines.append(f"- **The knee**: with a {number(self.latency_target_ms)} ms mean-latency target the system "
                          f"should carry at most {integer(n_ok)} clients ({integer(x_ok)} ops/s, "
                          f"{percent(x_ok / fit.peak_throughput)} of the peak). At the largest measured load "

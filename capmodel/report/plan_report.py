@@ -136,8 +136,10 @@ class PlanReport:
 
 def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_column: str = "system",
                 ops_per_user: float = 0.0, baseline_vm: str = "", baseline_users: float = 0.0, targets=(),
-                objectives=None, growth: float = 0.05, level: float = 0.95, bootstrap: int = 200) -> PlanReport:
-    """Read the inputs (files; "" or 0 means not given) and plan the study as ``capmodel plan`` does."""
+                objectives=None, growth: float = 0.05, current_users: float = 0.0, level: float = 0.95,
+                bootstrap: int = 200) -> PlanReport:
+    """Read the inputs (files; "" or 0 means not given) and plan the study as ``capmodel plan`` does. A runway
+    needs today's users: the baseline's, or ``current_users``; without either the plan has no runway."""
     from capmodel.data.readers import read_curve, read_table
     from capmodel.errors import InputError
     from capmodel.plan.study import fit_per_vm, plan_study
@@ -150,11 +152,14 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         if "system" not in measured.columns:
             raise InputError(f"parameter vm_column: {curves} has no column '{vm_column}' naming each row's VM")
         fits = fit_per_vm(measured)
+    if ops_per_user and not current_users and not baseline_users:
+        growth = 0.0  # nothing to grow from: no runway, and no sentence about one
     study = plan_study(catalog=read_table(catalog) if catalog else None,
                        measurements=read_table(measurements) if measurements else None, fits=fits,
                        baseline_vm=baseline_vm or None, baseline_users=baseline_users or None,
                        ops_per_user=ops_per_user or None, targets=list(targets), objectives=objectives,
-                       growth=growth or None, level=level, bootstrap=bootstrap,
+                       growth=growth or None, current_users=current_users or None, level=level,
+                       bootstrap=bootstrap,
                        source=catalog or None, measurements_source=measurements or None)
     inputs = {k: v for k, v in {"catalog": catalog, "measurements": measurements, "curves": curves}.items() if v}
     if not catalog:
