@@ -96,7 +96,7 @@ def r_squared(value, missing: str = DASH) -> str:
         return "1"
     decimals = 3
     if value > 0.99:
-        decimals = min(8, max(3, math.ceil(-math.log10(1.0 - value)) + 1))
+        decimals = min(8, max(3, math.floor(-math.log10(1.0 - value)) + 1))
     text = f"{value:.{decimals}f}"
     while float(text) >= 1.0 and decimals < 12:  # never round up to a perfect fit
         decimals += 1
