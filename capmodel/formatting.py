@@ -5,7 +5,8 @@ One set of rules: integers as integers with thousands separators, other numbers 
 NaN/None/inf (the caller says which word: "unreachable", "none fits", "—"), units in column headers. A ``Table`` shows
 as HTML in a notebook (no index column, a CSV download link that works offline) and as aligned text in a terminal.
 
-Standard library only (a table is anything with pandas' ``columns`` and ``to_dict("records")``), so every layer may use it.
+Standard library only (a table is anything with pandas' ``columns`` and ``to_dict("records")``), so every layer may
+use it.
 """
 from __future__ import annotations
 
@@ -200,7 +201,8 @@ class Table:
         kinds = [c.kind for c in self.columns.values()]
 
         def line(cells):
-            return "  ".join(c.ljust(w) if k == "text" else c.rjust(w) for c, w, k in zip(cells, widths, kinds)).rstrip()
+            aligned = (c.ljust(w) if k == "text" else c.rjust(w) for c, w, k in zip(cells, widths, kinds))
+            return "  ".join(aligned).rstrip()
 
         lines = ([self.caption] if self.caption else []) + [line(headers)] + [line(r) for r in body]
         return "\n".join(lines + [f"  {n}" for n in self.footnotes])

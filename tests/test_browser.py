@@ -244,7 +244,8 @@ def _check_page(page: dict, name: str) -> None:
     assert "Rendered" in prov and "UTC" in prov and "capmodel" in prov and "Parameters:" in prov, (name, prov)
     for pattern in RAW:
         found = re.search(pattern, page["text"])
-        assert not found, f"{name}: {found.group(0)!r} in the page: ...{page['text'][max(found.start() - 80, 0):found.end() + 80]}..."
+        around = page["text"][max(found.start() - 80, 0):found.end() + 80] if found else ""
+        assert not found, f"{name}: {found.group(0)!r} in the page: ...{around}..."
     assert page["wide"] == [], f"{name}: wider than the {page['width']} px window: {page['wide'][:5]}"
     assert page["scrolled"] == [], f"{name}: tables wider than the page: {page['scrolled']}"
     for axis in page["axes"]:
