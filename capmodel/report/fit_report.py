@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
 from capmodel.models.evidence import Evidence, Reason
@@ -169,7 +170,8 @@ def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str
 
     if file:
         curve = capmodel.read_curve(file, concurrency=concurrency or None, throughput=throughput or None)
-        source, inputs = f"The curve in {file}", {"file": file}
+        # the sentence names the file; its full path and digest are in the provenance
+        source, inputs = f"The curve in {Path(file).name}", {"file": file}
     else:
         curve = capmodel.datasets.load_curve(dataset)
         source, inputs = f"Dataset {dataset}", {"dataset": str(capmodel.datasets.path(dataset))}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from capmodel.formatting import Column, integer, money, number, percent, table
 from capmodel.models.evidence import Evidence, Reason
@@ -120,7 +121,8 @@ class PlanReport:
                                                                                   "text"),
                                 "latency_note": Column("why not", "text", missing=""),
                                 "binding_limit": Column("binding limit", "text")},
-                     caption="The latency objective", csv_name="latency.csv")
+                     caption="The latency objective", csv_name="latency.csv",
+                     footnotes=['"—": no latency objective was set, or no latency was measured for this VM'])
 
     def recommendation_table(self):
         return table(self.study.recommendations, {
@@ -167,4 +169,5 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         from capmodel.plan.study import BENCHANT
 
         inputs = {name: str(datasets.path(ds)) for name, ds in BENCHANT.items()}
-    return PlanReport(study=study, inputs=inputs, bundled=not catalog, source=catalog or "the bundled benchANT study")
+    return PlanReport(study=study, inputs=inputs, bundled=not catalog,
+                      source=Path(catalog).name if catalog else "the bundled benchANT study")
