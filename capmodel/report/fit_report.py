@@ -98,6 +98,7 @@ class FitReport:
     upto: float
     inputs: dict
     bootstrap: int = 0
+    unused: tuple = ()
 
     question = QUESTION
 
@@ -181,4 +182,5 @@ def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str
         raise InputError(f"parameter model: {model!r} is not one of auto, {', '.join(comparison.fits)}")
     top = float(upto or 1.5 * float(curve["concurrency"].max()))
     return FitReport(curve=curve, comparison=comparison, fit=comparison.fits[chosen], source=source, level=level,
-                     upto=top, inputs=inputs, bootstrap=bootstrap)
+                     upto=top, inputs=inputs, bootstrap=bootstrap,
+                     unused=("dataset",) if file else ("concurrency", "throughput"))
