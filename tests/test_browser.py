@@ -277,3 +277,26 @@ def test_report_on_users_data_reads_answer_first_with_clean_text_and_units(brows
         assert "unusable" in shown["evidence"] and "lower bound" in shown["answer"]
     if page == "user_bench_folder":
         assert "MongoDB" in shown["provenance"] and "benchANT study" in shown["provenance"]
+
+
+def _numbers(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\d[\d,]*(?:\.\d+)?", text)
+
+
+def test_the_page_states_the_numbers_of_the_result_object(browser, reports, user_reports):
+    """The answer on the page is the package's answer for the same inputs, number for number."""
+    from capmodel.plan import Objectives
+    from capmodel.report.fit_report import fit_report
+    from capmodel.report.plan_report import plan_report
+
+    page = _page(browser, reports / "02_fit_curve.html")
+    expected = fit_report(dataset="plgm_workload1", bootstrap=20).answer
+    assert _numbers(page["answer"]) == _numbers(expected) and "15,026" in page["answer"]
+    _, values = USER_DATA["user_catalog_chf"]
+    page = _page(browser, user_reports / "user_catalog_chf.html")
+    expected = plan_report(catalog=values["catalog"], curves=values["curves"], vm_column="vm",
+                           ops_per_user=values["ops_per_user"], targets=values["targets"],
+                           objectives=Objectives(utilization_target=0.8), bootstrap=values["bootstrap"]).answer
+    assert _numbers(page["answer"]) == _numbers(expected)

@@ -81,7 +81,7 @@ class PlanReport:
         when = ""
         months = row.get("months_until_target")
         if self.study.monthly_growth and months is not None and math.isfinite(months):
-            when = f" (reached in {number(months, 2)} months at {percent(self.study.monthly_growth)} a month)"
+            when = f" (reached in {number(months, 3)} months at {percent(self.study.monthly_growth)} a month)"
         return (f"For **{users} users**{when}: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)}, "
                 f"carrying {integer(row['users'])} users ({integer(vm['users_low'])}–{integer(vm['users_high'])}).")
 
