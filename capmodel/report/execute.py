@@ -18,7 +18,7 @@ from capmodel.errors import ReportError
 from capmodel.report import notebooks
 from capmodel.report.checks import check_parameters
 from capmodel.report.failure import without_tracebacks
-from capmodel.report.headline import CONTEXT_NAME
+from capmodel.report.headline import CONTEXT_NAME, MIME
 from capmodel.report.params import check_range, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.writing import write_text
 
@@ -132,7 +132,9 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
         write_text(log, scrub(without_tracebacks(nb, notebooks.question(nb), run.error, log.name), secrets) + "\n")
     elif log.is_file():
         log.unlink()  # a log from an earlier failed render of this report would describe a page no longer there
+    shown_headline = next((o["data"][MIME] for c in nb.cells for o in c.get("outputs", [])
+                           if MIME in o.get("data", {})), None)
     nb.metadata["capmodel"] = {**nb.metadata.get("capmodel", {}), "report": run.record(),
-                               "question": notebooks.question(nb)}
+                               "question": notebooks.question(nb), "headline": shown_headline}
     write_text(run.notebook, scrub(nbformat.writes(nb), secrets))
     return run

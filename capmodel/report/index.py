@@ -32,7 +32,9 @@ ul.params {{ margin: 0; padding-left: 1em; }}
 <h1>capmodel reports</h1>
 <p>{count} report(s); each page is self-contained (figures work offline).</p>
 <table>
-<thead><tr><th>Report</th><th>Question</th><th>Parameters</th><th>Rendered (UTC)</th><th>Status</th></tr></thead>
+<thead>
+<tr><th>Report</th><th>Question</th><th>Evidence</th><th>Parameters</th><th>Rendered (UTC)</th><th>Status</th></tr>
+</thead>
 <tbody>
 {rows}
 </tbody>
@@ -55,7 +57,8 @@ def reports_in(folder: str | Path) -> list[dict]:
         if not record:
             continue
         html_file = notebook.with_suffix(".html")
-        found.append({**record, "question": meta.get("question", ""),
+        grade = ((meta.get("headline") or {}).get("evidence") or {}).get("grade", "")
+        found.append({**record, "question": meta.get("question", ""), "grade": grade,
                       "html": html_file.name if html_file.is_file() else None, "ipynb": notebook.name})
     return found
 
@@ -74,7 +77,8 @@ def _row(record: dict) -> str:
     status = (f'<span class="failed">failed: {html.escape(record["error"])}</span>' if record.get("error")
               else f'ok ({record.get("total_s", 0):.1f} s)')
     date = html.escape(record.get("rendered_at", "").replace("T", " ").replace("+00:00", ""))
-    return (f"<tr><td>{link}</td><td>{html.escape(record.get('question', ''))}</td><td>{shown}</td>"
+    grade = html.escape(record.get("grade") or "—")
+    return (f"<tr><td>{link}</td><td>{html.escape(record.get('question', ''))}</td><td>{grade}</td><td>{shown}</td>"
             f"<td>{date}</td><td>{status}</td></tr>")
 
 
