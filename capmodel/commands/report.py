@@ -67,11 +67,16 @@ def run(args) -> int:
                 print(f"    {key} = {value!r}")
         return 0
 
-    from capmodel.report.render import render
+    from capmodel.report.checks import check_parameters
 
     names = _selected(args, notebooks)
     chosen = _parameters(args, names, notebooks)
-    runs, index = render(names, args.out, chosen, jobs=args.jobs, show_code=args.show_code)
+    for name in names:  # before the rendering machinery (nbformat, papermill: seconds of imports) is even loaded
+        check_parameters(notebook_parameters(notebooks.path(name)), chosen[name], live=notebooks.is_live(name))
+
+    from capmodel.report.render import render
+
+    runs, index = render(names, args.out, chosen, jobs=args.jobs, show_code=args.show_code, checked=True)
     failed = [r for r in runs if r.error]
     if args.json:
         print_json({"index": str(index), "reports": [r.record() for r in runs]})

@@ -35,15 +35,23 @@ def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, s
     return run
 
 
-def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | None = None, jobs: int = 2,
-           show_code: bool = False, kernel_name: str = "python3") -> tuple[list[ReportRun], Path]:
-    """Render every report in ``names`` (``parameters``: report name -> typed values) and write ``index.html``."""
-    parameters = parameters or {}
-    if not 1 <= jobs <= 64:
-        raise ReportError(f"--jobs must be an integer from 1 to 64, got {jobs}")
+def check_all(names: list[str], parameters: dict[str, dict]) -> None:
+    """Every report's parameters checked (``capmodel.report.checks``) before any of them starts a kernel."""
     for name in names:  # a name that is not a report, or a parameter that cannot work, is refused before any kernel
         check_parameters(notebook_parameters(notebooks.path(name)), parameters.get(name) or {},
                          live=notebooks.is_live(name))
+
+
+def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | None = None, jobs: int = 2,
+           show_code: bool = False, kernel_name: str = "python3", checked: bool = False
+           ) -> tuple[list[ReportRun], Path]:
+    """Render every report in ``names`` (``parameters``: report name -> typed values) and write ``index.html``;
+    ``checked``: the caller already ran ``check_all`` on these parameters."""
+    parameters = parameters or {}
+    if not 1 <= jobs <= 64:
+        raise ReportError(f"--jobs must be an integer from 1 to 64, got {jobs}")
+    if not checked:
+        check_all(names, parameters)
     stems = [notebooks.report_name(name) for name in names]
     if len(set(stems)) != len(stems):
         raise ReportError(f"two reports would write the same files in {out_dir}: {', '.join(names)}")
