@@ -128,6 +128,8 @@ def _uri(name, value, values):
     from capmodel.redact import redact_url_password
 
     shown = redact_url_password(value)
+    if not value.startswith(("mongodb://", "mongodb+srv://")):
+        raise _fail(name, f"{shown} is not a MongoDB URI (it starts with mongodb:// or mongodb+srv://)")
     try:
         import pymongo
         from pymongo.errors import ConfigurationError, InvalidURI, PyMongoError
@@ -137,7 +139,12 @@ def _uri(name, value, values):
         client = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
                                      connectTimeoutMS=SERVER_TIMEOUT_MS)
     except (InvalidURI, ConfigurationError, ValueError, TypeError) as exc:
-        raise _fail(name, f"{shown} is not a MongoDB URI ({str(exc).splitlines()[0][:120]})") from None
+        from capmodel.redact import url_password
+
+        why = str(exc).splitlines()[0].split(". ")[0].rstrip(".")  # pymongo's first sentence, whole
+        secret = url_password(value)
+        why = why.replace(secret, "***") if secret else why
+        raise _fail(name, f"{shown} is not a usable MongoDB URI: {why}") from None
     try:
         client.admin.command("ping")
     except PyMongoError as exc:
