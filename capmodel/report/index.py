@@ -26,6 +26,7 @@ th {{ background: #f4f4f4; }}
 code {{ font-size: 90%; }}
 ul.params {{ margin: 0; padding-left: 1em; }}
 .failed {{ color: #b00; font-weight: bold; }}
+td.when {{ white-space: nowrap; }}
 </style>
 </head>
 <body>
@@ -75,11 +76,11 @@ def _row(record: dict) -> str:
     shown = "".join(f"<li><code>{html.escape(k)} = {html.escape(_value(v))}</code></li>" for k, v in params.items())
     shown = f'<ul class="params">{shown}</ul>' if shown else "defaults"
     status = (f'<span class="failed">failed: {html.escape(record["error"])}</span>' if record.get("error")
-              else f'ok ({record.get("total_s", 0):.1f} s)')
+              else f'ok ({record.get("total_s", 0):.1f}\u00a0s)')
     date = html.escape(record.get("rendered_at", "").replace("T", " ").replace("+00:00", ""))
     grade = html.escape(record.get("grade") or "—")
     return (f"<tr><td>{link}</td><td>{html.escape(record.get('question', ''))}</td><td>{grade}</td><td>{shown}</td>"
-            f"<td>{date}</td><td>{status}</td></tr>")
+            f'<td class="when">{date}</td><td>{status}</td></tr>')
 
 
 def write_index(folder: str | Path) -> Path:
