@@ -133,3 +133,18 @@ def test_node_and_shard_answers_state_their_studies_numbers():
     shards = shard_report(1_000_000.0, 62_500.0, 0.0, 0.0, scenarios=[0.0, 0.05])
     row = shards.study.rows[0]
     assert _bold_numbers(shards.answer) == [row["shards"], row["clients"]] == [16, 1024]
+
+
+def test_a_fits_own_verdict_is_used_and_the_comparisons_objection_added():
+    """Once the models layer gives every fit its ``evidence``, the report shows it, plus what only the comparison
+    knows (the model used is not the one it recommends)."""
+    from capmodel.models.evidence import Evidence, Reason
+    from capmodel.report.fit_report import fit_report
+
+    r = fit_report(dataset="plgm_workload1", model="usl")
+    own = Evidence.of(Reason("extrapolation", "weak", "the peak lies beyond the measured range", 2.5))
+    try:
+        object.__setattr__(r.fit, "evidence", own)
+    except AttributeError:
+        pytest.skip("fits are frozen: their own evidence is tested in the models layer")
+    assert r.evidence.codes() == ["extrapolation", "model_rejected"] and r.evidence.grade == "weak"

@@ -10,7 +10,7 @@ from pathlib import Path
 from capmodel.errors import InputError, PlanError
 from capmodel.formatting import Column, integer, number, table
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.report.fit_report import fallback_evidence, model_name
+from capmodel.report.fit_report import fit_evidence, model_name
 
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"
 BENCHANT_OPS_PER_USER = 0.26   # the benchANT study: 6,500 ops/s for 25,000 users
@@ -88,8 +88,7 @@ class BenchReport:
 
     @property
     def evidence(self) -> Evidence:
-        own = getattr(self.fit, "evidence", None)
-        verdict = own if own is not None else fallback_evidence(self.fit, self.comparison, self.curve)
+        verdict = fit_evidence(self.fit, self.comparison, self.curve)
         plan = self.plan
         verdict = verdict + (getattr(plan, "evidence", None) or Evidence())
         if self.comparison.recommended != self.fit.model and "model_rejected" not in verdict.codes():

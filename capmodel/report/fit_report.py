@@ -23,6 +23,24 @@ def model_name(model: str) -> str:
     return MODEL_NAMES.get(model, model)
 
 
+def rejected_by(fit, comparison) -> Reason | None:
+    """The comparison's objection to the model used, if it prefers another."""
+    if comparison is None or fit.model == comparison.recommended:
+        return None
+    return Reason("model_rejected", "weak", f"the comparison prefers {model_name(comparison.recommended)} to the "
+                  f"{model_name(fit.model)} model used here")
+
+
+def fit_evidence(fit, comparison, curve) -> Evidence:
+    """The fit's own verdict (``fit.evidence``, from the models layer) plus the comparison's objection to the model
+    used; a verdict computed here for fits that carry none."""
+    own = getattr(fit, "evidence", None)
+    if own is None:
+        return fallback_evidence(fit, comparison, curve)
+    objection = rejected_by(fit, comparison)
+    return own if objection is None or "model_rejected" in own.codes() else own + Evidence.of(objection)
+
+
 def fallback_evidence(fit, comparison, curve) -> Evidence:
     """A verdict for fits that carry none yet (``fit.evidence`` is the models' own once it exists)."""
     reasons = []
@@ -40,9 +58,7 @@ def fallback_evidence(fit, comparison, curve) -> Evidence:
     elif not fit.r2 >= R2_WEAK:
         reasons.append(Reason("low_r2", "weak", f"R² is {r_squared(fit.r2)}: the model misses much of the "
                               "measured variation", float(fit.r2)))
-    if comparison is not None and fit.model != comparison.recommended:
-        reasons.append(Reason("model_rejected", "weak", f"the comparison prefers {model_name(comparison.recommended)}"
-                              f" to the {model_name(fit.model)} model used here"))
+    reasons.append(rejected_by(fit, comparison))
     peak = getattr(fit, "peak_concurrency", math.inf)
     top = float(curve["concurrency"].max())
     if math.isfinite(peak) and peak > 2 * top:
@@ -108,8 +124,7 @@ class FitReport:
 
     @property
     def evidence(self) -> Evidence:
-        own = getattr(self.fit, "evidence", None)
-        return own if own is not None else fallback_evidence(self.fit, self.comparison, self.curve)
+        return fit_evidence(self.fit, self.comparison, self.curve)
 
     @property
     def answer(self) -> str:

@@ -58,12 +58,9 @@ class MethodologyReport:
 
     @property
     def evidence(self) -> Evidence:
-        own = getattr(self.fit, "evidence", None)
-        if own is not None:
-            return own
-        from capmodel.report.fit_report import fallback_evidence
+        from capmodel.report.fit_report import fit_evidence
 
-        return fallback_evidence(self.fit, None, self.curve)
+        return fit_evidence(self.fit, None, self.curve)
 
     def little_table(self):
         return table(self.little, {
