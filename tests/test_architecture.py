@@ -31,7 +31,7 @@ MAX_LINES = 400
 
 LAYERS = [
     ("capmodel", "capmodel.errors", "capmodel.jsonable", "capmodel.redact", "capmodel.output_folder",
-     "capmodel._bundled"),
+     "capmodel._bundled", "capmodel.formatting"),
     ("capmodel.data", "capmodel.datasets"),
     ("capmodel.models",),
     ("capmodel.plots",),
