@@ -14,7 +14,7 @@ X(u) = (u·cores − U₀) / D.
 Why a regression *with* an intercept: a regression through the origin (D = ΣU·X / ΣX²) counts the background CPU as
 if every operation caused it, so at light load it overstates D, most at the lightest load, and understates capacity.
 The intercept separates the two where the window's load varies enough to tell them apart (the busiest interval at
-least twice the quietest); where it does not, the ratio ΣU / ΣX is used, which includes the background and so gives
+least 1.5 times the quietest, 90th against 10th percentile); where it does not, the ratio ΣU / ΣX is used, which includes the background and so gives
 a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over intervals.
 """
 from __future__ import annotations
@@ -226,9 +226,9 @@ def _demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, 
 
 
 def _separable(x: np.ndarray) -> bool:
-    """The load varies enough to separate background CPU from CPU per operation (busiest >= 2 x quietest)."""
+    """The load varies enough to separate background CPU from CPU per operation (busy >= 1.5 x quiet)."""
     lo, hi = np.percentile(x, [10, 90])
-    return len(x) >= FEW_BUSY_INTERVALS and lo > 0 and hi >= 2 * lo
+    return len(x) >= FEW_BUSY_INTERVALS and lo > 0 and hi >= 1.5 * lo
 
 
 def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilization_target: float = 0.8,

@@ -240,8 +240,9 @@ def _parent_death_signal():
     return set_parent_death_signal
 
 def check_cpus(cpus) -> list[int] | None:
-    """The CPU numbers a mongod may run on, sorted; ``ServerError`` naming ``--cpus`` unless each is one this process
-    may use itself (``os.sched_getaffinity``). ``None`` (no pinning) passes through; "0-2,5" and [0, 1] are read."""
+    """The CPU numbers a mongod may run on, sorted; ``ServerError`` naming ``--cpus`` unless each is a CPU of this
+    machine (0 .. cpu_count - 1; the calling process may itself be pinned elsewhere, e.g. to leave these CPUs to the
+    server). ``None`` (no pinning) passes through; "0-2,5" and [0, 1] are read."""
     if cpus is None:
         return None
     if not hasattr(os, "sched_setaffinity"):
@@ -259,9 +260,9 @@ def check_cpus(cpus) -> list[int] | None:
             chosen = {int(c) for c in cpus}
         except (TypeError, ValueError):
             raise ServerError(f"--cpus {cpus!r}: expected CPU numbers such as [0] or [0, 1]") from None
-    allowed = os.sched_getaffinity(0)
+    allowed = set(range(os.cpu_count() or 1))
     if not chosen or not chosen <= allowed:
-        raise ServerError(f"--cpus {cpus!r}: this process may use CPUs {_cpu_list(allowed)}; pick among them")
+        raise ServerError(f"--cpus {cpus!r}: this machine has CPUs {_cpu_list(allowed)}; pick among them")
     return sorted(chosen)
 
 def _cpu_list(cpus) -> str:
@@ -287,15 +288,12 @@ def launch_member(args: list[str], dbpath: Path, detach: bool, cpus: list[int] |
     on ``cpus`` when given (CPU affinity, set before exec so that all its threads inherit it)."""
     dbpath.mkdir(parents=True, exist_ok=True)
     with open(dbpath / "mongod.stdout", "ab") as out:
-        return subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            close_fds=True,
-            start_new_session=True,
-            preexec_fn=_preexec(detach, cpus),
-        )
+        try:
+            return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                    close_fds=True, start_new_session=True, preexec_fn=_preexec(detach, cpus))
+        except subprocess.SubprocessError:     # the pin failed in the child: a CPU outside this container's cpuset
+            raise ServerError(f"--cpus {_cpu_list(cpus or [])}: the system refused to run mongod on these CPUs "
+                              "(outside this container's CPU set?)") from None
 
 def wait_ready(server: EmbeddedServer, index: int, deadline: float) -> None:
     """Ping member ``index`` until it answers; a clear error with the log tail if it exits or the time runs out."""
