@@ -5,10 +5,10 @@
 1. Starts the embedded mongod pinned to ``--server-cpu`` (``embedded_server(cpus=...)``) and pins this process (the
    load generator: mongojet clients) to ``--client-cpu``, so that the server's core is the bottleneck.
 2. Loads ``data/ftdc_sample/workload.yaml`` (unindexed range scans, point finds, updates: server-heavy) and measures
-   one closed-loop second to size the light load.
-3. Light load: open-loop steps sized at 18%, 26% and 34% of the server's core (20-40% as measured) (``--rate``), with ``observe_uri`` sampling
-   ``serverStatus`` beside them. ``server_capacity`` on those samples predicts the saturation throughput from the
-   operational laws (CPU per operation, bottleneck law) with the server's one core.
+   two closed-loop seconds to size the light load.
+3. Light load: open-loop steps (``--rate``) sized at 18%, 26% and 34% of the server's core (20-40% as measured),
+   with ``observe_uri`` sampling ``serverStatus`` beside them. ``server_capacity`` on those samples predicts the
+   saturation throughput from the operational laws (CPU per operation, bottleneck law) with the server's one core.
 4. Saturation: a closed-loop sweep (``--concurrency``); the measured saturation is its highest throughput.
 5. Prints prediction, measurement and their ratio, and the server's and the client's CPU per operation (from the
    sweep's own meters), in one run.

@@ -13,9 +13,9 @@ X(u) = (u·cores − U₀) / D.
 
 Why a regression *with* an intercept: a regression through the origin (D = ΣU·X / ΣX²) counts the background CPU as
 if every operation caused it, so at light load it overstates D, most at the lightest load, and understates capacity.
-The intercept separates the two where the window's load varies enough to tell them apart (the busiest interval at
-least 1.5 times the quietest, 90th against 10th percentile); where it does not, the ratio ΣU / ΣX is used, which includes the background and so gives
-a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over intervals.
+The intercept separates the two where the window's load varies enough to tell them apart (the 90th percentile of
+the rate at least 1.5 times the 10th); where it does not, the ratio ΣU / ΣX is used, which includes the background
+and so gives a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over intervals.
 """
 from __future__ import annotations
 
