@@ -56,6 +56,7 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
     from capmodel.bench.sweep import BenchConfig, run_sweep
     from capmodel.observe import observe_uri, server_capacity
 
+    allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {client_cpu})         # before any client thread starts: they all inherit it
     boosted = set_autogroup_nice(os.getpid(), -10)
     quiet = {"progress": False, "log": lambda message: None}
@@ -92,6 +93,7 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
             log(capacity.evidence.describe())
             saturation = sweep("saturation", concurrency=list(concurrency), duration=duration)
     finally:
+        os.sched_setaffinity(0, allowed)
         if boosted:
             set_autogroup_nice(os.getpid(), 0)
     best = max(saturation, key=lambda s: s["throughput"])
