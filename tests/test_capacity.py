@@ -74,7 +74,7 @@ def test_constant_load_falls_back_to_the_conservative_ratio():
 def test_cores_from_the_samples_and_assumed_when_unknown():
     x = np.linspace(100, 900, 40)
     reported = server_capacity(samples(x, cores_column=4.0))
-    assert reported.cores == 4 and reported.cores_source == "reported by the server"
+    assert reported.cores == 4 and reported.cores_source == "the host's, as the server reports them"
     unknown = server_capacity(samples(x))
     assert unknown.cores == 1 and "cores_unknown" in unknown.evidence.codes()
 
@@ -109,3 +109,23 @@ def test_missing_columns_and_too_few_intervals():
     table["cpu_cores"] = np.nan
     with pytest.raises(InputError, match="busy interval"):
         server_capacity(table)
+
+
+def test_observe_prints_the_capacity_and_puts_it_in_json(tmp_path, capsys):
+    from capmodel.cli import main
+    from capmodel.observe import bundled_sample, observe_ftdc
+
+    folder = bundled_sample()["path"]
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "1", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    expected = server_capacity(observe_ftdc(folder).samples, cores=1)
+    assert payload["capacity"]["saturation_throughput"]["estimate"] == pytest.approx(
+        expected.saturation_throughput.estimate)
+    assert payload["capacity"]["method"] == expected.method
+    assert payload["evidence"] == payload["capacity"]["evidence"] == expected.evidence.to_json()
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "1", "--growth", "0.05"]) == 0
+    text = capsys.readouterr().out
+    assert f"{expected.saturation_throughput.estimate:,.0f} ops/s" in text and "Evidence: " in text
+    assert "**" not in text
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "0"]) == 2
+    assert "--cores must be a number of CPUs > 0" in capsys.readouterr().err

@@ -333,7 +333,7 @@ def _cores_of(samples: pd.DataFrame, cores) -> tuple[float, str]:
     if "cores" in samples:
         values = pd.to_numeric(samples["cores"], errors="coerce").dropna()
         if len(values) and values.iloc[-1] > 0:
-            return float(values.iloc[-1]), "reported by the server"
+            return float(values.iloc[-1]), "the host's, as the server reports them"
     return 1.0, "assumed"
 
 
