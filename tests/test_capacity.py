@@ -49,8 +49,10 @@ def test_laws_recover_demand_background_and_capacity():
     assert cap.spare_fraction.estimate == pytest.approx(1 - observed / cap.planned_throughput.estimate)
     months = math.log(cap.planned_throughput.estimate / observed) / math.log(1.05)
     assert cap.runway_months.estimate == pytest.approx(months)
-    # the concurrency N = X·R stays below 1 everywhere: light load, laws used, and the verdict says so
-    assert "light_load" in cap.evidence.codes() and cap.evidence.grade == "weak"
+    # the busiest intervals used under half of the 2 cores: extrapolated to full use, and the verdict says so
+    assert cap.evidence.codes() == ["extrapolated"] and cap.evidence.grade == "weak"
+    assert cap.evidence.reasons[0].value == pytest.approx((U0 + D_S * np.percentile(x, 95)) / 2, abs=0.01)
+    assert "fewer than one operation" in cap.why           # N = X·R stays below 1: why the USL is not used
     text = cap.answer()
     for figure in (f"{sat.estimate:,.0f} ops/s", f"{cap.planned_throughput.estimate:,.0f} ops/s",
                    f"{cap.runway_months.estimate:.1f} months", "operational laws"):
@@ -88,9 +90,9 @@ def test_wrong_core_count_is_unusable_and_over_target_is_flagged():
     assert "above" in busy.answer()
 
 
-def test_heavy_concurrency_is_not_light_load():
-    cap = server_capacity(samples(np.linspace(100, 900, 40), latency_ms=20.0), cores=2)
-    assert "light_load" not in cap.evidence.codes()
+def test_a_busy_server_is_not_extrapolated():
+    cap = server_capacity(samples(np.linspace(1000, 3000, 40), latency_ms=20.0), cores=2)
+    assert "extrapolated" not in cap.evidence.codes() and "fewer than one" not in cap.why
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -112,8 +112,9 @@ class ServerCapacity:
         return Estimate(*(_months(v, self.observed_peak_throughput, self.monthly_growth)
                           for v in (p.estimate, p.low, p.high)))
 
-    def answer(self) -> str:
-        """The answer in words (markdown), every number from this object."""
+    def answer(self, with_method: bool = True) -> str:
+        """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
+        why it was used."""
         pct = f"{self.level:.0%}"
         d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
                                self.spare_fraction)
@@ -146,7 +147,7 @@ class ServerCapacity:
                 text += (f" At {self.monthly_growth:.0%} growth a month the target is reached in "
                          f"**{months.estimate:.1f} months** ({_months_text(months.low)} to "
                          f"{_months_text(months.high)}).")
-        return text + f" Method: {self.method} ({self.why})"
+        return text + (f" Method: {self.method} ({self.why})." if with_method else "")
 
     def to_json(self) -> dict:
         """Plain JSON: the method, every figure with its interval, the evidence."""
@@ -291,9 +292,10 @@ def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilizati
     reasons.append(Reason("cpu_unrelated_to_load", "unusable" if r2 < 0.1 else "weak",
                           f"the server's CPU follows its operation rate poorly (R² {r2:.2f}): something besides "
                           "the operations uses the CPU", r2) if r2 < 0.5 and with_intercept else None)
-    reasons.append(Reason("light_load", "weak", f"in {light:.0%} of the busy intervals fewer than one operation was in "
-                          "the server at a time: capacity is extrapolated from light load, assuming the CPU per "
-                          "operation stays the same up to saturation", light) if light >= 0.5 else None)
+    used = float(np.percentile(u, 95)) / cores
+    reasons.append(Reason("extrapolated", "weak", f"the busiest intervals used {used:.0%} of the "
+                          f"{_cores(cores)}: the capacity is extrapolated from there to full use, assuming the CPU "
+                          "per operation stays the same up to saturation", used) if used < 0.5 else None)
     saturation = _laws_capacity(cores, background, demand)
     reasons.append(Reason("above_saturation", "unusable", f"the observed peak {_ops(observed)} exceeds the computed "
                           f"saturation {_ops(saturation)}: the core count ({_cores(cores)}) is probably wrong",
