@@ -50,8 +50,13 @@ def _steps(folder: Path) -> list[dict]:
 
 
 def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.0, duration: float = 6.0,
-            concurrency=(1, 2, 4, 8, 16), workload=WORKLOAD, records: int | None = None, log=print) -> dict:
-    """Predict the saturation throughput from light load, then measure it; the figures as a dict."""
+            concurrency=(1, 2, 4, 8, 16), workload=WORKLOAD, records: int | None = None, log=print,
+            dbpath=None) -> dict:
+    """Predict the saturation throughput from light load, then measure it; the figures as a dict (also ``loaded_at``
+    and ``finished_at``, UTC, around the light and saturation phases). With ``dbpath`` the server keeps its data
+    there and records FTDC (one sample a second) into ``dbpath/diagnostic.data``."""
+    from datetime import datetime, timezone
+
     from capmodel.bench.server import embedded_server
     from capmodel.bench.sweep import BenchConfig, run_sweep
     from capmodel.observe import observe_uri, server_capacity
@@ -62,7 +67,7 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
     quiet = {"progress": False, "log": lambda message: None}
     try:
         with tempfile.TemporaryDirectory(prefix="capmodel-headroom-") as work, \
-                embedded_server(cpus=[server_cpu]) as server:
+                embedded_server(cpus=[server_cpu], dbpath=dbpath, diagnostic_data=dbpath is not None) as server:
             boosted = set_autogroup_nice(server.pid, -10) and boosted
             work = Path(work)
 
@@ -73,6 +78,7 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
                 return _steps(work / name)
 
             first = sweep("size", concurrency=[1], duration=2.0)[0]          # loads the records, sizes the load
+            loaded_at = datetime.now(timezone.utc)
             demand_s = first["server"]["cpu_cores"] / first["throughput"]
             rates = [f / demand_s for f in LIGHT_FRACTIONS]
             log(f"light load: open loop at {', '.join(f'{r:,.0f}' for r in rates)} ops/s "
@@ -92,6 +98,8 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
             log(capacity.answer())
             log(capacity.evidence.describe())
             saturation = sweep("saturation", concurrency=list(concurrency), duration=duration)
+            finished_at = datetime.now(timezone.utc)
+            version = server.version
     finally:
         os.sched_setaffinity(0, allowed)
         if boosted:
@@ -109,7 +117,11 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
         "server_cores_at_saturation": best["server"]["cpu_cores"],
         "service_demand_ms": capacity.service_demand_ms.estimate, "evidence": capacity.evidence.grade,
         "sweep": [(s["concurrency"], s["throughput"], s["server"]["cpu_cores"]) for s in saturation],
-        "boosted": boosted, "capacity": capacity,
+        "boosted": boosted, "capacity": capacity, "loaded_at": loaded_at, "finished_at": finished_at,
+        "rates": rates, "mongod": version,
+        "client_curve": [{"concurrency": s["concurrency"], "throughput": s["throughput"],
+                          "latency_mean_ms": s["latency"]["all"]["mean_ms"], "server_cpu_cores": s["server"]["cpu_cores"],
+                          "client_cpu_cores": s["client_cpu"]} for s in saturation],
     }
 
 

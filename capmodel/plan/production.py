@@ -89,6 +89,9 @@ class ProductionAnswer:
     latency_target_ms: float | None
     monthly_growth: float | None
     level: float
+    source: str = ""
+    intervals: int = 0
+    used_intervals: int = 0
 
     @property
     def method(self) -> str:
@@ -172,6 +175,15 @@ class ProductionAnswer:
     def answer(self) -> str:
         """The answer in words (markdown), every number from this object; no claim the verdict does not allow."""
         observed = f"**{number(self.observed_peak_throughput)} ops/s**"
+        return self._origin() + self._answer(observed)
+
+    def _origin(self) -> str:
+        if not self.source:
+            return ""
+        return (f"From {self.source} ({number(self.intervals)} intervals, {number(self.used_intervals)} with "
+                "operations): ")
+
+    def _answer(self, observed: str) -> str:
         if self.method == NO_METHOD:
             return (f"The server carried {observed} at its busiest (95th percentile of the intervals), with at most "
                     f"{number(self.max_concurrency, 2)} operations inside it at once. That load is a lower bound on "
@@ -251,8 +263,9 @@ def _months(x: float) -> str:
 def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float | None = None,
                       utilization_target: float = 0.8, latency_target_ms: float | None = None,
                       monthly_growth: float | None = None, level: float = 0.95, fit_on: str = "throughput",
-                      bins: int | None = 8, n_bootstrap: int = 200) -> ProductionAnswer:
-    """Both methods on one observation (``samples`` and ``curve`` as ``observe`` writes them) and their verdicts."""
+                      bins: int | None = 8, n_bootstrap: int = 200, source: str = "") -> ProductionAnswer:
+    """Both methods on one observation (``samples`` and ``curve`` as ``observe`` writes them) and their verdicts;
+    ``source`` names the data in the answer's first words."""
     from capmodel.models.usl_latency import bin_by_concurrency, fit_usl_latency  # noqa: F401 (bins checked there)
 
     if latency_target_ms is not None and not latency_target_ms > 0:
@@ -279,4 +292,5 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
     return ProductionAnswer(capacity=capacity, capacity_error=error, usl=usl, usl_evidence=verdict,
                             usl_table=usl_table, observed_peak_throughput=observed, max_concurrency=float(n.max()),
                             utilization_target=float(utilization_target), latency_target_ms=latency_target_ms,
-                            monthly_growth=monthly_growth, level=float(level))
+                            monthly_growth=monthly_growth, level=float(level), source=source,
+                            intervals=len(samples), used_intervals=len(curve))
