@@ -131,3 +131,15 @@ def test_observe_prints_the_capacity_and_puts_it_in_json(tmp_path, capsys):
     assert "**" not in text
     assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "0"]) == 2
     assert "--cores must be a number of CPUs > 0" in capsys.readouterr().err
+
+
+def test_observe_on_an_idle_server_states_no_capacity(idle_ftdc, tmp_path, capsys):
+    from capmodel.cli import main
+
+    assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["capacity"] is None and payload["evidence"]["grade"] == "unusable"
+    assert payload["evidence"]["reasons"][0]["code"] == "no_capacity"
+    assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "Evidence: unusable: no capacity can be stated: only" in text and "ops/s" not in text.split("Evidence")[1]

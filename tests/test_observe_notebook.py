@@ -106,3 +106,21 @@ def test_report_renders_an_observe_folder_without_sampling(tmp_path, capsys):
     for item in sorted(p for p in folder.rglob("*") if p.is_file()):
         digest.update(str(item.relative_to(folder)).encode() + b"\0" + item.read_bytes())
     assert f"observed = obs SHA-256 {digest.hexdigest()}" in text
+
+
+def test_report_on_an_idle_server_states_only_what_the_data_support(idle_ftdc, tmp_path):
+    from capmodel.formatting import number
+    from capmodel.observe import observe_ftdc
+    from capmodel.report.render import render_one
+
+    run = render_one(NAME, tmp_path / "out", {"ftdc": str(idle_ftdc), "bootstrap": 10})
+    assert run.error is None, run.error
+    text = _headline_text(run.notebook)
+    busiest = float(np.quantile(observe_ftdc(idle_ftdc).curve["throughput"], 0.95))
+    assert f"carried {number(busiest)} ops/s at its busiest" in text
+    assert "lower bound" in text and "Evidence: unusable" in text
+    assert "saturation" not in text and "spare" not in text and "Method:" not in text
+    page = re.sub(r"<(script|style).*?</\1>", " ", Path(run.html).read_text(), flags=re.S)
+    visible = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    assert "lower bound" in visible
+    assert not re.search(r"\b(nan|NaN|None|inf)\b", visible)

@@ -88,6 +88,7 @@ def _capacity(observation, args):
     from capmodel.errors import InputError
     from capmodel.models.evidence import Evidence, Reason
     from capmodel.observe import server_capacity
+    from capmodel.observe.capacity import TooFewIntervals
 
     if args.cores is not None and not args.cores > 0:
         raise InputError(f"--cores must be a number of CPUs > 0, got {args.cores:g}")
@@ -96,8 +97,7 @@ def _capacity(observation, args):
     try:
         capacity = server_capacity(observation.samples, cores=args.cores,
                                    utilization_target=args.utilization_target, monthly_growth=args.growth)
-    except InputError as exc:
-        if "busy interval" not in str(exc):
-            raise
-        return None, Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: " + str(exc)))
+    except TooFewIntervals as exc:
+        return None, Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
+                                        + str(exc).removeprefix("samples: ")))
     return capacity, capacity.evidence

@@ -36,6 +36,11 @@ COARSE_CPU_SECONDS = 0.05
 N_BOOTSTRAP = 400
 
 
+class TooFewIntervals(InputError):
+    """The samples hold too few busy intervals with a CPU figure for the operational laws (an idle server, or one
+    that does not report its CPU): a finding about the data, which callers report as an unusable verdict."""
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A figure with its interval (``low``, ``high`` at the object's level)."""
@@ -252,8 +257,11 @@ def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilizati
     busy = busy_table(samples)
     reasons: list[Reason | None] = []
     if len(busy) < MIN_BUSY_INTERVALS:
-        raise InputError(f"samples: {len(busy)} busy interval(s) with a CPU figure; the operational laws need at "
-                         f"least {MIN_BUSY_INTERVALS} (does the server report extra_info.user_time_us?)")
+        with_ops = len(busy_table(samples.assign(cpu_cores=0.0)))
+        hint = (" (the others carry no CPU figure: does the server report extra_info.user_time_us?)"
+                if with_ops > len(busy) else "")
+        raise TooFewIntervals(f"samples: only {len(busy)} busy interval(s) with a CPU figure{hint}; the operational "
+                              f"laws need at least {MIN_BUSY_INTERVALS}")
     x, u = busy["throughput"].to_numpy(float), busy["cpu_cores"].to_numpy(float)
     with_intercept = _separable(x)
     background, demand = _demand(x, u, with_intercept)

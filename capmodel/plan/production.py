@@ -26,7 +26,7 @@ from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import Column, number, percent, r_squared, table
 from capmodel.models.closed_form import usl_throughput
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.observe.capacity import LAWS, USL, Estimate, ServerCapacity, server_capacity
+from capmodel.observe.capacity import LAWS, USL, Estimate, ServerCapacity, TooFewIntervals, server_capacity
 from capmodel.plan.growth import runway_months
 
 QUESTION = "How much more load can this MongoDB server carry, judged from its own telemetry?"
@@ -274,10 +274,8 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
     try:
         capacity = server_capacity(samples, cores=cores, utilization_target=utilization_target,
                                    latency_target_ms=None, monthly_growth=monthly_growth, level=level)
-    except InputError as exc:
-        if "busy interval" not in str(exc) and "missing column" not in str(exc):
-            raise
-        error = str(exc)
+    except TooFewIntervals as exc:
+        error = str(exc).removeprefix("samples: ")
     usl, usl_table, verdict = None, None, Evidence()
     try:
         usl = fit_usl_latency(curve, method=fit_on, bins=bins or None)
@@ -285,6 +283,7 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
         verdict = usl_verdict(usl, curve)
     except CapmodelError as exc:
         verdict = Evidence.of(Reason("usl_not_fitted", "unusable", f"the USL could not be fitted ({exc})"))
+        usl_table = None
         usl = None
     x = pd.to_numeric(curve["throughput"], errors="coerce") if len(curve) else pd.Series([0.0])
     n = pd.to_numeric(curve["concurrency"], errors="coerce") if len(curve) else pd.Series([0.0])
