@@ -120,8 +120,9 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
         "boosted": boosted, "capacity": capacity, "loaded_at": loaded_at, "finished_at": finished_at,
         "rates": rates, "mongod": version,
         "client_curve": [{"concurrency": s["concurrency"], "throughput": s["throughput"],
-                          "latency_mean_ms": s["latency"]["all"]["mean_ms"], "server_cpu_cores": s["server"]["cpu_cores"],
-                          "client_cpu_cores": s["client_cpu"]} for s in saturation],
+                          "latency_mean_ms": s["latency"]["all"]["mean_ms"],
+                          "server_cpu_cores": s["server"]["cpu_cores"], "client_cpu_cores": s["client_cpu"]}
+                         for s in saturation],
     }
 
 

@@ -1,5 +1,5 @@
-"""A server's capacity from its own telemetry, at whatever load it ran: the operational laws first, the USL only where
-its verdict is sound.
+"""A server's capacity from its own telemetry, at whatever load it ran: the operational laws on its CPU per operation
+(``capmodel.plan.production`` sets them beside a USL fit and lets the USL answer only where its verdict is sound).
 
 A healthy production server runs far from its knee: Little's-law concurrency N = X·R is mostly below 1, and a USL
 fitted to such a window locates no peak (its "peak" is wherever the noise puts it). What a light load *does* measure
@@ -15,7 +15,8 @@ Why a regression *with* an intercept: a regression through the origin (D = ΣU·
 if every operation caused it, so at light load it overstates D, most at the lightest load, and understates capacity.
 The intercept separates the two where the window's load varies enough to tell them apart (the 90th percentile of
 the rate at least 1.5 times the 10th); where it does not, the ratio ΣU / ΣX is used, which includes the background
-and so gives a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over intervals.
+and so gives a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over
+intervals.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import InputError
+from capmodel.formatting import number
 from capmodel.models.evidence import Evidence, Reason
 
 LAWS, USL = "operational laws", "USL latency fit"
@@ -56,7 +58,8 @@ class Estimate:
 
 @dataclass(frozen=True)
 class ServerCapacity:
-    """What the server can carry, from the operational laws on its own CPU per operation (or from a sound USL fit).
+    """What the server can carry, from the operational laws on its own CPU per operation (``method`` is always the
+    laws here; ``capmodel.plan.production`` chooses between them and a USL fit whose verdict is sound).
 
     Holds the measured service demand (ms of CPU per operation, with interval), the background CPU, the cores and the
     observed peak load (95th percentile of the busy intervals); every capacity figure derives from them."""
@@ -74,7 +77,6 @@ class ServerCapacity:
     evidence: Evidence
     busy_intervals: int
     latency_target_ms: float | None = None
-    usl_peak_throughput: Estimate | None = None
 
     def _laws(self, cpu: float, demand_ms: float) -> float:
         usable = cpu - self.background_cores
@@ -82,20 +84,15 @@ class ServerCapacity:
 
     @property
     def saturation_throughput(self) -> Estimate:
-        """X_max: ops/s at which the server's cores are all busy (the USL's peak where that method answered)."""
-        if self.method == USL and self.usl_peak_throughput is not None:
-            return self.usl_peak_throughput
+        """X_max: ops/s at which the server's cores are all busy (bottleneck law)."""
         d = self.service_demand_ms          # a larger demand gives a smaller capacity: the ends swap
         return Estimate(self._laws(self.cores, d.estimate), self._laws(self.cores, d.high),
                         self._laws(self.cores, d.low))
 
     @property
     def planned_throughput(self) -> Estimate:
-        """X(u): ops/s at the utilization target u (the USL peak times u where that method answered)."""
+        """X(u): ops/s at which the cores are busy to the utilization target u."""
         u = self.utilization_target
-        if self.method == USL and self.usl_peak_throughput is not None:
-            p = self.usl_peak_throughput
-            return Estimate(u * p.estimate, u * p.low, u * p.high)
         d = self.service_demand_ms
         return Estimate(self._laws(u * self.cores, d.estimate), self._laws(u * self.cores, d.high),
                         self._laws(u * self.cores, d.low))
@@ -123,16 +120,12 @@ class ServerCapacity:
         pct = f"{self.level:.0%}"
         d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
                                self.spare_fraction)
-        if self.method == USL:
-            basis = (f"The USL latency fit locates the server's peak at **{_ops(sat.estimate)}** "
-                     f"({pct} interval {_span(sat)}).")
-        else:
-            basis = (f"Each operation costs the server **{d.estimate:.3g} ms of CPU** ({pct} interval "
-                     f"{d.low:.3g}–{d.high:.3g} ms)")
-            basis += (f", on top of {self.background_cores:.2g} cores of background CPU. " if self.background_cores
-                      > 0 else ". ")
-            basis += (f"With {_cores(self.cores)} ({self.cores_source}) the bottleneck law puts saturation at "
-                      f"**{_ops(sat.estimate)}** ({_span(sat)}).")
+        basis = (f"Each operation costs the server **{number(d.estimate)} ms of CPU** ({pct} interval "
+                 f"{number(d.low)}–{number(d.high)} ms)")
+        basis += (f", on top of {number(self.background_cores, 2)} cores of background CPU. " if self.background_cores
+                  > 0 else ". ")
+        basis += (f"With {_cores(self.cores)} ({self.cores_source}) the bottleneck law puts saturation at "
+                  f"**{_ops(sat.estimate)}** ({_span(sat)}).")
         text = (f"{basis} At {self.utilization_target:.0%} utilization the server carries "
                 f"**{_ops(plan.estimate)}** ({_span(plan)}); the observed peak "
                 f"(95th percentile of {self.busy_intervals:,} busy intervals) is {_ops(self.observed_peak_throughput)}")
@@ -181,14 +174,14 @@ def _months(limit: float, now: float, growth: float) -> float:
 
 
 def _ops(x: float) -> str:
-    return "unbounded" if not math.isfinite(x) else f"{x:,.0f} ops/s"
+    return "unbounded" if not math.isfinite(x) else f"{number(x)} ops/s"
 
 
 def _span(e: Estimate) -> str:
     """``low–high ops/s`` of an estimate's interval."""
     if not math.isfinite(e.high):
-        return f"{e.low:,.0f} ops/s or more"
-    return f"{e.low:,.0f}–{e.high:,.0f} ops/s"
+        return f"{number(e.low)} ops/s or more"
+    return f"{number(e.low)}–{number(e.high)} ops/s"
 
 
 def _pct(x: float) -> str:
