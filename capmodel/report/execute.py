@@ -16,6 +16,8 @@ import nbformat
 
 from capmodel.errors import ReportError
 from capmodel.report import notebooks
+from capmodel.report.checks import check_parameters
+from capmodel.report.failure import without_tracebacks
 from capmodel.report.headline import CONTEXT_NAME
 from capmodel.report.params import check_range, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.writing import write_text
@@ -60,10 +62,12 @@ def _rewrite_injected_cell(nb, shown: dict, kernel_name: str) -> None:
 
 
 def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kernel_name: str = "python3",
-            timeout: float = 900) -> ReportRun:
+            timeout: float = 900, checked: bool = False) -> ReportRun:
     """Execute report ``name`` with ``parameters`` (already typed) into ``out_dir/name.ipynb``.
 
-    A failing cell does not raise: the notebook is still written (it shows where it failed) and ``run.error`` says why.
+    Parameters are checked (``capmodel.report.checks``) before the kernel starts, unless the caller did (``checked``).
+    A failing cell does not raise: the notebook is still written, its page says in one line that it failed (no
+    traceback: that goes to ``NAME.log`` beside it) and ``run.error`` says why.
     The kernel runs in the caller's working directory, so relative file parameters mean what they say on the command
     line (papermill's ``cwd`` option changes the whole process's directory, which parallel reports cannot share).
     """
@@ -86,6 +90,8 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
         raise ReportError(f"report {name}: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(defaults)})")
     for key, value in parameters.items():
         check_range(key, value)
+    if not checked:
+        check_parameters(defaults, parameters, live=notebooks.is_live(str(source)))
     secrets = secrets_in(parameters)
     shown = redacted(parameters)
     run = ReportRun(name=name, notebook=out_dir / f"{name}.ipynb", parameters=shown,
@@ -121,6 +127,11 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     run.execution_s = sum(d for _, d in durations)
     run.cells = sorted(durations, key=lambda item: -item[1])[:5]
     _rewrite_injected_cell(nb, {**shown, CONTEXT_NAME: context}, kernel_name)
+    log = run.notebook.with_suffix(".log")
+    if run.error:
+        write_text(log, scrub(without_tracebacks(nb, notebooks.question(nb), run.error, log.name), secrets) + "\n")
+    elif log.is_file():
+        log.unlink()  # a log from an earlier failed render of this report would describe a page no longer there
     nb.metadata["capmodel"] = {**nb.metadata.get("capmodel", {}), "report": run.record(),
                                "question": notebooks.question(nb)}
     write_text(run.notebook, scrub(nbformat.writes(nb), secrets))

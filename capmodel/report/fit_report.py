@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
 from capmodel.models.evidence import Evidence, Reason
@@ -64,7 +65,8 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
     if comparison is not None and fit.model == comparison.recommended:
         chose = f"the data support the **{which}** model"
     elif comparison is not None:
-        chose = f"the **{which}** model was fitted as asked (the comparison prefers {model_name(comparison.recommended)})"
+        preferred = model_name(comparison.recommended)
+        chose = f"the **{which}** model was fitted as asked (the comparison prefers {preferred})"
     else:
         chose = f"the **{which}** model was fitted"
     peak, ceiling = getattr(fit, "peak_concurrency", math.inf), getattr(fit, "ceiling", math.inf)
@@ -96,6 +98,7 @@ class FitReport:
     upto: float
     inputs: dict
     bootstrap: int = 0
+    unused: tuple = ()
 
     question = QUESTION
 
@@ -168,7 +171,8 @@ def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str
 
     if file:
         curve = capmodel.read_curve(file, concurrency=concurrency or None, throughput=throughput or None)
-        source, inputs = f"The curve in {file}", {"file": file}
+        # the sentence names the file; its full path and digest are in the provenance
+        source, inputs = f"The curve in {Path(file).name}", {"file": file}
     else:
         curve = capmodel.datasets.load_curve(dataset)
         source, inputs = f"Dataset {dataset}", {"dataset": str(capmodel.datasets.path(dataset))}
@@ -178,4 +182,5 @@ def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str
         raise InputError(f"parameter model: {model!r} is not one of auto, {', '.join(comparison.fits)}")
     top = float(upto or 1.5 * float(curve["concurrency"].max()))
     return FitReport(curve=curve, comparison=comparison, fit=comparison.fits[chosen], source=source, level=level,
-                     upto=top, inputs=inputs, bootstrap=bootstrap)
+                     upto=top, inputs=inputs, bootstrap=bootstrap,
+                     unused=("dataset",) if file else ("concurrency", "throughput"))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
 CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
+MIME = "application/vnd.capmodel.headline+json"   # the headline as data, beside its HTML, in the executed notebook
 
 
 def sha256_of(path: str | Path) -> str:
@@ -43,6 +44,7 @@ class Provenance:
     mongodb_version: str | None = None
     inputs: tuple = ()        # (label, path, sha256)
     parameters: tuple = ()    # (name, value shown, is default)
+    unused: tuple = ()        # names of parameters these inputs made irrelevant (e.g. a sweep's, for a bench folder)
     borrowed: tuple = ()      # (figure, source)
     recorded: bool = True     # False when run by hand: the parameters are not known to be the report's
 
@@ -50,7 +52,8 @@ class Provenance:
         return {"rendered_at": self.rendered_at, "capmodel_version": self.capmodel_version,
                 "mongodb_version": self.mongodb_version,
                 "inputs": [{"name": n, "path": p, "sha256": s} for n, p, s in self.inputs],
-                "parameters": [{"name": n, "value": v, "default": d} for n, v, d in self.parameters],
+                "parameters": [{"name": n, "value": v, "default": d, "used": n not in self.unused}
+                               for n, v, d in self.parameters],
                 "borrowed": [{"figure": f, "source": s} for f, s in self.borrowed]}
 
 
@@ -66,7 +69,7 @@ def kernel_context() -> dict:
 
 
 def provenance(inputs: dict | None = None, borrowed: dict | None = None, mongodb_version: str | None = None,
-               context: dict | None = None) -> Provenance:
+               context: dict | None = None, unused=()) -> Provenance:
     """The provenance of a report: ``inputs`` label -> file or folder (hashed here; empty paths left out),
     ``borrowed`` figure -> its source, ``context`` what the pipeline injected (default: read from the kernel)."""
     from capmodel import __version__
@@ -82,7 +85,7 @@ def provenance(inputs: dict | None = None, borrowed: dict | None = None, mongodb
     rendered = context.get("rendered_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     return Provenance(rendered_at=rendered, capmodel_version=__version__, mongodb_version=mongodb_version,
                       inputs=tuple(rows), parameters=parameters, borrowed=tuple((borrowed or {}).items()),
-                      recorded=bool(context))
+                      recorded=bool(context), unused=tuple(unused))
 
 
 def _evidence_json(evidence) -> dict | None:
@@ -154,7 +157,8 @@ class Headline:
         if p.parameters:
             lines.append("Parameters: " + "; ".join(
                 f"<code>{html.escape(name)}</code> = {html.escape(_shown(value))}"
-                + (" (default)" if default else " <strong>(set)</strong>") for name, value, default in p.parameters))
+                + (" (default)" if default else " <strong>(set)</strong>") + (" (not used)" if name in p.unused else "")
+                for name, value, default in p.parameters))
         elif not p.recorded:
             lines.append("Parameters: not recorded (run by hand, not by <code>capmodel report</code>)")
         if p.borrowed:
@@ -168,16 +172,20 @@ class Headline:
                 f'<div class="answer">{_markdown(self.answer)}</div>{self._evidence_html()}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/html": self._repr_html_(), "text/plain": repr(self), MIME: self.to_json()}
+
     def __repr__(self) -> str:  # the text/plain twin of the HTML block
         grade = (self.evidence or {}).get("grade")
         return f"{self.question}\n\n{self.answer}" + (f"\n\nEvidence: {grade}" if grade else "")
 
 
 def headline(question: str, answer: str, evidence=None, inputs: dict | None = None, borrowed: dict | None = None,
-             mongodb_version: str | None = None, notes=()) -> Headline:
+             mongodb_version: str | None = None, notes=(), unused=()) -> Headline:
     """The headline block of a report; display it (the last expression of a cell) right after the compute cells.
 
     ``evidence`` is an ``Evidence`` or its JSON; ``inputs`` label -> file/folder (hashed), ``borrowed`` figure ->
-    source (e.g. ``{"ops per user 0.26": "the benchANT study"}``)."""
+    source (e.g. ``{"ops per user 0.26": "the benchANT study"}``), ``unused`` the parameters these inputs made
+    irrelevant (marked "not used")."""
     return Headline(question=question, answer=answer, evidence=_evidence_json(evidence),
-                    provenance=provenance(inputs, borrowed, mongodb_version), notes=list(notes))
+                    provenance=provenance(inputs, borrowed, mongodb_version, unused=unused), notes=list(notes))

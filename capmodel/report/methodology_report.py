@@ -48,8 +48,13 @@ class MethodologyReport:
 
     @property
     def knee(self) -> tuple[float, float]:
-        """(N, X) at the mean-latency target on the fitted USL."""
-        return self.fit.max_concurrency_for_latency(self.latency_target_ms / 1000.0)
+        """(N, X) at the mean-latency target on the fitted USL; (0, 0) when even one client misses it."""
+        from capmodel.errors import PlanError
+
+        try:
+            return self.fit.max_concurrency_for_latency(self.latency_target_ms / 1000.0)
+        except PlanError:
+            return 0.0, 0.0
 
     @property
     def evidence(self) -> Evidence:
@@ -129,8 +134,8 @@ class MethodologyReport:
             lines.append(f"- **Little's law** holds on `{self.dataset}`: N/X predicts the measured mean latency within "
                          f"{percent(little['difference'].abs().max())} at every thread count.")
         b = self.baseline
-        lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, one "
-                     f"operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "
+        lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, "
+                     f"one operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "
                      f"{integer(1 / self.demand)} ops/s however it is tuned.")
         peak = (f"throughput peaks at N* ≈ {integer(fit.peak_concurrency)} clients with "
                 f"{integer(fit.peak_throughput)} ops/s" if math.isfinite(fit.peak_concurrency) else
@@ -139,7 +144,7 @@ class MethodologyReport:
                      f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {peak}.")
         n_ok, x_ok = self.knee
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
-        if n_ok > 0 and math.isfinite(x_ok):
+        if n_ok >= 1 and math.isfinite(x_ok):
             lines.append(f"- **The knee**: with a {number(self.latency_target_ms)} ms mean-latency target the system "
                          f"should carry at most {integer(n_ok)} clients ({integer(x_ok)} ops/s, "
                          f"{percent(x_ok / fit.peak_throughput)} of the peak). At the largest measured load "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from capmodel.formatting import Column, integer, money, number, percent, table
 from capmodel.models.evidence import Evidence, Reason
@@ -80,7 +81,7 @@ class PlanReport:
         when = ""
         months = row.get("months_until_target")
         if self.study.monthly_growth and months is not None and math.isfinite(months):
-            when = f" (reached in {number(months, 2)} months at {percent(self.study.monthly_growth)} a month)"
+            when = f" (reached in {number(months, 3)} months at {percent(self.study.monthly_growth)} a month)"
         return (f"For **{users} users**{when}: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)}, "
                 f"carrying {integer(row['users'])} users ({integer(vm['users_low'])}–{integer(vm['users_high'])}).")
 
@@ -120,7 +121,8 @@ class PlanReport:
                                                                                   "text"),
                                 "latency_note": Column("why not", "text", missing=""),
                                 "binding_limit": Column("binding limit", "text")},
-                     caption="The latency objective", csv_name="latency.csv")
+                     caption="The latency objective", csv_name="latency.csv",
+                     footnotes=['"—": no latency objective was set, or no latency was measured for this VM'])
 
     def recommendation_table(self):
         return table(self.study.recommendations, {
@@ -136,8 +138,10 @@ class PlanReport:
 
 def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_column: str = "system",
                 ops_per_user: float = 0.0, baseline_vm: str = "", baseline_users: float = 0.0, targets=(),
-                objectives=None, growth: float = 0.05, level: float = 0.95, bootstrap: int = 200) -> PlanReport:
-    """Read the inputs (files; "" or 0 means not given) and plan the study as ``capmodel plan`` does."""
+                objectives=None, growth: float = 0.05, current_users: float = 0.0, level: float = 0.95,
+                bootstrap: int = 200) -> PlanReport:
+    """Read the inputs (files; "" or 0 means not given) and plan the study as ``capmodel plan`` does. A runway
+    needs today's users: the baseline's, or ``current_users``; without either the plan has no runway."""
     from capmodel.data.readers import read_curve, read_table
     from capmodel.errors import InputError
     from capmodel.plan.study import fit_per_vm, plan_study
@@ -150,11 +154,14 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         if "system" not in measured.columns:
             raise InputError(f"parameter vm_column: {curves} has no column '{vm_column}' naming each row's VM")
         fits = fit_per_vm(measured)
+    if ops_per_user and not current_users and not baseline_users:
+        growth = 0.0  # nothing to grow from: no runway, and no sentence about one
     study = plan_study(catalog=read_table(catalog) if catalog else None,
                        measurements=read_table(measurements) if measurements else None, fits=fits,
                        baseline_vm=baseline_vm or None, baseline_users=baseline_users or None,
                        ops_per_user=ops_per_user or None, targets=list(targets), objectives=objectives,
-                       growth=growth or None, level=level, bootstrap=bootstrap,
+                       growth=growth or None, current_users=current_users or None, level=level,
+                       bootstrap=bootstrap,
                        source=catalog or None, measurements_source=measurements or None)
     inputs = {k: v for k, v in {"catalog": catalog, "measurements": measurements, "curves": curves}.items() if v}
     if not catalog:
@@ -162,4 +169,5 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         from capmodel.plan.study import BENCHANT
 
         inputs = {name: str(datasets.path(ds)) for name, ds in BENCHANT.items()}
-    return PlanReport(study=study, inputs=inputs, bundled=not catalog, source=catalog or "the bundled benchANT study")
+    return PlanReport(study=study, inputs=inputs, bundled=not catalog,
+                      source=Path(catalog).name if catalog else "the bundled benchANT study")
