@@ -28,20 +28,6 @@ def replica_set():
         yield server
 
 
-@pytest.fixture(scope="session")
-def idle_ftdc(tmp_path_factory):
-    """The diagnostic.data folder of a real embedded mongod that ran idle for about 6 s with FTDC on (one sample a
-    second): the adversarial input of the production answer (no load, nothing to measure capacity from)."""
-    import time
-
-    from capmodel.bench.server import embedded_server
-
-    dbpath = tmp_path_factory.mktemp("idle") / "db"
-    with embedded_server(dbpath=dbpath, diagnostic_data=True):
-        time.sleep(6)
-    return dbpath / "diagnostic.data"
-
-
 @pytest.fixture
 def mongo_client(mongod):
     """A pymongo client on the session's standalone mongod, closed after the test."""
@@ -53,5 +39,5 @@ def mongo_client(mongod):
 def pytest_collection_modifyitems(items):
     """Tests that use a real server get the ``mongod`` marker, so ``-m "not mongod"`` can leave them out."""
     for item in items:
-        if {"mongod", "replica_set", "mongo_client", "idle_ftdc"} & set(getattr(item, "fixturenames", ())):
+        if {"mongod", "replica_set", "mongo_client"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.mongod)

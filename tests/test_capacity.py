@@ -6,6 +6,7 @@ background U0 and every capacity figure are known in closed form: X_max = (cores
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import math
 
 import numpy as np
@@ -133,9 +134,10 @@ def test_observe_prints_the_capacity_and_puts_it_in_json(tmp_path, capsys):
     assert "--cores must be a number of CPUs > 0" in capsys.readouterr().err
 
 
-def test_observe_on_an_idle_server_states_no_capacity(idle_ftdc, tmp_path, capsys):
+def test_observe_on_an_idle_server_states_no_capacity(tmp_path, capsys):
     from capmodel.cli import main
 
+    idle_ftdc = Path(__file__).parent / "fixtures" / "ftdc_idle"     # a real mongod idle for 8 s, FTDC on
     assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["capacity"] is None and payload["evidence"]["grade"] == "unusable"

@@ -108,11 +108,12 @@ def test_report_renders_an_observe_folder_without_sampling(tmp_path, capsys):
     assert f"observed = obs SHA-256 {digest.hexdigest()}" in text
 
 
-def test_report_on_an_idle_server_states_only_what_the_data_support(idle_ftdc, tmp_path):
+def test_report_on_an_idle_server_states_only_what_the_data_support(tmp_path):
     from capmodel.formatting import number
     from capmodel.observe import observe_ftdc
     from capmodel.report.render import render_one
 
+    idle_ftdc = Path(__file__).parent / "fixtures" / "ftdc_idle"     # a real mongod idle for 8 s, FTDC on
     run = render_one(NAME, tmp_path / "out", {"ftdc": str(idle_ftdc), "bootstrap": 10})
     assert run.error is None, run.error
     text = _headline_text(run.notebook)
