@@ -252,7 +252,8 @@ class ProductionAnswer:
         return table(pd.DataFrame(rows), {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
                                           "estimate": Column("estimate"), "low": Column(f"{pct} low"),
                                           "high": Column(f"{pct} high")},
-                     caption=f"Capacity by the {self.method}", csv_name="capacity.csv",
+                     caption=(f"Capacity by the {self.method}" if self.method != NO_METHOD else
+                              "What the data support: the observed load only"), csv_name="capacity.csv",
                      footnotes=["—: no interval for this figure", "unreachable: never, at this growth"])
 
 
@@ -266,7 +267,7 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
                       bins: int | None = 8, n_bootstrap: int = 200, source: str = "") -> ProductionAnswer:
     """Both methods on one observation (``samples`` and ``curve`` as ``observe`` writes them) and their verdicts;
     ``source`` names the data in the answer's first words."""
-    from capmodel.models.usl_latency import bin_by_concurrency, fit_usl_latency  # noqa: F401 (bins checked there)
+    from capmodel.models.usl_latency import MIN_POINTS, fit_usl_latency
 
     if latency_target_ms is not None and not latency_target_ms > 0:
         raise InputError(f"latency target must be > 0 ms, got {latency_target_ms!r}")
@@ -282,7 +283,10 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
         usl_table = usl.conf_int(level, n_bootstrap)
         verdict = usl_verdict(usl, curve)
     except CapmodelError as exc:
-        verdict = Evidence.of(Reason("usl_not_fitted", "unusable", f"the USL could not be fitted ({exc})"))
+        why = (f"it needs at least {MIN_POINTS} intervals with operations, the window has {len(curve)}"
+               if len(curve) < MIN_POINTS else str(exc))
+        verdict = Evidence.of(Reason("usl_not_fitted", "unusable", f"the USL could not be fitted: {why}",
+                                     float(len(curve))))
         usl_table = None
         usl = None
     x = pd.to_numeric(curve["throughput"], errors="coerce") if len(curve) else pd.Series([0.0])
