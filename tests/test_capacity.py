@@ -145,3 +145,26 @@ def test_observe_on_an_idle_server_states_no_capacity(tmp_path, capsys):
     assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
     assert "Evidence: unusable: no capacity can be stated: only" in text and "ops/s" not in text.split("Evidence")[1]
+
+
+def test_each_weakness_of_the_data_is_a_reason():
+    x = np.linspace(100, 900, 40)
+    few = server_capacity(samples(x[:6]), cores=2)
+    assert "few_busy_intervals" in few.evidence.codes()
+    assert next(r for r in few.evidence.reasons if r.code == "few_busy_intervals").value == 6
+    # 0.5 ms x 20 ops/s = 0.01 CPU seconds an interval: one 10 ms clock tick
+    coarse = samples(x / 40, noise=0.0)
+    coarse["cpu_cores"] = D_S * coarse["reads_per_s"] / 0.75
+    assert "cpu_sampled_coarsely" in server_capacity(coarse, cores=1).evidence.codes()
+    busy_background = samples(x, noise=0.0)
+    busy_background["cpu_cores"] += 0.6                     # 0.65 cores of background against 0.25 of operations
+    assert "background_cpu" in server_capacity(busy_background, cores=2).evidence.codes()
+    unrelated = samples(x, noise=0.0)
+    unrelated["cpu_cores"] = np.random.default_rng(3).uniform(0.1, 0.9, len(x))   # CPU that ignores the load
+    verdict = server_capacity(unrelated, cores=2).evidence
+    u, xs = unrelated["cpu_cores"].to_numpy(), x
+    r2 = np.corrcoef(xs, u)[0, 1] ** 2                       # a straight line's R² is the squared correlation
+    reason = next(r for r in verdict.reasons if r.code == "cpu_unrelated_to_load")
+    assert reason.value == pytest.approx(r2) and r2 < 0.1 and not verdict.usable
+    target = server_capacity(samples(x), cores=2, latency_target_ms=5.0)
+    assert "latency_not_modelled" in target.evidence.codes()
