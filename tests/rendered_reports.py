@@ -35,6 +35,8 @@ USER_DATA = {
         "sliders": False}),
     "user_unreachable_latency": ("01_methodology", {"latency_target_ms": 0.05, "upto": 64, "sliders": False}),
     "user_bench_folder": ("06_live_benchmark", {"bench_dir": "{bench_dir}", "latency_target_ms": 0.01}),
+    "user_observe_folder": ("07_production_capacity", {"observed": "{observe_dir}", "cores": 1.0, "bootstrap": 10}),
+    "user_idle_ftdc": ("07_production_capacity", {"ftdc": str(FIXTURES.parent / "ftdc_idle"), "bootstrap": 10}),
 }
 
 
@@ -64,6 +66,17 @@ def bench_folder(tmp_path_factory, mongod_uri: str) -> Path:
     return out
 
 
+def observe_folder(tmp_path_factory) -> Path:
+    """An 'observe --out' folder of the bundled FTDC sample's window (written once per session)."""
+    from capmodel.observe import bundled_sample, observe_ftdc
+
+    out = tmp_path_factory.getbasetemp() / "user_observe_folder"
+    if not (out / "samples.csv").is_file():
+        sample = bundled_sample()
+        observe_ftdc(sample["path"], sample["since"], sample["until"]).write(out)
+    return out
+
+
 def render_user_data(tmp_path_factory, mongod_uri: str) -> tuple[Path, dict]:
     """The folder with every USER_DATA page rendered (each as its own copy of the report, named by its row)."""
     import shutil
@@ -77,11 +90,12 @@ def render_user_data(tmp_path_factory, mongod_uri: str) -> tuple[Path, dict]:
     sources = tmp_path_factory.getbasetemp() / "user_data_notebooks"
     sources.mkdir(exist_ok=True)
     folder = bench_folder(tmp_path_factory, mongod_uri)
+    filled = {"{bench_dir}": str(folder), "{observe_dir}": str(observe_folder(tmp_path_factory))}
     names, parameters = [], {}
     for page, (report, values) in USER_DATA.items():
         copy = sources / f"{page}.ipynb"
         shutil.copyfile(notebooks.path(report), copy)
         names.append(str(copy))
-        parameters[str(copy)] = {k: (str(folder) if v == "{bench_dir}" else v) for k, v in values.items()}
+        parameters[str(copy)] = {k: (filled.get(v, v) if isinstance(v, str) else v) for k, v in values.items()}
     runs, _ = render(names, out, parameters, jobs=2)
     return out, {r.name: r for r in runs}

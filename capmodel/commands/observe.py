@@ -3,7 +3,10 @@
 ``--uri URI`` samples ``serverStatus`` live (read-only) every ``--interval`` seconds for ``--duration`` seconds;
 Ctrl-C stops early and keeps every complete interval. ``--ftdc PATH`` reads a ``diagnostic.data`` folder or FTDC
 files instead, optionally limited by ``--since`` / ``--until`` (UTC unless the time says otherwise). The curve is
-ready for ``capmodel fit DIR/curve.csv``.
+ready for ``capmodel fit DIR/curve.csv``. It then answers how much more the server can carry
+(``capmodel.observe.server_capacity``: the operational laws on the server's own CPU per operation, with the cores of
+``--cores`` or the host's) and prints the answer with its evidence; ``--json`` has them as ``"capacity"`` and
+``"evidence"``.
 """
 from __future__ import annotations
 
@@ -21,6 +24,12 @@ def register(subparsers) -> None:
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")
     p.add_argument("--until", default=None, help="with --ftdc: last sample time (ISO 8601, UTC by default)")
     p.add_argument("--out", default="observed", help="output folder (default ./observed)")
+    p.add_argument("--cores", type=float, default=None,
+                   help="CPUs the mongod may use (default: the host's, as the server reports them)")
+    p.add_argument("--utilization-target", type=float, default=0.8,
+                   help="CPU utilization to plan to, 0-1 (default 0.8)")
+    p.add_argument("--growth", type=float, default=None, metavar="FRACTION",
+                   help="monthly load growth for a runway, e.g. 0.05 for 5%% a month")
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     p.set_defaults(func=run)
 
@@ -54,6 +63,7 @@ def run(args) -> int:
               "(Ctrl-C stops and keeps every complete interval)", file=sys.stderr)
         observation = observe_uri(args.uri, interval=args.interval, duration=args.duration)
     paths = observation.write(args.out)
+    capacity, evidence = _capacity(observation, args)
     if args.json:
         print_json({
             "source": observation.source, "intervals": len(observation.samples), "curve_points":
@@ -61,8 +71,33 @@ def run(args) -> int:
             "start": observation.start.isoformat() if observation.start is not None else None,
             "end": observation.end.isoformat() if observation.end is not None else None,
             "files": {k: str(v) for k, v in paths.items()},
+            "capacity": capacity.to_json() if capacity is not None else None, "evidence": evidence.to_json(),
         })
     else:
         print(observation.summary())
         print(f"wrote {paths['samples']} and {paths['curve']}")
+        if capacity is not None:
+            print(capacity.answer().replace("**", ""))
+        print(evidence.describe().replace("**", ""))
     return 0
+
+
+def _capacity(observation, args):
+    """The capacity answer and its evidence; without one (too few busy intervals, no CPU figures) None and an
+    ``unusable`` verdict saying why."""
+    from capmodel.errors import InputError
+    from capmodel.models.evidence import Evidence, Reason
+    from capmodel.observe import server_capacity
+    from capmodel.observe.capacity import TooFewIntervals
+
+    if args.cores is not None and not args.cores > 0:
+        raise InputError(f"--cores must be a number of CPUs > 0, got {args.cores:g}")
+    if not 0 < args.utilization_target <= 1:
+        raise InputError(f"--utilization-target must be in (0, 1], got {args.utilization_target:g}")
+    try:
+        capacity = server_capacity(observation.samples, cores=args.cores,
+                                   utilization_target=args.utilization_target, monthly_growth=args.growth)
+    except TooFewIntervals as exc:
+        return None, Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
+                                        + str(exc).removeprefix("samples: ")))
+    return capacity, capacity.evidence

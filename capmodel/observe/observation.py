@@ -95,6 +95,24 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
 
 
+def read_observation(folder) -> Observation:
+    """An ``observe --out`` folder read back without sampling again: its ``samples.csv``, and the curve derived
+    from them as ``observe`` derived its ``curve.csv``; ``InputError`` naming the folder or file otherwise."""
+    folder = Path(folder)
+    path = folder / "samples.csv"
+    if not path.is_file():
+        raise InputError(f"{folder}: no samples.csv here (expected a folder written by 'capmodel observe --out')")
+    try:
+        samples = pd.read_csv(path, keep_default_na=True)
+    except (ValueError, OSError) as exc:
+        raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
+    if "time" not in samples or "interval_s" not in samples:
+        raise InputError(f"{path}: no 'time'/'interval_s' columns: not the samples.csv of 'capmodel observe'")
+    samples["time"] = pd.to_datetime(samples["time"], utc=True, errors="coerce")
+    samples["dropped"] = samples["dropped"].fillna("").astype(str) if "dropped" in samples else ""
+    return Observation(samples, curve_from_samples(samples), f"the observe folder {folder.name}")
+
+
 def bundled_sample() -> dict:
     """The bundled FTDC sample (``data/ftdc_sample``, made by ``scripts/make_ftdc_sample.py``): its ``path`` (the
     ``diagnostic.data`` folder) and, from its ``sample.json``, the load window ``since``/``until`` and how it was

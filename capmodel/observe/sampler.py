@@ -1,6 +1,7 @@
 """Live sampling: ``serverStatus`` from a running MongoDB at a fixed interval, read-only.
 
-The only commands sent are ``ping`` and ``hello`` (to check the connection once) and ``serverStatus``; nothing is
+The only commands sent are ``ping`` and ``hello`` (to check the connection once), ``hostInfo`` (once, for the
+host's CPU count) and ``serverStatus``; nothing is
 written, created or changed on the server. The URI's password never reaches a message: errors show the URI through
 ``redact_uri`` and the driver's text through ``redact_text``.
 """
@@ -13,10 +14,10 @@ import pandas as pd
 
 from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import InputError, ServerError
-from capmodel.observe.serverstatus import snapshot
+from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
 
 #: the only commands the sampler sends
-COMMANDS = ("ping", "hello", "serverStatus")
+COMMANDS = ("ping", "hello", "hostInfo", "serverStatus")
 
 
 def connect(uri: str, timeout_ms: int = 5000):
@@ -38,6 +39,19 @@ def connect(uri: str, timeout_ms: int = 5000):
     return client
 
 
+def host_cores(client) -> float:
+    """The host's CPU count from ``hostInfo`` (NaN where the command is refused or lacks it)."""
+    from pymongo.errors import PyMongoError
+
+    try:
+        value = client.admin.command("hostInfo")
+    except PyMongoError:
+        return float("nan")
+    for part in HOSTINFO_CORES.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
+
+
 def sample_server(uri: str, interval: float = 1.0, duration: float = 600.0,
                   on_row: Callable[[dict], None] | None = None, should_stop: Callable[[], bool] | None = None,
                   ) -> tuple[pd.DataFrame, bool]:
@@ -51,6 +65,7 @@ def sample_server(uri: str, interval: float = 1.0, duration: float = 600.0,
     if not duration >= interval:
         raise InputError(f"--duration must be at least one interval ({interval} s), got {duration}")
     client = connect(uri)
+    cores = host_cores(client)
     rows: list[dict] = []
     interrupted = False
     count = int(round(duration / interval)) + 1
@@ -71,7 +86,7 @@ def sample_server(uri: str, interval: float = 1.0, duration: float = 600.0,
                                       f"{redact_text(str(exc)).splitlines()[0][:300]}") from None
                 interrupted = True
                 break
-            rows.append(row)
+            rows.append({**row, CORES: cores})
             if on_row is not None:
                 on_row(row)
     except KeyboardInterrupt:
