@@ -12,8 +12,11 @@ level of total population at a time (vectorised); above ``max_states`` it refuse
 - Linearizer (Chandy and Neuse, "Linearizer: a heuristic algorithm for queueing network models of computing
   systems", CACM 25(2), 1982): the same with a correction F_kjc = Q_kj(N - e_c) / (N - e_c)_j - Q_kj(N) / N_j,
   estimated by solving the populations N - e_c as well, three rounds.
-Both handle queues, delays and c-server stations (Seidmann's approximation: a queue of demand D/c plus a delay of
-D (c-1)/c); other load-dependent stations need the exact solver.
+Both handle queues, delays and c-server stations by Seidmann's transformation (A. Seidmann, P. Schweitzer and
+S. Shalev-Oren, "Computerized closed queueing network models of flexible manufacturing systems", Large Scale Systems
+12, 1987; as in Menasce, Almeida and Dowdy, "Performance by Design", 2004, ch. 15): the station becomes a single
+queue of demand D/c in series with a delay of D (c-1)/c, and only the customers in the queue part count in the
+arrival theorem. Other load-dependent stations need the exact solver.
 """
 from __future__ import annotations
 
@@ -65,11 +68,14 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
     queue = [k for k in range(k_all) if net.kinds[k] == QUEUE]
     delay = [k for k in range(k_all) if net.kinds[k] == DELAY]
     ld = {k: kind for k, kind in enumerate(net.kinds) if isinstance(kind, LoadDependent)}
-    alpha, width, without = {}, {}, {}
+    alpha, width, without, trapped = {}, {}, {}, {}
     for k, kind in ld.items():
         width[k] = kind.flat_from if kind.flat_from is not None else n_total + 1
         alpha[k] = kind.alpha(max(width[k], 1))
         without[k] = _exact(net.without(k), z, lattice, memo)["X"]
+        # classes with no think time and no demand but at k: while one is present, k is never empty (p_k(0|n) = 0;
+        # the network without k has no place for them, its throughputs there are meaningless and never used)
+        trapped[k] = [c for c in range(n_classes) if z[c] == 0 and not np.any(np.delete(d[:, c], k) > 0)]
     x_all = np.zeros((lattice.size, n_classes))
     q_all = np.zeros((lattice.size, k_all))
     # p_k(0..width-1 | n), plus the mean queue length as a last column for the closed-form tail (flat stations)
@@ -98,11 +104,16 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
                 for c, pred in enumerate(preds):
                     new[:, 1:m] += (d[k, c] * x[:, c])[:, None] * marg[k][pred, : m - 1]
                 new[:, 1:m] /= alpha[k][: m - 1][None, :] if m > 1 else 1.0
-                # p(0 | n) = p(0 | n - e_c) X_c(n) / X_c^{-k}(n) for a class c present in n (last one wins)
+                # p(0 | n) = p(0 | n - e_c) X_c(n) / X_c^{-k}(n) for a class c present in n (last one wins),
+                # then 0 wherever a class trapped at k is present
                 for c, pred in enumerate(preds):
+                    if c in trapped[k]:
+                        continue
                     present = n[:, c] > 0
                     ratio = np.where(np.isinf(without[k][idx, c]), 0.0, x[:, c] / without[k][idx, c])
                     new[present, 0] = marg[k][pred[present], 0] * ratio[present]
+                for c in trapped[k]:
+                    new[n[:, c] > 0, 0] = 0.0
                 if ld[k].flat_from is not None:
                     new[:, m] = q_all[idx, k]
                 marg[k][idx] = new
@@ -168,7 +179,12 @@ def _split_for_approximation(net: Network) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _core(n, z, dq, dd, correction, queue, tolerance, max_iterations):
-    """Fixed point of the approximate MVA equations at population n with the Linearizer correction F[k, j, c]."""
+    """Fixed point of the approximate MVA equations at population n with the Linearizer correction F[k, j, c].
+
+    ``queue`` (and what is returned as the queue) counts only the customers in the queueing part dq of each station:
+    in Seidmann's transformation a c-server station is a queue of demand D/c in series with a delay of D (c-1)/c, and
+    an arriving customer waits behind those at the queue, never behind those in the delay.
+    """
     n = n.astype(float)
     removed = n[:, None] - np.eye(len(n))  # removed[j, c] = (n - e_c)_j
     scale = max(1.0, n.sum())
@@ -176,9 +192,10 @@ def _core(n, z, dq, dd, correction, queue, tolerance, max_iterations):
         for _ in range(max_iterations):
             share = np.where(n > 0, queue / n, 0.0)
             arrival = np.einsum("jc,kjc->kc", np.clip(removed, 0, None), share[:, :, None] + correction)
-            residence = dq * (1.0 + arrival) + dd
+            queued = dq * (1.0 + arrival)
+            residence = queued + dd
             x = np.where(n > 0, n / (z + residence.sum(axis=0)), 0.0)
-            new = residence * x
+            new = queued * x  # customers in the queueing part only: the delay part of a c-server station never queues
             change = np.max(np.abs(new - queue))
             queue = new
             if change < tolerance * scale:
@@ -201,8 +218,7 @@ def approximate_multiclass_mva(demands, populations, think_times=None, servers=N
     k_all, c_all = dq.shape
 
     def start(pop):
-        total = dq + dd
-        weight = total / np.where(total.sum(axis=0) > 0, total.sum(axis=0), 1.0)
+        weight = dq / np.where((dq + dd).sum(axis=0) > 0, (dq + dd).sum(axis=0), 1.0)
         return weight * pop
 
     correction = np.zeros((k_all, c_all, c_all))

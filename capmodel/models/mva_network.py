@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
+from capmodel.errors import CapmodelError, InputError
 from capmodel.models.laws import check_nonnegative, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
 
@@ -135,6 +135,11 @@ class MulticlassResult:
 
     def __init__(self, network: Network, throughput, residence, utilization, method: str,
                  populations=None, think_times=None, arrival_rates=None, notes=()):
+        bad = ~np.isfinite(np.asarray(throughput, float))
+        if np.any(bad) or not np.all(np.isfinite(np.asarray(residence, float))):
+            which = [c for c, b in zip(network.classes, np.atleast_1d(bad)) if b] or list(network.classes)
+            raise CapmodelError(f"{method}: no finite solution for class {which[0]!r} (throughput or response time "
+                                "is not a number); the network is outside what this solver handles")
         self.network = network
         self.method = method
         self.throughput = pd.Series(throughput, index=list(network.classes), name="throughput", dtype=float)
