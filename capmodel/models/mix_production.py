@@ -20,8 +20,8 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   the background as one more class.
 - **Latency per class** R_c = A_c + L_c S(U): A_c the time that does not grow with CPU contention, L_c the CPU time
   inside the latency window, stretched as the CPU gets busier; fitted per class by non-negative least squares over
-  the intervals (each weighted by its operations). Without enough spread in U the split is not identified: L_c is
-  then min(D_c, R_c / S) and the verdict says so.
+  the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
+  identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time, and the verdict says so.
 
 A what-if scales each class's observed mean rate (or sets the rates) and solves the network again. Production traffic
 is open (many independent application requests), so a class's throughput is its offered rate while the CPU keeps up;
@@ -46,6 +46,7 @@ from capmodel.models.open_networks import open_network
 
 CLASSES = ("reads", "writes", "commands")
 MIN_INTERVALS = 5
+MIN_STRETCH_SPREAD = 0.25
 BACKGROUND = "background"
 
 
@@ -112,6 +113,16 @@ class ServerDemands:
         return {c: self.latency_fixed[c] + self.latency_cpu[c] * stretch for c in self.classes}
 
 
+def _typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Intervals whose latency is within 4 scaled MADs above the median (Hampel's rule): a disturbed interval (a
+    checkpoint, a neighbour on the core) is a spike that does not scale with the mix and would decide a small fit."""
+    if ok.sum() < MIN_INTERVALS:
+        return ok
+    median = np.median(values[ok])
+    mad = 1.4826 * np.median(np.abs(values[ok] - median))
+    return ~(values > median + 4 * max(mad, 1e-12))
+
+
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return nnls(a, b)[0]
 
@@ -159,20 +170,22 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
     fixed, inside = {}, {}
-    spread = np.nanmax(stretch) - np.nanmin(stretch)
     for j, c in enumerate(classes):
         ok = np.isfinite(r[:, j]) & (x[:, j] > 0) & np.isfinite(stretch)
+        ok &= _typical(r[:, j], ok)
         weight = np.sqrt(x[ok, j])
         rj, sj = r[ok, j], stretch[ok]
         mean_r = float(np.average(rj, weights=x[ok, j])) if ok.any() else 0.0
-        if ok.sum() >= 3 and spread > 0.05:
+        # the class's own intervals must span the stretch by MIN_STRETCH_SPREAD (relative) to separate A_c and L_c
+        if ok.sum() >= MIN_INTERVALS and np.ptp(sj) >= MIN_STRETCH_SPREAD * np.min(sj):
             a, b = _nnls(np.column_stack([np.ones(ok.sum()), sj]) * weight[:, None], rj * weight)
         else:
             s_mean = float(np.average(sj, weights=x[ok, j])) if ok.any() else 1.0
             b = min(cpu_per_op[c], mean_r / s_mean)
             a = mean_r - b * s_mean
-            reasons.append(Reason("latency_split_assumed", "weak", f"the CPU utilization hardly varies, so the "
-                                  f"share of {c} latency that grows with CPU contention is assumed, not measured"))
+            reasons.append(Reason("latency_split_assumed", "weak", f"the CPU utilization hardly varies while {c} "
+                                  f"run, so the share of their latency that grows with CPU contention is assumed (at "
+                                  "most their CPU time), not measured"))
         fixed[c], inside[c] = float(a), float(b)
     baseline = {c: float(x[:, j].mean()) for j, c in enumerate(classes)}
     return ServerDemands(member, cores, classes, cpu_per_op, background, fixed, inside, baseline, len(table),
