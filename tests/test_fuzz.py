@@ -8,6 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 import hostile_inputs as hi
+import hostile_models as hm
 
 QUICK = settings(max_examples=60, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -53,3 +54,11 @@ def test_nodes_options(pairs):
 @given(pairs=hi.option_sets(hi.SHARDS_OPTIONS))
 def test_shards_options(pairs):
     assert hi.check_command("shards", pairs) in hi.ACCEPTABLE
+
+
+@settings(QUICK, max_examples=300)
+@given(data=hm.model_files())
+def test_mva_model_files(data):
+    """Issue 20, point 8: a few hundred model files: only one-line refusals naming the file, in bounded time and
+    memory (tests/hostile_models.py)."""
+    assert hm.check_model(data) in hi.ACCEPTABLE

@@ -122,6 +122,22 @@ def _check_unique_keys(node, source) -> None:
         seen[key.value] = (line, key.tag)
 
 
+def _check_event_depth(text: str, source) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH`` from the parser's events, before the (recursive) composer runs: the
+    parser keeps its own stack, so a 3,000-deep file is refused at level 65 instead of unwinding a RecursionError."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep (line "
+                                 f"{event.start_mark.line + 1})")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
 def load_yaml(text: str, source) -> Any:
     """YAML text (one document) parsed with the safe loader, alias expansion and nesting bounded."""
     import yaml
@@ -132,6 +148,7 @@ def load_yaml(text: str, source) -> Any:
         raise InputError(f"{source}: not valid YAML ({str(exc).splitlines()[0][:100]})") from None
     try:
         try:
+            _check_event_depth(text, source)
             node = loader.get_single_node()
         except RecursionError:
             raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep") from None

@@ -28,6 +28,7 @@ from capmodel.models.mva_network import DELAY, QUEUE, MulticlassResult, Network,
 
 DEFAULT_MAX_STATES = 2_000_000
 DEFAULT_MAX_CELLS = 50_000_000  # 400 MB of float64
+MAX_LEVEL_STEPS = 40_000  # total population x 2^(load-dependent stations): the recursion's Python-level steps
 MAX_APPROXIMATE_WORK = 5_000_000  # stations x classes^2 x fixed points: about 10 s on one core
 
 
@@ -167,6 +168,12 @@ def multiclass_mva(demands, populations, think_times=None, servers=None, max_sta
             f"exact multi-class MVA over populations {shown(dict(zip(net.classes, n.tolist())), 200)} visits "
             f"{count} population vectors, more than max_states = {max_states:,}; use approximate_multiclass_mva "
             "(method='linearizer' or 'schweitzer') or raise max_states")
+    steps = int(n.sum()) * 2 ** sum(isinstance(k, LoadDependent) for k in net.kinds)
+    if steps > MAX_LEVEL_STEPS:
+        raise InputError(
+            f"exact multi-class MVA over {int(n.sum()):,} customers steps through {steps:,} population levels "
+            f"(customers x 2^load-dependent stations), more than {MAX_LEVEL_STEPS:,}; use approximate_multiclass_mva "
+            "(method='linearizer' or 'schweitzer')")
     cells = exact_cells(net, n)
     if cells > max_cells:
         raise InputError(

@@ -200,9 +200,9 @@ class MulticlassResult:
         return self.residence_time * self.throughput
 
     @cached_property
-    def bottleneck(self) -> str:
-        """The queueing station with the highest utilization."""
-        return str(self.utilization.idxmax())
+    def bottleneck(self) -> str | None:
+        """The queueing station with the highest utilization (None when every station is a delay)."""
+        return None if self.utilization.isna().all() else str(self.utilization.idxmax())
 
     def table(self) -> pd.DataFrame:
         """One row per class: population or arrival rate, throughput, response time and per-station residence."""
@@ -230,6 +230,8 @@ class MulticlassResult:
         """One sentence per class and the bottleneck, in words."""
         parts = [f"{c}: {x:,.4g} per {time_unit} at {r:.4g} {time_unit}" for c, x, r in
                  zip(self.network.classes, self.throughput, self.response_time)]
+        if self.bottleneck is None:
+            return f"{self.method}: " + "; ".join(parts) + ". No station queues (delays only)."
         u = self.utilization[self.bottleneck]
         return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
                 f"(utilization {u:.1%}).")
