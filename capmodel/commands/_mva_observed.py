@@ -93,6 +93,8 @@ def run_observed(args) -> int:
                 "member": m.member, "cores": m.cores, "intervals": m.intervals,
                 "cpu_per_op_ms": {c: v * 1000 for c, v in m.cpu_per_op.items()},
                 "background_cores": m.background_cores, "utilization": p["utilization"],
+                "utilization_interval": [result.low.loc[m.member, "utilization"],
+                                         result.high.loc[m.member, "utilization"]],
                 "load_factor_that_fits": p["load_factor_that_fits"],
                 "classes": [row for row in result.table().to_dict(orient="records") if row["member"] == m.member]})
         print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,

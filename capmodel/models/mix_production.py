@@ -275,6 +275,8 @@ class MixWhatIf:
                          f"room for {p['load_factor_that_fits']:.2f}x this load.")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
+        if any(self.predicted["utilization"] < 1):
+            lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
         return "\n".join(lines)
 
 
