@@ -85,3 +85,20 @@ def test_a_result_is_never_nan_without_an_error():
     net = build_network({"cpu": {"a": 1.0}})
     with pytest.raises(CapmodelError, match="no finite solution for class 'a'"):
         MulticlassResult(net, [np.nan], [[np.nan]], [np.nan], "some solver")
+
+
+def _line_cases():
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "fixtures" / "line_reference_mva.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", _line_cases(), ids=lambda c: f"{c['servers']}-servers-{c['populations']}")
+def test_a_trapped_class_agrees_with_the_independent_line_solver(case):
+    # values from LINE's CTMC solver, kept in tests/fixtures/line_reference_mva.json with the script that made them
+    n_x, n_y = case["populations"]
+    result = multiclass_mva({"a": {"x": case["a"][0], "y": case["a"][1]}, "b": {"y": case["b"]}},
+                            {"x": n_x, "y": n_y}, {"x": 0.0, "y": case["think"]}, {"a": case["servers"]})
+    assert result.throughput.to_numpy() == pytest.approx(case["throughput"], rel=1e-9)
+    assert result.queue_length.loc["a"].to_numpy() == pytest.approx(case["queue_at_a"], rel=1e-9)
