@@ -4,8 +4,8 @@
 
 Targets: the curve reader (CSV files of odd cells and bytes), ``fit_usl`` (curves of any floats), workload YAML files,
 ``BenchConfig`` options, the ``plan``, ``nodes`` and ``shards`` command lines, and ``mva`` model files
-(``tests/hostile_models.py``: also counts ``memory``, an example whose traced allocations peak over 600 MB). ``--examples`` is the total, split
-evenly over the targets. Prints, per target and in all, how many examples were accepted (ok) or refused with one
+(``tests/hostile_models.py``: also counts ``memory``, an example whose traced allocations peak over 600 MB).
+``--examples`` is the total, split evenly over the targets. Prints, per target and in all, how many examples were accepted (ok) or refused with one
 error naming the input (refused), and the counts that must all be 0: tracebacks (any exception outside the
 CapmodelError family, or a CLI exit that is not 0 or one line with status 2), hangs (one example over 30 s), errors
 that do not name their input (unnamed), and warnings or stray output (noise). Exit status 1 when any is not 0; the

@@ -60,7 +60,6 @@ def test_two_observed_mixes_predict_a_third(tmp_path):
     if not hasattr(os, "sched_setaffinity"):
         pytest.skip("CPU affinity needs Linux")
     with embedded_server() as server:
-        _pinned(0)  # the test process itself stays off the server's core where it can
         if len(os.sched_getaffinity(0)) > 1:
             os.sched_setaffinity(server.pid, {0})
         bench(server.uri, tmp_path / "load", "ycsb-c", load=True)

@@ -268,9 +268,9 @@ class MixWhatIf:
                 lines.append(f"{m.member}: the asked load needs {p['utilization']:.0%} of {m.cores} core(s): it does "
                              f"not fit; {p['load_factor_that_fits']:.0%} of it does.")
                 continue
+            low, high = self.low.loc[m.member], self.high.loc[m.member]
             parts = [f"{c} {p[f'{c}_throughput']:,.0f} ops/s at {p[f'{c}_latency_ms']:.3g} ms "
-                     f"({self.low.loc[m.member, f'{c}_latency_ms']:.3g}-{self.high.loc[m.member, f'{c}_latency_ms']:.3g})"
-                     for c in m.classes]
+                     f"({low[f'{c}_latency_ms']:.3g}-{high[f'{c}_latency_ms']:.3g})" for c in m.classes]
             lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {m.cores} core(s), "
                          f"room for {p['load_factor_that_fits']:.2f}x this load.")
         if len(self.members) > 1:
