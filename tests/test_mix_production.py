@@ -74,6 +74,14 @@ def test_a_load_that_does_not_fit_is_unusable_and_says_how_much_does():
     assert "nan" not in result.describe().lower()
 
 
+def test_a_rate_for_a_class_the_member_never_served_is_unusable():
+    result = mix_what_if({"reader": synthetic_samples(writes=False)}, cores=1, rates={"reads": 100, "writes": 50},
+                         n_bootstrap=0)
+    assert result.evidence.grade == "unusable"
+    assert [r.code for r in result.evidence.reasons] == ["class_not_observed"]
+    assert result.describe() == "reader: not observed serving writes: no prediction for this load."
+
+
 def test_noisy_telemetry_gives_intervals_that_cover_the_truth():
     samples = synthetic_samples(n=60, noise=0.03, seed=4)
     result = mix_what_if({"m": samples}, cores=1, scale={"reads": 1.3, "writes": 2}, n_bootstrap=200)

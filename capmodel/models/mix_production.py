@@ -236,6 +236,7 @@ class MixWhatIf:
     high: pd.DataFrame
     level: float
     reasons: tuple = field(default=())
+    unseen: tuple = ()                # (member, class) pairs asked for but never observed there
 
     @cached_property
     def limiting_member(self) -> str:
@@ -264,6 +265,10 @@ class MixWhatIf:
         lines = []
         for m in self.members:
             p = self.predicted.loc[m.member]
+            missing = [c for member, c in self.unseen if member == m.member]
+            if missing:
+                lines.append(f"{m.member}: not observed serving {', '.join(missing)}: no prediction for this load.")
+                continue
             if p["utilization"] >= 1:
                 lines.append(f"{m.member}: the asked load needs {p['utilization']:.0%} of {m.cores} core(s): it does "
                              f"not fit; {p['load_factor_that_fits']:.0%} of it does.")
@@ -275,7 +280,8 @@ class MixWhatIf:
                          f"room for {p['load_factor_that_fits']:.2f}x this load.")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
-        if any(self.predicted["utilization"] < 1):
+        answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
+        if any(self.predicted.loc[answered, "utilization"] < 1):
             lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
         return "\n".join(lines)
 
@@ -312,8 +318,11 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
         lows[fit.member] = boot.quantile((1 - level) / 2)
         highs[fit.member] = boot.quantile((1 + level) / 2)
     predicted = pd.DataFrame(rows).T
-    reasons = [Reason("saturated", "unusable", f"{m}: the asked load needs {predicted.loc[m, 'utilization']:.0%} of "
+    unseen = [(m.member, c) for m in members for c, v in (rates or {}).items() if c not in m.classes and v]
+    reasons = [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
+                      "them has no demand to apply to (observe a period with some)") for member, c in unseen]
+    reasons += [Reason("saturated", "unusable", f"{m}: the asked load needs {predicted.loc[m, 'utilization']:.0%} of "
                       "the CPU: no steady state", float(predicted.loc[m, "utilization"]))
                for m in predicted.index if predicted.loc[m, "utilization"] >= 1]
     return MixWhatIf(tuple(members), asked, predicted, pd.DataFrame(lows).T, pd.DataFrame(highs).T, level,
-                     tuple(reasons))
+                     tuple(reasons), tuple(unseen))
