@@ -135,8 +135,11 @@ def test_cli_what_if_json_and_errors(tmp_path, capsys):
     reads = [c for c in out["members"][0]["classes"] if c["class"] == "reads"][0]
     assert reads["asked_per_s"] == pytest.approx(1.3 * reads["observed_per_s"])
     assert main(argv) == 0 and "Saturates first: primary." in capsys.readouterr().out
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     for bad, message in ((["--scale", "reads=x"], "--scale: reads='x' is not a number"),
-                         (["--cores", "0"], "cores"), (["--observed", str(tmp_path / "none")], "no samples.csv")):
+                         (["--cores", "0"], "cores"), (["--observed", str(tmp_path / "none")], "no samples.csv"),
+                         (["--bootstrap", "-5"], "--bootstrap must be from 0"), (["--level", "1.5"], "--level"),
+                         (["--observed", str(tmp_path / "other.csv")], "other.csv: no column 'cpu_cores'")):
         assert main([*argv, *bad]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err

@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 
 from capmodel.errors import InputError, shown
+from capmodel.models.mix_production import usable_intervals
 
 MAX_SAMPLES_BYTES = 64 * 2**20
 
@@ -55,6 +56,7 @@ def read_samples(folder: str):
         raise InputError(f"{path}: not a readable CSV ({str(exc).splitlines()[0][:100]})") from None
     if table.columns.duplicated().any():
         raise InputError(f"{path}: column {table.columns[table.columns.duplicated()][0]!r} appears twice")
+    usable_intervals(table, str(path))  # the columns, checked here so that the error names the file
     return table
 
 
@@ -76,6 +78,10 @@ def run_observed(args) -> int:
         raise InputError("--observed needs --cores N: the processors the observed mongod may use")
     if args.scale and args.rates:
         raise InputError("give either --scale or --rates, not both")
+    if not 0 <= args.bootstrap <= 10_000:
+        raise InputError(f"--bootstrap must be from 0 to 10,000 resamples, got {args.bootstrap}")
+    if not 0 < args.level < 1:
+        raise InputError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level}")
     observations, taken = {}, set()
     for folder in args.observed:
         name = member_name(folder, taken)
