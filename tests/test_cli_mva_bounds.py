@@ -94,3 +94,18 @@ def test_a_workload_file_with_a_duplicated_key_is_refused(tmp_path):
                  "workload.yaml")
     with pytest.raises(InputError, match="workload.yaml.*key 'records' appears twice"):
         load_workload(path)
+
+
+def test_single_class_mva_is_bounded_and_never_nan():
+    from capmodel.errors import CapmodelError
+    from capmodel.models.mva import approximate_mva, exact_mva
+
+    for solve in (exact_mva, approximate_mva):
+        with pytest.raises(InputError, match="asks for every N from 1 to it"):
+            solve({"cpu": 0.1}, populations=10**20)
+        with pytest.raises(InputError, match="customers is more than 1,000,000,000"):
+            solve({"cpu": 0.1}, populations=[10**20])
+    with pytest.raises(InputError, match="use approximate_mva"):
+        exact_mva({"cpu": 0.1}, servers={"cpu": 4}, populations=[10**7])
+    with pytest.raises(CapmodelError, match="no finite solution"):  # a subnormal demand: X = N / 1e-320 overflows
+        exact_mva({"cpu": 1e-320}, populations=[5])
