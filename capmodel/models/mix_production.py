@@ -275,7 +275,8 @@ class MixWhatIf:
                 continue
             low, high = self.low.loc[m.member], self.high.loc[m.member]
             parts = [f"{c} {p[f'{c}_throughput']:,.0f} ops/s at {p[f'{c}_latency_ms']:.3g} ms "
-                     f"({low[f'{c}_latency_ms']:.3g}-{high[f'{c}_latency_ms']:.3g})" for c in m.classes]
+                     f"({low[f'{c}_latency_ms']:.3g}-{high[f'{c}_latency_ms']:.3g})" for c in m.classes
+                     if self.rates[m.member][c] > 0] or ["no operations asked"]
             lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {m.cores} core(s), "
                          f"room for {p['load_factor_that_fits']:.2f}x this load.")
         if len(self.members) > 1:
