@@ -86,3 +86,32 @@ def test_two_observed_mixes_predict_a_third(tmp_path):
         assert x_pred == pytest.approx(x_meas, rel=0.15), c
         assert r_pred == pytest.approx(r_meas, rel=0.35), c
     assert p["cpu_cores"] == pytest.approx(cpu, rel=0.15)
+
+
+def test_every_member_of_the_replica_set_and_the_one_that_saturates_first(replica_set, tmp_path):
+    """The three members of the embedded replica set observed at once (direct connections) under capmodel's load,
+    reads sent to the secondaries: with writes doubled, the member the model names is the primary (it alone takes
+    the writes and the secondaries' replication commands), and each member's figures come from its own telemetry."""
+    base = [sys.executable, "-m", "capmodel.cli", "bench", "--uri", replica_set.uri, "--concurrency", "8", "--quiet",
+            "--warmup", "1", "--collection", "mixrs", "--records", "2000", "--read-preference", "secondary"]
+    subprocess.run(base + ["--workload", "ycsb-c", "--duration", "1", "--out", str(tmp_path / "load")], check=True,
+                   capture_output=True, timeout=300)
+    samples = {}
+
+    def watch(port):
+        samples[f"127.0.0.1:{port}"] = observe_uri(f"mongodb://127.0.0.1:{port}/?directConnection=true", 1.0, 14).samples
+
+    watchers = [threading.Thread(target=watch, args=(port,)) for port in replica_set.ports]
+    for w in watchers:
+        w.start()
+    subprocess.run(base + ["--workload", "ycsb-a", "--duration", "10", "--rate", "600", "--allow-existing",
+                           "--out", str(tmp_path / "a")], check=True, capture_output=True, timeout=300)
+    for w in watchers:
+        w.join()
+    with replica_set.client() as client:
+        primary = client.admin.command("hello")["primary"]
+    result = mix_what_if(samples, cores=2, scale={"reads": 1.3, "writes": 2}, n_bootstrap=50)
+    print("\n" + result.describe())
+    assert set(result.predicted.index) == set(samples)
+    assert result.limiting_member == primary
+    assert "writes" in [m for m in result.members if m.member == primary][0].classes
