@@ -99,7 +99,8 @@ def test_every_member_of_the_replica_set_and_the_one_that_saturates_first(replic
     samples = {}
 
     def watch(port):
-        samples[f"127.0.0.1:{port}"] = observe_uri(f"mongodb://127.0.0.1:{port}/?directConnection=true", 1.0, 14).samples
+        uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
+        samples[f"127.0.0.1:{port}"] = observe_uri(uri, 1.0, 14).samples
 
     watchers = [threading.Thread(target=watch, args=(port,)) for port in replica_set.ports]
     for w in watchers:

@@ -153,19 +153,19 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
         fitted = design @ coef
         r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
         if r2 < 0.8:
-            reasons.append(Reason("cpu_fit_poor", "weak", f"{member}: the CPU regression on the per-class rates explains "
-                                  f"{r2:.0%} of the CPU's variation across intervals", float(r2)))
+            reasons.append(Reason("cpu_fit_poor", "weak", f"{member}: the CPU regression on the per-class rates "
+                                  f"explains {r2:.0%} of the CPU's variation across intervals", float(r2)))
         unidentified = [c for c, v in zip(classes, d) if v <= 0]
         if unidentified:
-            reasons.append(Reason("cpu_demand_zero", "weak", f"{member}: the regression gives {unidentified[0]} no CPU of its "
-                                  "own (its rate hardly varies apart from the others')"))
+            reasons.append(Reason("cpu_demand_zero", "weak", f"{member}: the regression gives {unidentified[0]} no CPU "
+                                  "of its own (its rate hardly varies apart from the others')"))
     else:
         share = np.nan_to_num(x * r).sum(axis=0)
         share = share / share.sum() if share.sum() > 0 else np.full(len(classes), 1 / len(classes))
         background = 0.0
         d = share * cpu.sum() / np.maximum(x.sum(axis=0), 1e-300)
-        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: the mix and load hardly vary across the intervals, so the "
-                              "CPU is apportioned to the classes by their shares of time in the server"))
+        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: the mix and load hardly vary across the intervals, "
+                              "so the CPU is apportioned to the classes by their shares of time in the server"))
     cpu_per_op = {c: float(v) for c, v in zip(classes, d)}
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
