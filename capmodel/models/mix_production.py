@@ -164,8 +164,9 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
         share = share / share.sum() if share.sum() > 0 else np.full(len(classes), 1 / len(classes))
         background = 0.0
         d = share * cpu.sum() / np.maximum(x.sum(axis=0), 1e-300)
-        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: the mix and load hardly vary across the intervals, "
-                              "so the CPU is apportioned to the classes by their shares of time in the server"))
+        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: the mix and load hardly vary across the "
+                              "intervals, so the CPU is apportioned to the classes by their shares of time in the "
+                              "server"))
     cpu_per_op = {c: float(v) for c, v in zip(classes, d)}
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
