@@ -48,6 +48,7 @@ INTERIM_NAME = "metrics.interim"
 MAX_UNCOMPRESSED = 10_000_000    # decompressor.cpp: "Metrics chunk has exceeded the allowable size."
 MAX_DELTAS = 1_000_000           # decompressor.cpp: metricsCount * sampleCount > 1000000 is refused
 MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024     # BSONObjMaxInternalSize: the largest document mongod writes
+_PIECE = 1 << 16                 # bytes of a zlib stream inflated at a time
 _HEADER = b"\x09_id\x00"      # every FTDC document opens with its _id, a BSON date (type 9)
 
 
@@ -125,13 +126,20 @@ def inflate(data: bytes, limit: int = MAX_UNCOMPRESSED) -> bytes:
     (length,) = struct.unpack_from("<I", data, 0)
     if length > limit:
         raise ValueError(f"uncompressed length {length:,} exceeds the {limit:,} bytes MongoDB allows")
-    inflater = zlib.decompressobj()
+    inflater, view = zlib.decompressobj(), memoryview(data)[4:]
+    pieces, inflated = [], 0
     try:
-        raw = inflater.decompress(data[4:], length + 1)
+        for start in range(0, len(view), _PIECE):        # fed in pieces: nothing is copied in proportion to a bomb
+            piece = inflater.decompress(view[start:start + _PIECE], length + 1 - inflated)
+            pieces.append(piece)
+            inflated += len(piece)
+            if inflated > length or inflater.unconsumed_tail:
+                raise ValueError(f"the zlib stream inflates past the {length:,} bytes the header declares")
+            if inflater.eof:
+                break
     except zlib.error as exc:
         raise ValueError(f"zlib: {exc}") from None
-    if len(raw) > length or inflater.unconsumed_tail:
-        raise ValueError(f"the zlib stream inflates past the {length:,} bytes the header declares")
+    raw = b"".join(pieces)
     if not inflater.eof:
         raise ValueError(f"the zlib stream ends early: {len(raw):,} of {length:,} bytes")
     if len(raw) != length:
