@@ -3,7 +3,9 @@
     python benchmarks/fuzz.py [--examples 10000] [--seed 0] [--only reader,fit,...]
 
 Targets: the curve reader (CSV files of odd cells and bytes), ``fit_usl`` (curves of any floats), workload YAML files,
-``BenchConfig`` options, and the ``plan``, ``nodes`` and ``shards`` command lines. ``--examples`` is the total, split
+``BenchConfig`` options, the ``plan``, ``nodes`` and ``shards`` command lines, and the FTDC reader (``ftdc``: real
+chunks mutated, crafted counts and varint streams, truncations; ``tests/hostile_ftdc.py``, where ``memory`` counts a
+read that allocated more than 64 MB). ``--examples`` is the total, split
 evenly over the targets. Prints, per target and in all, how many examples were accepted (ok) or refused with one
 error naming the input (refused), and the counts that must all be 0: tracebacks (any exception outside the
 CapmodelError family, or a CLI exit that is not 0 or one line with status 2), hangs (one example over 30 s), errors
@@ -22,11 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import hostile_ftdc as hf  # noqa: E402
 import hostile_inputs as hi  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 HANG_SECONDS = 30
-BAD = ("traceback", "hang", "unnamed", "noise")
+BAD = ("traceback", "hang", "unnamed", "noise", "memory")
 TARGETS = {
     "reader": (hi.csv_files(), hi.check_reader),
     "fit": (hi.curves, hi.check_fit),
@@ -35,6 +38,7 @@ TARGETS = {
     "plan": (hi.option_sets(hi.PLAN_OPTIONS), lambda pairs: hi.check_command("plan", pairs)),
     "nodes": (hi.option_sets(hi.NODES_OPTIONS), lambda pairs: hi.check_command("nodes", pairs)),
     "shards": (hi.option_sets(hi.SHARDS_OPTIONS), lambda pairs: hi.check_command("shards", pairs)),
+    "ftdc": (hf.ftdc_files, hf.check_ftdc),
 }
 
 

@@ -193,6 +193,7 @@ def _top_fields(blob: bytes, path, offset: int) -> dict:
             key_end = blob.index(b"\x00", pos + 1, end)
             key = blob[pos + 1:key_end]
             pos = key_end + 1
+            shown = key.decode("utf-8", "replace")
             if kind in (0x01, 0x09, 0x12, 0x11):
                 value = unpack("<d" if kind == 0x01 else "<q", blob, pos)[0]
                 width = 8
@@ -212,9 +213,9 @@ def _top_fields(blob: bytes, path, offset: int) -> dict:
             elif kind in (0x06, 0x0A, 0x7F, 0xFF):
                 value, width = None, 0
             else:
-                raise ValueError(f"unknown BSON type 0x{kind:02x} at field {key!r}")
+                raise ValueError(f"unknown BSON type 0x{kind:02x} at field {shown!r}")
             if width < 0 or pos + width > end:
-                raise ValueError(f"field {key!r} runs past the end of the document")
+                raise ValueError(f"field {shown!r} runs past the end of the document")
             if key == b"_id" and kind == 0x09:
                 out["_id"] = value
             elif key == b"type" and kind in (0x01, 0x10, 0x12):
