@@ -17,8 +17,8 @@ BUILD="$(mktemp -d)"
 trap 'rm -rf "$BUILD"' EXIT
 (cd "$SOURCE" && go build -o "$BUILD/ftdcdump" .)
 {
-    printf '{"kind": "header", "command": "sh benchmarks/make_ftdc_fixture.sh", "decoder": "ftdcdump -mode jsonl %s (Go, %s)", "sha256": {' \
-        "$SAMPLE" "$SOURCE"
+    printf '{"kind": "header", "command": "sh benchmarks/make_ftdc_fixture.sh", '
+    printf '"decoder": "ftdcdump -mode jsonl %s (Go, %s)", "sha256": {' "$SAMPLE" "$SOURCE"
     first=1
     for f in "$SAMPLE"/metrics.*; do
         [ "$first" = 1 ] || printf ', '

@@ -168,8 +168,7 @@ def test_nesting_past_mongodbs_limit_is_refused_with_file_and_offset(tmp_path, d
 
 
 def test_a_deeply_nested_metadata_document_is_refused_with_file_and_offset(tmp_path):
-    inner = fb.nested(3000)
-    doc = struct.pack("<i", 0)            # {_id, type: 0, doc: <3000 deep>} written by hand
+    inner = fb.nested(3000)               # {_id, type: 0, doc: <3000 deep>} written by hand
     body = b"\x09_id\x00" + struct.pack("<q", fb.T0) + b"\x10type\x00" + struct.pack("<i", 0) + b"\x03doc\x00" + inner
     doc = struct.pack("<i", len(body) + 5) + body + b"\x00"
     path = tmp_path / "metrics.2023-11-14T22-13-20Z-00000"
