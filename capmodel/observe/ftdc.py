@@ -315,10 +315,16 @@ def _to_ms(value) -> int | None:
     return int(stamp.value // 1_000_000)
 
 
-def _grown(array: np.ndarray, rows: int, size: int) -> np.ndarray:
-    out = np.empty((size, *array.shape[1:]), dtype=array.dtype)
-    out[:rows] = array[:rows]
-    return out
+def _grown(array: np.ndarray, size: int) -> np.ndarray:
+    """``array`` with room for ``size`` rows, its rows kept: resized in place (realloc, which moves a large block's
+    pages without copying them) when it owns its memory, else copied."""
+    try:
+        array.resize((size, *array.shape[1:]), refcheck=False)
+        return array
+    except ValueError:
+        out = np.empty((size, *array.shape[1:]), dtype=array.dtype)
+        out[:len(array)] = array
+        return out
 
 
 def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, until=None):
@@ -332,8 +338,8 @@ def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, un
     columns = list(metrics)
     names = list(metrics.values())
     wanted = [time_metric, *dict.fromkeys(names)]
-    table = np.empty((4096, len(names)))               # one row per sample, grown by doubling (untouched pages of
-    times = np.empty(4096, dtype=np.int64)            # a large np.empty cost no memory)
+    table = np.empty((4096, len(names)))               # one row per sample, grown by doubling
+    times = np.empty(4096, dtype=np.int64)
     rows = 0
     cache = LayoutCache()
     covered = [math.inf, -math.inf]
@@ -354,7 +360,7 @@ def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, un
                 continue
             if rows + kept > len(times):
                 size = max(2 * len(times), rows + kept)
-                table, times = _grown(table, rows, size), _grown(times, rows, size)
+                table, times = _grown(table, size), _grown(times, size)
             times[rows:rows + kept] = stamps[keep]
             for column, name in enumerate(names):
                 values = found.get(name)
