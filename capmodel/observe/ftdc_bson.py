@@ -47,27 +47,30 @@ class Section:
     ``children`` (field name -> (Section, first index, offset)), offsets relative to the section's start, the first
     of duplicated names winning; ``order`` keeps document order for the full list of names."""
 
-    __slots__ = ("size", "count", "height", "leaves", "children", "order", "mask", "mask_array", "template")
+    __slots__ = ("size", "count", "height", "leaves", "children", "order", "mask", "mask_array", "template", "memo")
 
     def __init__(self, size, count, height, leaves, children, order, mask):
         self.size, self.count, self.height = size, count, height
         self.leaves, self.children, self.order, self.mask = leaves, children, order, mask
         self.mask_array = self.template = None       # set when the section enters a LayoutCache
+        self.memo: dict = {}                          # name -> locate(name), for sections read again from the cache
 
     def locate(self, name: str):
         """(index, coding, offset) of one dotted metric name, or None."""
-        hit = self.leaves.get(name)
-        if hit is not None:
-            return hit
-        dot = name.find(".")
+        if name in self.memo:
+            return self.memo[name]
+        found = self.leaves.get(name)
+        dot = name.find(".") if found is None else -1
         while dot != -1:
             child = self.children.get(name[:dot])
             if child is not None:
-                found = child[0].locate(name[dot + 1:])
-                if found is not None:
-                    return child[1] + found[0], found[1], child[2] + found[2]
+                inner = child[0].locate(name[dot + 1:])
+                if inner is not None:
+                    found = child[1] + inner[0], inner[1], child[2] + inner[2]
+                    break
             dot = name.find(".", dot + 1)
-        return None
+        self.memo[name] = found
+        return found
 
     def entries(self, prefix: str = "", base: int = 0) -> list:
         """Every metric as (dotted name, coding, offset from the document's start), in document order."""

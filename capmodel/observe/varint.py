@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 MAX_VARINT_BYTES = 10       # 64 bits, 7 a byte
+_ONE_PASS_BYTES = 1 << 20   # streams up to this size are decoded in one pass (24 bytes of work arrays per byte)
 
 
 def decode_varints(buffer: np.ndarray, limit: int | None = None) -> np.ndarray:
@@ -33,8 +34,12 @@ def decode_varints(buffer: np.ndarray, limit: int | None = None) -> np.ndarray:
     longest = int(lengths.max())
     if longest > MAX_VARINT_BYTES:
         raise ValueError(f"a varint of {longest} bytes (at most {MAX_VARINT_BYTES})")
-    values = (buffer[starts] & 0x7F).astype(np.uint64)
-    for k in range(1, longest):                      # the k-th byte of every varint that has one
+    if buffer.size <= _ONE_PASS_BYTES:               # every byte shifted into place at once, OR-ed per varint
+        position = np.arange(buffer.size) - np.repeat(starts, lengths)
+        parts = (buffer & 0x7F).astype(np.uint64) << (7 * position).astype(np.uint64)
+        return np.bitwise_or.reduceat(parts, starts)
+    values = (buffer[starts] & 0x7F).astype(np.uint64)  # a large stream: byte k of every varint that has one,
+    for k in range(1, longest):                          # in arrays the size of the varints, not of the bytes
         longer = np.flatnonzero(lengths > k)
         values[longer] |= (buffer[starts[longer] + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
     return values
