@@ -21,13 +21,13 @@ import struct
 import numpy as np
 
 MAX_RECURSION = 10          # util.cpp: kMaxRecursion; a deeper document is refused ("Recursion limit reached.")
-_CACHED_FROM = 64          # sub-documents smaller than this are walked, not looked up
+_CACHED_FROM = 64           # sub-documents smaller than this are walked, not looked up
 _CACHE_BYTES = 2_000_000    # bytes of sub-documents kept
 _PER_SIZE = 4               # sections kept for one size
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 _U64 = 2 ** 64 - 1
 
-# codings of a metric's value: (width in bytes)
+# how a metric's value is stored (U4: a Timestamp's half); _SCALARS: BSON type -> (coding, width in bytes)
 F8, I4, I8, DATE, BOOL, U4, DEC = range(7)
 _SCALARS = {0x01: (F8, 8), 0x10: (I4, 4), 0x12: (I8, 8), 0x09: (DATE, 8), 0x08: (BOOL, 1), 0x13: (DEC, 16)}
 _FIXED = {0x06: 0, 0x07: 12, 0x0A: 0, 0x7F: 0, 0xFF: 0}          # undefined, ObjectId, null, MaxKey, MinKey
