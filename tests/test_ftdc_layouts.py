@@ -14,7 +14,7 @@ from bson.son import SON
 from capmodel.observe import ftdc
 from capmodel.observe.ftdc_bson import LayoutCache
 
-REALISTIC_DAY = Path("/work/shared/data/ftdc-realistic-day")
+REALISTIC_DAY = Path(__file__).resolve().parents[2] / "shared" / "data" / "ftdc-realistic-day"   # ../shared
 
 
 def _document(text: str, x) -> bytes:
