@@ -214,3 +214,14 @@ def test_observe_json_gives_the_error_as_json_with_exit_2(tmp_path, capsys):
     answer = json.loads(captured.out)
     assert list(answer) == ["error"] and str(path) in answer["error"] and f"byte offset {offset}" in answer["error"]
     assert not (tmp_path / "out").exists()
+
+
+def test_observe_json_gives_an_unreadable_file_as_json_too(tmp_path, capsys, monkeypatch):
+    path, _ = _file(tmp_path, fb.metric_chunk(START, [[1000]]))
+
+    def refuse(name, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(name))
+
+    monkeypatch.setattr(ftdc, "open", refuse, raising=False)     # as root, chmod cannot make a file unreadable
+    assert main(["observe", "--ftdc", str(path), "--json", "--out", str(tmp_path / "out")]) == 2
+    assert json.loads(capsys.readouterr().out) == {"error": f"{path}: Permission denied"}

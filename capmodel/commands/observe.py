@@ -48,12 +48,13 @@ def run(args) -> int:
     if args.ftdc is not None:
         try:
             observation = observe_ftdc(args.ftdc, _time(args.since, "--since"), _time(args.until, "--until"))
-        except CapmodelError as exc:                 # with --json the error is JSON too: {"error": ...}, exit 2
+        except (CapmodelError, OSError) as exc:      # with --json the error is JSON too: {"error": ...}, exit 2
             if not args.json:
                 raise
             from capmodel.redact import redact_text
 
-            print_json({"error": " ".join(redact_text(str(exc)).split())})
+            text = str(exc) if isinstance(exc, CapmodelError) else f"{exc.filename or args.ftdc}: {exc.strerror or exc}"
+            print_json({"error": " ".join(redact_text(text).split())})
             return 2
     else:
         from capmodel.bench.redact import redact_uri
