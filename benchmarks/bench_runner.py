@@ -152,7 +152,7 @@ def measure(uri: str, levels: list[int], args) -> int:
         from capmodel.bench import async_workers
         from capmodel.bench.drivers import MongojetDriver
 
-        jet_client = async_workers.client(uri, max(levels) + 8, {})
+        jet_client = async_workers.client(uri, {"maxPoolSize": max(levels) + 8})
         jet = Runner(MongojetDriver(jet_client.get_database(DATABASE)[workload.collection], 30.0), workload,
                      keyspace, seed=1)
     clusters = {}

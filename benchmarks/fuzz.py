@@ -2,14 +2,17 @@
 
     python benchmarks/fuzz.py [--examples 10000] [--seed 0] [--only reader,fit,...]
 
-Targets: the curve reader (CSV files of odd cells and bytes), ``fit_usl`` (curves of any floats), workload YAML files,
-``BenchConfig`` options, the ``plan``, ``nodes`` and ``shards`` command lines, and the FTDC reader (``ftdc``: real
-chunks mutated, crafted counts and varint streams, truncations; ``tests/hostile_ftdc.py``, where ``memory`` counts a
-read that allocated more than 64 MB). ``--examples`` is the total, split
+Targets: the curve reader (CSV files of odd cells and bytes; and files at and beyond its bounds: columns, line length,
+size, repeated names, semicolons), ``fit_usl`` (curves of any floats), workload YAML files, ``BenchConfig`` options,
+output folders (``--out`` holding foreign files, symlinks, folders, FIFOs, torn or newer records, a held lock), the
+``plan``, ``nodes`` and ``shards`` command lines, and the FTDC reader (``ftdc``: real chunks mutated, crafted counts
+and varint streams, truncations; ``tests/hostile_ftdc.py``). ``--examples`` is the total, split
 evenly over the targets. Prints, per target and in all, how many examples were accepted (ok) or refused with one
 error naming the input (refused), and the counts that must all be 0: tracebacks (any exception outside the
 CapmodelError family, or a CLI exit that is not 0 or one line with status 2), hangs (one example over 30 s), errors
-that do not name their input (unnamed), and warnings or stray output (noise). Exit status 1 when any is not 0; the
+that do not name their input (unnamed), warnings or stray output (noise), files outside capmodel's own that
+changed (overwrote: a symlink's target, a foreign file), and reads that allocated more than 64 MB (memory). Exit
+status 1 when any is not 0; the
 first few offending examples are printed so they can be replayed.
 """
 from __future__ import annotations
@@ -24,21 +27,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import hostile_ftdc as hf  # noqa: E402
+import hostile_folders as hf  # noqa: E402
+import hostile_ftdc as hftdc  # noqa: E402
 import hostile_inputs as hi  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 HANG_SECONDS = 30
-BAD = ("traceback", "hang", "unnamed", "noise", "memory")
+BAD = ("traceback", "hang", "unnamed", "noise", "overwrote", "memory")
 TARGETS = {
     "reader": (hi.csv_files(), hi.check_reader),
+    "reader-bounds": (hf.wide_csv_files(), hf.check_bounded_reader),
+    "out-folder": (hf.folder_states, hf.check_output_folder),
     "fit": (hi.curves, hi.check_fit),
     "workload": (hi.workload_files(), hi.check_workload),
     "bench-options": (hi.bench_options, hi.check_bench_config),
     "plan": (hi.option_sets(hi.PLAN_OPTIONS), lambda pairs: hi.check_command("plan", pairs)),
     "nodes": (hi.option_sets(hi.NODES_OPTIONS), lambda pairs: hi.check_command("nodes", pairs)),
     "shards": (hi.option_sets(hi.SHARDS_OPTIONS), lambda pairs: hi.check_command("shards", pairs)),
-    "ftdc": (hf.ftdc_files, hf.check_ftdc),
+    "ftdc": (hftdc.ftdc_files, hftdc.check_ftdc),
 }
 
 

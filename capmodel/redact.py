@@ -10,7 +10,11 @@ bottom of the package (standard library only), below every layer that writes som
     redact_text("failed to reach mongodb://app:pw@db:27017/x")   -> "failed to reach mongodb://app:***@db:27017/x"
     redact_mapping({"uri": "...", "password": "pw", "nested": [{"token": "t"}]})
 
-Only the secret parts change; everything else of a URI (hosts, ports, database, other options) is kept as written.
+Only the secret parts change; everything else of a URI (hosts, ports, database, other options) is kept as written,
+except that a password is masked wherever else it appears in the URI too (in ``appName`` or any option, in the user
+name, in the path), as written, percent-decoded or encoded. Inside ``with secrets_masked(uri):`` ``redact_text`` masks
+that URI's password in any text, even where it appears without its URI (a driver's error that quotes an option, a
+worker's message).
 Passwords are found whatever the scheme (``mongodb://``, ``mongodb+srv://``, ``http://``, ...) or with none
 (``user:pw@host``, which pymongo refuses but people type), and even when they contain '@', ':' or '/' unencoded (not
 valid, but people write them). Secret options (``password=``, ``tlsCertificateKeyFilePassword=``,
@@ -18,8 +22,11 @@ valid, but people write them). Secret options (``password=``, ``tlsCertificateKe
 """
 from __future__ import annotations
 
+import contextlib
 import re
+from collections import Counter
 from typing import Any
+from urllib.parse import quote, unquote
 
 MASK = "***"
 
@@ -50,14 +57,52 @@ def redact_uri(uri: str, user: bool = False, mask: str = MASK) -> str:
         name, colon, _password = userinfo.partition(":")
         name = mask if user and name else name
         userinfo = name + (colon + mask if colon else "")
+        forms = _password_forms(_password)
     else:
-        userinfo = None
+        userinfo, forms = None, ()
     hosts_end = _first_of(rest, "/?", start=1 if userinfo is not None else 0)
     head, query_part = rest[:hosts_end], rest[hosts_end:]
     question = query_part.find("?")
     if question >= 0:
         query_part = query_part[: question + 1] + _redact_query(query_part[question + 1:], mask)
+    if userinfo is not None and forms:  # the same password elsewhere: user name, path, any option's value
+        name, colon, _ = userinfo.partition(":")
+        userinfo = _mask_forms(name, forms, mask) + colon + (mask if colon else "")
+        query_part = _mask_forms(query_part, forms, mask)
+        hosts, slash, path = head.partition("/")
+        head = hosts + slash + _mask_forms(path, forms, mask)
     return scheme + (userinfo if userinfo is not None else "") + head + query_part
+
+
+def _password_forms(password: str) -> tuple[str, ...]:
+    """The password as written, percent-decoded and percent-encoded (longest first), empty ones left out."""
+    decoded = unquote(password)
+    forms = {password, decoded, quote(decoded, safe=""), quote(decoded, safe="")}
+    return tuple(sorted((f for f in forms if f), key=len, reverse=True))
+
+
+def _mask_forms(text: str, forms, mask: str) -> str:
+    for form in forms:
+        text = text.replace(form, mask)
+    return text
+
+
+_REMEMBERED: Counter = Counter()  # password forms masked in all text while a ``secrets_masked`` block runs
+
+
+@contextlib.contextmanager
+def secrets_masked(uri: str):
+    """While the block runs, ``redact_text`` masks ``uri``'s password (every form of it) wherever it appears."""
+    rest = _SCHEME.match(uri).groups()[1]
+    at = _userinfo_end(rest)
+    forms = _password_forms(rest[:at].partition(":")[2]) if at is not None else ()
+    _REMEMBERED.update(forms)
+    try:
+        yield
+    finally:
+        _REMEMBERED.subtract(forms)
+        for form in [f for f, n in _REMEMBERED.items() if n <= 0]:
+            del _REMEMBERED[form]
 
 
 def _first_of(text: str, chars: str, start: int = 0) -> int:
@@ -109,7 +154,8 @@ def redact_text(text: str, user: bool = False, mask: str = MASK) -> str:
     """Every URI (any scheme, or a schemeless ``user:password@host``) and every secret ``key=value`` inside free
     text (a log line, an error message) redacted."""
     text = _URI_IN_TEXT.sub(lambda m: redact_uri(m.group(0), user=user, mask=mask), text)
-    return _PAIR_IN_TEXT.sub(lambda m: _redact_query(m.group(0), mask), text)
+    text = _PAIR_IN_TEXT.sub(lambda m: _redact_query(m.group(0), mask), text)
+    return _mask_forms(text, sorted(_REMEMBERED, key=len, reverse=True), mask) if _REMEMBERED else text
 
 
 def redact_mapping(value: Any, mask: str = MASK) -> Any:

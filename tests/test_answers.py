@@ -46,7 +46,7 @@ def test_answer_with_a_comparison_says_how_the_model_was_chosen():
     comparison = compare_models(curve)
     chosen = comparison.best_fit.describe(comparison=comparison)
     assert f"the data support the **{comparison.recommended}** model ({comparison.reason})" in chosen
-    assert "ΔAICC of the others from the best:" in chosen
+    assert "ΔAICc of the others from the best:" in chosen
     asked = fit_usl(curve).describe(comparison=comparison)
     assert "the **usl** model was fitted as asked; the comparison recommends **amdahl**" in asked
     assert "warning: kappa is at its lower bound 0" in asked

@@ -4,6 +4,7 @@ import from a lower layer to a higher one, no module over 400 lines.
 The layers, bottom to top (DESIGN.md, "Layers"; an import may point down or stay inside its own layer, never up):
 
     0  foundation  capmodel (the package facade: lazy names only), capmodel.errors, capmodel.jsonable,
+                   capmodel.output_folder,
                    capmodel.redact, capmodel._bundled (standard library only, callable from everywhere)
     1  data        capmodel.data, capmodel.datasets (the curve table, readers, bundled datasets)
     2  models      capmodel.models (fitting, results, closed forms, queueing; pure computation)
@@ -29,7 +30,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "capmodel"
 MAX_LINES = 400
 
 LAYERS = [
-    ("capmodel", "capmodel.errors", "capmodel.jsonable", "capmodel.redact", "capmodel._bundled"),
+    ("capmodel", "capmodel.errors", "capmodel.jsonable", "capmodel.redact", "capmodel.output_folder",
+     "capmodel._bundled"),
     ("capmodel.data", "capmodel.datasets"),
     ("capmodel.models",),
     ("capmodel.plots",),

@@ -14,6 +14,7 @@ from capmodel.bench.files import read_steps
 from capmodel.bench.runner import Runner
 from capmodel.bench.workloads import load_workload
 from capmodel.cli import main
+from capmodel.errors import BenchError
 
 DB = "capmodel_test_drivers"
 _names = itertools.count()
@@ -28,7 +29,8 @@ def client(mongod):
 
 
 def jet(mongod, collection):
-    return MongojetDriver(async_workers.client(mongod.uri, 64, {}).get_database(DB)[collection], timeout_s=20.0)
+    return MongojetDriver(async_workers.client(mongod.uri, {"maxPoolSize": 64}).get_database(DB)[collection],
+                          timeout_s=20.0)
 
 
 def loaded(client, name, records):
@@ -79,7 +81,11 @@ def test_pymongo_binding_stays_available_on_the_command_line(mongod, tmp_path, c
     assert read_steps(out / "steps.jsonl")[0]["status"] == "ok"
 
 
-def test_uri_options_for_the_rust_driver_are_merged_not_repeated():
+def test_uri_options_for_the_rust_driver_are_added_once():
     assert async_workers.with_options("mongodb://h:1", {"maxPoolSize": 8}) == "mongodb://h:1/?maxPoolSize=8"
-    merged = async_workers.with_options("mongodb://u:p@h:1/db?maxpoolsize=4&w=1", {"maxPoolSize": 8, "appName": "x"})
-    assert merged == "mongodb://u:p@h:1/db?maxpoolsize=4&w=1&appName=x"  # the URI's own value wins, once
+    merged = async_workers.with_options("mongodb://u:p@h:1/db?w=1", {"maxPoolSize": 8, "appName": "x"})
+    assert merged == "mongodb://u:p@h:1/db?w=1&maxPoolSize=8&appName=x"
+    with pytest.raises(BenchError, match="maxPoolSize given both in the URI and as an option"):
+        async_workers.with_options("mongodb://h:1/?maxpoolsize=4", {"maxPoolSize": 8})
+
+

@@ -103,9 +103,10 @@ def test_insert_benchmark_counts_documents(client):
 
 
 def _sleepy(collection):
-    """One document that takes 20 ms to match ($where with sleep): a server of known, slow service time."""
+    """One document that takes 20 ms to match ($where with sleep): a server of known, slow service time (server-side
+    JavaScript, so allowed explicitly)."""
     return parse_workload({"name": "slow", "collection": collection, "operations": [
-        {"op": "find", "filter": {"$where": "sleep(20) || true"}, "limit": 1}]}, "test")
+        {"op": "find", "filter": {"$where": "sleep(20) || true"}, "limit": 1}]}, "test", allow_server_js=True)
 
 
 def test_open_loop_measures_from_the_intended_start(client):

@@ -148,3 +148,62 @@ def test_allow_superlinear_option(capsys, tmp_path):
     assert bounded["sigma"] == 0 and any("sigma is at its lower bound" in w for w in bounded["warnings"])
     free = run_json(capsys, "fit", path, "--json", "--allow-superlinear")
     assert free["sigma"] == pytest.approx(-0.02, rel=1e-6) and any("superlinear" in w for w in free["warnings"])
+
+
+def _cli(*argv):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "import sys; from capmodel.cli import main; sys.exit(main())",
+                           *argv], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_fit_on_an_all_client_bound_sweep_prints_no_bare_ceiling():
+    # a sweep as `capmodel bench` writes curve.csv, every step flagged client_bound
+    sweep = "tests/fixtures/client_bound_sweep/curve.csv"
+    for model in ("usl", "amdahl", "auto"):
+        text = _cli("fit", sweep, "--model", model)
+        assert "evidence: unusable" in text and "client-bound" in text
+        assert "ceiling lambda/sigma" not in text and "peak throughput" not in text
+        assert "the server's ceiling is at least the best measured 3,905 ops/s" in text
+    record = json.loads(_cli("fit", sweep, "--json"))
+    assert KEYS <= set(record)
+    assert record["evidence"]["grade"] == "unusable"
+    assert record["evidence"]["reasons"][0] == {
+        "code": "client_bound", "grade": "unusable", "value": 7.0,
+        "message": "every one of the 7 steps was client-bound (the load generator, not the server, set the pace): "
+                   "the curve describes the client"}
+    assert "at least the best measured 3,905 ops/s" in record["supported"]
+
+
+def test_fit_on_bundled_data_carries_its_verdict():
+    import math
+
+    text = _cli("fit", "data/usl_raytracer.csv")
+    assert "evidence: weak" in text and "the usl model was used although the comparison prefers amdahl" in text
+    record = json.loads(_cli("fit", "data/usl_raytracer.csv", "--model", "auto", "--json"))
+    assert record["model"] == "amdahl" and record["evidence"]["grade"] in ("sound", "weak")
+    assert record["supported"] is None and math.isfinite(record["ceiling"])
+
+
+def test_fit_on_an_observed_curve_follows_its_verdict(tmp_path):
+    # `capmodel observe --ftdc` on the bundled FTDC sample, then `capmodel fit` on its curve, as the README shows
+    import pandas as pd
+
+    from capmodel.models.assessment import BELOW_ONE_SHARE_UNUSABLE
+
+    out = tmp_path / "obs"
+    _cli("observe", "--ftdc", "data/ftdc_sample/diagnostic.data", "--out", str(out))
+    curve = pd.read_csv(out / "curve.csv")
+    record = json.loads(_cli("fit", str(out / "curve.csv"), "--json"))
+    codes = [r["code"] for r in record["evidence"]["reasons"]]
+    share = float((curve["concurrency"] < 1).mean())
+    assert ("below_one" in codes) == (share > 0)
+    text = _cli("fit", str(out / "curve.csv"))
+    if record["evidence"]["grade"] == "unusable":
+        assert "peak throughput:" not in text and "ceiling lambda/sigma" not in text
+        assert record["supported"] and "peak / ceiling: not supported by these data" in text
+    if share >= BELOW_ONE_SHARE_UNUSABLE:
+        assert f"never ran more than {curve['concurrency'].max():.3g} operations at once" in text

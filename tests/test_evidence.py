@@ -32,3 +32,9 @@ def test_json_has_no_non_finite_value():
 def test_a_reason_cannot_be_sound():
     with pytest.raises(CapmodelError):
         Reason("x", "sound", "nothing")
+
+
+def test_lines_are_the_grade_then_one_line_per_reason():
+    weak = Reason("low_r2", "weak", "R² is 0.41", 0.41)
+    assert Evidence().lines() == ["evidence: sound"]
+    assert Evidence.of(weak).lines() == ["evidence: weak", "  - weak: R² is 0.41"]

@@ -64,11 +64,18 @@ def test_a_400_digit_cell_is_one_line_naming_file_column_and_row(tmp_path, capsy
     assert len(err) < 300
 
 
-def test_a_one_megabyte_cell_is_cut_in_the_message(tmp_path, capsys):
-    path = _write(tmp_path / "c.csv", "concurrency,throughput\n1,100\n2," + "x" * 2**20 + "\n4,350\n")
+def test_a_long_cell_is_cut_in_the_message(tmp_path, capsys):
+    path = _write(tmp_path / "c.csv", "concurrency,throughput\n1,100\n2," + "x" * 60_000 + "\n4,350\n")
     assert main(["fit", path]) == 2
     err = capsys.readouterr().err
     assert f"{path}: column 'throughput', row 2: 'xxxx" in err and "is not a number" in err and len(err) < 300
+
+
+def test_a_one_megabyte_line_is_refused_before_parsing_naming_its_line_and_offset(tmp_path, capsys):
+    path = _write(tmp_path / "c.csv", "concurrency,throughput\n1,100\n2," + "x" * 2**20 + "\n4,350\n")
+    assert main(["fit", path]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: line 3 (byte offset 29) is longer than 65,536 bytes" in err and len(err) < 300
 
 
 @pytest.mark.parametrize("text, message", [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
+import hostile_folders as hf
 import hostile_inputs as hi
 
 QUICK = settings(max_examples=60, deadline=None, database=None,
@@ -53,3 +54,17 @@ def test_nodes_options(pairs):
 @given(pairs=hi.option_sets(hi.SHARDS_OPTIONS))
 def test_shards_options(pairs):
     assert hi.check_command("shards", pairs) in hi.ACCEPTABLE
+
+
+@settings(QUICK, max_examples=150)
+@given(state=hf.folder_states)
+def test_output_folders(state):
+    """Issue 20 point 8: whatever --out holds (foreign files, symlinks, folders, FIFOs, torn or newer records, another
+    run's lock), a run's writes are accepted or refused naming the folder, and nothing it did not write changes."""
+    assert hf.check_output_folder(state) in hi.ACCEPTABLE
+
+
+@settings(QUICK, max_examples=60)
+@given(example=hf.wide_csv_files())
+def test_reader_bounds(example):
+    assert hf.check_bounded_reader(example) in hi.ACCEPTABLE

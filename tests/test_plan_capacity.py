@@ -70,8 +70,7 @@ def test_absolute_latency_target_on_p95_binds_and_matches_bisection():
     # below 95% of the peak (about 8,600)
     target_ms = 4.0
     fit = fit_usl(exact_curve(p95_factor=2.0))
-    cap = capacity_from_fit(fit, Objectives(utilization_target=0.95, latency_p95_ms=target_ms),
-                            latency_target_ms=target_ms)
+    cap = capacity_from_fit(fit, Objectives(utilization_target=0.95, latency_p95_ms=target_ms))
     n_limit = bisect(lambda n: 2 * 1000 * n / x_of(n) <= target_ms, 1, PEAK_N)
     assert cap.binding_limit == "latency"
     assert cap.usable_throughput == pytest.approx(x_of(n_limit), rel=1e-4)
@@ -80,7 +79,7 @@ def test_absolute_latency_target_on_p95_binds_and_matches_bisection():
 
 def test_loose_latency_target_leaves_the_utilization_limit_binding():
     fit = fit_usl(exact_curve(p95_factor=2.0))
-    cap = capacity_from_fit(fit, Objectives(utilization_target=0.5, latency_p95_ms=500), latency_target_ms=500)
+    cap = capacity_from_fit(fit, Objectives(utilization_target=0.5, latency_p95_ms=500))
     assert cap.binding_limit == "utilization"
     assert cap.usable_throughput == pytest.approx(0.5 * PEAK_X, rel=1e-4)
 
@@ -208,3 +207,86 @@ def test_a_curve_that_falls_from_the_first_client_plans_at_one_client():
     assert cap.peak_concurrency == 1.0
     assert cap.usable_throughput == pytest.approx(0.8 * fit.lambda_, rel=1e-12)
     assert cap.binding_limit == "utilization"
+
+
+# --- the latency target travels in Objectives; the plan carries its evidence ---------------------------------------
+
+def test_objectives_latency_target_is_applied_on_plgm_workload1():
+    # issue 16: Objectives(0.8, latency_p95_ms=1.0) returned 10,851 ops/s "utilization" while describe() claimed
+    # "p95 <= 1 ms". No p95 is measured in this study, so the target is held against the mean N/X itself.
+    from capmodel.data import datasets
+
+    fit = fit_usl(datasets.load_curve("plgm_workload1"))
+    cap = capacity_from_fit(fit, Objectives(utilization_target=0.8, latency_p95_ms=1.0))
+
+    def x_fit(n):
+        return x_of(n, fit.sigma, fit.kappa, fit.lambda_)
+
+    n_limit = bisect(lambda n: n / x_fit(n) <= 0.001, 1, 60)
+    assert cap.binding_limit == "latency"
+    assert cap.usable_throughput == pytest.approx(x_fit(n_limit), rel=1e-7)     # about 3,548 ops/s
+    assert cap.limits["utilization"] == pytest.approx(0.8 * fit.peak_throughput)
+    text = cap.describe()
+    assert f"**{x_fit(n_limit):,.0f} ops/s**" in text and "p95 <= 1 ms" in text
+    assert "mean response time N/X (no p95 measured)" in text
+    assert cap.evidence.codes() == ["p95_not_measured"] and cap.evidence.grade == "weak"
+
+
+def test_relative_latency_target_needs_and_uses_a_baseline():
+    fit = fit_usl(exact_curve(p95_factor=2.0))
+    relative = capacity_from_fit(fit, Objectives(utilization_target=None, latency_increase=0.25),
+                                 baseline_p95_ms=3.2)
+    absolute = capacity_from_fit(fit, Objectives(utilization_target=None, latency_p95_ms=4.0))
+    assert relative.latency_target_ms == pytest.approx(4.0)
+    assert relative.usable_throughput == pytest.approx(absolute.usable_throughput, rel=1e-12)
+    with pytest.raises(PlanError, match="needs the baseline's p95"):
+        capacity_from_fit(fit, Objectives(utilization_target=None, latency_increase=0.25))
+
+
+def test_the_old_latency_parameter_is_deprecated_and_cannot_disagree():
+    fit = fit_usl(exact_curve(p95_factor=2.0))
+    with pytest.warns(DeprecationWarning, match="latency_target_ms"):
+        old = capacity_from_fit(fit, Objectives(utilization_target=0.95), latency_target_ms=4.0)
+    new = capacity_from_fit(fit, Objectives(utilization_target=0.95, latency_p95_ms=4.0))
+    assert (old.usable_throughput, old.binding_limit) == (new.usable_throughput, new.binding_limit)
+    with pytest.warns(DeprecationWarning), pytest.raises(PlanError, match="two latency targets"):
+        capacity_from_fit(fit, Objectives(latency_p95_ms=5.0), latency_target_ms=4.0)
+    with pytest.raises(PlanError, match="n_bootstrap"):
+        capacity_from_fit(fit, Objectives(), 4.0)          # the old positional order
+
+
+def test_an_unreachable_latency_target_states_no_throughput():
+    # p95 = 2 x N/X; one client's N/X is 1/lambda = 1 ms, so no load has a p95 below 2 ms
+    fit = fit_usl(exact_curve(p95_factor=2.0))
+    cap = capacity_from_fit(fit, Objectives(utilization_target=0.8, latency_p95_ms=1.5))
+    assert not cap.latency.reachable and cap.latency.reason == "below_zero_load"
+    assert cap.usable_throughput == 0.0 and cap.binding_limit == "latency"
+    assert cap.evidence.grade == "unusable" and cap.evidence.codes() == ["latency_unreachable"]
+    text = cap.describe(ops_per_user=0.5)
+    assert "sustains" not in text and "users" not in text
+    assert "no load meets p95 <= 1.5 ms" in text and f"fitted p95 is {2 * 1000 / LAMBDA:,.4g} ms" in text
+
+
+@pytest.mark.parametrize("measured_upto,grade", [(8, "weak"), (4, "unusable")])
+def test_a_plan_past_the_measured_range_says_by_how_much(measured_upto, grade):
+    curve = exact_curve()
+    fit = fit_usl(curve[curve["concurrency"] <= measured_upto])
+    cap = capacity_from_fit(fit, Objectives(utilization_target=None, peak_fraction=0.95))
+    n_plan = bisect(lambda n: x_of(n, fit.sigma, fit.kappa, fit.lambda_) <= 0.95 * fit.peak_throughput, 1,
+                    fit.peak_concurrency)
+    reason = {r.code: r for r in cap.evidence.reasons}["extrapolation"]
+    assert reason.grade == grade and cap.evidence.grade == grade
+    assert reason.value == pytest.approx(n_plan / measured_upto, rel=1e-6)
+    assert f"{n_plan / measured_upto:.1f}x the largest measured" in cap.describe()
+    inside = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=None, peak_fraction=0.95))
+    assert "extrapolation" not in inside.evidence.codes()
+
+
+def test_the_fits_own_verdict_joins_the_plans():
+    curve = exact_curve()
+    curve["client_bound"] = curve["concurrency"] >= 48          # the two largest steps: the bench flagged them
+    cap = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=0.8))
+    reason = {r.code: r for r in cap.evidence.reasons}["client_bound"]
+    assert reason.grade == "weak" and cap.evidence.grade == "weak"
+    assert "2 of 10 steps were client-bound" in reason.message
+    assert "Evidence: **weak**" in cap.describe() and "2 of 10 steps were client-bound" in cap.describe()

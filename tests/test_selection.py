@@ -33,7 +33,7 @@ def test_table_is_sorted_and_complete():
     assert result.criterion == "aicc"           # n = 10 points, k = 4: n / k < 40
     assert list(t["aicc"]) == sorted(t["aicc"]) and t["delta"].iloc[0] == 0
     assert t.loc[t["model"] == "usl", "params"].iloc[0]["kappa"] == pytest.approx(8e-4, rel=0.2)
-    assert "lowest AICC" in result.reason and result.best_fit.model == "usl"
+    assert "lowest AICc" in result.reason and result.best_fit.model == "usl"
     assert "recommended: usl" in result.summary()
 
 

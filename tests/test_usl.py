@@ -264,7 +264,7 @@ def test_no_latency_limit_without_growth():
     # kappa = 0: D(N) = 1 + 0.05 (N - 1) <= 100 * 0.1 = 10  ->  N = 181 exactly
     assert amdahl_like.max_concurrency_for_latency(0.1)[0] == pytest.approx(181.0)
     linear = fit_usl(curve(n, 100.0 * n))
-    with pytest.raises(PlanError, match="latency never grows"):
+    with pytest.raises(PlanError, match="does not grow with N: a 100 ms target bounds neither N"):
         linear.max_concurrency_for_latency(0.1)
 
 

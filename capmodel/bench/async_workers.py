@@ -50,25 +50,30 @@ def call(coroutine, timeout: float | None = None):
     return asyncio.run_coroutine_threadsafe(coroutine, _loop()).result(timeout)
 
 
-def client(uri: str, pool: int, options: dict):
-    """A mongojet client for ``uri`` with room for ``pool`` connections (cached: one per URI and options)."""
+def client(uri: str, options: dict):
+    """A mongojet client for ``uri`` with ``options`` (as ``capmodel.bench.connection.client_options`` resolves
+    them; cached: one per URI and options)."""
     import mongojet
 
-    key = (uri, pool, tuple(sorted(options.items())))
+    key = (uri, tuple(sorted((k, str(v)) for k, v in options.items())))
     _loop()
     clients = _HOST["clients"]
     if key not in clients:
-        clients[key] = call(mongojet.create_client(with_options(uri, {"maxPoolSize": pool, "maxConnecting": 32,
-                                                                      "appName": "capmodel-bench", **options})))
+        clients[key] = call(mongojet.create_client(with_options(uri, options)))
     return clients[key]
 
 
 def with_options(uri: str, options: dict) -> str:
-    """``uri`` with ``options`` added to its query; an option the URI already sets is left as the URI sets it (the
-    Rust driver refuses an option given twice)."""
+    """``uri`` with ``options`` added to its query. The options are resolved already (``client_options``): one the
+    URI sets too is refused, as the Rust driver refuses an option given twice."""
+    from capmodel.errors import BenchError
+
     base, _, query = uri.partition("?")
     given = {part.split("=", 1)[0].lower() for part in query.split("&") if part}
-    extra = [f"{k}={v}" for k, v in options.items() if v is not None and k.lower() not in given]
+    twice = sorted(k for k, v in options.items() if v is not None and k.lower() in given)
+    if twice:
+        raise BenchError(f"option {', '.join(twice)} given both in the URI and as an option")
+    extra = [f"{k}={v}" for k, v in options.items() if v is not None]
     joined = "&".join(p for p in (query, *extra) if p)
     if "/" not in base.split("://", 1)[-1]:
         base += "/"

@@ -99,6 +99,7 @@ class BenchConfig:
     # the driver the clients use: "mongojet" (coroutines on a Rust core; 0.3-0.4x the client CPU per operation of
     # pymongo threads in benchmarks/bench_runner.py) or "pymongo" (threads)
     binding: str = "mongojet"
+    allow_server_js: bool = False  # accept $where, $function, $accumulator in the workload (refused otherwise)
 
     def check(self) -> "BenchConfig":
         """Validate every option (types, finite, in range) and normalise; raises a BenchError naming the option."""
@@ -110,6 +111,8 @@ class BenchConfig:
             raise BenchError(f"--concurrency: every value must be an integer >= 1 and <= {MAX_CONCURRENCY:,}, "
                              f"got {shown(bad[0], 40) if bad else 'nothing'}")
         self.concurrency = sorted(set(self.concurrency))
+        if not isinstance(self.allow_server_js, bool):
+            raise BenchError(f"allow_server_js must be True or False, got {shown(self.allow_server_js, 40)}")
         for name in LIMITS:
             if getattr(self, name) is not None:
                 setattr(self, name, _checked_number(name, getattr(self, name)))

@@ -15,6 +15,11 @@ any other name, ``drop``, ``dropDatabase``, ``renameCollection``, ``createUser``
 Aggregation pipelines (``op: aggregate`` and ``aggregate`` commands) may not write (``$out``, ``$merge``) and may
 read other collections (``$lookup``, ``$graphLookup``, ``$unionWith``) only when they name the workload's own.
 A command document may not be a generator (``{gen: choice, ...}``) nor carry ``$db``.
+
+No server-side JavaScript: ``$where``, ``$function`` and ``$accumulator`` run code on the server (a
+``while(true){}`` spins it until every operation times out), so they are refused at any depth of any operation
+(filters, ``$or``/``$nor``/``$elemMatch``, ``$expr``, pipelines, update pipelines, the pipelines nested in ``$lookup``,
+``$facet`` and ``$unionWith``, commands) unless the user says ``--allow-server-js`` (``allow_server_js=True``).
 """
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ COLLECTION_COMMANDS = ("find", "aggregate", "count", "distinct", "collstats", "l
                        "delete", "findandmodify")
 WRITING_STAGES = ("$out", "$merge")
 READING_STAGES = {"$lookup": "from", "$graphlookup": "from", "$unionwith": "coll"}
+SERVER_JS = ("$where", "$function", "$accumulator")
 
 
 def _short(value: Any) -> str:
@@ -77,8 +83,27 @@ def check_command(command: Any, collection: str, at: str) -> None:
     _check_stages(command, collection, at)
 
 
-def check_operation(kind: str, params: dict, collection: str, at: str) -> None:
-    """Refuse an operation that would reach beyond the workload's collection or write through a pipeline."""
+def check_server_js(value: Any, at: str, depth: int = 0) -> None:
+    """Refuse ``$where``, ``$function`` and ``$accumulator`` anywhere in ``value``, naming the operator."""
+    if depth > 200:
+        raise InputError(f"{at}: nested too deeply")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if str(key).strip().lower() in SERVER_JS:
+                raise InputError(f"{at}: {str(key)[:20]} runs JavaScript on the server; a workload may not use it "
+                                 "unless you pass --allow-server-js")
+            check_server_js(item, at, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            check_server_js(item, at, depth + 1)
+
+
+def check_operation(kind: str, params: dict, collection: str, at: str, allow_server_js: bool = False) -> None:
+    """Refuse an operation that would reach beyond the workload's collection, write through a pipeline, or (unless
+    ``allow_server_js``) run JavaScript on the server."""
+    if not allow_server_js:
+        for key, value in params.items():
+            check_server_js(value, f"{at}.{key}")
     if kind == "command":
         check_command(params.get("command"), collection, at)
     for key in ("pipeline", "filter", "update"):

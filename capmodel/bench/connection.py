@@ -13,24 +13,59 @@ from capmodel.bench.redact import redact_text, redact_uri
 from capmodel.errors import BenchError
 
 
+# options a flag of ``capmodel bench`` sets: the flag wins over the URI (its help says "default: the URI's")
+FLAG_OPTIONS = {"readPreference": "read_preference", "w": "write_concern"}
+
+
+def _query_pairs(uri: str) -> tuple[str, list[str]]:
+    """(the URI before its query, the query's ``key=value`` parts as written)."""
+    base, _, query = uri.partition("?")
+    return base, [part for part in query.split("&") if part]
+
+
+def _key(part: str) -> str:
+    return part.split("=", 1)[0].lower()
+
+
+def client_options(uri: str, config, pool: int, binding: str = "pymongo") -> tuple[str, dict]:
+    """The URI's options resolved once, for either driver: (the URI to connect with, the options to add to it).
+
+    Precedence, the same under both bindings: an explicit flag (``config.read_preference``, ``config.write_concern``)
+    and the pool capmodel sizes for the step win over the URI, whose option of that name is dropped; the URI's own
+    timeouts win over capmodel's defaults; every other URI option is kept as written. No option is given twice (the
+    Rust driver refuses that). ``config``: a BenchConfig or anything with its ``timeout_ms``,
+    ``server_selection_timeout_ms``, ``read_preference`` and ``write_concern``. The Rust driver has no ``timeoutMS``
+    (mongojet's calls are timed out by ``MongojetDriver``), so ``binding="mongojet"`` leaves it out.
+    """
+    base, parts = _query_pairs(uri)
+    explicit = {"maxPoolSize": pool}
+    for option, attribute in FLAG_OPTIONS.items():
+        value = getattr(config, attribute, None)
+        if value:
+            explicit[option] = int(value) if option == "w" and str(value).isdigit() else value
+    dropped = {k.lower() for k in explicit}
+    parts = [p for p in parts if _key(p) not in dropped]
+    given = {_key(p) for p in parts}
+    timeout_ms = getattr(config, "timeout_ms", None) or 10_000
+    defaults = {"maxConnecting": 32, "appName": "capmodel-bench",
+                "serverSelectionTimeoutMS": getattr(config, "server_selection_timeout_ms", None),
+                "connectTimeoutMS": min(timeout_ms, 10_000)}
+    if binding != "mongojet":
+        defaults["timeoutMS"] = timeout_ms
+    options = {k: v for k, v in defaults.items() if v is not None and k.lower() not in given}
+    options.update(explicit)
+    return (f"{base}?{'&'.join(parts)}" if parts else base), options
+
+
 def make_client(uri: str, config, pool: int):
-    """One shared client sized for ``pool`` workers, with a timeout on every operation (``config``: a BenchConfig)."""
+    """One pymongo client sized for ``pool`` workers, with a timeout on every operation (``config``: a BenchConfig);
+    its options from ``client_options``, as mongojet's."""
     import pymongo
 
     # maxConnecting: connections opened at once (pymongo's default, 2, takes tens of seconds to fill a pool of 1,000)
-    options = {"maxPoolSize": max(pool, 100), "maxConnecting": 32, "appname": "capmodel-bench"}
-    # timeouts written in the URI win over the defaults; explicit options (read preference, w) win over the URI
-    query = uri.partition("?")[2].lower()
-    defaults = {"timeoutMS": config.timeout_ms, "serverSelectionTimeoutMS": config.server_selection_timeout_ms,
-                "connectTimeoutMS": min(config.timeout_ms, 10_000)}
-    options.update({k: v for k, v in defaults.items() if f"{k.lower()}=" not in query})
-    if config.read_preference:
-        options["readPreference"] = config.read_preference
-    if config.write_concern:
-        w = config.write_concern
-        options["w"] = int(w) if str(w).isdigit() else w
+    target, options = client_options(uri, config, max(pool, 100), "pymongo")
     try:
-        return pymongo.MongoClient(uri, **options)
+        return pymongo.MongoClient(target, **options)
     except (pymongo.errors.ConfigurationError, pymongo.errors.InvalidURI, ValueError, TypeError) as exc:
         raise BenchError(f"cannot use the MongoDB URI {redact_uri(uri)}: {redact_text(str(exc))}") from None
 
@@ -51,11 +86,17 @@ def ping(client, uri: str, where: str = "") -> None:
     selection to the operation timeout, 10 s)."""
     import pymongo
 
+    from capmodel.bench.mongo_errors import describe, is_password_refused, password_refused
+
     try:
         with pymongo.timeout(client.options.server_selection_timeout):
             client.admin.command("ping")
     except pymongo.errors.PyMongoError as exc:
-        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {redact_text(str(exc))[:300]}") from None
+        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {describe(exc)}") from None
+    except ValueError as exc:  # SASLprep refuses the password before anything is sent
+        if not is_password_refused(exc):
+            raise
+        raise BenchError(f"{where}{password_refused(exc)}") from None
 
 
 def versions(client) -> dict:

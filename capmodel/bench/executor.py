@@ -24,6 +24,7 @@ import time
 
 from capmodel.bench.progress import StepProgress
 from capmodel.bench.runner import StepResult
+from capmodel.bench.scheduler_probe import CALL_TIMEOUT_S, CONNECT_TIMEOUT_S, probe_scheduler
 from capmodel.bench.share import Secret, ShareRequest, close_clients, run_share, worker_version
 from capmodel.bench.shares import merge, portion, split
 from capmodel.errors import BenchError
@@ -33,6 +34,9 @@ PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its 
 ANSWER_GRACE_S = 30.0  # beyond the step's own end and drain timeout, before a worker is declared lost
 WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
 POLL_S = 0.25
+# Dask's own deadlines for an existing scheduler: connect, a silent connection declared dead
+BOUNDED_COMMS = {"distributed.comm.timeouts.connect": f"{CONNECT_TIMEOUT_S * 3:g}s",
+                 "distributed.comm.timeouts.tcp": f"{CALL_TIMEOUT_S:g}s"}
 
 
 def open_executor(config, uri: str):
@@ -93,7 +97,11 @@ class DaskExecutor:
                 self.client = Client(self.cluster, set_as_default=False)
                 self.address = self.cluster.scheduler_address
             else:
-                self.client = Client(self.address, timeout=15, set_as_default=False)
+                probe_scheduler(self.address)  # a silent, garbage or wrong-scheme peer: one line within 10 s
+                import dask
+
+                with dask.config.set(BOUNDED_COMMS):
+                    self.client = Client(self.address, timeout=CONNECT_TIMEOUT_S * 3, set_as_default=False)
         except BenchError:
             raise
         except Exception as exc:  # noqa: BLE001 - Dask raises OSError, TimeoutError, ValueError ...
@@ -124,7 +132,7 @@ class DaskExecutor:
     def _info(self) -> dict:
         """{address: host} of the workers alive now, straight from the scheduler (raises when it is lost)."""
         try:
-            workers = self.client.run_on_scheduler(_scheduler_workers)
+            workers = self.client.run_on_scheduler(_scheduler_workers, callback_timeout=CALL_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001 - CommClosedError, OSError, TimeoutError ...
             raise SchedulerLost(f"lost the Dask scheduler at {self.address} ({type(exc).__name__})") from None
         self._workers = workers
@@ -151,7 +159,12 @@ class DaskExecutor:
     def _check_versions(self) -> None:
         import capmodel
 
-        answers = self.client.run(worker_version, workers=self.targets(), on_error="return")
+        try:
+            answers = self.client.run(worker_version, workers=self.targets(), on_error="return",
+                                      callback_timeout=CALL_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001 - TimeoutError, CommClosedError ...
+            raise SchedulerLost(f"the workers of the Dask scheduler at {self.address} did not say their version "
+                                f"within {CALL_TIMEOUT_S:g} s ({type(exc).__name__})") from None
         for address, answer in answers.items():
             if isinstance(answer, BaseException):
                 raise BenchError(f"worker {address} did not answer ({type(answer).__name__}: {answer})"[:400])
@@ -164,7 +177,7 @@ class DaskExecutor:
         """The scheduler's time.time() minus this host's (midpoint of a round trip)."""
         t0 = time.time()
         try:
-            there = self.client.run_on_scheduler(time.time)
+            there = self.client.run_on_scheduler(time.time, callback_timeout=CALL_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001
             raise SchedulerLost(f"lost the Dask scheduler at {self.address} ({type(exc).__name__})") from None
         return there - (t0 + time.time()) / 2
@@ -228,7 +241,7 @@ class DaskExecutor:
         for thing in (self.client, self.cluster):
             if thing is not None:
                 try:
-                    thing.close()
+                    thing.close(timeout=CALL_TIMEOUT_S)  # a scheduler that stopped answering does not hold the end up
                 except Exception:  # noqa: BLE001 - closing after a lost scheduler
                     pass
         self.client = self.cluster = None
@@ -283,7 +296,8 @@ class StepRunner:
                 existing=self.existing, index=j, stride=len(shares), seed=self.seed, step=step,
                 join_timeout=self.join_timeout, stop_unreachable_after=_unreachable_after(cfg),
                 version=capmodel.__version__,
-                start_at=share_start, label=label or f"c={concurrency}"))
+                start_at=share_start, label=label or f"c={concurrency}",
+                allow_server_js=cfg.allow_server_js))
             first += share
         length = (warmup + duration) if operations is None else (max_seconds or 3600.0)
         drain = self.join_timeout * (2 if rate is not None else 1)

@@ -6,20 +6,30 @@ lost.
 - ``steps.jsonl`` one JSON line per completed step, appended and fsync'ed the moment the step ends, so Ctrl-C or a
                   server crash loses no completed step; a torn last line (a crash while writing) is dropped on read;
 - ``curve.csv``   the curve table (``capmodel fit DIR/curve.csv`` reads it as is), one row per successful step.
+
+The folder is owned (``capmodel.output_folder``): one run at a time holds its lock, nothing is written through a
+symlink, and a file capmodel did not write is never replaced. ``run.json`` and every step carry ``format_version``
+(``FORMAT_VERSION``; a folder written before versions existed is format 1); ``--resume`` refuses a newer one. capmodel
+recognises its own files: ``run.json`` by its ``format`` (format 1: a ``config`` object and ``started_at``), every line
+of ``steps.jsonl`` as a step, ``curve.csv`` by the SHA-256 that ``run.json`` records (or, when a crash came between the
+two writes, by being the curve of the recorded steps).
 """
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from capmodel.errors import BenchError
 from capmodel.jsonable import to_jsonable
+from capmodel.output_folder import OutputFolderError, append_line, check_format, refuse_foreign, write_atomic
 
 STEPS_FILE, CURVE_FILE, RUN_FILE = "steps.jsonl", "curve.csv", "run.json"
+FORMAT_VERSION = 2  # of run.json and steps.jsonl; 1: the records written before they carried a version
+RUN_FORMAT = "capmodel-bench-run"
+STEP_KEYS = ("concurrency", "status")  # every step has them, in every format
 
 
 def read_steps(path: Path) -> list[dict]:
@@ -37,11 +47,14 @@ def read_steps(path: Path) -> list[dict]:
             step = json.loads(line)
             if not isinstance(step, dict):
                 raise json.JSONDecodeError("not an object", line, 0)
-            steps.append(step)
         except (json.JSONDecodeError, RecursionError):
             if i == len(lines) - 1:
                 break
             raise BenchError(f"{path}: line {i + 1} is not valid JSON") from None
+        check_format(step, f"{path} line {i + 1}", FORMAT_VERSION, "sweep step")
+        if not all(key in step for key in STEP_KEYS):
+            raise BenchError(f"{path}: line {i + 1} is not a sweep step (no {' or '.join(STEP_KEYS)})")
+        steps.append(step)
     return steps
 
 
@@ -63,6 +76,7 @@ def read_run(out: Path) -> dict:
         raise BenchError(f"--resume: {path} is nested too deeply to be a sweep's record") from None
     if not isinstance(run, dict) or not isinstance(run.get("config"), dict):
         raise BenchError(f"--resume: {path} is not a sweep's record (no 'config' object)")
+    check_format(run, path, FORMAT_VERSION, "sweep record")
     return run
 
 
@@ -73,28 +87,98 @@ def _cannot_write(path: Path, exc: OSError) -> BenchError:
 
 
 def append_step(path: Path, record: dict) -> None:
-    """Append one step and force it to disk before the sweep goes on."""
-    line = json.dumps(to_jsonable(record), allow_nan=False) + "\n"
+    """Append one step (with its format version) and force it to disk before the sweep goes on."""
+    line = json.dumps(to_jsonable({"format_version": FORMAT_VERSION, **record}), allow_nan=False) + "\n"
     try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(line)
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_line(path, line)
     except OSError as exc:
         raise _cannot_write(path, exc) from None
 
 
 def write_json(path: Path, obj: dict) -> None:
     """Write ``obj`` to ``path`` atomically (a temporary file renamed over it)."""
-    tmp = path.with_suffix(".tmp")
     text = json.dumps(to_jsonable(obj), indent=2, allow_nan=False) + "\n"
     try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        write_atomic(path, text)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)  # no half-written file left beside run.json
         raise _cannot_write(path, exc) from None
+
+
+def write_run(out: Path, run: dict) -> None:
+    """``run.json`` with its format and version first."""
+    write_json(Path(out) / RUN_FILE, {"format": RUN_FORMAT, "format_version": FORMAT_VERSION, **run})
+
+
+def curve_text(steps: list[dict]) -> str:
+    """``curve.csv``'s exact text for these steps."""
+    return curve_table(steps).to_csv(index=False)
+
+
+def write_curve(out: Path, steps: list[dict]) -> str:
+    """Write ``curve.csv`` of ``steps``; returns its SHA-256, for ``run.json`` to record."""
+    text = curve_text(steps)
+    path = Path(out) / CURVE_FILE
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def claim_outputs(out: Path) -> None:
+    """Refuse an ``out`` whose ``run.json``, ``steps.jsonl`` or ``curve.csv`` is a symlink or was not written by
+    capmodel (see the module's docstring)."""
+    out = Path(out)
+    refuse_foreign(out / RUN_FILE, _our_run)
+    refuse_foreign(out / STEPS_FILE, _our_steps)
+    refuse_foreign(out / CURVE_FILE, lambda path: _our_curve(out, path))
+
+
+def _load_run(path: Path) -> dict | None:
+    try:
+        run = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    return run if isinstance(run, dict) else None
+
+
+def _our_run(path: Path) -> bool:
+    run = _load_run(path)
+    if run is None:
+        return False
+    if "format_version" in run and run.get("format") == RUN_FORMAT:
+        check_format(run, path, FORMAT_VERSION, "sweep record")  # a newer capmodel's: refused as such
+        return True
+    if "format_version" in run:
+        return False
+    return isinstance(run.get("config"), dict) and "started_at" in run  # format 1
+
+
+def _our_steps(path: Path) -> bool:
+    try:
+        read_steps(path)  # every complete line a step of a known format
+        lines = path.read_bytes().splitlines()
+    except (BenchError, OSError):  # a newer format (OutputFolderError) is refused as such
+        return False
+    return all(line.startswith(b"{") for line in lines if line.strip())  # a torn last line too
+
+
+def _our_curve(out: Path, path: Path) -> bool:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    run = _load_run(out / RUN_FILE) if (out / RUN_FILE).is_file() else None
+    if run is None or not _our_run(out / RUN_FILE):
+        return False
+    if "format_version" not in run:  # format 1 recorded no checksum: its header is the curve table's
+        return data.startswith(b"concurrency,throughput")
+    if hashlib.sha256(data).hexdigest() == run.get("curve_sha256"):
+        return True
+    try:  # a crash between writing curve.csv and run.json: the curve of the recorded steps
+        return data.decode("utf-8") == curve_text(read_steps(out / STEPS_FILE))
+    except (BenchError, OutputFolderError, OSError, UnicodeDecodeError):
+        return False
 
 
 def curve_table(steps: list[dict]) -> pd.DataFrame:

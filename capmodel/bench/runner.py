@@ -80,6 +80,7 @@ class StepResult:
     late_start_s: float = 0.0
     ended_early: str | None = None
     workers: list = field(default_factory=list)  # per-worker rows (address, host, clients, ops, CPU)
+    failed_attempts: int | None = None  # attempts the driver saw fail, retried ones too (None: not counted)
 
     @property
     def error_count(self) -> int:

@@ -22,7 +22,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from capmodel.bench.redact import redact_text
+from capmodel.bench import attempts
+from capmodel.redact import redact_text, secrets_masked
 
 _CLIENTS: dict[str, object] = {}  # MongoClients of this process, kept warm from step to step
 _LOCK = threading.Lock()
@@ -69,6 +70,7 @@ class ShareRequest:
     version: str  # the coordinator's capmodel version
     start_at: float | None = None  # the warm-up's start on the scheduler's clock (time.time() there)
     label: str = ""
+    allow_server_js: bool = False  # the user's --allow-server-js: the worker re-checks the workload as it was
 
 
 def _where(address: str, host: str) -> str:
@@ -125,13 +127,14 @@ def run_share(request: ShareRequest, dask_worker=None, progress: bool = False) -
     if capmodel.__version__ != request.version:
         return {"ok": False, "error": f"{where} runs capmodel {capmodel.__version__}, the coordinator "
                                       f"{request.version}: install the same version on every load host"}
-    try:
-        return _run(request, address, host, scheduler_delay, where, progress)
-    except Exception as exc:  # noqa: BLE001 - reported to the coordinator, never raised into Dask's logs
-        from capmodel.errors import CapmodelError
+    with secrets_masked(request.uri.reveal()):  # the password masked in whatever this share says, wherever it is
+        try:
+            return _run(request, address, host, scheduler_delay, where, progress)
+        except Exception as exc:  # noqa: BLE001 - reported to the coordinator, never raised into Dask's logs
+            from capmodel.errors import CapmodelError
 
-        text = str(exc) if isinstance(exc, CapmodelError) else f"{type(exc).__name__}: {exc}"
-        return {"ok": False, "error": f"{where}: {redact_text(text)[:400]}"}
+            text = str(exc) if isinstance(exc, CapmodelError) else f"{type(exc).__name__}: {exc}"
+            return {"ok": False, "error": f"{where}: {redact_text(text)[:400]}"}
 
 
 def _run(request: ShareRequest, address, host, scheduler_delay, where, progress) -> dict:
@@ -142,14 +145,17 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
     from capmodel.bench.workloads import parse_workload
 
     uri = request.uri.reveal()
-    if request.client_options.get("binding") == "mongojet":
+    counted = request.client_options.get("binding") != "mongojet"
+    if not counted:
         target = _mongojet_driver(uri, request)
         _ping_async(target, uri, where)
     else:
+        attempts.listen()  # before the client is made: it counts the attempts pymongo retries silently
         client = _client(uri, request.client_options, request.pool)
         ping(client, uri, where=f"{where}: ")
         target = None
-    workload = parse_workload(dict(request.workload), request.workload_source)
+    workload = parse_workload(dict(request.workload), request.workload_source,
+                              allow_server_js=request.allow_server_js)
     keyspace = None
     if request.existing is not None:
         keyspace = KeySpace(workload, request.existing, offset=request.index, stride=request.stride)
@@ -159,8 +165,11 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
                     stop_unreachable_after=request.stop_unreachable_after)
     start_at = None if request.start_at is None else request.start_at - scheduler_delay
     meter = CpuMeter().start()
+    failed_before = attempts.failed_attempts(request.database) if counted else None
     result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
     cpu = meter.stop()
+    if counted:
+        result.failed_attempts = attempts.failed_attempts(request.database) - failed_before
     result.workers = [{
         "address": address, "host": host, "pid": os.getpid(), "clients": result.concurrency,
         "operations": result.operations, "ops_per_s": result.ops_per_s, "errors": result.error_count,
@@ -173,14 +182,15 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
 
 def _ping_async(driver, uri: str, where: str) -> None:
     from capmodel.bench import async_workers
-    from capmodel.bench.redact import redact_uri
+    from capmodel.bench.mongo_errors import describe
     from capmodel.errors import BenchError
+    from capmodel.redact import redact_uri
 
     try:
         async_workers.call(driver.ping())
     except Exception as exc:  # noqa: BLE001 - mongojet's errors, TimeoutError
         raise BenchError(f"{where}: cannot reach MongoDB at {redact_uri(uri)}: "
-                         f"{type(exc).__name__}: {redact_text(str(exc))[:300]}") from None
+                         f"{type(exc).__name__}: {describe(exc)}") from None
 
 
 def _mongojet_driver(uri: str, request: ShareRequest):
@@ -188,11 +198,12 @@ def _mongojet_driver(uri: str, request: ShareRequest):
     from capmodel.bench import async_workers
     from capmodel.bench.drivers import MongojetDriver
 
+    from types import SimpleNamespace
+
+    from capmodel.bench.connection import client_options
+
     o = request.client_options
-    options = {"serverSelectionTimeoutMS": o.get("server_selection_timeout_ms"),
-               "connectTimeoutMS": min(o.get("timeout_ms") or 10_000, 10_000),
-               "readPreference": o.get("read_preference"), "w": o.get("write_concern")}
-    client = async_workers.client(uri, max(request.pool, 10), {k: v for k, v in options.items() if v is not None})
+    client = async_workers.client(*client_options(uri, SimpleNamespace(**o), max(request.pool, 10), "mongojet"))
     collection = client.get_database(request.database)[request.collection]
     return MongojetDriver(collection, timeout_s=(o.get("timeout_ms") or 10_000) / 1000.0)
 

@@ -50,4 +50,6 @@ def merge(records: list[dict], op_names: list[str], throughput_unit: str, rate: 
         late_start_s=max((r.get("late_start_s", 0.0) for r in records), default=0.0),
         ended_early=next((r["ended_early"] for r in records if r.get("ended_early")), None),
         workers=[w for r in records for w in r.get("workers", [])],
+        failed_attempts=(None if not records or any(r.get("failed_attempts") is None for r in records)
+                         else sum(r["failed_attempts"] for r in records)),
     )

@@ -29,11 +29,13 @@ from capmodel.bench.config import SWEEP_KEYS, BenchConfig
 from capmodel.bench.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
                                        versions)
 from capmodel.bench.executor import SchedulerLost, open_executor
-from capmodel.bench.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, curve_table, read_run,
-                                  read_steps, write_json)
-from capmodel.bench.redact import redact_text, redact_uri
+from capmodel.bench.files import (RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table, read_run,
+                                  read_steps, write_curve, write_run)
 from capmodel.bench.runner import UNREACHABLE
+from capmodel.bench.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
+from capmodel.output_folder import FolderLock, write_atomic
+from capmodel.redact import redact_text, redact_uri, secrets_masked
 
 __all__ = ["BenchConfig", "Sweep", "SweepResult", "run_sweep"]
 
@@ -64,8 +66,11 @@ class Sweep:
         return self.out / STEPS_FILE
 
     def _prepare_out(self) -> list[dict]:
-        self.out.mkdir(parents=True, exist_ok=True)
+        claim_outputs(self.out)  # no symlink, no file capmodel did not write
         done = read_steps(self.steps_path)
+        self.previous_curve_sha256 = None
+        if (self.out / RUN_FILE).is_file():
+            self.previous_curve_sha256 = json.loads((self.out / RUN_FILE).read_text()).get("curve_sha256")
         if done and not self.resume:
             raise BenchError(f"{self.steps_path} already holds {len(done)} steps: pass --resume to continue that "
                              "sweep, or choose another --out")
@@ -76,19 +81,30 @@ class Sweep:
                 detail = ", ".join(f"{k}: {str(stored.get(k))[:40]!r} before, {str(getattr(self.config, k))[:40]!r} "
                                    "now" for k in differ)
                 raise BenchError(f"--resume: {self.out} was started with a different configuration ({detail})")
-        if self.resume and done:  # rewrite without a torn last line
-            self.steps_path.write_text("".join(json.dumps(s) + "\n" for s in done))
+        if self.steps_path.exists():  # rewritten without a torn last line (empty when nothing is resumed)
+            write_atomic(self.steps_path, "".join(json.dumps(s) + "\n" for s in done))
         return done
 
     def run(self) -> SweepResult:
+        cfg = self.config
+        if cfg.scheduler is not None:
+            probe_scheduler(cfg.scheduler)  # before anything is loaded: a wrong address is one line within 10 s
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BenchError(f"cannot create --out {self.out}: {exc.strerror or exc}") from None
+        # one run at a time in --out (the lock is released when this process ends, however); the URI's password is
+        # masked in every line the run writes, wherever it appears (appName, another option, a driver's message)
+        with FolderLock(self.out), secrets_masked(self.uri):
+            return self._run_locked(cfg, started=time.perf_counter())
+
+    def _run_locked(self, cfg, started: float) -> SweepResult:
         import pymongo
 
-        cfg = self.config
         done = self._prepare_out()
         self.steps, self.run_info = list(done), {}
         client = make_client(self.uri, cfg, pool=16)
         self.executor = None
-        started = time.perf_counter()
         try:
             try:
                 self._run(client)
@@ -118,7 +134,8 @@ class Sweep:
         from capmodel.bench.workloads import load_workload
 
         cfg = self.config
-        workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection)
+        workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection,
+                                 allow_server_js=cfg.allow_server_js)
         ping(client, self.uri)
         database = client[cfg.database]
         collection, action, _ = prepare_collection(database, workload, allow_existing=cfg.allow_existing)
@@ -129,13 +146,14 @@ class Sweep:
                 "operations": {o.name: o.proportion for o in workload.operations}},
             "versions": versions(client), "host": host_fingerprint(),
             "started_at": _now(), "status": "running", "data": action,
+            "curve_sha256": self.previous_curve_sha256,
         })
         if self.resume:
             previous = read_run(self.out)
             self.run_info["started_at"] = previous.get("started_at", self.run_info["started_at"])
             self.run_info["client_ceiling_ops_per_s"] = previous.get("client_ceiling_ops_per_s")
             self.run_info["resumed_at"] = _now()
-        write_json(self.out / RUN_FILE, self.run_info)
+        write_run(self.out, self.run_info)
         if action == "load":
             create_indexes(collection, workload)
             self._load(collection, workload, load_records)
@@ -149,7 +167,7 @@ class Sweep:
         runner = self._runner(database, workload, existing)
         if cfg.calibrate and self.run_info.get("client_ceiling_ops_per_s") is None:
             self.run_info["client_ceiling_ops_per_s"] = self._calibrate(database)
-            write_json(self.out / RUN_FILE, self.run_info)
+            write_run(self.out, self.run_info)
         if cfg.adaptive:
             self._adaptive(runner, client, workload)
             return
@@ -169,8 +187,8 @@ class Sweep:
             self.log(self.run_info["shared_host_warning"])
 
     def _finish(self) -> None:
-        curve_table(self.steps).to_csv(self.out / CURVE_FILE, index=False)
-        write_json(self.out / RUN_FILE, self.run_info)
+        self.run_info["curve_sha256"] = write_curve(self.out, self.steps)
+        write_run(self.out, self.run_info)
 
     def _done(self, conc: int, rep: int) -> bool:
         return any(s["concurrency"] == conc and s["repeat"] == rep and s.get("status") == "ok" for s in self.steps)
@@ -253,6 +271,7 @@ class Sweep:
         from capmodel.bench import telemetry
 
         cfg = self.config
+        replica_before = _safe(lambda: telemetry.replica_state(client))
         before = _safe(lambda: telemetry.server_snapshot(client))
         server_meter = _safe(lambda: telemetry.CpuMeter(self.server_pids).start()) if self.server_pids else None
         result = runner.run(conc, duration=cfg.duration if cfg.operations is None else None, warmup=cfg.warmup,
@@ -262,8 +281,11 @@ class Sweep:
         # a server that stopped answering must not hold the step's record up: its telemetry is skipped
         lost = result.ended_early or any(kind in UNREACHABLE for kind in result.errors)
         after = _safe(lambda: telemetry.server_snapshot(client)) if result.operations and not lost else None
+        replica_after = _safe(lambda: telemetry.replica_state(client)) if replica_before else None
+        election = verdict.election(replica_before, replica_after, result)
         server = None
-        if before is not None and after is not None:
+        if before is not None and after is not None and before.get("host") == after.get("host") and \
+                not (election and election["seen"]):  # counters of two servers make no delta
             server = _safe(lambda: telemetry.delta(before, after))
         if server_cpu is not None:
             server = dict(server or {})
@@ -287,7 +309,9 @@ class Sweep:
             reasons.append(f"a client process started {result.late_start_s:.2f} s after the others")
         record["client_bound"] = bool(reasons)
         record["client_bound_reasons"] = reasons
-        failure = verdict.failure(result, cfg.error_threshold, record["error_samples"])
+        record["election"] = election
+        failure = verdict.failure(result, cfg.error_threshold, record["error_samples"]) or \
+            verdict.election_failure(election)
         record["status"] = "ok" if failure is None else "failed"
         record["failure"] = failure
         return record

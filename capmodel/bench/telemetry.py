@@ -198,3 +198,21 @@ def client_cpu(interval: float = 0.5) -> dict:
     meter = CpuMeter().start()
     time.sleep(interval)
     return meter.stop()
+
+
+def replica_state(client) -> dict | None:
+    """The replica set's primary and election term as the primary answers ``hello`` now; None for a standalone
+    server. The term is the one in ``electionId`` (protocol version 1 writes it in the id's last 8 bytes)."""
+    hello = client.admin.command("hello")
+    if not hello.get("setName"):
+        return None
+    election = hello.get("electionId")
+    term = int.from_bytes(election.binary[4:], "big") if election is not None else None
+    return {"set": hello["setName"], "primary": hello.get("primary"), "term": term, "taken_at": time.time()}
+
+
+def election_between(before: dict | None, after: dict | None) -> bool | None:
+    """Whether the replica set elected a primary between two ``replica_state`` samples (None: not known)."""
+    if before is None or after is None:
+        return None
+    return before["primary"] != after["primary"] or before["term"] != after["term"]

@@ -3,7 +3,11 @@
 A step **fails** when a worker or client process failed, workers were still stuck on the server after it, nothing
 completed, the server became unreachable (then the step may have ended early), errors exceeded the threshold, or no
 operation completed for a long stretch of the window (``STALL_MIN_S`` or ``STALL_FRACTION`` of it, whichever is
-longer): the server stopped answering, even if what it served before that looked fast.
+longer): the server stopped answering, even if what it served before that looked fast. A step during which the
+replica set **elected a new primary** (its primary or election term differs between the step's first and last
+samples) says so in its record (``election``: primaries and terms, operations failed, attempts the driver retried,
+the longest pause) and fails when operations failed, were retried, or paused ``ELECTION_PAUSE_S`` or longer: its
+throughput and latencies mix two servers and a failover.
 
 A step is **client-bound** when the client, not the server, may have set its pace:
 - its operation rate reached ``CEILING_FRACTION`` of the client's ``ping`` ceiling measured before the sweep;
@@ -26,6 +30,7 @@ LITTLE_FRACTION = 0.8
 STALL_MIN_S = 2.0
 STALL_FRACTION = 0.25
 LATE_START_S = 0.25  # a worker that started its warm-up later than this missed the common start
+ELECTION_PAUSE_S = 0.5  # across an election, a pause this long (no operation completed) means the step stalled
 
 
 def client_bound_reasons(result, ceiling: float | None) -> list[str]:
@@ -102,6 +107,38 @@ def failure(result, error_threshold: float, samples: dict) -> str | None:
                 f"the server stopped answering ({result.in_flight_at_end} operation(s) in flight at its end)"
                 + first_error(result.errors, samples))
     return None
+
+
+def election(before: dict | None, after: dict | None, result) -> dict | None:
+    """The step's ``election`` record from two ``telemetry.replica_state`` samples (None: not a replica set, or the
+    set could not be sampled before the step)."""
+    if before is None:
+        return None
+    seen = after is None or before["primary"] != after["primary"] or before["term"] != after["term"]
+    retried = None
+    if result.failed_attempts is not None:
+        retried = max(result.failed_attempts - result.error_count, 0)
+    return {"seen": seen, "primary_before": before["primary"], "primary_after": after and after["primary"],
+            "term_before": before["term"], "term_after": after and after["term"],
+            "operations_failed": result.error_count, "attempts_retried": retried,
+            "longest_pause_s": result.longest_silence_s}
+
+
+def election_failure(record: dict | None) -> str | None:
+    """Why a step across an election is not a measurement, or None."""
+    if not record or not record["seen"]:
+        return None
+    paused = record["longest_pause_s"] >= ELECTION_PAUSE_S
+    if not (record["operations_failed"] or record["attempts_retried"] or paused):
+        return None
+    after = (f"{record['primary_after']}, term {record['term_after']}" if record["primary_after"]
+             else "no primary at the step's end")
+    parts = [f"{record['operations_failed']:,} operation(s) failed"]
+    if record["attempts_retried"] is not None:
+        parts.append(f"{record['attempts_retried']:,} attempt(s) retried by the driver")
+    parts.append(f"operations paused up to {record['longest_pause_s']:.1f} s")
+    return (f"the replica set elected a new primary during the step ({record['primary_before']}, term "
+            f"{record['term_before']} -> {after}): " + ", ".join(parts))
 
 
 def first_error(errors: dict, samples: dict) -> str:

@@ -117,10 +117,11 @@ def workload_names() -> list[str]:
     return sorted(p.stem for p in workloads_dir().glob("*.yaml"))
 
 
-def load_workload(name_or_path: str | Path, **overrides) -> Workload:
+def load_workload(name_or_path: str | Path, allow_server_js: bool = False, **overrides) -> Workload:
     """A bundled workload by name (``ycsb-b``) or a YAML file by path, with top-level keys overridden.
 
     Overrides: any top-level key, e.g. ``records=10000`` or ``collection="t2"``; ``None`` values are ignored.
+    ``allow_server_js``: accept ``$where``, ``$function`` and ``$accumulator`` (refused otherwise).
     """
     text_path = Path(name_or_path)
     if text_path.suffix in (".yaml", ".yml") or text_path.exists():
@@ -138,7 +139,7 @@ def load_workload(name_or_path: str | Path, **overrides) -> Workload:
         raise InputError(f"{path}: a workload file must be a YAML mapping, not a {type(spec).__name__}")
     spec = dict(spec or {})
     spec.update({k: v for k, v in overrides.items() if v is not None})
-    return parse_workload(spec, source=str(path))
+    return parse_workload(spec, source=str(path), allow_server_js=allow_server_js)
 
 
 def _require(cond: bool, where: str, message: str) -> None:
@@ -187,10 +188,10 @@ def _check_document_size(size: int, where: str, what: str, records: int, batch: 
              f"({size * held:,} bytes); at most {MAX_BATCH_BYTES:,} (fewer or shorter fields, or a smaller batch)")
 
 
-def parse_workload(spec: dict, source: str = "workload") -> Workload:
+def parse_workload(spec: dict, source: str = "workload", allow_server_js: bool = False) -> Workload:
     """Validate a workload mapping; ``InputError`` names the file and the key at fault."""
     try:
-        return _parse_workload(spec, source)
+        return _parse_workload(spec, source, allow_server_js)
     except RecursionError:
         raise InputError(f"{source}: nested too deeply") from None
     except (TypeError, AttributeError, KeyError, ValueError, OverflowError) as exc:
@@ -201,7 +202,7 @@ def parse_workload(spec: dict, source: str = "workload") -> Workload:
                          f"{str(exc)[:100]})") from None
 
 
-def _parse_workload(spec: dict, source: str) -> Workload:
+def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
@@ -275,7 +276,7 @@ def _parse_workload(spec: dict, source: str) -> Workload:
             _require("filter" in op.params, at, "delete needs a 'filter'")
         if op.kind == "aggregate":
             _require(isinstance(op.params.get("pipeline"), list), at, "aggregate needs a 'pipeline' list")
-        check_operation(op.kind, op.params, collection, at)
+        check_operation(op.kind, op.params, collection, at, allow_server_js=allow_server_js)
         if op.kind == "insert":
             _require(has_document or "document" in op.params, at, "insert needs a 'document' template or 'fields'")
         if op.kind == "insert":

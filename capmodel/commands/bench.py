@@ -56,14 +56,20 @@ def register(subparsers) -> None:
     p.add_argument("--collection", default=None, help="collection name (default: the workload's)")
     p.add_argument("--allow-existing", action="store_true", default=None,
                    help="benchmark a non-empty collection capmodel did not create, as it is (no load, no drop)")
+    p.add_argument("--allow-server-js", action="store_true", default=None,
+                   help="accept a workload's $where, $function and $accumulator, which run JavaScript on the server "
+                        "(refused otherwise)")
     p.add_argument("--read-preference", default=None,
-                   help="primary, primaryPreferred, secondary, secondaryPreferred, nearest (default: the URI's)")
-    p.add_argument("--write-concern", default=None, help="w: a number or 'majority' (default: the URI's)")
+                   help="primary, primaryPreferred, secondary, secondaryPreferred, nearest; wins over the URI's "
+                        "readPreference, under either binding (default: the URI's)")
+    p.add_argument("--write-concern", default=None,
+                   help="w: a number or 'majority'; wins over the URI's w, under either binding (default: the URI's)")
     p.add_argument("--timeout-ms", type=int, default=None, help="timeout of every operation (default 10000)")
     p.add_argument("--on-error", choices=("stop", "retry", "continue"), default=None,
                    help="when a step fails: stop the sweep (default), retry it, or continue")
     p.add_argument("--seed", type=int, default=None, help="random seed of keys and values (default 0)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars or step lines")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars or step lines (progress bars are shown only on a terminal)")
     p.add_argument("--json", action="store_true", help="print a JSON summary (implies --quiet)")
     p.set_defaults(func=run)
 
@@ -74,7 +80,8 @@ def process_count(text: str):
 
 OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
                  "adaptive", "tolerance", "max_steps", "database", "collection", "allow_existing", "read_preference",
-                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers", "binding")
+                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers", "binding",
+                 "allow_server_js")
 
 
 def build_config(args):
@@ -101,11 +108,12 @@ def build_config(args):
 
 
 def run(args) -> int:
-    from capmodel.bench.redact import redact_text
+    from capmodel.redact import redact_text
     from capmodel.bench.sweep import Sweep
 
     config, _ = build_config(args)
     quiet = args.quiet or args.json
+    bars = not quiet and sys.stderr.isatty()  # a redirected log gets the step lines, never '\r' progress bars
     log = (lambda message: None) if quiet else (lambda message: print(redact_text(message), file=sys.stderr))
     uri = args.uri or os.environ.get(URI_ENV)
     from capmodel.bench import server as srv
@@ -113,13 +121,13 @@ def run(args) -> int:
     if uri:
         # SIGTERM becomes an exception, so the sweep's finally-blocks stop a local cluster's client processes too
         with srv.stop_on_signals():
-            result = Sweep(uri, config, args.out, resume=args.resume, progress=not quiet, log=log).run()
+            result = Sweep(uri, config, args.out, resume=args.resume, progress=bars, log=log).run()
     else:
         with srv.stop_on_signals():
             log("starting an embedded mongod ...")
             with srv.embedded_server() as server:
                 log(f"embedded mongod {server.version or ''} at {server.uri}")
-                result = Sweep(server.uri, config, args.out, resume=args.resume, progress=not quiet, log=log,
+                result = Sweep(server.uri, config, args.out, resume=args.resume, progress=bars, log=log,
                                server_pids=server.pids).run()
     if args.json:
         from capmodel.commands import print_json

@@ -11,7 +11,8 @@ def register(subparsers) -> None:
         "fit", help="fit the Universal Scalability Law (or Amdahl, or the best rival) to a measured curve",
         description="Read a concurrency-vs-throughput curve and fit a scalability model. Prints a summary, or with "
         "--json one object: model, sigma, kappa, lambda, peak_concurrency, peak_throughput, ceiling, r2, "
-        "n_points, ci (name -> [low, high]), warnings.")
+        "n_points, ci (name -> [low, high]), warnings, evidence {grade: sound|weak|unusable, reasons}; when the "
+        "evidence is unusable the text prints what the data support instead of a peak or ceiling.")
     p.add_argument("file", metavar="FILE", help="the curve: CSV, TSV, Parquet, JSON, markdown table or YCSB output")
     p.add_argument("--concurrency", metavar="COL", help="column holding the concurrency (threads, clients ...)")
     p.add_argument("--throughput", metavar="COL", help="column holding the throughput (ops/s)")
@@ -29,8 +30,13 @@ def _finite_or_none(value):
     return value if value is not None and math.isfinite(value) else None
 
 
-def fit_record(fit, level: float, comparison=None) -> dict:
-    """The JSON contract of ``capmodel fit --json`` for a fitted USL-family model."""
+def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
+    """The JSON contract of ``capmodel fit --json`` for a fitted USL-family model; ``evidence`` defaults to
+    ``assess_fit(fit, comparison)``. ``supported`` says what the data support when the evidence is unusable."""
+    from capmodel.models.assessment import assess_fit, supported_instead
+
+    if evidence is None:
+        evidence = assess_fit(fit, comparison, level=level)
     ci_table = fit.conf_int(level)
     ci = {name: [float(row.low), float(row.high)] for name, row in ci_table.iterrows()}
     params = fit.params
@@ -56,6 +62,8 @@ def fit_record(fit, level: float, comparison=None) -> dict:
         "se": fit.se,
         "ci": ci,
         "warnings": list(fit.warnings),
+        "evidence": evidence.to_json(),
+        "supported": None if evidence.usable else supported_instead(fit, evidence),
     }
     if comparison is not None:
         record["selection"] = {"criterion": comparison.criterion, "reason": comparison.reason,
@@ -96,11 +104,26 @@ def run(args) -> int:
         if isinstance(exc, CapmodelError):
             raise type(exc)(where + str(exc)) from None
         raise FitError(f"{where}the {args.model} fit failed: {exc}") from exc
+    from capmodel.models.assessment import assess_fit
+
+    evidence = assess_fit(fit, comparison if comparison is not None else _ranking(curve, weights), level=args.level)
     if args.json:
-        print_json(fit_record(fit, args.level, comparison))
+        print_json(fit_record(fit, args.level, comparison, evidence))
     else:
         if comparison is not None:
             print(comparison.summary())
             print()
-        print(fit.summary(args.level))
+        print(fit.summary(args.level, evidence))
     return 0
+
+
+def _ranking(curve, weights):
+    """The rivals' ranking (without the extrapolation check), to say whether the asked model is the one the data
+    support; None when no model can be ranked (too few points)."""
+    from capmodel.errors import CapmodelError
+    from capmodel.models.selection import compare_models
+
+    try:
+        return compare_models(curve, weights=weights, extrapolation=False)
+    except CapmodelError:
+        return None

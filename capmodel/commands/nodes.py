@@ -8,7 +8,8 @@ def register(subparsers) -> None:
         "nodes", help="nodes of one type needed to match a cluster of another (default: the Micron 5100 ECO brief)",
         description="Per workload: multiplier = X_A / X_B of the tested clusters, nodes by the linear rule "
         "n_B x multiplier, and the smallest node count that reaches X_A when B scales by a USL over node count. "
-        "Without --table or --reference-ops: the bundled Micron table. --json prints {rows: [...], usl, rounding}.")
+        "Without --table or --reference-ops: the bundled Micron table. --json prints {rows: [...], usl, rounding, "
+        "rounding_note, evidence}; each row has its own evidence {grade, reasons}.")
     src = p.add_argument_group("inputs (default: the bundled Micron 5100 ECO vs HDD table)")
     src.add_argument("--table", metavar="FILE", help="CSV with workload, reference_ops_per_s, candidate_ops_per_s, "
                      "reference_nodes, candidate_nodes")
@@ -22,6 +23,8 @@ def register(subparsers) -> None:
     usl.add_argument("--kappa", type=float, default=0.0, help="coherency over node count")
     usl.add_argument("--node-curve", metavar="FILE", help="measured curve of B over node count (concurrency = "
                      "nodes, throughput): fit the USL instead of assuming sigma/kappa; adds bootstrap intervals")
+    usl.add_argument("--concurrency", metavar="COL", help="column of --node-curve holding the node count")
+    usl.add_argument("--throughput", metavar="COL", help="column of --node-curve holding the throughput")
     usl.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap samples for --node-curve")
     usl.add_argument("--max-nodes", type=float, default=1000, metavar="N", help="largest cluster considered")
     cost = p.add_argument_group("cost and rack space per node")
@@ -57,6 +60,82 @@ def _table(args):
     return None, None
 
 
+def _count(value) -> str:
+    return "unreachable" if value is None or value != value or value == float("inf") else f"{value:,.0f}"
+
+
+def _money(value) -> str:
+    return "unreachable" if value is None or value != value or value == float("inf") else f"{value:,.2f}"
+
+
+UNSUPPORTED = "unsupported"   # a count whose own verdict is unusable: not printed as a number
+
+
+def _interval(r, name: str, shown) -> str:
+    low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
+    if low is None or high is None or low != low or high != high:
+        return ""
+    return f"{shown(low)}-{shown(high)}"
+
+
+def _columns(rows, supported) -> list[tuple[str, int, object]]:
+    """(header, width, cell(row)) for the columns the options asked for; ``supported(row)`` is False where the
+    row's USL count has an unusable verdict (its USL figures are then not printed as numbers)."""
+    def usl(shown, name):
+        return lambda r: shown(r[name]) if supported(r) else UNSUPPORTED
+
+    cols = [("workload", -10, lambda r: r["workload"]), ("multiplier", 10, lambda r: f"{r['multiplier']:.2f}"),
+            ("linear", 8, lambda r: f"{r['nodes_linear']:d}"),
+            ("USL", 11, lambda r: (_count(r["nodes_usl"]) if supported(r) else UNSUPPORTED)
+             if r["usl_reachable"] else "unreachable")]
+    if "nodes_usl_low" in rows.columns:
+        cols.append(("USL interval", 17, lambda r: _interval(r, "nodes_usl", _count)))
+    if "cost_reference" in rows.columns:
+        cols.append(("cost ref.", 12, lambda r: _money(r["cost_reference"])))
+    if "cost_linear" in rows.columns:
+        cols += [("cost linear", 12, lambda r: _money(r["cost_linear"])), ("cost USL", 12, usl(_money, "cost_usl"))]
+        if "cost_usl_low" in rows.columns:
+            cols.append(("cost USL interval", 25, lambda r: _interval(r, "cost_usl", _money)))
+    if "rack_units_reference" in rows.columns:
+        cols.append(("RU ref.", 8, lambda r: _count(r["rack_units_reference"])))
+    if "rack_units_linear" in rows.columns:
+        cols += [("RU linear", 9, lambda r: _count(r["rack_units_linear"])), ("RU USL", 11, usl(_count, "rack_units_usl"))]
+    return cols
+
+
+def _cell(text: str, width: int) -> str:
+    return f"{text:<{-width}}" if width < 0 else f"{text:>{width}}"
+
+
+def _text(study, args) -> str:
+    rows = study.rows
+    lines = [f"{study.source}; candidate scaling over node count: sigma={study.sigma:.4g}, kappa={study.kappa:.4g} "
+             f"({study.basis})"]
+    cols = _columns(rows, lambda r: study.row_evidence[r["workload"]].usable)
+    lines.append(" ".join(_cell(h, w) for h, w, _ in cols).rstrip())
+    for _, r in rows.iterrows():
+        lines.append(" ".join(_cell(str(cell(r)), w) for _, w, cell in cols).rstrip())
+        if not r["usl_reachable"]:
+            lines.append(f"{'':<10} {r['usl_note']}")
+    if "nodes_usl_low" in rows.columns:
+        lines.append("USL interval: 95% bootstrap percentile interval of the USL node count fitted to "
+                     f"{args.node_curve} ({args.bootstrap} samples).")
+    prices = [f"{side} {value:,.2f} per node" for side, value in (("reference", args.reference_node_cost),
+                                                                  ("candidate", args.candidate_node_cost))
+              if value is not None]
+    if prices:
+        lines.append(f"Costs: node count x cost per node ({', '.join(prices)}).")
+    if any(not study.row_evidence[w].usable for w in rows["workload"]):
+        lines.append(f"{UNSUPPORTED}: the data cannot support that node count (see the evidence below; --json keeps "
+                     "the figure).")
+    note = study.rounding_note()
+    if note:
+        lines.append(f"Rounding: {note}.")
+    lines.append("")
+    lines += study.evidence.lines()
+    return "\n".join(lines)
+
+
 def run(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.plan.nodes import plan_node_study
@@ -66,23 +145,25 @@ def run(args) -> int:
     if args.node_curve:
         from capmodel.data.readers import read_curve
 
-        node_curve = read_curve(args.node_curve)
+        node_curve = read_curve(args.node_curve, concurrency=args.concurrency, throughput=args.throughput)
+    elif args.concurrency or args.throughput:
+        from capmodel.errors import PlanError
+
+        raise PlanError("--concurrency and --throughput name columns of --node-curve; give --node-curve FILE")
     study = plan_node_study(
         table, sigma=args.sigma, kappa=args.kappa, node_curve=node_curve, bootstrap=args.bootstrap,
         rounding=args.rounding, max_nodes=args.max_nodes, reference_node_cost=args.reference_node_cost,
         candidate_node_cost=args.candidate_node_cost, reference_rack_units=args.reference_rack_units,
         candidate_rack_units=args.candidate_rack_units, source=source, curve_source=args.node_curve)
-    rows, source, sigma, kappa, usl_source = study.rows, study.source, study.sigma, study.kappa, study.basis
+    rows = study.rows
     if args.json:
-        print_json({"source": source, "usl": {"sigma": sigma, "kappa": kappa, "basis": usl_source},
-                    "rounding": args.rounding,
-                    "rows": rows.astype(object).where(rows.notna(), None).to_dict(orient="records")})
+        records = rows.astype(object).where(rows.notna(), None).to_dict(orient="records")
+        for record in records:
+            record["evidence"] = study.row_evidence[record["workload"]].to_json()
+        print_json({"source": study.source, "usl": {"sigma": study.sigma, "kappa": study.kappa,
+                                                   "basis": study.basis},
+                    "rounding": args.rounding, "rounding_note": study.rounding_note(), "rows": records,
+                    "evidence": study.evidence.to_json()})
         return 0
-    print(f"{source}; candidate scaling over node count: sigma={sigma:.4g}, kappa={kappa:.4g} ({usl_source})")
-    print(f"{'workload':<10} {'multiplier':>10} {'linear':>8} {'USL':>8}")
-    for _, r in rows.iterrows():
-        usl_text = f"{r['nodes_usl']:.0f}" if r["usl_reachable"] else "unreachable"
-        print(f"{r['workload']:<10} {r['multiplier']:>10.2f} {r['nodes_linear']:>8d} {usl_text:>8}")
-        if not r["usl_reachable"]:
-            print(f"{'':<10} {r['usl_note']}")
+    print(_text(study, args))
     return 0

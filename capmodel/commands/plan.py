@@ -10,7 +10,8 @@ def register(subparsers) -> None:
         "plan", help="users per VM, cost per user and the cheapest VM per target (default: the benchANT OTC study)",
         description="Plan VMs from a catalog (name, monthly cost ...) and what was measured on each (throughput or "
         "relative throughput, utilization, latency) or fitted curves per VM. Without --catalog: the bundled benchANT "
-        "OTC study. --json prints {vms: [...], recommendations: [...], workload, objectives, notes}.")
+        "OTC study. --json prints {vms: [...], recommendations: [...], workload, objectives, notes, evidence}; each VM "
+        "row has its own evidence {grade, reasons}.")
     src = p.add_argument_group("inputs (default: the bundled benchANT study)")
     src.add_argument("--catalog", metavar="FILE", help="VM table: vm, monthly_cost [, family, vcpu, ram_gb, storage, "
                      "currency]; may also hold the measurement columns")
@@ -21,6 +22,8 @@ def register(subparsers) -> None:
                      "[, latency_p95_ms, cpu_util]) with a column naming the VM; a USL is fitted per VM")
     src.add_argument("--vm-column", default="system", metavar="COL", help="column of --curves naming the VM "
                      "(default: system)")
+    src.add_argument("--concurrency", metavar="COL", help="column of --curves holding the concurrency")
+    src.add_argument("--throughput", metavar="COL", help="column of --curves holding the throughput (ops/s)")
     base = p.add_argument_group("workload calibration")
     base.add_argument("--baseline-vm", metavar="NAME", help="VM the baseline was measured on (reference for relative "
                       "throughput, utilization and relative latency)")
@@ -30,6 +33,9 @@ def register(subparsers) -> None:
     base.add_argument("--baseline-range", metavar="LOW,HIGH", help="range of the baseline throughput, for intervals")
     base.add_argument("--baseline-utilization", type=float, metavar="U", help="utilization at the baseline (0-1)")
     base.add_argument("--ops-per-user", type=float, metavar="R", help="ops/s per user, instead of a baseline")
+    src.add_argument("--model", choices=("usl", "recommended"), default="usl",
+                     help="model of --curves: usl (default; flagged when the comparison of linear/amdahl/usl prefers "
+                     "another) or recommended (plan each VM from the model its comparison recommends)")
     obj = p.add_argument_group("objectives")
     obj.add_argument("--headroom", "--utilization-target", dest="headroom", type=float, default=0.8, metavar="U",
                      help="utilization target, fraction 0-1 (default 0.8)")
@@ -66,7 +72,13 @@ def _fits_from_curves(args):
     from capmodel.errors import PlanError
     from capmodel.plan.study import fit_per_vm
 
-    curves = read_curve(args.curves, system=args.vm_column)
+    from capmodel.errors import InputError
+
+    try:
+        curves = read_curve(args.curves, system=args.vm_column, concurrency=args.concurrency,
+                            throughput=args.throughput)
+    except InputError as exc:   # the reader names its keyword; the user typed the option
+        raise InputError(str(exc).replace("given for system", "given for system (--vm-column)")) from None
     if "system" not in curves.columns:
         raise PlanError(f"{args.curves}: no column '{args.vm_column}' naming the VM of each row (--vm-column)")
     return fit_per_vm(curves)
@@ -95,6 +107,8 @@ def build_study(args):
 
     if args.catalog is None and (args.measurements or args.curves):
         raise PlanError("--measurements and --curves need --catalog (the prices of the VMs)")
+    if not args.curves and (args.concurrency or args.throughput or args.model != "usl"):
+        raise PlanError("--concurrency, --throughput and --model apply to fitted curves; give --curves FILE")
     catalog = read_table(args.catalog) if args.catalog else None
     measurements = read_table(args.measurements) if args.measurements else None
     fits = _fits_from_curves(args) if args.curves else {}
@@ -105,7 +119,7 @@ def build_study(args):
         baseline_utilization=args.baseline_utilization, ops_per_user=args.ops_per_user,
         targets=args.target_users or [], objectives=_objectives(args), growth=args.growth,
         current_users=args.current_users, bootstrap=args.bootstrap, level=args.level, seed=args.seed,
-        source=args.catalog, measurements_source=args.measurements)
+        source=args.catalog, measurements_source=args.measurements, model=args.model)
 
 
 VM_FIELDS = (
@@ -119,11 +133,17 @@ VM_FIELDS = (
 )
 
 
-def plan_record(plan, recommendations) -> dict:
-    """The JSON contract of ``capmodel plan --json``."""
+def plan_record(plan, recommendations, evidence=None) -> dict:
+    """The JSON contract of ``capmodel plan --json``: ``evidence`` is the study's (default: every VM's reasons),
+    each VM row carries its own."""
     vms = plan.vms[[c for c in VM_FIELDS if c in plan.vms.columns]]
     recs = recommendations.astype(object).where(recommendations.notna(), None)
     wl = plan.workload
+    rows = vms.astype(object).where(vms.notna(), None).to_dict(orient="records")
+    for row in rows:
+        verdict = plan.evidence.get(row["vm"])
+        row["evidence"] = verdict.to_json() if verdict is not None else None
+    evidence = plan.evidence_for() if evidence is None else evidence
     return {
         "workload": {"ops_per_user": wl.ops_per_user, "ops_per_user_low": wl.ops_per_user_low,
                      "ops_per_user_high": wl.ops_per_user_high, "baseline_users": wl.baseline_users,
@@ -134,22 +154,60 @@ def plan_record(plan, recommendations) -> dict:
                        "latency_p95_ms": plan.objectives.latency_p95_ms,
                        "latency_increase": plan.objectives.latency_increase},
         "level": plan.level,
-        "vms": vms.astype(object).where(vms.notna(), None).to_dict(orient="records"),
+        "vms": rows,
         "recommendations": recs.to_dict(orient="records"),
         "pareto_frontier": list(plan.frontier()["vm"]),
         "notes": plan.notes,
+        "evidence": evidence.to_json(),
     }
 
 
-def _recommendation_lines(recommendations) -> list[str]:
+def _money(value: float, currency: str) -> str:
+    return f"{value:,.2f}{' ' + currency if currency else ''}"
+
+
+def _months(value) -> str:
+    """A number of months for reading: 'now' at 0, 'never' when users do not grow, else one decimal."""
+    if value is None or value != value:
+        return "unknown"
+    if value == float("inf"):
+        return "never (no growth)"
+    return "now (already there)" if value == 0 else f"{value:,.1f} months"
+
+
+def _recommendation_lines(recommendations, currency: str = "", growth: float | None = None) -> list[str]:
     lines = []
     for _, r in recommendations.iterrows():
+        when = ""
+        if growth is not None and "months_until_target" in r:
+            when = f" [reached in {_months(r['months_until_target'])} at {growth:.1%} a month]"
         if r.get("vm") is not None and r["vm"] == r["vm"]:
-            lines.append(f"{r['target_users']:>10,.0f} users -> {r['vm']} ({r['monthly_cost']:,.2f}/month, "
-                         f"{r['users']:,.0f} users capacity)")
+            lines.append(f"{r['target_users']:>10,.0f} users -> {r['vm']} ({_money(r['monthly_cost'], currency)}"
+                         f"/month, {r['users']:,.0f} users capacity){when}")
         else:
-            lines.append(f"{r['target_users']:>10,.0f} users -> none: {r['reason']}")
+            lines.append(f"{r['target_users']:>10,.0f} users -> none: {r['reason']}{when}")
     return lines
+
+
+def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
+    """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
+    lines = [f"Runway at {growth:.1%} monthly growth from {current_users:,.0f} users (months until each VM is full):"]
+    for _, r in plan.vms.iterrows():
+        low, high = r.get("runway_months_low"), r.get("runway_months_high")
+        finite = all(v is not None and v == v and v != float("inf") for v in (low, high))
+        span = (f" (interval {low:,.1f} to {high:,.1f})" if finite and (low, high) != (r["runway_months"],) * 2
+                else "")
+        full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
+        lines.append(f"  {r['vm']:<20} {full}")
+    return lines
+
+
+def _currency(plan) -> str:
+    """The catalog's currency when it has one (one value for all VMs), else empty."""
+    if "currency" not in plan.vms.columns:
+        return ""
+    values = {str(c) for c in plan.vms["currency"].dropna()}
+    return values.pop() if len(values) == 1 else ""
 
 
 def run(args) -> int:
@@ -158,10 +216,20 @@ def run(args) -> int:
     study = build_study(args)
     plan, recommendations = study.plan, study.recommendations
     if args.json:
-        print_json(plan_record(plan, recommendations))
+        print_json(plan_record(plan, recommendations, study.evidence))
         return 0
+    currency = _currency(plan)
     print(plan.summary())
+    if currency:
+        print(f"Costs are per month in {currency} (the catalog's currency).")
+    if args.growth is not None:
+        current = args.current_users if args.current_users is not None else plan.workload.baseline_users
+        print()
+        print("\n".join(_runway_lines(plan, args.growth, current)))
     if args.target_users:
         print("\nRecommendations:")
-        print("\n".join(_recommendation_lines(recommendations)))
+        print("\n".join(_recommendation_lines(recommendations, currency, args.growth)))
+    lines = study.evidence.lines()
+    print(f"\nEvidence of the answer (the VMs it names): {lines[0].removeprefix('evidence: ')}")
+    print("\n".join(lines[1:]))
     return 0

@@ -22,7 +22,8 @@ def register(subparsers) -> None:
         "unreachable targets say why (beyond the USL peak or ceiling, or more than --max-shards). The model is "
         "assumed (--per-shard-throughput, --sigma, --kappa) or fitted to --curve; not both. Without inputs: the "
         "bundled DocumentDB study (1,000,000 inserts/s; 62,500 per shard, linear). --json prints {source, model, "
-        "rows: [{target_rate, shards, throughput, efficiency, linear_shards, clients, reachable, reason}]}.")
+        "rows: [{target_rate, shards, throughput, efficiency, linear_shards, clients, reachable, reason, evidence}], "
+        "evidence}.")
     p.add_argument("--target-rate", type=float, nargs="+", metavar="R",
                    help=f"inserts/s wanted (default: the study's {DOCUMENTDB_TARGET_RATE:,.0f})")
     assumed = p.add_argument_group("assumed scaling (default: the study's per-shard rate, linear)")
@@ -97,7 +98,12 @@ def _row(plan: dict) -> dict:
     return row
 
 
-def _text(source: str, model: dict, rows: list[dict], no_inputs: bool) -> str:
+def _shards(value) -> str:
+    """A shard count of an interval: 'unreachable' for an end no shard count reaches."""
+    return "unreachable" if value is None or value != value or value == float("inf") else f"{value:g}"
+
+
+def _text(source: str, model: dict, rows: list[dict], no_inputs: bool, evidence=None) -> str:
     lines = []
     if no_inputs:
         lines.append(f"No inputs given: ran the bundled DocumentDB study, {DOCUMENTDB_TARGET_RATE:,.0f} inserts/s "
@@ -112,13 +118,18 @@ def _text(source: str, model: dict, rows: list[dict], no_inputs: bool) -> str:
     lines.extend(f"Warning: {w}" for w in model.get("warnings", []))
     lines.append(f"{'target/s':>12} {'shards':>8} {'throughput/s':>14} {'efficiency':>10} {'clients':>8}")
     for r in rows:
-        if r["reachable"]:
-            interval = (f"  ({r['shards_low']:g}-{r['shards_high']:g} shards, {model['level']:.0%} bootstrap)"
-                        if "shards_low" in r else "")
+        if r["reachable"] and r.get("evidence", {}).get("grade") == "unusable":
+            lines.append(f"{r['target_rate']:>12,.0f} {'unsupported':>8}  the data cannot support a shard count "
+                         "here (see the evidence below)")
+        elif r["reachable"]:
+            interval = (f"  ({_shards(r['shards_low'])} to {_shards(r['shards_high'])} shards, {model['level']:.0%} "
+                        "bootstrap)" if "shards_low" in r else "")
             lines.append(f"{r['target_rate']:>12,.0f} {r['shards']:>8d} {r['throughput']:>14,.0f} "
                          f"{r['efficiency']:>10.1%} {r['clients']:>8,d}{interval}")
         else:
             lines.append(f"{r['target_rate']:>12,.0f} {'-':>8} {'-':>14} {'-':>10} {'-':>8}  {r['reason']}")
+    if evidence is not None:
+        lines += [""] + evidence.lines()
     return "\n".join(lines)
 
 
@@ -142,8 +153,10 @@ def run(args) -> int:
         batch_size=args.batch_size, batch_latency_ms=args.batch_latency_ms, clients_per_shard=args.clients_per_shard,
         min_clients=args.min_clients, source=args.curve or "command line")
     rows = [_row(plan) for plan in study.rows]
+    for row, verdict in zip(rows, study.row_evidence):
+        row["evidence"] = verdict.to_json()
     if args.json:
-        print_json({"source": study.source, "model": study.model, "rows": rows})
+        print_json({"source": study.source, "model": study.model, "rows": rows, "evidence": study.evidence.to_json()})
         return 0
-    print(_text(study.source, study.model, rows, no_inputs))
+    print(_text(study.source, study.model, rows, no_inputs, study.evidence))
     return 0

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from capmodel.data.input_limits import listed
 from capmodel.errors import InputError, shown
 
 # Magnitudes a measured curve can have; values beyond them are a unit error, an outlier or a hostile file, and would
@@ -51,7 +52,7 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
         raise InputError(f"{where}column name(s) {', '.join(map(repr, repeated))} appear more than once")
     for col in REQUIRED:
         if col not in df.columns:
-            have = ", ".join(map(str, df.columns)) or "none"
+            have = listed(df.columns)
             raise InputError(f"{where}missing column '{col}' (columns present: {have}); map it with --{col} COL")
     out = df.copy().reset_index(drop=True)
     per_op = tuple(c for c in out.columns if isinstance(c, str) and PER_OP_LATENCY.match(c) and c not in LATENCY)

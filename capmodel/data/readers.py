@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.data.curve import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED, validate_curve
+from capmodel.data.input_limits import check_column_count, check_file, check_size, listed
 from capmodel.errors import InputError
 
 CURVE_KEYS = ("system", "workload", "op")  # labels that tell one curve from another; run/repeat tell replicates
@@ -83,7 +84,7 @@ def detect_format(path: str | os.PathLike) -> str:
     if ext in EXTENSIONS:
         return EXTENSIONS[ext]
     if ext in SNIFFED_EXTENSIONS:
-        head = _read_text(p)[:20000]
+        head = _read_head(p, 20000)
         if re.search(r"^\[OVERALL\],", head, re.MULTILINE):
             return "ycsb"
         if re.search(r"^\s*\|.*\|.*\|", head, re.MULTILINE):
@@ -92,6 +93,14 @@ def detect_format(path: str | os.PathLike) -> str:
                          f"{', '.join(FORMATS)}")
     raise InputError(f"{p}: cannot tell the format from the extension '{ext}'; pass format= one of "
                      f"{', '.join(FORMATS)}")
+
+
+def _read_head(p: Path, size: int) -> str:
+    try:
+        with open(p, "rb") as fh:
+            return fh.read(size).decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read file ({exc.strerror or exc})") from None
 
 
 def _read_text(p: Path) -> str:
@@ -103,17 +112,32 @@ def _read_text(p: Path) -> str:
 
 def read_table(path: str | os.PathLike, format: str | None = None, table: int | None = None) -> pd.DataFrame:
     """One file as a raw DataFrame with its own column names (no mapping, no validation)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"a file path is a string or a path, not {type(path).__name__}")
+    if format is not None and not isinstance(format, str):
+        raise InputError(f"format= is a name such as 'csv', not {type(format).__name__}")
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: no such file" if not p.exists() else f"{p}: not a regular file")
+    check_size(p)
     fmt = (format or detect_format(p)).lower()
     if fmt not in FORMATS:
         raise InputError(f"{p}: unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
+    check_file(p, fmt)
+    table = _read_checked(p, fmt, table)
+    check_column_count(len(table.columns), p)
+    repeated = [str(c) for c in table.columns[table.columns.duplicated()]]
+    if repeated:
+        raise InputError(f"{p}: column {repeated[0][:60]!r} appears more than once; rename one of them")
+    return table
+
+
+def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
     try:
-        if fmt == "csv":
-            return pd.read_csv(p, skipinitialspace=True)
-        if fmt == "tsv":
-            return pd.read_csv(p, sep="\t")
+        if fmt in ("csv", "tsv"):
+            from capmodel.data.csv_dialect import dialect
+
+            return pd.read_csv(p, **dialect(p, fmt))
         if fmt == "parquet":
             return pd.read_parquet(p)
         if fmt == "json":
@@ -144,7 +168,7 @@ def _read_json(p: Path) -> pd.DataFrame:
 
     text = _read_text(p)
     try:
-        data = check_depth(json.loads(text), p, max_depth=3)
+        data = check_depth(json.loads(text, object_pairs_hook=_unique_keys(p)), p, max_depth=3)
     except json.JSONDecodeError as exc:
         if text.lstrip().startswith("{") and "\n" in text.strip():
             return _read_json_lines(p, text)
@@ -166,13 +190,27 @@ def _read_json(p: Path) -> pd.DataFrame:
     raise InputError(f"{p}: JSON must be a list of row objects or an object of columns")
 
 
+def _unique_keys(p: Path, line: int | None = None):
+    """A ``json.loads`` hook refusing an object that names a key twice (``json`` would keep the last silently)."""
+    where = f"{p}: line {line}" if line is not None else str(p)
+
+    def hook(pairs):
+        keys = set()
+        for key, _ in pairs:
+            if key in keys:
+                raise InputError(f"{where}: key {key[:60]!r} appears twice in one object; rename one of them")
+            keys.add(key)
+        return dict(pairs)
+    return hook
+
+
 def _read_json_lines(p: Path, text: str) -> pd.DataFrame:
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_unique_keys(p, number))
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: line {number} is not valid JSON ({exc.msg})") from None
         except RecursionError:
@@ -212,7 +250,7 @@ def _find_column(df: pd.DataFrame, name: str, target: str, source: str) -> str:
     matches = [c for c in df.columns if _header_key(c) == _header_key(name)]
     if len(matches) == 1:
         return matches[0]
-    have = ", ".join(map(str, df.columns)) or "none"
+    have = listed(df.columns)
     if matches:
         raise InputError(f"{source}: column '{name}' given for {target} matches several columns "
                          f"({', '.join(map(str, matches))}); name one exactly")
@@ -252,8 +290,10 @@ def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -
             continue
         if len(cols) > 1:
             listed = ", ".join(f"'{c}'" for c in cols)
-            raise InputError(f"{source}: columns {listed} could each be {target}; say which one with {target}=COL "
-                             f"(--{target} COL on the command line)")
+            option = (f" (--{target} COL on the command line)" if target in ("concurrency", "throughput")
+                      else " (on the command line: rename or drop the others)")
+            raise InputError(f"{source}: columns {listed} could each be {target}; say which one with {target}=COL"
+                             + option)
         renames[cols[0]] = target
     out = df.rename(columns=renames)
     out.attrs["source_columns"] = {target: str(col) for col, target in renames.items() if str(col) != target}
@@ -305,6 +345,18 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
     ``repeat`` unless the source has that column. Several files are sorted by concurrency. ``min_points``: fewer
     rows is an error. Raises ``InputError`` naming the file, column and row of the first problem.
     """
+    paths = path if isinstance(path, (list, tuple)) else [path]
+    if not paths or not all(isinstance(item, (str, os.PathLike)) for item in paths):
+        kind = type(next((i for i in paths if not isinstance(i, (str, os.PathLike))), path)).__name__
+        raise InputError(f"a file path is a string or a path, not {kind}")
+    if format is not None and not isinstance(format, str):
+        raise InputError(f"format= is a name such as 'csv', not {type(format).__name__}")
+    for name, value in {"concurrency": concurrency, "throughput": throughput, **mapping}.items():
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"{name}= names a column (a string), not {type(value).__name__}")
+    for name, value in (("min_points", min_points), ("table", table)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InputError(f"{name}= is a whole number, not {type(value).__name__}")
     for target in mapping:
         if target not in OPTIONAL_NUMERIC + LABELS and not PER_OP_LATENCY.match(target):
             known = ", ".join(OPTIONAL_NUMERIC + LABELS)

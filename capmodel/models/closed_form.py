@@ -2,15 +2,21 @@
 Little's-law response time.
 
 X(N) = lambda*N / D(N) with D(N) = 1 + sigma*(N-1) + kappa*N*(N-1) (Gunther, *Guerrilla Capacity Planning*, Springer
-2007, ch. 4-6). Every question here is a root of a quadratic in N, solved once, so the fitted object
-(``USLFit.max_concurrency_for_latency``), the planning layer (capmodel.plan) and every bootstrap sample get the same
-answer. Pure functions of the parameters: no fitting, no I/O.
+2007, ch. 4-6). Every question here is a root of a quadratic in N, solved once, so the fitted objects
+(``USLFit.latency_limit``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
+get the same answer. ``latency_limit`` is the one solver of the latency-target question: its branch and its cap at the
+peak are arguments, and "unreachable" is a named ``LatencyLimit``. Pure functions of the parameters: no fitting, no
+I/O.
 """
 from __future__ import annotations
 
 import math
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
+
+from capmodel.errors import InputError
 
 
 def usl_throughput(n, sigma, kappa, lambda_):
@@ -47,41 +53,140 @@ def concurrency_for_throughput(x: float, sigma: float, kappa: float, lambda_: fl
     if a == 0:
         return c / -b if b < 0 else math.inf
     disc = b * b - 4 * a * c
-    if disc < 0:
+    if disc < -1e-12 * b * b:      # beyond the peak; a rounding error below 0 at the peak itself is the peak
         return math.inf
-    return (-b - math.sqrt(disc)) / (2 * a)
+    return (-b - math.sqrt(max(disc, 0.0))) / (2 * a)
 
 
-def response_time_root(seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
-    """The largest real N with N/X(N) = D(N)/lambda <= ``seconds``: the latency quadratic, solved exactly.
+BRANCHES = ("normal", "retrograde")
 
-    D(N) <= lambda*R  <=>  kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda R) <= 0. Returns -inf when no N meets
-    it (kappa > 0 and a negative discriminant), inf when nothing bounds N (kappa = 0 and sigma <= 0 with the target
-    met at N = 0). The root may lie below 1: the callers decide what fewer than one client means.
+
+@dataclass(frozen=True)
+class LatencyLimit:
+    """The answer to "the largest N (and its X) whose Little's-law response time N/X(N) is within a target".
+
+    ``reachable`` says whether there is an answer; ``reason`` names the case (one of ``LATENCY_REASONS``) and
+    ``message`` says it in words. ``concurrency`` and ``throughput`` are the answer (inf when nothing bounds N, NaN
+    only when ``reachable`` is False); ``branch`` is where it lies: ``normal`` (the rising side of the curve), ``peak``
+    (the target is met up to the peak and the answer was capped there) or ``retrograde`` (the far side of the nose).
+    ``zero_load_seconds`` is the fastest response time the curve offers over the allowed N.
     """
-    a, b, c = kappa, sigma - kappa, 1.0 - sigma - lambda_ * seconds
+
+    concurrency: float
+    throughput: float
+    reachable: bool
+    reason: str
+    message: str
+    branch: str = ""
+    target_seconds: float = math.nan
+    zero_load_seconds: float = math.nan
+
+
+LATENCY_REASONS = {
+    "met": "the target is crossed on the rising side of the curve",
+    "capped_at_peak": "the target is still met at the peak: the answer is the peak",
+    "retrograde": "the target is crossed past the peak, on the retrograde branch",
+    "unbounded": "the response time never reaches the target as N grows: nothing bounds N",
+    "below_zero_load": "unreachable: the target is below the zero-load response time",
+    "past_peak": "unreachable on the rising side: the response time at the peak is still below the target",
+}
+
+
+def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
+    reachable = reason not in ("below_zero_load", "past_peak")
+    ms = f"{seconds * 1000:,.4g} ms"
+    if reason == "below_zero_load":
+        message = f"a response time of {ms} is unreachable: even at the lightest load it is {zero_load * 1000:,.4g} ms"
+    elif reason == "past_peak":
+        message = (f"the response time stays below {ms} up to the peak ({x:,.0f} ops/s at N = {n:,.4g}) and "
+                   "reaches it only past the peak, on the retrograde branch")
+    elif reason == "unbounded":
+        message = f"the response time does not grow with N: a {ms} target bounds neither N nor the throughput"
+    elif reason == "capped_at_peak":
+        message = f"the response time stays below {ms} up to the peak: {x:,.0f} ops/s at N = {n:,.4g}"
+    else:
+        side = "past the peak, on the retrograde branch" if reason == "retrograde" else "on the rising side"
+        message = f"the response time reaches {ms} at N = {n:,.4g}, {x:,.0f} ops/s ({side})"
+    if not reachable:
+        n, x = math.nan, math.nan
+    return LatencyLimit(float(n), float(x), reachable, reason, message, branch if reachable else "", seconds,
+                        zero_load)
+
+
+def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
+                  cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time: float = 0.0) -> LatencyLimit:
+    """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time`` <= ``seconds``".
+
+    N/X(N) = D(N)/lambda, so the condition is kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda (T + Z)) <= 0: the
+    largest root N_T of that quadratic (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve
+    when N_T <= N* (the peak, ``usl_peak``), on the retrograde branch past it otherwise. Past the peak:
+
+    - ``cap_at_peak=True``: the answer is the peak itself (reason ``capped_at_peak``: the most throughput that
+      meets the target; what capacity planning asks);
+    - else ``branch="normal"``: no answer on the rising side (reason ``past_peak``, not reachable: where the normal
+      branch of R(X) reaches the target, it never does);
+    - else ``branch="retrograde"``: N_T and X(N_T) on the far side of the nose (reason ``retrograde``: the largest N,
+      whatever its throughput).
+
+    ``min_concurrency``: the smallest N the question allows (1 client for a closed benchmark; 0 for the latency form
+    of observed load, whose N = X R is a time average below 1 at light load). A target below the response time at
+    every allowed N is ``below_zero_load``; a curve whose response time never grows with N (kappa = 0, sigma <= 0)
+    answers ``unbounded`` (N and X infinite, reachable). Nothing here returns 0 or NaN without saying so.
+    """
+    if branch not in BRANCHES:
+        raise InputError(f"branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
+    if not (math.isfinite(seconds) and seconds > 0) or not (math.isfinite(think_time) and think_time >= 0):
+        raise InputError(f"a latency target must be a number of seconds > 0 (think time >= 0), got {seconds!r}"
+                         + (f" (think time {think_time!r})" if think_time else ""))
+    budget = lambda_ * (seconds + think_time)
+    a, b, c = kappa, sigma - kappa, 1.0 - sigma - budget
+    n_lo = max(float(min_concurrency), 0.0)
+    # the fastest response time over N >= n_lo: D's minimum at N = (kappa - sigma) / (2 kappa) when kappa > 0
+    if kappa > 0:
+        n_fast = max(n_lo, (kappa - sigma) / (2 * kappa))
+    else:
+        n_fast = n_lo if sigma >= 0 else math.inf
+    zero_load = ((1.0 + sigma * (n_fast - 1.0) + kappa * n_fast * (n_fast - 1.0)) / lambda_ - think_time
+                 if math.isfinite(n_fast) else math.nan)
+    if a == 0 and b <= 0:      # D(N) never grows with N: constant (linear scaling) or falling (superlinear)
+        if b == 0 and c > 0:
+            return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
+        return _latency_result("unbounded", math.inf, usl_peak(sigma, kappa, lambda_)[1], "normal", seconds,
+                               zero_load)
     if a == 0:
-        if b > 0:
-            return -c / b
-        return math.inf if c <= 0 else -math.inf
-    disc = b * b - 4 * a * c
-    if disc < 0:
-        return -math.inf
-    return (-b + math.sqrt(disc)) / (2 * a)
+        n_t = -c / b
+    else:
+        disc = b * b - 4 * a * c
+        n_t = (-b + math.sqrt(disc)) / (2 * a) if disc >= 0 else -math.inf
+    if n_t < n_lo * (1 - 1e-12):
+        return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
+    n_t = max(n_t, n_lo)
+    n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
+    if n_t <= n_peak:
+        return _latency_result("met", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "normal", seconds, zero_load)
+    if cap_at_peak:
+        return _latency_result("capped_at_peak", n_peak, x_peak, "peak", seconds, zero_load)
+    if branch == "normal":
+        return _latency_result("past_peak", n_peak, x_peak, "", seconds, zero_load)
+    return _latency_result("retrograde", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "retrograde", seconds,
+                           zero_load)
 
 
 def concurrency_for_response_time(seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
-    """Largest N >= 0 whose Little's-law response time N/X(N) = (1 + sigma(N-1) + kappa N(N-1))/lambda is <= seconds
-    (0 when none; inf when latency never grows with N)."""
-    if kappa == 0 and sigma < 0:
-        return max(0.0, -(1.0 - sigma - lambda_ * seconds) / sigma)   # superlinear: the bound is a lower one
-    return max(0.0, response_time_root(seconds, sigma, kappa, lambda_))
+    """Deprecated (one release): ``latency_limit(seconds, sigma, kappa, lambda_, branch="retrograde",
+    cap_at_peak=False, min_concurrency=0)``, whose ``concurrency`` this returns (0 when unreachable, as it did)."""
+    warnings.warn("concurrency_for_response_time is deprecated and will be removed in the next release: call "
+                  "capmodel.models.closed_form.latency_limit, which names the unreachable case", DeprecationWarning,
+                  stacklevel=2)
+    limit = latency_limit(seconds, sigma, kappa, lambda_, branch="retrograde", cap_at_peak=False, min_concurrency=0)
+    return limit.concurrency if limit.reachable else 0.0
 
 
 def log_coherency_peak(sigma, kappa, lambda_):
     """(N*, X(N*)) of X(N) = lambda*N / (1 + sigma(N-1) + kappa N ln N): dX/dN = 0 at N* = (1 - sigma)/kappa;
-    (inf, lambda/sigma) without coherency, (inf, inf) when linear."""
+    (inf, lambda/sigma) without coherency, (inf, inf) when linear. As for the USL, a curve whose N* <= 1 falls from
+    the first client on and its peak is reported at N = 1 (ln N* is then never taken of a non-positive N*)."""
     if kappa > 0:
-        n_star = (1.0 - sigma) / kappa
+        n_star = max(1.0, (1.0 - sigma) / kappa)
         return n_star, float(lambda_ * n_star / (1.0 + sigma * (n_star - 1.0) + kappa * n_star * math.log(n_star)))
     return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)

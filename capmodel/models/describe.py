@@ -25,25 +25,34 @@ def _verdict(fit, comparison) -> str:
     else:
         text = (f"the **{fit.model}** model was fitted as asked; the comparison recommends "
                 f"**{comparison.recommended}** ({comparison.reason})")
-    return f"{text}. Δ{comparison.criterion.upper()} of the others from the best: {others or 'none'}"
+    return f"{text}. Δ{comparison.criterion_label} of the others from the best: {others or 'none'}"
 
 
-def _client_bound(curve) -> str:
-    if "client_bound" not in curve.columns:
-        return ""
-    bound = curve.loc[curve["client_bound"].fillna(False).astype(bool), "concurrency"]
-    if bound.empty:
-        return ""
-    if len(bound) == len(curve):
-        return ("\n\nEvery step was limited by the client machine rather than the server (see `client_bound`): the "
-                "curve describes the client; measure from a separate machine for server numbers.")
-    return ("\n\nSteps limited by the client rather than the server: "
-            f"{', '.join(f'{n:g}' for n in bound)} clients.")
+def _r2(r2: float) -> str:
+    """R² for a sentence: four decimals when it rounds to 1 at three (0.9996 is not 1.000), words when undefined."""
+    if not math.isfinite(r2):
+        return "R² undefined (the throughput does not vary)"
+    return f"R² = {r2:.4f}" if 0.9995 <= r2 < 1 else f"R² = {r2:.3f}"
+
+
+def answer_sentence(fit, evidence) -> str:
+    """Where the fit peaks or levels off, or, when the verdict is unusable, what the data support instead."""
+    from capmodel.models.assessment import supported_instead
+
+    if evidence.usable:
+        return f"Under this model {_where(fit)}."
+    return ("The data cannot support a peak or ceiling for this server: "
+            f"{supported_instead(fit, evidence)}.")
 
 
 def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The curve") -> str:
     """The fit in words (markdown). ``comparison`` (from ``compare_models``) adds which model the data support;
-    ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1")."""
+    ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1").
+    The verdict (``assess_fit``) follows the answer; when it is unusable the answer says what the data support
+    instead of a peak or ceiling."""
+    from capmodel.models.assessment import assess_fit
+
+    evidence = assess_fit(fit, comparison, level=level)
     curve = fit.curve
     if getattr(fit, "df_resid", 1) > 0:
         intervals = fit.parameter_table(level)
@@ -58,4 +67,4 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     return (f"{source} measured {len(curve)} steps from {curve['concurrency'].min():g} to "
             f"{curve['concurrency'].max():g} clients; the best measured rate was {best['throughput']:,.0f} ops/s "
             f"(at {best['concurrency']:g} clients). Fitted, {_verdict(fit, comparison)}.\n"
-            f"{params}; R² = {fit.r2:.3f}. Under this model {_where(fit)}.{_client_bound(curve)}\n{warnings}")
+            f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n{warnings}")

@@ -78,3 +78,7 @@ class Evidence:
             return "Evidence: **sound** (nothing in the data speaks against this answer)."
         ordered = sorted(self.reasons, key=lambda r: -GRADES.index(r.grade))
         return f"Evidence: **{self.grade}**: " + "; ".join(r.message for r in ordered) + "."
+
+    def lines(self) -> list[str]:
+        """The verdict as plain-text lines (the CLI's): ``evidence: GRADE``, then one indented line per reason."""
+        return [f"evidence: {self.grade}"] + [f"  - {r.grade}: {r.message}" for r in self.reasons]

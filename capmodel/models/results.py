@@ -13,10 +13,13 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import InputError
+from capmodel.models.assessment import EXTRAPOLATION_WEAK
 
 FEW_POINTS = 6          # fewer measured points than this earns a warning (as in R's usl)
 WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which a fit earns a warning
-PEAK_EXTRAPOLATION = 2  # a peak beyond this multiple of the largest measured concurrency earns a warning
+# a peak beyond this multiple of the largest measured concurrency earns a warning (and a weak verdict: the same
+# threshold, declared with the verdict's others in capmodel.models.assessment)
+PEAK_EXTRAPOLATION = int(EXTRAPOLATION_WEAK)
 
 
 def t_quantile(level: float, dof: int) -> float:
@@ -238,6 +241,13 @@ class ScalabilityFit:
     def _model_warnings(self) -> list:
         return []
 
+    @cached_property
+    def evidence(self):
+        """How far the data support this fit's answer (its peak or ceiling): ``assess_fit(self)``, an ``Evidence``."""
+        from capmodel.models.assessment import assess_fit
+
+        return assess_fit(self)
+
     # -- prediction and uncertainty --------------------------------------------------------------------------------
     def predict(self, n, level: float | None = None):
         """Throughput at concurrency ``n``; with ``level``, a DataFrame with a confidence band.
@@ -320,8 +330,10 @@ class ScalabilityFit:
             return [f"peak concurrency: {self.peak_concurrency:.4g}", f"peak throughput: {self.peak_throughput:.5g}"]
         return ["peak concurrency: none (kappa = 0)"]
 
-    def summary(self, level: float = 0.95) -> str:
-        """Plain-text report: coefficients with errors and intervals, model-specific figures, fit quality, warnings."""
+    def summary(self, level: float = 0.95, evidence=None) -> str:
+        """Plain-text report: coefficients with errors and intervals, model-specific figures (the peak or ceiling
+        only when the verdict allows it), fit quality, the verdict (``evidence``, default ``self.evidence``), and
+        warnings."""
         table = self.parameter_table(level)
         lines = [f"{self.model} fit: {self.formula}",
                  f"points: {self.n_points}, concurrency {np.min(self.concurrency):g}..{np.max(self.concurrency):g}"
@@ -331,9 +343,16 @@ class ScalabilityFit:
         for name, row in table.iterrows():
             lines.append(f"{name:8}{row.estimate:13.5g}{row.se:13.4g}{row.low:13.5g}{row.high:13.5g}")
         lines.append("")
-        lines.extend(self._summary_extra())
+        evidence = self.evidence if evidence is None else evidence
+        if evidence.usable:
+            lines.extend(self._summary_extra())
+        else:
+            from capmodel.models.assessment import supported_instead
+
+            lines.append(f"peak / ceiling: not supported by these data; {supported_instead(self, evidence)}")
         lines.append(f"residual standard error: {self.rse:.4g} on {self.df_resid} degrees of freedom")
         lines.append(f"R-squared: {self.r2:.4f}   AIC: {self.aic:.2f}   BIC: {self.bic:.2f}")
+        lines.extend(evidence.lines())
         for w in self.warnings:
             lines.append(f"warning: {w}")
         return "\n".join(lines)

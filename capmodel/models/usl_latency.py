@@ -25,7 +25,9 @@ import pandas as pd
 from scipy import optimize
 
 from capmodel.errors import FitError, InputError
-from capmodel.models.usl import fit_usl, usl_peak, usl_throughput
+from capmodel.models.closed_form import LatencyLimit
+from capmodel.models.closed_form import latency_limit as solve_latency_limit
+from capmodel.models.usl import fit_usl, usl_peak
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95
@@ -47,22 +49,23 @@ def usl_latency(throughput, sigma: float, kappa: float, lambda_: float, branch: 
         return (lambda_ + x * (kappa - sigma) + sign * root) / (2 * kappa * x * x)
 
 
-def throughput_at_latency(target_seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
-    """The throughput at which the lower branch reaches a latency target: D(N) = lambda R solved for N, X = N / R.
+def latency_limit(target_seconds: float, sigma: float, kappa: float, lambda_: float,
+                  cap_at_peak: bool = True) -> LatencyLimit:
+    """Where the lower (normal) branch of R(X) reaches a latency target, from the one solver
+    (``capmodel.models.closed_form.latency_limit``) with N from 0 (an observed N = X R is a time average, below 1
+    at light load; the branch starts at R(0) = (1 - sigma) / lambda). Past the nose the answer is the peak
+    (``cap_at_peak``, reason ``capped_at_peak``) or none (reason ``past_peak``)."""
+    return solve_latency_limit(target_seconds, sigma, kappa, lambda_, branch="normal", cap_at_peak=cap_at_peak,
+                               min_concurrency=0.0)
 
-    NaN when even one client is slower than the target (R(1) = 1 / lambda)."""
-    budget = lambda_ * target_seconds
-    if budget < 1.0:
-        return math.nan
-    if kappa > 0:
-        b = sigma - kappa
-        n = (-b + math.sqrt(b * b - 4 * kappa * (1.0 - sigma - budget))) / (2 * kappa)
-        n = min(n, usl_peak(sigma, kappa, lambda_)[0])      # past the nose the lower branch has ended
-    elif sigma > 0:
-        n = (budget - 1.0 + sigma) / sigma
-    else:
-        return math.inf
-    return float(usl_throughput(n, sigma, kappa, lambda_))
+
+def throughput_at_latency(target_seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
+    """The throughput at which the lower branch reaches a latency target (the peak when the target is still met
+    there): ``latency_limit(...).throughput``; NaN when the target is below the zero-load latency (1 - sigma) /
+    lambda, inf when nothing bounds it (kappa = sigma = 0). A number for tables and bootstrap draws: ask
+    ``latency_limit`` for the reason."""
+    limit = latency_limit(target_seconds, sigma, kappa, lambda_)
+    return limit.throughput if limit.reachable else math.nan
 
 
 def _arrays(curve: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -207,11 +210,18 @@ class LatencyFit:
         """Fitted mean latency (ms) at a throughput, on the lower (normal) or upper (retrograde) branch."""
         return usl_latency(throughput, self.sigma, self.kappa, self.lambda_, branch) * 1000.0
 
-    def throughput_at_latency(self, target_ms: float) -> float:
-        """The throughput at which the mean latency reaches ``target_ms`` (the nose's lower arm)."""
+    def latency_limit(self, target_ms: float, cap_at_peak: bool = True) -> LatencyLimit:
+        """Where the mean latency reaches ``target_ms`` on the normal branch, as a named result (``.reachable``,
+        ``.reason``: ``met``, ``capped_at_peak``, ``past_peak``, ``below_zero_load``, ``unbounded``)."""
         if not target_ms > 0:
             raise InputError(f"latency target must be > 0 ms, got {target_ms!r}")
-        return throughput_at_latency(target_ms / 1000.0, self.sigma, self.kappa, self.lambda_)
+        return latency_limit(target_ms / 1000.0, self.sigma, self.kappa, self.lambda_, cap_at_peak)
+
+    def throughput_at_latency(self, target_ms: float) -> float:
+        """The throughput at which the mean latency reaches ``target_ms`` (the nose's lower arm; the peak when the
+        target is still met there, NaN below the zero-load latency): ``latency_limit(target_ms).throughput``."""
+        limit = self.latency_limit(target_ms)
+        return limit.throughput if limit.reachable else math.nan
 
     def bootstrap(self, n_samples: int = 200) -> pd.DataFrame:
         """sigma, kappa, lambda refitted on ``n_samples`` case resamples of the points (seeded; cached)."""

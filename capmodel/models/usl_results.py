@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.models.closed_form import response_time_root, usl_throughput, whole_peak
+from capmodel.models.closed_form import LatencyLimit, latency_limit, usl_throughput, whole_peak
 from capmodel.models.results import ScalabilityFit
 
 
@@ -19,7 +19,7 @@ class USLFit(ScalabilityFit):
     """A fitted Universal Scalability Law (also Amdahl, kappa = 0, and linear, sigma = kappa = 0).
 
     Derives, besides ``ScalabilityFit``'s figures: ``recommended_concurrency`` (whole number), ``ceiling``,
-    ``capacity_loss(n)`` and ``max_concurrency_for_latency(target)``.
+    ``capacity_loss(n)``, ``latency_limit(target)`` and ``max_concurrency_for_latency(target)``.
     """
 
     @cached_property
@@ -59,23 +59,27 @@ class USLFit(ScalabilityFit):
             "coherency_loss": x * self.kappa * n * (n - 1),
         })
 
+    def latency_limit(self, target_seconds: float, think_time: float = 0.0, *, branch: str = "retrograde",
+                      cap_at_peak: bool = False) -> LatencyLimit:
+        """The largest N >= 1 client (and its X) whose Little's-law response time N/X(N) - Z meets the target, from
+        the one solver (``capmodel.models.closed_form.latency_limit``; its arguments say which branch and whether to
+        cap at the peak). Unreachable targets come back named (``.reachable``, ``.reason``, ``.message``)."""
+        if not (target_seconds > 0) or not (think_time >= 0):
+            raise PlanError("latency target must be > 0 and think time >= 0")
+        return latency_limit(target_seconds, self.sigma, self.kappa, self.lambda_, branch=branch,
+                             cap_at_peak=cap_at_peak, min_concurrency=1.0, think_time=think_time)
+
     def max_concurrency_for_latency(self, target_seconds: float, think_time: float = 0.0):
         """Largest N whose Little's-law response time N/X(N) - Z meets the target; returns (N, X(N)).
 
-        N/X(N) = D(N)/lambda, so R(N) <= T  <=>  kappa N^2 + (sigma - kappa) N + (1 - sigma) <= lambda (T + Z):
-        solved exactly (capmodel.models.closed_form.response_time_root). N is real-valued; floor it for whole
-        clients. Raises ``PlanError`` when even one client misses the target, or when nothing bounds N.
+        A thin call of ``latency_limit(target_seconds, think_time)`` (largest N, past the peak if need be, at least
+        one client). N is real-valued; floor it for whole clients. Raises ``PlanError`` with the solver's reason
+        when even one client misses the target, or when nothing bounds N.
         """
-        if not (target_seconds > 0) or think_time < 0:
-            raise PlanError("latency target must be > 0 and think time >= 0")
-        if 1.0 > self.lambda_ * (target_seconds + think_time) * (1 + 1e-12):   # D(1) = 1 exceeds the budget
-            raise PlanError(f"latency target {target_seconds:g} s is unreachable: even one client sees "
-                            f"{1.0 / self.lambda_ - think_time:.4g} s")
-        if self.kappa <= 0 and self.sigma <= 0:
-            raise PlanError(f"the fit has kappa = 0 and sigma = {self.sigma:.4g} <= 0: latency never grows with N, "
-                            "so no concurrency limit follows from a latency target")
-        n = max(response_time_root(target_seconds + think_time, self.sigma, self.kappa, self.lambda_), 1.0)
-        return float(n), float(usl_throughput(n, self.sigma, self.kappa, self.lambda_))
+        limit = self.latency_limit(target_seconds, think_time)
+        if not limit.reachable or limit.reason == "unbounded":
+            raise PlanError(f"latency target {target_seconds:g} s: {limit.message}")
+        return limit.concurrency, limit.throughput
 
     def _summary_extra(self) -> list:
         lines = []

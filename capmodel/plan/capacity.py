@@ -3,27 +3,38 @@ the two binds.
 
 Usable throughput = min(a, b): (a) the throughput at the utilization target (the utilization law X = U / D, from the
 measured utilization, or a fraction of the fitted USL peak) and (b) the largest throughput whose latency meets the
-target. Users per VM = usable throughput / ops per user.
+target (``capmodel.models.closed_form.latency_limit`` on the rising side, capped at the peak). Users per VM = usable
+throughput / ops per user.
+
+The latency target is a p95; the USL gives the mean (Little's-law) response time N/X. The target is held against the
+mean scaled by the p95/mean ratio the measured points show (median of measured p95 / N/X), or, with no p95 measured,
+against the mean itself; the result's description says which, and its evidence flags the second case.
 """
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from capmodel.errors import PlanError
+from capmodel.models.closed_form import LatencyLimit, latency_limit
+from capmodel.models.evidence import Evidence, Reason
+from capmodel.plan.assessment import assess_capacity
 from capmodel.plan.checks import fraction
 from capmodel.plan.intervals import percentile_interval
 from capmodel.plan.latency import p95_to_mean_ratio
-from capmodel.plan.scaling import concurrency_for_response_time, concurrency_for_throughput, peak, usl
+from capmodel.plan.scaling import concurrency_for_throughput, peak
 
 
 @dataclass(frozen=True)
 class Objectives:
     """What a VM must satisfy: utilization (headroom) target, fraction of the USL peak, latency target.
 
-    ``latency_p95_ms`` is absolute; ``latency_increase`` is relative (0.05: p95 no more than 5% above the baseline's).
+    ``latency_p95_ms`` is absolute; ``latency_increase`` is relative (0.05: p95 no more than 5% above the baseline's,
+    the baseline's p95 given to ``latency_target_ms``; ``plan_vms`` takes it from its baseline VM).
     """
 
     utilization_target: float | None = 0.8
@@ -46,6 +57,18 @@ class Objectives:
     def has_latency(self) -> bool:
         return self.latency_p95_ms is not None or self.latency_increase is not None
 
+    def latency_target_ms(self, baseline_p95_ms: float | None = None) -> float | None:
+        """The p95 target in milliseconds: the absolute one, or the baseline's p95 raised by the allowed increase
+        (None without a latency objective)."""
+        if self.latency_p95_ms is not None:
+            return float(self.latency_p95_ms)
+        if self.latency_increase is None:
+            return None
+        if baseline_p95_ms is None or not (math.isfinite(baseline_p95_ms) and baseline_p95_ms > 0):
+            raise PlanError(f"a relative latency target (p95 no more than {self.latency_increase:.0%} above the "
+                            f"baseline's) needs the baseline's p95 in milliseconds, got {baseline_p95_ms!r}")
+        return float(baseline_p95_ms) * (1 + self.latency_increase)
+
     def describe(self) -> str:
         parts = []
         if self.utilization_target is not None:
@@ -66,9 +89,16 @@ def headroom_throughput(measured: float, utilization: float | None, objectives: 
     return measured * objectives.utilization_target / utilization
 
 
+
+
 @dataclass
 class FitCapacity:
-    """Capacity of a VM read off its fitted curve; ``*_low``/``*_high`` from the bootstrap (NaN without one)."""
+    """Capacity of a VM read off its fitted curve; ``*_low``/``*_high`` from the bootstrap (NaN without one).
+
+    ``latency`` is the solver's answer for the latency target (None without one), ``latency_target_ms`` the p95
+    target it was held to, ``latency_basis`` how p95 was mapped to the model's mean response time (p95 =
+    ``latency_p95_ratio`` x N/X), ``evidence`` the verdict on the plan (``capmodel.models.evidence``).
+    """
 
     throughput: float
     latency_throughput: float
@@ -84,6 +114,10 @@ class FitCapacity:
     usable_throughput_high: float = math.nan
     limits: dict = field(default_factory=dict)
     objectives: Objectives | None = None
+    latency: LatencyLimit | None = None
+    latency_target_ms: float | None = None
+    latency_p95_ratio: float = 1.0
+    evidence: Evidence = field(default_factory=Evidence)
 
     def table(self):
         """The capacity as a two-column table (figure, value) for display."""
@@ -93,28 +127,67 @@ class FitCapacity:
                 "operating concurrency": self.operating_concurrency,
                 "throughput at the headroom target (ops/s)": self.throughput,
                 "throughput at the latency target (ops/s)": self.latency_throughput,
-                "peak concurrency": self.peak_concurrency, "peak throughput (ops/s)": self.peak_throughput}
+                "peak concurrency": self.peak_concurrency, "peak throughput (ops/s)": self.peak_throughput,
+                "evidence": self.evidence.grade}
         rows.update({f"limit: {k} (ops/s)": v for k, v in self.limits.items()})
         return pd.DataFrame({"value": rows}).rename_axis("figure")
 
+    def _unreachable_text(self) -> str:
+        """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
+        fastest = self.latency.zero_load_seconds * self.latency_p95_ratio * 1000.0
+        return (f"no load meets p95 <= {self.latency_target_ms:,.4g} ms: even at the lightest load (one client) the "
+                f"fitted p95 is {fastest:,.4g} ms")
+
+    def _latency_sentence(self) -> str:
+        if self.latency is None or not self.latency.reachable:
+            return ""
+        target = f"p95 <= {self.latency_target_ms:,.4g} ms"
+        if self.latency.reason == "unbounded":
+            return f" The latency target ({target}) never binds: the fitted response time does not grow with load."
+        if self.latency.reason == "capped_at_peak":
+            return (f" The latency target ({target}) is met all the way to the fitted peak "
+                    f"({self.peak_throughput:,.0f} ops/s); p95 taken as {self.latency_basis}.")
+        return (f" The latency target ({target}) is reached at {self.latency.throughput:,.0f} ops/s; p95 taken as "
+                f"{self.latency_basis}.")
+
     def describe(self, ops_per_user: float | None = None) -> str:
-        """The capacity in words (markdown), with the users it serves at ``ops_per_user`` ops/s each."""
-        under = f"Planned with {self.objectives.describe()}, " if self.objectives is not None else ""
-        text = (f"{under}this server sustains **{self.usable_throughput:,.0f} ops/s** at about "
-                f"{self.operating_concurrency:.0f} concurrent clients (binding limit: {self.binding_limit})")
+        """The capacity in words (markdown) and its evidence, with the users it serves at ``ops_per_user`` ops/s
+        each; no throughput is stated when the latency target cannot be met at all."""
+        under = f"Planned with {self.objectives.describe()}" if self.objectives is not None else "Planned"
+        if self.latency is not None and not self.latency.reachable:
+            return (f"{under}: **{self._unreachable_text()}** (p95 taken as {self.latency_basis}). "
+                    + self.evidence.describe())
+        text = (f"{under}, this server sustains **{self.usable_throughput:,.0f} ops/s** at about "
+                f"{self.operating_concurrency:,.0f} concurrent clients (binding limit: {self.binding_limit})")
         if ops_per_user:
             users = self.usable_throughput / ops_per_user
             text += f"; at {ops_per_user:g} ops/s per user that is **{users:,.0f} users**"
-        return text + "."
+        return text + "." + self._latency_sentence() + " " + self.evidence.describe()
 
 
 def describe_capacity(fit, objectives: Objectives, latency_target_ms: float | None = None,
-                      ops_per_user: float | None = None) -> str:
-    """``capacity_from_fit(...).describe(ops_per_user)``, or why the curve gives no plan (e.g. no peak in sight)."""
+                      ops_per_user: float | None = None, baseline_p95_ms: float | None = None) -> str:
+    """``capacity_from_fit(...).describe(ops_per_user)``, or why the curve gives no plan (e.g. no peak in sight).
+
+    ``latency_target_ms`` is deprecated (see ``capacity_from_fit``): put the target in ``objectives``."""
+    objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
     try:
-        return capacity_from_fit(fit, objectives, latency_target_ms).describe(ops_per_user)
+        return capacity_from_fit(fit, objectives, baseline_p95_ms=baseline_p95_ms).describe(ops_per_user)
     except PlanError as exc:
         return f"**No plan from this curve**: {exc}."
+
+
+def _objectives_with(objectives: Objectives, latency_target_ms: float | None, stacklevel: int) -> Objectives:
+    """The objectives with a deprecated ``latency_target_ms`` folded in (it must agree with the objectives')."""
+    if latency_target_ms is None:
+        return objectives
+    warnings.warn("latency_target_ms= is deprecated and will be removed in the next release: give the target as "
+                  "Objectives(latency_p95_ms=...) (or latency_increase= with baseline_p95_ms=)", DeprecationWarning,
+                  stacklevel=stacklevel + 1)
+    if objectives.latency_p95_ms is not None and not math.isclose(objectives.latency_p95_ms, latency_target_ms):
+        raise PlanError(f"two latency targets: latency_target_ms={latency_target_ms:g} and the objectives' "
+                        f"p95 <= {objectives.latency_p95_ms:g} ms; give it once, in Objectives")
+    return Objectives(objectives.utilization_target, objectives.peak_fraction, float(latency_target_ms), None)
 
 
 def _service_demand(curve) -> float | None:
@@ -127,8 +200,14 @@ def _service_demand(curve) -> float | None:
     return float(np.median(ok["cpu_util"] / ok["throughput"]))
 
 
+def _latency(sigma, kappa, lambda_, latency_seconds) -> LatencyLimit:
+    """The most throughput whose mean response time meets the target: the rising side, capped at the peak."""
+    return latency_limit(latency_seconds, sigma, kappa, lambda_, branch="normal", cap_at_peak=True)
+
+
 def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict[str, float]:
-    """Throughput allowed by each objective for one parameter set (name -> ops/s)."""
+    """Throughput allowed by each objective for one parameter set (name -> ops/s; 0 when no load meets the
+    latency target)."""
     n_peak, x_peak = peak(sigma, kappa, lambda_)
     limits = {}
     if objectives.utilization_target is not None:
@@ -139,20 +218,47 @@ def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict[
     if objectives.peak_fraction is not None:
         limits["peak_fraction"] = objectives.peak_fraction * x_peak
     if latency_seconds is not None:
-        n_lat = min(concurrency_for_response_time(latency_seconds, sigma, kappa, lambda_), n_peak)
-        limits["latency"] = float(usl(n_lat, sigma, kappa, lambda_)) if math.isfinite(n_lat) else x_peak
+        answer = _latency(sigma, kappa, lambda_, latency_seconds)
+        limits["latency"] = answer.throughput if answer.reachable else 0.0
     return limits
 
 
-def capacity_from_fit(fit, objectives: Objectives, latency_target_ms: float | None = None, n_bootstrap: int = 0,
-                      level: float = 0.95, seed: int = 0) -> FitCapacity:
+def _evidence(fit, result: FitCapacity, p95_measured: bool) -> Evidence:
+    """The verdict on a capacity plan: the fit's, judged at the concurrency the plan runs the server at (its
+    extrapolation beyond the measured range included: ``plan.assessment.assess_capacity``), and the latency target's
+    fate."""
+    reasons = []
+    latency = result.latency
+    if latency is not None and not latency.reachable:
+        reasons.append(Reason("latency_unreachable", "unusable", f"the latency target is unreachable: "
+                              f"{result._unreachable_text()}", result.latency_target_ms))
+    elif latency is not None and result.binding_limit == "latency" and latency.reason == "capped_at_peak":
+        reasons.append(Reason("latency_past_peak", "weak", "the latency target is crossed only past the peak, "
+                              "on the retrograde branch, so the plan runs the server at its fitted peak, where "
+                              "throughput is flat and latency climbs fastest", result.peak_concurrency))
+    if latency is not None and not p95_measured:
+        reasons.append(Reason("p95_not_measured", "weak", "no p95 latency was measured: the p95 target is held "
+                              "against the mean response time N/X, which understates the tail", None))
+    return assess_capacity(fit, result) + Evidence.of(*reasons)
+
+
+def capacity_from_fit(fit, objectives: Objectives, n_bootstrap: int = 0, level: float = 0.95, seed: int = 0, *,
+                      baseline_p95_ms: float | None = None, latency_target_ms: float | None = None) -> FitCapacity:
     """Usable throughput of a fitted VM under the objectives; bootstrap percentile intervals when ``n_bootstrap``.
 
-    ``latency_target_ms`` is the p95 target in milliseconds (a relative target already turned into milliseconds).
+    The latency objective comes from ``objectives`` (absolute ``latency_p95_ms``, or ``latency_increase`` over
+    ``baseline_p95_ms``). ``latency_target_ms=`` is deprecated (one release): it warns and is folded into the
+    objectives, and a value that disagrees with theirs is refused.
     """
+    # the old positional order was (fit, objectives, latency_target_ms, n_bootstrap, ...)
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral):
+        raise PlanError(f"n_bootstrap must be a whole number, got {n_bootstrap!r}; the latency target now goes "
+                        "in Objectives(latency_p95_ms=...)")
+    objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
+    target_ms = objectives.latency_target_ms(baseline_p95_ms)
     demand = _service_demand(fit.curve)
     ratio, basis = p95_to_mean_ratio(fit.curve)
-    seconds = None if latency_target_ms is None else latency_target_ms / 1000.0 / ratio
+    seconds = None if target_ms is None else target_ms / 1000.0 / ratio
     limits = _limits(fit.sigma, fit.kappa, fit.lambda_, objectives, demand, seconds)
     if not limits:
         raise PlanError("nothing to plan a fitted curve against: give a utilization target, a peak fraction or a "
@@ -163,15 +269,18 @@ def capacity_from_fit(fit, objectives: Objectives, latency_target_ms: float | No
     headroom = {k: v for k, v in limits.items() if k != "latency"}
     throughput = min(headroom.values()) if headroom else limits["latency"]
     binding = min(limits, key=limits.get)
-    n_peak, x_peak = fit.peak_concurrency, fit.peak_throughput
     usable = limits[binding]
+    latency = None if seconds is None else _latency(fit.sigma, fit.kappa, fit.lambda_, seconds)
     result = FitCapacity(
         throughput=throughput, latency_throughput=limits.get("latency", math.nan), usable_throughput=usable,
         binding_limit=binding,
-        operating_concurrency=concurrency_for_throughput(usable, fit.sigma, fit.kappa, fit.lambda_),
-        peak_concurrency=n_peak, peak_throughput=x_peak, latency_basis=basis if seconds is not None else "",
-        limits=limits, objectives=objectives,
+        operating_concurrency=(concurrency_for_throughput(usable, fit.sigma, fit.kappa, fit.lambda_) if usable > 0
+                               else 0.0),
+        peak_concurrency=fit.peak_concurrency, peak_throughput=fit.peak_throughput,
+        latency_basis=basis if seconds is not None else "", limits=limits, objectives=objectives,
+        latency=latency, latency_target_ms=target_ms, latency_p95_ratio=ratio,
     )
+    result.evidence = _evidence(fit, result, p95_measured=basis.startswith("p95"))
     if n_bootstrap:
         samples = fit.bootstrap(n_bootstrap, seed=seed).samples
         draws = [_limits(s.get("sigma", 0.0), s.get("kappa", 0.0), s["lambda"], objectives, demand, seconds)

@@ -8,12 +8,14 @@ the curve peaks below X_A.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.models.evidence import Evidence
+from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
 from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval, usl
 
@@ -93,10 +95,14 @@ def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0
                 level)
         for kind, ref_value, cand_value in (("cost", reference_node_cost, candidate_node_cost),
                                             ("rack_units", reference_rack_units, candidate_rack_units)):
-            if ref_value is not None and cand_value is not None:
+            if ref_value is not None:
                 row[f"{kind}_reference"] = r["reference_nodes"] * ref_value
+            if cand_value is not None:
                 row[f"{kind}_linear"] = row["nodes_linear"] * cand_value
                 row[f"{kind}_usl"] = n_usl * cand_value if n_usl is not None else math.nan
+                if usl_samples is not None:
+                    row[f"{kind}_usl_low"] = row["nodes_usl_low"] * cand_value
+                    row[f"{kind}_usl_high"] = row["nodes_usl_high"] * cand_value
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -130,6 +136,23 @@ class NodeStudy:
     source: str
     table: pd.DataFrame
     sensitivity: pd.DataFrame | None = None
+    evidence: Evidence = Evidence()
+    row_evidence: dict = field(default_factory=dict)   # workload -> Evidence of its node count
+
+    def rounding_note(self) -> str | None:
+        """Why the linear and the USL counts differ for a workload the USL, linear here, should agree on (None when
+        no row shows it): the linear rule rounds ``nearest`` (the brief's way), the USL count is the smallest whole
+        number of nodes that reaches the reference throughput."""
+        if self.rounding != "nearest" or self.sigma != 0 or self.kappa != 0:
+            return None
+        differ = self.rows[self.rows["usl_reachable"] & (self.rows["nodes_usl"] != self.rows["nodes_linear"])]
+        if differ.empty:
+            return None
+        r = differ.iloc[0]
+        return (f"with sigma = kappa = 0 both rules are linear, but the linear rule rounds to the nearest node as the "
+                f"brief does (workload {r['workload']}: {r['nodes_linear_exact']:.2f} -> {r['nodes_linear']:.0f}), "
+                f"while the USL count is the smallest whole number of nodes that reaches the reference throughput "
+                f"({r['nodes_usl']:.0f}); --rounding up makes the linear rule round up too")
 
     def unreachable_from(self) -> float | None:
         """The smallest contention of the sensitivity scan at which some workload is unreachable (None: none is)."""
@@ -143,7 +166,10 @@ class NodeStudy:
         lines, extra_total = [], 0
         for _, r in self.rows.iterrows():
             head = f"- YCSB {r['workload']}: multiplier {r['multiplier']:.2f} → **{r['nodes_linear']:.0f} nodes**"
-            if r["usl_reachable"]:
+            verdict = self.row_evidence.get(r["workload"])
+            if r["usl_reachable"] and verdict is not None and not verdict.usable:
+                lines.append(f"{head} by the linear rule; the data cannot support a USL count (see the evidence).")
+            elif r["usl_reachable"]:
                 extra = r["nodes_usl"] - r["nodes_linear"]
                 extra_total += extra
                 lines.append(f"{head} by the linear rule, **{r['nodes_usl']:.0f}** under the USL ({extra:+.0f}).")
@@ -159,6 +185,10 @@ class NodeStudy:
             text.append(f"From σ = {limit:g} on, at least one workload cannot be matched by any number of candidate "
                         "nodes." if limit is not None else
                         "Every workload stays reachable over the contention values tried.")
+        note = self.rounding_note()
+        if note:
+            text.append(f"Rounding: {note}.")
+        text += ["", self.evidence.describe()]
         return "\n".join(text)
 
 
@@ -176,7 +206,7 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
         from capmodel import datasets
 
         table, source = datasets.load(MICRON), MICRON_SOURCE
-    samples, basis = None, "assumed"
+    samples, basis, fit = None, "assumed", None
     if node_curve is not None:
         from capmodel.models.usl import fit_usl
 
@@ -191,5 +221,10 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
         reference_rack_units=reference_rack_units, candidate_rack_units=candidate_rack_units, source=source)
     scan = (node_sensitivity(table, sensitivity, kappa, rounding, max_nodes, source)
             if sensitivity is not None and len(sensitivity) else None)
+    answers = {f"workload {r['workload']}": (r["nodes_usl"] if r["usl_reachable"] else None)
+               for _, r in rows.iterrows()}
+    measured = {f"workload {r['workload']}": r["candidate_nodes"] for _, r in rows.iterrows()}
+    evidence, per = assess_scale_out(answers, fit, measured, f"sigma = {sigma:g}, kappa = {kappa:g}", "nodes")
+    row_evidence = {r["workload"]: per[f"workload {r['workload']}"] for _, r in rows.iterrows()}
     return NodeStudy(rows=rows, sigma=sigma, kappa=kappa, basis=basis, rounding=rounding, source=source or "",
-                     table=table, sensitivity=scan)
+                     table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence)

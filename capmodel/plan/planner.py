@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import Workload
 from capmodel.plan.capacity import FitCapacity, Objectives, capacity_from_fit, headroom_throughput
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
@@ -48,7 +49,7 @@ def _measured(row: pd.Series, side: str, workload: Workload) -> float:
 
 
 def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, rel_side, base_side,
-              baseline_vm) -> pd.DataFrame:
+              baseline_vm, unsupported=frozenset()) -> pd.DataFrame:
     wl = workload.at(base_side)
     rows = []
     for _, row in table.iterrows():
@@ -57,8 +58,10 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
         if cap is not None:
             pick = (lambda name: getattr(cap, name) if rel_side == "value" or math.isnan(
                 getattr(cap, f"{name}_{rel_side}")) else getattr(cap, f"{name}_{rel_side}"))
-            out.update(measured_throughput=math.nan, throughput=pick("throughput"),
-                       usable_throughput=pick("usable_throughput"), binding_limit=cap.binding_limit,
+            unusable = row["vm"] in unsupported   # the curve's verdict forbids a capacity: no users planned
+            out.update(measured_throughput=math.nan, throughput=math.nan if unusable else pick("throughput"),
+                       usable_throughput=math.nan if unusable else pick("usable_throughput"),
+                       binding_limit="unsupported" if unusable else cap.binding_limit,
                        latency_ok=(cap.usable_throughput > 0) if objectives.has_latency else None,
                        latency_note=cap.latency_basis)
         else:
@@ -100,6 +103,13 @@ class CapacityPlan:
     level: float
     notes: list[str] = field(default_factory=list)
     fit_capacities: dict[str, FitCapacity] = field(default_factory=dict)
+    evidence: dict = field(default_factory=dict)   # VM name -> Evidence (capmodel.plan.assessment)
+
+    def evidence_for(self, vms=None):
+        """The verdict on an answer naming ``vms`` (default: every planned VM): their reasons together."""
+        from capmodel.plan.assessment import combined
+
+        return combined(self.evidence, list(self.vms["vm"]) if vms is None else vms)
 
     def recommend(self, targets, current_users: float | None = None,
                   monthly_growth: float | None = None) -> pd.DataFrame:
@@ -131,6 +141,9 @@ class CapacityPlan:
         frontier = ", ".join(self.frontier()["vm"])
         lines += ["", f"Pareto frontier (cost vs users): {frontier or 'none'}"]
         lines += [f"Note: {n}" for n in self.notes]
+        lines += ["", "Evidence per VM:"] + [f"  {vm}: {self.evidence[vm].grade}" + (
+            f" ({'; '.join(r.message.removeprefix(vm + ': ') for r in self.evidence[vm].reasons)})"
+            if self.evidence[vm].reasons else "") for vm in self.vms["vm"] if vm in self.evidence]
         return "\n".join(lines)
 
 
@@ -204,8 +217,11 @@ def _with_intervals(evaluations: list[pd.DataFrame]) -> pd.DataFrame:
 def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives | None = None,
              baseline_vm: str | None = None, fits: dict | None = None, n_bootstrap: int = 0, level: float = 0.95,
              seed: int = 0, current_users: float | None = None, monthly_growth: float | None = None,
-             source: str | None = None) -> CapacityPlan:
-    """Plan every VM of ``catalog`` (rows with a measurement, or a fitted curve in ``fits`` keyed by VM name)."""
+             source: str | None = None, comparisons: dict | None = None) -> CapacityPlan:
+    """Plan every VM of ``catalog`` (rows with a measurement, or a fitted curve in ``fits`` keyed by VM name).
+
+    ``comparisons`` (VM -> ``compare_models`` result) lets each fitted VM's verdict say whether its model is the
+    recommended one; every VM gets an ``Evidence`` in ``CapacityPlan.evidence``."""
     objectives = objectives or Objectives()
     if not 0 < level < 1:
         raise PlanError(f"confidence level must be between 0 and 1, got {level!r}")
@@ -220,24 +236,33 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
     if objectives.peak_fraction is not None and len(fits) < len(table):
         notes.append("the peak fraction applies only to VMs with a fitted curve")
 
-    latency_ms = objectives.latency_p95_ms
-    if baseline_p95 is not None:
-        latency_ms = baseline_p95 * (1 + objectives.latency_increase)
-    fit_caps = {vm: capacity_from_fit(fit, objectives, latency_ms, n_bootstrap, level, seed) for vm, fit in fits.items()}
+    fit_caps = {vm: capacity_from_fit(fit, objectives, n_bootstrap, level, seed, baseline_p95_ms=baseline_p95)
+                for vm, fit in fits.items()}
 
+    fitted = fitted_evidence(fits, fit_caps, comparisons or {})
+    unsupported = frozenset(vm for vm, verdict in fitted.items() if not verdict.usable)
     vms = _with_intervals([_evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p95, r, b,
-                                     baseline_vm) for r, b in SCENARIOS])
+                                     baseline_vm, unsupported) for r, b in SCENARIOS])
+    for vm in sorted(unsupported):
+        notes.append(f"{vm}: no users planned: its fitted curve cannot support a capacity (evidence unusable: "
+                     + "; ".join(r.message.removeprefix(vm + ": ") for r in fitted[vm].reasons
+                                 if r.grade == "unusable") + ")")
     for extra in ("family", "vcpu", "ram_gb", "storage", "currency", "batch"):
         if extra in table.columns:
             vms[extra] = table[extra].to_numpy()
     vms["pareto"] = vms["vm"].isin(set(pareto_frontier(vms)["vm"]))
     for _, r in vms[vms["latency_ok"] == False].iterrows():  # noqa: E712 - three-valued column
         notes.append(f"{r['vm']} fails the latency objective ({r['latency_note']}); no users planned on it")
+    evidence = plan_evidence(table, vms, fitted, objectives, reference_util)
+    for vm, verdict in evidence.items():
+        notes.extend(r.message for r in verdict.reasons
+                     if r.code in ("utilization_extrapolation", "latency_unmeasured"))
     if monthly_growth is not None:
         users_now = current_users if current_users is not None else workload.baseline_users
         if users_now is None:
-            raise PlanError("a runway needs the current number of users")
+            raise PlanError("a runway needs the current number of users (current_users, --current-users; or a "
+                            "baseline with its users, --baseline-users)")
         for suffix in ("", "_low", "_high"):
             vms[f"runway_months{suffix}"] = runway_months(vms[f"users{suffix}"].to_numpy(), users_now, monthly_growth)
     return CapacityPlan(vms=vms, workload=workload, objectives=objectives, baseline_vm=baseline_vm, level=level,
-                        notes=notes, fit_capacities=fit_caps)
+                        notes=notes, fit_capacities=fit_caps, evidence=evidence)

@@ -9,8 +9,7 @@ import math
 import numpy as np
 
 from capmodel.errors import PlanError
-from capmodel.models.closed_form import (concurrency_for_response_time, concurrency_for_throughput,  # noqa: F401
-                                         usl_peak, usl_throughput, whole_peak)
+from capmodel.models.closed_form import concurrency_for_throughput, usl_peak, usl_throughput, whole_peak
 
 
 def usl(n, sigma: float, kappa: float, lambda_: float = 1.0):

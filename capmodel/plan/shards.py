@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.models.evidence import Evidence
+from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
 from capmodel.plan.scaling import units_for_throughput, units_interval, usl
 
@@ -83,14 +85,19 @@ class ShardStudy:
     model: dict
     rows: list[dict]
     scenarios: pd.DataFrame | None = None
+    evidence: Evidence = Evidence()
+    row_evidence: tuple = ()   # one Evidence per row of ``rows``
 
     def describe(self) -> str:
         """The answer in words (markdown): shards and clients per target, and the shard count per scenario."""
         m = self.model
         text = []
-        for row in self.rows:
+        unusable = [not e.usable for e in self.row_evidence] or [False] * len(self.rows)
+        for row, unsupported in zip(self.rows, unusable):
             if row["shards"] is None:
                 verdict = f"**cannot be reached**: {row['reason']}."
+            elif unsupported:
+                verdict = "has **no shard count the data can support** (see the evidence)."
             else:
                 verdict = (f"needs **{row['shards']} shards** (linear estimate {row['linear_shards']}), delivering "
                            f"{row['throughput']:,.0f} inserts/s at {row['efficiency']:.0%} of linear efficiency, "
@@ -106,11 +113,12 @@ class ShardStudy:
                 text.append(f"Across the contention scenarios the shard count is {spread or 'never reachable'}; "
                             f"unreachable within {m['max_shards']:g} shards: {unreachable}.")
             text.append("")
+        text.append(self.evidence.describe())
         return "\n".join(text).strip()
 
 
-def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object]:
-    """The USL fitted to ``curve`` over shard count, and its bootstrap samples (or None)."""
+def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object, object]:
+    """The USL fitted to ``curve`` over shard count, its bootstrap samples (or None) and the fit."""
     from capmodel.errors import CapmodelError
     from capmodel.models.usl import fit_usl
 
@@ -122,7 +130,7 @@ def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object]:
     model = {"per_shard_throughput": fit.lambda_, "sigma": fit.sigma, "kappa": fit.kappa,
              "basis": f"fitted to {source} (USL over shard count, {fit.n_points} points, r2 {fit.r2:.4f})",
              "r2": fit.r2, "n_points": fit.n_points, "warnings": list(fit.warnings)}
-    return model, samples
+    return model, samples, fit
 
 
 def plan_shard_study(target_rates=None, per_shard_throughput: float | None = None, sigma: float | None = None,
@@ -141,14 +149,15 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     from capmodel.plan.scaling import check_parameters, peak
 
     check_parameters(sigma or 0.0, kappa or 0.0, "sigma/kappa")
-    samples = None
+    samples, fit, measured_shards = None, None, 1.0
     if curve is not None:
         if per_shard_throughput is not None or sigma is not None or kappa is not None:
             raise PlanError("a fitted curve gives the per-shard throughput, sigma and kappa; do not also give them")
         source = source or "the shard curve"
-        model, samples = _fitted_model(curve, bootstrap, source)
+        model, samples, fit = _fitted_model(curve, bootstrap, source)
     else:
         bundled = per_shard_throughput is None
+        measured_shards = float(DOCUMENTDB_SHARDS) if bundled else 1.0
         per_shard = DOCUMENTDB_TARGET_RATE / DOCUMENTDB_SHARDS if bundled else per_shard_throughput
         rate_basis = (f"per-shard throughput from the study ({DOCUMENTDB_TARGET_RATE:,.0f} inserts/s / "
                       f"{DOCUMENTDB_SHARDS} shards)" if bundled else "per-shard throughput given")
@@ -179,4 +188,10 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     if scenarios is not None and len(scenarios):
         scan = pd.DataFrame([plan_shards(t, model["per_shard_throughput"], s, model["kappa"], **options)
                              for t in targets for s in scenarios])
-    return ShardStudy(source=source, model=model, rows=rows, scenarios=scan)
+    labels = [f"{row['target_rate']:,.0f}/s" for row in rows]
+    evidence, per = assess_scale_out({label: row["shards"] for label, row in zip(labels, rows)}, fit,
+                                     {label: measured_shards for label in labels},
+                                     f"{model['per_shard_throughput']:,.0f}/s per shard, sigma = {model['sigma']:g}, "
+                                     f"kappa = {model['kappa']:g}", "shards")
+    return ShardStudy(source=source, model=model, rows=rows, scenarios=scan, evidence=evidence,
+                      row_evidence=tuple(per[label] for label in labels))

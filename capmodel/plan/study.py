@@ -39,6 +39,18 @@ class PlanStudy:
         """The planning table: one row per VM (see ``capmodel.plan.planner``)."""
         return self.plan.vms
 
+    def answer_vms(self) -> list[str]:
+        """The VMs the answer names: the recommended ones and the cheapest per user."""
+        priced = self.vms.dropna(subset=["cost_per_1000_users"])
+        cheapest = [] if priced.empty else [priced.sort_values("cost_per_1000_users").iloc[0]["vm"]]
+        return list(dict.fromkeys(self.recommended_vms() + cheapest))
+
+    @property
+    def evidence(self):
+        """The verdict on the study's answer: the reasons of the VMs it names (each VM's own is in
+        ``plan.evidence``)."""
+        return self.plan.evidence_for(self.answer_vms())
+
     def recommended_vms(self) -> list[str]:
         """The VMs recommended for some target, in target order (targets no VM carries left out)."""
         return [vm for vm in self.recommendations.get("vm", []) if isinstance(vm, str)]
@@ -63,6 +75,7 @@ class PlanStudy:
         base = self.plan.baseline_vm
         if base and math.isfinite(vms.loc[base, "users"]):
             parts[-1] += f" The baseline {base} carries {vms.loc[base, 'users']:,.0f} users."
+        parts += ["", self.evidence.describe()]
         return "\n".join(parts)
 
 
@@ -112,7 +125,7 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
                baseline_utilization: float | None = None, ops_per_user: float | None = None, targets=(),
                objectives: Objectives | None = None, growth: float | None = None,
                current_users: float | None = None, bootstrap: int = 200, level: float = 0.95, seed: int = 0,
-               source: str | None = None, measurements_source: str | None = None) -> PlanStudy:
+               source: str | None = None, measurements_source: str | None = None, model: str = "usl") -> PlanStudy:
     """Plan every VM of ``catalog`` and recommend one per target user count.
 
     ``catalog``: vm, monthly_cost [, family, vcpu, ram_gb, storage, currency] (None: the bundled benchANT study, whose
@@ -121,9 +134,14 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
     throughput, the throughput defaulting to the baseline VM's measured one; ``baseline_range`` (low, high) gives the
     intervals). ``objectives`` default to the study's (80% utilization, p95 within 5% of the baseline) for the bundled
     catalog and to 80% utilization alone otherwise. ``growth`` (monthly) adds runways; ``bootstrap`` samples per fit.
-    ``source`` and ``measurements_source`` name the inputs in messages.
+    ``source`` and ``measurements_source`` name the inputs in messages. ``model``: ``usl`` (default) plans fitted VMs
+    from the given fits and flags those whose comparison of the USL family prefers another model; ``recommended``
+    plans each from the model its comparison recommends.
     """
-    fits = dict(fits or {})
+    from capmodel.plan.assessment import choose_models
+
+    model_notes: list[str] = []
+    fits, comparisons = choose_models(dict(fits or {}), model, model_notes)
     if catalog is None:
         if measurements is not None or fits:
             raise PlanError("measurements and fitted curves need a catalog (catalog, --catalog: the prices of the VMs)")
@@ -158,6 +176,7 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
         raise PlanError(f"bootstrap (--bootstrap) must be >= 0, got {bootstrap}")
     plan = plan_vms(table, workload, objectives if objectives is not None else Objectives(), baseline_vm=baseline_vm,
                     fits=fits, n_bootstrap=bootstrap if fits else 0, level=level, seed=seed,
-                    current_users=current_users, monthly_growth=growth, source=source)
+                    current_users=current_users, monthly_growth=growth, source=source, comparisons=comparisons)
+    plan.notes.extend(model_notes)
     recommendations = plan.recommend(list(targets or []), current_users, growth)
     return PlanStudy(plan=plan, recommendations=recommendations, source=source or "", monthly_growth=growth)

@@ -1,0 +1,273 @@
+"""How far a fitted curve supports its answer (the peak, the ceiling, or a capacity at some concurrency): each check
+below returns a ``Reason`` or None, and ``assess_fit`` gathers them into an ``Evidence`` (capmodel.models.evidence).
+
+The thresholds are module constants so that the reports, the CLI and the tests use the same ones:
+
+- ``CLIENT_BOUND_*``: a step the bench flagged ``client_bound`` measured the load generator, not the server. If every
+  step is flagged, no server ceiling or peak follows from the curve (unusable); if some are, the fit mixes two
+  machines' limits (weak).
+- ``EXTRAPOLATION_WEAK`` = 2, ``EXTRAPOLATION_UNUSABLE`` = 4: the answer's concurrency over the largest measured one.
+  The USL's coherency term is identified only by the curvature the data show; past twice the measured range the
+  quadratic term dominates the denominator by 4x what was observed (N² grows 4x when N doubles), so a small error in
+  kappa moves the answer by as much as the measured curvature itself (weak); past 4x it is 16x, and the answer is a
+  property of the formula, not of the data (unusable). Gunther (*Guerrilla Capacity Planning*, 2007, ch. 5) makes the
+  same point: measure to the knee before trusting the peak. The fit's own warning (``PEAK_EXTRAPOLATION`` in
+  capmodel.models.results) uses the first threshold, so warnings and verdict agree.
+- ``R2_WEAK`` = 0.9: a scalability curve measured on a quiet machine is smooth (the bundled published curves fit with
+  R² of 0.95-1.00); below 0.9 a tenth of the variation is unexplained, the size of the differences the answer turns
+  on. Below 0 the model does worse than the mean throughput (unusable).
+- ``LACK_OF_FIT_ALPHA`` = 0.05: the conventional level of the lack-of-fit F test (Draper & Smith 1998, sec. 2.1);
+  rejected means the curve's shape misses the replicates' level means by more than their scatter (weak).
+- ``BELOW_ONE_SHARE_UNUSABLE`` = 0.5: observed server-side concurrency (N = X·R, Little's law) below 1 means the server
+  was mostly idle at those points; when half or more of the points are below one operation at once, the curve has
+  not reached any contention, and its bend (the peak) cannot be located from it. Any point below 1 makes it weak.
+- ``INTERVAL_WIDTH_WEAK`` = 0.5: a confidence interval for lambda wider than ±50% of the estimate (low to high spans a
+  factor of 3) does not pin the figure that scales every answer (weak).
+- ``PAST_PEAK_TOLERANCE`` = 0.05 and ``PAST_PEAK_RSE`` = 2: a model whose peak (or ceiling) lies below the best
+  measured throughput by more than 5% and more than two residual standard errors (outside the measurement scatter)
+  is contradicted by the data: the server ran faster than the model says it can (unusable).
+- ``CEILING_REACH_WEAK`` = 0.5: for a model without a peak, the ceiling λ/σ is a limit as N grows without bound; when
+  the best measured throughput is below half of it, the curve has not bent enough to show where it levels off (weak).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from capmodel.models.evidence import Evidence, Reason
+
+CLIENT_BOUND_COLUMN = "client_bound"
+EXTRAPOLATION_WEAK = 2.0   # also the fit's own warning threshold (results.PEAK_EXTRAPOLATION)
+EXTRAPOLATION_UNUSABLE = 4.0
+R2_WEAK = 0.9
+LACK_OF_FIT_ALPHA = 0.05
+BELOW_ONE_SHARE_UNUSABLE = 0.5
+INTERVAL_WIDTH_WEAK = 0.5
+PAST_PEAK_TOLERANCE = 0.05
+PAST_PEAK_RSE = 2.0
+CEILING_REACH_WEAK = 0.5
+
+
+def _n(x: float) -> str:
+    """A figure for a sentence: thousands separators, at most 3 significant digits below 100."""
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def client_bound_steps(curve) -> list[float]:
+    """The concurrencies of the steps the bench flagged ``client_bound`` (empty without the column)."""
+    if curve is None or CLIENT_BOUND_COLUMN not in curve.columns:
+        return []
+    flags = curve[CLIENT_BOUND_COLUMN].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0", "yes"))
+    return [float(n) for n in curve.loc[flags.to_numpy(), "concurrency"]]
+
+
+def check_client_bound(curve) -> Reason | None:
+    """Steps measured against the client rather than the server: all -> unusable, some -> weak."""
+    bound = client_bound_steps(curve)
+    if not bound:
+        return None
+    if len(bound) == len(curve):
+        return Reason("client_bound", "unusable", f"every one of the {len(bound)} steps was client-bound (the load "
+                      "generator, not the server, set the pace): the curve describes the client", float(len(bound)))
+    steps = ", ".join(f"{n:g}" for n in sorted(set(bound)))
+    return Reason("client_bound", "weak", f"{len(bound)} of {len(curve)} steps were client-bound (at {steps} "
+                  "clients): those points measure the load generator, not the server", float(len(bound)))
+
+
+def check_extrapolation(answer_n: float | None, measured_max: float, what: str = "the answer",
+                        unit: str = "clients") -> Reason | None:
+    """The answer's concurrency (or node, shard count) over the largest measured one: > 2x weak, > 4x unusable."""
+    if answer_n is None or not math.isfinite(answer_n) or not measured_max > 0:
+        return None
+    factor = answer_n / measured_max
+    if factor <= EXTRAPOLATION_WEAK:
+        return None
+    grade = "unusable" if factor > EXTRAPOLATION_UNUSABLE else "weak"
+    return Reason("extrapolation", grade, f"{what} ({_n(answer_n)} {unit}) is {factor:.1f}x the largest measured "
+                  f"({_n(measured_max)}); past {EXTRAPOLATION_WEAK:g}x it rests on the formula more than on the data",
+                  float(factor))
+
+
+def check_r2(fit) -> Reason | None:
+    """R² below 0 -> unusable; below ``R2_WEAK`` -> weak; not a number -> unusable."""
+    r2 = fit.r2
+    if not math.isfinite(r2):
+        return Reason("r2", "unusable", "R² is not a number: the data or the fitted curve are degenerate", None)
+    if r2 < 0:
+        return Reason("r2", "unusable", f"R² = {r2:.2f}: the {fit.model} curve explains the data worse than their "
+                      "mean does", float(r2))
+    if r2 < R2_WEAK:
+        return Reason("r2", "weak", f"R² = {r2:.2f} (below {R2_WEAK:g}): the {fit.model} curve leaves "
+                      f"{1 - r2:.0%} of the variation unexplained", float(r2))
+    return None
+
+
+def check_lack_of_fit(fit) -> Reason | None:
+    """Where replicates exist, the lack-of-fit F test; rejected at ``LACK_OF_FIT_ALPHA`` -> weak."""
+    from capmodel.errors import CapmodelError
+
+    if len(np.unique(fit.concurrency)) == fit.n_points:
+        return None
+    try:
+        test = fit.lack_of_fit()
+    except CapmodelError:
+        return None
+    if not test.p_value < LACK_OF_FIT_ALPHA:
+        return None
+    return Reason("lack_of_fit", "weak", f"the replicates reject the {fit.model} curve's shape (lack-of-fit "
+                  f"F = {test.f_statistic:.3g}, p = {test.p_value:.2g})", float(test.p_value))
+
+
+def check_below_one(concurrency) -> Reason | None:
+    """Share of points with fewer than one operation in flight (observed curves): >= half unusable, any weak."""
+    n = np.asarray(concurrency, dtype=float)
+    if not len(n):
+        return None
+    share = float(np.mean(n < 1))
+    if share == 0:
+        return None
+    grade = "unusable" if share >= BELOW_ONE_SHARE_UNUSABLE else "weak"
+    return Reason("below_one", grade, f"{share:.0%} of the points had fewer than one operation in flight (the "
+                  f"largest concurrency measured was {_n(float(n.max()))}): the server was mostly idle, so the curve "
+                  "shows no contention to locate a peak from", share)
+
+
+def check_exact(fit) -> Reason | None:
+    """No residual degrees of freedom: the curve passes through every point, with no interval (weak)."""
+    if fit.df_resid > 0:
+        return None
+    return Reason("exactly_determined", "weak", f"{fit.n_points} points for {fit.n_params} parameters: the curve "
+                  "passes through every point, so nothing measures its error and there are no intervals",
+                  float(fit.n_points))
+
+
+def check_interval_width(fit, level: float = 0.95) -> Reason | None:
+    """lambda's interval wider than ±``INTERVAL_WIDTH_WEAK`` of the estimate -> weak."""
+    if fit.df_resid < 1 or not fit.lambda_ > 0:
+        return None
+    ci = fit.conf_int(level).loc["lambda"]
+    half = (float(ci["high"]) - float(ci["low"])) / 2 / fit.lambda_
+    if not (math.isfinite(half) and half > INTERVAL_WIDTH_WEAK):
+        return None
+    return Reason("interval_width", "weak", f"λ's {level:.0%} interval ({_n(float(ci['low']))} to "
+                  f"{_n(float(ci['high']))}) is ±{half:.0%} of its estimate", float(half))
+
+
+def check_kappa_interval(fit, level: float = 0.95) -> Reason | None:
+    """A peak whose coherency interval reaches 0: the data do not establish that throughput turns down (weak)."""
+    if fit.df_resid < 1 or not (fit.kappa > 0 and math.isfinite(fit.peak_concurrency)) or "kappa" not in fit.names:
+        return None
+    low = float(fit.conf_int(level).loc["kappa", "low"])
+    if low > 0:
+        return None
+    return Reason("kappa_interval", "weak", f"κ's {level:.0%} interval reaches 0: the data do not establish that "
+                  "throughput turns down, so the peak may not exist", low)
+
+
+def check_model_choice(fit, comparison) -> Reason | None:
+    """A model used against the comparison's recommendation -> weak, naming the recommended one."""
+    if comparison is None or comparison.recommended == fit.model:
+        return None
+    row = comparison.table.loc[comparison.table["model"] == fit.model]
+    delta = float(row["delta"].iloc[0]) if len(row) else math.nan
+    criterion = comparison.criterion_label
+    by = f" (Δ{criterion} of {fit.model}: {delta:.1f})" if math.isfinite(delta) else ""
+    return Reason("model_choice", "weak", f"the {fit.model} model was used although the comparison prefers "
+                  f"{comparison.recommended}{by}", delta if math.isfinite(delta) else None)
+
+
+def best_measured(fit) -> tuple[float, float]:
+    """(throughput, concurrency) of the best measured point."""
+    i = int(np.argmax(fit.throughput))
+    return float(fit.throughput[i]), float(fit.concurrency[i])
+
+
+def model_limit(fit) -> tuple[str, float]:
+    """What the model says the server can reach: ('peak', X*) or ('ceiling', λ/σ) or ('none', inf)."""
+    if math.isfinite(fit.peak_concurrency):
+        return "peak", float(fit.peak_throughput)
+    ceiling = getattr(fit, "ceiling", math.inf)
+    if math.isfinite(ceiling):
+        return "ceiling", float(ceiling)
+    return "none", math.inf
+
+
+def check_past_peak(fit) -> Reason | None:
+    """The best measured throughput above the model's peak or ceiling, beyond the scatter -> unusable."""
+    kind, limit = model_limit(fit)
+    best, at = best_measured(fit)
+    if not math.isfinite(limit):
+        return None
+    rse = fit.rse if math.isfinite(fit.rse) else 0.0
+    if best <= limit * (1 + PAST_PEAK_TOLERANCE) or best <= limit + PAST_PEAK_RSE * rse:
+        return None
+    return Reason("past_peak", "unusable", f"the server measured {_n(best)} ops/s (at N = {_n(at)}), "
+                  f"{best / limit - 1:.0%} above the model's {kind} of {_n(limit)} ops/s: the data ran past what "
+                  "the model says is possible", float(best / limit))
+
+
+def check_ceiling_reach(fit) -> Reason | None:
+    """A ceiling the measured curve came nowhere near (best below half of it) -> weak."""
+    kind, limit = model_limit(fit)
+    best, _ = best_measured(fit)
+    if kind != "ceiling" or best >= CEILING_REACH_WEAK * limit:
+        return None
+    return Reason("ceiling_reach", "weak", f"the best measured throughput ({_n(best)} ops/s) is {best / limit:.0%} "
+                  f"of the ceiling λ/σ = {_n(limit)} ops/s: the curve has not levelled off enough to place it",
+                  float(best / limit))
+
+
+def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
+               unit: str = "clients", what: str = "the answer") -> Evidence:
+    """The verdict on a fit's answer: the peak (or ceiling), or a capacity at ``answer_concurrency``.
+
+    ``comparison`` (``compare_models``) adds whether the model is the one the data support. Without
+    ``answer_concurrency`` the answer is the model's peak (its concurrency is checked for extrapolation). ``unit``
+    and ``what`` name the concurrency and the answer in the extrapolation's sentence (e.g. "nodes", "the node count").
+    """
+    answer_n = answer_concurrency
+    if answer_n is None and math.isfinite(fit.peak_concurrency):
+        answer_n, what = fit.peak_concurrency, "the peak"
+    return Evidence.of(
+        check_client_bound(fit.curve),
+        check_below_one(fit.concurrency),
+        check_r2(fit),
+        check_past_peak(fit),
+        check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
+        check_exact(fit),
+        check_lack_of_fit(fit),
+        check_interval_width(fit, level),
+        check_kappa_interval(fit, level),
+        check_ceiling_reach(fit),
+        check_model_choice(fit, comparison),
+    )
+
+
+def assess_assumed(parameters: str, what: str) -> Reason:
+    """A scaling assumed rather than measured: the answer is as good as the assumption (weak)."""
+    return Reason("assumed_scaling", "weak", f"{what} rests on assumed scaling ({parameters}), not on a measured "
+                  "curve")
+
+
+def supported_instead(fit, evidence: Evidence) -> str:
+    """When the verdict is unusable: what the data do support, one sentence per unusable reason (no full stops)."""
+    best, at = best_measured(fit)
+    sentences = []
+    codes = {r.code for r in evidence.reasons if r.grade == "unusable"}
+    if "client_bound" in codes:
+        sentences.append(f"every step was client-bound: the server's ceiling is at least the best measured "
+                         f"{_n(best)} ops/s; measure from a separate client host (or with more client processes)")
+    if "below_one" in codes:
+        sentences.append(f"the server never ran more than {_n(float(np.max(fit.concurrency)))} operations at once; "
+                         f"its peak cannot be located from this window (it sustained at least {_n(best)} ops/s)")
+    if "past_peak" in codes:
+        sentences.append(f"the server sustained {_n(best)} ops/s at N = {_n(at)}, so its capacity is at least "
+                         f"that; the {fit.model} curve does not describe these data")
+    if "r2" in codes:
+        sentences.append(f"the {fit.model} curve does not describe these data; what was measured is a best rate of "
+                         f"{_n(best)} ops/s at N = {_n(at)}")
+    if "extrapolation" in codes:
+        sentences.append(f"the data reach {_n(float(np.max(fit.concurrency)))} clients; up to there the server "
+                         f"sustained {_n(best)} ops/s; measure higher concurrency to locate the peak")
+    return "; ".join(sentences) or f"the best measured rate was {_n(best)} ops/s at N = {_n(at)}"

@@ -1,0 +1,196 @@
+"""assess_fit (capmodel.models.assessment): each reason on real bundled data and on curves built here, whose verdict
+is derived in the test from the thresholds' definitions."""
+import math
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from capmodel import datasets, read_curve
+from capmodel.models import assessment as A
+from capmodel.models.describe import describe_fit
+from capmodel.models.rivals import fit_amdahl, fit_linear
+from capmodel.models.selection import compare_models
+from capmodel.models.usl import fit_usl
+
+SWEEP = "tests/fixtures/client_bound_sweep/curve.csv"
+FTDC = "data/ftdc_sample/diagnostic.data"
+
+
+def usl_curve(n, sigma, kappa, lam):
+    n = np.asarray(n, dtype=float)
+    return pd.DataFrame({"concurrency": n, "throughput": lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))})
+
+
+def test_specsdm91_usl_is_sound():
+    # R's usl: R² 0.9896 (above 0.9), peak at N = 96.5 inside the measured 1..216, kappa's interval above 0
+    fit = fit_usl(datasets.load_curve("usl_specsdm91"))
+    assert fit.r2 > A.R2_WEAK and fit.peak_concurrency < fit.concurrency.max()
+    assert fit.evidence.grade == "sound" and fit.evidence.reasons == ()
+
+
+def test_every_step_client_bound_is_unusable_and_the_answer_gives_a_lower_bound():
+    curve = read_curve(SWEEP)
+    fit = fit_usl(curve)
+    evidence = A.assess_fit(fit)
+    assert evidence.grade == "unusable" and "client_bound" in evidence.codes()
+    best = pd.read_csv(SWEEP)["throughput"].max()
+    text = describe_fit(fit)
+    assert "peaks at" not in text and "never passes the ceiling" not in text
+    assert f"the server's ceiling is at least the best measured {best:,.0f} ops/s" in text
+    assert "Evidence: **unusable**" in text
+
+
+def test_some_steps_client_bound_is_weak_and_names_them():
+    curve = read_curve(SWEEP)
+    curve["client_bound"] = curve["concurrency"] >= 32      # the two last steps: 32 and 64 clients
+    reason = A.check_client_bound(curve)
+    assert reason.grade == "weak" and reason.value == 2 and "at 32, 64 clients" in reason.message
+
+
+@pytest.mark.parametrize("largest, grade", [(8, "unusable"), (16, "weak"), (32, None)])
+def test_extrapolation_of_the_peak(largest, grade):
+    # true peak N* = sqrt((1 - 0.02) / 0.0005) = 44.27: 5.5x the largest of 8, 2.8x of 16, 1.4x of 32
+    n = [m for m in (1, 2, 4, 6, 8, 12, 16, 24, 32) if m <= largest]
+    fit = fit_usl(usl_curve(n, 0.02, 0.0005, 100))
+    assert fit.peak_concurrency == pytest.approx(math.sqrt(0.98 / 0.0005), rel=1e-4)
+    reason = A.check_extrapolation(fit.peak_concurrency, largest, "the peak")
+    if grade is None:
+        assert reason is None and "extrapolation" not in fit.evidence.codes()
+    else:
+        assert reason.grade == grade and reason.value == pytest.approx(44.27 / largest, rel=1e-3)
+        assert fit.evidence.grade == grade
+
+
+def test_a_capacity_far_beyond_the_measured_range_is_unusable():
+    fit = fit_usl(datasets.load_curve("usl_specsdm91"))
+    evidence = A.assess_fit(fit, answer_concurrency=216 * 5)      # 5x the largest measured N
+    assert evidence.grade == "unusable" and evidence.reasons[0].value == pytest.approx(5.0)
+
+
+def test_negative_r2_is_unusable_and_low_r2_weak():
+    # a line through the origin on falling data: λ = Σ x n / Σ n² = 700 / 55; the mean does better (R² < 0)
+    n = np.arange(1, 6, dtype=float)
+    x = np.array([100, 80, 60, 40, 20.0])
+    fit = fit_linear(pd.DataFrame({"concurrency": n, "throughput": x}))
+    lam = (x * n).sum() / (n * n).sum()
+    r2 = 1 - ((x - lam * n) ** 2).sum() / ((x - x.mean()) ** 2).sum()
+    assert fit.r2 == pytest.approx(r2, rel=1e-6) and r2 < 0
+    assert A.check_r2(fit).grade == "unusable" and fit.evidence.grade == "unusable"
+    assert "peaks at" not in fit.describe()
+    # the bundled client curve of the FTDC sample: R² 0.45 by the fit, weak
+    client = fit_usl(read_curve("data/ftdc_sample/client_curve.csv"))
+    assert 0 <= client.r2 < A.R2_WEAK and A.check_r2(client).grade == "weak"
+
+
+def test_lack_of_fit_with_replicates():
+    # replicates scattered by ±1 about level means the USL cannot follow (200 at 2, then 180 at 4)
+    means = {1: 100, 2: 200, 4: 180, 8: 400, 16: 420}
+    rows = [(n, m + d) for n, m in means.items() for d in (-1, 1)]
+    curve = pd.DataFrame(rows, columns=["concurrency", "throughput"]).astype(float)
+    fit = fit_usl(curve)
+    # F by hand: pure error from the level means, lack of fit the rest of the RSS, on (5 - 3, 10 - 5) dof
+    ss_pure = 10 * 1.0
+    f_stat = ((fit.rss - ss_pure) / 2) / (ss_pure / 5)
+    p = stats.f.sf(f_stat, 2, 5)
+    reason = A.check_lack_of_fit(fit)
+    assert p < A.LACK_OF_FIT_ALPHA and reason.grade == "weak" and reason.value == pytest.approx(p, rel=1e-6)
+    # no replicates: no test, no reason
+    assert A.check_lack_of_fit(fit_usl(datasets.load_curve("usl_specsdm91"))) is None
+
+
+def test_observed_curve_of_the_bundled_ftdc():
+    # the verdict derived from the bundled sample's own figures: share of intervals below one operation in flight,
+    # and whether the best interval ran faster than the fitted peak beyond the scatter
+    from capmodel.observe import observe_ftdc
+
+    curve = observe_ftdc(FTDC).curve
+    fit = fit_usl(curve)
+    share = float((curve["concurrency"] < 1).mean())
+    below = A.check_below_one(curve["concurrency"])
+    if share:
+        assert below.value == pytest.approx(share) and below.grade == ("unusable" if share >= 0.5 else "weak")
+    best = curve["throughput"].max()
+    kind, limit = A.model_limit(fit)
+    past = best > limit * (1 + A.PAST_PEAK_TOLERANCE) and best > limit + A.PAST_PEAK_RSE * fit.rse
+    assert ("past_peak" in fit.evidence.codes()) == past
+    if not fit.evidence.usable:
+        assert "peaks at" not in describe_fit(fit)
+
+
+def test_an_idle_server_window_is_unusable_and_says_what_it_supports():
+    # Little's law on an idle server: N = X R with R = 0.5 ms and X from 200 to 1,400 ops/s: N from 0.1 to 0.7
+    x = np.linspace(200, 1400, 13)
+    curve = pd.DataFrame({"concurrency": x * 0.0005, "throughput": x})
+    fit = fit_usl(curve)
+    reason = A.check_below_one(curve["concurrency"])
+    assert reason.grade == "unusable" and reason.value == 1.0
+    text = describe_fit(fit)
+    assert "peaks at" not in text and "never ran more than 0.7 operations at once" in text
+    assert "at least 1,400 ops/s" in text
+
+
+def test_a_three_point_exact_fit_is_weak():
+    fit = fit_usl(usl_curve([1, 2, 4], 0.05, 0.002, 10))
+    assert fit.df_resid == 0
+    assert A.check_exact(fit).grade == "weak" and "exactly_determined" in fit.evidence.codes()
+
+
+def test_interval_width_of_lambda():
+    # Amdahl on SPEC SDM91: λ's 95% interval by hand from scipy's covariance and Student t on n - 2 dof
+    from scipy.optimize import curve_fit
+
+    curve = datasets.load_curve("usl_specsdm91")
+    n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
+    (sigma, lam), cov = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 90])
+    half = stats.t.ppf(0.975, len(n) - 2) * math.sqrt(cov[1, 1]) / lam
+    reason = A.check_interval_width(fit_amdahl(curve))
+    assert half > A.INTERVAL_WIDTH_WEAK and reason.grade == "weak"
+    assert reason.value == pytest.approx(half, rel=2e-2)
+    assert A.check_interval_width(fit_usl(curve)) is None     # the USL pins λ to within ±50%
+
+
+def test_a_model_against_the_comparison_is_weak_and_names_the_recommended():
+    curve = datasets.load_curve("usl_raytracer")
+    comparison = compare_models(curve)
+    assert comparison.recommended == "amdahl"
+    evidence = A.assess_fit(fit_usl(curve), comparison)
+    reason = next(r for r in evidence.reasons if r.code == "model_choice")
+    assert reason.grade == "weak" and "prefers amdahl" in reason.message
+    assert "model_choice" not in A.assess_fit(comparison.best_fit, comparison).codes()
+
+
+def test_data_past_the_model_ceiling_is_unusable():
+    # a flat cloud about 1,000 ops/s with one interval at 1,500: Amdahl's ceiling sits near the cloud
+    n = np.arange(1, 13, dtype=float)
+    x = np.array([1000, 1040, 960, 1010, 990, 1500, 1020, 980, 1000, 1030, 970, 1000.0])
+    fit = fit_amdahl(pd.DataFrame({"concurrency": n, "throughput": x}))
+    kind, limit = A.model_limit(fit)
+    assert kind == "ceiling"
+    expected = 1500 > limit * 1.05 and 1500 > limit + 2 * fit.rse
+    assert expected and A.check_past_peak(fit).grade == "unusable"
+    assert "ceiling" not in describe_fit(fit).split("Evidence")[0].replace("a peak or ceiling", "")
+
+
+def test_a_ceiling_far_above_the_data_is_weak():
+    # Amdahl with σ = 0.01 measured to 16 clients: best = 16λ / 1.15 = 13.9λ, 14% of the ceiling 100λ
+    fit = fit_amdahl(usl_curve([1, 2, 4, 8, 16], 0.01, 0.0, 50))
+    reason = A.check_ceiling_reach(fit)
+    assert reason.grade == "weak" and reason.value == pytest.approx(16 / 1.15 / 100, rel=1e-4)
+
+
+def test_kappa_interval_reaching_zero_is_weak():
+    fit = fit_usl(datasets.load_curve("plgm_workload2"))
+    assert fit.conf_int().loc["kappa", "low"] <= 0 < fit.kappa
+    assert A.check_kappa_interval(fit).grade == "weak"
+
+
+def test_lack_of_fit_needs_more_levels_than_parameters():
+    # the replicates fixture has 3 concurrency levels for the USL's 3 parameters: no room to test the shape, no reason
+    from capmodel.errors import InputError
+
+    fit = fit_usl(read_curve("tests/fixtures/curve_replicates.csv"))
+    assert len(np.unique(fit.concurrency)) == fit.n_params == 3
+    with pytest.raises(InputError, match="no room to test the shape"):
+        fit.lack_of_fit()
+    assert A.check_lack_of_fit(fit) is None
