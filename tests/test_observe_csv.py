@@ -21,6 +21,9 @@ def _table() -> pd.DataFrame:
         "count": np.arange(10, dtype=np.int64) * (2 ** 40),
         "flag": [True, False] * 5,
         "dropped": ["", "counter_reset", "no_operations", "", "a, b", 'say "x"', "", "", "", ""],
+        "member": pd.Categorical(["h1:27017", "h2:27017"] * 5),
+        "waited": pd.to_timedelta(np.arange(10), unit="s"),
+        "maybe": pd.array([1, None] * 5, dtype="Int64"),
     })
 
 

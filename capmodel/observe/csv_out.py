@@ -28,7 +28,8 @@ def write_csv(table: pd.DataFrame, path, time_format: str) -> None:
         elif pd.api.types.is_bool_dtype(column):
             column = column.map({True: "True", False: "False"})
         elif not pd.api.types.is_numeric_dtype(column):
-            column = column.map(lambda v: "" if v is None or (isinstance(v, float) and v != v) else str(v))
+            column = column.astype(object).map(lambda v: "" if v is None or v is pd.NaT or
+                                               (isinstance(v, float) and v != v) else str(v)).astype(object)
             quote |= bool(column.str.contains(_NEEDS_QUOTES).any())
         columns[str(name)] = pa.array(column, from_pandas=True)
     header = ",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n for n in (n.replace('"', '""') for n in columns))
