@@ -127,7 +127,7 @@ def test_a_delta_stream_that_overruns_or_stops_short_is_refused(tmp_path, stream
 
 # ----------------------------------------------------------------------------------------- bounded decompression
 def _zlib_of_zeros(total: int) -> bytes:
-    deflate, block = zlib.compressobj(9), bytes(1 << 20)
+    deflate, block = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_RLE), bytes(1 << 20)   # RLE: 3x faster here
     return b"".join(deflate.compress(block) for _ in range(total >> 20)) + deflate.flush()
 
 
