@@ -49,13 +49,22 @@ def _time(value, option: str):
 
 def run(args) -> int:
     from capmodel.commands import print_json
-    from capmodel.errors import InputError
+    from capmodel.errors import CapmodelError, InputError
     from capmodel.observe import observe_ftdc, observe_uri
 
     if args.uri is not None and (args.since or args.until):
         raise InputError("--since/--until select FTDC samples; with --uri use --duration")
     if args.ftdc is not None:
-        observation = observe_ftdc(args.ftdc, _time(args.since, "--since"), _time(args.until, "--until"))
+        try:
+            observation = observe_ftdc(args.ftdc, _time(args.since, "--since"), _time(args.until, "--until"))
+        except (CapmodelError, OSError) as exc:      # with --json the error is JSON too: {"error": ...}, exit 2
+            if not args.json:
+                raise
+            from capmodel.redact import redact_text
+
+            text = str(exc) if isinstance(exc, CapmodelError) else f"{exc.filename or args.ftdc}: {exc.strerror or exc}"
+            print_json({"error": " ".join(redact_text(text).split())})
+            return 2
     else:
         from capmodel.bench.redact import redact_uri
 

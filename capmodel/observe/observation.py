@@ -11,6 +11,7 @@ import pandas as pd
 
 from capmodel.errors import InputError
 from capmodel.observe import ftdc, sampler, serverstatus
+from capmodel.observe.csv_out import write_csv
 from capmodel.observe.tables import curve_from_samples
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -51,7 +52,7 @@ class Observation:
         for name, table in (("samples", self.samples), ("curve", self.curve)):
             path = out / f"{name}.csv"
             partial = out / f".{name}.csv.partial"
-            table.to_csv(partial, index=False, date_format=TIME_FORMAT)
+            write_csv(table, partial, TIME_FORMAT)
             os.replace(partial, path)
             paths[name] = path
         return paths
