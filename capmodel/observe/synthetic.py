@@ -51,8 +51,8 @@ class SyntheticServer:
 
     @property
     def capacity(self) -> float:
-        """Operations per second at which the CPU is saturated: cores / D."""
-        return self.cores * 1000.0 / self.cpu_ms_per_op
+        """Operations per second at which the CPU is saturated: (cores - background) / D (the bottleneck law)."""
+        return (self.cores - BACKGROUND_CORES) * 1000.0 / self.cpu_ms_per_op
 
     @property
     def peak_rate(self) -> float:
