@@ -1,0 +1,153 @@
+"""The FTDC writer, the synthetic fleet and ``capmodel fleet`` on a real Dask LocalCluster.
+
+The writer is checked by the project's own decoder (observe/ftdc.py), which follows MongoDB's decompressor.cpp: the
+values written come back exactly, wrap-around and zero runs included. The synthetic servers' true parameters (CPU per
+operation D, cores, background CPU) come back from the fleet row within a tolerance derived from the generator's own
+noise: the CPU of a second is D x (its operations, known exactly) plus a background drawn uniformly from
+[0.5, 1.5] x 0.02 cores, so the least-squares slope of CPU on operations has standard error
+sigma_U / (sigma_X sqrt(n)) with sigma_U = 0.02 / sqrt(12), and the intercept sigma_U sqrt(1/n + mean_X^2 /
+(n sigma_X^2)) (any regression textbook, e.g. Draper & Smith, *Applied Regression Analysis*, ch. 1).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import shutil
+
+import numpy as np
+import pytest
+
+from capmodel.cli import main
+from capmodel.observe import ftdc, ftdc_writer, observe_ftdc, synthetic
+from capmodel.observe.fleet import fleet_table, server_folders, server_identity
+
+START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
+HOURS = 12.0         # from the trough at 00:00 to the peak at 12:00: the load varies enough to separate background
+
+
+def test_written_chunks_decode_to_the_values_written():
+    rng = np.random.default_rng(7)
+    samples = 300
+    counters = np.cumsum(rng.poisson(3.0, samples)).astype(np.int64)
+    counters[100:180] = counters[99]                          # a run of zero deltas
+    wrap = np.array([2 ** 63 - 2 + i for i in range(3)] * 100, dtype=object)  # int64 overflow: the writer wraps
+    wrapping = np.array([int(v) - 2 ** 64 if v >= 2 ** 63 else int(v) for v in wrap], dtype=np.int64)
+    gauge = rng.integers(-5, 5, samples)
+    when = START
+    ms = int(when.timestamp() * 1000) + 1000 * np.arange(samples)
+    import bson
+    reference = {"start": when, "serverStatus": {"host": "h:1", "localTime": when, "c": bson.Int64(int(counters[0])),
+                 "w": bson.Int64(int(wrapping[0])), "g": int(gauge[0]), "f": 2.75, "flag": True, "s": "text"},
+                 "end": when}
+    data = ftdc_writer.encode_chunk(reference, {"serverStatus.localTime": ms, "serverStatus.c": counters,
+                                                "serverStatus.w": wrapping, "serverStatus.g": gauge})
+    chunk = ftdc.decode_chunk(data)
+    assert chunk.names == ["start", "serverStatus.localTime", "serverStatus.c", "serverStatus.w", "serverStatus.g",
+                           "serverStatus.f", "serverStatus.flag", "end"]
+    assert chunk.samples == samples
+    np.testing.assert_array_equal(chunk.values("serverStatus.c"), counters)
+    np.testing.assert_array_equal(chunk.values("serverStatus.w"), wrapping)
+    np.testing.assert_array_equal(chunk.values("serverStatus.g"), gauge)
+    np.testing.assert_array_equal(chunk.values("serverStatus.localTime"), ms)
+    assert set(chunk.values("serverStatus.f")) == {2} and set(chunk.values("serverStatus.flag")) == {1}
+
+
+def test_zero_runs_are_coded_as_mongod_does():
+    # decompressor.cpp: a zero is followed by the count of further zeros
+    coded = ftdc_writer.zero_run_code(np.array([0, 0, 0, 5, 0, 7], dtype=np.uint64))
+    assert coded.tolist() == [0, 2, 5, 0, 0, 7]
+    assert ftdc_writer.encode_varints(np.array([1, 127, 128, 300], dtype=np.uint64)) == bytes(
+        [1, 127, 0x80, 1, 0xAC, 2])                         # LEB128: 300 = 0b10_0101100
+
+
+def _server(host, replica_set, cores, demand, peak_share, seed):
+    capacity = (cores - synthetic.BACKGROUND_CORES) * 1000.0 / demand
+    amplitude = 0.6
+    return synthetic.SyntheticServer(host=host, replica_set=replica_set, cores=cores, cpu_ms_per_op=demand,
+                                     mean_rate=capacity * peak_share / (1 + amplitude), daily_amplitude=amplitude,
+                                     peak_hour=12.0, hours=HOURS, start=START, seed=seed, filler_metrics=40)
+
+
+SERVERS = (_server("db-a1:27017", "rsA", 4, 0.25, 0.7, 1), _server("db-a2:27018", "rsA", 4, 0.25, 0.35, 2),
+           _server("db-b1:27017", "rsB", 8, 0.4, 0.5, 3))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    parent = tmp_path_factory.mktemp("fleet")
+    synthetic.write_fleet(list(SERVERS), parent)
+    return parent
+
+
+def test_generated_files_carry_the_identity_and_vary_their_layout(generated):
+    folders = server_folders([generated])
+    assert len(folders) == len(SERVERS)
+    identities = {server_identity(f)["host"]: server_identity(f) for f in folders}
+    for server in SERVERS:
+        assert identities[server.host] == {"host": server.host, "replica_set": server.replica_set,
+                                           "cores": float(server.cores)}
+    layouts = set()
+    for file in ftdc.ftdc_files(folders[0]):
+        for chunk in ftdc.iter_chunks(file):
+            layouts.add(len(chunk.names))
+    assert len(layouts) == 2                        # a counter comes and goes, as in real files
+
+
+def _tolerances(server, samples):
+    """5 standard errors of the slope (D) and of the capacity, from the generator's background noise."""
+    x = (samples["reads_per_s"] + samples["writes_per_s"] + samples["commands_per_s"]).to_numpy()
+    n, sigma_u = len(x), synthetic.BACKGROUND_CORES / math.sqrt(12)
+    se_slope = sigma_u / (x.std() * math.sqrt(n))
+    se_intercept = sigma_u * math.sqrt(1 / n + x.mean() ** 2 / (n * x.var()))
+    demand = server.cpu_ms_per_op / 1000.0
+    capacity_rel = se_slope / demand + se_intercept / (server.cores - synthetic.BACKGROUND_CORES)
+    return 5 * se_slope * 1000.0, 5 * capacity_rel
+
+
+def test_fleet_on_a_local_cluster_recovers_every_server_and_fails_only_the_corrupt_one(generated, tmp_path):
+    parent = tmp_path / "fleet"
+    shutil.copytree(generated, parent)
+    broken = parent / "broken" / "diagnostic.data"
+    broken.mkdir(parents=True)
+    source = sorted((parent / "db-a1_27017" / "diagnostic.data").glob("metrics.*"))[0]
+    broken.joinpath(source.name).write_bytes(source.read_bytes()[:5000])          # cut inside a chunk
+    fleet = fleet_table([parent], monthly_growth=0.05, workers=2)
+    assert fleet.workers == "2 local Dask worker(s)"
+    rows = fleet.rows
+    assert len(rows) == len(SERVERS) + 1 and fleet.failed == 1
+    failed = rows[rows["error"].notna()].iloc[0]
+    assert str(broken) in failed["error"] and "truncated FTDC file" in failed["error"]
+    assert rows["error"].notna().tolist()[-1]                                    # failed rows sort last
+    for server in SERVERS:
+        row = rows[rows["member"] == server.host].iloc[0]
+        samples = observe_ftdc(server_folders([parent / server.host.replace(":", "_")])[0]).samples
+        demand_tol, capacity_rel = _tolerances(server, samples)
+        assert row["cluster"] == server.replica_set and row["cores"] == server.cores
+        assert row["cpu_ms_per_op"] == pytest.approx(server.cpu_ms_per_op, abs=demand_tol)
+        assert row["capacity_ops"] == pytest.approx(server.capacity, rel=capacity_rel)
+        assert row["hours"] == pytest.approx(HOURS, abs=1 / 3600)
+        assert row["method"] == "operational laws" and row["verdict"] in ("sound", "weak")
+        x = samples["reads_per_s"] + samples["writes_per_s"] + samples["commands_per_s"]
+        assert row["busiest_ops"] == pytest.approx(np.percentile(x, 95))
+        planned = (0.8 * server.cores - synthetic.BACKGROUND_CORES) * 1000.0 / server.cpu_ms_per_op
+        assert row["spare_fraction"] == pytest.approx(1 - row["busiest_ops"] / planned, abs=0.01)
+        assert row["runway_months"] == pytest.approx(math.log(planned / row["busiest_ops"]) / math.log(1.05),
+                                                     rel=0.02)
+    usable = rows[rows["error"].isna()]
+    assert usable["runway_months"].is_monotonic_increasing
+    assert usable.iloc[0]["member"] == "db-a1:27017"             # 70% of its capacity at the peak: least runway
+    assert fleet.answer().startswith("4 server(s), 1 unreadable. Most urgent: db-a1:27017 of rsA")
+
+
+def test_fleet_cli_json_and_errors(generated, capsys):
+    assert main(["fleet", str(generated / "db-b1_27017"), "--json", "--workers", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["servers"] == 1 and out["failed"] == 0 and out["rows"][0]["member"] == "db-b1:27017"
+    assert out["rows"][0]["runway_months"] is None                 # no --growth, no runway
+    assert main(["fleet", str(generated / "nowhere")]) == 2
+    assert "nowhere: no such folder" in capsys.readouterr().err
+    empty = generated.parent / "empty-fleet-folder"
+    empty.mkdir(exist_ok=True)
+    assert main(["fleet", str(empty)]) == 2
+    assert "no FTDC files" in capsys.readouterr().err
