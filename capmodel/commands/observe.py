@@ -8,6 +8,7 @@ ready for ``capmodel fit DIR/curve.csv``.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def register(subparsers) -> None:
@@ -15,12 +16,15 @@ def register(subparsers) -> None:
                                               "(live serverStatus or FTDC files)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
-    source.add_argument("--ftdc", metavar="PATH", help="a diagnostic.data folder or FTDC metrics.* files")
+    source.add_argument("--ftdc", metavar="PATH", nargs="+", help="a diagnostic.data folder or FTDC metrics.* files; "
+                        "several members' folders (or a parent with one per member) for a replica set")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between samples with --uri (default 1)")
     p.add_argument("--duration", type=float, default=600.0, help="seconds to sample with --uri (default 600)")
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")
     p.add_argument("--until", default=None, help="with --ftdc: last sample time (ISO 8601, UTC by default)")
     p.add_argument("--out", default="observed", help="output folder (default ./observed)")
+    p.add_argument("--resume", action="store_true", help="with --uri: continue the observation already in --out "
+                   "(same URI and members), appending to it")
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     p.set_defaults(func=run)
 
@@ -41,19 +45,33 @@ def _time(value, option: str):
 def run(args) -> int:
     from capmodel.commands import print_json
     from capmodel.errors import InputError
-    from capmodel.observe import observe_ftdc, observe_uri
+    from capmodel.observe import observe_ftdc
 
     if args.uri is not None and (args.since or args.until):
         raise InputError("--since/--until select FTDC samples; with --uri use --duration")
+    if args.resume and args.uri is None:
+        raise InputError("--resume continues a live observation: it goes with --uri")
     if args.ftdc is not None:
-        observation = observe_ftdc(args.ftdc, _time(args.since, "--since"), _time(args.until, "--until"))
+        from capmodel.observe.fleet import server_folders
+
+        if len(args.ftdc) > 1 or (Path(args.ftdc[0]).is_dir() and len(server_folders(args.ftdc)) > 1):
+            from capmodel.observe.members import observe_ftdc_members
+
+            return _members(observe_ftdc_members(args.ftdc, _time(args.since, "--since"),
+                                                 _time(args.until, "--until")), args, write=True)
+        observation = observe_ftdc(args.ftdc[0], _time(args.since, "--since"), _time(args.until, "--until"))
     else:
         from capmodel.bench.redact import redact_uri
+        from capmodel.observe.recording import record_uri
 
-        print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s "
-              "(Ctrl-C stops and keeps every complete interval)", file=sys.stderr)
-        observation = observe_uri(args.uri, interval=args.interval, duration=args.duration)
-    paths = observation.write(args.out)
+        print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s, "
+              f"each interval appended to {args.out} as it completes (Ctrl-C stops and keeps them)", file=sys.stderr)
+        observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration, resume=args.resume)
+        if observed.replica_set:
+            return _members(observed, args, write=False)
+        observation = observed.members[0].observation
+    paths = observation.write(args.out) if args.ftdc is not None else \
+        {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
     if args.json:
         print_json({
             "source": observation.source, "intervals": len(observation.samples), "curve_points":
@@ -65,4 +83,30 @@ def run(args) -> int:
     else:
         print(observation.summary())
         print(f"wrote {paths['samples']} and {paths['curve']}")
+    return 0
+
+
+def _members(observed, args, write: bool) -> int:
+    """Every member of a replica set: per-member tables, the combined table and the limiting member."""
+    from capmodel.commands import print_json
+
+    paths = observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
+    if args.json:
+        print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
+        return 0
+    print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
+    for member in observed.members:
+        row = member.summary()
+        if member.capacity is None:
+            print(f"  {member.host}: {row['intervals']:,} intervals; no capacity: {member.error}")
+        else:
+            print(f"  {member.host}: {row['intervals']:,} intervals, busiest {row['busiest_ops']:,.0f} ops/s, "
+                  f"capacity {row['capacity_ops']:,.0f} ops/s, {row['spare_fraction']:.0%} spare, "
+                  f"{row['verdict']} evidence")
+    for note in observed.notes:
+        print(f"note: {note}")
+    if observed.interrupted:
+        print("sampling was interrupted: every complete interval is kept")
+    print(observed.limiting_sentence())
+    print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
     return 0

@@ -51,13 +51,45 @@ def server_folders(paths) -> list[Path]:
 
 
 def server_identity(folder) -> dict:
-    """``host`` (host:port as mongod names itself), ``replica_set`` and ``cores`` from the metadata document of a
-    server's first FTDC file (hostInfo and getCmdLineOpts); None where the metadata does not say."""
-    for file in ftdc.ftdc_files(folder):
-        for _, document in ftdc.iter_documents(file):
-            if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
-                return identity_of(document["doc"])
-    return {"host": None, "replica_set": None, "cores": None}
+    """``host``, ``replica_set`` and ``cores`` of the server whose FTDC is in ``folder``: from the metadata document
+    of its first file (hostInfo: the host name and cores; getCmdLineOpts: the port and the replica set), the host
+    replaced by the name the replica set knows the member by (serverStatus ``repl.me`` in the first chunk's reference
+    document) when there is one; None where the files do not say."""
+    identity = {"host": None, "replica_set": None, "cores": None}
+    files = ftdc.ftdc_files(folder)
+    for _, document in ftdc.iter_documents(files[0]):
+        if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
+            identity = identity_of(document["doc"])
+            break
+    last = None                                   # the newest chunk: the replica set is configured by then
+    for _, document in ftdc.iter_documents(files[-1]):
+        if document.get("type") == ftdc.METRIC_CHUNK:
+            last = document.get("data")
+    repl = (_reference_document(last).get("serverStatus") or {}).get("repl") or {} if last else {}
+    if isinstance(repl.get("me"), str):
+        identity["host"] = repl["me"]
+    if isinstance(repl.get("setName"), str):
+        identity["replica_set"] = repl["setName"]
+    return identity
+
+
+def _reference_document(data) -> dict:
+    """The reference document (first sample) of a metric chunk's ``data``, or {} when it cannot be read."""
+    import zlib
+
+    import bson
+
+    try:
+        stream = zlib.decompressobj()
+        raw = stream.decompress(bytes(data)[4:], 1 << 16)
+        size = int.from_bytes(raw[:4], "little")
+        if size > ftdc.MAX_UNCOMPRESSED:
+            return {}
+        while len(raw) < size and stream.unconsumed_tail:
+            raw += stream.decompress(stream.unconsumed_tail, size - len(raw))
+        return bson.decode(raw[:size])
+    except Exception:  # noqa: BLE001 - the chunk's own decoding reports a damaged chunk with its offset
+        return {}
 
 
 def identity_of(doc: dict) -> dict:

@@ -149,7 +149,7 @@ def _reference(server: SyntheticServer, day: _Day, at: int, chunk: int, fillers:
     if chunk % 5 == 3:                            # a counter that appears in some chunks only, as real files have
         status["metrics"] = {"commands": {"hello": {"total": bson.Int64(1000 + chunk)}}}
     if server.replica_set:
-        status["repl"] = {"setName": server.replica_set, "isWritablePrimary": True}
+        status["repl"] = {"setName": server.replica_set, "isWritablePrimary": True, "me": server.host}
     return {"start": when, "serverStatus": status, "end": when}
 
 
