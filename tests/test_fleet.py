@@ -61,12 +61,12 @@ def test_zero_runs_are_coded_as_mongod_does():
         [1, 127, 0x80, 1, 0xAC, 2])                         # LEB128: 300 = 0b10_0101100
 
 
-def _server(host, replica_set, cores, demand, peak_share, seed):
+def _server(host, replica_set, cores, demand, peak_share, seed, hours=HOURS):
     capacity = (cores - synthetic.BACKGROUND_CORES) * 1000.0 / demand
     amplitude = 0.6
     return synthetic.SyntheticServer(host=host, replica_set=replica_set, cores=cores, cpu_ms_per_op=demand,
                                      mean_rate=capacity * peak_share / (1 + amplitude), daily_amplitude=amplitude,
-                                     peak_hour=12.0, hours=HOURS, start=START, seed=seed, filler_metrics=40)
+                                     peak_hour=12.0, hours=hours, start=START, seed=seed, filler_metrics=40)
 
 
 SERVERS = (_server("db-a1:27017", "rsA", 4, 0.25, 0.7, 1), _server("db-a2:27018", "rsA", 4, 0.25, 0.35, 2),
@@ -151,3 +151,33 @@ def test_fleet_cli_json_and_errors(generated, capsys):
     empty.mkdir(exist_ok=True)
     assert main(["fleet", str(empty)]) == 2
     assert "no FTDC files" in capsys.readouterr().err
+
+
+def test_observe_ftdc_of_a_replica_sets_members_names_the_limiting_one_and_says_who_is_unranked(tmp_path, capsys):
+    # rsM-2 runs at 60% of its true 4 cores, but its hostInfo says 1 core: the observed peak is above the saturation
+    # the laws compute for 1 core, so its verdict is unusable and it cannot be ranked
+    members = [_server("m0:27017", "rsM", 4, 0.25, 0.7, 11, 4), _server("m1:27017", "rsM", 4, 0.25, 0.3, 12, 4),
+               synthetic.SyntheticServer(**{**_server("m2:27017", "rsM", 4, 0.25, 0.9, 13, 4).__dict__,
+                                            "reported_cores": 1})]
+    parent = tmp_path / "rsM"
+    synthetic.write_fleet(members, parent)
+    out = tmp_path / "out"
+    assert main(["observe", "--ftdc", str(parent), "--out", str(out), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    by_host = {m["host"]: m for m in result["members"]}
+    assert set(by_host) == {"m0:27017", "m1:27017", "m2:27017"} and result["replica_set"] == "rsM"
+    assert by_host["m2:27017"]["verdict"] == "unusable" and by_host["m2:27017"]["cores"] == 1
+    reasons = [r["code"] for r in by_host["m2:27017"]["capacity"]["evidence"]["reasons"]]
+    assert "above_saturation" in reasons
+    assert result["limiting_member"] == "m0:27017"                  # 70% of capacity at its peak against 30%
+    assert by_host["m0:27017"]["spare_fraction"] < by_host["m1:27017"]["spare_fraction"]
+    assert "Not ranked (verdict unusable or no capacity): m2:27017" in result["answer"]
+    import pandas as pd
+
+    for member in members:
+        samples = pd.read_csv(out / "members" / member.host.replace(":", "_") / "samples.csv")
+        assert len(samples) == 4 * 3600
+    assert len(pd.read_csv(out / "members.csv")) == 3
+    assert main(["observe", "--ftdc", str(parent / "m0_27017" / "diagnostic.data"), "--out",
+                 str(tmp_path / "one")]) == 0                     # one member: the single-server outputs as before
+    assert (tmp_path / "one" / "samples.csv").exists() and not (tmp_path / "one" / "members.csv").exists()

@@ -48,6 +48,7 @@ class SyntheticServer:
     chunks_per_file: int = 72
     filler_metrics: int = 150
     pid: int = 4242
+    reported_cores: int | None = None     # what hostInfo says, when it is not the truth (a container's quota)
 
     @property
     def capacity(self) -> float:
@@ -159,7 +160,8 @@ def _metadata(server: SyntheticServer) -> dict:
         parsed["replication"] = {"replSetName": server.replica_set}
     return {"start": server.start, "buildInfo": {"version": "7.0.14"},
             "getCmdLineOpts": {"argv": ["mongod"], "parsed": parsed},
-            "hostInfo": {"system": {"hostname": server.host, "numCores": server.cores, "memSizeMB": 16_384}},
+            "hostInfo": {"system": {"hostname": server.host, "memSizeMB": 16_384,
+                                    "numCores": server.reported_cores or server.cores}},
             "end": server.start}
 
 
