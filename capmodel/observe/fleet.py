@@ -213,20 +213,25 @@ def fleet_table(paths, monthly_growth: float | None = None, utilization_target: 
     """Analyse every server under ``paths`` on Dask (see the module docstring) and return the ``Fleet``."""
     folders = server_folders(paths)
     with dask_client(scheduler, workers) as (client, described):
-        futures = client.map(analyse_server, [str(f) for f in folders], monthly_growth=monthly_growth,
-                             utilization_target=utilization_target, pure=False,
-                             key=[f"capmodel-fleet-{i}" for i in range(len(folders))])
-        rows = []
-        for folder, future in zip(folders, futures):
-            try:
-                rows.append(future.result())
-            except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
-                row = {column: None for column in COLUMNS}
-                row.update(folder=str(folder), error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"
-                           [:400])
-                rows.append(row)
-    table = urgency_order(pd.DataFrame(rows, columns=COLUMNS))
+        table = analyse_on(client, folders, monthly_growth, utilization_target)
     return Fleet(table, described, monthly_growth)
+
+
+def analyse_on(client, folders, monthly_growth: float | None = None, utilization_target: float = 0.8
+               ) -> pd.DataFrame:
+    """The fleet rows of ``folders`` (one Dask task each on ``client``'s workers), most urgent first."""
+    futures = client.map(analyse_server, [str(f) for f in folders], monthly_growth=monthly_growth,
+                         utilization_target=utilization_target, pure=False,
+                         key=[f"capmodel-fleet-{i}" for i in range(len(folders))])
+    rows = []
+    for folder, future in zip(folders, futures):
+        try:
+            rows.append(future.result())
+        except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
+            row = {column: None for column in COLUMNS}
+            row.update(folder=str(folder), error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
+            rows.append(row)
+    return urgency_order(pd.DataFrame(rows, columns=COLUMNS))
 
 
 class dask_client:
