@@ -29,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "capmodel"
 MAX_LINES = 400
 
 LAYERS = [
-    ("capmodel", "capmodel.errors", "capmodel.jsonable", "capmodel.redact", "capmodel._bundled"),
+    ("capmodel", "capmodel.errors", "capmodel.jsonable", "capmodel.redact", "capmodel._bundled", "capmodel.formatting"),
     ("capmodel.data", "capmodel.datasets"),
     ("capmodel.models",),
     ("capmodel.plots",),

@@ -25,6 +25,7 @@ from capmodel.errors import CapmodelError, InputError
 from capmodel.models.engine import curve_arrays
 from capmodel.models.family import MODELS, get_model
 
+CRITERION_NAMES = {"aic": "AIC", "aicc": "AICc", "bic": "BIC"}  # as the literature writes them
 SMALL_SAMPLE_RATIO = 40
 EQUIVALENT_DELTA = 2.0
 
@@ -184,10 +185,10 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
     if pick["model"] == best["model"]:
         ranked = table[table["delta"].notna()]
         runner = ranked.iloc[1] if len(ranked) > 1 else None
-        reason = f"lowest {criterion.upper()}" + (
+        reason = f"lowest {CRITERION_NAMES[criterion]}" + (
             f", {runner['delta']:.1f} below {runner['model']}" if runner is not None else "")
     else:
-        reason = (f"{criterion.upper()} within {pick['delta']:.1f} of {best['model']} with fewer parameters "
+        reason = (f"{CRITERION_NAMES[criterion]} within {pick['delta']:.1f} of {best['model']} with fewer parameters "
                   f"({pick['n_params']} vs {best['n_params']}); the extra terms are not supported")
     if fallback:
         ranked = table[table["delta"].notna()]

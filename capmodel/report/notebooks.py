@@ -60,7 +60,11 @@ def is_live(name: str) -> bool:
 
 
 def question(nb) -> str:
-    """The notebook's title: the first markdown heading, without the ``#``."""
+    """The question the report answers: the notebook's ``capmodel.question`` metadata, else its first markdown
+    heading without the ``#``."""
+    declared = nb.metadata.get("capmodel", {}).get("question")
+    if declared:
+        return str(declared)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
