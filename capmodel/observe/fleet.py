@@ -23,7 +23,8 @@ from capmodel.observe import ftdc
 CLIENT_TIMEOUT_S = 15
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
-           "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "error", "folder"]
+           "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
+           "folder"]
 
 
 def _has_ftdc(folder: Path) -> bool:
@@ -149,6 +150,7 @@ def capacity_summary(capacity) -> dict:
         "cpu_ms_per_op": capacity.service_demand_ms.estimate, "cores": capacity.cores,
         "spare_fraction": spare.estimate, "spare_low": spare.low, "spare_high": spare.high,
         "verdict": capacity.evidence.grade, "reasons": [r.code for r in capacity.evidence.reasons],
+        "evidence": capacity.evidence.to_json(),
         "runway_months": runway.estimate if runway is not None else None,
         "runway_low": runway.low if runway is not None else None,
         "runway_high": runway.high if runway is not None else None,
@@ -182,10 +184,25 @@ class Fleet:
     def failed(self) -> int:
         return int(self.rows["error"].notna().sum())
 
-    def answer(self) -> str:
-        """The most urgent server in one sentence (or why none can be named)."""
-        usable = self.rows[self.rows["error"].isna() & (self.rows["verdict"] != "unusable")]
-        counts = f"{len(self.rows):,} server(s)"
+    def _usable(self) -> pd.DataFrame:
+        return self.rows[self.rows["error"].isna() & (self.rows["verdict"] != "unusable")]
+
+    @property
+    def evidence(self) -> dict:
+        """The evidence of the answer: the most urgent ranked server's (JSON), or unusable when none is ranked."""
+        from capmodel.models.evidence import Evidence, Reason
+
+        usable = self._usable()
+        if len(usable):
+            return usable.iloc[0]["evidence"]
+        return Evidence.of(Reason("no_server_ranked", "unusable", "no server has a usable capacity verdict")
+                           ).to_json()
+
+    def answer(self, source: str | None = None) -> str:
+        """The most urgent server in one sentence (or why none can be named); ``source`` names where the FTDC came
+        from when it should be said (e.g. a generated fleet)."""
+        usable = self._usable()
+        counts = (f"From {source}: " if source else "") + f"{len(self.rows):,} server(s)"
         if self.failed:
             counts += f", {self.failed:,} unreadable"
         if not len(usable):

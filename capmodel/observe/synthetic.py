@@ -201,22 +201,25 @@ def write_server(server: SyntheticServer, folder) -> Path:
 
 def fleet_servers(clusters: int = 3, members: int = 3, hours: float = 24.0, seed: int = 0) -> list[SyntheticServer]:
     """A varied fleet: ``clusters`` replica sets of ``members`` each, with different cores, demands, loads and growth
-    (the primary of each set busier than its secondaries)."""
+    (the primary of each set busier than its secondaries; the first set's primary the busiest of the fleet)."""
     rng = np.random.default_rng(seed)
     servers = []
     for c in range(clusters):
         cores = int(rng.choice([2, 4, 8]))
         demand = float(rng.uniform(0.1, 0.6))
-        capacity = cores * 1000.0 / demand
-        busiest = float(rng.uniform(0.25, 0.8))               # the primary's daily peak as a share of capacity
-        growth = float(rng.choice([0.0, 0.02, 0.05, 0.1]))
+        capacity = (cores - BACKGROUND_CORES) * 1000.0 / demand
+        # the primary's daily peak as a share of capacity: from 85% (past an 80% target) in the first set down to 35%
+        busiest = 0.85 - 0.5 * c / max(clusters - 1, 1) + float(rng.uniform(-0.03, 0.03))
+        growth = float(rng.choice([0.02, 0.05, 0.1]))
+        # one daily cycle per set (its members serve the same users), peaking inside the generated window
+        amplitude = float(rng.uniform(0.3, 0.6))
+        peak_hour = (min(hours, 24.0) * float(rng.uniform(0.5, 0.9))) % 24.0
         for m in range(members):
             peak = capacity * busiest * (1.0 if m == 0 else float(rng.uniform(0.3, 0.7)))
-            amplitude = float(rng.uniform(0.3, 0.6))
             servers.append(SyntheticServer(
                 host=f"rs{c}-{m}.example.net:27017", replica_set=f"rs{c}", cores=cores, cpu_ms_per_op=demand,
                 mean_rate=peak / (1 + amplitude), daily_amplitude=amplitude, monthly_growth=growth, hours=hours,
-                peak_hour=float(rng.uniform(9, 20)), seed=seed * 1000 + c * 10 + m, pid=1000 + c * 10 + m))
+                peak_hour=peak_hour, seed=seed * 1000 + c * 10 + m, pid=1000 + c * 10 + m))
     return servers
 
 
@@ -229,3 +232,13 @@ def write_fleet(servers: list[SyntheticServer], parent) -> list[Path]:
     folders = [write_server(s, parent / s.host.replace(":", "_") / "diagnostic.data") for s in servers]
     (parent / "fleet.json").write_text(json.dumps([s.to_json() for s in servers], indent=1))
     return folders
+
+
+def describe(servers: list[SyntheticServer], parent) -> str:
+    """One phrase saying what was generated and where (a report says so when it analyses a generated fleet)."""
+    sets = sorted({s.replica_set for s in servers if s.replica_set})
+    hours = sorted({s.hours for s in servers})
+    span = f"{hours[0]:g} h" if len(hours) == 1 else f"{hours[0]:g}–{hours[-1]:g} h"
+    grouping = f" in {len(sets)} replica set(s)" if sets else ""
+    return (f"a synthetic fleet of {len(servers)} servers{grouping}, {span} of one-second FTDC each, generated into "
+            f"{parent} by capmodel.observe.synthetic because no folders were given")
