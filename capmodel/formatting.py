@@ -5,7 +5,8 @@ One set of rules: integers as integers with thousands separators, other numbers 
 NaN/None/inf (the caller says which word: "unreachable", "none fits", "—"), units in column headers. A ``Table`` shows
 as HTML in a notebook (no index column, a CSV download link that works offline) and as aligned text in a terminal.
 
-Standard library only (a table is anything with pandas' ``columns`` and ``to_dict("records")``), so every layer may use it.
+Standard library only (a table is anything with pandas' ``columns`` and ``to_dict("records")``), so every layer may
+use it.
 """
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def r_squared(value, missing: str = DASH) -> str:
         return "1"
     decimals = 3
     if value > 0.99:
-        decimals = min(8, max(3, math.ceil(-math.log10(1.0 - value)) + 1))
+        decimals = min(8, max(3, math.floor(-math.log10(1.0 - value)) + 1))
     text = f"{value:.{decimals}f}"
     while float(text) >= 1.0 and decimals < 12:  # never round up to a perfect fit
         decimals += 1
@@ -200,7 +201,8 @@ class Table:
         kinds = [c.kind for c in self.columns.values()]
 
         def line(cells):
-            return "  ".join(c.ljust(w) if k == "text" else c.rjust(w) for c, w, k in zip(cells, widths, kinds)).rstrip()
+            aligned = (c.ljust(w) if k == "text" else c.rjust(w) for c, w, k in zip(cells, widths, kinds))
+            return "  ".join(aligned).rstrip()
 
         lines = ([self.caption] if self.caption else []) + [line(headers)] + [line(r) for r in body]
         return "\n".join(lines + [f"  {n}" for n in self.footnotes])

@@ -41,7 +41,8 @@ def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | 
         if pd.isna(v):
             fig.add_annotation(x=name, y=0, text=missing_text, showarrow=False, yanchor="bottom", textangle=-90,
                                font=dict(color="#b00"))
-    fig.update_layout(title=title or value.replace("_", " "), height=HEIGHT, xaxis_title="VM" if label == "vm" else label.replace("_", " "),
+    fig.update_layout(title=title or value.replace("_", " "), height=HEIGHT,
+                      xaxis_title="VM" if label == "vm" else label.replace("_", " "),
                       yaxis_title=axis_title or value.replace("_", " "), showlegend=bool(marked), barmode="overlay",
                       xaxis=dict(categoryorder="array", categoryarray=list(names)),
                       legend=dict(orientation="h", y=-0.25), uniformtext=dict(minsize=9, mode="hide"))

@@ -72,8 +72,13 @@ def _curves(name, value, values):
     if value:
         _needs_catalog(name, values)
         column = values.get("vm_column") or "system"
-        curves = _reader(name, value, lambda: read_curve(value, system=column))
-        if "system" not in curves.columns:
+        try:
+            curves = _reader(name, value, lambda: read_curve(value, system=column))
+        except InputError as exc:
+            if f"'{column}' given for system" not in str(exc):
+                raise
+            curves = None
+        if curves is None or "system" not in curves.columns:
             raise _fail("vm_column", f"{value} has no column '{column}' naming each row's VM")
 
 
@@ -157,11 +162,12 @@ CHECKS = {
 }
 
 
-def check_parameters(defaults: dict, given: dict) -> None:
+def check_parameters(defaults: dict, given: dict, live: bool = False) -> None:
     """Check what every parameter of a report means (``defaults`` the notebook's, ``given`` the caller's);
-    ``InputError`` naming the first parameter that cannot work, and why."""
+    ``InputError`` naming the first parameter that cannot work, and why. The server behind ``uri`` must answer
+    only for a ``live`` report (one that benchmarks it)."""
     values = {**defaults, **given}
-    order = [k for k in values if k != "uri"] + (["uri"] if "uri" in values else [])  # the network last
+    order = [k for k in values if k != "uri"] + (["uri"] if "uri" in values and live else [])  # the network last
     for name in order:
         check = CHECKS.get(name)
         value = values[name]

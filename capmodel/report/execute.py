@@ -91,7 +91,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     for key, value in parameters.items():
         check_range(key, value)
     if not checked:
-        check_parameters(defaults, parameters)
+        check_parameters(defaults, parameters, live=notebooks.is_live(str(source)))
     secrets = secrets_in(parameters)
     shown = redacted(parameters)
     run = ReportRun(name=name, notebook=out_dir / f"{name}.ipynb", parameters=shown,

@@ -64,7 +64,8 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
     if comparison is not None and fit.model == comparison.recommended:
         chose = f"the data support the **{which}** model"
     elif comparison is not None:
-        chose = f"the **{which}** model was fitted as asked (the comparison prefers {model_name(comparison.recommended)})"
+        preferred = model_name(comparison.recommended)
+        chose = f"the **{which}** model was fitted as asked (the comparison prefers {preferred})"
     else:
         chose = f"the **{which}** model was fitted"
     peak, ceiling = getattr(fit, "peak_concurrency", math.inf), getattr(fit, "ceiling", math.inf)

@@ -134,8 +134,8 @@ class MethodologyReport:
             lines.append(f"- **Little's law** holds on `{self.dataset}`: N/X predicts the measured mean latency within "
                          f"{percent(little['difference'].abs().max())} at every thread count.")
         b = self.baseline
-        lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, one "
-                     f"operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "
+        lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, "
+                     f"one operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "
                      f"{integer(1 / self.demand)} ops/s however it is tuned.")
         peak = (f"throughput peaks at N* ≈ {integer(fit.peak_concurrency)} clients with "
                 f"{integer(fit.peak_throughput)} ops/s" if math.isfinite(fit.peak_concurrency) else

@@ -8,9 +8,9 @@ from capmodel.formatting import Column, integer, number, table
 from capmodel.models.evidence import Evidence, Reason
 
 QUESTION = "How many legacy nodes match a cluster of new ones?"
-BUNDLED_INTRO = ("The Micron 5100 ECO brief compares a 3-node SSD cluster with a 3-node HDD cluster under YCSB A–F and "
-                 "states a \"legacy nodes needed\" multiplier: nodes_HDD = 3 × X_SSD / X_HDD. That rule assumes the "
-                 "HDD cluster scales perfectly with node count; below, the same question under a Universal "
+BUNDLED_INTRO = ("The Micron 5100 ECO brief compares a 3-node SSD cluster with a 3-node HDD cluster under YCSB A–F "
+                 "and states a \"legacy nodes needed\" multiplier: nodes_HDD = 3 × X_SSD / X_HDD. That rule assumes "
+                 "the HDD cluster scales perfectly with node count; below, the same question under a Universal "
                  "Scalability Law over node count.")
 USER_INTRO = ("The candidate nodes needed to match the reference cluster, per workload of {source}: by the linear "
               "rule (candidate nodes × reference throughput / candidate throughput) and under a Universal "
@@ -59,8 +59,8 @@ class NodeReport:
         text += f"**{_span(reach['nodes_usl'])} nodes**" if len(reach) else "more than any cluster"
         out = rows[~rows["usl_reachable"].astype(bool)]
         if len(out):
-            text += ("; " + "; ".join(f"YCSB {r['workload']} is **unreachable** ({r['usl_note'].removeprefix('unreachable: ')})"
-                                      for _, r in out.iterrows()))
+            text += "".join(f"; YCSB {r['workload']} is **unreachable** "
+                            f"({r['usl_note'].removeprefix('unreachable: ')})" for _, r in out.iterrows())
         return text + "."
 
     def sensitivity_answer(self) -> str:
@@ -69,7 +69,8 @@ class NodeReport:
             return ""
         if limit is None:
             return "Every workload stays reachable over the contention values tried."
-        return f"From σ = {number(limit)} on, at least one workload cannot be matched by any number of candidate nodes."
+        return (f"From σ = {number(limit)} on, at least one workload cannot be matched by any number of candidate "
+                "nodes.")
 
     def nodes_table(self):
         frame = self.rows.copy()
@@ -81,7 +82,8 @@ class NodeReport:
             "workload": Column("YCSB workload", "text"),
             "reference_ops_per_s": Column("reference (ops/s)", "int"),
             "candidate_ops_per_s": Column("candidate (ops/s)", "int"),
-            "multiplier": Column("multiplier", decimals=2), "stated_multiplier": Column("brief's multiplier", decimals=1),
+            "multiplier": Column("multiplier", decimals=2),
+            "stated_multiplier": Column("brief's multiplier", decimals=1),
             "nodes_linear": Column("nodes, linear rule", "int"),
             "stated_nodes_low": Column("brief: nodes from", "int"), "stated_nodes_high": Column("brief: to", "int"),
             "nodes_usl": Column("nodes under the USL", "int")},

@@ -42,7 +42,8 @@ def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | 
     if not 1 <= jobs <= 64:
         raise ReportError(f"--jobs must be an integer from 1 to 64, got {jobs}")
     for name in names:  # a name that is not a report, or a parameter that cannot work, is refused before any kernel
-        check_parameters(notebook_parameters(notebooks.path(name)), parameters.get(name) or {})
+        check_parameters(notebook_parameters(notebooks.path(name)), parameters.get(name) or {},
+                         live=notebooks.is_live(name))
     stems = [notebooks.report_name(name) for name in names]
     if len(set(stems)) != len(stems):
         raise ReportError(f"two reports would write the same files in {out_dir}: {', '.join(names)}")

@@ -9,8 +9,8 @@ from capmodel.models.evidence import Evidence, Reason
 
 QUESTION = "How many shards, and how many clients, for a target insert rate?"
 BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled writes \"to over a million inserts per "
-                 "second on the 16-shard elastic cluster\", driving 1 and 2 shards with 128 client processes and 64 per "
-                 "shard beyond. Throughput over shard count follows a USL through the per-shard rate (the request "
+                 "second on the 16-shard elastic cluster\", driving 1 and 2 shards with 128 client processes and 64 "
+                 "per shard beyond. Throughput over shard count follows a USL through the per-shard rate (the request "
                  "router acting as contention σ, cross-shard coordination as coherency κ); the shards needed are the "
                  "smallest count that reaches the target, and the clients follow Little's law (or the post's "
                  "per-shard rule).")
