@@ -145,6 +145,16 @@ def test_fleet_cli_json_and_errors(generated, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["servers"] == 1 and out["failed"] == 0 and out["rows"][0]["member"] == "db-b1:27017"
     assert out["rows"][0]["runway_months"] is None                 # no --growth, no runway
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+                      ) as cluster:                                 # an existing cluster, as on other hosts
+        assert main(["fleet", str(generated / "db-b1_27017"), "--json", "--scheduler", cluster.scheduler_address,
+                     "--growth", "0.05"]) == 0
+        by_scheduler = json.loads(capsys.readouterr().out)
+    assert by_scheduler["workers"] == f"1 Dask worker(s) at {cluster.scheduler_address}"
+    assert by_scheduler["rows"][0]["capacity_ops"] == out["rows"][0]["capacity_ops"]
+    assert by_scheduler["rows"][0]["runway_months"] > 0
     assert main(["fleet", str(generated / "nowhere")]) == 2
     assert "nowhere: no such folder" in capsys.readouterr().err
     empty = generated.parent / "empty-fleet-folder"

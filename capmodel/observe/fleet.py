@@ -236,10 +236,14 @@ def fleet_table(paths, monthly_growth: float | None = None, utilization_target: 
 
 def analyse_on(client, folders, monthly_growth: float | None = None, utilization_target: float = 0.8
                ) -> pd.DataFrame:
-    """The fleet rows of ``folders`` (one Dask task each on ``client``'s workers), most urgent first."""
+    """The fleet rows of ``folders`` (one Dask task each on ``client``'s workers), most urgent first. Task keys
+    carry a token of this run, so that two fleets on one scheduler never share a result."""
+    import secrets
+
+    run = secrets.token_hex(4)
     futures = client.map(analyse_server, [str(f) for f in folders], monthly_growth=monthly_growth,
                          utilization_target=utilization_target, pure=False,
-                         key=[f"capmodel-fleet-{i}" for i in range(len(folders))])
+                         key=[f"capmodel-fleet-{run}-{i}" for i in range(len(folders))])
     rows = []
     for folder, future in zip(folders, futures):
         try:
