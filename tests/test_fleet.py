@@ -112,13 +112,19 @@ def test_fleet_on_a_local_cluster_recovers_every_server_and_fails_only_the_corru
     broken.mkdir(parents=True)
     source = sorted((parent / "db-a1_27017" / "diagnostic.data").glob("metrics.*"))[0]
     broken.joinpath(source.name).write_bytes(source.read_bytes()[:5000])          # cut inside a chunk
+    # a server whose hostInfo claims 1 core while it uses 1.7 in its busiest second: its verdict is unusable
+    liar = synthetic.SyntheticServer(host="liar:27017", replica_set="rsL", cores=4, reported_cores=1,
+                                     mean_rate=15000, hours=1.0, start=START, filler_metrics=10)
+    synthetic.write_server(liar, parent / "liar" / "diagnostic.data")
     fleet = fleet_table([parent], monthly_growth=0.05, workers=2)
     assert fleet.workers == "2 local Dask worker(s)"
     rows = fleet.rows
-    assert len(rows) == len(SERVERS) + 1 and fleet.failed == 1
+    assert len(rows) == len(SERVERS) + 2 and fleet.failed == 1
     failed = rows[rows["error"].notna()].iloc[0]
     assert str(broken) in failed["error"] and "truncated FTDC file" in failed["error"]
     assert rows["error"].notna().tolist()[-1]                                    # failed rows sort last
+    assert rows.iloc[-2]["member"] == "liar:27017" and rows.iloc[-2]["verdict"] == "unusable"   # then unranked
+    assert "above_saturation" in rows.iloc[-2]["reasons"]
     for server in SERVERS:
         row = rows[rows["member"] == server.host].iloc[0]
         samples = observe_ftdc(server_folders([parent / server.host.replace(":", "_")])[0]).samples
@@ -134,10 +140,12 @@ def test_fleet_on_a_local_cluster_recovers_every_server_and_fails_only_the_corru
         assert row["spare_fraction"] == pytest.approx(1 - row["busiest_ops"] / planned, abs=0.01)
         assert row["runway_months"] == pytest.approx(math.log(planned / row["busiest_ops"]) / math.log(1.05),
                                                      rel=0.02)
-    usable = rows[rows["error"].isna()]
+    usable = rows[rows["error"].isna() & (rows["verdict"] != "unusable")]
     assert usable["runway_months"].is_monotonic_increasing
     assert usable.iloc[0]["member"] == "db-a1:27017"             # 70% of its capacity at the peak: least runway
-    assert fleet.answer().startswith("4 server(s), 1 unreadable. Most urgent: db-a1:27017 of rsA")
+    assert fleet.answer().startswith("5 server(s), 1 unreadable, 1 not ranked (verdict unusable). Most urgent: "
+                                     "db-a1:27017 of rsA")
+    assert fleet.evidence == rows.iloc[0]["evidence"]
 
 
 def test_fleet_cli_json_and_errors(generated, capsys):

@@ -38,9 +38,17 @@ def _text(fleet) -> str:
         if isinstance(row["error"], str):
             lines.append(f"{cluster:<10} {name:<28} failed: {row['error']}")
             continue
+        if row["verdict"] == "unusable":
+            reasons = ", ".join(r.get("message", "") for r in row["evidence"].get("reasons", [])
+                                if r.get("grade") == "unusable")
+            lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
+            continue
         spare = f"{row['spare_fraction']:.0%} ({row['spare_low']:.0%}-{row['spare_high']:.0%})"
         runway = row["runway_months"]
-        runway_text = "-" if runway is None or math.isnan(runway) else ("never" if math.isinf(runway) else f"{runway:.1f}")
+        if runway is None or math.isnan(runway):
+            runway_text = "-"
+        else:
+            runway_text = "never" if math.isinf(runway) else f"{runway:.1f}"
         lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
                      f"{row['capacity_ops']:>10,.0f} {spare:>14} {row['verdict']:<9} {runway_text:>16}")
     lines.append("")

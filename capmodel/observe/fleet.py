@@ -205,6 +205,9 @@ class Fleet:
         counts = (f"From {source}: " if source else "") + f"{len(self.rows):,} server(s)"
         if self.failed:
             counts += f", {self.failed:,} unreadable"
+        unranked = int((self.rows["error"].isna() & (self.rows["verdict"] == "unusable")).sum())
+        if unranked:
+            counts += f", {unranked:,} not ranked (verdict unusable)"
         if not len(usable):
             return f"{counts}: no server has a usable capacity verdict, so none can be ranked."
         top = usable.iloc[0]

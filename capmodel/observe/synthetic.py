@@ -95,7 +95,8 @@ def _day(server: SyntheticServer) -> _Day:
     start_s = server.start.timestamp()
     hour = ((start_s + t) / 3600.0) % 24.0
     growth = (1.0 + server.monthly_growth) ** (t / (30.0 * 86400.0))
-    rate = server.mean_rate * (1.0 + server.daily_amplitude * np.cos(2 * np.pi * (hour - server.peak_hour) / 24)) * growth
+    cycle = 1.0 + server.daily_amplitude * np.cos(2 * np.pi * (hour - server.peak_hour) / 24)
+    rate = server.mean_rate * cycle * growth
     rate = np.minimum(rate, 0.99 * server.capacity)
     response = _response_ms(server, rate)
     day = _Day(times_ms=(start_s * 1000 + t * 1000).astype(np.int64))
