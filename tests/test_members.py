@@ -184,7 +184,10 @@ def test_killed_observation_keeps_its_intervals_and_resume_adds_to_them(mongod, 
     import pandas as pd
 
     before = pd.read_csv(out / "samples.csv")
-    assert len(before) >= 5 and before["interval_s"].between(0.2, 0.5).all()
+    assert len(before) >= 5 and (before["interval_s"] > 0).all()
+    times = pd.to_datetime(before["time"], utc=True, format="ISO8601")          # consecutive: no gap, no overlap
+    gaps = (times.diff().dt.total_seconds().iloc[1:] - before["interval_s"].iloc[1:]).abs()
+    assert (gaps < 0.01).all()
     assert not (out / "curve.csv").exists()                   # the end never came: only the appended intervals
     # resume: 1.2 s at 0.3 s after a fresh baseline is 4 more intervals, the earlier ones untouched
     assert main(["observe", "--uri", mongod.uri, "--interval", "0.3", "--duration", "1.2", "--out", str(out),
