@@ -122,6 +122,13 @@ def test_live_members_are_sampled_and_the_busiest_secondary_limits_the_set(repli
     assert (out / "members.csv").exists() and len(pd.read_csv(out / "members.csv")) == 3
     state = json.loads((out / "observe.json").read_text())
     assert state["members"] == sorted(hosts) and state["replica_set"] == replica_set.replica_set
+    # one member named with directConnection=true: that member only, as a standalone observation
+    single = tmp_path / "one"
+    assert main(["observe", "--uri", f"mongodb://{quiet}/?directConnection=true", "--interval", "0.25",
+                 "--duration", "0.5", "--out", str(single), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["intervals"] == 2
+    assert json.loads((single / "observe.json").read_text())["members"] == [quiet]
+    assert not (single / "members").exists()
 
 
 def test_ftdc_members_are_named_by_their_metadata_and_ranked():

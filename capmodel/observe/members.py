@@ -44,6 +44,17 @@ def discover(client) -> tuple[str | None, list[str]]:
     return name, members
 
 
+def is_direct(uri: str) -> bool:
+    """True when the URI asks for one server by name (``directConnection=true``): only that one is sampled."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        query = urlsplit(uri).query
+    except ValueError:
+        return False
+    return any(k.lower() == "directconnection" and v.lower() == "true" for k, v in parse_qsl(query))
+
+
 def member_client(uri: str, host: str, timeout_ms: int = 5000):
     """A direct, checked connection to one member with the URI's credentials and TLS options."""
     from pymongo import uri_parser

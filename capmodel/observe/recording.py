@@ -2,7 +2,7 @@
 
 ``record_uri(uri, out, ...)`` samples a standalone server, or every data-bearing member of a replica set (one direct
 connection each, ``capmodel.observe.members``), in the same ticks. Each completed interval is appended at once, as
-``bench`` appends its steps: to ``samples.csv`` for a standalone; for a replica set to
+``bench`` appends its steps: to ``samples.csv`` for a standalone (or one member named with ``directConnection=true``); for a replica set to
 ``members/<host_port>/samples.csv`` and to the combined ``samples.csv`` (with a ``member`` column). A process killed
 mid-sampling leaves every completed interval on disk. ``observe.json`` records the format version, the source (URI
 with the password masked), the replica set, the members and each session; ``resume=True`` continues into the same
@@ -120,6 +120,9 @@ def _connect_members(uri: str) -> tuple[str | None, dict, list[str]]:
     except Exception:
         seed.close()
         raise
+    if replica.is_direct(uri):                    # one member asked for by name: that member only
+        address = seed.address
+        return None, {f"{address[0]}:{address[1]}" if address else "server": seed}, []
     if name is None:
         return None, {hosts[0] if hosts else "server": seed}, []
     seed.close()
