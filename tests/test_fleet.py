@@ -17,6 +17,8 @@ import shutil
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from capmodel.cli import main
 from capmodel.observe import ftdc, ftdc_writer, observe_ftdc, synthetic
@@ -51,6 +53,25 @@ def test_written_chunks_decode_to_the_values_written():
     np.testing.assert_array_equal(chunk.values("serverStatus.g"), gauge)
     np.testing.assert_array_equal(chunk.values("serverStatus.localTime"), ms)
     assert set(chunk.values("serverStatus.f")) == {2} and set(chunk.values("serverStatus.flag")) == {1}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 6), st.integers(1, 40), st.data())
+def test_any_values_round_trip_through_the_writer_and_the_decoder(metrics, samples, data):
+    # counters, gauges and full-range int64 values, with runs of repeats (zero deltas) of any length
+    columns = {}
+    for i in range(metrics):
+        values = data.draw(st.lists(st.integers(-2 ** 63, 2 ** 63 - 1) | st.sampled_from([0, 1, -1]),
+                                    min_size=samples, max_size=samples))
+        repeat = data.draw(st.integers(0, samples))
+        values[samples - repeat:] = [values[samples - repeat - 1] if samples - repeat > 0 else 0] * repeat
+        columns[f"m{i}"] = np.array(values, dtype=np.int64)
+    import bson
+    reference = {"start": START, "group": {name: bson.Int64(int(v[0])) for name, v in columns.items()}}
+    chunk = ftdc.decode_chunk(ftdc_writer.encode_chunk(reference, {f"group.{k}": v for k, v in columns.items()}))
+    assert chunk.samples == samples
+    for name, values in columns.items():
+        np.testing.assert_array_equal(chunk.values(f"group.{name}"), values)
 
 
 def test_zero_runs_are_coded_as_mongod_does():
@@ -146,6 +167,10 @@ def test_fleet_on_a_local_cluster_recovers_every_server_and_fails_only_the_corru
     assert fleet.answer().startswith("5 server(s), 1 unreadable, 1 not ranked (verdict unusable). Most urgent: "
                                      "db-a1:27017 of rsA")
     assert fleet.evidence == rows.iloc[0]["evidence"]
+    import pickle
+
+    # only summaries come back from the workers: a row is a few kB, the decoded day it summarises tens of MB
+    assert max(len(pickle.dumps(row)) for row in rows.to_dict("records")) < 10_000
 
 
 def test_fleet_cli_json_and_errors(generated, capsys):
