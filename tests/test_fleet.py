@@ -221,6 +221,8 @@ def test_observe_ftdc_of_a_replica_sets_members_names_the_limiting_one_and_says_
         samples = pd.read_csv(out / "members" / member.host.replace(":", "_") / "samples.csv")
         assert len(samples) == 4 * 3600
     assert len(pd.read_csv(out / "members.csv")) == 3
+    combined = pd.read_csv(out / "samples.csv")
+    assert combined["member"].value_counts().to_dict() == {m.host: 4 * 3600 for m in members}
     assert main(["observe", "--ftdc", str(parent / "m0_27017" / "diagnostic.data"), "--out",
                  str(tmp_path / "one")]) == 0                     # one member: the single-server outputs as before
     assert (tmp_path / "one" / "samples.csv").exists() and not (tmp_path / "one" / "members.csv").exists()

@@ -13,13 +13,14 @@ unusable cannot be ranked: ``limiting_sentence`` says so rather than pass over i
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.observe.observation import Observation
+from capmodel.observe.observation import TIME_FORMAT, Observation
 from capmodel.redact import redact_uri
 
 #: URI options that address the whole deployment, not one member
@@ -165,12 +166,22 @@ class ReplicaSetObservation:
         return pd.DataFrame([m.summary() for m in self.members])
 
     def write(self, out_dir) -> dict:
-        """``members/<host_port>/samples.csv`` and ``curve.csv`` per member, ``members.csv`` (the combined table)."""
+        """``members/<host_port>/samples.csv`` and ``curve.csv`` per member; ``samples.csv`` and ``curve.csv`` of
+        every member (a ``member`` column first); ``members.csv`` (one row per member)."""
         out = Path(out_dir)
         paths = {"members": {}}
-        for member in self.members:
-            if member.observation is not None:
-                paths["members"][member.host] = member.observation.write(out / "members" / folder_name(member.host))
+        observed = [m for m in self.members if m.observation is not None]
+        for member in observed:
+            paths["members"][member.host] = member.observation.write(out / "members" / folder_name(member.host))
+        for name in ("samples", "curve"):
+            frames = [getattr(m.observation, name).assign(member=m.host) for m in observed]
+            if frames:
+                both = pd.concat(frames, ignore_index=True)
+                both = both[["member", *[c for c in both.columns if c != "member"]]]
+                partial = out / f".{name}.csv.partial"
+                both.to_csv(partial, index=False, date_format=TIME_FORMAT)
+                os.replace(partial, out / f"{name}.csv")
+                paths[name] = out / f"{name}.csv"
         table = out / "members.csv"
         self.table().to_csv(table, index=False)
         paths["table"] = table
