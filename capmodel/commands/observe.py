@@ -99,6 +99,9 @@ def _members(observed, args, write: bool) -> int:
         row = member.summary()
         if member.capacity is None:
             print(f"  {member.host}: {row['intervals']:,} intervals; no capacity: {member.error}")
+        elif not member.usable:
+            print(f"  {member.host}: {row['intervals']:,} intervals; not ranked, verdict unusable: "
+                  f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
         else:
             print(f"  {member.host}: {row['intervals']:,} intervals, busiest {row['busiest_ops']:,.0f} ops/s, "
                   f"capacity {row['capacity_ops']:,.0f} ops/s, {row['spare_fraction']:.0%} spare, "

@@ -149,7 +149,7 @@ class ReplicaSetObservation:
         """The answer: the limiting member and its spare, and which members could not be ranked."""
         top = self.limiting
         unranked = [m for m in self.members if not m.usable]
-        why = "; ".join(f"{m.host}: {m.error or m.capacity.evidence.describe()}" for m in unranked)
+        why = "; ".join(f"{m.host}: {m.error or _unusable(m.capacity.evidence)}" for m in unranked)
         if top is None:
             return f"No member can be named as limiting the set: no member has a usable capacity verdict ({why})."
         spare = top.capacity.spare_fraction
@@ -187,11 +187,26 @@ class ReplicaSetObservation:
         paths["table"] = table
         return paths
 
+    @property
+    def evidence(self):
+        """The answer's evidence: the limiting member's, or unusable when no member can be ranked."""
+        from capmodel.models.evidence import Evidence, Reason
+
+        top = self.limiting
+        if top is not None:
+            return top.capacity.evidence
+        return Evidence.of(Reason("no_member_ranked", "unusable", "no member has a usable capacity verdict"))
+
     def to_json(self) -> dict:
         top = self.limiting
         return {"source": self.source, "replica_set": self.replica_set, "interrupted": self.interrupted,
+                "evidence": self.evidence.to_json(),
                 "members": [m.to_json() for m in self.members], "limiting_member": top.host if top else None,
                 "answer": self.limiting_sentence(), "notes": self.notes}
+
+
+def _unusable(evidence) -> str:
+    return "; ".join(r.message for r in evidence.reasons if r.grade == "unusable") or "verdict unusable"
 
 
 def observe_ftdc_members(paths, since=None, until=None, utilization_target: float = 0.8) -> ReplicaSetObservation:
