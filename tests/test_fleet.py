@@ -250,3 +250,43 @@ def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_pa
     assert heads[0]["evidence"]["grade"] in ("sound", "weak")
     page = (tmp_path / "08_fleet_capacity.html").read_text()
     assert "Months until the busiest load reaches 80% of capacity" in page
+
+
+def _row(**values):
+    from capmodel.observe.fleet import COLUMNS
+
+    return {**{c: None for c in COLUMNS}, **values}
+
+
+def test_fleet_answer_and_runway_figure_from_a_known_table():
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS, Fleet, urgency_order
+    from capmodel.plots.fleet import runway_figure
+
+    rows = pd.DataFrame([
+        _row(cluster="rs1", member="b:1", busiest_ops=500.0, capacity_ops=2000.0, method="operational laws",
+             spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound", runway_months=18.8,
+             runway_low=17.0, runway_high=20.0, evidence={"grade": "sound", "reasons": []}),
+        _row(cluster="rs0", member="a:1", busiest_ops=1030.0, capacity_ops=1250.0, method="operational laws",
+             spare_fraction=-0.03, spare_low=-0.05, spare_high=-0.01, verdict="weak", runway_months=0.0,
+             runway_low=0.0, runway_high=0.0, evidence={"grade": "weak", "reasons": []}),
+        _row(cluster="rs2", member="c:1", verdict="unusable", busiest_ops=9.0, capacity_ops=5.0, spare_fraction=-0.8,
+             runway_months=0.0, evidence={"grade": "unusable", "reasons": []}),
+        _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
+    ], columns=COLUMNS)
+    ordered = urgency_order(rows)
+    assert ordered["member"].tolist()[:3] == ["a:1", "b:1", "c:1"] and ordered["error"].notna().tolist()[-1]
+    fleet = Fleet(ordered, "2 local Dask worker(s)", 0.05)
+    assert fleet.answer() == ("4 server(s), 1 unreadable, 1 not ranked (verdict unusable). Most urgent: a:1 of rs0, "
+                              "busiest at 1,030 ops/s of a capacity of 1,250 ops/s (operational laws), already 3% "
+                              "above its planned throughput (weak evidence); it is already past its utilization "
+                              "target.")
+    figure = runway_figure(ordered)
+    traces = {t.name: t for t in figure.data}
+    assert set(traces) == {"sound", "weak", "unusable", "failed"}
+    assert list(traces["weak"].text) == ["past the target now"] and list(traces["sound"].text) == ["18.8 months"]
+    assert list(traces["unusable"].text) == ["not ranked: verdict unusable"]
+    assert list(traces["failed"].text) == ["failed: unreadable FTDC"]
+    assert list(traces["sound"].error_x.array) == pytest.approx([20.0 - 18.8])
+    assert list(figure.layout.yaxis.categoryarray)[-1] == "rs0 · a:1"        # the most urgent drawn at the top

@@ -212,9 +212,11 @@ class Fleet:
             return f"{counts}: no server has a usable capacity verdict, so none can be ranked."
         top = usable.iloc[0]
         where = f"{top['member']}" + (f" of {top['cluster']}" if isinstance(top["cluster"], str) else "")
+        spare = top["spare_fraction"]
+        spare_text = (f"{spare:.0%} of its planned throughput spare" if spare >= 0 else
+                      f"already {-spare:.0%} above its planned throughput")
         text = (f"{counts}. Most urgent: {where}, busiest at {top['busiest_ops']:,.0f} ops/s of a capacity of "
-                f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {top['spare_fraction']:.0%} of its planned "
-                f"throughput spare ({top['verdict']} evidence)")
+                f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {spare_text} ({top['verdict']} evidence)")
         runway = top["runway_months"]
         if runway is not None and math.isfinite(runway) and self.monthly_growth is not None:
             text += (f"; at {self.monthly_growth:.0%} growth a month it reaches its target in {runway:.1f} months"

@@ -48,7 +48,8 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
             if by_runway:
                 value = float(row["runway_months"])
                 shown = min(value, RUNWAY_CAP_MONTHS)
-                texts.append("never at this growth" if math.isinf(value) else f"{value:.1f} months")
+                texts.append("never at this growth" if math.isinf(value) else
+                             "past the target now" if value == 0 else f"{value:.1f} months")
                 lo = min(float(row["runway_low"]), RUNWAY_CAP_MONTHS)
                 hi = min(float(row["runway_high"]), RUNWAY_CAP_MONTHS)
             else:
