@@ -19,6 +19,7 @@ SMALL = {
     "05_shard_scale_out": {"scenarios": [0.0, 0.02, 0.05]},
     "06_live_benchmark": {"concurrency": [1, 2, 4, 8], "duration": 0.5, "warmup": 0.2, "records": 300},
     "07_production_capacity": {"bootstrap": 30},
+    "08_fleet_capacity": {"clusters": 1, "hours": 1.0},
 }
 
 # page name -> (report, parameters): a user's own files, and inputs that push every answer into its corners.

@@ -155,10 +155,17 @@ def _uri(name, value, values):
         client.close()
 
 
+def _folders(name, value, values):
+    """Comma-separated folders (servers' diagnostic.data or parents of many): each must exist and be a folder."""
+    for part in (p.strip() for p in str(value).split(",")):
+        if part:
+            _existing(name, part, folder=True)
+
+
 CHECKS = {
     "dataset": _dataset, "baseline": _dataset, "file": _curve_file, "catalog": _table_file,
     "measurements": _table_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
-    "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri,
+    "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri, "folders": _folders,
 }
 
 
