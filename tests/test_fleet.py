@@ -290,3 +290,26 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
     assert list(traces["failed"].text) == ["failed: unreadable FTDC"]
     assert list(traces["sound"].error_x.array) == pytest.approx([20.0 - 18.8])
     assert list(figure.layout.yaxis.categoryarray)[-1] == "rs0 · a:1"        # the most urgent drawn at the top
+
+
+def test_the_embedded_cluster_warns_of_nothing_when_another_holds_the_dashboard_port(recwarn):
+    """A Dask scheduler's HTTP server starts even without a dashboard; on its default 8787, held by another cluster,
+    it warned ("Port 8787 is already in use") into report 08's page. The fleet's cluster asks for port 0."""
+    import socket
+    import warnings
+
+    from capmodel.observe.fleet import dask_client
+
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))
+        holder.listen(1)
+    except OSError:
+        pass                                         # already held by someone else: the case under test all the same
+    try:
+        warnings.simplefilter("always")
+        with dask_client(None, workers=1) as (client, _):
+            assert client.submit(sum, [1, 2], pure=False).result() == 3
+    finally:
+        holder.close()
+    assert not [w for w in recwarn if "already in use" in str(w.message)]

@@ -277,9 +277,11 @@ class dask_client:
             raise InputError(f"--workers must be at least 1, got {self.workers}")
         try:
             if self.address is None:
+                # the scheduler's HTTP server starts even without a dashboard: on port 0 it never meets another
+                # cluster's 8787 (and never warns into a report's page)
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
-                                            scheduler_kwargs={"dashboard": False})
+                                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                            silence_logs=logging.ERROR, scheduler_kwargs={"dashboard": False})
                 self.client = Client(self.cluster, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
                 described = f"{self.workers} local Dask worker(s)"
             else:
