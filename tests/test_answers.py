@@ -101,7 +101,7 @@ def test_fit_report_exactly_determined_and_rejected_models_are_flagged():
     peak, n_peak, best = _bold_numbers(exact.answer)
     assert peak == round(exact.fit.peak_throughput) and n_peak == round(exact.fit.peak_concurrency)
     rejected = fit_report(dataset="plgm_workload1", model="usl")
-    assert "model_rejected" in rejected.evidence.codes() and "the comparison prefers Amdahl" in rejected.answer
+    assert "model_choice" in rejected.evidence.codes() and "the comparison prefers Amdahl" in rejected.answer
 
 
 def test_plan_report_answer_states_the_recommendations_rows():
@@ -118,7 +118,13 @@ def test_plan_report_answer_states_the_recommendations_rows():
     assert r.currency == "CHF" and "EUR" not in r.answer and not r.bundled and "benchANT" not in r.intro
     assert recs.iloc[1]["vm"] is None or not isinstance(recs.iloc[1]["vm"], str)
     assert "No single VM carries **90,000 users**" in r.answer
-    assert "target_not_carried" in r.evidence.codes()
+    # the verdict is the study's (the one ``capmodel plan --json`` prints): the reasons of the VMs the answer names
+    # (a target no VM carries is an answer, not a doubt about one: it adds no reason)
+    named = r.study.answer_vms()
+    assert named and set(named) <= set(r.study.plan.evidence)
+    assert r.evidence.to_json() == r.study.plan.evidence_for(named).to_json()
+    assert r.evidence.grade == max((r.study.plan.evidence[vm].grade for vm in named),
+                                   key=["sound", "weak", "unusable"].index)
 
 
 def test_node_and_shard_answers_state_their_studies_numbers():
@@ -135,16 +141,23 @@ def test_node_and_shard_answers_state_their_studies_numbers():
     assert _bold_numbers(shards.answer) == [row["shards"], row["clients"]] == [16, 1024]
 
 
-def test_a_fits_own_verdict_is_used_and_the_comparisons_objection_added():
-    """Once the models layer gives every fit its ``evidence``, the report shows it, plus what only the comparison
-    knows (the model used is not the one it recommends)."""
-    from capmodel.models.evidence import Evidence, Reason
+@pytest.mark.parametrize("curve_file", ["tests/fixtures/client_bound_sweep/curve.csv",
+                                        "tests/fixtures/user_study/three_points.csv",
+                                        "tests/fixtures/user_study/sweep_p95.csv",
+                                        "data/plgm_workload1.csv"])
+@pytest.mark.parametrize("model", ["auto", "usl"])
+def test_report_02s_headline_evidence_is_the_clis(curve_file, model):
+    """One verdict per answer: ``capmodel fit FILE --json``'s evidence is the one report 02 shows for the same file
+    and model (both read it from ``assess_fit``; here through a separate process, as a user runs it)."""
+    import json
+    import subprocess
+    import sys
+
     from capmodel.report.fit_report import fit_report
 
-    r = fit_report(dataset="plgm_workload1", model="usl")
-    own = Evidence.of(Reason("extrapolation", "weak", "the peak lies beyond the measured range", 2.5))
-    try:
-        object.__setattr__(r.fit, "evidence", own)
-    except AttributeError:
-        pytest.skip("fits are frozen: their own evidence is tested in the models layer")
-    assert r.evidence.codes() == ["extrapolation", "model_rejected"] and r.evidence.grade == "weak"
+    out = subprocess.run([sys.executable, "-m", "capmodel.cli", "fit", curve_file, "--model", model, "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    cli = json.loads(out)["evidence"]
+    report = fit_report(file=curve_file, model=model)
+    assert json.loads(json.dumps(report.evidence.to_json())) == cli
+    assert cli["grade"] in ("sound", "weak", "unusable") and report.fit.model == json.loads(out)["model"]
