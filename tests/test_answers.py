@@ -27,7 +27,7 @@ def test_usl_answer_names_the_peak_the_parameters_and_the_best_point():
     assert shown == pytest.approx(x_peak, rel=2e-3)
     best = curve.loc[curve["throughput"].idxmax()]
     assert text.startswith(f"SPEC SDM91 measured 7 steps from 1 to 216 clients; the best measured rate was "
-                           f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). Fitted, the **usl** "
+                           f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). Fitted, the **USL** "
                            "model was fitted.")
     assert "R² = 0.990" in text and "sigma = 0.02773" in text and "no warnings from the fit" in text
 
@@ -45,10 +45,11 @@ def test_answer_with_a_comparison_says_how_the_model_was_chosen():
     curve = datasets.load_curve("usl_raytracer")
     comparison = compare_models(curve)
     chosen = comparison.best_fit.describe(comparison=comparison)
-    assert f"the data support the **{comparison.recommended}** model ({comparison.reason})" in chosen
+    assert comparison.recommended == "amdahl"
+    assert f"the data support the **Amdahl** model ({comparison.reason})" in chosen
     assert "ΔAICc of the others from the best:" in chosen
     asked = fit_usl(curve).describe(comparison=comparison)
-    assert "the **usl** model was fitted as asked; the comparison recommends **amdahl**" in asked
+    assert "the **USL** model was fitted as asked; the comparison recommends **Amdahl**" in asked
     assert "warning: kappa is at its lower bound 0" in asked
 
 
@@ -78,7 +79,7 @@ def test_fit_report_answer_states_the_fits_own_ceiling_best_point_and_intervals(
     ceiling, best = _bold_numbers(text)
     assert ceiling == round(r.fit.ceiling) and best == r.curve["throughput"].max()
     ci = r.fit.conf_int(0.95)
-    lam = re.search(r"λ = ([\d,]+) \(([\d,]+) to ([\d,]+)\)", text).groups()
+    lam = re.search(r"λ = ([\d,]+) \(([\d,]+) to ([\d,]+)\) ops/s per client", text).groups()
     assert [float(v.replace(",", "")) for v in lam] == [round(r.fit.params["lambda"]), round(ci.loc["lambda", "low"]),
                                                         round(ci.loc["lambda", "high"])]
     assert f"R² = {r.fit.r2:.3f}" in text and "nan" not in text.lower()
@@ -90,7 +91,11 @@ def test_fit_report_on_an_all_client_bound_sweep_states_no_capacity():
     r = fit_report(file="tests/fixtures/user_study/client_bound_sweep.csv")
     assert r.evidence.grade == "unusable"
     assert _bold_numbers(r.answer) == [3900.0]            # only what was measured
-    assert "ceiling" not in r.answer and "peaks" not in r.answer and "lower bound" in r.answer
+    assert "ceiling" not in r.answer.replace("ceiling is at least", "") and "peaks" not in r.answer
+    # what the data support instead: the same sentence ``capmodel fit --json`` gives as "supported"
+    from capmodel.models.assessment import supported_instead
+
+    assert supported_instead(r.fit, r.evidence) in r.answer and "at least the best measured 3,900 ops/s" in r.answer
 
 
 def test_fit_report_exactly_determined_and_rejected_models_are_flagged():

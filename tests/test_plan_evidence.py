@@ -114,7 +114,7 @@ def test_a_model_the_comparison_ranks_worse_is_flagged_or_replaced(tmp_path):
     default = json.loads(ok("plan", *args, "--json"))
     sdm = {r["vm"]: r for r in default["vms"]}["sdm"]
     assert [r["code"] for r in sdm["evidence"]["reasons"]] == ["model_choice"]
-    assert "prefers amdahl" in sdm["evidence"]["reasons"][0]["message"]
+    assert "prefers Amdahl" in sdm["evidence"]["reasons"][0]["message"]
     assert any("sdm: planned from the usl model although the comparison recommends amdahl" in n
                for n in default["notes"])
     chosen = json.loads(ok("plan", *args, "--model", "recommended", "--json"))

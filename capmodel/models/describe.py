@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from capmodel.formatting import interval, number, percent, r_squared
+from capmodel.models.labels import model_label
 
 
 def _where(fit) -> str:
@@ -19,15 +20,16 @@ def _where(fit) -> str:
 
 
 def _verdict(fit, comparison) -> str:
+    used = model_label(fit.model)
     if comparison is None:
-        return f"the **{fit.model}** model was fitted"
-    others = ", ".join(f"{r.model} {number(r.delta, missing='not ranked')}" for r in comparison.table.itertuples()
-                       if r.model != fit.model)
+        return f"the **{used}** model was fitted"
+    others = ", ".join(f"{model_label(r.model)} {number(r.delta, missing='not ranked')}"
+                       for r in comparison.table.itertuples() if r.model != fit.model)
     if fit.model == comparison.recommended:
-        text = f"the data support the **{fit.model}** model ({comparison.reason})"
+        text = f"the data support the **{used}** model ({comparison.reason})"
     else:
-        text = (f"the **{fit.model}** model was fitted as asked; the comparison recommends "
-                f"**{comparison.recommended}** ({comparison.reason})")
+        text = (f"the **{used}** model was fitted as asked; the comparison recommends "
+                f"**{model_label(comparison.recommended)}** ({comparison.reason})")
     return f"{text}. Δ{comparison.criterion_label} of the others from the best: {others or 'none'}"
 
 

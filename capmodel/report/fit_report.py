@@ -10,17 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
-from capmodel.models.assessment import assess_fit
+from capmodel.models.assessment import assess_fit, supported_instead
 from capmodel.models.evidence import Evidence
+from capmodel.models.labels import model_label
 from capmodel.models.selection import criterion_label
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
-MODEL_NAMES = {"linear": "linear", "amdahl": "Amdahl", "usl": "USL", "log_coherency": "log-coherency"}
 PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}
+PARAMETER_UNITS = {"lambda": "ops/s per client"}
 
 
 def model_name(model: str) -> str:
-    return MODEL_NAMES.get(model, model)
+    """The model's name as readers write it (declared with the model: ``capmodel.models.labels.model_label``)."""
+    return model_label(model)
 
 
 def fit_evidence(fit, comparison, level: float = 0.95) -> Evidence:
@@ -35,10 +37,9 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
     best = curve.loc[curve["throughput"].idxmax()]
     measured = (f"the best measured rate was **{number(best['throughput'])} ops/s** at "
                 f"{number(best['concurrency'])} clients")
-    if not evidence.usable:
-        return (f"{source}: {measured}. The data cannot locate where this server saturates "
-                f"({'; '.join(r.message for r in evidence.reasons if r.grade == 'unusable')}); "
-                "the measured rate is a lower bound on its capacity.")
+    if not evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
+        return (f"{source}: {measured}. The data cannot locate where this server saturates: "
+                f"{supported_instead(fit, evidence)}.")
     which = model_name(fit.model)
     if comparison is not None and fit.model == comparison.recommended:
         chose = f"the data support the **{which}** model"
@@ -59,7 +60,8 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
     if getattr(fit, "df_resid", 1) > 0:
         ci = fit.conf_int(level)
         params = f" Parameters with {percent(level)} intervals: " + ", ".join(
-            f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = {interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'])}"
+            f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = "
+            f"{interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'], unit=PARAMETER_UNITS.get(k, ''))}"
             for k, v in fit.params.items()) + f"; R² = {r_squared(fit.r2)}."
     return f"{source}: {chose}; {where}; {measured}.{params}"
 
