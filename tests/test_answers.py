@@ -166,3 +166,51 @@ def test_report_02s_headline_evidence_is_the_clis(curve_file, model):
     report = fit_report(file=curve_file, model=model)
     assert json.loads(json.dumps(report.evidence.to_json())) == cli
     assert cli["grade"] in ("sound", "weak", "unusable") and report.fit.model == json.loads(out)["model"]
+
+
+def test_methodology_knee_is_the_latency_quadratics_root_or_says_why_there_is_none():
+    """Report 01's knee: the largest N with N/X(N) <= T solves kappa N² + (sigma - kappa) N + 1 - sigma - lambda T = 0
+    (Gunther 2007, ch. 6), solved here by hand; a target below one client's response time 1/lambda is unreachable."""
+    import re
+
+    from capmodel.report.methodology_report import methodology_report
+
+    r = methodology_report(upto=64)
+    s, k, lam = r.fit.sigma, r.fit.kappa, r.fit.lambda_
+    t = r.latency_target_ms / 1000.0
+    root = (-(s - k) + math.sqrt((s - k) ** 2 - 4 * k * (1 - s - lam * t))) / (2 * k)
+    knee = re.search(r"should carry at most ([\d,]+) clients \(([\d,]+) ops/s", r.answer).groups()
+    assert int(knee[0].replace(",", "")) == math.floor(root)
+    assert float(knee[1].replace(",", "")) == pytest.approx(lam * root / (1 + s * (root - 1) + k * root * (root - 1)),
+                                                            abs=0.5)
+    fast = methodology_report(upto=64, latency_target_ms=0.05)   # one client alone takes 1/lambda, about 0.87 ms
+    assert 1000.0 / lam > 0.05
+    assert (f"a 0.05 ms mean-latency target is unreachable on this fit: even at the lightest load a request takes "
+            f"{1000.0 / lam:.3g} ms") in fast.answer
+    assert "should carry at most" not in fast.answer
+
+
+def test_bench_report_plans_through_capacity_from_fit_without_deprecation_and_hides_an_unsupported_plan():
+    import re
+    import warnings
+
+    import capmodel
+    from capmodel.plan import Objectives, capacity_from_fit
+    from capmodel.report.bench_report import bench_report
+
+    curve = datasets.load_curve("plgm_workload1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)   # our own API, called the current way
+        r = bench_report(curve, [], {}, "a server", "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+        plan = capacity_from_fit(capmodel.fit_usl(curve), Objectives(utilization_target=None, peak_fraction=0.8,
+                                                                      latency_p95_ms=5.0))
+        answer, verdict, shown = r.answer, r.evidence, r.plan_table()
+    assert verdict.usable and set(plan.evidence.codes()) <= set(verdict.codes())
+    assert "model_choice" in verdict.codes()            # the plan uses the USL; the ranking prefers Amdahl
+    said = float(re.search(r"sustains \*\*([\d,]+) ops/s", answer).group(1).replace(",", ""))
+    assert said == round(plan.usable_throughput) and shown is not None
+    bound = bench_report(capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv"), [], {}, "a server",
+                         "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+    assert bound.evidence.grade == "unusable" and bound.plan_table() is None
+    assert "client-bound" in bound.no_plan and "sustains" not in bound.answer
+    assert "at least the best measured 3,905 ops/s" in bound.answer

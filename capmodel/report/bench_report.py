@@ -8,7 +8,7 @@ from pathlib import Path
 
 from capmodel.errors import InputError, PlanError
 from capmodel.formatting import Column, integer, number, table
-from capmodel.models.assessment import assess_fit, check_model_choice
+from capmodel.models.assessment import assess_fit, check_model_choice, supported_instead
 from capmodel.models.evidence import Evidence
 
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"
@@ -96,9 +96,8 @@ class BenchReport:
         plan = self.plan
         if isinstance(plan, PlanError):
             return text + f" No plan from this curve: {plan}."
-        if not self.evidence.usable:
-            return text + " The data cannot support a planned capacity (see the evidence); the measured rate is a " \
-                          "lower bound."
+        if not self.evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
+            return text + f" The data cannot support a planned capacity; {supported_instead(self.fit, self.evidence)}."
         text += (f" Under {self.objectives.describe()}, it sustains **{number(plan.usable_throughput)} ops/s** at "
                  f"about {number(plan.operating_concurrency, 2)} clients (binding limit: "
                  f"{plan.binding_limit.replace('_', ' ')})")
@@ -107,22 +106,32 @@ class BenchReport:
                      f"**{integer(plan.usable_throughput / self.ops_per_user)} users**")
         return text + "."
 
+    @property
+    def no_plan(self) -> str:
+        """Why the plan's table is not shown (the curve gives no plan, or the data cannot support it)."""
+        if isinstance(self.plan, PlanError):
+            return f"No plan from this curve: {self.plan}."
+        unusable = [r.message for r in self.evidence.reasons if r.grade == "unusable"]
+        return f"No plan is shown: the data cannot support one ({'; '.join(unusable)})." if unusable else ""
+
     def plan_table(self):
+        """The plan's figures; None when there is no plan or the data cannot support one (``no_plan`` says why)."""
         plan = self.plan
-        if isinstance(plan, PlanError):
+        if isinstance(plan, PlanError) or not self.evidence.usable:
             return None
         rows = [("usable throughput", plan.usable_throughput, "ops/s"),
                 ("binding limit", plan.binding_limit.replace("_", " "), ""),
                 ("operating concurrency", plan.operating_concurrency, "clients"),
-                ("throughput at the headroom target", plan.throughput, "ops/s"),
+                ("throughput at the peak fraction", plan.throughput, "ops/s"),
                 ("throughput at the latency target", plan.latency_throughput, "ops/s"),
                 ("peak concurrency", plan.peak_concurrency, "clients"),
                 ("peak throughput", plan.peak_throughput, "ops/s")]
         rows += [(f"limit: {k.replace('_', ' ')}", v, "ops/s") for k, v in plan.limits.items()]
         import pandas as pd
 
-        frame = pd.DataFrame([{"figure": f, "value": v if isinstance(v, str) else number(v, infinite="none"),
-                               "unit": u} for f, v, u in rows])
+        shown = [(f, v if isinstance(v, str) else number(v, infinite="none"), u) for f, v, u in rows]
+        frame = pd.DataFrame([{"figure": f, "value": v, "unit": "" if v in ("none", "—") else u}
+                              for f, v, u in shown])
         return table(frame, {"figure": Column("figure", "text"), "value": Column("value", "text"),
                              "unit": Column("unit", "text")}, caption="The plan read off the USL fit",
                      footnotes=['"none": the model has no peak (throughput keeps rising)'], csv_name="plan.csv")

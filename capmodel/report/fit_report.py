@@ -38,7 +38,7 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
     measured = (f"the best measured rate was **{number(best['throughput'])} ops/s** at "
                 f"{number(best['concurrency'])} clients")
     if not evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
-        return (f"{source}: {measured}. The data cannot locate where this server saturates: "
+        return (f"{source}: {measured}. The data cannot locate where this server saturates; "
                 f"{supported_instead(fit, evidence)}.")
     which = model_name(fit.model)
     if comparison is not None and fit.model == comparison.recommended:

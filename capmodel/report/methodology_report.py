@@ -54,8 +54,17 @@ class MethodologyReport:
 
     @property
     def evidence(self) -> Evidence:
-        """The fit's own verdict (``assess_fit``: the models layer's)."""
-        return self.fit.evidence
+        """The USL fit's verdict as ``capmodel fit DATASET`` gives it: ``assess_fit`` with the ranking of the rival
+        models (whether the USL is the model the data support)."""
+        from capmodel.errors import CapmodelError
+        from capmodel.models.assessment import assess_fit
+        from capmodel.models.selection import compare_models
+
+        try:
+            ranking = compare_models(self.curve, extrapolation=False)
+        except CapmodelError:
+            ranking = None
+        return assess_fit(self.fit, ranking)
 
     def little_table(self):
         return table(self.little, {
@@ -139,7 +148,7 @@ class MethodologyReport:
         target = f"{number(self.latency_target_ms)} ms"
         if knee.reachable and math.isfinite(knee.concurrency):
             lines.append(f"- **The knee**: with a {target} mean-latency target the system should carry at most "
-                         f"{integer(knee.concurrency)} clients ({integer(knee.throughput)} ops/s, "
+                         f"{integer(math.floor(knee.concurrency))} clients ({integer(knee.throughput)} ops/s, "
                          f"{percent(knee.throughput / fit.peak_throughput)} of the peak). At the largest measured "
                          f"load ({integer(top['concurrency'])} threads) it delivered {integer(top['throughput'])} "
                          "ops/s: more clients, same work, longer waits.")
