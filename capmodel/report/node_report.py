@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from capmodel.formatting import Column, integer, number, table
+from capmodel.formatting import Column, number, table
 from capmodel.models.evidence import Evidence
 
 QUESTION = "How many legacy nodes match a cluster of new ones?"
