@@ -16,7 +16,10 @@ PARAMETERS = {"sigma": "sigma (σ, contention)", "kappa": "kappa (κ, coherency)
 
 def comparison_text(comparison) -> str:
     """The models ranked by the comparison's criterion, with the reason for the recommendation."""
+    from capmodel.models.labels import model_label
+
     frame = comparison.table.drop(columns=["params"])
+    frame["model"] = frame["model"].map(model_label)
     criterion = comparison.criterion_label
     ranked = table(frame, {
         "model": Column("model", "text"), "n_params": Column("parameters", "int"),
@@ -29,7 +32,7 @@ def comparison_text(comparison) -> str:
         caption=f"Models ranked by {criterion}",
         footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean)',
                    '"undefined": too few points for AICc with this many parameters'])
-    return f"{ranked.text()}\n\nrecommended: {comparison.recommended} ({comparison.reason})"
+    return f"{ranked.text()}\n\nrecommended: {model_label(comparison.recommended)} ({comparison.reason})"
 
 
 def parameter_text(fit, level: float) -> str:
@@ -78,9 +81,10 @@ def quality_line(fit) -> str:
 def fit_text(fit, level: float, evidence, comparison=None) -> str:
     """Everything ``capmodel fit`` prints without --json."""
     from capmodel.models.assessment import supported_instead
+    from capmodel.models.labels import model_label
 
     n = np.asarray(fit.concurrency, dtype=float)
-    head = [f"{fit.model} fit: {fit.formula}",
+    head = [f"{model_label(fit.model)} fit: {fit.formula}",
             f"points: {integer(fit.n_points)}, concurrency {number(n.min())} to {number(n.max())} clients"
             + (", weighted" if getattr(fit, "weights", None) is not None else "")]
     parts = []
