@@ -27,7 +27,7 @@ def test_usl_answer_names_the_peak_the_parameters_and_the_best_point():
     assert shown == pytest.approx(x_peak, rel=2e-3)
     best = curve.loc[curve["throughput"].idxmax()]
     assert text.startswith(f"SPEC SDM91 measured 7 steps from 1 to 216 clients; the best measured rate was "
-                           f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). Fitted, the **usl** "
+                           f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). Fitted, the **USL** "
                            "model was fitted.")
     assert "R² = 0.990" in text and "sigma = 0.02773" in text and "no warnings from the fit" in text
 
@@ -45,10 +45,11 @@ def test_answer_with_a_comparison_says_how_the_model_was_chosen():
     curve = datasets.load_curve("usl_raytracer")
     comparison = compare_models(curve)
     chosen = comparison.best_fit.describe(comparison=comparison)
-    assert f"the data support the **{comparison.recommended}** model ({comparison.reason})" in chosen
+    assert comparison.recommended == "amdahl"
+    assert f"the data support the **Amdahl** model ({comparison.reason})" in chosen
     assert "ΔAICc of the others from the best:" in chosen
     asked = fit_usl(curve).describe(comparison=comparison)
-    assert "the **usl** model was fitted as asked; the comparison recommends **amdahl**" in asked
+    assert "the **USL** model was fitted as asked; the comparison recommends **Amdahl**" in asked
     assert "warning: kappa is at its lower bound 0" in asked
 
 
@@ -78,7 +79,7 @@ def test_fit_report_answer_states_the_fits_own_ceiling_best_point_and_intervals(
     ceiling, best = _bold_numbers(text)
     assert ceiling == round(r.fit.ceiling) and best == r.curve["throughput"].max()
     ci = r.fit.conf_int(0.95)
-    lam = re.search(r"λ = ([\d,]+) \(([\d,]+) to ([\d,]+)\)", text).groups()
+    lam = re.search(r"λ = ([\d,]+) \(([\d,]+) to ([\d,]+)\) ops/s per client", text).groups()
     assert [float(v.replace(",", "")) for v in lam] == [round(r.fit.params["lambda"]), round(ci.loc["lambda", "low"]),
                                                         round(ci.loc["lambda", "high"])]
     assert f"R² = {r.fit.r2:.3f}" in text and "nan" not in text.lower()
@@ -90,7 +91,11 @@ def test_fit_report_on_an_all_client_bound_sweep_states_no_capacity():
     r = fit_report(file="tests/fixtures/user_study/client_bound_sweep.csv")
     assert r.evidence.grade == "unusable"
     assert _bold_numbers(r.answer) == [3900.0]            # only what was measured
-    assert "ceiling" not in r.answer and "peaks" not in r.answer and "lower bound" in r.answer
+    assert "ceiling" not in r.answer.replace("ceiling is at least", "") and "peaks" not in r.answer
+    # what the data support instead: the same sentence ``capmodel fit --json`` gives as "supported"
+    from capmodel.models.assessment import supported_instead
+
+    assert supported_instead(r.fit, r.evidence) in r.answer and "at least the best measured 3,900 ops/s" in r.answer
 
 
 def test_fit_report_exactly_determined_and_rejected_models_are_flagged():
@@ -101,7 +106,7 @@ def test_fit_report_exactly_determined_and_rejected_models_are_flagged():
     peak, n_peak, best = _bold_numbers(exact.answer)
     assert peak == round(exact.fit.peak_throughput) and n_peak == round(exact.fit.peak_concurrency)
     rejected = fit_report(dataset="plgm_workload1", model="usl")
-    assert "model_rejected" in rejected.evidence.codes() and "the comparison prefers Amdahl" in rejected.answer
+    assert "model_choice" in rejected.evidence.codes() and "the comparison prefers Amdahl" in rejected.answer
 
 
 def test_plan_report_answer_states_the_recommendations_rows():
@@ -118,7 +123,13 @@ def test_plan_report_answer_states_the_recommendations_rows():
     assert r.currency == "CHF" and "EUR" not in r.answer and not r.bundled and "benchANT" not in r.intro
     assert recs.iloc[1]["vm"] is None or not isinstance(recs.iloc[1]["vm"], str)
     assert "No single VM carries **90,000 users**" in r.answer
-    assert "target_not_carried" in r.evidence.codes()
+    # the verdict is the study's (the one ``capmodel plan --json`` prints): the reasons of the VMs the answer names
+    # (a target no VM carries is an answer, not a doubt about one: it adds no reason)
+    named = r.study.answer_vms()
+    assert named and set(named) <= set(r.study.plan.evidence)
+    assert r.evidence.to_json() == r.study.plan.evidence_for(named).to_json()
+    assert r.evidence.grade == max((r.study.plan.evidence[vm].grade for vm in named),
+                                   key=["sound", "weak", "unusable"].index)
 
 
 def test_node_and_shard_answers_state_their_studies_numbers():
@@ -135,16 +146,71 @@ def test_node_and_shard_answers_state_their_studies_numbers():
     assert _bold_numbers(shards.answer) == [row["shards"], row["clients"]] == [16, 1024]
 
 
-def test_a_fits_own_verdict_is_used_and_the_comparisons_objection_added():
-    """Once the models layer gives every fit its ``evidence``, the report shows it, plus what only the comparison
-    knows (the model used is not the one it recommends)."""
-    from capmodel.models.evidence import Evidence, Reason
+@pytest.mark.parametrize("curve_file", ["tests/fixtures/client_bound_sweep/curve.csv",
+                                        "tests/fixtures/user_study/three_points.csv",
+                                        "tests/fixtures/user_study/sweep_p95.csv",
+                                        "data/plgm_workload1.csv"])
+@pytest.mark.parametrize("model", ["auto", "usl"])
+def test_report_02s_headline_evidence_is_the_clis(curve_file, model):
+    """One verdict per answer: ``capmodel fit FILE --json``'s evidence is the one report 02 shows for the same file
+    and model (both read it from ``assess_fit``; here through a separate process, as a user runs it)."""
+    import json
+    import subprocess
+    import sys
+
     from capmodel.report.fit_report import fit_report
 
-    r = fit_report(dataset="plgm_workload1", model="usl")
-    own = Evidence.of(Reason("extrapolation", "weak", "the peak lies beyond the measured range", 2.5))
-    try:
-        object.__setattr__(r.fit, "evidence", own)
-    except AttributeError:
-        pytest.skip("fits are frozen: their own evidence is tested in the models layer")
-    assert r.evidence.codes() == ["extrapolation", "model_rejected"] and r.evidence.grade == "weak"
+    out = subprocess.run([sys.executable, "-m", "capmodel.cli", "fit", curve_file, "--model", model, "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    cli = json.loads(out)["evidence"]
+    report = fit_report(file=curve_file, model=model)
+    assert json.loads(json.dumps(report.evidence.to_json())) == cli
+    assert cli["grade"] in ("sound", "weak", "unusable") and report.fit.model == json.loads(out)["model"]
+
+
+def test_methodology_knee_is_the_latency_quadratics_root_or_says_why_there_is_none():
+    """Report 01's knee: the largest N with N/X(N) <= T solves kappa N² + (sigma - kappa) N + 1 - sigma - lambda T = 0
+    (Gunther 2007, ch. 6), solved here by hand; a target below one client's response time 1/lambda is unreachable."""
+    import re
+
+    from capmodel.report.methodology_report import methodology_report
+
+    r = methodology_report(upto=64)
+    s, k, lam = r.fit.sigma, r.fit.kappa, r.fit.lambda_
+    t = r.latency_target_ms / 1000.0
+    root = (-(s - k) + math.sqrt((s - k) ** 2 - 4 * k * (1 - s - lam * t))) / (2 * k)
+    knee = re.search(r"should carry at most ([\d,]+) clients \(([\d,]+) ops/s", r.answer).groups()
+    assert int(knee[0].replace(",", "")) == math.floor(root)
+    assert float(knee[1].replace(",", "")) == pytest.approx(lam * root / (1 + s * (root - 1) + k * root * (root - 1)),
+                                                            abs=0.5)
+    fast = methodology_report(upto=64, latency_target_ms=0.05)   # one client alone takes 1/lambda, about 0.87 ms
+    assert 1000.0 / lam > 0.05
+    assert (f"a 0.05 ms mean-latency target is unreachable on this fit: even at the lightest load a request takes "
+            f"{1000.0 / lam:.3g} ms") in fast.answer
+    assert "should carry at most" not in fast.answer
+
+
+def test_bench_report_plans_through_capacity_from_fit_without_deprecation_and_hides_an_unsupported_plan():
+    import re
+    import warnings
+
+    import capmodel
+    from capmodel.plan import Objectives, capacity_from_fit
+    from capmodel.report.bench_report import bench_report
+
+    curve = datasets.load_curve("plgm_workload1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)   # our own API, called the current way
+        r = bench_report(curve, [], {}, "a server", "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+        plan = capacity_from_fit(capmodel.fit_usl(curve), Objectives(utilization_target=None, peak_fraction=0.8,
+                                                                      latency_p95_ms=5.0))
+        answer, verdict, shown = r.answer, r.evidence, r.plan_table()
+    assert verdict.usable and set(plan.evidence.codes()) <= set(verdict.codes())
+    assert "model_choice" in verdict.codes()            # the plan uses the USL; the ranking prefers Amdahl
+    said = float(re.search(r"sustains \*\*([\d,]+) ops/s", answer).group(1).replace(",", ""))
+    assert said == round(plan.usable_throughput) and shown is not None
+    bound = bench_report(capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv"), [], {}, "a server",
+                         "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+    assert bound.evidence.grade == "unusable" and bound.plan_table() is None
+    assert "client-bound" in bound.no_plan and "sustains" not in bound.answer
+    assert "at least the best measured 3,905 ops/s" in bound.answer

@@ -156,7 +156,7 @@ def test_a_model_against_the_comparison_is_weak_and_names_the_recommended():
     assert comparison.recommended == "amdahl"
     evidence = A.assess_fit(fit_usl(curve), comparison)
     reason = next(r for r in evidence.reasons if r.code == "model_choice")
-    assert reason.grade == "weak" and "prefers amdahl" in reason.message
+    assert reason.grade == "weak" and "prefers Amdahl" in reason.message
     assert "model_choice" not in A.assess_fit(comparison.best_fit, comparison).codes()
 
 

@@ -182,7 +182,7 @@ def test_fit_on_bundled_data_carries_its_verdict():
     import math
 
     text = _cli("fit", "data/usl_raytracer.csv")
-    assert "evidence: weak" in text and "the usl model was used although the comparison prefers amdahl" in text
+    assert "evidence: weak" in text and "the USL model was used although the comparison prefers Amdahl" in text
     record = json.loads(_cli("fit", "data/usl_raytracer.csv", "--model", "auto", "--json"))
     assert record["model"] == "amdahl" and record["evidence"]["grade"] in ("sound", "weak")
     assert record["supported"] is None and math.isfinite(record["ceiling"])

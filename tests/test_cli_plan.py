@@ -68,7 +68,7 @@ def test_plan_text_output(capsys):
     out = capsys.readouterr().out
     assert "Pareto frontier (cost vs users): m3-xlarge-8-SAS, s3-2xlarge-8-SAS, c4-2xlarge-4-SSD" in out
     assert "50,000 users -> s3-2xlarge-8-SAS" in out
-    assert "65,000 (62,500-65,000)" in out
+    assert "65,000 (62,500 to 65,000)" in out and "users" in out and "nan" not in out
 
 
 def test_plan_with_user_catalog_and_measurements(tmp_path, capsys):

@@ -65,10 +65,11 @@ def test_nodes_prints_costs_and_intervals(tmp_path):
     record = json.loads(ok(*args, "--json"))
     row = record["rows"][0]
     text = ok(*args)
-    assert f"{row['cost_usl']:,.2f}" in text and f"{row['cost_linear']:,.2f}" in text
+    # money from 100 up in whole units with separators (capmodel.formatting.money)
+    assert f"{row['cost_usl']:,.0f}" in text and f"{row['cost_linear']:,.0f}" in text
     assert row["cost_usl"] == row["nodes_usl"] * 5000 and row["cost_linear"] == row["nodes_linear"] * 5000
-    assert f"{row['nodes_usl_low']:,.0f}-{row['nodes_usl_high']:,.0f}" in text
-    assert "candidate 5,000.00 per node" in text and "95% bootstrap percentile interval" in text
+    assert f"{row['nodes_usl_low']:,.0f} to {row['nodes_usl_high']:,.0f}" in text
+    assert "candidate 5,000 per node" in text and "95% bootstrap percentile interval" in text
     assert "evidence:" in text and record["evidence"]["grade"] in ("sound", "weak")
 
 

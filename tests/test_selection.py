@@ -52,7 +52,7 @@ def test_exactly_determined_models_are_fitted_but_not_ranked():
     few = pd.DataFrame({"concurrency": [1, 2, 4.0], "throughput": [10, 19, 33.0]})
     result = compare_models(few)
     assert set(result.table["model"]) == {"linear", "amdahl", "usl", "log_coherency"}
-    assert "not ranked (exactly determined, no residual left): usl, log_coherency" in result.reason
+    assert "not ranked (exactly determined, no residual left): USL, log-coherency" in result.reason
     assert result.recommended == "amdahl" and result.table["delta"].isna().sum() == 2
     with pytest.raises(InputError, match="no model could be fitted"):
         compare_models(few.iloc[:2], models=["usl"])

@@ -110,10 +110,9 @@ def run(args) -> int:
     if args.json:
         print_json(fit_record(fit, args.level, comparison, evidence))
     else:
-        if comparison is not None:
-            print(comparison.summary())
-            print()
-        print(fit.summary(args.level, evidence))
+        from capmodel.commands._fit_text import fit_text
+
+        print(fit_text(fit, args.level, evidence, comparison))
     return 0
 
 

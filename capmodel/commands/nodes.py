@@ -60,74 +60,66 @@ def _table(args):
     return None, None
 
 
-def _count(value) -> str:
-    return "unreachable" if value is None or value != value or value == float("inf") else f"{value:,.0f}"
-
-
-def _money(value) -> str:
-    return "unreachable" if value is None or value != value or value == float("inf") else f"{value:,.2f}"
-
-
 UNSUPPORTED = "unsupported"   # a count whose own verdict is unusable: not printed as a number
 
 
-def _interval(r, name: str, shown) -> str:
+def _span(r, name: str, kind: str) -> str:
+    """"low to high" of a bootstrap interval, through the formatting layer ("" without one)."""
+    from capmodel.formatting import integer, is_missing, money
+
     low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
-    if low is None or high is None or low != low or high != high:
+    if is_missing(low) or is_missing(high):
         return ""
-    return f"{shown(low)}-{shown(high)}"
+    shown = integer if kind == "int" else money
+    return f"{shown(low)} to {shown(high)}"
 
 
-def _columns(rows, supported) -> list[tuple[str, int, object]]:
-    """(header, width, cell(row)) for the columns the options asked for; ``supported(row)`` is False where the
-    row's USL count has an unusable verdict (its USL figures are then not printed as numbers)."""
-    def usl(shown, name):
-        return lambda r: shown(r[name]) if supported(r) else UNSUPPORTED
+def nodes_table(rows, supported):
+    """The rows as a ``capmodel.formatting.Table`` with the columns the options asked for; ``supported(row)`` is
+    False where the row's USL count has an unusable verdict (its USL figures then read "unsupported")."""
+    import pandas as pd
 
-    cols = [("workload", -10, lambda r: r["workload"]), ("multiplier", 10, lambda r: f"{r['multiplier']:.2f}"),
-            ("linear", 8, lambda r: f"{r['nodes_linear']:d}"),
-            ("USL", 11, lambda r: (_count(r["nodes_usl"]) if supported(r) else UNSUPPORTED)
-             if r["usl_reachable"] else "unreachable")]
-    if "nodes_usl_low" in rows.columns:
-        cols.append(("USL interval", 17, lambda r: _interval(r, "nodes_usl", _count)))
-    if "cost_reference" in rows.columns:
-        cols.append(("cost ref.", 12, lambda r: _money(r["cost_reference"])))
-    if "cost_linear" in rows.columns:
-        cols += [("cost linear", 12, lambda r: _money(r["cost_linear"])), ("cost USL", 12, usl(_money, "cost_usl"))]
-        if "cost_usl_low" in rows.columns:
-            cols.append(("cost USL interval", 25, lambda r: _interval(r, "cost_usl", _money)))
-    if "rack_units_reference" in rows.columns:
-        cols.append(("RU ref.", 8, lambda r: _count(r["rack_units_reference"])))
-    if "rack_units_linear" in rows.columns:
-        cols += [("RU linear", 9, lambda r: _count(r["rack_units_linear"])), ("RU USL", 11, usl(_count, "rack_units_usl"))]
-    return cols
+    from capmodel.formatting import Column, table
 
-
-def _cell(text: str, width: int) -> str:
-    return f"{text:<{-width}}" if width < 0 else f"{text:>{width}}"
+    frame = rows.copy()
+    ok = [bool(supported(r)) for _, r in rows.iterrows()]
+    reach = rows["usl_reachable"].astype(bool).tolist()
+    for name in ("nodes_usl", "cost_usl", "rack_units_usl"):
+        if name in frame.columns:
+            frame[name] = [float("inf") if not live else (v if good else UNSUPPORTED)
+                           for v, good, live in zip(rows[name].astype(object), ok, reach)]
+    for name, kind in (("nodes_usl", "int"), ("cost_usl", "money")):
+        if f"{name}_low" in frame.columns:
+            frame[f"{name}_interval"] = [_span(r, name, kind) for _, r in rows.iterrows()]
+    columns = {
+        "workload": Column("workload", "text"), "multiplier": Column("multiplier", decimals=2),
+        "nodes_linear": Column("nodes, linear", "int"), "nodes_usl": Column("nodes, USL", "int"),
+        "nodes_usl_interval": Column("USL interval (nodes)", "text"),
+        "cost_reference": Column("cost, reference", "money"), "cost_linear": Column("cost, linear", "money"),
+        "cost_usl": Column("cost, USL", "money"), "cost_usl_interval": Column("cost USL interval", "text"),
+        "rack_units_reference": Column("RU, reference", "int"), "rack_units_linear": Column("RU, linear", "int"),
+        "rack_units_usl": Column("RU, USL", "int")}
+    return table(pd.DataFrame(frame), columns, footnotes=[
+        '"unreachable": no number of candidate nodes reaches the reference throughput under the USL',
+        f'"{UNSUPPORTED}": the data cannot support that node count (see the evidence below; --json keeps the figure)'])
 
 
 def _text(study, args) -> str:
+    from capmodel.formatting import money, number
+
     rows = study.rows
-    lines = [f"{study.source}; candidate scaling over node count: sigma={study.sigma:.4g}, kappa={study.kappa:.4g} "
-             f"({study.basis})"]
-    cols = _columns(rows, lambda r: study.row_evidence[r["workload"]].usable)
-    lines.append(" ".join(_cell(h, w) for h, w, _ in cols).rstrip())
-    for _, r in rows.iterrows():
-        lines.append(" ".join(_cell(str(cell(r)), w) for _, w, cell in cols).rstrip())
-        if not r["usl_reachable"]:
-            lines.append(f"{'':<10} {r['usl_note']}")
+    lines = [f"{study.source}; candidate scaling over node count: sigma = {number(study.sigma, 4)}, kappa = "
+             f"{number(study.kappa, 4)} ({study.basis})"]
+    lines.append(nodes_table(rows, lambda r: study.row_evidence[r["workload"]].usable).text())
+    lines += [f"workload {r['workload']}: {r['usl_note']}" for _, r in rows.iterrows() if not r["usl_reachable"]]
     if "nodes_usl_low" in rows.columns:
         lines.append("USL interval: 95% bootstrap percentile interval of the USL node count fitted to "
                      f"{args.node_curve} ({args.bootstrap} samples).")
-    prices = [f"{side} {value:,.2f} per node" for side, value in (("reference", args.reference_node_cost),
+    prices = [f"{side} {money(value)} per node" for side, value in (("reference", args.reference_node_cost),
                                                                   ("candidate", args.candidate_node_cost))
               if value is not None]
     if prices:
         lines.append(f"Costs: node count x cost per node ({', '.join(prices)}).")
-    if any(not study.row_evidence[w].usable for w in rows["workload"]):
-        lines.append(f"{UNSUPPORTED}: the data cannot support that node count (see the evidence below; --json keeps "
-                     "the figure).")
     note = study.rounding_note()
     if note:
         lines.append(f"Rounding: {note}.")

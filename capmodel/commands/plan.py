@@ -163,7 +163,9 @@ def plan_record(plan, recommendations, evidence=None) -> dict:
 
 
 def _money(value: float, currency: str) -> str:
-    return f"{value:,.2f}{' ' + currency if currency else ''}"
+    from capmodel.formatting import money
+
+    return money(value, currency)
 
 
 def _months(value) -> str:
@@ -172,30 +174,37 @@ def _months(value) -> str:
         return "unknown"
     if value == float("inf"):
         return "never (no growth)"
-    return "now (already there)" if value == 0 else f"{value:,.1f} months"
+    from capmodel.formatting import number
+
+    return "now (already there)" if value == 0 else f"{number(value)} months"
 
 
 def _recommendation_lines(recommendations, currency: str = "", growth: float | None = None) -> list[str]:
+    from capmodel.formatting import integer, percent
+
     lines = []
     for _, r in recommendations.iterrows():
         when = ""
         if growth is not None and "months_until_target" in r:
-            when = f" [reached in {_months(r['months_until_target'])} at {growth:.1%} a month]"
-        if r.get("vm") is not None and r["vm"] == r["vm"]:
-            lines.append(f"{r['target_users']:>10,.0f} users -> {r['vm']} ({_money(r['monthly_cost'], currency)}"
-                         f"/month, {r['users']:,.0f} users capacity){when}")
+            when = f" [reached in {_months(r['months_until_target'])} at {percent(growth)} a month]"
+        if isinstance(r.get("vm"), str):
+            lines.append(f"{integer(r['target_users']):>10} users -> {r['vm']} ({_money(r['monthly_cost'], currency)}"
+                         f"/month, {integer(r['users'])} users capacity){when}")
         else:
-            lines.append(f"{r['target_users']:>10,.0f} users -> none: {r['reason']}{when}")
+            lines.append(f"{integer(r['target_users']):>10} users -> none: {r['reason']}{when}")
     return lines
 
 
 def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
     """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
-    lines = [f"Runway at {growth:.1%} monthly growth from {current_users:,.0f} users (months until each VM is full):"]
+    from capmodel.formatting import integer, number, percent
+
+    lines = [f"Runway at {percent(growth)} monthly growth from {integer(current_users)} users (months until each VM "
+             "is full):"]
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
         finite = all(v is not None and v == v and v != float("inf") for v in (low, high))
-        span = (f" (interval {low:,.1f} to {high:,.1f})" if finite and (low, high) != (r["runway_months"],) * 2
+        span = (f" (interval {number(low)} to {number(high)})" if finite and (low, high) != (r["runway_months"],) * 2
                 else "")
         full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
         lines.append(f"  {r['vm']:<20} {full}")

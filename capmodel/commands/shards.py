@@ -98,36 +98,52 @@ def _row(plan: dict) -> dict:
     return row
 
 
-def _shards(value) -> str:
-    """A shard count of an interval: 'unreachable' for an end no shard count reaches."""
-    return "unreachable" if value is None or value != value or value == float("inf") else f"{value:g}"
+def shards_table(model: dict, rows: list[dict]):
+    """The rows as a ``capmodel.formatting.Table``: a count the data cannot support reads "unsupported", a target
+    no shard count reaches reads "unreachable" with its reason."""
+    import pandas as pd
+
+    from capmodel.formatting import Column, integer, percent, table
+
+    shown = []
+    for r in rows:
+        row = {"target_rate": r["target_rate"]}
+        if r["reachable"] and r.get("evidence", {}).get("grade") == "unusable":
+            row.update(shards="unsupported", note="the data cannot support a shard count here (see the evidence)")
+        elif r["reachable"]:
+            row.update(shards=r["shards"], throughput=r["throughput"], efficiency=r["efficiency"],
+                       clients=r["clients"])
+            if "shards_low" in r:
+                row["note"] = (f"{integer(r['shards_low'])} to {integer(r['shards_high'])} shards, "
+                               f"{percent(model['level'])} bootstrap")
+        else:
+            row.update(shards=float("inf"), note=r["reason"])
+        shown.append(row)
+    return table(pd.DataFrame(shown), {
+        "target_rate": Column("target (inserts/s)", "int"), "shards": Column("shards", "int"),
+        "throughput": Column("delivered (inserts/s)", "int"), "efficiency": Column("efficiency", "percent", digits=3),
+        "clients": Column("client processes", "int"), "note": Column("note", "text", missing="")},
+        footnotes=['"unreachable": no shard count up to the limit reaches the target',
+                   '"—": no figure where there is no shard count'])
 
 
 def _text(source: str, model: dict, rows: list[dict], no_inputs: bool, evidence=None) -> str:
+    from capmodel.formatting import integer, number
+
     lines = []
     if no_inputs:
-        lines.append(f"No inputs given: ran the bundled DocumentDB study, {DOCUMENTDB_TARGET_RATE:,.0f} inserts/s "
-                     f"on {DOCUMENTDB_SHARDS} shards.")
-    peak = (f"peak {model['peak_throughput']:,.0f}/s at {model['peak_shards']:.1f} shards"
+        lines.append(f"No inputs given: ran the bundled DocumentDB study, {integer(DOCUMENTDB_TARGET_RATE)} "
+                     f"inserts/s on {DOCUMENTDB_SHARDS} shards.")
+    peak = (f"peak {integer(model['peak_throughput'])} inserts/s at {number(model['peak_shards'])} shards"
             if model["peak_shards"] is not None else
-            f"ceiling {model['peak_throughput']:,.0f}/s" if model["peak_throughput"] is not None else "linear, no peak")
+            f"ceiling {integer(model['peak_throughput'])} inserts/s" if model["peak_throughput"] is not None
+            else "linear, no peak")
     lines.append(f"Source: {source}; {model['basis']}")
-    lines.append(f"Model: {model['per_shard_throughput']:,.0f} inserts/s per shard, sigma={model['sigma']:.4g}, "
-                 f"kappa={model['kappa']:.4g} ({peak}); at most {model['max_shards']:g} shards; clients: "
-                 f"{model['clients_rule']}")
+    lines.append(f"Model: {integer(model['per_shard_throughput'])} inserts/s per shard, sigma = "
+                 f"{number(model['sigma'], 4)}, kappa = {number(model['kappa'], 4)} ({peak}); at most "
+                 f"{integer(model['max_shards'])} shards; clients: {model['clients_rule']}")
     lines.extend(f"Warning: {w}" for w in model.get("warnings", []))
-    lines.append(f"{'target/s':>12} {'shards':>8} {'throughput/s':>14} {'efficiency':>10} {'clients':>8}")
-    for r in rows:
-        if r["reachable"] and r.get("evidence", {}).get("grade") == "unusable":
-            lines.append(f"{r['target_rate']:>12,.0f} {'unsupported':>8}  the data cannot support a shard count "
-                         "here (see the evidence below)")
-        elif r["reachable"]:
-            interval = (f"  ({_shards(r['shards_low'])} to {_shards(r['shards_high'])} shards, {model['level']:.0%} "
-                        "bootstrap)" if "shards_low" in r else "")
-            lines.append(f"{r['target_rate']:>12,.0f} {r['shards']:>8d} {r['throughput']:>14,.0f} "
-                         f"{r['efficiency']:>10.1%} {r['clients']:>8,d}{interval}")
-        else:
-            lines.append(f"{r['target_rate']:>12,.0f} {'-':>8} {'-':>14} {'-':>10} {'-':>8}  {r['reason']}")
+    lines.append(shards_table(model, rows).text())
     if evidence is not None:
         lines += [""] + evidence.lines()
     return "\n".join(lines)

@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.labels import model_label
 
 CLIENT_BOUND_COLUMN = "client_bound"
 EXTRAPOLATION_WEAK = 2.0   # also the fit's own warning threshold (results.PEAK_EXTRAPOLATION)
@@ -95,10 +96,10 @@ def check_r2(fit) -> Reason | None:
     if not math.isfinite(r2):
         return Reason("r2", "unusable", "R² is not a number: the data or the fitted curve are degenerate", None)
     if r2 < 0:
-        return Reason("r2", "unusable", f"R² = {r2:.2f}: the {fit.model} curve explains the data worse than their "
-                      "mean does", float(r2))
+        return Reason("r2", "unusable", f"R² = {r2:.2f}: the {model_label(fit.model)} curve explains the data worse "
+                      "than their mean does", float(r2))
     if r2 < R2_WEAK:
-        return Reason("r2", "weak", f"R² = {r2:.2f} (below {R2_WEAK:g}): the {fit.model} curve leaves "
+        return Reason("r2", "weak", f"R² = {r2:.2f} (below {R2_WEAK:g}): the {model_label(fit.model)} curve leaves "
                       f"{1 - r2:.0%} of the variation unexplained", float(r2))
     return None
 
@@ -115,7 +116,8 @@ def check_lack_of_fit(fit) -> Reason | None:
         return None
     if not test.p_value < LACK_OF_FIT_ALPHA:
         return None
-    return Reason("lack_of_fit", "weak", f"the replicates reject the {fit.model} curve's shape (lack-of-fit "
+    return Reason("lack_of_fit", "weak", f"the replicates reject the {model_label(fit.model)} curve's shape "
+                  "(lack-of-fit "
                   f"F = {test.f_statistic:.3g}, p = {test.p_value:.2g})", float(test.p_value))
 
 
@@ -172,9 +174,10 @@ def check_model_choice(fit, comparison) -> Reason | None:
     row = comparison.table.loc[comparison.table["model"] == fit.model]
     delta = float(row["delta"].iloc[0]) if len(row) else math.nan
     criterion = comparison.criterion_label
-    by = f" (Δ{criterion} of {fit.model}: {delta:.1f})" if math.isfinite(delta) else ""
-    return Reason("model_choice", "weak", f"the {fit.model} model was used although the comparison prefers "
-                  f"{comparison.recommended}{by}", delta if math.isfinite(delta) else None)
+    used = model_label(fit.model)
+    by = f" (Δ{criterion} of {used}: {delta:.1f})" if math.isfinite(delta) else ""
+    return Reason("model_choice", "weak", f"the {used} model was used although the comparison prefers "
+                  f"{model_label(comparison.recommended)}{by}", delta if math.isfinite(delta) else None)
 
 
 def best_measured(fit) -> tuple[float, float]:
@@ -263,9 +266,10 @@ def supported_instead(fit, evidence: Evidence) -> str:
                          f"its peak cannot be located from this window (it sustained at least {_n(best)} ops/s)")
     if "past_peak" in codes:
         sentences.append(f"the server sustained {_n(best)} ops/s at N = {_n(at)}, so its capacity is at least "
-                         f"that; the {fit.model} curve does not describe these data")
+                         f"that; the {model_label(fit.model)} curve does not describe these data")
     if "r2" in codes:
-        sentences.append(f"the {fit.model} curve does not describe these data; what was measured is a best rate of "
+        sentences.append(f"the {model_label(fit.model)} curve does not describe these data; what was measured is "
+                         "a best rate of "
                          f"{_n(best)} ops/s at N = {_n(at)}")
     if "extrapolation" in codes:
         sentences.append(f"the data reach {_n(float(np.max(fit.concurrency)))} clients; up to there the server "

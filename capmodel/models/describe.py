@@ -4,35 +4,40 @@ from __future__ import annotations
 
 import math
 
+from capmodel.formatting import interval, number, percent, r_squared
+from capmodel.models.labels import model_label
+
 
 def _where(fit) -> str:
     peak = getattr(fit, "peak_concurrency", math.inf)
     ceiling = getattr(fit, "ceiling", math.inf)
     if math.isfinite(peak):
-        return (f"throughput peaks at about **{peak:.0f} concurrent clients** with **{fit.peak_throughput:,.0f} "
-                "ops/s**; past that, more clients lower throughput")
+        return (f"throughput peaks at about **{number(round(peak))} concurrent clients** with "
+                f"**{number(fit.peak_throughput)} ops/s**; past that, more clients lower throughput")
     if math.isfinite(ceiling):
-        return f"throughput has no peak but never passes the ceiling **λ/σ = {ceiling:,.0f} ops/s**"
+        return f"throughput has no peak but never passes the ceiling **λ/σ = {number(ceiling)} ops/s**"
     return "throughput keeps growing in proportion to concurrency over the measured range"
 
 
 def _verdict(fit, comparison) -> str:
+    used = model_label(fit.model)
     if comparison is None:
-        return f"the **{fit.model}** model was fitted"
-    others = ", ".join(f"{r.model} {r.delta:.1f}" for r in comparison.table.itertuples() if r.model != fit.model)
+        return f"the **{used}** model was fitted"
+    others = ", ".join(f"{model_label(r.model)} {number(r.delta, missing='not ranked')}"
+                       for r in comparison.table.itertuples() if r.model != fit.model)
     if fit.model == comparison.recommended:
-        text = f"the data support the **{fit.model}** model ({comparison.reason})"
+        text = f"the data support the **{used}** model ({comparison.reason})"
     else:
-        text = (f"the **{fit.model}** model was fitted as asked; the comparison recommends "
-                f"**{comparison.recommended}** ({comparison.reason})")
+        text = (f"the **{used}** model was fitted as asked; the comparison recommends "
+                f"**{model_label(comparison.recommended)}** ({comparison.reason})")
     return f"{text}. Δ{comparison.criterion_label} of the others from the best: {others or 'none'}"
 
 
 def _r2(r2: float) -> str:
-    """R² for a sentence: four decimals when it rounds to 1 at three (0.9996 is not 1.000), words when undefined."""
+    """R² for a sentence (``formatting.r_squared``: 0.9996 is not 1.000), words when undefined."""
     if not math.isfinite(r2):
         return "R² undefined (the throughput does not vary)"
-    return f"R² = {r2:.4f}" if 0.9995 <= r2 < 1 else f"R² = {r2:.3f}"
+    return f"R² = {r_squared(r2)}"
 
 
 def answer_sentence(fit, evidence) -> str:
@@ -56,15 +61,15 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     curve = fit.curve
     if getattr(fit, "df_resid", 1) > 0:
         intervals = fit.parameter_table(level)
-        params = f"Its parameters with {level:.0%} intervals: " + ", ".join(
-            f"{k} = {v:.4g} ({intervals.loc[k, 'low']:.3g} to {intervals.loc[k, 'high']:.3g})"
+        params = f"Its parameters with {percent(level)} intervals: " + ", ".join(
+            f"{k} = {interval(v, intervals.loc[k, 'low'], intervals.loc[k, 'high'], digits=4)}"
             for k, v in fit.params.items())
     else:
         params = "Its parameters (exactly determined, no intervals): " + ", ".join(
-            f"{k} = {v:.4g}" for k, v in fit.params.items())
+            f"{k} = {number(v, 4)}" for k, v in fit.params.items())
     best = curve.loc[curve["throughput"].idxmax()]
     warnings = "".join(f"\n- warning: {w}" for w in fit.warnings) or "\n- no warnings from the fit"
-    return (f"{source} measured {len(curve)} steps from {curve['concurrency'].min():g} to "
-            f"{curve['concurrency'].max():g} clients; the best measured rate was {best['throughput']:,.0f} ops/s "
-            f"(at {best['concurrency']:g} clients). Fitted, {_verdict(fit, comparison)}.\n"
+    return (f"{source} measured {number(len(curve))} steps from {number(curve['concurrency'].min())} to "
+            f"{number(curve['concurrency'].max())} clients; the best measured rate was {number(best['throughput'])} "
+            f"ops/s (at {number(best['concurrency'])} clients). Fitted, {_verdict(fit, comparison)}.\n"
             f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n{warnings}")

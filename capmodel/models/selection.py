@@ -20,6 +20,7 @@ import pandas as pd
 from capmodel.errors import CapmodelError, InputError
 from capmodel.models.engine import curve_arrays
 from capmodel.models.family import MODELS, get_model
+from capmodel.models.labels import model_label
 
 SMALL_SAMPLE_RATIO = 40
 EQUIVALENT_DELTA = 2.0
@@ -134,24 +135,26 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
         ranked = table[table["delta"].notna()]
         runner = ranked.iloc[1] if len(ranked) > 1 else None
         reason = f"lowest {criterion_label(criterion)}" + (
-            f", {runner['delta']:.1f} below {runner['model']}" if runner is not None else "")
+            f", {runner['delta']:.1f} below {model_label(runner['model'])}" if runner is not None else "")
     else:
-        reason = (f"{criterion_label(criterion)} within {pick['delta']:.1f} of {best['model']} with fewer parameters "
+        reason = (f"{criterion_label(criterion)} within {pick['delta']:.1f} of {model_label(best['model'])} with fewer "
+                  "parameters "
                   f"({pick['n_params']} vs {best['n_params']}); the extra terms are not supported")
     if fallback:
         ranked = table[table["delta"].notna()]
         by_bic = _pick(ranked.assign(delta=ranked["bic"] - ranked["bic"].min()), "bic")["model"]
-        reason += f"; {fallback}" + (f", BIC picks {by_bic}" if by_bic != pick["model"] else ", BIC agrees")
+        reason += f"; {fallback}" + (f", BIC picks {model_label(by_bic)}" if by_bic != pick["model"]
+                                     else ", BIC agrees")
     if "extrapolation_mape" in table and table["extrapolation_mape"].notna().any():
         good = table.loc[table["extrapolation_mape"].idxmin()]
         mine = table.loc[table["model"] == pick["model"], "extrapolation_mape"].iloc[0]
         reason += f"; extrapolation error {mine:.1%}" if np.isfinite(mine) else ""
         if good["model"] != pick["model"]:
-            reason += f" (best extrapolation: {good['model']}, {good['extrapolation_mape']:.1%})"
+            reason += f" (best extrapolation: {model_label(good['model'])}, {good['extrapolation_mape']:.1%})"
     if exact:
-        reason += "; not ranked (exactly determined, no residual left): " + ", ".join(exact)
+        reason += "; not ranked (exactly determined, no residual left): " + ", ".join(map(model_label, exact))
     if negative:
-        reason += "; not ranked (R² below 0, worse than the mean): " + ", ".join(negative)
+        reason += "; not ranked (R² below 0, worse than the mean): " + ", ".join(map(model_label, negative))
     if skipped:
-        reason += "; not fitted: " + ", ".join(skipped)
+        reason += "; not fitted: " + ", ".join(map(model_label, skipped))
     return ModelComparison(table, str(pick["model"]), reason, criterion, fits, extrap)

@@ -21,7 +21,7 @@ from capmodel.plan.capacity import FitCapacity, Objectives, capacity_from_fit, h
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
 from capmodel.plan.growth import growth_plan, runway_months
-from capmodel.plan.intervals import format_estimate, span
+from capmodel.plan.intervals import span
 from capmodel.plan.latency import p95_at_throughput_ms, point_meets_latency, qualitative_columns
 
 INTERVAL_COLUMNS = (
@@ -84,8 +84,19 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
     return add_economics(pd.DataFrame(rows), baseline_vm)
 
 
-def _estimate(row: pd.Series, name: str) -> str:
-    return format_estimate(row[name], row.get(f"{name}_low"), row.get(f"{name}_high"))
+def _estimate(row: pd.Series, name: str, shown) -> str:
+    """A figure and its interval for reading (``shown``: a capmodel.formatting function); "none" when missing."""
+    from capmodel.formatting import is_missing
+
+    value, low, high = row.get(name), row.get(f"{name}_low"), row.get(f"{name}_high")
+    if is_missing(value) or not math.isfinite(float(value)):
+        return "none"
+    text = shown(value)
+    if is_missing(low) or is_missing(high) or not (math.isfinite(float(low)) and math.isfinite(float(high))):
+        return text
+    if shown(low) == shown(high) == text:
+        return text
+    return f"{text} ({shown(low)} to {shown(high)})"
 
 
 def _tidy(x: float) -> float:
@@ -122,22 +133,32 @@ class CapacityPlan:
         """Pareto frontier of monthly cost against users."""
         return pareto_frontier(self.vms)
 
+    def vm_table(self):
+        """Every VM under the objectives, as a ``capmodel.formatting.Table`` (figures with their intervals)."""
+        from capmodel.formatting import Column, integer, money, number, table
+
+        currency = {str(c) for c in self.vms.get("currency", pd.Series(dtype=object)).dropna()}
+        unit = currency.pop() if len(currency) == 1 else ""
+        cost = f"{unit}/month" if unit else "per month"
+        frame = pd.DataFrame([{
+            "vm": r["vm"], "monthly_cost": r["monthly_cost"], "throughput": _estimate(r, "throughput", integer),
+            "per_cost": _estimate(r, "throughput_per_cost", number),
+            "usable": _estimate(r, "usable_throughput", integer), "users": _estimate(r, "users", integer),
+            "per_users": _estimate(r, "cost_per_1000_users", money), "limit": str(r["binding_limit"]).replace("_", " ")}
+            for _, r in self.vms.iterrows()])
+        return table(frame, {
+            "vm": Column("VM", "text"), "monthly_cost": Column(f"cost ({cost})", "money"),
+            "throughput": Column("throughput (ops/s)"), "per_cost": Column(f"ops/s per {unit or 'cost unit'}"),
+            "usable": Column("usable (ops/s)"), "users": Column("users"),
+            "per_users": Column(f"per 1,000 users ({cost})"), "limit": Column("binding limit", "text")},
+            footnotes=['"none": the VM fails an objective, so it carries no users'])
+
     def summary(self) -> str:
         lines = [f"Workload: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
         if self.baseline_vm:
             lines.append(f"Baseline VM: {self.baseline_vm}")
         lines.append("")
-        header = f"{'VM':<20} {'cost/month':>11} {'throughput':>22} {'tput/cost':>18} {'usable':>22} " \
-                 f"{'users':>24} {'cost/1k users':>20}  limit"
-        lines.append(header)
-        for _, r in self.vms.iterrows():
-            lines.append(
-                f"{r['vm']:<20} {r['monthly_cost']:>11,.2f} "
-                f"{_estimate(r, 'throughput'):>22} "
-                f"{_estimate(r, 'throughput_per_cost'):>18} {_estimate(r, 'usable_throughput'):>22} "
-                f"{_estimate(r, 'users'):>24} {_estimate(r, 'cost_per_1000_users'):>20}"
-                f"  {r['binding_limit']}"
-            )
+        lines.append(self.vm_table().text())
         frontier = ", ".join(self.frontier()["vm"])
         lines += ["", f"Pareto frontier (cost vs users): {frontier or 'none'}"]
         lines += [f"Note: {n}" for n in self.notes]

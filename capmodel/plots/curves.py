@@ -19,7 +19,9 @@ def _fits(fits) -> dict:
         return {}
     if isinstance(fits, dict):
         return fits
-    return {getattr(fits, "model", "fit").upper(): fits}
+    from capmodel.models.labels import model_label
+
+    return {model_label(getattr(fits, "model", "fit")): fits}
 
 
 def concurrency_grid(curve: pd.DataFrame, upto: float | None = None, points: int = 200) -> np.ndarray:

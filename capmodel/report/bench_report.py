@@ -2,15 +2,14 @@
 read off the fit, the verdict and the answer; the notebook's figures draw the same curve and fit."""
 from __future__ import annotations
 
-import inspect
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from capmodel.errors import InputError, PlanError
 from capmodel.formatting import Column, integer, number, table
-from capmodel.models.evidence import Evidence, Reason
-from capmodel.report.fit_report import fit_evidence, model_name
+from capmodel.models.assessment import assess_fit, check_model_choice, supported_instead
+from capmodel.models.evidence import Evidence
 
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"
 BENCHANT_OPS_PER_USER = 0.26   # the benchANT study: 6,500 ops/s for 25,000 users
@@ -40,15 +39,6 @@ def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
     if len(curve) < 3:
         raise InputError(f"parameter bench_dir: {folder} holds {len(curve)} successful step(s); a fit needs 3")
     return curve, steps, run if isinstance(run, dict) else {}
-
-
-def capacity(fit, objectives, latency_target_ms: float | None):
-    """``capacity_from_fit`` whether or not it still takes the latency target apart from the objectives."""
-    from capmodel.plan import capacity_from_fit
-
-    if "latency_target_ms" in inspect.signature(capacity_from_fit).parameters:
-        return capacity_from_fit(fit, objectives, latency_target_ms=latency_target_ms)
-    return capacity_from_fit(fit, objectives)
 
 
 @dataclass
@@ -81,21 +71,22 @@ class BenchReport:
     @property
     def plan(self):
         """The capacity read off the fit, or the ``PlanError`` saying why the curve gives none."""
+        from capmodel.plan import capacity_from_fit
+
         try:
-            return capacity(self.fit, self.objectives, self.latency_target_ms)
+            return capacity_from_fit(self.fit, self.objectives)
         except PlanError as exc:
             return exc
 
     @property
     def evidence(self) -> Evidence:
-        verdict = fit_evidence(self.fit, self.comparison, self.curve)
+        """The planned capacity's verdict (``capacity_from_fit``'s: the fit judged at the concurrency the plan runs
+        the server at, and the latency target's fate) and whether the USL it plans from is the model the comparison
+        recommends; without a plan, the fit's own verdict (``assess_fit``)."""
         plan = self.plan
-        verdict = verdict + (getattr(plan, "evidence", None) or Evidence())
-        if self.comparison.recommended != self.fit.model and "model_rejected" not in verdict.codes():
-            extra = Reason("model_rejected", "weak", f"the plan uses the USL (it needs a peak and a latency curve); "
-                           f"the comparison prefers {model_name(self.comparison.recommended)}")
-            verdict = verdict + Evidence.of(extra)
-        return verdict
+        if isinstance(plan, PlanError):
+            return assess_fit(self.fit, self.comparison, level=self.level)
+        return plan.evidence + Evidence.of(check_model_choice(self.fit, self.comparison))
 
     @property
     def answer(self) -> str:
@@ -105,9 +96,8 @@ class BenchReport:
         plan = self.plan
         if isinstance(plan, PlanError):
             return text + f" No plan from this curve: {plan}."
-        if not self.evidence.usable:
-            return text + " The data cannot support a planned capacity (see the evidence); the measured rate is a " \
-                          "lower bound."
+        if not self.evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
+            return text + f" The data cannot support a planned capacity; {supported_instead(self.fit, self.evidence)}."
         text += (f" Under {self.objectives.describe()}, it sustains **{number(plan.usable_throughput)} ops/s** at "
                  f"about {number(plan.operating_concurrency, 2)} clients (binding limit: "
                  f"{plan.binding_limit.replace('_', ' ')})")
@@ -116,22 +106,32 @@ class BenchReport:
                      f"**{integer(plan.usable_throughput / self.ops_per_user)} users**")
         return text + "."
 
+    @property
+    def no_plan(self) -> str:
+        """Why the plan's table is not shown (the curve gives no plan, or the data cannot support it)."""
+        if isinstance(self.plan, PlanError):
+            return f"No plan from this curve: {self.plan}."
+        unusable = [r.message for r in self.evidence.reasons if r.grade == "unusable"]
+        return f"No plan is shown: the data cannot support one ({'; '.join(unusable)})." if unusable else ""
+
     def plan_table(self):
+        """The plan's figures; None when there is no plan or the data cannot support one (``no_plan`` says why)."""
         plan = self.plan
-        if isinstance(plan, PlanError):
+        if isinstance(plan, PlanError) or not self.evidence.usable:
             return None
         rows = [("usable throughput", plan.usable_throughput, "ops/s"),
                 ("binding limit", plan.binding_limit.replace("_", " "), ""),
                 ("operating concurrency", plan.operating_concurrency, "clients"),
-                ("throughput at the headroom target", plan.throughput, "ops/s"),
+                ("throughput at the peak fraction", plan.throughput, "ops/s"),
                 ("throughput at the latency target", plan.latency_throughput, "ops/s"),
                 ("peak concurrency", plan.peak_concurrency, "clients"),
                 ("peak throughput", plan.peak_throughput, "ops/s")]
         rows += [(f"limit: {k.replace('_', ' ')}", v, "ops/s") for k, v in plan.limits.items()]
         import pandas as pd
 
-        frame = pd.DataFrame([{"figure": f, "value": v if isinstance(v, str) else number(v, infinite="none"),
-                               "unit": u} for f, v, u in rows])
+        shown = [(f, v if isinstance(v, str) else number(v, infinite="none"), u) for f, v, u in rows]
+        frame = pd.DataFrame([{"figure": f, "value": v, "unit": "" if v in ("none", "—") else u}
+                              for f, v, u in shown])
         return table(frame, {"figure": Column("figure", "text"), "value": Column("value", "text"),
                              "unit": Column("unit", "text")}, caption="The plan read off the USL fit",
                      footnotes=['"none": the model has no peak (throughput keeps rising)'], csv_name="plan.csv")
@@ -163,9 +163,7 @@ def bench_report(curve, steps, run, server_name: str, workload: str, latency_tar
 
     comparison = capmodel.compare_models(curve)
     fit = capmodel.fit_usl(curve)
-    params = inspect.signature(Objectives).parameters
-    objectives = Objectives(utilization_target=None, peak_fraction=headroom,
-                            **({"latency_p95_ms": latency_target_ms} if "latency_p95_ms" in params else {}))
+    objectives = Objectives(utilization_target=None, peak_fraction=headroom, latency_p95_ms=latency_target_ms or None)
     return BenchReport(curve=curve, steps=steps, run=run, comparison=comparison, fit=fit, server_name=server_name,
                        workload=workload, objectives=objectives, latency_target_ms=latency_target_ms,
                        ops_per_user=ops_per_user, level=level, inputs=inputs)

@@ -10,61 +10,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
-from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.assessment import assess_fit, supported_instead
+from capmodel.models.evidence import Evidence
+from capmodel.models.labels import model_label
 from capmodel.models.selection import criterion_label
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
-MODEL_NAMES = {"linear": "linear", "amdahl": "Amdahl", "usl": "USL", "log_coherency": "log-coherency"}
 PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}
-R2_WEAK = 0.9
+PARAMETER_UNITS = {"lambda": "ops/s per client"}
 
 
 def model_name(model: str) -> str:
-    return MODEL_NAMES.get(model, model)
+    """The model's name as readers write it (declared with the model: ``capmodel.models.labels.model_label``)."""
+    return model_label(model)
 
 
-def rejected_by(fit, comparison) -> Reason | None:
-    """The comparison's objection to the model used, if it prefers another."""
-    if comparison is None or fit.model == comparison.recommended:
-        return None
-    return Reason("model_rejected", "weak", f"the comparison prefers {model_name(comparison.recommended)} to the "
-                  f"{model_name(fit.model)} model used here")
-
-
-def fit_evidence(fit, comparison, curve) -> Evidence:
-    """The fit's own verdict (``fit.evidence``, from the models layer) plus the comparison's objection to the model
-    used; a verdict computed here for fits that carry none."""
-    own = getattr(fit, "evidence", None)
-    if own is None:
-        return fallback_evidence(fit, comparison, curve)
-    objection = rejected_by(fit, comparison)
-    return own if objection is None or "model_rejected" in own.codes() else own + Evidence.of(objection)
-
-
-def fallback_evidence(fit, comparison, curve) -> Evidence:
-    """A verdict for fits that carry none yet (``fit.evidence`` is the models' own once it exists)."""
-    reasons = []
-    if "client_bound" in curve.columns:
-        bound = curve["client_bound"].fillna(False).astype(bool)
-        if bound.all():
-            reasons.append(Reason("client_bound", "unusable", "every step was limited by the client machine, not "
-                                  "the server: the curve describes the client", float(bound.mean())))
-        elif bound.any():
-            reasons.append(Reason("client_bound", "weak", f"{int(bound.sum())} of {len(bound)} steps were limited "
-                                  "by the client machine", float(bound.mean())))
-    if getattr(fit, "df_resid", 1) < 1:
-        reasons.append(Reason("exactly_determined", "weak", f"{fit.n_points} points for {fit.n_params} parameters: "
-                              "the fit passes through every point and has no intervals", float(fit.n_points)))
-    elif not fit.r2 >= R2_WEAK:
-        reasons.append(Reason("low_r2", "weak", f"R² is {r_squared(fit.r2)}: the model misses much of the "
-                              "measured variation", float(fit.r2)))
-    reasons.append(rejected_by(fit, comparison))
-    peak = getattr(fit, "peak_concurrency", math.inf)
-    top = float(curve["concurrency"].max())
-    if math.isfinite(peak) and peak > 2 * top:
-        reasons.append(Reason("extrapolation", "weak", f"the peak lies at {number(peak / top, 2)}× the largest "
-                              "measured concurrency", peak / top))
-    return Evidence.of(*reasons)
+def fit_evidence(fit, comparison, level: float = 0.95) -> Evidence:
+    """The verdict on the fit's answer: ``assess_fit`` (the models layer's, the one ``capmodel fit --json`` prints),
+    with the comparison's objection when the model used is not the one it recommends."""
+    return assess_fit(fit, comparison, level=level)
 
 
 def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
@@ -73,10 +37,9 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
     best = curve.loc[curve["throughput"].idxmax()]
     measured = (f"the best measured rate was **{number(best['throughput'])} ops/s** at "
                 f"{number(best['concurrency'])} clients")
-    if not evidence.usable:
-        return (f"{source}: {measured}. The data cannot locate where this server saturates "
-                f"({'; '.join(r.message for r in evidence.reasons if r.grade == 'unusable')}); "
-                "the measured rate is a lower bound on its capacity.")
+    if not evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
+        return (f"{source}: {measured}. The data cannot locate where this server saturates; "
+                f"{supported_instead(fit, evidence)}.")
     which = model_name(fit.model)
     if comparison is not None and fit.model == comparison.recommended:
         chose = f"the data support the **{which}** model"
@@ -97,7 +60,8 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
     if getattr(fit, "df_resid", 1) > 0:
         ci = fit.conf_int(level)
         params = f" Parameters with {percent(level)} intervals: " + ", ".join(
-            f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = {interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'])}"
+            f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = "
+            f"{interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'], unit=PARAMETER_UNITS.get(k, ''))}"
             for k, v in fit.params.items()) + f"; R² = {r_squared(fit.r2)}."
     return f"{source}: {chose}; {where}; {measured}.{params}"
 
@@ -124,7 +88,7 @@ class FitReport:
 
     @property
     def evidence(self) -> Evidence:
-        return fit_evidence(self.fit, self.comparison, self.curve)
+        return fit_evidence(self.fit, self.comparison, self.level)
 
     @property
     def answer(self) -> str:

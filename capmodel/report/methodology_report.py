@@ -47,20 +47,24 @@ class MethodologyReport:
         return float(self.baseline["cpu_util"]) / float(self.baseline["throughput"])
 
     @property
-    def knee(self) -> tuple[float, float]:
-        """(N, X) at the mean-latency target on the fitted USL; (0, 0) when even one client misses it."""
-        from capmodel.errors import PlanError
-
-        try:
-            return self.fit.max_concurrency_for_latency(self.latency_target_ms / 1000.0)
-        except PlanError:
-            return 0.0, 0.0
+    def knee(self):
+        """The largest N (and its X) whose mean response time N/X meets the latency target on the fitted USL
+        (``USLFit.latency_limit``: ``.reachable``, ``.reason`` and ``.message`` say when there is none)."""
+        return self.fit.latency_limit(self.latency_target_ms / 1000.0)
 
     @property
     def evidence(self) -> Evidence:
-        from capmodel.report.fit_report import fit_evidence
+        """The USL fit's verdict as ``capmodel fit DATASET`` gives it: ``assess_fit`` with the ranking of the rival
+        models (whether the USL is the model the data support)."""
+        from capmodel.errors import CapmodelError
+        from capmodel.models.assessment import assess_fit
+        from capmodel.models.selection import compare_models
 
-        return fit_evidence(self.fit, None, self.curve)
+        try:
+            ranking = compare_models(self.curve, extrapolation=False)
+        except CapmodelError:
+            ranking = None
+        return assess_fit(self.fit, ranking)
 
     def little_table(self):
         return table(self.little, {
@@ -139,17 +143,21 @@ class MethodologyReport:
                 f"throughput has no peak (κ = 0) and approaches {integer(fit.ceiling)} ops/s")
         lines.append(f"- **USL fit** of `{self.dataset}`: σ = {number(fit.sigma)}, κ = {number(fit.kappa)}, λ = "
                      f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {peak}.")
-        n_ok, x_ok = self.knee
+        knee = self.knee
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
-        if n_ok >= 1 and math.isfinite(x_ok):
-            lines.append(f"- **The knee**: with a {number(self.latency_target_ms)} ms mean-latency target the system "
-                         f"should carry at most {integer(n_ok)} clients ({integer(x_ok)} ops/s, "
-                         f"{percent(x_ok / fit.peak_throughput)} of the peak). At the largest measured load "
-                         f"({integer(top['concurrency'])} threads) it delivered {integer(top['throughput'])} ops/s: "
-                         "more clients, same work, longer waits.")
+        target = f"{number(self.latency_target_ms)} ms"
+        if knee.reachable and math.isfinite(knee.concurrency):
+            lines.append(f"- **The knee**: with a {target} mean-latency target the system should carry at most "
+                         f"{integer(math.floor(knee.concurrency))} clients ({integer(knee.throughput)} ops/s, "
+                         f"{percent(knee.throughput / fit.peak_throughput)} of the peak). At the largest measured "
+                         f"load ({integer(top['concurrency'])} threads) it delivered {integer(top['throughput'])} "
+                         "ops/s: more clients, same work, longer waits.")
+        elif knee.reachable:
+            lines.append(f"- **The knee**: on this fit the mean latency does not grow with load, so a {target} "
+                         "target bounds neither the clients nor the throughput.")
         else:
-            lines.append(f"- **The knee**: a {number(self.latency_target_ms)} ms mean-latency target is unreachable "
-                         "even with one client on this fit.")
+            lines.append(f"- **The knee**: a {target} mean-latency target is unreachable on this fit: even at the "
+                         f"lightest load a request takes {number(knee.zero_load_seconds * 1000)} ms.")
         t = self.tenants.table()
         tenants = "; ".join(f"{name}: {integer(row['throughput'])} ops/s at {number(row['response_time'] * 1000)} ms"
                             for name, row in t.iterrows())

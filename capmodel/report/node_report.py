@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from capmodel.formatting import Column, integer, number, table
-from capmodel.models.evidence import Evidence, Reason
+from capmodel.formatting import Column, number, table
+from capmodel.models.evidence import Evidence
 
 QUESTION = "How many legacy nodes match a cluster of new ones?"
 BUNDLED_INTRO = ("The Micron 5100 ECO brief compares a 3-node SSD cluster with a 3-node HDD cluster under YCSB A–F "
@@ -40,14 +40,8 @@ class NodeReport:
 
     @property
     def evidence(self) -> Evidence:
-        own = getattr(self.study, "evidence", None)
-        if own is not None:
-            return own
-        if self.study.basis == "assumed":
-            return Evidence.of(Reason("assumed_scaling", "weak", f"σ = {number(self.study.sigma)} and κ = "
-                                      f"{number(self.study.kappa)} over node count are assumed, not fitted to a "
-                                      "measured node curve"))
-        return Evidence()
+        """The study's verdict (as ``capmodel nodes --json`` prints it)."""
+        return self.study.evidence
 
     @property
     def answer(self) -> str:

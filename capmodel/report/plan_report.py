@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from capmodel.formatting import Column, integer, money, number, percent, table
-from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.evidence import Evidence
 
 QUESTION = "Which VM carries our users at each growth stage, and what does a user cost?"
 BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud VMs, redone as a computation: from "
@@ -18,21 +18,6 @@ BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud
 USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of each under a utilization target and "
               "a latency objective, users per VM, cost per user, the Pareto frontier of cost against users, the "
               "growth runway, and the cheapest VM for each growth target.")
-
-
-def plan_evidence(study) -> Evidence:
-    """The study's own verdict when it has one; else the fits' verdicts and the targets no VM carries."""
-    own = getattr(study, "evidence", None) or getattr(study.plan, "evidence", None)
-    if own is not None:
-        return own
-    verdict = Evidence()
-    for fit in (getattr(study.plan, "fits", None) or {}).values():
-        verdict = verdict + (getattr(fit, "evidence", None) or Evidence())
-    missed = [r for _, r in study.recommendations.iterrows() if not isinstance(r.get("vm"), str)]
-    if missed:
-        verdict = verdict + Evidence.of(Reason("target_not_carried", "weak", "no single VM carries "
-                                               + ", ".join(f"{integer(r['target_users'])} users" for r in missed)))
-    return verdict
 
 
 @dataclass
@@ -67,7 +52,9 @@ class PlanReport:
 
     @property
     def evidence(self) -> Evidence:
-        return plan_evidence(self.study)
+        """The study's verdict (``PlanStudy.evidence``: the reasons of the VMs the answer names), as ``capmodel plan
+        --json`` prints it."""
+        return self.study.evidence
 
     def _target_sentence(self, row) -> str:
         users = integer(row["target_users"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from capmodel.formatting import Column, integer, number, percent, table
-from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.evidence import Evidence
 
 QUESTION = "How many shards, and how many clients, for a target insert rate?"
 BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled writes \"to over a million inserts per "
@@ -30,15 +30,8 @@ class ShardReport:
 
     @property
     def evidence(self) -> Evidence:
-        own = getattr(self.study, "evidence", None)
-        if own is not None:
-            return own
-        m = self.study.model
-        if "fitted" not in str(m.get("basis", "")):
-            return Evidence.of(Reason("assumed_scaling", "weak", f"the per-shard rate "
-                                      f"({integer(m['per_shard_throughput'])} inserts/s), σ = {number(m['sigma'])} "
-                                      f"and κ = {number(m['kappa'])} are assumed, not fitted to measured shards"))
-        return Evidence()
+        """The study's verdict (as ``capmodel shards --json`` prints it)."""
+        return self.study.evidence
 
     @property
     def answer(self) -> str:

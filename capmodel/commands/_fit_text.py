@@ -1,0 +1,100 @@
+"""The text ``capmodel fit`` prints, through the one formatting layer (capmodel.formatting): the ranking of the
+models (with --model auto), the parameters with their intervals, the peak or ceiling when the verdict allows it
+(else what the data support), the fit's quality, the verdict and the warnings. No NaN, None or inf reaches it: a
+missing figure is a word."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from capmodel.formatting import Column, integer, number, percent, r_squared, table
+
+PARAMETERS = {"sigma": "sigma (σ, contention)", "kappa": "kappa (κ, coherency)",
+              "lambda": "lambda (λ, ops/s per client)"}
+
+
+def comparison_text(comparison) -> str:
+    """The models ranked by the comparison's criterion, with the reason for the recommendation."""
+    from capmodel.models.labels import model_label
+
+    frame = comparison.table.drop(columns=["params"])
+    frame["model"] = frame["model"].map(model_label)
+    criterion = comparison.criterion_label
+    ranked = table(frame, {
+        "model": Column("model", "text"), "n_params": Column("parameters", "int"),
+        "aicc": Column("AICc", decimals=1, infinite="undefined", missing="undefined"),
+        "aic": Column("AIC", decimals=1), "bic": Column("BIC", decimals=1),
+        "delta": Column(f"Δ{criterion}", decimals=1, missing="not ranked"), "r2": Column("R²", "r2"),
+        "rmse": Column("RMSE (ops/s)"),
+        "extrapolation_mape": Column("extrapolation error", "percent", digits=2,
+                                                              missing="not checked")},
+        caption=f"Models ranked by {criterion}",
+        footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean)',
+                   '"undefined": too few points for AICc with this many parameters'])
+    return f"{ranked.text()}\n\nrecommended: {model_label(comparison.recommended)} ({comparison.reason})"
+
+
+def parameter_text(fit, level: float) -> str:
+    frame = fit.parameter_table(level).reset_index(names="parameter")
+    frame["parameter"] = frame["parameter"].map(lambda k: PARAMETERS.get(k, k))
+    lvl = percent(level)
+    return table(frame, {
+        "parameter": Column("parameter", "text"), "estimate": Column("estimate", digits=5),
+        "se": Column("standard error", digits=4, missing="none"),
+        "low": Column(f"{lvl} low", digits=5, missing="none"), "high": Column(f"{lvl} high", digits=5,
+                                                                                missing="none")},
+        footnotes=['"none": exactly determined (as many points as parameters): no error, no interval']).text()
+
+
+def limit_lines(fit) -> list[str]:
+    """Where the model peaks or levels off (printed only when the verdict is usable)."""
+    lines = []
+    peak = fit.peak_concurrency
+    if math.isfinite(peak):
+        whole = getattr(fit, "recommended_concurrency", None)
+        lines.append(f"peak concurrency: {number(peak)} clients (real-valued)"
+                     + (f"; recommended {integer(whole)} (floor or ceil, whichever gives the higher throughput)"
+                        if whole is not None else ""))
+        lines.append(f"peak throughput: {number(fit.peak_throughput)} ops/s")
+    else:
+        lines.append("peak concurrency: none (kappa = 0: throughput keeps rising towards the ceiling)")
+        if not math.isfinite(fit.peak_throughput):
+            lines.append("peak throughput: unbounded (sigma = kappa = 0)")
+    ceiling = getattr(fit, "ceiling", math.inf)
+    lines.append(f"ceiling lambda/sigma: {number(ceiling)} ops/s" if math.isfinite(ceiling)
+                 else "ceiling lambda/sigma: none (sigma = 0)")
+    return lines
+
+
+def quality_line(fit) -> str:
+    if fit.df_resid > 0 and math.isfinite(fit.rse):
+        spread = f"residual standard error {number(fit.rse)} ops/s on {integer(fit.df_resid)} degrees of freedom"
+    else:
+        spread = "no residual degrees of freedom (the curve passes through every point)"
+    r2 = f"R² = {r_squared(fit.r2)}" if math.isfinite(fit.r2) else "R² undefined (the throughput does not vary)"
+    criteria = "; ".join(f"{name} {value:,.1f}" for name, value in (("AIC", fit.aic), ("BIC", fit.bic))
+                         if math.isfinite(value))
+    return "; ".join(part for part in (r2, spread, criteria) if part)
+
+
+def fit_text(fit, level: float, evidence, comparison=None) -> str:
+    """Everything ``capmodel fit`` prints without --json."""
+    from capmodel.models.assessment import supported_instead
+    from capmodel.models.labels import model_label
+
+    n = np.asarray(fit.concurrency, dtype=float)
+    head = [f"{model_label(fit.model)} fit: {fit.formula}",
+            f"points: {integer(fit.n_points)}, concurrency {number(n.min())} to {number(n.max())} clients"
+            + (", weighted" if getattr(fit, "weights", None) is not None else "")]
+    parts = []
+    if comparison is not None:
+        parts.append(comparison_text(comparison))
+    parts.append("\n".join(head) + "\n\n" + parameter_text(fit, level))
+    body = limit_lines(fit) if evidence.usable else [
+        f"peak / ceiling: not supported by these data; {supported_instead(fit, evidence)}"]
+    body.append(quality_line(fit))
+    body += evidence.lines()
+    body += [f"warning: {w}" for w in fit.warnings]
+    parts.append("\n".join(body))
+    return "\n\n".join(parts)

@@ -1,0 +1,63 @@
+"""The command line's text goes through the one formatting layer (capmodel.formatting): run as a user runs it (a
+separate process), on the bundled data and on the adversarial fixtures (every step client-bound, an exactly
+determined curve, targets no shard or node count reaches), no ``nan``, ``None`` or ``inf`` reaches stdout, and the
+figures carry their thousands separators."""
+import re
+import subprocess
+import sys
+
+import pytest
+
+UNREADABLE = re.compile(r"\b(nan|NaN|NAN|None|inf|Inf|-inf|infinity|Infinity)\b")
+USER = "tests/fixtures/user_study"
+RUNS = {
+    "fit bundled plgm": ["fit", "data/plgm_workload1.csv"],
+    "fit bundled plgm auto": ["fit", "data/plgm_workload1.csv", "--model", "auto"],
+    "fit raytracer amdahl": ["fit", "data/usl_raytracer.csv", "--model", "amdahl"],
+    "fit client-bound usl": ["fit", "tests/fixtures/client_bound_sweep/curve.csv"],
+    "fit client-bound auto": ["fit", "tests/fixtures/client_bound_sweep/curve.csv", "--model", "auto"],
+    "fit user client-bound": ["fit", f"{USER}/client_bound_sweep.csv", "--model", "auto"],
+    "fit three points": ["fit", f"{USER}/three_points.csv"],
+    "fit three points auto": ["fit", f"{USER}/three_points.csv", "--model", "auto"],
+    "fit p95 sweep": ["fit", f"{USER}/sweep_p95.csv", "--model", "auto"],
+    "plan bundled": ["plan", "--target-users", "50000", "90000", "--growth", "0.05"],
+    "plan user curves": ["plan", "--catalog", f"{USER}/catalog_chf.csv", "--curves", f"{USER}/curves_chf.csv",
+                         "--vm-column", "vm", "--ops-per-user", "0.5", "--target-users", "10000", "90000",
+                         "--bootstrap", "0"],
+    "nodes bundled": ["nodes"],
+    "nodes unreachable": ["nodes", "--sigma", "0.05", "--kappa", "0.001", "--reference-node-cost", "1000",
+                          "--candidate-node-cost", "300"],
+    "shards bundled": ["shards"],
+    "shards unreachable": ["shards", "--target-rate", "500000", "2000000", "--per-shard-throughput", "62500",
+                           "--sigma", "0.05", "--kappa", "0.001"],
+    "shards client-bound curve": ["shards", "--target-rate", "5000", "--curve",
+                                  "tests/fixtures/client_bound_sweep/curve.csv", "--bootstrap", "20"],
+    "observe ftdc": ["observe", "--ftdc", "data/ftdc_sample/diagnostic.data", "--out", "{tmp}/observed"],
+}
+
+
+def run(argv, tmp_path) -> str:
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "capmodel.cli", *argv], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_no_nan_none_or_inf_in_the_text(name, tmp_path):
+    text = run(RUNS[name], tmp_path)
+    assert text.strip()
+    found = UNREADABLE.findall(text)
+    assert not found, f"{name}: {found} in\n{text}"
+
+
+def test_figures_carry_separators_and_units(tmp_path):
+    import pandas as pd
+
+    curve = pd.read_csv("tests/fixtures/client_bound_sweep/curve.csv")
+    text = run(["fit", "tests/fixtures/client_bound_sweep/curve.csv", "--model", "auto"], tmp_path)
+    # the best measured rate, written with its separator, and the ranking's RMSE column with its unit
+    assert f"{curve['throughput'].max():,.0f} ops/s" in text and "RMSE (ops/s)" in text
+    # the DocumentDB study: 1,000,000 inserts/s on 16 shards of 62,500, 64 client processes each
+    shards = run(["shards"], tmp_path)
+    assert ["1,000,000", "16", "1,000,000", "100%", f"{16 * 64:,}"] in [line.split() for line in shards.splitlines()]
