@@ -17,7 +17,9 @@ SMALL = {
     "03_vm_capacity_plan": {},
     "04_node_multiplier": {"sensitivity": [0.0, 0.01, 0.03]},
     "05_shard_scale_out": {"scenarios": [0.0, 0.02, 0.05]},
-    "06_live_benchmark": {"concurrency": [1, 2, 4, 8], "duration": 0.5, "warmup": 0.2, "records": 300},
+    # processes as `-p processes 1` gives it: a string, the type of the notebook's default "auto"
+    "06_live_benchmark": {"concurrency": [1, 2, 4, 8], "duration": 0.5, "warmup": 0.2, "records": 300,
+                          "processes": "1"},
     "07_production_capacity": {"bootstrap": 30},
     "08_fleet_capacity": {"clusters": 1, "hours": 1.0},
 }
