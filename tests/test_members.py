@@ -224,3 +224,42 @@ def test_resume_refuses_another_source_and_a_plain_run_refuses_an_observed_folde
     assert main(["observe", "--uri", mongod.uri, "--duration", "0.4", "--interval", "0.2", "--out",
                  str(tmp_path / "none"), "--resume"]) == 2
     assert "holds no live observation to continue" in capsys.readouterr().err
+
+
+def test_an_observe_folder_is_owned_one_run_no_symlink_no_foreign_file(mongod, tmp_path, capsys):
+    """Issue 20.3 for observe --uri: a second run on a held folder is refused naming the holder's PID; a symlinked
+    samples.csv is refused with its target untouched; a curve.csv capmodel did not write is never replaced."""
+    import os
+
+    from capmodel.output_folder import FolderLock
+
+    def observe(out, *extra):
+        return main(["observe", "--uri", mongod.uri, "--interval", "0.2", "--duration", "0.4", "--out", str(out),
+                     *extra])
+
+    held = tmp_path / "held"
+    held.mkdir()
+    with FolderLock(held):
+        assert observe(held) == 2
+    assert f"is in use by another capmodel run (PID {os.getpid()})" in capsys.readouterr().err
+    assert not (held / "samples.csv").exists()
+
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    target = tmp_path / "precious.csv"
+    target.write_text("someone else's data\n")
+    (linked / "samples.csv").symlink_to(target)
+    assert observe(linked) == 2
+    assert "samples.csv" in capsys.readouterr().err and target.read_text() == "someone else's data\n"
+
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "curve.csv").write_text("concurrency,throughput\n1,2\n")
+    assert observe(foreign) == 2
+    assert "already holds curve.csv" in capsys.readouterr().err
+    assert (foreign / "curve.csv").read_text() == "concurrency,throughput\n1,2\n"
+
+    fine = tmp_path / "fine"                      # and the ordinary run still writes its tables, lock released
+    assert observe(fine) == 0 and (fine / "samples.csv").is_file() and (fine / "curve.csv").is_file()
+    with FolderLock(fine):
+        pass

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -24,6 +23,7 @@ from capmodel.observe import members as replica, sampler, serverstatus
 from capmodel.observe.observation import TIME_FORMAT, Observation
 from capmodel.observe.serverstatus import CORES
 from capmodel.observe.tables import curve_from_samples
+from capmodel.output_folder import FolderLock, append_line, refuse_foreign, write_atomic
 from capmodel.redact import redact_uri
 
 FORMAT_VERSION = 1
@@ -31,16 +31,15 @@ STATE = "observe.json"
 
 
 def _append(path: Path, frame: pd.DataFrame) -> None:
-    """Append rows to a CSV (with its header when the file is new), flushed before returning."""
+    """Append rows to a CSV (with its header when the file is new), on disk before returning; never through a
+    symlink (``capmodel.output_folder``)."""
     new = not path.exists() or path.stat().st_size == 0
-    text = frame.to_csv(index=False, header=new, date_format=TIME_FORMAT)
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
+    append_line(path, frame.to_csv(index=False, header=new, date_format=TIME_FORMAT))
 
 
 def _drop_partial_line(path: Path) -> None:
     """A line cut by a kill (no final newline) is removed before appending resumes."""
+    refuse_foreign(path, lambda _: True)            # a symlink or a device is refused, never truncated
     if not path.exists():
         return
     data = path.read_bytes()
@@ -59,9 +58,7 @@ def _read_samples(path: Path) -> pd.DataFrame:
 
 
 def _write_whole(path: Path, frame: pd.DataFrame) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    frame.to_csv(partial, index=False, date_format=TIME_FORMAT)
-    os.replace(partial, path)
+    write_atomic(path, frame.to_csv(index=False, date_format=TIME_FORMAT))
 
 
 class _State:
@@ -75,15 +72,13 @@ class _State:
     def open(self, resume: bool) -> None:
         out = self.path.parent
         if not resume:
-            for name in (STATE, "samples.csv"):
-                if (out / name).exists():
+            for name in (STATE, "samples.csv", "curve.csv", "members.csv", "members"):    # never replaced
+                if (out / name).exists() or (out / name).is_symlink():
                     raise InputError(f"--out {out}: already holds {name}; pass --resume to continue that "
                                      "observation, or choose another folder")
             out.mkdir(parents=True, exist_ok=True)
         else:
-            if not self.path.exists():
-                raise InputError(f"--resume: {self.path} not found: {out} holds no live observation to continue")
-            try:
+            try:                                       # record_uri made sure it exists
                 before = json.loads(self.path.read_text())
             except (OSError, ValueError) as exc:
                 raise InputError(f"--resume: {self.path} is not an observe.json capmodel wrote ({exc})") from None
@@ -108,9 +103,7 @@ class _State:
         self.save()
 
     def save(self) -> None:
-        partial = self.path.with_name(f".{STATE}.partial")
-        partial.write_text(json.dumps(self.record, indent=1))
-        os.replace(partial, self.path)
+        write_atomic(self.path, json.dumps(self.record, indent=1))
 
 
 def _connect_members(uri: str) -> tuple[str | None, dict, list[str]]:
@@ -145,34 +138,45 @@ def record_uri(uri: str, out, interval: float = 1.0, duration: float = 600.0, re
     out = Path(out)
     source = redact_uri(uri)
     name, clients, notes = _connect_members(uri)
+    if resume and not (out / STATE).exists():
+        for client in clients.values():
+            client.close()
+        raise InputError(f"--resume: {out / STATE} not found: {out} holds no live observation to continue")
     try:
-        cores = {host: replica.member_cores(client) for host, client in clients.items()}
-        state = _State(out, source, name, list(clients), interval)
-        state.open(resume)
-        files = {host: (out / "members" / replica.folder_name(host) / "samples.csv") if name else
-                 out / "samples.csv" for host in clients}
-        combined = out / "samples.csv"
-        for path in {*files.values(), combined}:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _drop_partial_line(path)
-        last: dict = {}
-
-        def on_tick(tick: dict) -> None:
-            for host, row in tick.items():
-                row = {**row, CORES: cores[host] if cores[host] is not None else float("nan")}
-                if host in last:
-                    rows = serverstatus.intervals(pd.DataFrame([last[host], row]), own_commands=1)
-                    _append(files[host], rows)
-                    if name:
-                        _append(combined, rows.assign(member=host)[["member", *rows.columns]])
-                last[host] = row
-
-        interrupted = sampler.sample_ticks(clients, interval, duration, on_tick, should_stop,
-                                           where={h: redact_uri(f"mongodb://{h}") for h in clients})
-        state.close(interrupted)
+        out.mkdir(parents=True, exist_ok=True)
+        with FolderLock(out):                       # one observation writes a folder at a time
+            return _record(out, source, name, clients, notes, interval, duration, resume, should_stop,
+                           utilization_target)
     finally:
         for client in clients.values():
             client.close()
+
+
+def _record(out, source, name, clients, notes, interval, duration, resume, should_stop, utilization_target):
+    cores = {host: replica.member_cores(client) for host, client in clients.items()}
+    state = _State(out, source, name, list(clients), interval)
+    state.open(resume)
+    files = {host: (out / "members" / replica.folder_name(host) / "samples.csv") if name else
+             out / "samples.csv" for host in clients}
+    combined = out / "samples.csv"
+    for path in {*files.values(), combined}:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _drop_partial_line(path)
+    last: dict = {}
+
+    def on_tick(tick: dict) -> None:
+        for host, row in tick.items():
+            row = {**row, CORES: cores[host] if cores[host] is not None else float("nan")}
+            if host in last:
+                rows = serverstatus.intervals(pd.DataFrame([last[host], row]), own_commands=1)
+                _append(files[host], rows)
+                if name:
+                    _append(combined, rows.assign(member=host)[["member", *rows.columns]])
+            last[host] = row
+
+    interrupted = sampler.sample_ticks(clients, interval, duration, on_tick, should_stop,
+                                       where={h: redact_uri(f"mongodb://{h}") for h in clients})
+    state.close(interrupted)
     return finish(out, name, list(clients), cores, source, interrupted, notes, utilization_target)
 
 
@@ -196,5 +200,5 @@ def finish(out: Path, name, hosts, cores, source, interrupted, notes, utilizatio
     if name:
         combined = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame()
         _write_whole(out / "curve.csv", combined[["member", *[c for c in combined.columns if c != "member"]]])
-        observed.table().to_csv(out / "members.csv", index=False)
+        write_atomic(out / "members.csv", observed.table().to_csv(index=False))
     return observed
