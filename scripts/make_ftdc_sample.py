@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from capmodel.bench.server import embedded_server  # noqa: E402
-from capmodel.bench.sweep import BenchConfig, run_sweep  # noqa: E402
+from capmodel.bench.sweep.config import BenchConfig  # noqa: E402
+from capmodel.bench.sweep.sweep import run_sweep  # noqa: E402
 
 
 def main(argv=None) -> int:

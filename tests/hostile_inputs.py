@@ -198,7 +198,7 @@ def check_fit(rows) -> str:
 
 
 def check_workload(data: bytes) -> str:
-    from capmodel.bench.workloads import load_workload
+    from capmodel.bench.workload.definition import load_workload
 
     path = _file(data, ".yaml")
     try:
@@ -219,7 +219,7 @@ def check_command(command: str, pairs) -> str:
 
 
 def check_bench_config(kwargs) -> str:
-    from capmodel.bench.config import BenchConfig
+    from capmodel.bench.sweep.config import BenchConfig
 
     def call():
         BenchConfig(**kwargs).check()

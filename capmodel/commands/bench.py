@@ -88,8 +88,8 @@ def build_config(args):
     """The BenchConfig from the options; with --resume, the stored configuration is the base."""
     from dataclasses import fields
 
-    from capmodel.bench.config import SCHEDULER_ENV, BenchConfig
-    from capmodel.bench.files import read_run
+    from capmodel.bench.sweep.config import SCHEDULER_ENV, BenchConfig
+    from capmodel.bench.sweep.files import read_run
     from capmodel.commands import parse_number_list
 
     given = {name: getattr(args, name) for name in OPTION_FIELDS if getattr(args, name) is not None}
@@ -109,7 +109,7 @@ def build_config(args):
 
 def run(args) -> int:
     from capmodel.redact import redact_text
-    from capmodel.bench.sweep import Sweep
+    from capmodel.bench.sweep.sweep import Sweep
 
     config, _ = build_config(args)
     quiet = args.quiet or args.json

@@ -48,7 +48,7 @@ def run(args) -> int:
     if args.ftdc is not None:
         observation = observe_ftdc(args.ftdc, _time(args.since, "--since"), _time(args.until, "--until"))
     else:
-        from capmodel.bench.redact import redact_uri
+        from capmodel.redact import redact_uri
 
         print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s "
               "(Ctrl-C stops and keeps every complete interval)", file=sys.stderr)

@@ -5,8 +5,8 @@ import math
 import os
 from dataclasses import asdict, dataclass, field
 
-from capmodel.bench.arrivals import ARRIVALS
-from capmodel.bench.safety import DEFAULT_DATABASE, check_database_name
+from capmodel.bench.client.arrivals import ARRIVALS
+from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
 from capmodel.errors import BenchError, shown
 
 ON_ERROR = ("stop", "retry", "continue")
@@ -157,7 +157,7 @@ class BenchConfig:
         if self.binding not in BINDINGS:
             raise BenchError(f"--binding must be one of {', '.join(BINDINGS)}, got {self.binding!r}")
         if self.binding == "mongojet":
-            from capmodel.bench.async_workers import available
+            from capmodel.bench.client.async_workers import available
 
             if not available():
                 raise BenchError("--binding mongojet needs the mongojet package: pip install mongojet")
