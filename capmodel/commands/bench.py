@@ -130,7 +130,7 @@ def run(args) -> int:
                 result = Sweep(server.uri, config, args.out, resume=args.resume, progress=bars, log=log,
                                server_pids=server.pids).run()
     if args.json:
-        from capmodel.commands import print_json
+        from capmodel.jsonable import print_json
 
         print_json({"out": str(result.out), "status": result.run["status"], "steps": len(result.steps),
                     "curve": result.curve, "client_ceiling_ops_per_s": result.run.get("client_ceiling_ops_per_s"),

@@ -145,7 +145,7 @@ def _json(result, solver) -> dict:
 def run(args) -> int:
     import pandas as pd
 
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
 
     model = load_model(args.model)

@@ -39,7 +39,7 @@ def _time(value, option: str):
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.observe import observe_ftdc, observe_uri
 

@@ -186,6 +186,3 @@ def approximate_mva(
         residences.append(residence + seidmann_delay)
     return _table(names, d, c, pops, xs, residences)
 
-
-# the multi-class solvers live in their own modules; importable from here as the issue and the README name them
-from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva  # noqa: E402,F401

@@ -27,7 +27,8 @@ from scipy import optimize
 from capmodel.errors import FitError, InputError
 from capmodel.models.closed_form import LatencyLimit
 from capmodel.models.closed_form import latency_limit as solve_latency_limit
-from capmodel.models.usl import fit_usl, usl_peak
+from capmodel.models.closed_form import usl_peak
+from capmodel.models.usl import fit_usl
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95

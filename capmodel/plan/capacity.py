@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from capmodel.errors import PlanError
-from capmodel.models.closed_form import LatencyLimit, latency_limit
+from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.assessment import assess_capacity
 from capmodel.plan.checks import fraction
 from capmodel.plan.intervals import percentile_interval
 from capmodel.plan.latency import p95_to_mean_ratio
-from capmodel.plan.scaling import concurrency_for_throughput, peak
 
 
 @dataclass(frozen=True)
@@ -208,7 +207,7 @@ def _latency(sigma, kappa, lambda_, latency_seconds) -> LatencyLimit:
 def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict[str, float]:
     """Throughput allowed by each objective for one parameter set (name -> ops/s; 0 when no load meets the
     latency target)."""
-    n_peak, x_peak = peak(sigma, kappa, lambda_)
+    n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     limits = {}
     if objectives.utilization_target is not None:
         if demand is not None:
