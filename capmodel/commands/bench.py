@@ -43,7 +43,7 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="with --scheduler: use at most this many of the cluster's workers (spread over its hosts)")
     p.add_argument("--binding", choices=("pymongo", "mongojet"), default=None,
-                   help="the driver the clients use: mongojet (the default: coroutines on a Rust core, about a third "
+                   help="the binding (the driver library) the clients use: mongojet (the default: coroutines on a Rust core, about a third "
                         "of pymongo's client CPU per operation) or pymongo (threads)")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,

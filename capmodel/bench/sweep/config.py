@@ -96,8 +96,8 @@ class BenchConfig:
     arrivals: str = "uniform"
     scheduler: str | None = None
     workers: int | None = None
-    # the driver the clients use: "mongojet" (coroutines on a Rust core; 0.3-0.4x the client CPU per operation of
-    # pymongo threads in benchmarks/bench_runner.py) or "pymongo" (threads)
+    # the binding the clients use (capmodel.bench.client.bindings): "mongojet" (coroutines on a Rust core; 0.3-0.4x
+    # the client CPU per operation of pymongo threads in benchmarks/bench_runner.py) or "pymongo" (threads)
     binding: str = "mongojet"
     allow_server_js: bool = False  # accept $where, $function, $accumulator in the workload (refused otherwise)
 
