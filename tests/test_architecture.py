@@ -5,8 +5,8 @@ name (nothing imported from a module that only imports it), and notebooks that c
 The layers, bottom to top (DESIGN.md, "Layers"; an import may point down or stay inside its own layer, never up):
 
     0  foundation  capmodel (the package facade: lazy names only), capmodel.errors, capmodel.jsonable,
-                   capmodel.output_folder, capmodel.redact, capmodel._bundled (standard library only, callable from
-                   everywhere)
+                   capmodel.output_folder, capmodel.redact, capmodel._bundled, capmodel.constraints (standard
+                   library only, callable from everywhere)
     1  data        capmodel.data (the curve table, readers, bundled datasets)
     2  models      capmodel.models (fitting, results, closed forms, queueing; pure computation)
     3  siblings    capmodel.plots (figures of tables and fits), capmodel.observe (production telemetry -> the curve
@@ -29,7 +29,7 @@ MAX_LINES = 400
 
 LAYERS = [
     ("capmodel", "capmodel.errors", "capmodel.jsonable", "capmodel.redact", "capmodel.output_folder",
-     "capmodel._bundled"),
+     "capmodel._bundled", "capmodel.constraints"),
     ("capmodel.data",),
     ("capmodel.models",),
     ("capmodel.plots", "capmodel.observe", "capmodel.bench", "capmodel.plan", "capmodel.report"),

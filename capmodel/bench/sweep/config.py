@@ -1,12 +1,12 @@
 """What a sweep measures and how: ``BenchConfig``, validated in one place (``check``) before anything connects."""
 from __future__ import annotations
 
-import math
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from capmodel.bench.client.arrivals import ARRIVALS
 from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
+from capmodel.constraints import Choice, Flag, Number, checked
 from capmodel.errors import BenchError, shown
 
 ON_ERROR = ("stop", "retry", "continue")
@@ -18,46 +18,31 @@ SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmu
               "processes", "arrivals", "binding")
 
 
-# The documented range of every numeric option (checked in ``BenchConfig.check`` before anything connects or
-# allocates): name -> (kind, lowest, highest, the option's name on the command line). Bounds are inclusive.
 MAX_CONCURRENCY = 10_000       # clients of one step (threads over the client processes)
 MAX_PROCESSES_PER_CPU = 4      # local client processes per CPU core of this machine
 MAX_SCHEDULED_OPERATIONS = 10_000_000  # open loop: rate x (warm-up + duration), the due times drawn before a step
-LIMITS = {
-    "records": (int, 0, 1_000_000_000, "--records"),
-    "repeat": (int, 1, 1_000, "--repeat"),
-    "duration": (float, 0.001, 86_400.0, "--duration"),
-    "warmup": (float, 0.0, 3_600.0, "--warmup"),
-    "operations": (int, 1, 1_000_000_000, "--operations"),
-    "rate": (float, 0.001, 10_000_000.0, "--rate"),
-    "tolerance": (float, 1e-6, 1 - 1e-6, "--tolerance"),
-    "max_steps": (int, 1, 10_000, "--max-steps"),
-    "timeout_ms": (int, 1, 86_400_000, "--timeout-ms"),
-    "server_selection_timeout_ms": (int, 1, 3_600_000, "server_selection_timeout_ms"),
-    "retries": (int, 0, 100, "retries"),
-    "error_threshold": (float, 0.0, 1.0, "error_threshold"),
-    "seed": (int, -(2**63), 2**63 - 1, "--seed"),
-    "workers": (int, 1, 100_000, "--workers"),
+# What every option may be (capmodel.constraints; bounds inclusive), checked in ``BenchConfig.check`` before anything
+# connects or allocates, each named as the command line spells it.
+PARAMETER_CONSTRAINTS = {
+    "records": Number(int, 0, 1_000_000_000, name="--records"),
+    "repeat": Number(int, 1, 1_000, name="--repeat"),
+    "duration": Number(float, 0.001, 86_400.0, name="--duration"),
+    "warmup": Number(float, 0.0, 3_600.0, name="--warmup"),
+    "operations": Number(int, 1, 1_000_000_000, name="--operations"),
+    "rate": Number(float, 0.001, 10_000_000.0, name="--rate"),
+    "tolerance": Number(float, 1e-6, 1 - 1e-6, name="--tolerance"),
+    "max_steps": Number(int, 1, 10_000, name="--max-steps"),
+    "timeout_ms": Number(int, 1, 86_400_000, name="--timeout-ms"),
+    "server_selection_timeout_ms": Number(int, 1, 3_600_000, name="server_selection_timeout_ms"),
+    "retries": Number(int, 0, 100, name="retries"),
+    "error_threshold": Number(float, 0.0, 1.0, name="error_threshold"),
+    "seed": Number(int, -(2**63), 2**63 - 1, name="--seed"),
+    "workers": Number(int, 1, 100_000, name="--workers"),
+    "allow_server_js": Flag(name="allow_server_js"),
+    "arrivals": Choice(ARRIVALS, name="--arrivals"),
+    "binding": Choice(BINDINGS, name="--binding"),
+    "on_error": Choice(ON_ERROR, name="--on-error"),
 }
-
-
-def _checked_number(name: str, value):
-    """``value`` as the option's kind, finite and inside its documented range, or a BenchError naming the option."""
-    kind, low, high, option = LIMITS[name]
-    given = shown(value, 40)
-    wanted = (f"an integer from {low:,} to {high:,}" if kind is int else f"a number from {low:g} to {high:g}")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            value = float(value) if kind is float else value
-        except (TypeError, ValueError):
-            pass
-    if isinstance(value, float) and kind is int and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
-        raise BenchError(f"{option} must be {wanted}, got {given}")
-    if (isinstance(value, float) and not math.isfinite(value)) or not low <= value <= high:
-        raise BenchError(f"{option} must be {wanted}, got {given}")
-    return kind(value)
 
 
 @dataclass
@@ -102,7 +87,9 @@ class BenchConfig:
     allow_server_js: bool = False  # accept $where, $function, $accumulator in the workload (refused otherwise)
 
     def check(self) -> "BenchConfig":
-        """Validate every option (types, finite, in range) and normalise; raises a BenchError naming the option."""
+        """A checked copy: every option validated (types, finite, in range, the choices), the concurrencies sorted
+        without repeats, ``processes="auto"`` resolved; raises a BenchError naming the option. ``self`` is not
+        changed."""
         if isinstance(self.concurrency, (str, bytes)) or not hasattr(self.concurrency, "__iter__"):
             raise BenchError("--concurrency must be a list of client counts, e.g. 1,2,4")
         bad = [c for c in self.concurrency if isinstance(c, bool) or not isinstance(c, int) or not
@@ -110,63 +97,51 @@ class BenchConfig:
         if bad or not self.concurrency:
             raise BenchError(f"--concurrency: every value must be an integer >= 1 and <= {MAX_CONCURRENCY:,}, "
                              f"got {shown(bad[0], 40) if bad else 'nothing'}")
-        self.concurrency = sorted(set(self.concurrency))
-        if not isinstance(self.allow_server_js, bool):
-            raise BenchError(f"allow_server_js must be True or False, got {shown(self.allow_server_js, 40)}")
-        for name in LIMITS:
-            if getattr(self, name) is not None:
-                setattr(self, name, _checked_number(name, getattr(self, name)))
+        values = checked(PARAMETER_CONSTRAINTS, asdict(self), BenchError)
+        values["concurrency"] = concurrency = sorted(set(self.concurrency))
         if self.operations is None and self.duration is None:
             raise BenchError("--duration must be given (or --operations)")
         cpus = os.cpu_count() or 1
-        most = min(max(self.concurrency), MAX_PROCESSES_PER_CPU * cpus)
-        if self.processes == "auto":
-            self.processes = min(cpus, max(self.concurrency))
-        if isinstance(self.processes, bool) or not isinstance(self.processes, int) or self.processes < 1:
-            raise BenchError(f"--processes must be an integer >= 1 or 'auto', got {str(self.processes)[:40]!r}")
-        if self.processes > most:
-            raise BenchError(f"--processes {self.processes} is more than this sweep can use: at most the largest "
-                             f"--concurrency ({max(self.concurrency)}) and {MAX_PROCESSES_PER_CPU} per CPU core "
+        most = min(max(concurrency), MAX_PROCESSES_PER_CPU * cpus)
+        processes = min(cpus, max(concurrency)) if self.processes == "auto" else self.processes
+        if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+            raise BenchError(f"--processes must be an integer >= 1 or 'auto', got {str(processes)[:40]!r}")
+        if processes > most:
+            raise BenchError(f"--processes {processes} is more than this sweep can use: at most the largest "
+                             f"--concurrency ({max(concurrency)}) and {MAX_PROCESSES_PER_CPU} per CPU core "
                              f"({MAX_PROCESSES_PER_CPU * cpus} here), so at most {most}")
+        values["processes"] = processes
         if self.scheduler is not None:
-            self.scheduler = str(self.scheduler).strip()
-            if not self.scheduler:
+            values["scheduler"] = str(self.scheduler).strip()
+            if not values["scheduler"]:
                 raise BenchError("--scheduler: give the Dask scheduler's address, e.g. tcp://10.0.0.5:8786")
-            if self.processes != 1:
+            if processes != 1:
                 raise BenchError("--processes starts a local cluster; with --scheduler the cluster's workers run "
                                  "the clients (limit them with --workers)")
-        if self.workers is not None:
-            if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
-                raise BenchError(f"--workers must be an integer >= 1, got {self.workers!r}")
-            if self.scheduler is None:
-                raise BenchError("--workers limits the workers of an existing cluster: give --scheduler too "
-                                 "(or --processes for a local one)")
-        if self.rate is not None:
-            seconds = self.warmup + (self.duration if self.operations is None else 0.0)
-            if self.rate * seconds > MAX_SCHEDULED_OPERATIONS:
-                raise BenchError(f"--rate {self.rate:g} over {seconds:g} s of warm-up and measurement schedules "
-                                 f"{self.rate * seconds:,.0f} operations a step; at most "
+        if self.workers is not None and self.scheduler is None:
+            raise BenchError("--workers limits the workers of an existing cluster: give --scheduler too "
+                             "(or --processes for a local one)")
+        out = replace(self, **values)
+        if out.rate is not None:
+            seconds = out.warmup + (out.duration if out.operations is None else 0.0)
+            if out.rate * seconds > MAX_SCHEDULED_OPERATIONS:
+                raise BenchError(f"--rate {out.rate:g} over {seconds:g} s of warm-up and measurement schedules "
+                                 f"{out.rate * seconds:,.0f} operations a step; at most "
                                  f"{MAX_SCHEDULED_OPERATIONS:,} (lower --rate or --duration)")
-        if self.arrivals not in ARRIVALS:
-            raise BenchError(f"--arrivals must be one of {', '.join(ARRIVALS)}")
-        if self.arrivals != "uniform" and self.rate is None:
+        if out.arrivals != "uniform" and out.rate is None:
             raise BenchError("--arrivals sets the open loop's arrival process: give --rate too")
-        if self.operations is not None and self.operations < min(self.processes, self.concurrency[0]):
-            raise BenchError(f"--operations {self.operations} is fewer than the client processes "
-                             f"({min(self.processes, self.concurrency[0])})")
-        if self.binding not in BINDINGS:
-            raise BenchError(f"--binding must be one of {', '.join(BINDINGS)}, got {self.binding!r}")
-        if self.binding == "mongojet":
+        if out.operations is not None and out.operations < min(processes, concurrency[0]):
+            raise BenchError(f"--operations {out.operations} is fewer than the client processes "
+                             f"({min(processes, concurrency[0])})")
+        if out.binding == "mongojet":
             from capmodel.bench.client.async_workers import available
 
             if not available():
                 raise BenchError("--binding mongojet needs the mongojet package: pip install mongojet")
-        if self.on_error not in ON_ERROR:
-            raise BenchError(f"--on-error must be one of {', '.join(ON_ERROR)}")
-        if self.adaptive and len(self.concurrency) < 2:
+        if out.adaptive and len(concurrency) < 2:
             raise BenchError("--adaptive needs a concurrency range: give at least two values (min and max)")
-        check_database_name(self.database)
-        return self
+        check_database_name(out.database)
+        return out
 
     @property
     def distributed(self) -> bool:
