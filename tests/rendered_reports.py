@@ -1,8 +1,14 @@
 """Every report notebook rendered once per test session with small parameters (shared by the notebook, report and
-browser tests: the first test that asks renders them, the others reuse the folder)."""
+browser tests: the first test that asks renders them, the others reuse the folder), and a second set rendered on a
+user's own data and on adversarial inputs.
+
+Both sets are tables: a report added later (07, 08, ...) needs one row in SMALL, and rows in USER_DATA for the inputs
+it takes from users."""
 from __future__ import annotations
 
 from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "user_study"
 
 # small but real parameters: enough points to fit, few bootstrap samples, a sweep of a few seconds
 SMALL = {
@@ -13,6 +19,25 @@ SMALL = {
     "05_shard_scale_out": {"scenarios": [0.0, 0.02, 0.05]},
     "06_live_benchmark": {"concurrency": [1, 2, 4, 8], "duration": 0.5, "warmup": 0.2, "records": 300},
     "07_production_capacity": {"bootstrap": 30},
+    "08_fleet_capacity": {"clusters": 1, "hours": 1.0},
+}
+
+# page name -> (report, parameters): a user's own files, and inputs that push every answer into its corners.
+# "{bench_dir}" is filled with a bench folder the session measures on the real mongod.
+USER_DATA = {
+    "user_sweep_p95": ("02_fit_curve", {"file": str(FIXTURES / "sweep_p95.csv"), "bootstrap": 10}),
+    "user_client_bound": ("02_fit_curve", {"file": str(FIXTURES / "client_bound_sweep.csv"), "bootstrap": 0}),
+    "user_three_points": ("02_fit_curve", {"file": str(FIXTURES / "three_points.csv"), "model": "usl",
+                                           "bootstrap": 0}),
+    "user_model_rejected": ("02_fit_curve", {"model": "usl", "bootstrap": 0}),
+    "user_catalog_chf": ("03_vm_capacity_plan", {
+        "catalog": str(FIXTURES / "catalog_chf.csv"), "curves": str(FIXTURES / "curves_chf.csv"),
+        "vm_column": "vm", "ops_per_user": 0.5, "targets": [10000, 40000, 90000], "bootstrap": 10,
+        "sliders": False}),
+    "user_unreachable_latency": ("01_methodology", {"latency_target_ms": 0.05, "upto": 64, "sliders": False}),
+    "user_bench_folder": ("06_live_benchmark", {"bench_dir": "{bench_dir}", "latency_target_ms": 0.01}),
+    "user_observe_folder": ("07_production_capacity", {"observed": "{observe_dir}", "cores": 1.0, "bootstrap": 10}),
+    "user_idle_ftdc": ("07_production_capacity", {"ftdc": str(FIXTURES.parent / "ftdc_idle"), "bootstrap": 10}),
 }
 
 
@@ -27,4 +52,52 @@ def render_small(tmp_path_factory, mongod_uri: str) -> tuple[Path, dict]:
     parameters = {name: dict(values) for name, values in SMALL.items()}
     parameters["06_live_benchmark"]["uri"] = mongod_uri
     runs, _ = render(notebooks.names(), out, parameters, jobs=2)
+    return out, {r.name: r for r in runs}
+
+
+def bench_folder(tmp_path_factory, mongod_uri: str) -> Path:
+    """A short real sweep's --out folder (run once per session), for reports that read one."""
+    from capmodel.bench.sweep.config import BenchConfig
+    from capmodel.bench.sweep.sweep import run_sweep
+
+    out = tmp_path_factory.getbasetemp() / "user_bench_folder"
+    if not (out / "steps.jsonl").is_file():
+        config = BenchConfig(workload="ycsb-c", concurrency=[1, 2, 4, 8], duration=0.4, warmup=0.1, records=200,
+                             processes=1)
+        run_sweep(mongod_uri, config, out, progress=False)
+    return out
+
+
+def observe_folder(tmp_path_factory) -> Path:
+    """An 'observe --out' folder of the bundled FTDC sample's window (written once per session)."""
+    from capmodel.observe import bundled_sample, observe_ftdc
+
+    out = tmp_path_factory.getbasetemp() / "user_observe_folder"
+    if not (out / "samples.csv").is_file():
+        sample = bundled_sample()
+        observe_ftdc(sample["path"], sample["since"], sample["until"]).write(out)
+    return out
+
+
+def render_user_data(tmp_path_factory, mongod_uri: str) -> tuple[Path, dict]:
+    """The folder with every USER_DATA page rendered (each as its own copy of the report, named by its row)."""
+    import shutil
+
+    from capmodel.report import notebooks
+    from capmodel.report.render import render
+
+    out = tmp_path_factory.getbasetemp() / "rendered_user_data"
+    if (out / "index.html").is_file():
+        return out, {}
+    sources = tmp_path_factory.getbasetemp() / "user_data_notebooks"
+    sources.mkdir(exist_ok=True)
+    folder = bench_folder(tmp_path_factory, mongod_uri)
+    filled = {"{bench_dir}": str(folder), "{observe_dir}": str(observe_folder(tmp_path_factory))}
+    names, parameters = [], {}
+    for page, (report, values) in USER_DATA.items():
+        copy = sources / f"{page}.ipynb"
+        shutil.copyfile(notebooks.path(report), copy)
+        names.append(str(copy))
+        parameters[str(copy)] = {k: (filled.get(v, v) if isinstance(v, str) else v) for k, v in values.items()}
+    runs, _ = render(names, out, parameters, jobs=2)
     return out, {r.name: r for r in runs}

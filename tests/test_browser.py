@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from capmodel.report import notebooks
-from rendered_reports import render_small
+from rendered_reports import USER_DATA, render_small, render_user_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebooks]
 
@@ -36,6 +36,39 @@ FIGURES = """(() => {
     height: document.documentElement.scrollHeight,
   });
 })()"""
+
+
+# what a reader sees: the headline, the visible text, anything wider than the window, the figures' axis titles
+PAGE = """(() => {
+  const width = window.innerWidth;
+  const clipped = el => { for (let a = el.parentElement; a; a = a.parentElement) {
+      const o = getComputedStyle(a).overflowX; if (o === 'auto' || o === 'scroll' || o === 'hidden') return true; }
+    return false; };
+  const wide = [...document.body.querySelectorAll('*')].filter(el => {
+      const r = el.getBoundingClientRect(); return r.width > 0 && r.right > width + 1 && !clipped(el); })
+    .map(el => el.tagName + '.' + el.className);
+  const scrolled = [...document.querySelectorAll('.capmodel-table')].filter(t => t.scrollWidth > t.clientWidth + 1)
+    .map(t => (t.querySelector('caption') || {}).textContent);
+  const title = t => (t && (t.text !== undefined ? t.text : t)) || '';
+  const axes = [...document.querySelectorAll('div.plotly-graph-div')].map(d => ({
+      figure: title(d.layout.title), x: title(d.layout.xaxis.title), y: title(d.layout.yaxis.title)}));
+  const head = document.querySelector('.capmodel-headline');
+  return JSON.stringify({
+    title: document.title, width: width, wide: wide, scrolled: scrolled, axes: axes,
+    headline: head ? head.innerText : null,
+    question: head && head.querySelector('.question') ? head.querySelector('.question').innerText : null,
+    answer: head && head.querySelector('.answer') ? head.querySelector('.answer').innerText : null,
+    provenance: head && head.querySelector('.provenance') ? head.querySelector('.provenance').innerText : null,
+    evidence: head && head.querySelector('.evidence') ? head.querySelector('.evidence').innerText : null,
+    text: document.body.innerText,
+  });
+})()"""
+# words that must not reach a reader: Python's missing values and reprs, tracebacks
+RAW = [r"\bNaN\b", r"\bnan\b", r"\bNone\b", r"\binf\b", r"\bInfinity\b", r"object at 0x", r"\{'", r"Traceback",
+       r"<capmodel", r"dtype:", r"\bNaT\b"]
+# an axis names its unit in parentheses, or counts things named by its title
+COUNT_AXES = {"VM", "users", "users carried", "shards", "candidate nodes", "inserts/s", "workload",
+              "contention scenario"}
 
 
 class Browser:
@@ -190,3 +223,80 @@ def test_report_draws_every_figure_offline_without_errors(browser, reports, name
     assert all(t > 0 for t in state["traces"]), state
     if name == "03_vm_capacity_plan" and (ROOT / "reports").is_dir() and not os.environ.get("CI"):
         browser.screenshot(ROOT / "reports" / "03_vm_capacity_plan.png", state["height"])
+
+
+def _page(browser, path: Path) -> dict:
+    state = browser.open(path.as_uri())
+    page = json.loads(browser.evaluate(PAGE))
+    page["figures"] = state
+    page["problems"] = browser.problems()
+    return page
+
+
+def _check_page(page: dict, name: str) -> None:
+    import re
+
+    assert page["problems"] == [], (name, page["problems"])
+    assert page["headline"], f"{name}: no headline block"
+    assert page["question"] and page["title"] == page["question"], (name, page["title"])
+    assert page["answer"] and page["evidence"], name
+    prov = page["provenance"] or ""
+    assert "Rendered" in prov and "UTC" in prov and "capmodel" in prov and "Parameters:" in prov, (name, prov)
+    for pattern in RAW:
+        found = re.search(pattern, page["text"])
+        around = page["text"][max(found.start() - 80, 0):found.end() + 80] if found else ""
+        assert not found, f"{name}: {found.group(0)!r} in the page: ...{around}..."
+    assert page["wide"] == [], f"{name}: wider than the {page['width']} px window: {page['wide'][:5]}"
+    assert page["scrolled"] == [], f"{name}: tables wider than the page: {page['scrolled']}"
+    for axis in page["axes"]:
+        for which in ("x", "y"):
+            t = axis[which].strip()
+            assert t and ("(" in t and ")" in t or t in COUNT_AXES), f"{name}: {axis['figure']!r} {which} axis {t!r}"
+    assert page["figures"]["drawn"] == page["figures"]["figures"], (name, page["figures"])
+
+
+@pytest.mark.parametrize("name", notebooks.names())
+def test_bundled_report_reads_answer_first_with_clean_text_and_units(browser, reports, name):
+    _check_page(_page(browser, reports / f"{name}.html"), name)
+
+
+@pytest.fixture(scope="module")
+def user_reports(tmp_path_factory, mongod):
+    out, _ = render_user_data(tmp_path_factory, mongod.uri)
+    return out
+
+
+@pytest.mark.parametrize("page", sorted(USER_DATA))
+def test_report_on_users_data_reads_answer_first_with_clean_text_and_units(browser, user_reports, page):
+    shown = _page(browser, user_reports / f"{page}.html")
+    _check_page(shown, page)
+    if page == "user_catalog_chf":  # a user's catalog: its currency, never the bundled study's story
+        assert "CHF/month" in shown["answer"] and "EUR" not in shown["text"]
+        assert "benchANT" not in shown["text"].split("Borrowed figures")[0]
+    if page == "user_client_bound":  # unusable evidence: the answer gives no capacity, only the lower bound
+        assert "unusable" in shown["evidence"] and "lower bound" in shown["answer"]
+    if page == "user_bench_folder":
+        assert "MongoDB" in shown["provenance"] and "benchANT study" in shown["provenance"]
+
+
+def _numbers(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\d[\d,]*(?:\.\d+)?", text)
+
+
+def test_the_page_states_the_numbers_of_the_result_object(browser, reports, user_reports):
+    """The answer on the page is the package's answer for the same inputs, number for number."""
+    from capmodel.plan import Objectives
+    from capmodel.report.fit_report import fit_report
+    from capmodel.report.plan_report import plan_report
+
+    page = _page(browser, reports / "02_fit_curve.html")
+    expected = fit_report(dataset="plgm_workload1", bootstrap=20).answer
+    assert _numbers(page["answer"]) == _numbers(expected) and "15,026" in page["answer"]
+    _, values = USER_DATA["user_catalog_chf"]
+    page = _page(browser, user_reports / "user_catalog_chf.html")
+    expected = plan_report(catalog=values["catalog"], curves=values["curves"], vm_column="vm",
+                           ops_per_user=values["ops_per_user"], targets=values["targets"],
+                           objectives=Objectives(utilization_target=0.8), bootstrap=values["bootstrap"]).answer
+    assert _numbers(page["answer"]) == _numbers(expected)

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 
 import hostile_folders as hf
 import hostile_inputs as hi
+import hostile_models as hm
 
 QUICK = settings(max_examples=60, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -68,3 +69,11 @@ def test_output_folders(state):
 @given(example=hf.wide_csv_files())
 def test_reader_bounds(example):
     assert hf.check_bounded_reader(example) in hi.ACCEPTABLE
+
+
+@settings(QUICK, max_examples=300)
+@given(data=hm.model_files())
+def test_mva_model_files(data):
+    """Issue 20, point 8: a few hundred model files: only one-line refusals naming the file, in bounded time and
+    memory (tests/hostile_models.py)."""
+    assert hm.check_model(data) in hi.ACCEPTABLE

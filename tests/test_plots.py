@@ -55,12 +55,22 @@ def test_peak_is_marked_where_the_usl_peaks(fit, curve):
 
 def test_latency_figure_uses_littles_law_in_milliseconds(curve, fit):
     fig = latency_figure(curve, {"USL": fit}, target_ms=20)
-    line = _trace(fig, "USL: N/X(N) (Little's law)")
+    line = _trace(fig, "USL model mean: N/X(N) (Little's law)")
     n = np.asarray(line.x)
     x = fit.lambda_ * n / (1 + fit.sigma * (n - 1) + fit.kappa * n * (n - 1))
     np.testing.assert_allclose(line.y, n / x * 1000)
-    assert list(_trace(fig, "measured p99").y) == list(curve["latency_p99_ms"])
+    assert list(_trace(fig, "measured mean").y) == list(curve["latency_mean_ms"])
     assert fig.layout.shapes[0].y0 == 20
+
+
+def test_latency_figure_compares_mean_with_mean_when_only_percentiles_were_measured(curve, fit):
+    only_p95 = curve[["concurrency", "throughput", "latency_p99_ms"]].rename(columns={"latency_p99_ms": "latency_p95_ms"})
+    fig = latency_figure(only_p95, {"USL": fit})
+    measured = _trace(fig, "measured mean from N/X (Little's law)")
+    # Little's law for a closed system without think time: R = N / X (in ms here)
+    np.testing.assert_allclose(measured.y, only_p95["concurrency"] / only_p95["throughput"] * 1000)
+    p95 = _trace(fig, "measured p95 (percentile, not modelled)")
+    assert p95.mode == "markers" and list(p95.y) == list(only_p95["latency_p95_ms"])
 
 
 def test_usl_terms_figure_shows_linear_amdahl_and_usl():
@@ -75,10 +85,21 @@ def test_usl_terms_figure_shows_linear_amdahl_and_usl():
 def test_bars_carry_intervals_and_highlights():
     table = pd.DataFrame({"vm": ["a", "b"], "users": [10.0, 20.0], "users_low": [8.0, 15.0],
                           "users_high": [11.0, 20.0]})
-    bar = bar_figure(table, "users", highlight="b").data[0]
-    assert list(bar.y) == [10.0, 20.0]
-    assert list(bar.error_y.array) == [1.0, 0.0] and list(bar.error_y.arrayminus) == [2.0, 5.0]
-    assert bar.marker.color[0] != bar.marker.color[1]
+    others, chosen = bar_figure(table, "users", highlight="b").data
+    assert list(others.x) == ["a"] and list(others.y) == [10.0] and list(chosen.y) == [20.0]
+    assert list(others.error_y.array) == [1.0] and list(others.error_y.arrayminus) == [2.0]
+    assert list(chosen.error_y.array) == [0.0] and list(chosen.error_y.arrayminus) == [5.0]
+    assert others.marker.color != chosen.marker.color and chosen.name == "recommended"
+    assert others.textposition == "inside"  # labels at the bar's foot, never under an error bar
+
+
+def test_a_bar_without_a_value_is_labelled_not_left_out():
+    table = pd.DataFrame({"vm": ["a", "b"], "users": [10.0, float("nan")]})
+    fig = bar_figure(table, "users", missing_text="fails an objective")
+    assert list(fig.layout.xaxis.categoryarray) == ["a", "b"]
+    assert [(a.x, a.text) for a in fig.layout.annotations] == [("b", "fails an objective")]
+    bars = grouped_bars_figure(pd.DataFrame({"w": ["A", "D"], "usl": [40.0, float("nan")]}), "w", {"usl": "USL"})
+    assert [(a.x, a.text) for a in bars.layout.annotations] == [("D", "USL: unreachable")]
 
 
 def test_pareto_figure_joins_only_the_flagged_rows():
@@ -94,7 +115,7 @@ def test_runway_marks_when_each_target_is_reached():
     vms = pd.DataFrame({"vm": ["a", "b"], "runway_months": [3.0, 12.0]})
     recs = pd.DataFrame({"target_users": [50000.0], "months_until_target": [7.5]})
     fig = runway_figure(vms, recs)
-    assert list(fig.data[0].y) == [3.0, 12.0]
+    assert list(fig.data[0].y) == [3.0, 12.0] and fig.layout.yaxis.title.text == "runway (months)"
     assert fig.layout.shapes[0].y0 == 7.5 and "50,000 users in 7.5 months" in fig.layout.annotations[0].text
 
 

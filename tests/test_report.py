@@ -85,7 +85,7 @@ def test_a_password_given_as_a_parameter_appears_in_no_written_file(tiny, capsys
     out, err = capsys.readouterr()
     assert status == (2 if fail else 0)
     files = _written(tiny)
-    assert set(files) == {"tiny.ipynb", "tiny.html", "index.html"}
+    assert set(files) == {"tiny.ipynb", "tiny.html", "index.html"} | ({"tiny.log"} if fail else set())
     for name, text in files.items():
         assert PASSWORD not in text, name
     assert PASSWORD not in out + err
@@ -94,7 +94,9 @@ def test_a_password_given_as_a_parameter_appears_in_no_written_file(tiny, capsys
     assert "connecting to mongodb://analyst:***@127.0.0.1:1/" in printed   # the kernel had the real one
     assert nb.metadata["papermill"]["parameters"]["uri"] == "mongodb://analyst:***@127.0.0.1:1/"
     if fail:
-        assert "report(s) failed: tiny" in err
+        assert "report tiny failed: " in err and len(err.strip().splitlines()) == 1 and "tiny.log" in err
+        assert "Traceback" not in files["tiny.html"] and "Traceback" in files["tiny.log"]
+        assert "This report failed" in files["tiny.html"]
         assert "cannot reach mongodb://analyst:***@127.0.0.1:1/" in nb.metadata["capmodel"]["report"]["error"]
 
 

@@ -212,13 +212,17 @@ def _cli(*args, state_dir, timeout=90):
 def test_cli_start_status_stop(tmp_path):
     state = tmp_path / "state"
     before = _cli("status", "--json", state_dir=state)
-    assert before.returncode == 0 and json.loads(before.stdout)["running"] is False
+    assert before.returncode == 3 and json.loads(before.stdout)["running"] is False   # nothing runs: non-zero
+    plain = _cli("status", state_dir=state)
+    assert plain.returncode == 3 and plain.stdout.strip() == "no capmodel server is running"
 
     started = _cli("start", state_dir=state)
     assert started.returncode == 0, started.stderr
     uri = started.stdout.strip()
     try:
-        status = json.loads(_cli("status", "--json", state_dir=state).stdout)
+        checked = _cli("status", "--json", state_dir=state)
+        assert checked.returncode == 0
+        status = json.loads(checked.stdout)
         assert status["running"] is True and status["uri"] == uri
         assert status["port"] == int(uri.rsplit(":", 1)[1].strip("/"))
         assert status["version"] == srv.mongod_version(srv.find_mongod())
@@ -239,6 +243,7 @@ def test_cli_start_status_stop(tmp_path):
     assert not (state / "server.json").exists()
     nothing = _cli("stop", state_dir=state)
     assert nothing.returncode == 0 and nothing.stdout.strip() == "no capmodel server is running"
+    assert _cli("status", state_dir=state).returncode == 3
 
 
 def test_cli_start_replica_set(tmp_path):
@@ -308,3 +313,39 @@ def test_cli_refuses_bad_options_and_a_broken_state_file(tmp_path, monkeypatch, 
     assert f"cannot read the server state file {tmp_path / 'server.json'}" in capsys.readouterr().err
     assert main(["server"]) == 2
     assert "required: ACTION" in capsys.readouterr().err
+
+
+def test_cli_start_pins_cpus_and_turns_ftdc_on(tmp_path):
+    """``--cpus 0`` pins mongod and every thread it starts to CPU 0 (read back from the kernel for each thread);
+    ``--ftdc`` turns diagnostic data on at one sample a second (read back from the server's own parameters)."""
+    state = tmp_path / "state"
+    started = _cli("start", "--cpus", "0", "--ftdc", "--json", state_dir=state)
+    assert started.returncode == 0, started.stderr
+    info = json.loads(started.stdout)
+    try:
+        assert info["cpus"] == [0] and info["diagnostic_data"] is True
+        pid = info["pid"]
+        threads = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        assert len(threads) > 5                                  # mongod's own threads, started after the pin
+        assert {frozenset(os.sched_getaffinity(t)) for t in threads} == {frozenset({0})}
+        with MongoClient(info["uri"], serverSelectionTimeoutMS=5000) as client:
+            params = client.admin.command({"getParameter": 1, "diagnosticDataCollectionEnabled": 1,
+                                           "diagnosticDataCollectionPeriodMillis": 1})
+        assert params["diagnosticDataCollectionEnabled"] is True
+        assert params["diagnosticDataCollectionPeriodMillis"] == 1000
+        shown = _cli("status", state_dir=state)
+        assert shown.returncode == 0 and "CPUs 0" in shown.stdout and "diagnostic.data" in shown.stdout
+    finally:
+        assert _cli("stop", state_dir=state).returncode == 0
+
+
+def test_cli_refuses_cpus_it_may_not_use(tmp_path, monkeypatch, capsys):
+    from capmodel.cli import main
+
+    monkeypatch.setenv("CAPMODEL_STATE_DIR", str(tmp_path))
+    allowed = ",".join(str(c) for c in range(os.cpu_count()))
+    assert main(["server", "start", "--cpus", "4096"]) == 2
+    assert f"--cpus '4096': this machine has CPUs {allowed}" in capsys.readouterr().err
+    assert main(["server", "start", "--cpus", "one"]) == 2
+    assert "--cpus 'one': expected CPU numbers" in capsys.readouterr().err
+    assert not (tmp_path / "server.json").exists()             # refused before any mongod started

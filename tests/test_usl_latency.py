@@ -112,21 +112,3 @@ def test_throughput_method_fits_the_usl_on_littles_law_concurrency():
     assert (fit.sigma, fit.kappa, fit.lambda_) == pytest.approx((SIGMA, KAPPA, LAMBDA), rel=1e-4)
     with pytest.raises(InputError, match="method"):
         capmodel.fit_usl_latency(_points(np.array([1, 2, 4, 8])), method="nose")
-
-
-def test_production_headroom_runway_is_the_compound_growth_time_to_the_limit():
-    from capmodel.plan.production import production_headroom
-
-    n = np.array([1, 2, 4, 8, 16, 32, 64, 128, 200])
-    fit = capmodel.fit_usl_latency(_points(n))
-    report = production_headroom(fit, monthly_growth=0.05, level=0.9, n_bootstrap=30)
-    observed = np.quantile(usl(n), 0.95)
-    months = math.log(float(usl(N_PEAK)) / observed) / math.log(1.05)     # ln(limit / now) / ln(1 + g)
-    assert report.limit == "peak throughput"
-    assert report.runway["estimate"] == pytest.approx(months, rel=1e-4)
-    assert f"**{months:.1f} months**" in report.answer()
-    # a 2 ms target is crossed before the nose (3.5 ms there): it becomes the limit
-    target = production_headroom(fit, monthly_growth=0.05, latency_target_ms=2.0, n_bootstrap=30)
-    x_target = throughput_at_latency(0.002, SIGMA, KAPPA, LAMBDA)
-    assert target.limit == "latency target"
-    assert target.runway["estimate"] == pytest.approx(math.log(x_target / observed) / math.log(1.05), rel=1e-4)

@@ -27,8 +27,16 @@ def register(subparsers) -> None:
         "linearizer|schweitzer), open classes (arrival_rate) as an open network, both as a mixed network. --json "
         "prints {solver, method, classes: [{class, population, think_time, arrival_rate, throughput, response_time, "
         "residence}], stations: [{station, servers, utilization, queue_length}], notes}.")
-    p.add_argument("model", metavar="MODEL.yaml", help="the network: classes, stations, optional solver")
+    p.add_argument("model", metavar="MODEL.yaml", nargs="?", help="the network: classes, stations, optional solver")
     p.add_argument("--solver", choices=SOLVERS, help="override the file's solver (default exact)")
+    what_if = p.add_argument_group("mix what-if from production (instead of MODEL.yaml)")
+    what_if.add_argument("--observed", metavar="DIR", action="append",
+                         help="a capmodel observe output folder (samples.csv); repeat for each member of a replica set")
+    what_if.add_argument("--cores", type=int, help="processors each observed mongod may use")
+    what_if.add_argument("--scale", help="factors of the observed rates per class, e.g. reads=1.3,writes=2")
+    what_if.add_argument("--rates", help="or the rates themselves in ops/s, e.g. reads=3000,writes=800")
+    what_if.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals (200)")
+    what_if.add_argument("--level", type=float, default=0.9, help="interval level (0.9)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -148,6 +156,14 @@ def run(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
 
+    if args.observed:
+        from capmodel.commands._mva_observed import run_observed
+
+        return run_observed(args)
+    if args.model is None:
+        from capmodel.errors import InputError
+
+        raise InputError("give a MODEL.yaml, or --observed DIR for the mix what-if from production")
     model = load_model(args.model)
     solver = args.solver or model["solver"]
     try:

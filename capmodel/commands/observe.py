@@ -3,11 +3,16 @@
 ``--uri URI`` samples ``serverStatus`` live (read-only) every ``--interval`` seconds for ``--duration`` seconds;
 Ctrl-C stops early and keeps every complete interval. ``--ftdc PATH`` reads a ``diagnostic.data`` folder or FTDC
 files instead, optionally limited by ``--since`` / ``--until`` (UTC unless the time says otherwise). The curve is
-ready for ``capmodel fit DIR/curve.csv``.
+ready for ``capmodel fit DIR/curve.csv``. It then answers how much more the server can carry
+(``capmodel.observe.server_capacity``: the operational laws on the server's own CPU per operation, with the cores of
+``--cores`` or the host's) and prints the answer with its evidence; ``--json`` has them as ``"capacity"`` and
+``"evidence"``. Several members' FTDC folders (or a parent holding one per member), or a replica-set URI, give every
+member's tables under ``DIR/members/`` and name the member that limits the set.
 """
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def register(subparsers) -> None:
@@ -15,12 +20,21 @@ def register(subparsers) -> None:
                                               "(live serverStatus or FTDC files)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
-    source.add_argument("--ftdc", metavar="PATH", help="a diagnostic.data folder or FTDC metrics.* files")
+    source.add_argument("--ftdc", metavar="PATH", nargs="+", help="a diagnostic.data folder or FTDC metrics.* files; "
+                        "several members' folders (or a parent with one per member) for a replica set")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between samples with --uri (default 1)")
     p.add_argument("--duration", type=float, default=600.0, help="seconds to sample with --uri (default 600)")
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")
     p.add_argument("--until", default=None, help="with --ftdc: last sample time (ISO 8601, UTC by default)")
     p.add_argument("--out", default="observed", help="output folder (default ./observed)")
+    p.add_argument("--cores", type=float, default=None,
+                   help="CPUs the mongod may use (default: the host's, as the server reports them)")
+    p.add_argument("--utilization-target", type=float, default=0.8,
+                   help="CPU utilization to plan to, 0-1 (default 0.8)")
+    p.add_argument("--growth", type=float, default=None, metavar="FRACTION",
+                   help="monthly load growth for a runway, e.g. 0.05 for 5%% a month")
+    p.add_argument("--resume", action="store_true", help="with --uri: continue the observation already in --out "
+                   "(same URI and members), appending to it")
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     p.set_defaults(func=run)
 
@@ -40,20 +54,43 @@ def _time(value, option: str):
 
 def run(args) -> int:
     from capmodel.jsonable import print_json
-    from capmodel.errors import InputError
-    from capmodel.observe import observe_ftdc, observe_uri
+    from capmodel.errors import CapmodelError, InputError
+    from capmodel.observe.observation import Observation
 
     if args.uri is not None and (args.since or args.until):
         raise InputError("--since/--until select FTDC samples; with --uri use --duration")
+    if args.resume and args.uri is None:
+        raise InputError("--resume continues a live observation: it goes with --uri")
+    _check_targets(args)
     if args.ftdc is not None:
-        observation = observe_ftdc(args.ftdc, _time(args.since, "--since"), _time(args.until, "--until"))
+        try:
+            observed = _read_ftdc(args)
+        except (CapmodelError, OSError) as exc:      # with --json the error is JSON too: {"error": ...}, exit 2
+            if not args.json:
+                raise
+            from capmodel.redact import redact_text
+
+            text = str(exc) if isinstance(exc, CapmodelError) else \
+                f"{exc.filename or args.ftdc[0]}: {exc.strerror or exc}"
+            print_json({"error": " ".join(redact_text(text).split())})
+            return 2
+        if not isinstance(observed, Observation):
+            return _members(observed, args, write=True)
+        observation = observed
     else:
+        from capmodel.observe.recording import record_uri
         from capmodel.redact import redact_uri
 
-        print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s "
-              "(Ctrl-C stops and keeps every complete interval)", file=sys.stderr)
-        observation = observe_uri(args.uri, interval=args.interval, duration=args.duration)
-    paths = observation.write(args.out)
+        print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s, "
+              f"each interval appended to {args.out} as it completes (Ctrl-C stops and keeps them)", file=sys.stderr)
+        observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration, resume=args.resume,
+                              utilization_target=args.utilization_target)
+        if observed.replica_set:
+            return _members(observed, args, write=False)
+        observation = observed.members[0].observation
+    paths = observation.write(args.out) if args.ftdc is not None else \
+        {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
+    capacity, evidence = _capacity(observation, args)
     if args.json:
         print_json({
             "source": observation.source, "intervals": len(observation.samples), "curve_points":
@@ -61,8 +98,87 @@ def run(args) -> int:
             "start": observation.start.isoformat() if observation.start is not None else None,
             "end": observation.end.isoformat() if observation.end is not None else None,
             "files": {k: str(v) for k, v in paths.items()},
+            "capacity": capacity.to_json() if capacity is not None else None, "evidence": evidence.to_json(),
         })
     else:
         print(observation.summary())
         print(f"wrote {paths['samples']} and {paths['curve']}")
+        if capacity is not None:
+            print(capacity.answer().replace("**", ""))
+        print(evidence.describe().replace("**", ""))
+    return 0
+
+
+def _read_ftdc(args):
+    """One server's ``Observation``, or every member's ``ReplicaSetObservation`` when several servers' folders are
+    given (or one parent holding them)."""
+    from capmodel.observe import observe_ftdc
+    from capmodel.observe.fleet import server_folders
+
+    since, until = _time(args.since, "--since"), _time(args.until, "--until")
+    if len(args.ftdc) > 1 or (Path(args.ftdc[0]).is_dir() and len(server_folders(args.ftdc)) > 1):
+        from capmodel.observe.members import observe_ftdc_members
+
+        return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
+    return observe_ftdc(args.ftdc[0], since, until)
+
+
+def _check_targets(args) -> None:
+    from capmodel.errors import InputError
+
+    if args.cores is not None and not args.cores > 0:
+        raise InputError(f"--cores must be a number of CPUs > 0, got {args.cores:g}")
+    if not 0 < args.utilization_target <= 1:
+        raise InputError(f"--utilization-target must be in (0, 1], got {args.utilization_target:g}")
+
+
+def _capacity(observation, args):
+    """The capacity answer and its evidence; without one (too few busy intervals, no CPU figures) None and an
+    ``unusable`` verdict saying why."""
+    from capmodel.models.evidence import Evidence, Reason
+    from capmodel.observe import server_capacity
+    from capmodel.observe.capacity import TooFewIntervals
+
+    try:
+        capacity = server_capacity(observation.samples, cores=args.cores,
+                                   utilization_target=args.utilization_target, monthly_growth=args.growth)
+    except TooFewIntervals as exc:
+        return None, Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
+                                        + str(exc).removeprefix("samples: ")))
+    return capacity, capacity.evidence
+
+
+def _members(observed, args, write: bool) -> int:
+    """Every member of a replica set: per-member tables, the combined table and the limiting member."""
+    from capmodel.jsonable import print_json
+    from capmodel.observe.members import assess
+
+    if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports
+        for member in observed.members:
+            if member.observation is not None and not member.error:
+                member.cores = args.cores if args.cores is not None else member.cores
+                assess(member, args.utilization_target, args.growth)
+
+    paths = observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
+    if args.json:
+        print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
+        return 0
+    print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
+    for member in observed.members:
+        row = member.summary()
+        if member.capacity is None:
+            print(f"  {member.host}: {row['intervals']:,} intervals; no capacity: {member.error}")
+        elif not member.usable:
+            print(f"  {member.host}: {row['intervals']:,} intervals; not ranked, verdict unusable: "
+                  f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
+        else:
+            print(f"  {member.host}: {row['intervals']:,} intervals, busiest {row['busiest_ops']:,.0f} ops/s, "
+                  f"capacity {row['capacity_ops']:,.0f} ops/s, {row['spare_fraction']:.0%} spare, "
+                  f"{row['verdict']} evidence")
+    for note in observed.notes:
+        print(f"note: {note}")
+    if observed.interrupted:
+        print("sampling was interrupted: every complete interval is kept")
+    print(observed.limiting_sentence())
+    print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
     return 0

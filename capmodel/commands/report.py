@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def register(subparsers) -> None:
@@ -66,22 +67,27 @@ def run(args) -> int:
                 print(f"    {key} = {value!r}")
         return 0
 
-    from capmodel.report.render import render
+    from capmodel.report.checks import check_parameters
 
     names = _selected(args, notebooks)
     chosen = _parameters(args, names, notebooks)
-    runs, index = render(names, args.out, chosen, jobs=args.jobs, show_code=args.show_code)
+    for name in names:  # before the rendering machinery (nbformat, papermill: seconds of imports) is even loaded
+        check_parameters(notebook_parameters(notebooks.path(name)), chosen[name], live=notebooks.is_live(name))
+
+    from capmodel.report.render import render
+
+    runs, index = render(names, args.out, chosen, jobs=args.jobs, show_code=args.show_code, checked=True)
     failed = [r for r in runs if r.error]
     if args.json:
         print_json({"index": str(index), "reports": [r.record() for r in runs]})
     else:
         for r in runs:
-            state = f"FAILED ({r.error})" if r.error else "ok"
-            print(f"{r.name}: {state}  [kernel start {r.kernel_start_s:.1f} s, cells {r.execution_s:.1f} s, "
-                  f"papermill total {r.total_s:.1f} s, html {r.convert_s:.1f} s] -> {r.html}")
+            if not r.error:
+                print(f"{r.name}: ok  [kernel start {r.kernel_start_s:.1f} s, cells {r.execution_s:.1f} s, "
+                      f"papermill total {r.total_s:.1f} s, html {r.convert_s:.1f} s] -> {r.html}")
         print(f"index: {index.resolve()}")
     if failed:
         sys.stdout.flush()
-        raise ReportError(f"{len(failed)} report(s) failed: {', '.join(r.name for r in failed)}; "
-                          f"the executed notebooks in {args.out} show where")
+        raise ReportError("; ".join(f"report {r.name} failed: {r.error}" for r in failed)
+                          + f" (the traceback is in {Path(args.out) / (failed[0].name + '.log')})")
     return 0

@@ -3,8 +3,12 @@
 ``start`` launches mongod (or a replica set) detached, records it in a state file (``$CAPMODEL_STATE_DIR/server.json``,
 default ``~/.cache/capmodel/server.json``) and prints its URI; ``start --foreground`` instead runs until Ctrl-C or
 SIGTERM and then shuts it down. ``status`` and ``stop`` find the server through the state file.
+``start --cpus 0`` pins every mongod to the given CPUs (so that a load generator on the other CPUs does not compete
+with it); ``start --ftdc`` turns on MongoDB's diagnostic data (FTDC, one sample a second, in DBPATH/diagnostic.data,
+which ``capmodel observe --ftdc`` reads).
 Exit status: 0 when the command did what was asked or there was nothing to do (``stop`` with no server, ``start``
-with one already running, ``status`` of a stopped server: the output says which); 2 on errors.
+with one already running); ``status`` exits 0 when a server runs and 3 when none does (the LSB convention for "not
+running"; the output says which); 2 on errors.
 """
 from __future__ import annotations
 
@@ -20,13 +24,18 @@ def register(subparsers) -> None:
     start.add_argument("--replica-set", type=int, default=None, metavar="N",
                        help="start an N-member replica set on loopback (e.g. 3)")
     start.add_argument("--cache-gb", type=float, default=None, help="WiredTiger cache per mongod in GB (default 0.25)")
+    start.add_argument("--cpus", default=None, metavar="LIST",
+                       help="run mongod only on these CPUs, e.g. 0 or 0-1 (Linux CPU affinity; default: any CPU)")
+    start.add_argument("--ftdc", "--diagnostic-data", dest="ftdc", action="store_true",
+                       help="record FTDC diagnostic data once a second into DBPATH/diagnostic.data "
+                            "(for 'capmodel observe --ftdc')")
     start.add_argument("--foreground", action="store_true",
                        help="stay in the foreground and stop the server on Ctrl-C / SIGTERM")
     start.add_argument("--json", action="store_true", help="print the server's state as JSON")
     start.set_defaults(func=run_start)
     stop = actions.add_parser("stop", help="stop the server started by 'capmodel server start'")
     stop.set_defaults(func=run_stop)
-    status = actions.add_parser("status", help="is the server running? where?")
+    status = actions.add_parser("status", help="is the server running? where? (exit status 3 when none runs)")
     status.add_argument("--json", action="store_true", help="print uri, running, pids, port, dbpath, version as JSON")
     status.set_defaults(func=run_status)
 
@@ -56,7 +65,7 @@ def run_start(args) -> int:
         srv.clear_state()  # left behind by a server that is gone
     with srv.stop_on_signals():  # Ctrl-C / SIGTERM while starting: start_server stops what it began
         server = srv.start_server(port=args.port, dbpath=args.dbpath, replica_set=args.replica_set,
-                                  cache_gb=cache_gb, detach=True)
+                                  cache_gb=cache_gb, detach=True, cpus=args.cpus, diagnostic_data=args.ftdc)
     try:
         srv.save_state(server)
     except BaseException:  # never leave a detached mongod that no state file knows about
@@ -81,7 +90,7 @@ def _run_foreground(args, cache_gb: float) -> int:
     with srv.stop_on_signals():
         try:
             with srv.embedded_server(port=args.port, dbpath=args.dbpath, replica_set=args.replica_set,
-                                     cache_gb=cache_gb) as server:
+                                     cache_gb=cache_gb, cpus=args.cpus, diagnostic_data=args.ftdc) as server:
                 srv.save_state(server)  # so that 'status' and 'stop' in another terminal find it
                 try:
                     print(server.uri, flush=True)
@@ -115,6 +124,9 @@ def run_stop(args) -> int:
     return 0
 
 
+NOT_RUNNING = 3  # 'status' when no server runs (LSB init scripts: "program is not running")
+
+
 def run_status(args) -> int:
     from capmodel.bench import server as srv
     from capmodel.jsonable import print_json
@@ -127,12 +139,17 @@ def run_status(args) -> int:
                         "version": None, "state_file": str(srv.state_path())})
         else:
             print_json({**_status_dict(server, running), "state_file": str(srv.state_path())})
-        return 0
+        return 0 if running else NOT_RUNNING
     if server is None:
         print("no capmodel server is running")
     elif running:
         kind = f"replica set {server.replica_set} ({len(server.pids)} members)" if server.replica_set else "standalone"
         print(f"running: {server.uri}\n  {kind}, mongod {server.version}, pids {server.pids}, dbpath {server.dbpath}")
+        extras = [f"CPUs {','.join(map(str, server.cpus))}" if server.cpus else "",
+                  f"FTDC in {server.dbpath}/diagnostic.data" if server.diagnostic_data and not server.replica_set
+                  else "FTDC in each member's diagnostic.data" if server.diagnostic_data else ""]
+        if any(extras):
+            print("  " + ", ".join(e for e in extras if e))
     else:
         print(f"not running (the state file {srv.state_path()} names a server that is gone)")
-    return 0
+    return 0 if running else NOT_RUNNING

@@ -5,6 +5,8 @@ data or one ``InputError`` naming the file:
 
 - at most ``MAX_BYTES`` of UTF-8 text; binary content is named by its byte offset;
 - nesting at most ``MAX_DEPTH`` levels (deeper JSON or YAML is refused instead of overflowing the stack);
+- a key repeated in one mapping (or, in YAML, keys that are the same text once read: ``1`` and ``'1'``) is refused,
+  naming the key and its lines, instead of one value silently winning;
 - YAML aliases expanded to at most ``MAX_NODES`` nodes: the expanded size is counted on the composed node graph
   (each anchor once, memoised) *before* any Python object is built, so a "billion laughs" bomb of a few hundred
   bytes is refused at once instead of growing to gigabytes when the data is copied or serialised.
@@ -15,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from capmodel.errors import InputError
+from capmodel.errors import InputError, shown
 
 MAX_BYTES = 10 * 2**20
 MAX_DEPTH = 64
@@ -58,8 +60,16 @@ def check_depth(value: Any, source, max_depth: int = MAX_DEPTH) -> Any:
 
 def load_json(text: str, source) -> Any:
     """JSON text parsed, nesting bounded; invalid JSON names the line and column."""
+    def unique(pairs):
+        out = {}
+        for key, value in pairs:
+            if key in out:
+                raise InputError(f"{source}: key {shown(key)} appears twice in one object")
+            out[key] = value
+        return out
+
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=unique)
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:
@@ -84,6 +94,7 @@ def _expanded_size(node, source, memo: dict, depth: int = 1) -> int:
         for child in node.value:
             total += _expanded_size(child, source, memo, depth + 1)
     elif isinstance(node, yaml.MappingNode):
+        _check_unique_keys(node, source)
         for k, v in node.value:
             total += _expanded_size(k, source, memo, depth + 1) + _expanded_size(v, source, memo, depth + 1)
     if total > MAX_NODES:
@@ -91,6 +102,40 @@ def _expanded_size(node, source, memo: dict, depth: int = 1) -> int:
                          "refusing it")
     memo[key] = total
     return total
+
+
+def _check_unique_keys(node, source) -> None:
+    """Refuse a mapping that repeats a key (YAML keeps the last silently) or whose keys collide once read as names
+    (``1`` and ``'1'``: capmodel names classes and stations by text)."""
+    import yaml
+
+    seen = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+            continue
+        line = key.start_mark.line + 1
+        if key.value in seen:
+            first_line, first_tag = seen[key.value]
+            what = (f"key {shown(key.value)} appears twice" if first_tag == key.tag else
+                    f"keys {shown(key.value)} collide (a number and a string, the same name once read)")
+            raise InputError(f"{source}: {what} in one mapping (lines {first_line} and {line})")
+        seen[key.value] = (line, key.tag)
+
+
+def _check_event_depth(text: str, source) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH`` from the parser's events, before the (recursive) composer runs: the
+    parser keeps its own stack, so a 3,000-deep file is refused at level 65 instead of unwinding a RecursionError."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep (line "
+                                 f"{event.start_mark.line + 1})")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
 
 
 def load_yaml(text: str, source) -> Any:
@@ -103,6 +148,7 @@ def load_yaml(text: str, source) -> Any:
         raise InputError(f"{source}: not valid YAML ({str(exc).splitlines()[0][:100]})") from None
     try:
         try:
+            _check_event_depth(text, source)
             node = loader.get_single_node()
         except RecursionError:
             raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep") from None

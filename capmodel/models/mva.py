@@ -24,8 +24,12 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import CapmodelError, InputError
+from capmodel.errors import CapmodelError, InputError, shown
 from capmodel.models.laws import check_nonnegative, check_servers
+
+MAX_POPULATION = 10**9
+MAX_POPULATION_ROWS = 100_000  # populations listed (one table row each)
+MAX_EXACT_STEPS = 2_000_000    # N x 2^(multi-server stations): the exact recursion's Python-level steps
 
 
 def _stations(demands, servers) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -64,17 +68,27 @@ def _populations(populations) -> np.ndarray:
     except (TypeError, ValueError):
         pops = np.array([])
     if not isinstance(populations, Iterable) and pops.size == 1 and pops[0] >= 1 and float(pops[0]).is_integer():
+        if pops[0] > MAX_POPULATION_ROWS:
+            raise InputError(f"populations = {shown(populations)} asks for every N from 1 to it: more than "
+                             f"{MAX_POPULATION_ROWS:,} rows; list the populations wanted instead")
         pops = np.arange(1, pops[0] + 1)
     if pops.size == 0 or not np.all(np.isfinite(pops)) or np.any(np.mod(pops, 1) != 0) or np.any(pops < 1):
         raise InputError(
-            f"populations must be an integer N >= 1 (meaning 1..N) or a list of integers >= 1, got {populations!r}"
+            f"populations must be an integer N >= 1 (meaning 1..N) or a list of integers >= 1, got {shown(populations)}"
         )
+    if pops.max() > MAX_POPULATION:
+        raise InputError(f"populations: {pops.max():,.0f} customers is more than {MAX_POPULATION:,}")
+    if pops.size > MAX_POPULATION_ROWS:
+        raise InputError(f"populations: {pops.size:,} of them is more than {MAX_POPULATION_ROWS:,} rows")
     return pops.astype(int)
 
 
 def _table(names, d, c, pops, x, residence) -> pd.DataFrame:
     x = np.asarray(x, dtype=float)
     residence = np.asarray(residence, dtype=float).reshape(len(pops), len(names))
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(residence))):
+        raise CapmodelError("MVA has no finite solution for these demands (a demand or think time too small or too "
+                            "large for double precision)")
     out = {"concurrency": pops, "throughput": x, "response_time": residence.sum(axis=1)}
     for k, name in enumerate(names):
         out[f"residence_time_{name}"] = residence[:, k]
@@ -96,7 +110,12 @@ def exact_mva(demands, think_time: float = 0.0, populations=1, servers=None) -> 
     pops = _populations(populations)
     if z == 0 and not np.any(d > 0):
         raise InputError("all service demands and think_time are 0: the throughput would be infinite")
-    x_by_n, residence_by_n = _solve(d, c, z, int(pops.max()), {})
+    steps = int(pops.max()) * 2 ** int(np.sum(c > 1))
+    if steps > MAX_EXACT_STEPS:
+        raise InputError(f"exact MVA up to N = {int(pops.max()):,} with {int(np.sum(c > 1))} multi-server station(s) "
+                         f"takes {steps:,} steps (N x 2^stations), more than {MAX_EXACT_STEPS:,}; use approximate_mva")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        x_by_n, residence_by_n = _solve(d, c, z, int(pops.max()), {})
     rows = pops - 1
     return _table(names, d, c, pops, x_by_n[rows], residence_by_n[rows])
 
@@ -166,23 +185,30 @@ def approximate_mva(
     queueing_demand = d / c  # Seidmann: a single server of demand D/c ...
     seidmann_delay = d * (c - 1) / c  # ... plus a pure delay of D (c-1)/c; both exact when c == 1
     xs, residences = [], []
-    for n in pops:
-        total = d.sum()
-        queue = n * d / total if total > 0 else np.zeros(len(d))
-        for _ in range(max_iterations):
-            residence = queueing_demand * (1.0 + (n - 1) / n * queue)
-            x = n / (z + residence.sum() + seidmann_delay.sum())
-            new_queue = x * residence
-            change = np.max(np.abs(new_queue - queue))
-            queue = new_queue
-            if change < tolerance * n:
-                break
-        else:
-            raise CapmodelError(
-                f"approximate MVA did not converge for N = {n} within {max_iterations} iterations "
-                f"(tolerance {tolerance:g}); use exact_mva or loosen the tolerance"
-            )
-        xs.append(x)
-        residences.append(residence + seidmann_delay)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for n in pops:
+            x, residence = _schweitzer_point(n, d, z, queueing_demand, seidmann_delay, tolerance, max_iterations)
+            xs.append(x)
+            residences.append(residence + seidmann_delay)
     return _table(names, d, c, pops, xs, residences)
+
+
+def _schweitzer_point(n, d, z, queueing_demand, seidmann_delay, tolerance, max_iterations):
+    """(X, queueing residence times) at population n by the Bard-Schweitzer fixed point."""
+    total = d.sum()
+    queue = n * d / total if total > 0 else np.zeros(len(d))
+    for _ in range(max_iterations):
+        residence = queueing_demand * (1.0 + (n - 1) / n * queue)
+        x = n / (z + residence.sum() + seidmann_delay.sum())
+        new_queue = x * residence
+        change = np.max(np.abs(new_queue - queue))
+        queue = new_queue
+        if change < tolerance * n:
+            break
+    else:
+        raise CapmodelError(
+            f"approximate MVA did not converge for N = {n} within {max_iterations} iterations "
+            f"(tolerance {tolerance:g}); use exact_mva or loosen the tolerance"
+        )
+    return x, residence
 

@@ -12,18 +12,24 @@ level of total population at a time (vectorised); above ``max_states`` it refuse
 - Linearizer (Chandy and Neuse, "Linearizer: a heuristic algorithm for queueing network models of computing
   systems", CACM 25(2), 1982): the same with a correction F_kjc = Q_kj(N - e_c) / (N - e_c)_j - Q_kj(N) / N_j,
   estimated by solving the populations N - e_c as well, three rounds.
-Both handle queues, delays and c-server stations (Seidmann's approximation: a queue of demand D/c plus a delay of
-D (c-1)/c); other load-dependent stations need the exact solver.
+Both handle queues, delays and c-server stations by Seidmann's transformation (A. Seidmann, P. Schweitzer and
+S. Shalev-Oren, "Computerized closed queueing network models of flexible manufacturing systems", Large Scale Systems
+12, 1987; as in Menasce, Almeida and Dowdy, "Performance by Design", 2004, ch. 15): the station becomes a single
+queue of demand D/c in series with a delay of D (c-1)/c, and only the customers in the queue part count in the
+arrival theorem. Other load-dependent stations need the exact solver.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from capmodel.errors import CapmodelError, InputError
+from capmodel.errors import CapmodelError, InputError, shown
 from capmodel.models.mva_loaddep import LoadDependent, residence_factor
 from capmodel.models.mva_network import DELAY, QUEUE, MulticlassResult, Network, build_network, class_vector
 
 DEFAULT_MAX_STATES = 2_000_000
+DEFAULT_MAX_CELLS = 50_000_000  # 400 MB of float64
+MAX_LEVEL_STEPS = 40_000  # total population x 2^(load-dependent stations): the recursion's Python-level steps
+MAX_APPROXIMATE_WORK = 5_000_000  # stations x classes^2 x fixed points: about 10 s on one core
 
 
 def closed_network(demands, populations, think_times=None, servers=None):
@@ -55,6 +61,22 @@ class _Lattice:
         self.size = len(self.n)
 
 
+def _flat(kind: LoadDependent, n_total: int) -> int | None:
+    """Where alpha stops growing, if that is within the population (c servers for N >= c customers); None when it
+    never does or only beyond N (then the station never sees more than N requests: the full marginals are short)."""
+    return kind.flat_from if kind.flat_from is not None and kind.flat_from <= n_total else None
+
+
+def exact_cells(net: Network, populations: np.ndarray) -> float:
+    """Numbers the exact recursion keeps in memory: per population vector, X and Q, plus each load-dependent
+    station's marginals (width min(c, N) + 1, or N + 1), over the network and its 2^L sub-networks without them."""
+    n_total = int(populations.sum())
+    states = float(np.exp(np.sum(np.log1p(populations.astype(float)))))
+    ld = [kind for kind in net.kinds if isinstance(kind, LoadDependent)]
+    widths = sum((_flat(kind, n_total) or n_total) + 1 for kind in ld)
+    return states * (len(net.classes) + len(net.stations) + widths) * 2.0 ** len(ld)
+
+
 def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
     """X (states x classes), Q (states x stations) and the marginals of load-dependent stations over the lattice."""
     key = net.stations
@@ -65,15 +87,19 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
     queue = [k for k in range(k_all) if net.kinds[k] == QUEUE]
     delay = [k for k in range(k_all) if net.kinds[k] == DELAY]
     ld = {k: kind for k, kind in enumerate(net.kinds) if isinstance(kind, LoadDependent)}
-    alpha, width, without = {}, {}, {}
+    alpha, width, without, trapped = {}, {}, {}, {}
+    flat = {k: _flat(kind, n_total) for k, kind in ld.items()}
     for k, kind in ld.items():
-        width[k] = kind.flat_from if kind.flat_from is not None else n_total + 1
+        width[k] = flat[k] if flat[k] is not None else n_total + 1
         alpha[k] = kind.alpha(max(width[k], 1))
         without[k] = _exact(net.without(k), z, lattice, memo)["X"]
+        # classes with no think time and no demand but at k: while one is present, k is never empty (p_k(0|n) = 0;
+        # the network without k has no place for them, its throughputs there are meaningless and never used)
+        trapped[k] = [c for c in range(n_classes) if z[c] == 0 and not np.any(np.delete(d[:, c], k) > 0)]
     x_all = np.zeros((lattice.size, n_classes))
     q_all = np.zeros((lattice.size, k_all))
     # p_k(0..width-1 | n), plus the mean queue length as a last column for the closed-form tail (flat stations)
-    marg = {k: np.zeros((lattice.size, width[k] + (1 if ld[k].flat_from is not None else 0))) for k in ld}
+    marg = {k: np.zeros((lattice.size, width[k] + (1 if flat[k] is not None else 0))) for k in ld}
     for k in ld:
         marg[k][0, 0] = 1.0
     residence = np.zeros((1, k_all, n_classes))
@@ -86,7 +112,7 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
                 residence[:, queue, c] = d[queue, c] * (1.0 + q_all[pred][:, queue])
                 residence[:, delay, c] = d[delay, c]
                 for k, kind in ld.items():
-                    factor = residence_factor(marg[k][pred], alpha[k], kind.flat_from, n_total)
+                    factor = residence_factor(marg[k][pred], alpha[k], flat[k], n_total)
                     residence[:, k, c] = d[k, c] * factor
             cycle = z + residence.sum(axis=1)
             x = np.where(n > 0, n / cycle, 0.0)
@@ -98,12 +124,17 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
                 for c, pred in enumerate(preds):
                     new[:, 1:m] += (d[k, c] * x[:, c])[:, None] * marg[k][pred, : m - 1]
                 new[:, 1:m] /= alpha[k][: m - 1][None, :] if m > 1 else 1.0
-                # p(0 | n) = p(0 | n - e_c) X_c(n) / X_c^{-k}(n) for a class c present in n (last one wins)
+                # p(0 | n) = p(0 | n - e_c) X_c(n) / X_c^{-k}(n) for a class c present in n (last one wins),
+                # then 0 wherever a class trapped at k is present
                 for c, pred in enumerate(preds):
+                    if c in trapped[k]:
+                        continue
                     present = n[:, c] > 0
                     ratio = np.where(np.isinf(without[k][idx, c]), 0.0, x[:, c] / without[k][idx, c])
                     new[present, 0] = marg[k][pred[present], 0] * ratio[present]
-                if ld[k].flat_from is not None:
+                for c in trapped[k]:
+                    new[n[:, c] > 0, 0] = 0.0
+                if flat[k] is not None:
                     new[:, m] = q_all[idx, k]
                 marg[k][idx] = new
     out = {"X": x_all, "Q": q_all, "marginals": marg, "residence": residence[-1]}
@@ -119,21 +150,37 @@ def _station_utilization(net: Network, x: np.ndarray, marginals: dict, last: int
     return u
 
 
-def multiclass_mva(demands, populations, think_times=None, servers=None, max_states: int = DEFAULT_MAX_STATES):
+def multiclass_mva(demands, populations, think_times=None, servers=None, max_states: int = DEFAULT_MAX_STATES,
+                   max_cells: int = DEFAULT_MAX_CELLS):
     """Exact multi-class MVA; returns a ``MulticlassResult`` (throughput, response_time, utilization, queue_length).
 
     ``demands`` = {station: {class: D in s}}, ``populations`` = {class: customers}, ``think_times`` = {class: Z}
     (default 0), ``servers`` = {station: count | "delay" | LoadDependent} (default 1: a queue). Cost: prod(N_c + 1)
     population vectors times the stations, doubled for each load-dependent station; more vectors than
-    ``max_states`` raise ``InputError`` naming the count and the approximate solver.
+    ``max_states``, or more numbers kept than ``max_cells`` (``exact_cells``), raise ``InputError`` naming the count
+    and the approximate solver, before any work.
     """
     net, n, z = closed_network(demands, populations, think_times, servers)
-    states = int(np.prod(n.astype(float) + 1))
-    if states > max_states:
+    log_states = float(np.sum(np.log1p(n.astype(float))))
+    if log_states > np.log(max_states) + 1e-9:
+        count = f"{np.exp(log_states):,.0f}" if log_states < 700 else f"about 10^{log_states / np.log(10):,.0f}"
         raise InputError(
-            f"exact multi-class MVA over populations {dict(zip(net.classes, n.tolist()))} visits {states:,} "
-            f"population vectors, more than max_states = {max_states:,}; use approximate_multiclass_mva "
+            f"exact multi-class MVA over populations {shown(dict(zip(net.classes, n.tolist())), 200)} visits "
+            f"{count} population vectors, more than max_states = {max_states:,}; use approximate_multiclass_mva "
             "(method='linearizer' or 'schweitzer') or raise max_states")
+    steps = int(n.sum()) * 2 ** sum(isinstance(k, LoadDependent) for k in net.kinds)
+    if steps > MAX_LEVEL_STEPS:
+        raise InputError(
+            f"exact multi-class MVA over {int(n.sum()):,} customers steps through {steps:,} population levels "
+            f"(customers x 2^load-dependent stations), more than {MAX_LEVEL_STEPS:,}; use approximate_multiclass_mva "
+            "(method='linearizer' or 'schweitzer')")
+    cells = exact_cells(net, n)
+    if cells > max_cells:
+        raise InputError(
+            f"exact multi-class MVA would keep {cells:,.0f} numbers ({cells * 8 / 2**30:,.1f} GiB: population "
+            f"vectors x stations, classes and the marginals of {sum(isinstance(k, LoadDependent) for k in net.kinds)}"
+            f" load-dependent station(s)), more than max_cells = {max_cells:,}; use approximate_multiclass_mva "
+            "(c-server stations by Seidmann's transformation) or raise max_cells")
     lattice = _Lattice(n)
     if lattice.size == 1:  # nobody in the network
         zeros = np.zeros((len(net.stations), len(net.classes)))
@@ -168,7 +215,12 @@ def _split_for_approximation(net: Network) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _core(n, z, dq, dd, correction, queue, tolerance, max_iterations):
-    """Fixed point of the approximate MVA equations at population n with the Linearizer correction F[k, j, c]."""
+    """Fixed point of the approximate MVA equations at population n with the Linearizer correction F[k, j, c].
+
+    ``queue`` (and what is returned as the queue) counts only the customers in the queueing part dq of each station:
+    in Seidmann's transformation a c-server station is a queue of demand D/c in series with a delay of D (c-1)/c, and
+    an arriving customer waits behind those at the queue, never behind those in the delay.
+    """
     n = n.astype(float)
     removed = n[:, None] - np.eye(len(n))  # removed[j, c] = (n - e_c)_j
     scale = max(1.0, n.sum())
@@ -176,9 +228,10 @@ def _core(n, z, dq, dd, correction, queue, tolerance, max_iterations):
         for _ in range(max_iterations):
             share = np.where(n > 0, queue / n, 0.0)
             arrival = np.einsum("jc,kjc->kc", np.clip(removed, 0, None), share[:, :, None] + correction)
-            residence = dq * (1.0 + arrival) + dd
+            queued = dq * (1.0 + arrival)
+            residence = queued + dd
             x = np.where(n > 0, n / (z + residence.sum(axis=0)), 0.0)
-            new = residence * x
+            new = queued * x  # customers in the queueing part only: the delay part of a c-server station never queues
             change = np.max(np.abs(new - queue))
             queue = new
             if change < tolerance * scale:
@@ -199,10 +252,14 @@ def approximate_multiclass_mva(demands, populations, think_times=None, servers=N
     net, n, z = closed_network(demands, populations, think_times, servers)
     dq, dd = _split_for_approximation(net)
     k_all, c_all = dq.shape
+    work = k_all * c_all * c_all * ((c_all + 1) * rounds + 1 if method == "linearizer" else 1)
+    if work > MAX_APPROXIMATE_WORK:
+        raise InputError(f"{method} over {k_all:,} stations and {c_all} classes: {work:,} terms per iteration "
+                         f"round (stations x classes^2 x fixed points), more than {MAX_APPROXIMATE_WORK:,}; "
+                         + ("use method='schweitzer' or " if method == "linearizer" else "") + "merge classes")
 
     def start(pop):
-        total = dq + dd
-        weight = total / np.where(total.sum(axis=0) > 0, total.sum(axis=0), 1.0)
+        weight = dq / np.where((dq + dd).sum(axis=0) > 0, (dq + dd).sum(axis=0), 1.0)
         return weight * pop
 
     correction = np.zeros((k_all, c_all, c_all))

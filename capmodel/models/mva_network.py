@@ -20,12 +20,26 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
+from capmodel.errors import CapmodelError, InputError, shown
 from capmodel.models.laws import check_nonnegative, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
 
 DELAY = "delay"
 QUEUE = "queue"
+#: bounds checked before any array is built (issue 20): beyond them no solver here answers in useful time and memory
+MAX_STATIONS = 1_000
+MAX_CLASSES = 100
+MAX_SERVERS = 1_000_000
+MAX_POPULATION = 10**9
+
+
+def check_number(value, name: str) -> float:
+    """A finite number >= 0 that is a number (an int or float, not a bool or the string "0.1"); ``InputError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name} must be a number, got {shown(value)} ({type(value).__name__})")
+    if isinstance(value, int) and abs(value) > 10**300:
+        raise InputError(f"{name} = {shown(value)} is too large")
+    return check_nonnegative(value, name)
 
 
 @dataclass(frozen=True)
@@ -57,7 +71,12 @@ def _station_kind(name: str, value):
         raise InputError(f"servers[{name}] = {value!r}: give a server count, 'delay' or a load-dependent station")
     if isinstance(value, float) and math.isinf(value):
         return DELAY
+    if isinstance(value, str) or isinstance(value, bool):
+        raise InputError(f"servers[{name}] must be a whole number >= 1 or 'delay', got {shown(value)}")
     c = check_servers(value, f"servers[{name}]")
+    if c > MAX_SERVERS:
+        raise InputError(f"servers[{name}] = {c:,} is more than {MAX_SERVERS:,}; a station with that many servers "
+                         "never queues: make it a delay station ('delay')")
     return QUEUE if c == 1 else multi_server(c)
 
 
@@ -70,6 +89,12 @@ def build_network(demands, servers=None, classes=None) -> Network:
         demands = {str(k): row.to_dict() for k, row in demands.iterrows()}
     if not isinstance(demands, Mapping) or not demands:
         raise InputError("demands must be a non-empty mapping {station: {class: service demand}}")
+    if len(demands) > MAX_STATIONS:
+        raise InputError(f"{len(demands):,} stations; at most {MAX_STATIONS:,} are solved")
+    if classes is not None and len(classes) > MAX_CLASSES:
+        raise InputError(f"{len(classes):,} classes; at most {MAX_CLASSES} are solved")
+    if servers is not None and not isinstance(servers, Mapping):
+        raise InputError(f"servers must be a mapping {{station: count | 'delay'}}, got {type(servers).__name__}")
     servers = dict(servers or {})
     unknown = set(map(str, servers)) - set(map(str, demands))
     ld_only = [s for s in unknown if isinstance(servers[s], LoadDependent) and servers[s].demand is not None]
@@ -82,9 +107,15 @@ def build_network(demands, servers=None, classes=None) -> Network:
         for row in demands.values():
             if not isinstance(row, Mapping):
                 raise InputError(f"demands must map each station to {{class: demand}}, got {type(row).__name__}")
-            names += [str(c) for c in row if str(c) not in names]
+            seen = dict.fromkeys(names)
+            seen.update(dict.fromkeys(str(c) for c in row))
+            names = list(seen)
+            if len(names) > MAX_CLASSES:
+                raise InputError(f"more than {MAX_CLASSES} classes in the demands; at most {MAX_CLASSES} are solved")
     if not names:
         raise InputError("no classes: name at least one class in the demands")
+    if len(names) > MAX_CLASSES:
+        raise InputError(f"{len(names):,} classes; at most {MAX_CLASSES} are solved")
     d = np.zeros((len(stations), len(names)))
     kinds = []
     for k, station in enumerate(stations):
@@ -99,7 +130,7 @@ def build_network(demands, servers=None, classes=None) -> Network:
         for c, value in row.items():
             if str(c) not in names:
                 raise InputError(f"demands[{station}] names class {c!r}, which is not among the classes {names}")
-            d[k, names.index(str(c))] = check_nonnegative(value, f"demands[{station}][{c}]")
+            d[k, names.index(str(c))] = check_number(value, f"demands[{station}][{c}]")
     return Network(tuple(stations), tuple(names), d, tuple(kinds))
 
 
@@ -118,9 +149,11 @@ def class_vector(values, classes, what: str, default=None, integer=False) -> np.
     for c in classes:
         if c not in values and default is None:
             raise InputError(f"{what} has no value for class {c!r}")
-        v = check_nonnegative(values.get(c, default), f"{what}[{c}]")
+        v = check_number(values.get(c, default), f"{what}[{c}]")
         if integer and not float(v).is_integer():
             raise InputError(f"{what}[{c}] must be a whole number of customers, got {values.get(c)!r}")
+        if integer and v > MAX_POPULATION:
+            raise InputError(f"{what}[{c}] = {shown(values.get(c))} customers is more than {MAX_POPULATION:,}")
         out.append(v)
     return np.array(out, dtype=int if integer else float)
 
@@ -135,6 +168,11 @@ class MulticlassResult:
 
     def __init__(self, network: Network, throughput, residence, utilization, method: str,
                  populations=None, think_times=None, arrival_rates=None, notes=()):
+        bad = ~np.isfinite(np.asarray(throughput, float))
+        if np.any(bad) or not np.all(np.isfinite(np.asarray(residence, float))):
+            which = [c for c, b in zip(network.classes, np.atleast_1d(bad)) if b] or list(network.classes)
+            raise CapmodelError(f"{method}: no finite solution for class {which[0]!r} (throughput or response time "
+                                "is not a number); the network is outside what this solver handles")
         self.network = network
         self.method = method
         self.throughput = pd.Series(throughput, index=list(network.classes), name="throughput", dtype=float)
@@ -162,9 +200,9 @@ class MulticlassResult:
         return self.residence_time * self.throughput
 
     @cached_property
-    def bottleneck(self) -> str:
-        """The queueing station with the highest utilization."""
-        return str(self.utilization.idxmax())
+    def bottleneck(self) -> str | None:
+        """The queueing station with the highest utilization (None when every station is a delay)."""
+        return None if self.utilization.isna().all() else str(self.utilization.idxmax())
 
     def table(self) -> pd.DataFrame:
         """One row per class: population or arrival rate, throughput, response time and per-station residence."""
@@ -192,6 +230,8 @@ class MulticlassResult:
         """One sentence per class and the bottleneck, in words."""
         parts = [f"{c}: {x:,.4g} per {time_unit} at {r:.4g} {time_unit}" for c, x, r in
                  zip(self.network.classes, self.throughput, self.response_time)]
+        if self.bottleneck is None:
+            return f"{self.method}: " + "; ".join(parts) + ". No station queues (delays only)."
         u = self.utilization[self.bottleneck]
         return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
                 f"(utilization {u:.1%}).")

@@ -78,8 +78,9 @@ def open_network(arrival_rates, demands, servers=None) -> MulticlassResult:
     _check_stable(net, u, c, "the arrival rates")
     residence = net.demands * _stretch(u, c)[:, None]
     limit = stability_limit(arrival_rates, demands, servers)
-    note = (f"stable up to {limit['factor']:.4g} x these arrival rates (bottleneck {limit['bottleneck']})")
-    return MulticlassResult(net, lam, residence, u, "open network", arrival_rates=lam, notes=[note])
+    notes = [f"stable up to {limit['factor']:.4g} x these arrival rates (bottleneck {limit['bottleneck']})"
+             ] if np.isfinite(limit["factor"]) else ["no queueing station carries load: stable at any arrival rate"]
+    return MulticlassResult(net, lam, residence, u, "open network", arrival_rates=lam, notes=notes)
 
 
 def mixed_network(demands, populations, arrival_rates, think_times=None, servers=None,

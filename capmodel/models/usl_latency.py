@@ -250,7 +250,7 @@ class LatencyFit:
 
     def conf_int(self, level: float = 0.95, n_samples: int = 200, planned_throughput: float | None = None,
                  latency_target_ms: float | None = None) -> pd.DataFrame:
-        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), headroom, and when
+        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and when
         asked the latency at a planned throughput and the throughput at a latency target."""
         if not 0 < level < 1:
             raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
@@ -285,7 +285,7 @@ class LatencyFit:
 def _figures(sigma, kappa, lambda_, observed_peak, planned=None, target_ms=None) -> dict:
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     out = {"sigma": sigma, "kappa": kappa, "lambda": lambda_, "peak_concurrency": n_peak, "peak_throughput": x_peak,
-           "headroom": 1.0 - observed_peak / x_peak}
+           "spare_fraction": 1.0 - observed_peak / x_peak}
     if planned is not None:
         out["latency_at_planned_ms"] = float(usl_latency(planned, sigma, kappa, lambda_)) * 1000.0
     if target_ms is not None:

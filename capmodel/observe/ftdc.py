@@ -17,290 +17,274 @@ side in ``decompressor.cpp``, the metric extraction in ``util.cpp`` and the inte
   value), unsigned 64-bit with wrap-around. The deltas are written as unsigned LEB128 varints, and a run of zeros as
   the pair (0, k): one zero followed by k more.
 
-Decoding here is vectorised with numpy (varints, zero runs and the cumulative sums) and uses ``bson`` from pymongo
-for the documents; only the metrics asked for are rebuilt. Samples from several files are joined by time and
-duplicates (an interim file repeating an archive) dropped. A file that is truncated, corrupt, empty or not FTDC at
-all raises ``InputError`` naming the file and the byte offset of the document at fault.
+Decoding here streams a file document by document, walks each reference document's raw BSON (``ftdc_bson``, with a
+cache of sub-document layouts), reads the varints and zero runs with numpy (``varint``) and rebuilds only the metrics
+asked for. Samples from several files are joined by time and duplicates (an interim file repeating an archive)
+dropped. MongoDB's own limits are kept (``decompressor.cpp``: at most 10,000,000 bytes uncompressed and metrics x
+deltas at most 1,000,000; ``util.cpp``: nesting at most 10 deep), every size is checked before it is allocated, and a
+file that is truncated, corrupt, empty or not FTDC at all raises ``InputError`` naming the file and the byte offset of
+the document at fault (and, inside a chunk, the byte of the uncompressed chunk).
 """
 from __future__ import annotations
 
 import math
+import os
 import struct
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from capmodel.errors import InputError
-from capmodel.observe.varint import decode_varints, expand_zero_runs
+from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
+from capmodel.observe.varint import DeltaStream, decode_varints, expand_zero_runs
+
+__all__ = ["Chunk", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
+           "metric_names", "read_metrics"]
 
 METADATA, METRIC_CHUNK, PERIODIC_METADATA = 0, 1, 2
+TYPES = {METADATA: "metadata", METRIC_CHUNK: "metric chunk", PERIODIC_METADATA: "periodic metadata"}
 INTERIM_NAME = "metrics.interim"
-MAX_UNCOMPRESSED = 10_000_000    # decompressor.cpp refuses a larger chunk; so do we
+MAX_UNCOMPRESSED = 10_000_000    # decompressor.cpp: "Metrics chunk has exceeded the allowable size."
+MAX_DELTAS = 1_000_000           # decompressor.cpp: metricsCount * sampleCount > 1000000 is refused
+MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024     # BSONObjMaxInternalSize: the largest document mongod writes
+_PIECE = 1 << 16                 # bytes of a zlib stream inflated at a time
 _HEADER = b"\x09_id\x00"      # every FTDC document opens with its _id, a BSON date (type 9)
-_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
-@dataclass
 class Chunk:
-    """One decoded metric chunk: metric names in file order and their values, one column per sample."""
+    """One decoded metric chunk: its layout (metric names and where their reference values sit), and its checked delta
+    stream, from which any metric's samples are rebuilt on demand."""
 
-    names: list[str]
-    reference: np.ndarray        # uint64, one per metric: the reference document's values
-    deltas: np.ndarray           # uint64, shape (metrics, samples - 1)
-    source: str
-    offset: int
-    positions: dict | None = None    # name -> row, shared by chunks of one layout
+    def __init__(self, raw: bytes, layout, stream: DeltaStream | None, n_deltas: int, source: str, offset: int):
+        self.raw, self.layout, self.stream, self.n_deltas = raw, layout, stream, n_deltas
+        self.source, self.offset = source, offset
 
     @property
     def samples(self) -> int:
         """Samples in the chunk, the reference document included."""
-        return self.deltas.shape[1] + 1
+        return self.n_deltas + 1
+
+    @property
+    def names(self) -> list[str]:
+        """Every metric name, in file order."""
+        return [name for name, _, _ in self.layout.entries()]
+
+    @property
+    def reference(self) -> np.ndarray:
+        """The reference document's value of every metric (uint64)."""
+        return np.array([value_at(self.raw, coding, at) for _, coding, at in self.layout.entries()], dtype=np.uint64)
+
+    @property
+    def deltas(self) -> np.ndarray:
+        """Every metric's deltas, shape (metrics, samples - 1), uint64."""
+        if self.stream is None:
+            return np.zeros((self.layout.count, 0), dtype=np.uint64)
+        return self.stream.rows(np.arange(self.layout.count))
+
+    def columns(self, names) -> dict:
+        """name -> every sample's value (int64) for each of ``names`` the chunk carries (the others are left out)."""
+        found = {name: self.layout.locate(name) for name in names}
+        found = {name: hit for name, hit in found.items() if hit is not None}
+        if not found:
+            return {}
+        out = np.empty((len(found), self.samples), dtype=np.uint64)
+        out[:, 0] = [value_at(self.raw, coding, at) for _, coding, at in found.values()]
+        if self.n_deltas:
+            np.cumsum(self.stream.rows([index for index, _, _ in found.values()]), axis=1, out=out[:, 1:])
+            out[:, 1:] += out[:, :1]           # unsigned wrap-around, as the writer computed the deltas
+        values = out.view(np.int64)
+        return {name: values[i] for i, name in enumerate(found)}
 
     def values(self, name: str) -> np.ndarray | None:
         """Every sample's value of one metric (int64), or None when the chunk does not carry it."""
-        index = self._index().get(name)
-        if index is None:
-            return None
-        out = np.empty(self.samples, dtype=np.uint64)
-        out[0] = self.reference[index]
-        np.cumsum(self.deltas[index], out=out[1:])
-        out[1:] += self.reference[index]           # unsigned wrap-around, as the writer computed the deltas
-        return out.view(np.int64)
-
-    def _index(self) -> dict:
-        if self.positions is None:
-            self.positions = {name: i for i, name in enumerate(self.names)}
-        return self.positions
+        return self.columns([name]).get(name)
 
 
-# --------------------------------------------------------------------------------------------------- metric extraction
-# The reference document is walked as raw BSON, not decoded into a dict: serverStatus can repeat a field name inside
-# one object, and a dict would keep only one of them while the writer counted both.
-_FIXED = {0x06: 0, 0x07: 12, 0x0A: 0, 0x7F: 0, 0xFF: 0}          # undefined, ObjectId, null, MaxKey, MinKey
-_STRINGS = (0x02, 0x0D, 0x0E)                                       # string, JavaScript code, symbol
-
-
-def _clamp_double(value: float) -> int:
-    """numberLong() of a double: NaN -> 0, clamped to the int64 range, truncated towards zero."""
-    if math.isnan(value):
-        return 0
-    return int(min(max(value, _INT64_MIN), _INT64_MAX))
-
-
-def _walk(raw: bytes, start: int, end: int, prefix: str, names: list, values: list, layout: list | None = None) -> None:
-    """Append the name and value of every metric in the BSON document raw[start:end], in the order util.cpp uses
-    (and, when ``layout`` is a list, each metric's (coding, byte offset of its value), see ``_Layout``)."""
-    if layout is None:
-        layout = []
-    unpack = struct.unpack_from
-    pos = start + 4
-    while pos < end - 1:
-        kind = raw[pos]
-        key_end = raw.index(b"\x00", pos + 1)
-        name = prefix + raw[pos + 1:key_end].decode("utf-8", "replace")
-        pos = key_end + 1
-        if kind == 0x01:
-            names.append(name)
-            values.append(_clamp_double(unpack("<d", raw, pos)[0]))
-            layout.append(("f8", pos))
-            pos += 8
-        elif kind == 0x10:
-            names.append(name)
-            values.append(unpack("<i", raw, pos)[0])
-            layout.append(("i4", pos))
-            pos += 4
-        elif kind in (0x12, 0x09):                                  # int64, Date (ms since the epoch)
-            names.append(name)
-            values.append(unpack("<q", raw, pos)[0])
-            layout.append(("i8" if kind == 0x12 else "date", pos))
-            pos += 8
-        elif kind == 0x08:
-            names.append(name)
-            values.append(raw[pos])
-            layout.append(("u1", pos))
-            pos += 1
-        elif kind == 0x11:                                          # Timestamp: increment, then seconds, uint32 each
-            increment, seconds = unpack("<II", raw, pos)
-            names += [name + ".t", name + ".i"]
-            values += [seconds, increment]
-            layout += [("u4", pos + 4), ("u4", pos)]
-            pos += 8
-        elif kind == 0x13:
-            from bson.decimal128 import Decimal128
-
-            decimal = Decimal128.from_bid(raw[pos:pos + 16]).to_decimal()
-            names.append(name)
-            values.append(int(min(max(decimal, _INT64_MIN), _INT64_MAX)) if decimal.is_finite() else 0)
-            layout.append(("decimal", pos))
-            pos += 16
-        elif kind in (0x03, 0x04):
-            (size,) = unpack("<i", raw, pos)
-            _walk(raw, pos, pos + size, name + ".", names, values, layout)
-            pos += size
-        elif kind in _STRINGS:
-            pos += 4 + unpack("<i", raw, pos)[0]
-        elif kind == 0x05:
-            pos += 5 + unpack("<i", raw, pos)[0]
-        elif kind == 0x0C:                                          # DBPointer: string, then an ObjectId
-            pos += 4 + unpack("<i", raw, pos)[0] + 12
-        elif kind == 0x0F:                                          # code with scope: total length first
-            pos += unpack("<i", raw, pos)[0]
-        elif kind == 0x0B:                                          # regex: two C strings
-            pos = raw.index(b"\x00", raw.index(b"\x00", pos) + 1) + 1
-        elif kind in _FIXED:
-            pos += _FIXED[kind]
-        else:
-            raise ValueError(f"unknown BSON type 0x{kind:02x} at field {name!r}")
+def metric_names(reference: bytes, cache: LayoutCache | None = None) -> tuple[list[str], np.ndarray]:
+    """Dotted metric names (``serverStatus.opcounters.insert``) and values (uint64) of a raw BSON reference document
+    (``cache``: a ``LayoutCache`` kept across chunks)."""
+    (size,) = struct.unpack_from("<i", reference, 0)
+    entries = read_layout(reference, size, MAX_DELTAS, cache).entries()
+    return [name for name, _, _ in entries], np.array([value_at(reference, c, at) for _, c, at in entries],
+                                                      dtype=np.uint64)
 
 
 def date_offsets(reference: bytes) -> list[int]:
     """Byte offsets of every Date value in a raw BSON reference document (to re-time a chunk)."""
-    layout: list = []
-    _walk(reference, 0, struct.unpack_from("<i", reference, 0)[0], "", [], [], layout)
-    return [at for coding, at in layout if coding == "date"]
+    from capmodel.observe.ftdc_bson import DATE
+
+    layout = read_layout(reference, struct.unpack_from("<i", reference, 0)[0], MAX_DELTAS)
+    return [at for _, coding, at in layout.entries() if coding == DATE]
 
 
-def metric_names(reference: bytes, layouts: list | None = None) -> tuple[list[str], np.ndarray]:
-    """Dotted metric names (``serverStatus.opcounters.insert``) and values of a raw BSON reference document.
-
-    ``layouts``: a list kept across chunks; a reference document laid out byte for byte like an earlier one (same
-    fields, types and strings; only numbers differ: the usual case from one chunk to the next) is then read with numpy
-    at the known offsets instead of being walked again."""
-    if layouts is not None:
-        for layout in layouts:
-            if layout.matches(reference):
-                return layout.names, layout.values(reference)
-    names: list[str] = []
-    values: list[int] = []
-    entries: list = []
-    (size,) = struct.unpack_from("<i", reference, 0)
-    _walk(reference, 0, size, "", names, values, entries)
-    if layouts is not None and all(coding != "decimal" for coding, _ in entries):
-        layouts.insert(0, _Layout(reference, names, entries))
-        del layouts[_MAX_LAYOUTS:]
-    return names, np.array(values, dtype=np.int64).view(np.uint64) if values else np.zeros(0, np.uint64)
-
-
-_MAX_LAYOUTS = 8
-_CODINGS = {"f8": (8, "<f8"), "i4": (4, "<i4"), "i8": (8, "<i8"), "date": (8, "<i8"), "u1": (1, "u1"),
-            "u4": (4, "<u4")}
-
-
-class _Layout:
-    """Where each metric's value sits in one reference document, and which bytes must match for another to share it."""
-
-    def __init__(self, reference: bytes, names: list, entries: list):
-        self.names = names
-        self.positions = {name: i for i, name in enumerate(names)}
-        self.template = np.frombuffer(reference, dtype=np.uint8)
-        self.fixed = np.ones(self.template.size, dtype=bool)
-        self.groups = []
-        for coding, (width, dtype) in _CODINGS.items():
-            index = np.array([i for i, (c, _) in enumerate(entries) if c == coding], dtype=np.int64)
-            if index.size:
-                at = np.array([entries[i][1] for i in index], dtype=np.int64)[:, None] + np.arange(width)
-                self.fixed[at.ravel()] = False
-                self.groups.append((coding, dtype, index, at))
-        self.fixed_bytes = self.template[self.fixed]
-
-    def matches(self, reference: bytes) -> bool:
-        data = np.frombuffer(reference, dtype=np.uint8)
-        return data.size == self.template.size and np.array_equal(data[self.fixed], self.fixed_bytes)
-
-    def values(self, reference: bytes) -> np.ndarray:
-        data = np.frombuffer(reference, dtype=np.uint8)
-        out = np.empty(len(self.names), dtype=np.int64)
-        for coding, dtype, index, at in self.groups:
-            raw = np.ascontiguousarray(data[at]).view(dtype).ravel()
-            if coding == "f8":                        # numberLong(): NaN -> 0, clamped, truncated towards zero
-                big, small = raw >= 2.0 ** 63, raw < -(2.0 ** 63)
-                safe = np.where(np.isnan(raw) | big | small, 0.0, raw)
-                raw = np.where(big, _INT64_MAX, np.where(small, _INT64_MIN, safe.astype(np.int64)))
-            out[index] = raw.astype(np.int64)
-        return out.view(np.uint64)
-
-
-# ---------------------------------------------------------------------------------------------- varints and zero runs
-def decode_chunk(data: bytes, source: str = "<chunk>", offset: int = 0, layouts: list | None = None) -> Chunk:
-    """The metrics of one chunk's ``data`` field (uncompressed length, then the zlib stream); ``layouts`` as in
-    ``metric_names``."""
-    def bad(reason: str) -> InputError:
-        return InputError(f"{source}: corrupt FTDC metric chunk at byte offset {offset}: {reason}")
-
+def inflate(data: bytes, limit: int = MAX_UNCOMPRESSED) -> bytes:
+    """A chunk's ``data`` (uncompressed length, then a zlib stream) uncompressed, never past the length it declares
+    nor past ``limit``; ValueError otherwise."""
     if len(data) < 5:
-        raise bad(f"{len(data)} bytes of data")
+        raise ValueError(f"{len(data)} bytes of data")
     (length,) = struct.unpack_from("<I", data, 0)
-    if length > MAX_UNCOMPRESSED:
-        raise bad(f"uncompressed length {length} exceeds the {MAX_UNCOMPRESSED} bytes MongoDB allows")
+    if length > limit:
+        raise ValueError(f"uncompressed length {length:,} exceeds the {limit:,} bytes MongoDB allows")
+    inflater, view = zlib.decompressobj(), memoryview(data)[4:]
+    pieces, inflated = [], 0
     try:
-        raw = zlib.decompress(data[4:])
+        for start in range(0, len(view), _PIECE):        # fed in pieces: nothing is copied in proportion to a bomb
+            piece = inflater.decompress(view[start:start + _PIECE], length + 1 - inflated)
+            pieces.append(piece)
+            inflated += len(piece)
+            if inflated > length or inflater.unconsumed_tail:
+                raise ValueError(f"the zlib stream inflates past the {length:,} bytes the header declares")
+            if inflater.eof:
+                break
     except zlib.error as exc:
-        raise bad(f"zlib: {exc}") from None
+        raise ValueError(f"zlib: {exc}") from None
+    raw = b"".join(pieces)
+    if not inflater.eof:
+        raise ValueError(f"the zlib stream ends early: {len(raw):,} of {length:,} bytes")
     if len(raw) != length:
-        raise bad(f"{len(raw)} bytes uncompressed, the header says {length}")
+        raise ValueError(f"{len(raw):,} bytes uncompressed, the header says {length:,}")
+    return raw
+
+
+def decode_chunk(data: bytes, source: str = "<chunk>", offset: int = 0, cache: LayoutCache | None = None) -> Chunk:
+    """One chunk's ``data`` field (uncompressed length, then the zlib stream), checked: the layout of its reference
+    document and its delta stream (``cache``: a ``LayoutCache`` kept across chunks)."""
+    def bad(reason: str, at: int | None = None) -> InputError:
+        where = f" (byte {at:,} of the uncompressed chunk)" if at is not None else ""
+        return InputError(f"{source}: corrupt FTDC metric chunk at byte offset {offset}: {reason}{where}")
+
     try:
-        (ref_size,) = struct.unpack_from("<i", raw, 0)
-        if not 5 <= ref_size <= len(raw) - 8 or raw[ref_size - 1] != 0:
-            raise ValueError(f"a BSON length of {ref_size} in {len(raw)} bytes")
-        names, reference_values = metric_names(raw[:ref_size], layouts)
-        n_metrics, n_deltas = struct.unpack_from("<II", raw, ref_size)
-    except (struct.error, ValueError, IndexError) as exc:
-        raise bad(f"reference document: {exc}") from None
-    if len(names) != n_metrics:
-        raise bad(f"the reference document has {len(names)} metrics, the header says {n_metrics}")
-    stream = np.frombuffer(raw, dtype=np.uint8, offset=ref_size + 8)
-    try:
-        deltas = expand_zero_runs(decode_varints(stream), n_metrics * n_deltas) if n_deltas else \
-            np.zeros(0, dtype=np.uint64)
+        raw = inflate(data)
     except ValueError as exc:
         raise bad(str(exc)) from None
-    positions = next((layout.positions for layout in layouts or () if layout.names is names), None)
-    return Chunk(names, reference_values, deltas.reshape(n_metrics, n_deltas), source, offset, positions)
+    if len(raw) < 13:
+        raise bad(f"{len(raw)} bytes uncompressed, too few for a reference document and the counts")
+    (ref_size,) = struct.unpack_from("<i", raw, 0)
+    if not 5 <= ref_size <= len(raw) - 8 or raw[ref_size - 1] != 0:
+        raise bad(f"the reference document declares {ref_size:,} bytes in {len(raw):,}", 0)
+    n_metrics, n_deltas = struct.unpack_from("<II", raw, ref_size)
+    if n_metrics * max(n_deltas, 1) > MAX_DELTAS:
+        raise bad(f"{n_metrics:,} metrics x {n_deltas:,} deltas exceeds the {MAX_DELTAS:,} MongoDB's reader "
+                  "allows (decompressor.cpp)", ref_size)
+    try:
+        layout = read_layout(raw, ref_size, n_metrics, cache)
+    except BadDocument as exc:
+        raise bad(f"reference document: {exc}", exc.at) from None
+    if layout.count != n_metrics:
+        raise bad(f"the reference document has {layout.count:,} metrics, the header says {n_metrics:,}", ref_size)
+    stream = None
+    if n_deltas:
+        try:
+            stream = DeltaStream(np.frombuffer(raw, dtype=np.uint8, offset=ref_size + 8), n_metrics, n_deltas)
+        except ValueError as exc:
+            raise bad(str(exc), ref_size + 8) from None
+    return Chunk(raw, layout, stream, n_deltas, source, offset)
+
+
+def _top_fields(blob: bytes, path, offset: int) -> dict:
+    """_id (ms), type, and data (a metric chunk's bytes) or doc (metadata, decoded) of one FTDC document."""
+    out: dict = {}
+    unpack = struct.unpack_from
+    end, pos = len(blob) - 1, 4
+    try:
+        while pos < end:
+            kind = blob[pos]
+            key_end = blob.index(b"\x00", pos + 1, end)
+            key = blob[pos + 1:key_end]
+            pos = key_end + 1
+            shown = key.decode("utf-8", "replace")
+            if kind in (0x01, 0x09, 0x12, 0x11):
+                value = unpack("<d" if kind == 0x01 else "<q", blob, pos)[0]
+                width = 8
+            elif kind == 0x10:
+                value, width = unpack("<i", blob, pos)[0], 4
+            elif kind == 0x08:
+                value, width = blob[pos], 1
+            elif kind in (0x02, 0x0D, 0x0E):
+                value, width = None, 4 + unpack("<i", blob, pos)[0]
+            elif kind in (0x03, 0x04):
+                value, width = None, unpack("<i", blob, pos)[0]
+            elif kind == 0x05:
+                width = 5 + unpack("<i", blob, pos)[0]
+                value = blob[pos + 5:pos + width]
+            elif kind == 0x07:
+                value, width = None, 12
+            elif kind in (0x06, 0x0A, 0x7F, 0xFF):
+                value, width = None, 0
+            else:
+                raise ValueError(f"unknown BSON type 0x{kind:02x} at field {shown!r}")
+            if width < 0 or pos + width > end:
+                raise ValueError(f"field {shown!r} runs past the end of the document")
+            if key == b"_id" and kind == 0x09:
+                out["_id"] = value
+            elif key == b"type" and kind in (0x01, 0x10, 0x12):
+                out["type"] = value
+            elif key == b"data" and kind == 0x05:
+                out["data"] = value
+            elif key == b"doc" and kind == 0x03:
+                out["doc"] = (pos, pos + width)
+            pos += width
+    except (ValueError, struct.error) as exc:
+        raise InputError(f"{path}: corrupt FTDC file: invalid BSON at byte offset {offset} ({exc})") from None
+    if "_id" not in out or "type" not in out:
+        raise InputError(f"{path}: corrupt FTDC file: the document at byte offset {offset} has no FTDC _id/type")
+    if out["type"] not in TYPES:
+        raise InputError(f"{path}: unknown FTDC document type {out['type']!r} at byte offset {offset} (MongoDB writes "
+                         "0: metadata, 1: metric chunk, 2: periodic metadata)")
+    out["type"] = int(out["type"])
+    if "doc" in out:
+        import bson
+
+        start, stop = out["doc"]
+        try:
+            out["doc"] = bson.decode(blob[start:stop])
+        except Exception as exc:   # bson's own errors, RecursionError on absurd nesting
+            raise InputError(f"{path}: corrupt FTDC file: the {TYPES[out['type']]} document at byte offset {offset} "
+                             f"is not valid BSON ({type(exc).__name__})") from None
+    return out
 
 
 def iter_documents(path: Path):
-    """(byte offset, document) for every BSON document of one FTDC file, checked as it is read."""
-    import bson
-    from bson.codec_options import CodecOptions, DatetimeConversion
+    """(byte offset, document) for every BSON document of one FTDC file, read one at a time and checked: each
+    document a dict with ``_id`` (ms since the epoch), ``type``, and ``data`` (a chunk's bytes) or ``doc``."""
+    with open(path, "rb") as handle:
+        total = os.fstat(handle.fileno()).st_size
+        if not total:
+            raise InputError(f"{path}: empty file (0 bytes), no FTDC documents at byte offset 0")
+        offset = 0
+        while True:
+            head = handle.read(9)
+            if not head:
+                return
+            what = "not an FTDC file" if offset == 0 else "corrupt FTDC file"
+            if len(head) < 5:
+                raise InputError(f"{path}: truncated FTDC file: {len(head)} stray bytes at byte offset {offset}")
+            (size,) = struct.unpack_from("<i", head, 0)
+            if size < 5 or head[4:9] != _HEADER[:len(head) - 4]:
+                raise InputError(f"{path}: {what}: no FTDC document (BSON starting with an _id date) at byte offset "
+                                 f"{offset}")
+            if offset + size > total:
+                raise InputError(f"{path}: truncated FTDC file: the document at byte offset {offset} declares {size} "
+                                 f"bytes, {total - offset} remain")
+            if size > MAX_DOCUMENT:
+                raise InputError(f"{path}: {what}: the document at byte offset {offset} declares {size:,} bytes, "
+                                 f"more than the {MAX_DOCUMENT:,} of MongoDB's largest document")
+            blob = head + handle.read(size - len(head))
+            if len(blob) != size or blob[-1] != 0:
+                raise InputError(f"{path}: {what}: invalid BSON at byte offset {offset} (no closing NUL)")
+            yield offset, _top_fields(blob, path, offset)
+            offset += size
 
-    options = CodecOptions(datetime_conversion=DatetimeConversion.DATETIME_MS)
-    blob = Path(path).read_bytes()
-    if not blob:
-        raise InputError(f"{path}: empty file (0 bytes), no FTDC documents at byte offset 0")
-    offset = 0
-    while offset < len(blob):
-        if len(blob) - offset < 5:
-            raise InputError(f"{path}: truncated FTDC file: {len(blob) - offset} stray bytes at byte offset {offset}")
-        (size,) = struct.unpack_from("<i", blob, offset)
-        what = "not an FTDC file" if offset == 0 else "corrupt FTDC file"
-        if size < 5 or blob[offset + 4:offset + 9] != _HEADER[:len(blob[offset + 4:offset + 9])]:
-            raise InputError(f"{path}: {what}: no FTDC document (BSON starting with an _id date) at byte offset "
-                             f"{offset}")
-        if offset + size > len(blob):
-            raise InputError(f"{path}: truncated FTDC file: the document at byte offset {offset} declares {size} "
-                             f"bytes, {len(blob) - offset} remain")
-        try:
-            document = bson.decode(blob[offset:offset + size], options)
-        except bson.errors.BSONError as exc:
-            raise InputError(f"{path}: {what}: invalid BSON at byte offset {offset} ({exc})") from None
-        kind = document.get("type")
-        if "_id" not in document or kind not in (METADATA, METRIC_CHUNK, PERIODIC_METADATA):
-            raise InputError(f"{path}: {what}: the document at byte offset {offset} has no FTDC _id/type")
-        yield offset, document
-        offset += size
 
-
-def iter_chunks(path: Path, layouts: list | None = None):
-    """Every metric chunk of one file, decoded (``layouts``: see ``metric_names``)."""
+def iter_chunks(path: Path, cache: LayoutCache | None = None):
+    """Every metric chunk of one file, decoded (``cache``: a ``LayoutCache`` kept across chunks)."""
     for offset, document in iter_documents(path):
         if document["type"] == METRIC_CHUNK:
             data = document.get("data")
-            if not isinstance(data, bytes):
+            if data is None:
                 raise InputError(f"{path}: corrupt FTDC file: the metric chunk at byte offset {offset} has no data")
-            yield decode_chunk(data, str(path), offset, layouts)
+            yield decode_chunk(data, str(path), offset, cache)
 
 
 # ------------------------------------------------------------------------------------------------------------- files
@@ -322,6 +306,8 @@ def ftdc_files(path) -> list[Path]:
 
 
 def _to_ms(value) -> int | None:
+    import pandas as pd
+
     if value is None:
         return None
     stamp = pd.Timestamp(value)
@@ -329,37 +315,71 @@ def _to_ms(value) -> int | None:
     return int(stamp.value // 1_000_000)
 
 
-def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, until=None) -> pd.DataFrame:
-    """One row per FTDC sample: ``time_ms`` (the ``time_metric``, ms since the epoch) and one column per entry of
-    ``metrics`` (column name -> FTDC metric name; NaN in chunks that lack it), sorted by time, duplicates dropped,
-    limited to ``since <= time <= until`` (anything ``pandas.Timestamp`` reads; naive means UTC)."""
+def _grown(array: np.ndarray, size: int) -> np.ndarray:
+    """``array`` with room for ``size`` rows, its rows kept: resized in place (realloc, which moves a large block's
+    pages without copying them) when it owns its memory, else copied."""
+    try:
+        array.resize((size, *array.shape[1:]), refcheck=False)
+        return array
+    except ValueError:
+        out = np.empty((size, *array.shape[1:]), dtype=array.dtype)
+        out[:len(array)] = array
+        return out
+
+
+def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, until=None):
+    """One row per FTDC sample (a pandas DataFrame): ``time_ms`` (the ``time_metric``, ms since the epoch) and one
+    column per entry of ``metrics`` (column name -> FTDC metric name; NaN in chunks that lack it), sorted by time,
+    duplicates dropped, limited to ``since <= time <= until`` (anything ``pandas.Timestamp`` reads; naive means UTC).
+    Chunks are decoded one at a time and only these metrics rebuilt."""
+    import pandas as pd
+
     low, high = _to_ms(since), _to_ms(until)
-    frames = []
-    layouts: list = []
+    columns = list(metrics)
+    names = list(metrics.values())
+    wanted = [time_metric, *dict.fromkeys(names)]
+    table = np.empty((4096, len(names)))               # one row per sample, grown by doubling
+    times = np.empty(4096, dtype=np.int64)
+    rows = 0
+    cache = LayoutCache()
     covered = [math.inf, -math.inf]
     for file in ftdc_files(path):
-        for chunk in iter_chunks(file, layouts):
-            times = chunk.values(time_metric)
-            if times is None:
+        for chunk in iter_chunks(file, cache):
+            found = chunk.columns(wanted)
+            stamps = found.get(time_metric)
+            if stamps is None:
                 continue
-            covered = [min(covered[0], int(times.min())), max(covered[1], int(times.max()))]
-            keep = np.ones(times.size, dtype=bool)
+            covered = [min(covered[0], int(stamps.min())), max(covered[1], int(stamps.max()))]
+            keep = np.ones(stamps.size, dtype=bool)
             if low is not None:
-                keep &= times >= low
+                keep &= stamps >= low
             if high is not None:
-                keep &= times <= high
-            if not keep.any():
+                keep &= stamps <= high
+            kept = int(keep.sum())
+            if not kept:
                 continue
-            columns = {"time_ms": times[keep]}
-            for column, name in metrics.items():
-                values = chunk.values(name)
-                columns[column] = values[keep].astype(float) if values is not None else np.full(keep.sum(), np.nan)
-            frames.append(pd.DataFrame(columns))
-    if not frames:
+            if rows + kept > len(times):
+                size = max(2 * len(times), rows + kept)
+                table, times = _grown(table, size), _grown(times, size)
+            times[rows:rows + kept] = stamps[keep]
+            for column, name in enumerate(names):
+                values = found.get(name)
+                table[rows:rows + kept, column] = values[keep] if values is not None else np.nan
+            rows += kept
+    if not rows:
         if (low is not None or high is not None) and covered[0] <= covered[1]:
             first, last = (pd.Timestamp(t, unit="ms", tz="UTC").isoformat() for t in covered)
             raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "
                              f"{first} .. {last}")
         return pd.DataFrame(columns=["time_ms", *metrics])
-    table = pd.concat(frames, ignore_index=True)
-    return table.drop_duplicates("time_ms", keep="first").sort_values("time_ms", kind="stable").reset_index(drop=True)
+    table, times = table[:rows], times[:rows]
+    if times.size > 1 and not (times[1:] > times[:-1]).all():
+        order = np.argsort(times, kind="stable")     # drop repeated times (an interim file repeating an archive),
+        times = times[order]                         # keeping the sample read first
+        first = np.ones(times.size, dtype=bool)
+        first[1:] = times[1:] != times[:-1]
+        order, times = order[first], times[first]
+        table = table[order]
+    frame = pd.DataFrame(table, columns=columns, copy=False)
+    frame.insert(0, "time_ms", times)
+    return frame

@@ -11,6 +11,7 @@ import pandas as pd
 
 from capmodel.errors import InputError
 from capmodel.observe import ftdc, sampler, serverstatus
+from capmodel.observe.csv_out import write_csv
 from capmodel.observe.tables import curve_from_samples
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -51,7 +52,7 @@ class Observation:
         for name, table in (("samples", self.samples), ("curve", self.curve)):
             path = out / f"{name}.csv"
             partial = out / f".{name}.csv.partial"
-            table.to_csv(partial, index=False, date_format=TIME_FORMAT)
+            write_csv(table, partial, TIME_FORMAT)
             os.replace(partial, path)
             paths[name] = path
         return paths
@@ -93,6 +94,24 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
     """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
+
+
+def read_observation(folder) -> Observation:
+    """An ``observe --out`` folder read back without sampling again: its ``samples.csv``, and the curve derived
+    from them as ``observe`` derived its ``curve.csv``; ``InputError`` naming the folder or file otherwise."""
+    folder = Path(folder)
+    path = folder / "samples.csv"
+    if not path.is_file():
+        raise InputError(f"{folder}: no samples.csv here (expected a folder written by 'capmodel observe --out')")
+    try:
+        samples = pd.read_csv(path, keep_default_na=True)
+    except (ValueError, OSError) as exc:
+        raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
+    if "time" not in samples or "interval_s" not in samples:
+        raise InputError(f"{path}: no 'time'/'interval_s' columns: not the samples.csv of 'capmodel observe'")
+    samples["time"] = pd.to_datetime(samples["time"], utc=True, errors="coerce")
+    samples["dropped"] = samples["dropped"].fillna("").astype(str) if "dropped" in samples else ""
+    return Observation(samples, curve_from_samples(samples), f"the observe folder {folder.name}")
 
 
 def bundled_sample() -> dict:

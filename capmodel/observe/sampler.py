@@ -1,7 +1,7 @@
 """Live sampling: ``serverStatus`` from a running MongoDB at a fixed interval, read-only.
 
-The only commands sent are ``ping`` and ``hello`` (to check the connection once) and ``serverStatus``; nothing is
-written, created or changed on the server. The URI's password never reaches a message: errors show the URI through
+The only commands sent are ``ping`` and ``hello`` (to check the connection once), ``hostInfo`` (once, for the
+host's CPU count) and ``serverStatus``; nothing is written, created or changed on the server. The URI's password never reaches a message: errors show the URI through
 ``redact_uri`` and the driver's text through ``redact_text``.
 """
 from __future__ import annotations
@@ -13,20 +13,21 @@ import pandas as pd
 
 from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import InputError, ServerError
-from capmodel.observe.serverstatus import snapshot
+from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
 
-#: the only commands the sampler sends
-COMMANDS = ("ping", "hello", "serverStatus")
+#: the only commands the sampler sends (``hostInfo`` for the cores a member may use)
+COMMANDS = ("ping", "hello", "serverStatus", "hostInfo")
 
 
-def connect(uri: str, timeout_ms: int = 5000):
-    """A pymongo client on ``uri``, checked with ``ping`` and ``hello``; ``ServerError`` (password masked) if not."""
+def connect(uri: str, timeout_ms: int = 5000, **options):
+    """A pymongo client on ``uri`` (``options``: more client options, e.g. one member's ``host``, ``port`` and
+    ``directConnection``), checked with ``ping`` and ``hello``; ``ServerError`` (password masked) if not."""
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
     try:
         client = MongoClient(uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms,
-                             socketTimeoutMS=max(timeout_ms, 10_000), appname="capmodel-observe")
+                             socketTimeoutMS=max(timeout_ms, 10_000), appname="capmodel-observe", **options)
     except (PyMongoError, ValueError, TypeError) as exc:
         raise InputError(f"--uri {redact_uri(uri)}: {redact_text(str(exc))}") from None
     try:
@@ -38,44 +39,83 @@ def connect(uri: str, timeout_ms: int = 5000):
     return client
 
 
+def host_cores(client) -> float:
+    """The host's CPU count from ``hostInfo`` (NaN where the command is refused or lacks it)."""
+    from pymongo.errors import PyMongoError
+
+    try:
+        value = client.admin.command("hostInfo")
+    except PyMongoError:
+        return float("nan")
+    for part in HOSTINFO_CORES.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
+
+
 def sample_server(uri: str, interval: float = 1.0, duration: float = 600.0,
                   on_row: Callable[[dict], None] | None = None, should_stop: Callable[[], bool] | None = None,
                   ) -> tuple[pd.DataFrame, bool]:
     """Raw rows (``time_ms`` and every serverStatus figure), one every ``interval`` seconds for ``duration`` seconds
     (``duration / interval + 1`` rows: the first is the baseline of the first interval), and whether sampling was
     interrupted (Ctrl-C, ``should_stop()``, or the server lost after the first row). Every row taken is kept."""
-    from pymongo.errors import PyMongoError
+    check_timing(interval, duration)
+    client = connect(uri)
+    cores = host_cores(client)
+    rows: list[dict] = []
+    try:
+        def keep(tick: dict) -> None:
+            rows.append({**tick["server"], CORES: cores})
+            if on_row is not None:
+                on_row(tick["server"])
 
+        interrupted = sample_ticks({"server": client}, interval, duration, keep, should_stop,
+                                   where={"server": redact_uri(uri)})
+    finally:
+        client.close()
+    return pd.DataFrame(rows), interrupted
+
+
+def check_timing(interval: float, duration: float) -> None:
+    """``InputError`` unless ``interval`` > 0 and ``duration`` holds at least one interval."""
     if not interval > 0:
         raise InputError(f"--interval must be > 0 seconds, got {interval}")
     if not duration >= interval:
         raise InputError(f"--duration must be at least one interval ({interval} s), got {duration}")
-    client = connect(uri)
-    rows: list[dict] = []
-    interrupted = False
+
+
+def sample_ticks(clients: dict, interval: float, duration: float, on_tick: Callable[[dict], None],
+                 should_stop: Callable[[], bool] | None = None, where: dict | None = None) -> bool:
+    """Every ``interval`` seconds for ``duration`` seconds, one ``serverStatus`` from each of ``clients`` (name ->
+    pymongo client, e.g. one direct connection per replica-set member), handed to ``on_tick`` as {name: raw row}
+    (a member that did not answer this tick is left out). Returns whether sampling was interrupted: Ctrl-C,
+    ``should_stop()``, or no member answering after the first tick. No member answering the first tick raises
+    ``ServerError``."""
+    from pymongo.errors import PyMongoError
+
     count = int(round(duration / interval)) + 1
     start = time.monotonic()
+    first = True
     try:
         for i in range(count):
             delay = start + i * interval - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
             if should_stop is not None and should_stop():
-                interrupted = True
-                break
-            try:
-                row = snapshot(client.admin.command("serverStatus"))
-            except PyMongoError as exc:
-                if not rows:
-                    raise ServerError(f"serverStatus on {redact_uri(uri)} failed: "
-                                      f"{redact_text(str(exc)).splitlines()[0][:300]}") from None
-                interrupted = True
-                break
-            rows.append(row)
-            if on_row is not None:
-                on_row(row)
+                return True
+            tick, failures = {}, {}
+            for name, client in clients.items():
+                try:
+                    tick[name] = snapshot(client.admin.command("serverStatus"))
+                except PyMongoError as exc:
+                    failures[name] = redact_text(str(exc)).splitlines()[0][:300] if str(exc) else type(exc).__name__
+            if not tick:
+                if first:
+                    name, reason = next(iter(failures.items()))
+                    shown = (where or {}).get(name, name)
+                    raise ServerError(f"serverStatus on {shown} failed: {reason}")
+                return True
+            first = False
+            on_tick(tick)
     except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        client.close()
-    return pd.DataFrame(rows), interrupted
+        return True
+    return False

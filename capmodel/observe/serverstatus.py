@@ -45,6 +45,9 @@ GAUGES = {
     "cache_dirty_bytes": "wiredTiger.cache.tracked dirty bytes in the cache",
     "cache_max_bytes": "wiredTiger.cache.maximum bytes configured",
 }
+#: the host's CPU count, beside serverStatus: FTDC's systemMetrics (Linux) or, live, hostInfo's system.numCores (the
+#: host's, not the CPUs a container quota or a CPU affinity leaves the mongod: ``--cores`` says that)
+CORES, FTDC_CORES, HOSTINFO_CORES = "cores", "systemMetrics.cpu.num_cpus", "system.numCores"
 #: identity of the process: a change means a restart (counters start again from zero)
 IDENTITY = {"uptime_ms": "uptimeMillis", "pid": "pid"}
 TIME_PATH = "localTime"
@@ -55,8 +58,9 @@ COUNTER_RESET, NO_OPERATIONS = "counter_reset", "no_operations"
 
 
 def ftdc_metrics() -> dict:
-    """column -> FTDC metric name for every figure (FTDC stores serverStatus under ``serverStatus.``)."""
-    return {column: f"serverStatus.{path}" for column, path in FIGURES.items()}
+    """column -> FTDC metric name for every figure (FTDC stores serverStatus under ``serverStatus.``), and ``cores``
+    from ``systemMetrics``."""
+    return {**{column: f"serverStatus.{path}" for column, path in FIGURES.items()}, CORES: FTDC_CORES}
 
 
 FTDC_TIME = f"serverStatus.{TIME_PATH}"
@@ -116,6 +120,8 @@ def intervals(raw: pd.DataFrame, own_commands: int = 0) -> pd.DataFrame:
         out["cpu_cores"] = (diff["cpu_user_us"] + diff["cpu_system_us"]) / 1e6 / seconds
     for column in GAUGES:
         out[column] = after[column].to_numpy(dtype=float)
+    if CORES in raw and raw[CORES].notna().any():
+        out[CORES] = after[CORES].to_numpy(dtype=float)
     counters = np.column_stack([diff[c] for c in COUNTERS])
     reset = (np.nan_to_num(counters, nan=0.0) < 0).any(axis=1)
     reset |= (after["uptime_ms"] < before["uptime_ms"]).to_numpy() | (after["pid"] != before["pid"]).to_numpy()

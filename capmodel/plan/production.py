@@ -1,80 +1,299 @@
-"""Headroom from production telemetry: how far the busiest observed moment is from the fitted peak (the nose of the
-USL's latency form), the throughput where a latency target is crossed, and the months of growth that leave.
+"""The production answer: how much more load an observed server can carry, by the method its data support.
 
-Takes a ``LatencyFit`` (``capmodel.fit_usl_latency`` on an observed curve); months are the compound-growth runway
-ln(limit / now) / ln(1 + g) of ``runway_months``, with throughput standing in for users (ops per user constant).
+Two methods, each with its verdict (``capmodel.models.evidence``):
+
+- the **operational laws** (``capmodel.observe.server_capacity``): the server's own CPU per operation, the bottleneck
+  law X_max = (cores − background) / D. They hold at any load, so they answer for a healthy server that never came
+  near its knee, the normal input of ``observe``;
+- the **USL latency fit** (``capmodel.fit_usl_latency``, the "nose" of Schwartz, *Practical Scalability Analysis with
+  the Universal Scalability Law*, 2015): it locates a peak only where the observed concurrency reached the knee and
+  the fit describes the points. Its verdict (``usl_verdict``) says so; it answers only when ``sound``.
+
+The USL answers when its verdict is sound; otherwise the laws do (when the server reports its CPU); when neither can,
+the answer says what the data do support (the observed peak is carried today: a lower bound on capacity). A latency
+target is checked only by the USL (the laws bound throughput, not latency), and "reaches the target at X" is said
+only when the fitted curve does reach it below its peak.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
+from capmodel.errors import CapmodelError, InputError
+from capmodel.formatting import Column, number, percent, r_squared, table
+from capmodel.models.closed_form import usl_throughput
+from capmodel.models.evidence import Evidence, Reason
+from capmodel.observe.capacity import LAWS, USL, Estimate, ServerCapacity, TooFewIntervals, server_capacity
 from capmodel.plan.growth import runway_months
 
+QUESTION = "How much more load can this MongoDB server carry, judged from its own telemetry?"
+NO_METHOD = "no method"
+R2_SOUND, R2_USABLE = 0.8, 0.5
+PAST_PEAK_UNUSABLE = 1.10      # the busiest intervals more than 10% above the fitted peak: the "peak" is not one
+KNEE_REACHED = 0.5             # the 95th-percentile concurrency at least half the fitted peak concurrency
 
-@dataclass
-class ProductionHeadroom:
-    """Figures with bootstrap intervals (``table``: estimate, low, high) and the runway they leave."""
 
-    table: pd.DataFrame
+def usl_verdict(fit, curve: pd.DataFrame) -> Evidence:
+    """How far a USL latency fit of an observed curve can be trusted: R² (of latency for ``method="latency"``,
+    of throughput on the points' N = X·R otherwise), whether the observed concurrency reached the knee, whether the
+    busiest intervals ran past the fitted peak, and how much of the window was light load (N < 1)."""
+    n = pd.to_numeric(curve["concurrency"], errors="coerce").to_numpy(float)
+    x = pd.to_numeric(curve["throughput"], errors="coerce").to_numpy(float)
+    if fit.method == "latency":
+        r2, what = fit.r2, "latency"
+    else:
+        predicted = usl_throughput(n, fit.sigma, fit.kappa, fit.lambda_)
+        total = float(((x - x.mean()) ** 2).sum())
+        r2, what = (1.0 - float(((x - predicted) ** 2).sum()) / total if total > 0 else 1.0), "throughput"
+    reasons = []
+    if r2 < R2_SOUND:
+        reasons.append(Reason("low_r2", "unusable" if r2 < R2_USABLE else "weak",
+                              f"the USL explains little of the observed {what} (R² {r_squared(r2)})", r2))
+    n95 = float(np.quantile(n, 0.95))
+    peak_n, peak_x = fit.peak_concurrency, fit.peak_throughput
+    if not math.isfinite(peak_n):
+        reasons.append(Reason("no_peak", "unusable", "the fit has no peak (no coherency term): it cannot say where "
+                              "the server saturates"))
+    elif n95 < KNEE_REACHED * peak_n:
+        reasons.append(Reason("knee_not_reached", "unusable", f"the server rarely ran more than {number(n95, 2)} "
+                              f"operations at once (95th percentile); the fitted peak at {number(peak_n, 2)} lies "
+                              f"{number(peak_n / n95, 2)}× beyond: it cannot be located from this window",
+                              peak_n / n95))
+    observed = fit.observed_peak_throughput
+    if math.isfinite(peak_x) and observed > peak_x:
+        reasons.append(Reason("past_peak", "unusable" if observed > PAST_PEAK_UNUSABLE * peak_x else "weak",
+                              f"the busiest intervals ran at {number(observed)} ops/s, above the fitted peak of "
+                              f"{number(peak_x)} ops/s", observed / peak_x))
+    light = float(np.mean(n < 1.0))
+    if light >= 0.5:
+        reasons.append(Reason("light_load", "weak", f"in {percent(light, 2)} of the intervals fewer than one "
+                              "operation was in the server at a time", light))
+    return Evidence.of(*reasons)
+
+
+@dataclass(frozen=True)
+class ProductionAnswer:
+    """Both methods' results and verdicts, and which one answers; every sentence derives from them."""
+
+    capacity: ServerCapacity | None
+    capacity_error: str | None
+    usl: object | None                 # a LatencyFit, or None when it could not be fitted
+    usl_evidence: Evidence
+    usl_table: pd.DataFrame | None     # estimate/low/high of the fit's figures (bootstrap)
     observed_peak_throughput: float
-    monthly_growth: float
+    max_concurrency: float
+    utilization_target: float
     latency_target_ms: float | None
+    monthly_growth: float | None
     level: float
-
-    def _runway(self, limit: float) -> float:
-        if not math.isfinite(limit):
-            return math.inf
-        if not limit > 0:
-            return math.nan
-        return runway_months(limit, self.observed_peak_throughput, self.monthly_growth)
+    source: str = ""
+    intervals: int = 0
+    used_intervals: int = 0
 
     @property
-    def limit(self) -> str:
-        """What bounds the growth: the latency target when it is crossed before the nose, else the peak."""
-        if self.latency_target_ms is not None and "throughput_at_target" in self.table.index:
-            at_target = self.table.loc["throughput_at_target", "estimate"]
-            if at_target < self.table.loc["peak_throughput", "estimate"]:
-                return "latency target"
-        return "peak throughput"
+    def method(self) -> str:
+        """Which method answers: the USL when its verdict is sound, else the laws, else none."""
+        if self.usl is not None and self.usl_evidence.grade == "sound":
+            return USL
+        return LAWS if self.capacity is not None else NO_METHOD
 
     @property
-    def runway(self) -> pd.Series:
-        """Months of growth until the limit, for its estimate and interval ends (low limit -> fewer months)."""
-        row = "throughput_at_target" if self.limit == "latency target" else "peak_throughput"
-        return pd.Series({k: self._runway(float(self.table.loc[row, k])) for k in ("estimate", "low", "high")})
+    def evidence(self) -> Evidence:
+        """The verdict on the answer given: the answering method's."""
+        if self.method == USL:
+            return self.usl_evidence
+        if self.method == LAWS:
+            return self.capacity.evidence
+        return Evidence.of(Reason("no_method", "unusable", "neither method can state a capacity: "
+                                  + (self.capacity_error or "the server reports no CPU figures")), *(
+                                      r for r in self.usl_evidence.reasons if r.grade == "unusable"))
+
+    @property
+    def why(self) -> str:
+        """One sentence: why this method answers."""
+        if self.method == USL:
+            return "the observed concurrency reached the knee and the USL describes the points"
+        usl = "; ".join(r.message for r in self.usl_evidence.reasons if r.grade != "sound") or "it was not fitted"
+        if self.method == LAWS:
+            return (f"the USL fit is {self.usl_evidence.grade if self.usl is not None else 'not available'} "
+                    f"({usl}), so the server's CPU per operation and the bottleneck law answer")
+        return f"the USL fit cannot answer ({usl}) and {self.capacity_error or 'the server reports no CPU figures'}"
+
+    @property
+    def saturation_throughput(self) -> Estimate | None:
+        """X_max of the answering method (None without one)."""
+        if self.method == USL:
+            row = self.usl_table.loc["peak_throughput"]
+            return Estimate(float(row["estimate"]), float(row["low"]), float(row["high"]))
+        return self.capacity.saturation_throughput if self.method == LAWS else None
+
+    @property
+    def planned_throughput(self) -> Estimate | None:
+        """The throughput to plan to: the laws' X(u), or u times the USL's peak."""
+        if self.method == LAWS:
+            return self.capacity.planned_throughput
+        sat = self.saturation_throughput
+        if sat is None:
+            return None
+        u = self.utilization_target
+        return Estimate(u * sat.estimate, u * sat.low, u * sat.high)
+
+    @property
+    def spare_fraction(self) -> Estimate | None:
+        """1 − observed peak / planned throughput (its interval from the planned one's)."""
+        plan = self.planned_throughput
+        if plan is None:
+            return None
+        return Estimate(*(1.0 - self.observed_peak_throughput / v if v > 0 else -math.inf
+                          for v in (plan.estimate, plan.low, plan.high)))
+
+    @property
+    def runway_months(self) -> Estimate | None:
+        """Months of compound growth until the observed peak reaches the planned throughput."""
+        plan = self.planned_throughput
+        if plan is None or self.monthly_growth is None or not self.observed_peak_throughput > 0:
+            return None
+        return Estimate(*(float(runway_months(v, self.observed_peak_throughput, self.monthly_growth))
+                          for v in (plan.estimate, plan.low, plan.high)))
+
+    @property
+    def latency_limit(self) -> tuple[str, float | None]:
+        """What the latency target does on the fitted curve: ("reached", X) below the peak, ("met_at_peak", peak),
+        ("unreachable", None) when even the lightest load is slower, ("not_checked", None) without a USL answer."""
+        if self.latency_target_ms is None or self.method != USL:
+            return "not_checked", None
+        at = float(self.usl.throughput_at_latency(self.latency_target_ms))
+        if not math.isfinite(at) or at <= 0:
+            return "unreachable", None
+        if at >= self.usl.peak_throughput * (1 - 1e-9):
+            return "met_at_peak", float(self.usl.peak_throughput)
+        return "reached", at
 
     def answer(self) -> str:
-        """The answer in words, every number from the table."""
-        t = self.table
-        peak = t.loc["peak_throughput"]
-        head = t.loc["headroom"]
-        months = self.runway
-        pct = f"{self.level:.0%}"
-        text = (f"The observed peak load (95th percentile of the intervals) is {self.observed_peak_throughput:,.0f} "
-                f"ops/s. The fitted nose puts the peak at **{peak['estimate']:,.0f} ops/s** ({pct} interval "
-                f"{peak['low']:,.0f}–{peak['high']:,.0f}), so today's headroom is **{head['estimate']:.0%}** "
-                f"({head['low']:.0%} to {head['high']:.0%})")
-        text += ": the busiest intervals already ran past the fitted peak." if head["estimate"] < 0 else "."
-        if self.latency_target_ms is not None and "throughput_at_target" in t.index:
-            at = t.loc["throughput_at_target"]
-            text += (f" Mean latency reaches the {self.latency_target_ms:g} ms target at "
-                     f"{at['estimate']:,.0f} ops/s ({at['low']:,.0f}–{at['high']:,.0f}).")
-        if months["estimate"] == 0:
-            text += f" The {self.limit} is already reached: there is no room to grow."
+        """The answer in words (markdown), every number from this object; no claim the verdict does not allow."""
+        observed = f"**{number(self.observed_peak_throughput)} ops/s**"
+        return self._origin() + self._answer(observed)
+
+    def _origin(self) -> str:
+        if not self.source:
+            return ""
+        return (f"From {self.source} ({number(self.intervals)} intervals, {number(self.used_intervals)} with "
+                "operations): ")
+
+    def _answer(self, observed: str) -> str:
+        if self.method == NO_METHOD:
+            return (f"The server carried {observed} at its busiest (95th percentile of the intervals), with at most "
+                    f"{number(self.max_concurrency, 2)} operations inside it at once. That load is a lower bound on "
+                    "its capacity; the data cannot say how much more it can take: "
+                    + "; ".join(r.message for r in self.evidence.reasons) + ".")
+        if self.method == LAWS:
+            text = self.capacity.answer(with_method=False)
         else:
-            text += (f" At {self.monthly_growth:.0%} growth a month the {self.limit} is reached in "
-                     f"**{months['estimate']:.1f} months** ({months['low']:.1f} to {months['high']:.1f}).")
-        return text
+            sat, plan, spare = self.saturation_throughput, self.planned_throughput, self.spare_fraction
+            pct = f"{self.level:.0%}"
+            text = (f"The USL latency fit puts the server's peak at **{number(sat.estimate)} ops/s** ({pct} interval "
+                    f"{number(sat.low)}–{number(sat.high)}, at {number(self.usl.peak_concurrency, 2)} operations "
+                    f"at once). Planned at {percent(self.utilization_target, 2)} of it, "
+                    f"**{number(plan.estimate)} ops/s**; the observed peak is {observed}, ")
+            text += (f"so **{percent(spare.estimate, 2)}** is spare ({percent(spare.low, 2)} to "
+                     f"{percent(spare.high, 2)})." if spare.estimate >= 0 else
+                     f"already **{percent(-spare.estimate, 2)} above** that plan.")
+            months = self.runway_months
+            if months is not None:
+                if months.estimate == 0:
+                    text += " No growth fits under the plan."
+                elif math.isfinite(months.estimate):
+                    text += (f" At {percent(self.monthly_growth, 2)} growth a month it is reached in "
+                             f"**{number(months.estimate, 2)} months** ({_months(months.low)} to "
+                             f"{_months(months.high)}).")
+        text += " " + self._latency_sentence()
+        return text.strip() + f" Method: {self.method}, because {self.why}."
+
+    def _latency_sentence(self) -> str:
+        if self.latency_target_ms is None:
+            return ""
+        target = f"{number(self.latency_target_ms)} ms"
+        state, at = self.latency_limit
+        if state == "reached":
+            return f"Mean server latency reaches the {target} target at **{number(at)} ops/s**."
+        if state == "met_at_peak":
+            return (f"Mean server latency stays under the {target} target up to the peak: throughput, not "
+                    "latency, is the limit.")
+        if state == "unreachable":
+            return f"Even the lightest load is slower than the {target} target: no load meets it."
+        return (f"The {target} latency target is not checked: the operational laws bound throughput, not latency, "
+                "and the USL latency fit is not sound on this window.")
+
+    def table(self):
+        """The figures with their intervals, formatted (a ``capmodel.formatting.Table``)."""
+        rows = []
+
+        def add(name, unit, e: Estimate | None, kind="num"):
+            if e is not None:
+                rows.append({"figure": name, "unit": unit, "estimate": e.estimate, "low": e.low, "high": e.high})
+
+        if self.method == LAWS:
+            add("CPU per operation (service demand)", "ms", self.capacity.service_demand_ms)
+            rows.append({"figure": "background CPU", "unit": "cores", "estimate": self.capacity.background_cores})
+            rows.append({"figure": "cores", "unit": "CPUs", "estimate": self.capacity.cores})
+        add("saturation throughput", "ops/s", self.saturation_throughput)
+        add(f"planned throughput ({percent(self.utilization_target, 2)})", "ops/s", self.planned_throughput)
+        rows.append({"figure": "observed peak (95th percentile)", "unit": "ops/s",
+                     "estimate": self.observed_peak_throughput})
+        spare = self.spare_fraction
+        if spare is not None:
+            rows.append({"figure": "spare fraction", "unit": "%", "estimate": 100 * spare.estimate,
+                         "low": 100 * spare.low, "high": 100 * spare.high})
+        add("runway", "months", self.runway_months)
+        pct = f"{self.level:.0%}"
+        return table(pd.DataFrame(rows), {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
+                                          "estimate": Column("estimate"), "low": Column(f"{pct} low"),
+                                          "high": Column(f"{pct} high")},
+                     caption=(f"Capacity by the {self.method}" if self.method != NO_METHOD else
+                              "What the data support: the observed load only"), csv_name="capacity.csv",
+                     footnotes=["—: no interval for this figure", "unreachable: never, at this growth"])
 
 
-def production_headroom(latency_fit, monthly_growth: float, latency_target_ms: float | None = None,
-                        planned_throughput: float | None = None, level: float = 0.95,
-                        n_bootstrap: int = 200) -> ProductionHeadroom:
-    """Headroom, the latency target's throughput and the growth runway of an observed server, with intervals."""
-    table = latency_fit.conf_int(level, n_bootstrap, planned_throughput=planned_throughput,
-                                 latency_target_ms=latency_target_ms)
-    return ProductionHeadroom(table, latency_fit.observed_peak_throughput, float(monthly_growth), latency_target_ms,
-                              level)
+def _months(x: float) -> str:
+    return "never" if not math.isfinite(x) else number(x, 2)
+
+
+def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float | None = None,
+                      utilization_target: float = 0.8, latency_target_ms: float | None = None,
+                      monthly_growth: float | None = None, level: float = 0.95, fit_on: str = "throughput",
+                      bins: int | None = 8, n_bootstrap: int = 200, source: str = "") -> ProductionAnswer:
+    """Both methods on one observation (``samples`` and ``curve`` as ``observe`` writes them) and their verdicts;
+    ``source`` names the data in the answer's first words."""
+    from capmodel.models.usl_latency import MIN_POINTS, fit_usl_latency
+
+    if latency_target_ms is not None and not latency_target_ms > 0:
+        raise InputError(f"latency target must be > 0 ms, got {latency_target_ms!r}")
+    capacity, error = None, None
+    try:
+        capacity = server_capacity(samples, cores=cores, utilization_target=utilization_target,
+                                   latency_target_ms=None, monthly_growth=monthly_growth, level=level)
+    except TooFewIntervals as exc:
+        error = str(exc).removeprefix("samples: ")
+    usl, usl_table, verdict = None, None, Evidence()
+    try:
+        usl = fit_usl_latency(curve, method=fit_on, bins=bins or None)
+        usl_table = usl.conf_int(level, n_bootstrap)
+        verdict = usl_verdict(usl, curve)
+    except CapmodelError as exc:
+        why = (f"it needs at least {MIN_POINTS} intervals with operations, the window has {len(curve)}"
+               if len(curve) < MIN_POINTS else str(exc))
+        verdict = Evidence.of(Reason("usl_not_fitted", "unusable", f"the USL could not be fitted: {why}",
+                                     float(len(curve))))
+        usl_table = None
+        usl = None
+    x = pd.to_numeric(curve["throughput"], errors="coerce") if len(curve) else pd.Series([0.0])
+    n = pd.to_numeric(curve["concurrency"], errors="coerce") if len(curve) else pd.Series([0.0])
+    observed = capacity.observed_peak_throughput if capacity is not None else float(np.quantile(x, 0.95))
+    return ProductionAnswer(capacity=capacity, capacity_error=error, usl=usl, usl_evidence=verdict,
+                            usl_table=usl_table, observed_peak_throughput=observed, max_concurrency=float(n.max()),
+                            utilization_target=float(utilization_target), latency_target_ms=latency_target_ms,
+                            monthly_growth=monthly_growth, level=float(level), source=source,
+                            intervals=len(samples), used_intervals=len(curve))

@@ -12,26 +12,49 @@ from capmodel.plots.curves import COLORS, HEIGHT
 
 
 def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | None = None,
-               axis_title: str | None = None, highlight=None, fmt: str = ",.0f") -> go.Figure:
+               axis_title: str | None = None, highlight=None, fmt: str = ",.0f", highlight_name: str = "recommended",
+               missing_text: str = "unreachable") -> go.Figure:
     """One bar per row of ``table`` showing ``value`` (error bars from ``<value>_low``/``<value>_high`` when present);
-    rows whose ``label`` is in ``highlight`` stand out."""
+    rows whose ``label`` is in ``highlight`` stand out, named ``highlight_name`` in the legend; a row without a value
+    is drawn as a labelled gap (``missing_text``) instead of left out. Give ``axis_title`` with its unit."""
     marked = set([highlight] if isinstance(highlight, str) else (highlight or []))
-    colors = ["#d62728" if name in marked else "#1f77b4" for name in table[label]]
-    error = None
-    if f"{value}_low" in table.columns and f"{value}_high" in table.columns:
-        error = dict(type="data", symmetric=False, array=table[f"{value}_high"] - table[value],
-                     arrayminus=table[value] - table[f"{value}_low"], color="#555555")
-    fig = go.Figure(go.Bar(x=table[label].astype(str), y=table[value], marker_color=colors, name=value,
-                           error_y=error, text=[format(v, fmt) for v in table[value]], textposition="auto"))
-    fig.update_layout(title=title or value.replace("_", " "), height=HEIGHT, xaxis_title=label,
-                      yaxis_title=axis_title or value.replace("_", " "), showlegend=False)
+    names = table[label].astype(str)
+    values = pd.to_numeric(table[value], errors="coerce")
+    has_error = f"{value}_low" in table.columns and f"{value}_high" in table.columns
+    fig = go.Figure()
+    for group, chosen in (("others", False), (highlight_name, True)):
+        rows = [i for i, name in enumerate(names) if (name in marked) == chosen]
+        if not rows:
+            continue
+        part = table.iloc[rows]
+        error = None
+        if has_error:
+            error = dict(type="data", symmetric=False, array=(part[f"{value}_high"] - part[value]).to_numpy(),
+                         arrayminus=(part[value] - part[f"{value}_low"]).to_numpy(), color="#555555")
+        fig.add_trace(go.Bar(
+            x=names.iloc[rows], y=values.iloc[rows], marker_color="#d62728" if chosen else "#1f77b4",
+            name=group if marked else value.replace("_", " "), error_y=error,
+            text=["" if pd.isna(v) else format(v, fmt) for v in values.iloc[rows]],
+            # labels inside the bar, at its foot, so an error bar never runs through them
+            textposition="inside", insidetextanchor="start", textangle=0))
+    for name, v in zip(names, values):
+        if pd.isna(v):
+            fig.add_annotation(x=name, y=0, text=missing_text, showarrow=False, yanchor="bottom", textangle=-90,
+                               font=dict(color="#b00"))
+    fig.update_layout(title=title or value.replace("_", " "), height=HEIGHT,
+                      xaxis_title="VM" if label == "vm" else label.replace("_", " "),
+                      yaxis_title=axis_title or value.replace("_", " "), showlegend=bool(marked), barmode="overlay",
+                      xaxis=dict(categoryorder="array", categoryarray=list(names)),
+                      legend=dict(orientation="h", y=-0.25), uniformtext=dict(minsize=9, mode="hide"))
     return fig
 
 
 def pareto_figure(table: pd.DataFrame, cost: str = "monthly_cost", performance: str = "throughput",
                   label: str = "vm", frontier: str | None = "pareto", highlight=None,
-                  title: str = "Cost against performance") -> go.Figure:
-    """Each VM at (cost, performance); rows flagged in the boolean column ``frontier`` joined as the Pareto front."""
+                  title: str = "Cost against performance", x_title: str | None = None,
+                  y_title: str | None = None) -> go.Figure:
+    """Each VM at (cost, performance); rows flagged in the boolean column ``frontier`` joined as the Pareto front
+    (green); a star marks the ``highlight`` rows. Give the axis titles with their units."""
     marked = set([highlight] if isinstance(highlight, str) else (highlight or []))
     fig = go.Figure()
     on_front = table[frontier].astype(bool) if frontier and frontier in table.columns else None
@@ -41,13 +64,16 @@ def pareto_figure(table: pd.DataFrame, cost: str = "monthly_cost", performance: 
                                  line=dict(color="#2ca02c", dash="dash")))
     symbols = ["star" if name in marked else "circle" for name in table[label]]
     colors = ["#2ca02c" if (on_front is not None and on_front.iloc[i]) else "#1f77b4" for i in range(len(table))]
-    fig.add_trace(go.Scatter(x=table[cost], y=table[performance], mode="markers+text", name="VMs",
-                             text=table[label].astype(str), textposition="top center",
+    fig.add_trace(go.Scatter(x=table[cost], y=table[performance], mode="markers+text",
+                             name="VMs (green: on the front; star: recommended)" if marked else "VMs",
+                             text=table[label].astype(str), textposition="top center", cliponaxis=False,
                              marker=dict(size=[16 if s == "star" else 11 for s in symbols], symbol=symbols,
                                          color=colors)))
-    fig.update_layout(title=title, height=HEIGHT, xaxis_title=cost.replace("_", " "),
-                      yaxis_title=performance.replace("_", " "), showlegend=True,
-                      legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(title=title, height=HEIGHT, xaxis_title=x_title or cost.replace("_", " "),
+                      yaxis_title=y_title or performance.replace("_", " "), showlegend=True,
+                      legend=dict(orientation="h", y=-0.2), margin=dict(t=70, r=90, l=80))
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True, rangemode="tozero")
     return fig
 
 
@@ -56,9 +82,13 @@ def runway_figure(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None
                   title: str = "Growth runway: months until each VM is full") -> go.Figure:
     """Months of growth each VM absorbs (with its interval when the table has ``<months>_low/_high``), and a level
     per growth target at the month it is reached (``recommendations``' ``months_until_target``)."""
-    fig = bar_figure(vms, months, label=label, title=title, axis_title="months", fmt=",.1f")
+    fig = bar_figure(vms, months, label=label, title=title, axis_title="runway (months)", fmt=",.1f",
+                     missing_text="full or not used")
     if recommendations is not None and "months_until_target" in recommendations.columns:
         for i, row in enumerate(recommendations.itertuples(index=False)):
+            if pd.isna(row.months_until_target):
+                continue
             fig.add_hline(y=row.months_until_target, line=dict(color=COLORS[(i + 1) % len(COLORS)], dash="dash"),
-                          annotation_text=f"{row.target_users:,.0f} users in {row.months_until_target:.1f} months")
+                          annotation_text=f"{row.target_users:,.0f} users in {row.months_until_target:.1f} months",
+                          annotation_position="top left")
     return fig

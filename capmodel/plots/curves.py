@@ -54,7 +54,9 @@ def throughput_figure(curve: pd.DataFrame, fits=None, level: float | None = 0.95
         if level is not None:
             band = fit.predict(grid, level=level)
             fig.add_trace(go.Scatter(x=np.concatenate([band["concurrency"], band["concurrency"][::-1]]),
-                                     y=np.concatenate([band["high"], band["low"][::-1]]), fill="toself",
+                                     # throughput is never negative: a wide band stops at 0
+                                     y=np.maximum(np.concatenate([band["high"], band["low"][::-1]]), 0.0),
+                                     fill="toself",
                                      fillcolor=_rgba(color, 0.15), line=dict(width=0), hoverinfo="skip",
                                      name=f"{name} {level:.0%} band", showlegend=True))
         fig.add_trace(go.Scatter(x=grid, y=fit.predict(grid), mode="lines", name=name, line=dict(color=color, width=2)))
@@ -69,21 +71,34 @@ def throughput_figure(curve: pd.DataFrame, fits=None, level: float | None = 0.95
 
 
 def latency_figure(curve: pd.DataFrame, fits=None, target_ms: float | None = None, upto: float | None = None,
-                   think_time: float = 0.0, title: str = "Latency against concurrency") -> go.Figure:
-    """Measured latency columns (mean, p50, p95, p99, as present), each fit's Little's-law mean and a target line."""
+                   think_time: float = 0.0, title: str = "Mean latency against concurrency") -> go.Figure:
+    """Measured mean latency against each fit's Little's-law mean N/X(N) (mean against mean), and a target line.
+
+    The model gives a mean, so it is compared with the measured mean: the ``latency_mean_ms`` column, else the mean
+    Little's law gives from the measured points themselves (N/X, closed system). Measured percentiles are drawn too,
+    in grey and named as percentiles, for context only."""
     fig = go.Figure()
-    for i, (column, label) in enumerate(LATENCY_COLUMNS.items()):
-        if column in curve.columns and curve[column].notna().any():
-            fig.add_trace(go.Scatter(x=curve["concurrency"], y=curve[column], mode="markers+lines",
-                                     name=f"measured {label}", line=dict(color=COLORS[i % len(COLORS)], dash="dot"),
-                                     marker=dict(size=8)))
+    if "latency_mean_ms" in curve.columns and curve["latency_mean_ms"].notna().any():
+        measured, label = curve["latency_mean_ms"], "measured mean"
+    else:
+        measured = curve["concurrency"] / curve["throughput"].where(curve["throughput"] > 0) * 1000.0
+        label = "measured mean from N/X (Little's law)"
+    fig.add_trace(go.Scatter(x=curve["concurrency"], y=measured, mode="markers+lines", name=label,
+                             line=dict(color=COLORS[0], dash="dot"), marker=dict(size=8)))
+    for i, (column, name) in enumerate(LATENCY_COLUMNS.items()):
+        if column != "latency_mean_ms" and column in curve.columns and curve[column].notna().any():
+            fig.add_trace(go.Scatter(x=curve["concurrency"], y=curve[column], mode="markers", name=f"measured {name}"
+                                     " (percentile, not modelled)", marker=dict(size=6, color="#aaaaaa",
+                                                                                symbol=["circle", "square",
+                                                                                        "diamond"][i % 3])))
     grid = concurrency_grid(curve, upto)
     for i, (name, fit) in enumerate(_fits(fits).items()):
         fig.add_trace(go.Scatter(x=grid, y=np.asarray(fit.latency(grid, think_time=think_time)) * 1000.0,
-                                 mode="lines", name=f"{name}: N/X(N) (Little's law)",
+                                 mode="lines", name=f"{name} model mean: N/X(N) (Little's law)",
                                  line=dict(color=COLORS[(i + 4) % len(COLORS)], width=2)))
     if target_ms is not None:
-        fig.add_hline(y=target_ms, line=dict(color="#b00", dash="dash"), annotation_text=f"target {target_ms:g} ms")
+        fig.add_hline(y=target_ms, line=dict(color="#b00", dash="dash"),
+                      annotation_text=f"target {target_ms:g} ms")
     fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency (clients)", yaxis_title="latency (ms)",
                       legend=dict(orientation="h", y=-0.2))
     return fig

@@ -25,11 +25,13 @@ def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 6
         fig.add_trace(go.Scatter(x=n, y=usl_throughput(n, s, k, lambda_), mode="lines", name=name,
                                  line=dict(color=COLORS[i], width=2, dash="dot" if i == 0 else None)))
     top = max(max(fig.data[1].y), max(fig.data[2].y))
-    fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency N", yaxis_title="throughput X(N)",
+    fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency N (clients)",
+                      yaxis_title="throughput X(N) (ops/s)",
                       yaxis_range=[0, 1.3 * top], legend=dict(orientation="h", y=-0.2))
     return fig
 
 
 def mva_vs_usl_figure(table: pd.DataFrame, title: str = "Mean value analysis against the USL") -> go.Figure:
     """Lines for every throughput column of ``table`` (``concurrency`` plus one column per model)."""
-    return lines_figure(table, "concurrency", title=title, x_title="concurrency N", y_title="throughput")
+    return lines_figure(table, "concurrency", title=title, x_title="concurrency N (clients)",
+                        y_title="throughput (ops/s)")

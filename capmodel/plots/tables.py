@@ -15,13 +15,25 @@ def _names(table: pd.DataFrame, columns, exclude: str) -> dict:
 
 def lines_figure(table: pd.DataFrame, x: str, columns=None, title: str = "", x_title: str | None = None,
                  y_title: str = "", level: float | None = None, level_text: str = "",
-                 markers: bool = True) -> go.Figure:
+                 markers: bool = True, missing_text: str = "unreachable") -> go.Figure:
     """One line per column of ``columns`` (list, or dict column -> legend name; default all but ``x``) against ``x``;
-    an optional horizontal ``level`` (a target) labelled ``level_text``."""
+    an optional horizontal ``level`` (a target) labelled ``level_text``; a missing value is drawn as an ×
+    along the top, named ``missing_text`` in the legend, instead of a silent gap."""
     fig = go.Figure()
-    for i, (column, name) in enumerate(_names(table, columns, x).items()):
+    names = _names(table, columns, x)
+    top = max([float(pd.to_numeric(table[c], errors="coerce").max()) for c in names] + [0.0])
+    top = top if top == top else 0.0
+    for i, (column, name) in enumerate(names.items()):
+        color = COLORS[i % len(COLORS)]
         fig.add_trace(go.Scatter(x=table[x], y=table[column], mode="lines+markers" if markers else "lines",
-                                 name=name, line=dict(color=COLORS[i % len(COLORS)], width=2)))
+                                 name=name, line=dict(color=color, width=2)))
+        gaps = table[pd.to_numeric(table[column], errors="coerce").isna()]
+        if len(gaps):
+            fig.add_trace(go.Scatter(x=gaps[x], y=[top * (1.04 + 0.03 * i)] * len(gaps), mode="markers",
+                                     name=f"× {missing_text} (colour: which line)", legendgroup="missing",
+                                     showlegend=not any(t.legendgroup == "missing" for t in fig.data),
+                                     hovertext=f"{name}: {missing_text}", marker=dict(symbol="x", size=10,
+                                                                                        color=color)))
     if level is not None:
         fig.add_hline(y=level, line=dict(color="#b00", dash="dash"), annotation_text=level_text)
     fig.update_layout(title=title, height=HEIGHT, xaxis_title=x_title or x.replace("_", " "), yaxis_title=y_title,
@@ -29,17 +41,28 @@ def lines_figure(table: pd.DataFrame, x: str, columns=None, title: str = "", x_t
     return fig
 
 
-def grouped_bars_figure(table: pd.DataFrame, label: str, columns, title: str = "", y_title: str = "") -> go.Figure:
+def grouped_bars_figure(table: pd.DataFrame, label: str, columns, title: str = "", y_title: str = "",
+                        x_title: str | None = None, missing_text: str = "unreachable") -> go.Figure:
     """For each row (named by ``label``) one bar per column of ``columns`` (list or dict column -> legend name);
-    error bars from ``<column>_low``/``<column>_high`` when the table has them."""
+    error bars from ``<column>_low``/``<column>_high`` when the table has them; a missing value is labelled
+    ``missing_text`` where its bar would stand."""
     fig = go.Figure()
-    for i, (column, name) in enumerate(_names(table, columns, label).items()):
+    names = _names(table, columns, label)
+    for i, (column, name) in enumerate(names.items()):
         error = None
         if f"{column}_low" in table.columns and f"{column}_high" in table.columns:
             error = dict(type="data", symmetric=False, array=table[f"{column}_high"] - table[column],
                          arrayminus=table[column] - table[f"{column}_low"], color="#555555")
-        fig.add_trace(go.Bar(x=table[label].astype(str), y=table[column], name=name, error_y=error,
-                             marker_color=COLORS[i % len(COLORS)], text=table[column], textposition="auto"))
-    fig.update_layout(title=title, height=HEIGHT, barmode="group", xaxis_title=label.replace("_", " "),
-                      yaxis_title=y_title, legend=dict(orientation="h", y=-0.2))
+        values = pd.to_numeric(table[column], errors="coerce")
+        fig.add_trace(go.Bar(x=table[label].astype(str), y=values, name=name, error_y=error,
+                             marker_color=COLORS[i % len(COLORS)], offsetgroup=str(i),
+                             text=["" if v != v else f"{v:,.0f}" for v in values], textposition="inside",
+                             insidetextanchor="start", textangle=0))
+        for where, v in zip(table[label].astype(str), values):
+            if v != v:
+                fig.add_annotation(x=where, y=0, text=f"{name}: {missing_text}", showarrow=False, yanchor="bottom",
+                                   textangle=-90, font=dict(color="#b00"), xshift=(i - (len(names) - 1) / 2) * 18)
+    fig.update_layout(title=title, height=HEIGHT, barmode="group", xaxis_title=x_title or label.replace("_", " "),
+                      yaxis_title=y_title, legend=dict(orientation="h", y=-0.2),
+                      uniformtext=dict(minsize=9, mode="hide"))
     return fig

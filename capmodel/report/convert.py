@@ -25,9 +25,35 @@ TEMPLATE = """{%- extends 'index.html.j2' -%}
 <script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: 'local'};</script>
 <script type="text/javascript">{{ resources.plotly_js }}</script>
 {%- endif -%}
-<style type="text/css">body.jp-Notebook { max-width: 1100px; margin: 0 auto; }</style>
+<style type="text/css">{{ resources.capmodel_css }}</style>
 {%- endblock html_head_css -%}
 """
+CSS = """
+body.jp-Notebook { max-width: 1100px; margin: 0 auto; overflow-wrap: break-word; }
+.capmodel-headline { border: 1px solid #ccd; border-left: 6px solid #2a6; background: #f7faf8; padding: .4em 1.2em 1em;
+  margin: 1em 0 2em; }
+.capmodel-headline.failed { border-left-color: #c22; background: #fdf5f5; }
+.capmodel-headline h1.question { font-size: 1.6em; margin: .4em 0; }
+.capmodel-headline .answer { font-size: 1.12em; }
+.capmodel-headline .evidence { margin: .6em 0; }
+.capmodel-headline .grade-weak { border-left: 4px solid #d90; padding-left: .6em; }
+.capmodel-headline .grade-unusable { border-left: 4px solid #c22; padding-left: .6em; }
+.capmodel-headline .provenance { color: #555; font-size: .85em; margin-top: .8em; line-height: 1.5; }
+.capmodel-headline .sha { font-family: monospace; font-size: .85em; word-break: break-all; }
+.capmodel-table { overflow-x: auto; max-width: 100%; margin: .6em 0 1.2em; }
+.capmodel-table table { border-collapse: collapse; font-size: .92em; }
+.capmodel-table th, .capmodel-table td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: right;
+  white-space: normal; word-break: normal; overflow-wrap: normal; hyphens: none; }
+.capmodel-table th { background: #f2f2f2; vertical-align: bottom; }
+.capmodel-table td.text, .capmodel-table th.text { text-align: left; }
+.capmodel-table td.keep { white-space: nowrap; }
+.capmodel-table caption { caption-side: top; text-align: left; font-weight: bold; padding: .3em 0; }
+.capmodel-table .download { font-size: .85em; }
+.capmodel-table .footnotes { font-size: .85em; color: #555; margin: .3em 0; }
+.jp-RenderedText pre { white-space: pre-wrap; }
+"""
+REMOVE_CELL_TAG = "remove-cell"        # a cell for readers of the notebook only (its title, its prose)
+REMOVE_OUTPUT_TAG = "remove-output"    # a compute cell whose printout is not for the page
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -54,7 +80,9 @@ def exporter(show_code: bool = False):
     import jinja2
     from nbconvert import HTMLExporter
 
-    return HTMLExporter(
+    from nbconvert.preprocessors import TagRemovePreprocessor
+
+    exporter = HTMLExporter(
         template_name="lab",
         template_file=TEMPLATE_NAME,
         extra_loaders=[jinja2.DictLoader({TEMPLATE_NAME: TEMPLATE})],
@@ -62,6 +90,9 @@ def exporter(show_code: bool = False):
         exclude_input_prompt=True,
         exclude_output_prompt=True,
     )
+    exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags=(REMOVE_CELL_TAG,),
+                                                         remove_all_outputs_tags=(REMOVE_OUTPUT_TAG,)), enabled=True)
+    return exporter
 
 
 def to_html(notebook: str | Path, html_path: str | Path | None = None, show_code: bool = False) -> Path:
@@ -73,7 +104,10 @@ def to_html(notebook: str | Path, html_path: str | Path | None = None, show_code
     except (OSError, ValueError) as exc:
         raise ReportError(f"{notebook}: cannot read the executed notebook ({exc})") from None
     nb = _without_widgets(nb)
-    resources = {"metadata": {"name": notebook.stem}}
+    from capmodel.report.notebooks import question
+
+    # the page's <title> is the question the report answers (the file name only when it declares none)
+    resources = {"metadata": {"name": question(nb) or notebook.stem}, "capmodel_css": CSS}
     if _has_plotly(nb):
         from plotly.offline import get_plotlyjs
 

@@ -16,6 +16,9 @@ import nbformat
 
 from capmodel.errors import ReportError
 from capmodel.report import notebooks
+from capmodel.report.checks import check_parameters
+from capmodel.report.failure import without_tracebacks
+from capmodel.report.headline import CONTEXT_NAME, MIME
 from capmodel.report.params import check_range, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.writing import write_text
 
@@ -44,6 +47,11 @@ class ReportRun:
         return out
 
 
+def _not_about_context(record) -> bool:
+    """papermill warns of every parameter its notebook does not declare; the report context is injected on purpose."""
+    return CONTEXT_NAME not in record.getMessage()
+
+
 def _rewrite_injected_cell(nb, shown: dict, kernel_name: str) -> None:
     from papermill.translators import translate_parameters
 
@@ -54,15 +62,22 @@ def _rewrite_injected_cell(nb, shown: dict, kernel_name: str) -> None:
 
 
 def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kernel_name: str = "python3",
-            timeout: float = 900) -> ReportRun:
+            timeout: float = 900, checked: bool = False) -> ReportRun:
     """Execute report ``name`` with ``parameters`` (already typed) into ``out_dir/name.ipynb``.
 
-    A failing cell does not raise: the notebook is still written (it shows where it failed) and ``run.error`` says why.
+    Parameters are checked (``capmodel.report.checks``) before the kernel starts, unless the caller did (``checked``).
+    A failing cell does not raise: the notebook is still written, its page says in one line that it failed (no
+    traceback: that goes to ``NAME.log`` beside it) and ``run.error`` says why.
     The kernel runs in the caller's working directory, so relative file parameters mean what they say on the command
     line (papermill's ``cwd`` option changes the whole process's directory, which parallel reports cannot share).
     """
+    import logging
+
     import papermill
     from papermill.exceptions import PapermillExecutionError
+
+    if _not_about_context not in logging.getLogger("papermill").filters:
+        logging.getLogger("papermill").addFilter(_not_about_context)
 
     source = notebooks.path(name)
     name = notebooks.report_name(name)
@@ -75,10 +90,13 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
         raise ReportError(f"report {name}: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(defaults)})")
     for key, value in parameters.items():
         check_range(key, value)
+    if not checked:
+        check_parameters(defaults, parameters, live=notebooks.is_live(str(source)))
     secrets = secrets_in(parameters)
     shown = redacted(parameters)
     run = ReportRun(name=name, notebook=out_dir / f"{name}.ipynb", parameters=shown,
                     rendered_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    context = {"name": name, "rendered_at": run.rendered_at, "defaults": redacted(defaults), "given": shown}
 
     started = time.perf_counter()
     kernel_ready = []
@@ -86,7 +104,8 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
         executed = Path(private) / f"{name}.ipynb"
         try:
             papermill.execute_notebook(
-                str(source), str(executed), parameters=parameters, kernel_name=kernel_name,
+                str(source), str(executed), parameters={**parameters, CONTEXT_NAME: context},
+                kernel_name=kernel_name,
                 progress_bar=False, request_save_on_cell_execute=False,
                 execution_timeout=timeout, extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                 shutdown_kernel="immediate",  # the report is complete by then; a graceful stop costs 0.3-0.5 s
@@ -107,8 +126,15 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
                  for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     run.execution_s = sum(d for _, d in durations)
     run.cells = sorted(durations, key=lambda item: -item[1])[:5]
-    _rewrite_injected_cell(nb, shown, kernel_name)
+    _rewrite_injected_cell(nb, {**shown, CONTEXT_NAME: context}, kernel_name)
+    log = run.notebook.with_suffix(".log")
+    if run.error:
+        write_text(log, scrub(without_tracebacks(nb, notebooks.question(nb), run.error, log.name), secrets) + "\n")
+    elif log.is_file():
+        log.unlink()  # a log from an earlier failed render of this report would describe a page no longer there
+    shown_headline = next((o["data"][MIME] for c in nb.cells for o in c.get("outputs", [])
+                           if MIME in o.get("data", {})), None)
     nb.metadata["capmodel"] = {**nb.metadata.get("capmodel", {}), "report": run.record(),
-                               "question": notebooks.question(nb)}
+                               "question": notebooks.question(nb), "headline": shown_headline}
     write_text(run.notebook, scrub(nbformat.writes(nb), secrets))
     return run

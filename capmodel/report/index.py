@@ -26,13 +26,16 @@ th {{ background: #f4f4f4; }}
 code {{ font-size: 90%; }}
 ul.params {{ margin: 0; padding-left: 1em; }}
 .failed {{ color: #b00; font-weight: bold; }}
+td.when {{ white-space: nowrap; }}
 </style>
 </head>
 <body>
 <h1>capmodel reports</h1>
 <p>{count} report(s); each page is self-contained (figures work offline).</p>
 <table>
-<thead><tr><th>Report</th><th>Question</th><th>Parameters</th><th>Rendered (UTC)</th><th>Status</th></tr></thead>
+<thead>
+<tr><th>Report</th><th>Question</th><th>Evidence</th><th>Parameters</th><th>Rendered (UTC)</th><th>Status</th></tr>
+</thead>
 <tbody>
 {rows}
 </tbody>
@@ -55,7 +58,8 @@ def reports_in(folder: str | Path) -> list[dict]:
         if not record:
             continue
         html_file = notebook.with_suffix(".html")
-        found.append({**record, "question": meta.get("question", ""),
+        grade = ((meta.get("headline") or {}).get("evidence") or {}).get("grade", "")
+        found.append({**record, "question": meta.get("question", ""), "grade": grade,
                       "html": html_file.name if html_file.is_file() else None, "ipynb": notebook.name})
     return found
 
@@ -72,10 +76,11 @@ def _row(record: dict) -> str:
     shown = "".join(f"<li><code>{html.escape(k)} = {html.escape(_value(v))}</code></li>" for k, v in params.items())
     shown = f'<ul class="params">{shown}</ul>' if shown else "defaults"
     status = (f'<span class="failed">failed: {html.escape(record["error"])}</span>' if record.get("error")
-              else f'ok ({record.get("total_s", 0):.1f} s)')
+              else f'ok ({record.get("total_s", 0):.1f}\u00a0s)')
     date = html.escape(record.get("rendered_at", "").replace("T", " ").replace("+00:00", ""))
-    return (f"<tr><td>{link}</td><td>{html.escape(record.get('question', ''))}</td><td>{shown}</td>"
-            f"<td>{date}</td><td>{status}</td></tr>")
+    grade = html.escape(record.get("grade") or "—")
+    return (f"<tr><td>{link}</td><td>{html.escape(record.get('question', ''))}</td><td>{grade}</td><td>{shown}</td>"
+            f'<td class="when">{date}</td><td>{status}</td></tr>')
 
 
 def write_index(folder: str | Path) -> Path:

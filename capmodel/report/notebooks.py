@@ -4,8 +4,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import nbformat
-
 from capmodel._bundled import bundled_dir
 from capmodel.errors import InputError
 
@@ -53,14 +51,34 @@ def path(name: str) -> Path:
     return p
 
 
+def read_json(notebook: str | Path) -> dict:
+    """A notebook file as plain JSON (no nbformat: importing it and its schema validator costs seconds, which a
+    command that only checks its parameters should not pay); ``ReportError`` naming the file when it is not one."""
+    import json
+
+    from capmodel.errors import ReportError
+
+    try:
+        nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ReportError(f"{notebook}: not a readable notebook ({type(exc).__name__})") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise ReportError(f"{notebook}: not a notebook (no list of cells)")
+    return nb
+
+
 def is_live(name: str) -> bool:
     """True for a notebook that benchmarks a server (metadata ``capmodel.live``); ``--all`` runs these on request."""
-    nb = nbformat.read(path(name), as_version=4)
-    return bool(nb.metadata.get("capmodel", {}).get("live", False))
+    meta = read_json(path(name)).get("metadata") or {}
+    return bool((meta.get("capmodel") or {}).get("live", False))
 
 
 def question(nb) -> str:
-    """The notebook's title: the first markdown heading, without the ``#``."""
+    """The question the report answers: the notebook's ``capmodel.question`` metadata, else its first markdown
+    heading without the ``#``."""
+    declared = nb.metadata.get("capmodel", {}).get("question")
+    if declared:
+        return str(declared)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():

@@ -25,10 +25,11 @@ RANGES = {
     "growth": (-0.99, 10.0), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0), "lambda_": (1e-9, 1e12),
     "sensitivity": (0.0, 1.0), "scenarios": (0.0, 1.0), "read_share": (0.0, 1.0),
     "latency_target_ms": (0.0, 1e7), "latency_increase": (0.0, 100.0), "batch_latency_ms": (0.0, 1e7),
-    "baseline_users": (0.0, 1e12), "targets": (0.0, 1e12), "target_rate": (0.0, 1e12),
+    "baseline_users": (0.0, 1e12), "current_users": (0.0, 1e12), "targets": (0.0, 1e12), "target_rate": (0.0, 1e12),
     "per_shard_throughput": (0.0, 1e12), "ops_per_user": (0.0, 1e9),
     "max_nodes": (1, 100_000), "max_shards": (1, 100_000), "batch_size": (1, 1_000_000),
     "database_cpus": (1, 10_000), "tenant_threads": (1, 100_000),
+    "clusters": (1, 1_000), "members": (1, 50), "hours": (0.05, 24 * 31), "utilization_target": (0.01, 1.0),
     "concurrency": (1, 10_000), "duration": (0.001, 86_400), "warmup": (0.0, 3_600), "records": (0, 1_000_000_000),
 }
 
@@ -47,18 +48,30 @@ def check_range(name: str, value):
 
 
 def notebook_parameters(path: str | Path) -> dict:
-    """Name -> default value of the notebook's cell tagged ``parameters`` (defaults evaluated as Python literals)."""
-    import papermill
+    """Name -> default value of the notebook's cell tagged ``parameters`` (its top-level assignments, as papermill
+    reads them: a Python literal's value, else the expression's text)."""
+    from capmodel.report.notebooks import read_json
 
-    found = papermill.inspect_notebook(str(path))
-    if not found:
+    cells = [c for c in read_json(path)["cells"] if isinstance(c, dict) and c.get("cell_type") == "code"
+             and "parameters" in ((c.get("metadata") or {}).get("tags") or [])]
+    if not cells:
         raise ReportError(f"{path}: no code cell tagged 'parameters'")
+    source = cells[0].get("source", "")
+    source = "".join(source) if isinstance(source, list) else str(source)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        raise ReportError(f"{path}: the parameters cell is not valid Python") from None
     defaults = {}
-    for name, info in found.items():
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) and node.value is not None else None
+        if not isinstance(target, ast.Name):
+            continue
         try:
-            defaults[name] = ast.literal_eval(info["default"])
-        except (ValueError, SyntaxError):
-            defaults[name] = info["default"]  # an expression; passed through as text
+            defaults[target.id] = ast.literal_eval(node.value)
+        except (ValueError, SyntaxError, TypeError, RecursionError):
+            defaults[target.id] = ast.get_source_segment(source, node.value)  # an expression; passed as text
     return defaults
 
 

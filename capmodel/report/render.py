@@ -15,14 +15,16 @@ from capmodel.report import notebooks
 from capmodel.report.convert import to_html
 from capmodel.report.execute import ReportRun, execute
 from capmodel.report.index import write_index
-from capmodel.report.params import redacted
+from capmodel.report.checks import check_parameters
+from capmodel.report.params import notebook_parameters, redacted
 
 
 def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, show_code: bool = False,
-               kernel_name: str = "python3") -> ReportRun:
-    """Execute report ``name`` into ``out_dir`` and write its HTML next to it (``run.error`` says what failed)."""
+               kernel_name: str = "python3", checked: bool = False) -> ReportRun:
+    """Execute report ``name`` into ``out_dir`` and write its HTML next to it (``run.error`` says what failed).
+    Parameters that cannot work raise ``InputError`` before any kernel starts."""
     try:
-        run = execute(name, out_dir, parameters, kernel_name=kernel_name)
+        run = execute(name, out_dir, parameters, kernel_name=kernel_name, checked=checked)
     except ReportError as exc:  # the kernel never ran it: nothing to convert, the others go on
         name = notebooks.report_name(name)
         return ReportRun(name=name, notebook=Path(out_dir) / f"{name}.ipynb", parameters=redacted(parameters or {}),
@@ -33,14 +35,23 @@ def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, s
     return run
 
 
+def check_all(names: list[str], parameters: dict[str, dict]) -> None:
+    """Every report's parameters checked (``capmodel.report.checks``) before any of them starts a kernel."""
+    for name in names:  # a name that is not a report, or a parameter that cannot work, is refused before any kernel
+        check_parameters(notebook_parameters(notebooks.path(name)), parameters.get(name) or {},
+                         live=notebooks.is_live(name))
+
+
 def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | None = None, jobs: int = 2,
-           show_code: bool = False, kernel_name: str = "python3") -> tuple[list[ReportRun], Path]:
-    """Render every report in ``names`` (``parameters``: report name -> typed values) and write ``index.html``."""
+           show_code: bool = False, kernel_name: str = "python3", checked: bool = False
+           ) -> tuple[list[ReportRun], Path]:
+    """Render every report in ``names`` (``parameters``: report name -> typed values) and write ``index.html``;
+    ``checked``: the caller already ran ``check_all`` on these parameters."""
     parameters = parameters or {}
     if not 1 <= jobs <= 64:
         raise ReportError(f"--jobs must be an integer from 1 to 64, got {jobs}")
-    for name in names:
-        notebooks.path(name)  # a name that is not a bundled report nor a .ipynb path is refused before any work
+    if not checked:
+        check_all(names, parameters)
     stems = [notebooks.report_name(name) for name in names]
     if len(set(stems)) != len(stems):
         raise ReportError(f"two reports would write the same files in {out_dir}: {', '.join(names)}")
@@ -48,7 +59,8 @@ def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | 
     out_dir.mkdir(parents=True, exist_ok=True)
 
     def one(name):
-        return render_one(name, out_dir, parameters.get(name), show_code=show_code, kernel_name=kernel_name)
+        return render_one(name, out_dir, parameters.get(name), show_code=show_code, kernel_name=kernel_name,
+                          checked=True)
 
     if jobs <= 1 or len(names) <= 1:
         runs = [one(name) for name in names]

@@ -41,6 +41,8 @@ class EmbeddedServer:
     detached: bool = False
     create_times: list[float] = field(default_factory=list)
     binary: str | None = None
+    cpus: list[int] | None = None
+    diagnostic_data: bool = False
     _processes: list = field(default_factory=list, repr=False)
 
     @property
@@ -237,19 +239,61 @@ def _parent_death_signal():
 
     return set_parent_death_signal
 
-def launch_member(args: list[str], dbpath: Path, detach: bool) -> subprocess.Popen:
-    """mongod in its own session (a terminal's Ctrl-C does not reach it); tied to our life unless detached."""
+def check_cpus(cpus) -> list[int] | None:
+    """The CPU numbers a mongod may run on, sorted; ``ServerError`` naming ``--cpus`` unless each is a CPU of this
+    machine (0 .. cpu_count - 1; the calling process may itself be pinned elsewhere, e.g. to leave these CPUs to the
+    server). ``None`` (no pinning) passes through; "0-2,5" and [0, 1] are read."""
+    if cpus is None:
+        return None
+    if not hasattr(os, "sched_setaffinity"):
+        raise ServerError("--cpus: CPU affinity is not available on this platform (Linux only)")
+    if isinstance(cpus, str):
+        chosen = set()
+        try:
+            for part in filter(None, (p.strip() for p in cpus.split(","))):
+                lo, _, hi = part.partition("-")
+                chosen.update(range(int(lo), int(hi or lo) + 1))
+        except ValueError:
+            raise ServerError(f"--cpus {cpus!r}: expected CPU numbers such as 0 or 0,1 or 0-3") from None
+    else:
+        try:
+            chosen = {int(c) for c in cpus}
+        except (TypeError, ValueError):
+            raise ServerError(f"--cpus {cpus!r}: expected CPU numbers such as [0] or [0, 1]") from None
+    allowed = set(range(os.cpu_count() or 1))
+    if not chosen or not chosen <= allowed:
+        raise ServerError(f"--cpus {cpus!r}: this machine has CPUs {_cpu_list(allowed)}; pick among them")
+    return sorted(chosen)
+
+def _cpu_list(cpus) -> str:
+    return ",".join(str(c) for c in sorted(cpus))
+
+def _preexec(detach: bool, cpus: list[int] | None):
+    """What the child does before exec: pin itself to ``cpus`` (inherited by every thread mongod starts) and, unless
+    detached, ask for SIGTERM when its starter dies."""
+    death = None if detach else _parent_death_signal()
+    if cpus is None:
+        return death
+    chosen = set(cpus)
+
+    def pin_then_tie():
+        os.sched_setaffinity(0, chosen)
+        if death is not None:
+            death()
+
+    return pin_then_tie
+
+def launch_member(args: list[str], dbpath: Path, detach: bool, cpus: list[int] | None = None) -> subprocess.Popen:
+    """mongod in its own session (a terminal's Ctrl-C does not reach it); tied to our life unless detached; run only
+    on ``cpus`` when given (CPU affinity, set before exec so that all its threads inherit it)."""
     dbpath.mkdir(parents=True, exist_ok=True)
     with open(dbpath / "mongod.stdout", "ab") as out:
-        return subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            close_fds=True,
-            start_new_session=True,
-            preexec_fn=None if detach else _parent_death_signal(),
-        )
+        try:
+            return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                    close_fds=True, start_new_session=True, preexec_fn=_preexec(detach, cpus))
+        except subprocess.SubprocessError:     # the pin failed in the child: a CPU outside this container's cpuset
+            raise ServerError(f"--cpus {_cpu_list(cpus or [])}: the system refused to run mongod on these CPUs "
+                              "(outside this container's CPU set?)") from None
 
 def wait_ready(server: EmbeddedServer, index: int, deadline: float) -> None:
     """Ping member ``index`` until it answers; a clear error with the log tail if it exits or the time runs out."""

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from capmodel.bench.server.binary import check_cpu, find_mongod
 from capmodel.bench.server.ports import choose_ports
-from capmodel.bench.server.process import (LIVE, EmbeddedServer, is_our_mongod, launch_member, mongod_args,
-                                           wait_ready)
+from capmodel.bench.server.process import (LIVE, EmbeddedServer, check_cpus, is_our_mongod, launch_member,
+                                           mongod_args, wait_ready)
 from capmodel.bench.server.replica_set import DEFAULT_REPLICA_SET_NAME, initiate_replica_set
 from capmodel.errors import ServerError
 
@@ -30,17 +30,21 @@ def start_server(
     detach: bool = False,
     replica_set_name: str = DEFAULT_REPLICA_SET_NAME,
     diagnostic_data: bool = False,
+    cpus=None,
 ) -> EmbeddedServer:
     """Start a standalone mongod (``replica_set=None``) or an N-member replica set and wait until it is usable.
 
     ``port``: first port (members use port, port+1, ...); default free ports from the OS. ``dbpath``: kept afterwards;
     default a temporary directory removed by ``stop()``. ``detach``: leave it running after this process exits.
     ``diagnostic_data``: record FTDC (``diagnostic.data`` in each member's dbpath) once a second; off by default.
+    ``cpus``: CPU numbers every member may run on ("0", "0-1", [0]); default no pinning. Pinning the server apart
+    from the load generator makes the server, not the client, the measured bottleneck on a shared host.
     """
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
     if not cache_gb > 0:
         raise ServerError(f"cache_gb must be > 0 (WiredTiger cache in GB), got {cache_gb}")
+    cpus = check_cpus(cpus)
     binary = find_mongod()
     check_cpu(binary)
     members = int(replica_set) if replica_set else 1
@@ -55,13 +59,14 @@ def start_server(
     name = replica_set_name if replica_set else None
     server = EmbeddedServer(
         uri=_uri(ports, name), port=ports[0], ports=ports, dbpath=base, pids=[], replica_set=name,
-        owns_dbpath=owns, detached=detach, binary=str(binary),
+        owns_dbpath=owns, detached=detach, binary=str(binary), cpus=cpus,
+        diagnostic_data=bool(diagnostic_data),
     )
     deadline = time.monotonic() + timeout
     try:
         for member_port, member_path in zip(ports, server.member_dbpaths):
             args = mongod_args(binary, member_port, member_path, cache_gb, name, diagnostic_data)
-            proc = launch_member(args, member_path, detach)
+            proc = launch_member(args, member_path, detach, cpus)
             server.attach(proc)
             if not detach:
                 LIVE.add(server)
@@ -128,10 +133,11 @@ def embedded_server(
     cache_gb: float = DEFAULT_CACHE_GB,
     timeout: float = START_TIMEOUT,
     diagnostic_data: bool = False,
+    cpus=None,
 ):
     """Start an embedded mongod for the duration of a with-block; it is stopped however the block ends."""
     server = start_server(port=port, dbpath=dbpath, replica_set=replica_set, cache_gb=cache_gb, timeout=timeout,
-                          diagnostic_data=diagnostic_data)
+                          diagnostic_data=diagnostic_data, cpus=cpus)
     try:
         yield server
     finally:

@@ -1,0 +1,111 @@
+"""``capmodel mva --observed DIR ... --cores N --scale reads=1.3,writes=2``: the mix what-if from production.
+
+Each DIR is a ``capmodel observe`` output folder (its ``samples.csv``); several DIRs are the members of one replica
+set (named by their folders), and the answer names the one that saturates first. The model is
+``capmodel.models.mix_production``.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from capmodel.errors import InputError, shown
+from capmodel.models.mix_production import usable_intervals
+
+MAX_SAMPLES_BYTES = 64 * 2**20
+
+
+def parse_assignments(text: str, option: str) -> dict:
+    """'reads=1.3,writes=2' -> {'reads': 1.3, 'writes': 2.0}; one error naming the option and the part otherwise."""
+    import math
+
+    out = {}
+    for part in [p for p in text.replace(" ", "").split(",") if p]:
+        name, sep, value = part.partition("=")
+        if not sep or not name:
+            raise InputError(f"{option}: expected CLASS=NUMBER[,CLASS=NUMBER], got {shown(part)}")
+        if name in out:
+            raise InputError(f"{option}: {name} is given twice")
+        try:
+            number = float(value)
+        except ValueError:
+            raise InputError(f"{option}: {name}={shown(value)} is not a number") from None
+        if not math.isfinite(number) or number < 0:
+            raise InputError(f"{option}: {name}={value} must be a finite number >= 0")
+        out[name] = number
+    if not out:
+        raise InputError(f"{option}: empty; give e.g. reads=1.3,writes=2")
+    return out
+
+
+def read_samples(folder: str):
+    """The ``samples.csv`` of an observe output folder, size-bounded; errors name the file."""
+    import pandas as pd
+
+    from capmodel.data.structured import read_text
+
+    path = Path(folder)
+    if path.is_dir():
+        path = path / "samples.csv"
+    if not path.is_file():
+        raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
+    text = read_text(path, MAX_SAMPLES_BYTES)
+    try:
+        table = pd.read_csv(io.StringIO(text))
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise InputError(f"{path}: not a readable CSV ({str(exc).splitlines()[0][:100]})") from None
+    if table.columns.duplicated().any():
+        raise InputError(f"{path}: column {table.columns[table.columns.duplicated()][0]!r} appears twice")
+    usable_intervals(table, str(path))  # the columns, checked here so that the error names the file
+    return table
+
+
+def member_name(folder: str, taken: set) -> str:
+    name = Path(folder).resolve().name if Path(folder).is_dir() else Path(folder).resolve().parent.name
+    base, i = name or "server", 2
+    while name in taken:
+        name, i = f"{base}-{i}", i + 1
+    return name
+
+
+def run_observed(args) -> int:
+    from capmodel.jsonable import print_json
+    from capmodel.models.mix_production import mix_what_if
+
+    if args.model is not None:
+        raise InputError("give either MODEL.yaml or --observed DIR, not both")
+    if args.cores is None:
+        raise InputError("--observed needs --cores N: the processors the observed mongod may use")
+    if args.scale and args.rates:
+        raise InputError("give either --scale or --rates, not both")
+    if not 0 <= args.bootstrap <= 10_000:
+        raise InputError(f"--bootstrap must be from 0 to 10,000 resamples, got {args.bootstrap}")
+    if not 0 < args.level < 1:
+        raise InputError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level}")
+    observations, taken = {}, set()
+    for folder in args.observed:
+        name = member_name(folder, taken)
+        taken.add(name)
+        observations[name] = read_samples(folder)
+    scale = parse_assignments(args.scale, "--scale") if args.scale else None
+    rates = parse_assignments(args.rates, "--rates") if args.rates else None
+    result = mix_what_if(observations, args.cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
+                         level=args.level)
+    if args.json:
+        members = []
+        for m in result.members:
+            p = result.predicted.loc[m.member]
+            members.append({
+                "member": m.member, "cores": m.cores, "intervals": m.intervals,
+                "cpu_per_op_ms": {c: v * 1000 for c, v in m.cpu_per_op.items()},
+                "background_cores": m.background_cores, "utilization": p["utilization"],
+                "utilization_interval": [result.low.loc[m.member, "utilization"],
+                                         result.high.loc[m.member, "utilization"]],
+                "load_factor_that_fits": p["load_factor_that_fits"],
+                "classes": [row for row in result.table().to_dict(orient="records") if row["member"] == m.member]})
+        print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,
+                    "evidence": result.evidence.to_json()})
+        return 0
+    print(result.describe())
+    print(result.evidence.describe())
+    return 0

@@ -1,0 +1,73 @@
+"""``capmodel fleet FOLDER...``: many servers' FTDC analysed as Dask tasks, one row per server, most urgent first.
+
+Each FOLDER is a server's ``diagnostic.data`` or a parent of many. The tasks run on an embedded local Dask cluster
+(``--workers`` processes) or on an existing one (``--scheduler ADDRESS``); a server whose files cannot be read fails
+its own row. ``--growth`` (a monthly fraction) gives the months of runway.
+"""
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("fleet", help="capacity, headroom and runway of many servers' FTDC, as Dask tasks",
+                              description="One task per server: its FTDC decoded on a Dask worker, its capacity from "
+                              "its own CPU per operation, only the summary row sent back. Rows sorted by urgency "
+                              "(months of runway, then spare fraction). --json prints {servers, failed, answer, rows}.")
+    p.add_argument("folders", nargs="+", metavar="FOLDER", help="a server's diagnostic.data, or a folder of them")
+    p.add_argument("--growth", type=float, default=None, metavar="G",
+                   help="monthly load growth as a fraction (0.05 = 5%% a month) for the months of runway")
+    p.add_argument("--utilization-target", type=float, default=0.8, metavar="U",
+                   help="CPU utilization the plan allows (default 0.8)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="an existing Dask scheduler (tcp://HOST:PORT); default an embedded local cluster")
+    p.add_argument("--workers", type=int, default=2, metavar="P",
+                   help="worker processes of the embedded local cluster (default 2)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _text(fleet) -> str:
+    import math
+
+    lines = [fleet.answer(), ""]
+    header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>14} " \
+             f"{'verdict':<9} {'runway (months)':>16}"
+    lines.append(header)
+    for _, row in fleet.rows.iterrows():
+        name = (row["member"] if isinstance(row["member"], str) else row["folder"])[-28:]
+        cluster = row["cluster"] if isinstance(row["cluster"], str) else "-"
+        if isinstance(row["error"], str):
+            lines.append(f"{cluster:<10} {name:<28} failed: {row['error']}")
+            continue
+        if row["verdict"] == "unusable":
+            reasons = ", ".join(r.get("message", "") for r in row["evidence"].get("reasons", [])
+                                if r.get("grade") == "unusable")
+            lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
+            continue
+        spare = f"{row['spare_fraction']:.0%} ({row['spare_low']:.0%}-{row['spare_high']:.0%})"
+        runway = row["runway_months"]
+        if runway is None or math.isnan(runway):
+            runway_text = "-"
+        else:
+            runway_text = "never" if math.isinf(runway) else f"{runway:.1f}"
+        lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
+                     f"{row['capacity_ops']:>10,.0f} {spare:>14} {row['verdict']:<9} {runway_text:>16}")
+    lines.append("")
+    methods = ", ".join(sorted(set(fleet.rows["method"].dropna()))) or "no method"
+    lines.append(f"busiest and capacity in ops/s; capacity by {methods}; computed on {fleet.workers}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from capmodel.jsonable import print_json
+    from capmodel.errors import InputError
+    from capmodel.observe.fleet import fleet_table
+
+    if args.growth is not None and not args.growth > -1:
+        raise InputError(f"--growth must be a monthly fraction above -1 (0.05 = 5% a month), got {args.growth}")
+    fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,
+                        scheduler=args.scheduler, workers=args.workers)
+    if args.json:
+        print_json(fleet.to_json())
+    else:
+        print(_text(fleet))
+    return 0

@@ -1,0 +1,239 @@
+"""Numbers and tables formatted for people, the same in reports and in the command line's text.
+
+One set of rules: integers as integers with thousands separators, other numbers to a few significant digits (never
+``1.000000e+06``), R² with enough digits to tell 0.9996 from 1, percentages as percentages, a word instead of
+NaN/None/inf (the caller says which word: "unreachable", "none fits", "—"), units in column headers. A ``Table`` shows
+as HTML in a notebook (no index column, a CSV download link that works offline) and as aligned text in a terminal.
+
+Standard library only (a table is anything with pandas' ``columns`` and ``to_dict("records")``), so every layer may
+use it.
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import math
+from dataclasses import dataclass, field
+
+DASH = "—"
+SHORT_TEXT = 24  # a text cell up to this long is a name: kept on one line
+
+
+def is_missing(value) -> bool:
+    """True for None, NaN and pandas' missing markers (anything not equal to itself, or NA-like)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):  # pandas.NA refuses bool()
+        return True
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) or type(value).__module__ == "numpy" and \
+        hasattr(value, "dtype") and value.dtype.kind in "iuf"
+
+
+def number(value, digits: int = 3, missing: str = DASH, infinite: str = "unreachable", trim: bool = True) -> str:
+    """``value`` for reading: whole numbers and values of 1,000 or more as integers with separators, others to
+    ``digits`` significant digits (no exponent above 1e-6; trailing zeros dropped unless ``trim`` is False);
+    ``missing`` for None/NaN, ``infinite`` for ±inf."""
+    if is_missing(value):
+        return missing
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not _is_number(value):
+        return str(value)
+    value = float(value)
+    if math.isinf(value):
+        return infinite if value > 0 else "-" + infinite
+    if value == 0:
+        return "0"
+    if abs(value) >= 10 ** (digits - 1) or value.is_integer():
+        return f"{round(value):,}"
+    if abs(value) < 1e-6:
+        return f"{value:.{digits - 1}e}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if trim and "." in text else text
+
+
+def integer(value, missing: str = DASH, infinite: str = "unreachable") -> str:
+    """A count: rounded to a whole number with thousands separators."""
+    if is_missing(value):
+        return missing
+    if math.isinf(float(value)):
+        return infinite
+    return f"{round(float(value)):,}"
+
+
+def money(value, currency: str = "", missing: str = DASH, infinite: str = "unreachable") -> str:
+    """An amount: two decimals below 100, whole units with separators from 100 up, then the currency code."""
+    if is_missing(value):
+        return missing
+    value = float(value)
+    if math.isinf(value):
+        return infinite
+    text = f"{value:,.2f}" if abs(value) < 100 else f"{round(value):,}"
+    return f"{text} {currency}".strip()
+
+
+def percent(value, digits: int = 2, missing: str = DASH) -> str:
+    """A fraction as a percentage to ``digits`` significant digits (0.0355 -> "3.5%", 0.8 -> "80%")."""
+    if is_missing(value) or math.isinf(float(value)):
+        return missing
+    shown = number(float(value) * 100.0, digits=digits)
+    return f"{shown}%"
+
+
+def r_squared(value, missing: str = DASH) -> str:
+    """R² with digits enough to tell it from 1: 0.9231 -> "0.923", 0.9996 -> "0.9996", 0.999991 -> "0.99999"."""
+    if is_missing(value) or math.isinf(float(value)):
+        return missing
+    value = float(value)
+    if value >= 1.0:
+        return "1"
+    decimals = 3
+    if value > 0.99:
+        decimals = min(8, max(3, math.floor(-math.log10(1.0 - value)) + 1))
+    text = f"{value:.{decimals}f}"
+    while float(text) >= 1.0 and decimals < 12:  # never round up to a perfect fit
+        decimals += 1
+        text = f"{value:.{decimals}f}"
+    return text
+
+
+def interval(estimate, low, high, digits: int = 3, unit: str = "") -> str:
+    """"estimate (low to high) unit" with the three numbers in one format."""
+    unit = f" {unit}" if unit else ""
+    if is_missing(low) or is_missing(high):
+        return f"{number(estimate, digits)}{unit}"
+    return f"{number(estimate, digits)} ({number(low, digits)} to {number(high, digits)}){unit}"
+
+
+def seconds(value, missing: str = DASH) -> str:
+    """A duration with its unit: "5.8 ms", "1.2 s", "3 min"."""
+    if is_missing(value):
+        return missing
+    value = float(value)
+    if value < 1.0:
+        return f"{number(value * 1000.0)} ms"
+    if value < 120:
+        return f"{number(value)} s"
+    return f"{number(value / 60.0)} min"
+
+
+KINDS = {"int": integer, "num": number, "percent": percent, "r2": r_squared, "text": None, "money": money,
+         "seconds": seconds}
+
+
+@dataclass(frozen=True)
+class Column:
+    """How one column shows: its header (units in it, e.g. "throughput (ops/s)"), its kind (int, num, money,
+    percent, r2, seconds, text), the word for a missing value and for infinity, and the currency of money."""
+
+    header: str
+    kind: str = "num"
+    missing: str = DASH
+    infinite: str = "unreachable"
+    currency: str = ""
+    digits: int = 3
+    decimals: int | None = None   # a fixed number of decimals for the whole column (a number column only)
+
+    def show(self, value) -> str:
+        if self.kind == "text" or not (_is_number(value) or is_missing(value) or isinstance(value, bool)):
+            if is_missing(value):
+                return self.missing
+            if isinstance(value, bool):
+                return "yes" if value else "no"
+            return str(value)
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if self.kind == "int":
+            return integer(value, self.missing, self.infinite)
+        if self.kind == "money":
+            return money(value, "", self.missing, self.infinite)
+        if self.kind == "percent":
+            return percent(value, self.digits, self.missing)
+        if self.kind == "r2":
+            return r_squared(value, self.missing)
+        if self.kind == "seconds":
+            return seconds(value, self.missing)
+        if self.decimals is not None and math.isfinite(float(value)):
+            return f"{float(value):,.{self.decimals}f}"
+        return number(value, self.digits, self.missing, self.infinite)
+
+
+@dataclass
+class Table:
+    """A table for people: ``rows`` (list of dicts), ``columns`` key -> Column (only these, in this order),
+    a ``caption``, ``footnotes`` (what a word standing in for a number means), and a file name for its CSV."""
+
+    rows: list
+    columns: dict
+    caption: str = ""
+    footnotes: list = field(default_factory=list)
+    csv_name: str = "table.csv"
+
+    def cells(self) -> list[list[str]]:
+        return [[col.show(row.get(key)) for key, col in self.columns.items()] for row in self.rows]
+
+    def csv(self) -> str:
+        """The raw values (not rounded) with the readable headers; missing values empty."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow([c.header for c in self.columns.values()])
+        for row in self.rows:
+            values = []
+            for key in self.columns:
+                value = row.get(key)
+                values.append("" if is_missing(value) else value)
+            writer.writerow(values)
+        return out.getvalue()
+
+    def text(self) -> str:
+        """Aligned plain text for a terminal (numbers right-aligned)."""
+        headers = [c.header for c in self.columns.values()]
+        body = self.cells()
+        widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(headers)]
+        kinds = [c.kind for c in self.columns.values()]
+
+        def line(cells):
+            aligned = (c.ljust(w) if k == "text" else c.rjust(w) for c, w, k in zip(cells, widths, kinds))
+            return "  ".join(aligned).rstrip()
+
+        lines = ([self.caption] if self.caption else []) + [line(headers)] + [line(r) for r in body]
+        return "\n".join(lines + [f"  {n}" for n in self.footnotes])
+
+    def _repr_html_(self) -> str:
+        kinds = ["text" if c.kind == "text" else "num" for c in self.columns.values()]
+        head = "".join(f'<th class="{k}">{html.escape(c.header)}</th>' for c, k in zip(self.columns.values(), kinds))
+
+        def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do
+            keep = " keep" if kind == "num" or len(value) <= SHORT_TEXT else ""
+            return f'<td class="{kind}{keep}">{html.escape(value)}</td>'
+
+        rows = "".join("<tr>" + "".join(cell(v, k) for v, k in zip(r, kinds)) + "</tr>" for r in self.cells())
+        data = base64.b64encode(self.csv().encode("utf-8")).decode("ascii")
+        link = (f'<a class="download" download="{html.escape(self.csv_name)}" '
+                f'href="data:text/csv;charset=utf-8;base64,{data}">download as CSV</a>')
+        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        notes = "".join(f"<div>{html.escape(n)}</div>" for n in self.footnotes)
+        return (f'<div class="capmodel-table"><table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
+                f'</table><div class="footnotes">{notes}</div>{link}</div>')
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def table(frame, columns: dict, caption: str = "", footnotes=(), csv_name: str = "table.csv") -> Table:
+    """A ``Table`` of the DataFrame ``frame`` showing ``columns`` (key -> Column, or key -> header text for a
+    number column); columns the frame lacks are left out, and so are footnotes whose word does not appear."""
+    cols = {k: (c if isinstance(c, Column) else Column(str(c))) for k, c in columns.items() if k in frame.columns}
+    records = frame.to_dict("records")
+    made = Table(records, cols, caption, [], csv_name)
+    shown = {v for row in made.cells() for v in row}
+    made.footnotes = [note for note in footnotes if any(note.split(":")[0].strip('" ') == v for v in shown)]
+    return made

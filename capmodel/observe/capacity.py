@@ -1,0 +1,347 @@
+"""A server's capacity from its own telemetry, at whatever load it ran: the operational laws on its CPU per operation
+(``capmodel.plan.production`` sets them beside a USL fit and lets the USL answer only where its verdict is sound).
+
+A healthy production server runs far from its knee: Little's-law concurrency N = X·R is mostly below 1, and a USL
+fitted to such a window locates no peak (its "peak" is wherever the noise puts it). What a light load *does* measure
+well is the CPU each operation costs. Per interval the server reports its process CPU (``extra_info.user_time_us`` +
+``system_time_us``, as ``cpu_cores``: CPU seconds per second) and its operations per second X. The utilization law
+(Lazowska et al., *Quantitative System Performance*, 1984, ch. 3) says U = U₀ + D·X: CPU in use is the background
+CPU U₀ (checkpoints, FTDC, TTL monitor, replication heartbeats: spent whatever the load) plus the service demand D
+(CPU seconds per operation) times the operation rate. With ``cores`` CPUs available to the server, the bottleneck
+law bounds its throughput: X_max = (cores − U₀) / D; at a utilization target u the planned throughput is
+X(u) = (u·cores − U₀) / D.
+
+Why a regression *with* an intercept: a regression through the origin (D = ΣU·X / ΣX²) counts the background CPU as
+if every operation caused it, so at light load it overstates D, most at the lightest load, and understates capacity.
+The intercept separates the two where the window's load varies enough to tell them apart (the 90th percentile of
+the rate at least 1.5 times the 10th); where it does not, the ratio ΣU / ΣX is used, which includes the background
+and so gives a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over
+intervals.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from capmodel.errors import InputError
+from capmodel.formatting import number
+from capmodel.models.evidence import Evidence, Reason
+
+LAWS, USL = "operational laws", "USL latency fit"
+CLASSES = ("reads", "writes", "commands")
+MIN_BUSY_INTERVALS, FEW_BUSY_INTERVALS = 3, 10
+#: CPU seconds an interval must carry to resolve D well: Linux accounts process CPU in 10 ms clock ticks
+COARSE_CPU_SECONDS = 0.05
+N_BOOTSTRAP = 400
+
+
+class TooFewIntervals(InputError):
+    """The samples hold too few busy intervals with a CPU figure for the operational laws (an idle server, or one
+    that does not report its CPU): a finding about the data, which callers report as an unusable verdict."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with its interval (``low``, ``high`` at the object's level)."""
+
+    estimate: float
+    low: float
+    high: float
+
+    def to_json(self) -> dict:
+        return {k: (float(v) if math.isfinite(v) else None) for k, v in
+                (("estimate", self.estimate), ("low", self.low), ("high", self.high))}
+
+
+@dataclass(frozen=True)
+class ServerCapacity:
+    """What the server can carry, from the operational laws on its own CPU per operation (``method`` is always the
+    laws here; ``capmodel.plan.production`` chooses between them and a USL fit whose verdict is sound).
+
+    Holds the measured service demand (ms of CPU per operation, with interval), the background CPU, the cores and the
+    observed peak load (95th percentile of the busy intervals); every capacity figure derives from them."""
+
+    method: str
+    why: str
+    cores: float
+    cores_source: str
+    service_demand_ms: Estimate
+    background_cores: float
+    observed_peak_throughput: float
+    utilization_target: float
+    monthly_growth: float | None
+    level: float
+    evidence: Evidence
+    busy_intervals: int
+    latency_target_ms: float | None = None
+
+    def _laws(self, cpu: float, demand_ms: float) -> float:
+        usable = cpu - self.background_cores
+        return max(usable, 0.0) / (demand_ms / 1000.0) if demand_ms > 0 else math.inf
+
+    @property
+    def saturation_throughput(self) -> Estimate:
+        """X_max: ops/s at which the server's cores are all busy (bottleneck law)."""
+        d = self.service_demand_ms          # a larger demand gives a smaller capacity: the ends swap
+        return Estimate(self._laws(self.cores, d.estimate), self._laws(self.cores, d.high),
+                        self._laws(self.cores, d.low))
+
+    @property
+    def planned_throughput(self) -> Estimate:
+        """X(u): ops/s at which the cores are busy to the utilization target u."""
+        u = self.utilization_target
+        d = self.service_demand_ms
+        return Estimate(self._laws(u * self.cores, d.estimate), self._laws(u * self.cores, d.high),
+                        self._laws(u * self.cores, d.low))
+
+    @property
+    def spare_fraction(self) -> Estimate:
+        """1 − observed / planned: the share of the planned throughput not used at the observed peak."""
+        p, now = self.planned_throughput, self.observed_peak_throughput
+        spare = [1.0 - now / v if v > 0 else -math.inf for v in (p.estimate, p.low, p.high)]
+        return Estimate(*spare)
+
+    @property
+    def runway_months(self) -> Estimate | None:
+        """Months of compound growth at ``monthly_growth`` until the observed peak reaches the planned throughput
+        (0 when it already has; None without a growth rate)."""
+        if self.monthly_growth is None:
+            return None
+        p = self.planned_throughput
+        return Estimate(*(_months(v, self.observed_peak_throughput, self.monthly_growth)
+                          for v in (p.estimate, p.low, p.high)))
+
+    def answer(self, with_method: bool = True) -> str:
+        """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
+        why it was used."""
+        pct = f"{self.level:.0%}"
+        d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
+                               self.spare_fraction)
+        basis = (f"Each operation costs the server **{number(d.estimate)} ms of CPU** ({pct} interval "
+                 f"{number(d.low)}–{number(d.high)} ms)")
+        basis += (f", on top of {number(self.background_cores, 2)} cores of background CPU. " if self.background_cores
+                  > 0 else ". ")
+        basis += (f"With {_cores(self.cores)} ({self.cores_source}) the bottleneck law puts saturation at "
+                  f"**{_ops(sat.estimate)}** ({_span(sat)}).")
+        text = (f"{basis} At {self.utilization_target:.0%} utilization the server carries "
+                f"**{_ops(plan.estimate)}** ({_span(plan)}); the observed peak "
+                f"(95th percentile of {self.busy_intervals:,} busy intervals) is {_ops(self.observed_peak_throughput)}")
+        if spare.estimate >= 0:
+            text += (f", so **{spare.estimate:.0%}** of the planned throughput is spare "
+                     f"({_pct(spare.low)} to {_pct(spare.high)}).")
+        else:
+            text += (f", already **{-spare.estimate:.0%} above** the planned throughput "
+                     f"(spare {_pct(spare.low)} to {_pct(spare.high)}).")
+        months = self.runway_months
+        if months is not None:
+            if months.estimate == 0:
+                text += f" The {self.utilization_target:.0%} target is already reached: no growth fits under it."
+            elif math.isinf(months.estimate):
+                text += " Without growth the load never reaches it."
+            else:
+                text += (f" At {self.monthly_growth:.0%} growth a month the target is reached in "
+                         f"**{months.estimate:.1f} months** ({_months_text(months.low)} to "
+                         f"{_months_text(months.high)}).")
+        return text + (f" Method: {self.method} ({self.why})." if with_method else "")
+
+    def to_json(self) -> dict:
+        """Plain JSON: the method, every figure with its interval, the evidence."""
+        months = self.runway_months
+        return {
+            "method": self.method, "why": self.why, "cores": self.cores, "cores_source": self.cores_source,
+            "utilization_target": self.utilization_target, "level": self.level,
+            "service_demand_ms": self.service_demand_ms.to_json(), "background_cores": self.background_cores,
+            "saturation_throughput": self.saturation_throughput.to_json(),
+            "planned_throughput": self.planned_throughput.to_json(),
+            "observed_peak_throughput": self.observed_peak_throughput,
+            "spare_fraction": self.spare_fraction.to_json(), "monthly_growth": self.monthly_growth,
+            "runway_months": months.to_json() if months is not None else None,
+            "busy_intervals": self.busy_intervals, "evidence": self.evidence.to_json(),
+        }
+
+
+def _months(limit: float, now: float, growth: float) -> float:
+    """Compound-growth months from ``now`` to ``limit``: ln(limit / now) / ln(1 + g) (the formula of
+    ``capmodel.plan.growth.runway_months``, which this layer cannot import); 0 at or past it, inf without growth."""
+    if not limit > now:
+        return 0.0
+    if now <= 0 or growth <= 0:
+        return math.inf
+    return math.log(limit / now) / math.log1p(growth)
+
+
+def _ops(x: float) -> str:
+    return "unbounded" if not math.isfinite(x) else f"{number(x)} ops/s"
+
+
+def _span(e: Estimate) -> str:
+    """``low–high ops/s`` of an estimate's interval."""
+    if not math.isfinite(e.high):
+        return f"{number(e.low)} ops/s or more"
+    return f"{number(e.low)}–{number(e.high)} ops/s"
+
+
+def _pct(x: float) -> str:
+    return "unbounded" if not math.isfinite(x) else f"{x:.0%}"
+
+
+def _months_text(x: float) -> str:
+    return "never" if math.isinf(x) else f"{x:.1f}"
+
+
+def _cores(c: float) -> str:
+    return f"{c:g} core" + ("" if c == 1 else "s")
+
+
+def busy_table(samples: pd.DataFrame) -> pd.DataFrame:
+    """The intervals the laws use: not dropped, with operations and a CPU figure; columns ``throughput`` (ops/s, all
+    classes), ``cpu_cores``, ``interval_s``, ``concurrency`` (Little's law, N = Σ X·R)."""
+    if not isinstance(samples, pd.DataFrame):
+        raise InputError(f"samples must be a DataFrame (observe's samples.csv), got {type(samples).__name__}")
+    missing = [c for c in ("interval_s", "cpu_cores", *(f"{k}_per_s" for k in CLASSES)) if c not in samples]
+    if missing:
+        raise InputError(f"samples: missing column(s) {', '.join(missing)} (expected the samples.csv that "
+                         "'capmodel observe' writes)")
+    keep = samples["dropped"].fillna("").astype(str) == "" if "dropped" in samples else pd.Series(True, samples.index)
+    rows = samples[keep]
+    x = sum(pd.to_numeric(rows[f"{k}_per_s"], errors="coerce").fillna(0.0) for k in CLASSES)
+    n = sum(pd.to_numeric(rows[f"{k}_per_s"], errors="coerce").fillna(0.0)
+            * pd.to_numeric(rows.get(f"{k}_latency_ms", np.nan), errors="coerce").fillna(0.0) / 1000.0
+            for k in CLASSES)
+    table = pd.DataFrame({"throughput": x, "cpu_cores": pd.to_numeric(rows["cpu_cores"], errors="coerce"),
+                          "interval_s": pd.to_numeric(rows["interval_s"], errors="coerce"), "concurrency": n})
+    return table[(table["throughput"] > 0) & np.isfinite(table["cpu_cores"])].reset_index(drop=True)
+
+
+def _demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, float]:
+    """(background cores, CPU seconds per operation) by least squares of U on X."""
+    if with_intercept:
+        slope, intercept = np.polyfit(x, u, 1)
+        return float(intercept), float(slope)
+    return 0.0, float(u.sum() / x.sum())
+
+
+def _separable(x: np.ndarray) -> bool:
+    """The load varies enough to separate background CPU from CPU per operation (busy >= 1.5 x quiet)."""
+    lo, hi = np.percentile(x, [10, 90])
+    return len(x) >= FEW_BUSY_INTERVALS and lo > 0 and hi >= 1.5 * lo
+
+
+def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilization_target: float = 0.8,
+                    latency_target_ms: float | None = None, monthly_growth: float | None = None,
+                    level: float = 0.95, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> ServerCapacity:
+    """The capacity of the server whose ``samples`` (observe's per-interval table) are given.
+
+    ``cores``: CPUs the server may use (hostInfo, the container's quota, the mongod's CPU affinity); default the
+    ``cores`` column of ``samples`` when it has one, else 1 with a reason saying the figures are per core.
+    ``latency_target_ms`` is recorded; the operational laws bound throughput, not latency, and the verdict says so.
+    """
+    u_target = float(utilization_target)
+    if not 0 < u_target <= 1:
+        raise InputError(f"utilization target must be in (0, 1], got {utilization_target!r}")
+    if not 0 < float(level) < 1:
+        raise InputError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    if monthly_growth is not None and not (math.isfinite(float(monthly_growth)) and float(monthly_growth) > -1):
+        raise InputError(f"monthly growth must be a fraction above -1 (0.05 = 5% a month), got {monthly_growth!r}")
+    cores, cores_source = _cores_of(samples, cores)
+    busy = busy_table(samples)
+    reasons: list[Reason | None] = []
+    if len(busy) < MIN_BUSY_INTERVALS:
+        with_ops = len(busy_table(samples.assign(cpu_cores=0.0)))
+        hint = (" (the others carry no CPU figure: does the server report extra_info.user_time_us?)"
+                if with_ops > len(busy) else "")
+        raise TooFewIntervals(f"samples: only {len(busy)} busy interval(s) with a CPU figure{hint}; the operational "
+                              f"laws need at least {MIN_BUSY_INTERVALS}")
+    x, u = busy["throughput"].to_numpy(float), busy["cpu_cores"].to_numpy(float)
+    with_intercept = _separable(x)
+    background, demand = _demand(x, u, with_intercept)
+    if with_intercept and not (background >= 0 and demand > 0):
+        with_intercept = False              # a negative background or slope: noise, not a model; use the ratio
+        background, demand = _demand(x, u, False)
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(int(n_bootstrap)):
+        pick = rng.integers(0, len(x), len(x))
+        b, d = _demand(x[pick], u[pick], with_intercept) if with_intercept and np.ptp(x[pick]) > 0 else \
+            _demand(x[pick], u[pick], False)
+        if d > 0:
+            draws.append(d)
+    alpha = (1 - float(level)) / 2
+    lo, hi = (np.quantile(draws, [alpha, 1 - alpha]) if draws else (demand, demand))
+    d_ms = Estimate(demand * 1000.0, float(lo) * 1000.0, float(hi) * 1000.0)
+    observed = float(np.percentile(x, 95))
+    n = busy["concurrency"].to_numpy(float)
+    light = float(np.mean(n < 1.0))
+    cpu_seconds = u * busy["interval_s"].to_numpy(float)
+    reasons.append(_cores_reason(cores_source))
+    reasons.append(Reason("few_busy_intervals", "weak", f"only {len(x)} busy intervals measured the CPU per "
+                          "operation", float(len(x))) if len(x) < FEW_BUSY_INTERVALS else None)
+    reasons.append(Reason("cpu_sampled_coarsely", "weak", f"the median interval carried {np.median(cpu_seconds):.3f}"
+                          " CPU seconds, a few clock ticks: the CPU per operation is coarsely measured",
+                          float(np.median(cpu_seconds))) if np.median(cpu_seconds) < COARSE_CPU_SECONDS else None)
+    share = background / float(np.mean(u)) if with_intercept and np.mean(u) > 0 else 0.0
+    reasons.append(Reason("background_cpu", "weak", f"{share:.0%} of the CPU used is background work that does "
+                          "not scale with operations", share) if share > 0.5 else None)
+    if not with_intercept:
+        reasons.append(Reason("background_not_separable", "weak", "the load varied too little to separate background"
+                              " CPU from CPU per operation: the capacity counts the background as operations' work "
+                              "and is a lower bound"))
+    r2 = _r2(x, u, background, demand)
+    reasons.append(Reason("cpu_unrelated_to_load", "unusable" if r2 < 0.1 else "weak",
+                          f"the server's CPU follows its operation rate poorly (R² {r2:.2f}): something besides "
+                          "the operations uses the CPU", r2) if r2 < 0.5 and with_intercept else None)
+    used = float(np.percentile(u, 95)) / cores
+    reasons.append(Reason("extrapolated", "weak", f"the busiest intervals used {used:.0%} of the "
+                          f"{_cores(cores)}: the capacity is extrapolated from there to full use, assuming the CPU "
+                          "per operation stays the same up to saturation", used) if used < 0.5 else None)
+    saturation = _laws_capacity(cores, background, demand)
+    reasons.append(Reason("above_saturation", "unusable", f"the observed peak {_ops(observed)} exceeds the computed "
+                          f"saturation {_ops(saturation)}: the core count ({_cores(cores)}) is probably wrong",
+                          observed / saturation) if observed > 1.02 * saturation else None)
+    reasons.append(Reason("over_target", "weak", f"the observed peak is already above the {u_target:.0%} "
+                          "utilization target", observed / _laws_capacity(u_target * cores, background, demand))
+                   if observed > _laws_capacity(u_target * cores, background, demand) else None)
+    if latency_target_ms is not None:
+        reasons.append(Reason("latency_not_modelled", "weak", "the operational laws bound throughput, not latency: "
+                              f"the {latency_target_ms:g} ms target is not checked", float(latency_target_ms)))
+    why = (f"the server ran fewer than one operation at a time in {light:.0%} of the intervals, too light a load to "
+           "locate a USL peak; its CPU per operation is what the window measures well" if light >= 0.5 else
+           "the CPU per operation is measured directly, so saturation follows from the bottleneck law")
+    return ServerCapacity(method=LAWS, why=why, cores=cores, cores_source=cores_source, service_demand_ms=d_ms,
+                          background_cores=max(background, 0.0), observed_peak_throughput=observed,
+                          utilization_target=u_target, monthly_growth=None if monthly_growth is None else
+                          float(monthly_growth), level=float(level), evidence=Evidence.of(*reasons),
+                          busy_intervals=len(x), latency_target_ms=latency_target_ms)
+
+
+def _laws_capacity(cpu: float, background: float, demand: float) -> float:
+    return max(cpu - background, 0.0) / demand if demand > 0 else math.inf
+
+
+def _r2(x, u, background, demand) -> float:
+    resid = u - (background + demand * x)
+    total = float(((u - u.mean()) ** 2).sum())
+    return 1.0 - float((resid ** 2).sum()) / total if total > 0 else 1.0
+
+
+def _cores_of(samples: pd.DataFrame, cores) -> tuple[float, str]:
+    if cores is not None:
+        c = float(cores)
+        if not (math.isfinite(c) and c > 0):
+            raise InputError(f"--cores must be a number of CPUs > 0, got {cores!r}")
+        return c, "given"
+    if "cores" in samples:
+        values = pd.to_numeric(samples["cores"], errors="coerce").dropna()
+        if len(values) and values.iloc[-1] > 0:
+            return float(values.iloc[-1]), "the host's, as the server reports them"
+    return 1.0, "assumed"
+
+
+def _cores_reason(source: str) -> Reason | None:
+    if source != "assumed":
+        return None
+    return Reason("cores_unknown", "weak", "the number of cores the server may use is unknown: the capacity is per "
+                  "core (pass --cores)")

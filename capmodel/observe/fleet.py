@@ -1,0 +1,304 @@
+"""A fleet of servers' FTDC, analysed as Dask tasks: which member of which cluster runs out first, and when.
+
+``fleet_table(folders, ...)`` finds the servers (``server_folders``: each folder a ``diagnostic.data``, or a parent
+of many), sends one task per server to a Dask cluster (an embedded ``LocalCluster`` of single-threaded worker
+processes, started and stopped here, no dashboard; or an existing scheduler at ``scheduler``), and gathers one row
+per server. Each task decodes its server's FTDC on the worker, works out its capacity there
+(``capmodel.observe.capacity.server_capacity`` on the server's own CPU per operation, with the cores its hostInfo
+reports) and returns only the summary row: the decoded samples never leave the worker. A server whose files cannot
+be read fails its own row (``error`` says why), never the fleet.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from capmodel.errors import CapmodelError, InputError
+from capmodel.observe import ftdc
+
+CLIENT_TIMEOUT_S = 15
+COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
+           "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
+           "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
+           "folder"]
+
+
+def _has_ftdc(folder: Path) -> bool:
+    return any(p.is_file() and p.name.startswith("metrics.") for p in folder.iterdir())
+
+
+def server_folders(paths) -> list[Path]:
+    """Every server's FTDC folder among ``paths``: a folder holding ``metrics.*`` files is one server; any other
+    folder is searched (three levels deep) for such folders. A path with none raises ``InputError`` naming it."""
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given).expanduser()
+        if not path.is_dir():
+            raise InputError(f"{path}: no such folder (give a server's diagnostic.data or a folder of them)")
+        if _has_ftdc(path):
+            found.append(path)
+            continue
+        inner = sorted({p.parent for pattern in ("*/metrics.*", "*/*/metrics.*", "*/*/*/metrics.*")
+                        for p in path.glob(pattern) if p.is_file()})
+        if not inner:
+            raise InputError(f"{path}: no FTDC files (metrics.*) in this folder or the folders below it")
+        found.extend(inner)
+    unique = list(dict.fromkeys(p.resolve() for p in found))
+    return unique
+
+
+def server_identity(folder) -> dict:
+    """``host``, ``replica_set`` and ``cores`` of the server whose FTDC is in ``folder``: from the metadata document
+    of its first file (hostInfo: the host name and cores; getCmdLineOpts: the port and the replica set), the host
+    replaced by the name the replica set knows the member by (serverStatus ``repl.me`` in the first chunk's reference
+    document) when there is one; None where the files do not say."""
+    identity = {"host": None, "replica_set": None, "cores": None}
+    files = ftdc.ftdc_files(folder)
+    for _, document in ftdc.iter_documents(files[0]):
+        if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
+            identity = identity_of(document["doc"])
+            break
+    last = None                                   # the newest chunk: the replica set is configured by then
+    for _, document in ftdc.iter_documents(files[-1]):
+        if document.get("type") == ftdc.METRIC_CHUNK:
+            last = document.get("data")
+    repl = (_reference_document(last).get("serverStatus") or {}).get("repl") or {} if last else {}
+    if isinstance(repl.get("me"), str):
+        identity["host"] = repl["me"]
+    if isinstance(repl.get("setName"), str):
+        identity["replica_set"] = repl["setName"]
+    return identity
+
+
+def _reference_document(data) -> dict:
+    """The reference document (first sample) of a metric chunk's ``data``, or {} when it cannot be read."""
+    import zlib
+
+    import bson
+
+    try:
+        stream = zlib.decompressobj()
+        raw = stream.decompress(bytes(data)[4:], 1 << 16)
+        size = int.from_bytes(raw[:4], "little")
+        if size > ftdc.MAX_UNCOMPRESSED:
+            return {}
+        while len(raw) < size and stream.unconsumed_tail:
+            raw += stream.decompress(stream.unconsumed_tail, size - len(raw))
+        return bson.decode(raw[:size])
+    except Exception:  # noqa: BLE001 - the chunk's own decoding reports a damaged chunk with its offset
+        return {}
+
+
+def identity_of(doc: dict) -> dict:
+    """The identity fields of one FTDC metadata document (see ``server_identity``)."""
+    system = (doc.get("hostInfo") or {}).get("system") or {}
+    parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
+    host = system.get("hostname")
+    port = (parsed.get("net") or {}).get("port")
+    if isinstance(host, str) and ":" not in host:
+        host = f"{host}:{port or 27017}"
+    replication = parsed.get("replication") or {}
+    name = replication.get("replSetName") or replication.get("replSet")
+    cores = system.get("numCores")
+    return {"host": host if isinstance(host, str) else None,
+            "replica_set": name.split("/")[0] if isinstance(name, str) else None,
+            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None}
+
+
+def analyse_server(folder, monthly_growth: float | None = None, utilization_target: float = 0.8) -> dict:
+    """One server's fleet row (runs on a Dask worker): identity, window, capacity and verdict, or ``error``."""
+    from capmodel.observe.observation import observe_ftdc
+
+    row = {column: None for column in COLUMNS}
+    row["folder"] = str(folder)
+    try:
+        identity = server_identity(folder)
+        row.update(cluster=identity["replica_set"], member=identity["host"])
+        observation = observe_ftdc(folder)
+        capacity = capacity_of(observation.samples, identity["cores"], monthly_growth, utilization_target)
+    except CapmodelError as exc:
+        row["error"] = str(exc)
+        return row
+    except (OSError, MemoryError, ValueError) as exc:        # unreadable files: this row fails, the fleet goes on
+        row["error"] = f"{folder}: {type(exc).__name__}: {exc}"[:400]
+        return row
+    row.update(window_start=observation.start.isoformat(), window_end=observation.end.isoformat(),
+               hours=(observation.end - observation.start).total_seconds() / 3600.0)
+    row.update(capacity_summary(capacity))
+    return row
+
+
+def capacity_of(samples: pd.DataFrame, cores, monthly_growth, utilization_target):
+    """The one call of ``server_capacity`` for a fleet member (cores as its hostInfo reports them)."""
+    from capmodel.observe.capacity import server_capacity
+
+    if cores is not None:
+        samples = samples.assign(cores=cores)
+    return server_capacity(samples, utilization_target=utilization_target, monthly_growth=monthly_growth)
+
+
+def capacity_summary(capacity) -> dict:
+    """The fleet-row figures of a ``ServerCapacity``."""
+    saturation, spare, runway = capacity.saturation_throughput, capacity.spare_fraction, capacity.runway_months
+    return {
+        "busiest_ops": capacity.observed_peak_throughput, "capacity_ops": saturation.estimate,
+        "capacity_low": saturation.low, "capacity_high": saturation.high, "method": capacity.method,
+        "cpu_ms_per_op": capacity.service_demand_ms.estimate, "cores": capacity.cores,
+        "spare_fraction": spare.estimate, "spare_low": spare.low, "spare_high": spare.high,
+        "verdict": capacity.evidence.grade, "reasons": [r.code for r in capacity.evidence.reasons],
+        "evidence": capacity.evidence.to_json(),
+        "runway_months": runway.estimate if runway is not None else None,
+        "runway_low": runway.low if runway is not None else None,
+        "runway_high": runway.high if runway is not None else None,
+    }
+
+
+def urgency_order(rows: pd.DataFrame) -> pd.DataFrame:
+    """Most urgent first: usable verdicts by months of runway, then by spare fraction; then the servers whose verdict
+    is unusable (they cannot be ranked); then the servers that failed."""
+    if not len(rows):
+        return rows
+    failed = rows["error"].notna()
+    unusable = ~failed & (rows["verdict"] == "unusable")
+    tier = pd.Series(0, index=rows.index).mask(unusable, 1).mask(failed, 2)
+    runway = pd.to_numeric(rows["runway_months"], errors="coerce").fillna(math.inf)
+    spare = pd.to_numeric(rows["spare_fraction"], errors="coerce").fillna(math.inf)
+    key = pd.DataFrame({"tier": tier, "runway": runway, "spare": spare, "member": rows["member"].fillna("")})
+    order = key.sort_values(["tier", "runway", "spare", "member"], kind="stable").index
+    return rows.loc[order].reset_index(drop=True)
+
+
+@dataclass
+class Fleet:
+    """The fleet table (one row per server, most urgent first) and where it was computed."""
+
+    rows: pd.DataFrame
+    workers: str
+    monthly_growth: float | None
+
+    @property
+    def failed(self) -> int:
+        return int(self.rows["error"].notna().sum())
+
+    def _usable(self) -> pd.DataFrame:
+        return self.rows[self.rows["error"].isna() & (self.rows["verdict"] != "unusable")]
+
+    @property
+    def evidence(self) -> dict:
+        """The evidence of the answer: the most urgent ranked server's (JSON), or unusable when none is ranked."""
+        from capmodel.models.evidence import Evidence, Reason
+
+        usable = self._usable()
+        if len(usable):
+            return usable.iloc[0]["evidence"]
+        return Evidence.of(Reason("no_server_ranked", "unusable", "no server has a usable capacity verdict")
+                           ).to_json()
+
+    def answer(self, source: str | None = None) -> str:
+        """The most urgent server in one sentence (or why none can be named); ``source`` names where the FTDC came
+        from when it should be said (e.g. a generated fleet)."""
+        usable = self._usable()
+        counts = (f"From {source}: " if source else "") + f"{len(self.rows):,} server(s)"
+        if self.failed:
+            counts += f", {self.failed:,} unreadable"
+        unranked = int((self.rows["error"].isna() & (self.rows["verdict"] == "unusable")).sum())
+        if unranked:
+            counts += f", {unranked:,} not ranked (verdict unusable)"
+        if not len(usable):
+            return f"{counts}: no server has a usable capacity verdict, so none can be ranked."
+        top = usable.iloc[0]
+        where = f"{top['member']}" + (f" of {top['cluster']}" if isinstance(top["cluster"], str) else "")
+        spare = top["spare_fraction"]
+        spare_text = (f"{spare:.0%} of its planned throughput spare" if spare >= 0 else
+                      f"already {-spare:.0%} above its planned throughput")
+        text = (f"{counts}. Most urgent: {where}, busiest at {top['busiest_ops']:,.0f} ops/s of a capacity of "
+                f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {spare_text} ({top['verdict']} evidence)")
+        runway = top["runway_months"]
+        if runway is not None and math.isfinite(runway) and self.monthly_growth is not None:
+            text += (f"; at {self.monthly_growth:.0%} growth a month it reaches its target in {runway:.1f} months"
+                     if runway > 0 else "; it is already past its utilization target")
+        return text + "."
+
+    def to_json(self) -> dict:
+        from capmodel.jsonable import to_jsonable
+
+        return {"servers": len(self.rows), "failed": self.failed, "workers": self.workers,
+                "monthly_growth": self.monthly_growth, "answer": self.answer(), "rows": to_jsonable(self.rows)}
+
+
+def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,
+                scheduler: str | None = None, workers: int = 2) -> Fleet:
+    """Analyse every server under ``paths`` on Dask (see the module docstring) and return the ``Fleet``."""
+    folders = server_folders(paths)
+    with dask_client(scheduler, workers) as (client, described):
+        table = analyse_on(client, folders, monthly_growth, utilization_target)
+    return Fleet(table, described, monthly_growth)
+
+
+def analyse_on(client, folders, monthly_growth: float | None = None, utilization_target: float = 0.8
+               ) -> pd.DataFrame:
+    """The fleet rows of ``folders`` (one Dask task each on ``client``'s workers), most urgent first. Task keys
+    carry a token of this run, so that two fleets on one scheduler never share a result."""
+    import secrets
+
+    run = secrets.token_hex(4)
+    futures = client.map(analyse_server, [str(f) for f in folders], monthly_growth=monthly_growth,
+                         utilization_target=utilization_target, pure=False,
+                         key=[f"capmodel-fleet-{run}-{i}" for i in range(len(folders))])
+    rows = []
+    for folder, future in zip(folders, futures):
+        try:
+            rows.append(future.result())
+        except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
+            row = {column: None for column in COLUMNS}
+            row.update(folder=str(folder), error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
+            rows.append(row)
+    return urgency_order(pd.DataFrame(rows, columns=COLUMNS))
+
+
+class dask_client:
+    """A Dask client on an embedded LocalCluster of ``workers`` single-threaded processes (no dashboard), or on the
+    scheduler at ``address``; both closed on exit. Yields (client, a description of the workers)."""
+
+    def __init__(self, address: str | None, workers: int = 2):
+        self.address, self.workers = address, int(workers)
+        self.cluster = self.client = None
+
+    def __enter__(self):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise CapmodelError("the fleet runs on Dask: pip install distributed") from None
+        if self.address is None and self.workers < 1:
+            raise InputError(f"--workers must be at least 1, got {self.workers}")
+        try:
+            if self.address is None:
+                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                            host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
+                                            scheduler_kwargs={"dashboard": False})
+                self.client = Client(self.cluster, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
+                described = f"{self.workers} local Dask worker(s)"
+            else:
+                self.client = Client(self.address, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
+                described = f"{len(self.client.scheduler_info()['workers'])} Dask worker(s) at {self.address}"
+        except CapmodelError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - Dask raises OSError, TimeoutError, ValueError ...
+            self.__exit__(None, None, None)
+            where = f"the Dask scheduler at {self.address}" if self.address else "a local Dask cluster"
+            raise CapmodelError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}"[:400]) from None
+        return self.client, described
+
+    def __exit__(self, *exc_info):
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                try:
+                    thing.close()
+                except Exception:  # noqa: BLE001 - closing after a lost scheduler
+                    pass
+        self.client = self.cluster = None
+        return False

@@ -1,0 +1,232 @@
+"""Every member of a replica set: which one limits the set.
+
+Live, ``discover`` asks the URI's deployment ``hello``: a replica set names its data-bearing members in ``hosts`` and
+``passives`` (``arbiters`` hold no data and serve no operations: skipped); ``member_client`` opens one direct
+connection per member (``directConnection=true``, the URI's credentials and TLS options, never its replica-set or
+read-preference options). From FTDC, each member's ``diagnostic.data`` is one folder, named by the host in its
+metadata document (``capmodel.observe.fleet.server_identity``).
+
+Each member's samples give its own ``server_capacity`` (its CPU per operation and its cores); the member that limits
+the set is the one with the least spare fraction among those whose verdict is usable. A member whose verdict is
+unusable cannot be ranked: ``limiting_sentence`` says so rather than pass over it in silence.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from capmodel.errors import CapmodelError, InputError
+from capmodel.observe.observation import TIME_FORMAT, Observation
+from capmodel.observe.sampler import connect, host_cores
+from capmodel.redact import redact_uri
+
+#: URI options that address the whole deployment, not one member
+_SET_OPTIONS = {"replicaset", "directconnection", "readpreference", "readpreferencetags", "loadbalanced",
+                "srvservicename", "srvmaxhosts", "maxstalenessseconds"}
+
+
+def folder_name(host: str) -> str:
+    """A member's folder under ``members/``: ``host_port`` (a colon is not welcome in every file system)."""
+    return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
+
+
+def discover(client) -> tuple[str | None, list[str]]:
+    """(replica set name, data-bearing members as host:port) from ``hello`` on a connected client; a standalone
+    gives (None, [its address])."""
+    reply = client.admin.command("hello")
+    name = reply.get("setName")
+    if not name:
+        address = client.address
+        return None, [f"{address[0]}:{address[1]}"] if address else []
+    members = list(dict.fromkeys([*reply.get("hosts", []), *reply.get("passives", [])]))
+    return name, members
+
+
+def is_direct(uri: str) -> bool:
+    """True when the URI asks for one server by name (``directConnection=true``): only that one is sampled."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        query = urlsplit(uri).query
+    except ValueError:
+        return False
+    return any(k.lower() == "directconnection" and v.lower() == "true" for k, v in parse_qsl(query))
+
+
+def member_client(uri: str, host: str, timeout_ms: int = 5000):
+    """A direct, checked connection to one member with the URI's credentials and TLS options."""
+    from pymongo import uri_parser
+
+
+    try:
+        parsed = uri_parser.parse_uri(uri)
+    except Exception as exc:  # noqa: BLE001 - pymongo raises InvalidURI, ConfigurationError, ValueError
+        raise InputError(f"--uri {redact_uri(uri)}: {type(exc).__name__}") from None
+    options = {k: v for k, v in parsed["options"].items() if k.lower() not in _SET_OPTIONS}
+    if parsed.get("username") is not None:
+        options.update(username=parsed["username"], password=parsed.get("password"))
+        options.setdefault("authSource", parsed.get("database") or "admin")
+    return connect(f"mongodb://{host}/", timeout_ms, directConnection=True, **options)
+
+
+def member_cores(client) -> float | None:
+    """The cores a member reports (``hostInfo``'s ``system.numCores``), or None when it does not say."""
+    cores = host_cores(client)
+    return cores if cores > 0 else None          # NaN (not said) compares false
+
+
+@dataclass
+class Member:
+    """One member's observation and capacity (or why it has none)."""
+
+    host: str
+    observation: Observation | None
+    cores: float | None = None
+    capacity: object | None = None           # a ServerCapacity
+    error: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.capacity is not None and self.capacity.evidence.usable
+
+    def summary(self) -> dict:
+        """One row of the combined members table."""
+        row = {"host": self.host, "intervals": len(self.observation.samples) if self.observation else 0,
+               "curve_points": len(self.observation.curve) if self.observation else 0, "error": self.error}
+        if self.capacity is not None:
+            c = self.capacity
+            row.update(busiest_ops=c.observed_peak_throughput, capacity_ops=c.saturation_throughput.estimate,
+                       method=c.method, cpu_ms_per_op=c.service_demand_ms.estimate, cores=c.cores,
+                       spare_fraction=c.spare_fraction.estimate, spare_low=c.spare_fraction.low,
+                       spare_high=c.spare_fraction.high, verdict=c.evidence.grade)
+        return row
+
+    def to_json(self) -> dict:
+        out = self.summary()
+        out["capacity"] = self.capacity.to_json() if self.capacity is not None else None
+        return out
+
+
+def assess(member: Member, utilization_target: float = 0.8, monthly_growth: float | None = None) -> Member:
+    """Fill ``member.capacity`` from its samples (or ``error`` when the samples cannot give one); with
+    ``monthly_growth`` its runway too."""
+    from capmodel.observe.fleet import capacity_of
+
+    if member.observation is None or member.error:
+        return member
+    try:
+        member.capacity = capacity_of(member.observation.samples, member.cores, monthly_growth, utilization_target)
+    except CapmodelError as exc:
+        member.error = str(exc)
+    return member
+
+
+@dataclass
+class ReplicaSetObservation:
+    """Every member's observation, and which member limits the set."""
+
+    replica_set: str | None
+    members: list[Member]
+    source: str
+    interrupted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def limiting(self) -> Member | None:
+        """The usable member with the least spare fraction (closest to its capacity), or None."""
+        usable = [m for m in self.members if m.usable]
+        return min(usable, key=lambda m: (m.capacity.spare_fraction.estimate, m.host)) if usable else None
+
+    def limiting_sentence(self) -> str:
+        """The answer: the limiting member and its spare, and which members could not be ranked."""
+        top = self.limiting
+        unranked = [m for m in self.members if not m.usable]
+        why = "; ".join(f"{m.host}: {m.error or _unusable(m.capacity.evidence)}" for m in unranked)
+        if top is None:
+            return f"No member can be named as limiting the set: no member has a usable capacity verdict ({why})."
+        spare = top.capacity.spare_fraction
+        text = (f"{top.host} limits the set: busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, "
+                f"{spare.estimate:.0%} of its planned throughput spare"
+                + (f" ({spare.low:.0%} to {spare.high:.0%})" if math.isfinite(spare.low) else "")
+                + f", the least of {sum(m.usable for m in self.members)} ranked member(s).")
+        if unranked:
+            text += f" Not ranked (verdict unusable or no capacity): {why}."
+        return text
+
+    def table(self) -> pd.DataFrame:
+        """The combined members table, one row per member."""
+        return pd.DataFrame([m.summary() for m in self.members])
+
+    def write(self, out_dir) -> dict:
+        """``members/<host_port>/samples.csv`` and ``curve.csv`` per member; ``samples.csv`` and ``curve.csv`` of
+        every member (a ``member`` column first); ``members.csv`` (one row per member)."""
+        out = Path(out_dir)
+        paths = {"members": {}}
+        observed = [m for m in self.members if m.observation is not None]
+        for member in observed:
+            paths["members"][member.host] = member.observation.write(out / "members" / folder_name(member.host))
+        for name in ("samples", "curve"):
+            frames = [getattr(m.observation, name).assign(member=m.host) for m in observed]
+            if frames:
+                both = pd.concat(frames, ignore_index=True)
+                both = both[["member", *[c for c in both.columns if c != "member"]]]
+                partial = out / f".{name}.csv.partial"
+                both.to_csv(partial, index=False, date_format=TIME_FORMAT)
+                os.replace(partial, out / f"{name}.csv")
+                paths[name] = out / f"{name}.csv"
+        table = out / "members.csv"
+        self.table().to_csv(table, index=False)
+        paths["table"] = table
+        return paths
+
+    @property
+    def evidence(self):
+        """The answer's evidence: the limiting member's, or unusable when no member can be ranked."""
+        from capmodel.models.evidence import Evidence, Reason
+
+        top = self.limiting
+        if top is not None:
+            return top.capacity.evidence
+        return Evidence.of(Reason("no_member_ranked", "unusable", "no member has a usable capacity verdict"))
+
+    def to_json(self) -> dict:
+        top = self.limiting
+        return {"source": self.source, "replica_set": self.replica_set, "interrupted": self.interrupted,
+                "evidence": self.evidence.to_json(),
+                "members": [m.to_json() for m in self.members], "limiting_member": top.host if top else None,
+                "answer": self.limiting_sentence(), "notes": self.notes}
+
+
+def _unusable(evidence) -> str:
+    return "; ".join(r.message for r in evidence.reasons if r.grade == "unusable") or "verdict unusable"
+
+
+def observe_ftdc_members(paths, since=None, until=None, utilization_target: float = 0.8) -> ReplicaSetObservation:
+    """Every member's FTDC (several folders, or a parent with one per member), each named by its metadata's host."""
+    from capmodel.observe.fleet import server_folders, server_identity
+    from capmodel.observe.observation import observe_ftdc
+
+    folders = server_folders(paths)
+    members, sets = [], set()
+    for folder in folders:
+        identity = server_identity(folder)
+        host = identity["host"] or folder.name
+        if identity["replica_set"]:
+            sets.add(identity["replica_set"])
+        try:
+            observation = observe_ftdc(folder, since, until)
+            members.append(assess(Member(host, observation, identity["cores"]), utilization_target))
+        except CapmodelError as exc:
+            members.append(Member(host, None, identity["cores"], error=str(exc)))
+    hosts = [m.host for m in members]
+    if len(set(hosts)) < len(hosts):
+        duplicated = sorted({h for h in hosts if hosts.count(h) > 1})
+        raise InputError(f"--ftdc: the folders name the same member more than once ({', '.join(duplicated)}): give "
+                         "one diagnostic.data per member")
+    notes = [f"the folders belong to {len(sets)} replica sets ({', '.join(sorted(sets))})"] if len(sets) > 1 else []
+    return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 else None, members,
+                                 "FTDC " + ", ".join(str(f) for f in folders), notes=notes)

@@ -1,0 +1,70 @@
+"""The fleet at a glance: one bar per server, the months of runway (or the spare fraction without a growth rate),
+coloured by the evidence verdict; a server that failed or cannot be ranked is shown as such, never as a number."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from capmodel.plots.curves import HEIGHT
+
+VERDICT_COLORS = {"sound": "#2ca02c", "weak": "#ff7f0e", "unusable": "#9e9e9e", "failed": "#d62728"}
+RUNWAY_CAP_MONTHS = 36.0          # longer runways are drawn to this length and labelled with their value
+
+
+def _label(row) -> str:
+    member = row["member"] if isinstance(row["member"], str) else str(row["folder"])[-30:]
+    return f"{row['cluster']} · {member}" if isinstance(row["cluster"], str) else member
+
+
+def _state(row) -> str:
+    return "failed" if isinstance(row["error"], str) else str(row["verdict"])
+
+
+def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: str | None = None) -> go.Figure:
+    """Horizontal bars, most urgent at the top: months until each server's busiest load reaches its planned
+    throughput (``runway_months`` with ``runway_low``/``runway_high`` as error bars), or its spare fraction when the
+    table has no runway; colour = verdict; failed and unranked servers get a labelled stub."""
+    runway = pd.to_numeric(rows["runway_months"], errors="coerce")
+    by_runway = runway.notna().any()
+    column, unit = ("runway", "months") if by_runway else ("spare", "spare fraction")
+    fig = go.Figure()
+    order = list(range(len(rows)))[::-1]              # plotly draws the first category at the bottom
+    for state, color in VERDICT_COLORS.items():
+        picked = [i for i in order if _state(rows.iloc[i]) == state]
+        if not picked:
+            continue
+        labels, values, texts, low, high = [], [], [], [], []
+        for i in picked:
+            row = rows.iloc[i]
+            labels.append(_label(row))
+            if state == "failed":
+                values.append(0.0), texts.append("failed: unreadable FTDC"), low.append(0.0), high.append(0.0)
+                continue
+            if state == "unusable":
+                values.append(0.0), texts.append("not ranked: verdict unusable"), low.append(0.0), high.append(0.0)
+                continue
+            if by_runway:
+                value = float(row["runway_months"])
+                shown = min(value, RUNWAY_CAP_MONTHS)
+                texts.append("never at this growth" if math.isinf(value) else
+                             "past the target now" if value == 0 else f"{value:.1f} months")
+                lo = min(float(row["runway_low"]), RUNWAY_CAP_MONTHS)
+                hi = min(float(row["runway_high"]), RUNWAY_CAP_MONTHS)
+            else:
+                shown = float(row["spare_fraction"])
+                texts.append(f"{shown:.0%} spare")
+                lo, hi = float(row["spare_low"]), float(row["spare_high"])
+            values.append(shown), low.append(max(shown - lo, 0.0)), high.append(max(hi - shown, 0.0))
+        fig.add_trace(go.Bar(y=labels, x=values, orientation="h", name=state, marker_color=color, text=texts,
+                             textposition="outside", cliponaxis=False,
+                             error_x=dict(type="data", symmetric=False, array=high, arrayminus=low,
+                                          color="#555555")))
+    fig.update_layout(title=title or (f"Months until the busiest load reaches {utilization_target:.0%} of capacity"
+                                      if by_runway else "Spare fraction of the planned throughput at the busiest load"),
+                      height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
+                      xaxis_title=unit + (f" (bars end at {RUNWAY_CAP_MONTHS:g})" if by_runway else ""),
+                      yaxis=dict(categoryorder="array", categoryarray=[_label(rows.iloc[i]) for i in order]),
+                      legend=dict(orientation="h", y=-0.2))
+    return fig

@@ -1,0 +1,182 @@
+"""What a report's parameters mean, checked before any kernel starts: a missing file, an unknown dataset or workload,
+a column the file lacks, a folder that is no bench folder, a server that does not answer. Each failure is one
+``InputError`` line naming the parameter and the reason, and no kernel, mongod or sweep has started.
+
+Checks are declared per parameter name (the same name means the same thing in every report) and read the inputs with
+the readers the notebooks use, so a file that passes here reads the same way in the kernel.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from capmodel.errors import CapmodelError, InputError
+
+MODELS = ("auto", "usl", "amdahl", "linear", "log_coherency")
+SERVER_TIMEOUT_MS = 3000
+
+
+def _fail(name: str, reason: str) -> InputError:
+    return InputError(f"parameter {name}: {reason}")
+
+
+def _existing(name: str, value: str, folder: bool = False) -> Path:
+    path = Path(value)
+    if not path.exists():
+        raise _fail(name, f"{value} does not exist")
+    if folder and not path.is_dir():
+        raise _fail(name, f"{value} is not a folder")
+    return path
+
+
+def _reader(name: str, value: str, read):
+    """``read()`` with its error reworded to name the parameter."""
+    _existing(name, value)
+    try:
+        return read()
+    except CapmodelError as exc:
+        raise _fail(name, str(exc)) from None
+
+
+def _dataset(name, value, values):
+    from capmodel import datasets
+
+    if value not in datasets.names():
+        raise _fail(name, f"unknown dataset '{value}' (bundled: {', '.join(datasets.names())})")
+
+
+def _curve_file(name, value, values):
+    from capmodel.data.readers import read_curve
+
+    if value:
+        _reader(name, value, lambda: read_curve(value, concurrency=values.get("concurrency") or None,
+                                                throughput=values.get("throughput") or None))
+
+
+def _needs_catalog(name, values):
+    if "catalog" in values and not values.get("catalog"):
+        raise _fail(name, "needs a catalog too (the prices of the VMs): give -p catalog FILE")
+
+
+def _table_file(name, value, values):
+    from capmodel.data.readers import read_table
+
+    if value:
+        if name == "measurements":
+            _needs_catalog(name, values)
+        _reader(name, value, lambda: read_table(value))
+
+
+def _curves(name, value, values):
+    from capmodel.data.readers import read_curve
+
+    if value:
+        _needs_catalog(name, values)
+        column = values.get("vm_column") or "system"
+        try:
+            curves = _reader(name, value, lambda: read_curve(value, system=column))
+        except InputError as exc:
+            if f"'{column}' given for system" not in str(exc):
+                raise
+            curves = None
+        if curves is None or "system" not in curves.columns:
+            raise _fail("vm_column", f"{value} has no column '{column}' naming each row's VM")
+
+
+def _model(name, value, values):
+    if value not in MODELS:
+        raise _fail(name, f"'{value}' is not one of {', '.join(MODELS)}")
+
+
+def _rounding(name, value, values):
+    if value not in ("nearest", "up"):
+        raise _fail(name, f"'{value}' is not nearest or up")
+
+
+def _workload(name, value, values):
+    from capmodel.bench.workload.definition import load_workload, workload_names
+
+    if values.get("bench_dir") or value in workload_names():
+        return
+    if not Path(value).is_file():
+        raise _fail(name, f"'{value}' is neither a bundled workload ({', '.join(workload_names())}) nor a file")
+    _reader(name, value, lambda: load_workload(value))
+
+
+def _bench_dir(name, value, values):
+    if value:
+        from capmodel.report.bench_report import read_bench_folder
+
+        _existing(name, value, folder=True)
+        read_bench_folder(value)
+
+
+def _processes(name, value, values):
+    if value == "auto":
+        return
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        raise _fail(name, f"'{value}' is neither auto nor a number of processes") from None
+    if not 1 <= count <= 1024:
+        raise _fail(name, f"{count} is outside 1 to 1024")
+
+
+def _uri(name, value, values):
+    """A server given to benchmark must answer a ping now (not after a kernel and a sweep have started)."""
+    if not value or values.get("bench_dir"):
+        return
+    from capmodel.redact import redact_url_password
+
+    shown = redact_url_password(value)
+    if not value.startswith(("mongodb://", "mongodb+srv://")):
+        raise _fail(name, f"{shown} is not a MongoDB URI (it starts with mongodb:// or mongodb+srv://)")
+    try:
+        import pymongo
+        from pymongo.errors import ConfigurationError, InvalidURI, PyMongoError
+    except ImportError:  # pragma: no cover - pymongo is a dependency
+        return
+    try:
+        client = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
+                                     connectTimeoutMS=SERVER_TIMEOUT_MS)
+    except (InvalidURI, ConfigurationError, ValueError, TypeError) as exc:
+        from capmodel.redact import url_password
+
+        why = str(exc).splitlines()[0].split(". ")[0].rstrip(".")  # pymongo's first sentence, whole
+        secret = url_password(value)
+        why = why.replace(secret, "***") if secret else why
+        raise _fail(name, f"{shown} is not a usable MongoDB URI: {why}") from None
+    try:
+        client.admin.command("ping")
+    except PyMongoError as exc:
+        reason = "authentication failed" if "auth" in type(exc).__name__.lower() else \
+            f"no server answered within {SERVER_TIMEOUT_MS / 1000:g} s"
+        raise _fail(name, f"{shown}: {reason}") from None
+    finally:
+        client.close()
+
+
+def _folders(name, value, values):
+    """Comma-separated folders (servers' diagnostic.data or parents of many): each must exist and be a folder."""
+    for part in (p.strip() for p in str(value).split(",")):
+        if part:
+            _existing(name, part, folder=True)
+
+
+CHECKS = {
+    "dataset": _dataset, "baseline": _dataset, "file": _curve_file, "catalog": _table_file,
+    "measurements": _table_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
+    "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri, "folders": _folders,
+}
+
+
+def check_parameters(defaults: dict, given: dict, live: bool = False) -> None:
+    """Check what every parameter of a report means (``defaults`` the notebook's, ``given`` the caller's);
+    ``InputError`` naming the first parameter that cannot work, and why. The server behind ``uri`` must answer
+    only for a ``live`` report (one that benchmarks it)."""
+    values = {**defaults, **given}
+    order = [k for k in values if k != "uri"] + (["uri"] if "uri" in values and live else [])  # the network last
+    for name in order:
+        check = CHECKS.get(name)
+        value = values[name]
+        if check is not None and isinstance(value, str):
+            check(name, value, values)

@@ -1,0 +1,201 @@
+"""Report 02's result: one curve, every rival model, the chosen fit, its verdict, its answer and its tables.
+
+The notebook draws its figures from this object and its headline states ``answer``, so the sentence and the figure
+come from the same fit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from capmodel.formatting import Column, interval, number, percent, r_squared, table
+from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.selection import criterion_label
+
+QUESTION = "Which scalability model does this curve support, and where does it saturate?"
+MODEL_NAMES = {"linear": "linear", "amdahl": "Amdahl", "usl": "USL", "log_coherency": "log-coherency"}
+PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}
+R2_WEAK = 0.9
+
+
+def model_name(model: str) -> str:
+    return MODEL_NAMES.get(model, model)
+
+
+def rejected_by(fit, comparison) -> Reason | None:
+    """The comparison's objection to the model used, if it prefers another."""
+    if comparison is None or fit.model == comparison.recommended:
+        return None
+    return Reason("model_rejected", "weak", f"the comparison prefers {model_name(comparison.recommended)} to the "
+                  f"{model_name(fit.model)} model used here")
+
+
+def fit_evidence(fit, comparison, curve) -> Evidence:
+    """The fit's own verdict (``fit.evidence``, from the models layer) plus the comparison's objection to the model
+    used; a verdict computed here for fits that carry none."""
+    own = getattr(fit, "evidence", None)
+    if own is None:
+        return fallback_evidence(fit, comparison, curve)
+    objection = rejected_by(fit, comparison)
+    return own if objection is None or "model_rejected" in own.codes() else own + Evidence.of(objection)
+
+
+def fallback_evidence(fit, comparison, curve) -> Evidence:
+    """A verdict for fits that carry none yet (``fit.evidence`` is the models' own once it exists)."""
+    reasons = []
+    if "client_bound" in curve.columns:
+        bound = curve["client_bound"].fillna(False).astype(bool)
+        if bound.all():
+            reasons.append(Reason("client_bound", "unusable", "every step was limited by the client machine, not "
+                                  "the server: the curve describes the client", float(bound.mean())))
+        elif bound.any():
+            reasons.append(Reason("client_bound", "weak", f"{int(bound.sum())} of {len(bound)} steps were limited "
+                                  "by the client machine", float(bound.mean())))
+    if getattr(fit, "df_resid", 1) < 1:
+        reasons.append(Reason("exactly_determined", "weak", f"{fit.n_points} points for {fit.n_params} parameters: "
+                              "the fit passes through every point and has no intervals", float(fit.n_points)))
+    elif not fit.r2 >= R2_WEAK:
+        reasons.append(Reason("low_r2", "weak", f"R² is {r_squared(fit.r2)}: the model misses much of the "
+                              "measured variation", float(fit.r2)))
+    reasons.append(rejected_by(fit, comparison))
+    peak = getattr(fit, "peak_concurrency", math.inf)
+    top = float(curve["concurrency"].max())
+    if math.isfinite(peak) and peak > 2 * top:
+        reasons.append(Reason("extrapolation", "weak", f"the peak lies at {number(peak / top, 2)}× the largest "
+                              "measured concurrency", peak / top))
+    return Evidence.of(*reasons)
+
+
+def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
+    """The answer in one or two sentences (markdown) with its key numbers and intervals."""
+    curve = fit.curve
+    best = curve.loc[curve["throughput"].idxmax()]
+    measured = (f"the best measured rate was **{number(best['throughput'])} ops/s** at "
+                f"{number(best['concurrency'])} clients")
+    if not evidence.usable:
+        return (f"{source}: {measured}. The data cannot locate where this server saturates "
+                f"({'; '.join(r.message for r in evidence.reasons if r.grade == 'unusable')}); "
+                "the measured rate is a lower bound on its capacity.")
+    which = model_name(fit.model)
+    if comparison is not None and fit.model == comparison.recommended:
+        chose = f"the data support the **{which}** model"
+    elif comparison is not None:
+        preferred = model_name(comparison.recommended)
+        chose = f"the **{which}** model was fitted as asked (the comparison prefers {preferred})"
+    else:
+        chose = f"the **{which}** model was fitted"
+    peak, ceiling = getattr(fit, "peak_concurrency", math.inf), getattr(fit, "ceiling", math.inf)
+    if math.isfinite(peak):
+        where = (f"throughput peaks at **{number(fit.peak_throughput)} ops/s** with about "
+                 f"**{number(peak, 2)} concurrent clients**; more clients lower it")
+    elif math.isfinite(ceiling):
+        where = f"throughput has no peak and approaches a ceiling of **{number(ceiling)} ops/s**"
+    else:
+        where = "throughput keeps growing in proportion to concurrency over the measured range"
+    params = ""
+    if getattr(fit, "df_resid", 1) > 0:
+        ci = fit.conf_int(level)
+        params = f" Parameters with {percent(level)} intervals: " + ", ".join(
+            f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = {interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'])}"
+            for k, v in fit.params.items()) + f"; R² = {r_squared(fit.r2)}."
+    return f"{source}: {chose}; {where}; {measured}.{params}"
+
+
+@dataclass
+class FitReport:
+    """Everything report 02 shows, derived from one curve and one comparison."""
+
+    curve: object
+    comparison: object
+    fit: object
+    source: str
+    level: float
+    upto: float
+    inputs: dict
+    bootstrap: int = 0
+    unused: tuple = ()
+
+    question = QUESTION
+
+    @property
+    def chosen_label(self) -> str:
+        return model_name(self.fit.model)
+
+    @property
+    def evidence(self) -> Evidence:
+        return fit_evidence(self.fit, self.comparison, self.curve)
+
+    @property
+    def answer(self) -> str:
+        return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
+
+    @property
+    def has_latency(self) -> bool:
+        return any(c.startswith("latency_") for c in self.curve.columns)
+
+    def every_fit(self) -> dict:
+        return {model_name(name): f for name, f in self.comparison.fits.items()}
+
+    def comparison_table(self):
+        frame = self.comparison.table.copy()
+        frame["model"] = frame["model"].map(model_name)
+        criterion = criterion_label(self.comparison.criterion)
+        return table(frame, {
+            "model": Column("model", "text"), "n_params": Column("parameters", "int"),
+            "aicc": Column("AICc", decimals=1, infinite="undefined"), "aic": Column("AIC", decimals=1),
+            "bic": Column("BIC", decimals=1),
+            "delta": Column(f"Δ{criterion} from the best", missing="not ranked", decimals=1),
+            "r2": Column("R²", "r2"), "rmse": Column("RMSE (ops/s)"),
+            "extrapolation_mape": Column("extrapolation error", "percent", digits=2)},
+            caption=f"Models ranked by {criterion}; recommended: {model_name(self.comparison.recommended)}",
+            footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean)',
+                       '"undefined": too few points for AICc with this many parameters'],
+            csv_name="model_comparison.csv")
+
+    def parameter_table(self):
+        frame = self.fit.parameter_table(self.level).reset_index(names="parameter")
+        if self.bootstrap and getattr(self.fit, "df_resid", 1) > 0:
+            boot = self.fit.bootstrap(n_samples=self.bootstrap, seed=0).conf_int(self.level)
+            frame["boot_low"] = boot["low"].to_numpy()
+            frame["boot_high"] = boot["high"].to_numpy()
+        frame["parameter"] = frame["parameter"].map(lambda k: PARAMETER_NAMES.get(k, k))
+        lvl = percent(self.level)
+        return table(frame, {
+            "parameter": Column("parameter", "text"), "estimate": Column("estimate", digits=4),
+            "se": Column("standard error"), "low": Column(f"{lvl} low"), "high": Column(f"{lvl} high"),
+            "boot_low": Column(f"bootstrap {lvl} low"), "boot_high": Column(f"bootstrap {lvl} high")},
+            caption=f"{self.chosen_label} parameters", footnotes=['"—": no interval (exactly determined fit)'],
+            csv_name="parameters.csv")
+
+    def curve_table(self):
+        return table(self.curve, {
+            "concurrency": Column("concurrency (clients)", "int"), "throughput": Column("throughput (ops/s)"),
+            "latency_mean_ms": Column("mean latency (ms)"), "latency_p50_ms": Column("p50 latency (ms)"),
+            "latency_p95_ms": Column("p95 latency (ms)"), "latency_p99_ms": Column("p99 latency (ms)"),
+            "cpu_util": Column("CPU", "percent"), "errors": Column("errors", "int"),
+            "client_bound": Column("client-bound", "text")},
+            caption=f"{self.source}: the measured steps", csv_name="curve.csv")
+
+
+def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str = "", throughput: str = "",
+               model: str = "auto", level: float = 0.95, bootstrap: int = 0, upto: float = 0) -> FitReport:
+    """Read the curve (``file``, else the bundled ``dataset``), compare the models and pick ``model``."""
+    import capmodel
+    from capmodel.errors import InputError
+
+    if file:
+        curve = capmodel.read_curve(file, concurrency=concurrency or None, throughput=throughput or None)
+        # the sentence names the file; its full path and digest are in the provenance
+        source, inputs = f"The curve in {Path(file).name}", {"file": file}
+    else:
+        curve = capmodel.datasets.load_curve(dataset)
+        source, inputs = f"Dataset {dataset}", {"dataset": str(capmodel.datasets.path(dataset))}
+    comparison = capmodel.compare_models(curve)
+    chosen = comparison.recommended if model == "auto" else model
+    if chosen not in comparison.fits:
+        raise InputError(f"parameter model: {model!r} is not one of auto, {', '.join(comparison.fits)}")
+    top = float(upto or 1.5 * float(curve["concurrency"].max()))
+    return FitReport(curve=curve, comparison=comparison, fit=comparison.fits[chosen], source=source, level=level,
+                     upto=top, inputs=inputs, bootstrap=bootstrap,
+                     unused=("dataset",) if file else ("concurrency", "throughput"))

@@ -1,0 +1,191 @@
+"""The block every report opens with: the question, the answer, its evidence and its provenance.
+
+A notebook computes its result in the cells right after its parameters (no output), then shows
+``headline(question, answer, evidence, inputs=..., borrowed=...)`` so the page reads answer-first; figures and tables
+follow. The provenance line needs what only the render pipeline knows (which parameters were given, the notebook's
+defaults, the render time): ``capmodel.report.execute`` injects it as the ``capmodel_report`` variable beside the
+notebook's parameters, and ``headline`` reads it from the kernel's namespace (run by hand in Jupyter, the block says
+the parameters were not recorded). The converter gives the page the question as its ``<title>``.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
+CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
+MIME = "application/vnd.capmodel.headline+json"   # the headline as data, beside its HTML, in the executed notebook
+
+
+def sha256_of(path: str | Path) -> str:
+    """The SHA-256 of a file, or of a folder (every file under it, sorted, name and bytes)."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for item in files:
+        if path.is_dir():
+            digest.update(str(item.relative_to(path)).encode() + b"\0")
+        with open(item, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a report's answer comes from: render time, versions, inputs (name -> (path, sha256)), parameters
+    (name -> (value shown, is the default)) and borrowed figures (figure -> source)."""
+
+    rendered_at: str
+    capmodel_version: str
+    mongodb_version: str | None = None
+    inputs: tuple = ()        # (label, path, sha256)
+    parameters: tuple = ()    # (name, value shown, is default)
+    unused: tuple = ()        # names of parameters these inputs made irrelevant (e.g. a sweep's, for a bench folder)
+    borrowed: tuple = ()      # (figure, source)
+    recorded: bool = True     # False when run by hand: the parameters are not known to be the report's
+
+    def to_json(self) -> dict:
+        return {"rendered_at": self.rendered_at, "capmodel_version": self.capmodel_version,
+                "mongodb_version": self.mongodb_version,
+                "inputs": [{"name": n, "path": p, "sha256": s} for n, p, s in self.inputs],
+                "parameters": [{"name": n, "value": v, "default": d, "used": n not in self.unused}
+                               for n, v, d in self.parameters],
+                "borrowed": [{"figure": f, "source": s} for f, s in self.borrowed]}
+
+
+def kernel_context() -> dict:
+    """What the render pipeline injected (``capmodel_report``), or ``{}`` outside a rendered report."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - reports always run in IPython
+        return {}
+    shell = get_ipython()
+    value = shell.user_ns.get(CONTEXT_NAME) if shell is not None else None
+    return value if isinstance(value, dict) else {}
+
+
+def provenance(inputs: dict | None = None, borrowed: dict | None = None, mongodb_version: str | None = None,
+               context: dict | None = None, unused=()) -> Provenance:
+    """The provenance of a report: ``inputs`` label -> file or folder (hashed here; empty paths left out),
+    ``borrowed`` figure -> its source, ``context`` what the pipeline injected (default: read from the kernel)."""
+    from capmodel import __version__
+
+    context = kernel_context() if context is None else context
+    rows = []
+    for label, where in (inputs or {}).items():
+        if where and Path(where).exists():
+            rows.append((label, str(where), sha256_of(where)))
+    defaults = context.get("defaults", {})
+    given = context.get("given", {})
+    parameters = tuple((name, given.get(name, default), name not in given) for name, default in defaults.items())
+    rendered = context.get("rendered_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return Provenance(rendered_at=rendered, capmodel_version=__version__, mongodb_version=mongodb_version,
+                      inputs=tuple(rows), parameters=parameters, borrowed=tuple((borrowed or {}).items()),
+                      recorded=bool(context), unused=tuple(unused))
+
+
+def _evidence_json(evidence) -> dict | None:
+    if evidence is None:
+        return None
+    return evidence.to_json() if hasattr(evidence, "to_json") else dict(evidence)
+
+
+def _markdown(text: str) -> str:
+    import mistune
+
+    return mistune.html(text)
+
+
+def _shown(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        from capmodel.formatting import number
+
+        return number(value, digits=6)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_shown(v) for v in value) or "(none)"
+    if value == "":
+        return '""'
+    return str(value)
+
+
+@dataclass
+class Headline:
+    """The question, the answer (markdown), the evidence verdict and the provenance; shows as one HTML block."""
+
+    question: str
+    answer: str
+    evidence: dict | None = None
+    provenance: Provenance | None = None
+    notes: list = field(default_factory=list)   # footnotes for words standing in for numbers ("unreachable", "—")
+
+    def to_json(self) -> dict:
+        return {"question": self.question, "answer": self.answer, "evidence": self.evidence,
+                "provenance": self.provenance.to_json() if self.provenance else None}
+
+    def _evidence_html(self) -> str:
+        if not self.evidence:
+            return ""
+        grade = self.evidence.get("grade", "sound")
+        reasons = self.evidence.get("reasons", [])
+        items = "".join(f"<li>{html.escape(r.get('message', ''))} <small>({html.escape(r.get('grade', ''))})</small>"
+                        "</li>" for r in reasons)
+        words = {"sound": "nothing in the data speaks against this answer",
+                 "weak": "the answer stands, with the reasons below to doubt it",
+                 "unusable": "the data cannot support a number here"}
+        return (f'<div class="evidence grade-{html.escape(grade)}"><strong>Evidence: {html.escape(grade)}</strong>'
+                f" ({words.get(grade, '')})" + (f"<ul>{items}</ul>" if items else "") + "</div>")
+
+    def _provenance_html(self) -> str:
+        p = self.provenance
+        if p is None:
+            return ""
+        when = p.rendered_at.replace("T", " ").replace("+00:00", "") + " UTC"
+        parts = [f"Rendered {html.escape(when)}", f"capmodel {html.escape(p.capmodel_version)}"]
+        if p.mongodb_version:
+            parts.append(f"MongoDB {html.escape(p.mongodb_version)}")
+        lines = [" · ".join(parts)]
+        if p.inputs:
+            lines.append("Inputs: " + "; ".join(
+                f"<code>{html.escape(label)}</code> = {html.escape(Path(where).name)} "
+                f'<span class="sha">SHA-256 {sha}</span>' for label, where, sha in p.inputs))
+        if p.parameters:
+            lines.append("Parameters: " + "; ".join(
+                f"<code>{html.escape(name)}</code> = {html.escape(_shown(value))}"
+                + (" (default)" if default else " <strong>(set)</strong>") + (" (not used)" if name in p.unused else "")
+                for name, value, default in p.parameters))
+        elif not p.recorded:
+            lines.append("Parameters: not recorded (run by hand, not by <code>capmodel report</code>)")
+        if p.borrowed:
+            lines.append("Borrowed figures: " + "; ".join(
+                f"{html.escape(figure)} (from {html.escape(source)})" for figure, source in p.borrowed))
+        return '<div class="provenance">' + "<br>".join(lines) + "</div>"
+
+    def _repr_html_(self) -> str:
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return (f'<div class="{CSS_CLASS}"><h1 class="question">{html.escape(self.question)}</h1>'
+                f'<div class="answer">{_markdown(self.answer)}</div>{self._evidence_html()}'
+                + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/html": self._repr_html_(), "text/plain": repr(self), MIME: self.to_json()}
+
+    def __repr__(self) -> str:  # the text/plain twin of the HTML block
+        grade = (self.evidence or {}).get("grade")
+        return f"{self.question}\n\n{self.answer}" + (f"\n\nEvidence: {grade}" if grade else "")
+
+
+def headline(question: str, answer: str, evidence=None, inputs: dict | None = None, borrowed: dict | None = None,
+             mongodb_version: str | None = None, notes=(), unused=()) -> Headline:
+    """The headline block of a report; display it (the last expression of a cell) right after the compute cells.
+
+    ``evidence`` is an ``Evidence`` or its JSON; ``inputs`` label -> file/folder (hashed), ``borrowed`` figure ->
+    source (e.g. ``{"ops per user 0.26": "the benchANT study"}``), ``unused`` the parameters these inputs made
+    irrelevant (marked "not used")."""
+    return Headline(question=question, answer=answer, evidence=_evidence_json(evidence),
+                    provenance=provenance(inputs, borrowed, mongodb_version, unused=unused), notes=list(notes))

@@ -1,0 +1,183 @@
+"""Report 01's results: Little's law, the utilization law, the USL fit, MVA against the USL, the knee and the
+multi-class mix, each as a table for reading and, together, the answer; the notebook draws its figures from the same
+objects (``curve``, ``fit``, ``mix``, ``what_if``, ``tenants``)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from capmodel.formatting import Column, integer, number, percent, r_squared, table
+from capmodel.models.evidence import Evidence
+
+QUESTION = "How far does a MongoDB system scale, and why does it stop?"
+
+
+@dataclass
+class MethodologyReport:
+    dataset: str
+    curve: pd.DataFrame
+    fit: object
+    baseline: pd.Series
+    latency_target_ms: float
+    mva: pd.DataFrame
+    mix: object
+    what_if: object
+    tenants: object
+    tenant_threads: int
+    inputs: dict
+
+    question = QUESTION
+
+    @property
+    def little(self) -> pd.DataFrame:
+        """N, X, N/X in ms and, when measured, the mean latency and the relative difference."""
+        n, x = self.curve["concurrency"].to_numpy(float), self.curve["throughput"].to_numpy(float)
+        frame = pd.DataFrame({"n": n, "x": x, "r_ms": n / x * 1000.0})
+        if "latency_mean_ms" in self.curve:
+            frame["measured_ms"] = self.curve["latency_mean_ms"].to_numpy(float)
+            frame["difference"] = frame["r_ms"] / frame["measured_ms"] - 1
+        return frame
+
+    @property
+    def demand(self) -> float:
+        """Seconds of the whole baseline VM per operation: D = U / X (utilization law)."""
+        return float(self.baseline["cpu_util"]) / float(self.baseline["throughput"])
+
+    @property
+    def knee(self) -> tuple[float, float]:
+        """(N, X) at the mean-latency target on the fitted USL; (0, 0) when even one client misses it."""
+        from capmodel.errors import PlanError
+
+        try:
+            return self.fit.max_concurrency_for_latency(self.latency_target_ms / 1000.0)
+        except PlanError:
+            return 0.0, 0.0
+
+    @property
+    def evidence(self) -> Evidence:
+        from capmodel.report.fit_report import fit_evidence
+
+        return fit_evidence(self.fit, None, self.curve)
+
+    def little_table(self):
+        return table(self.little, {
+            "n": Column("threads N", "int"), "x": Column("throughput X (ops/s)", "int"),
+            "r_ms": Column("R = N/X (ms)"), "measured_ms": Column("measured mean latency (ms)"),
+            "difference": Column("difference", "percent")}, caption="Little's law against the measured latency",
+            csv_name="littles_law.csv")
+
+    def utilization_table(self):
+        b = self.baseline
+        rows = pd.DataFrame([
+            {"figure": "VM", "value": str(b["vm"])},
+            {"figure": "measured throughput X", "value": f"{integer(b['throughput'])} ops/s"},
+            {"figure": "CPU utilization U", "value": percent(b["cpu_util"])},
+            {"figure": "service demand D = U/X", "value": f"{number(self.demand * 1e6)} µs of the whole VM per op"},
+            {"figure": "throughput bound 1/D", "value": f"{integer(1 / self.demand)} ops/s"}])
+        return table(rows, {"figure": Column("figure", "text"), "value": Column("value", "text")},
+                     caption="The utilization law on the benchANT baseline", csv_name="utilization_law.csv")
+
+    def capacity_loss_table(self):
+        return table(self.fit.capacity_loss(self.curve["concurrency"]), {
+            "concurrency": Column("clients", "int"), "ideal": Column("ideal λN (ops/s)", "int"),
+            "throughput": Column("delivered (ops/s)", "int"),
+            "contention_loss": Column("lost to contention (ops/s)", "int"),
+            "coherency_loss": Column("lost to coherency (ops/s)", "int")},
+            caption="Where the ideal throughput goes", csv_name="capacity_loss.csv")
+
+    def mix_tables(self):
+        params = self.mix.parameters.reset_index(names="class")
+        demands = table(params, {"class": Column("class", "text"),
+                                 "database_demand_ms": Column("database demand (ms)"),
+                                 "delay_ms": Column("time outside the database (ms)"),
+                                 "max_throughput_alone": Column("largest throughput alone (ops/s)", "int")},
+                        caption="Demands fitted to two mixes", csv_name="demands.csv")
+        errors = table(self.mix.fit_errors().reset_index(names="curve"), {
+            "curve": Column("fitted curve", "text"),
+            "mean_abs_throughput_error_pct": Column("mean absolute throughput error (%)")},
+            caption="How well the demands reproduce the curves they were fitted to", csv_name="fit_errors.csv")
+        return demands, errors
+
+    def what_if_table(self):
+        return table(self.what_if.table, {
+            "concurrency": Column("clients", "int"), "measured_throughput": Column("measured (ops/s)", "int"),
+            "predicted_throughput": Column("predicted (ops/s)", "int"),
+            "throughput_error_pct": Column("throughput error (%)"),
+            "measured_latency_ms": Column("measured latency (ms)"),
+            "predicted_latency_ms": Column("predicted latency (ms)"), "latency_error_pct": Column("latency error (%)")},
+            caption="A third mix, predicted and measured", csv_name="what_if.csv")
+
+    def tenants_table(self):
+        frame = self.tenants.table().reset_index(names="class")
+        for column in ("response_time", "residence_database", "residence_client"):
+            if column in frame:
+                frame[column] = frame[column] * 1000.0
+        return table(frame, {
+            "class": Column("class", "text"), "population": Column("threads", "int"),
+            "throughput": Column("throughput (ops/s)", "int"), "response_time": Column("response time (ms)"),
+            "residence_database": Column("at the database (ms)"), "residence_client": Column("outside it (ms)")},
+            caption=f"Two tenants of {self.tenant_threads} threads each (exact multi-class MVA)",
+            csv_name="tenants.csv")
+
+    @property
+    def answer(self) -> str:
+        fit = self.fit
+        little = self.little
+        lines = []
+        if "difference" in little:
+            lines.append(f"- **Little's law** holds on `{self.dataset}`: N/X predicts the measured mean latency within "
+                         f"{percent(little['difference'].abs().max())} at every thread count.")
+        b = self.baseline
+        lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, "
+                     f"one operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "
+                     f"{integer(1 / self.demand)} ops/s however it is tuned.")
+        peak = (f"throughput peaks at N* ≈ {integer(fit.peak_concurrency)} clients with "
+                f"{integer(fit.peak_throughput)} ops/s" if math.isfinite(fit.peak_concurrency) else
+                f"throughput has no peak (κ = 0) and approaches {integer(fit.ceiling)} ops/s")
+        lines.append(f"- **USL fit** of `{self.dataset}`: σ = {number(fit.sigma)}, κ = {number(fit.kappa)}, λ = "
+                     f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {peak}.")
+        n_ok, x_ok = self.knee
+        top = self.curve.loc[self.curve["concurrency"].idxmax()]
+        if n_ok >= 1 and math.isfinite(x_ok):
+            lines.append(f"- **The knee**: with a {number(self.latency_target_ms)} ms mean-latency target the system "
+                         f"should carry at most {integer(n_ok)} clients ({integer(x_ok)} ops/s, "
+                         f"{percent(x_ok / fit.peak_throughput)} of the peak). At the largest measured load "
+                         f"({integer(top['concurrency'])} threads) it delivered {integer(top['throughput'])} ops/s: "
+                         "more clients, same work, longer waits.")
+        else:
+            lines.append(f"- **The knee**: a {number(self.latency_target_ms)} ms mean-latency target is unreachable "
+                         "even with one client on this fit.")
+        t = self.tenants.table()
+        tenants = "; ".join(f"{name}: {integer(row['throughput'])} ops/s at {number(row['response_time'] * 1000)} ms"
+                            for name, row in t.iterrows())
+        lines.append(f"- **Several classes**: {self.what_if.describe()} Two tenants of {self.tenant_threads} threads "
+                     f"each: {tenants}.")
+        return "\n".join(lines)
+
+
+def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchant_baseline", upto: float = 128,
+                       latency_target_ms: float = 5.0, read_share: float = 0.54, database_cpus: int = 4,
+                       tenant_threads: int = 32) -> MethodologyReport:
+    import capmodel
+    from capmodel.models.mix import fit_mix_demands
+    from capmodel.models.mva_multiclass import multiclass_mva
+    from capmodel.models.usl_mva import usl_vs_mva
+
+    curve = capmodel.datasets.load_curve(dataset)
+    fit = capmodel.fit_usl(curve)
+    mva = usl_vs_mva(fit, concurrency=np.unique(np.linspace(1, upto, 33).round()))
+    mixed = {"read": read_share, "write": 1 - read_share}
+    mix = fit_mix_demands({"plgm_workload1": (capmodel.datasets.load_curve("plgm_workload1"), {"read": 1.0}),
+                           "plgm_workload2": (capmodel.datasets.load_curve("plgm_workload2"), mixed)},
+                          servers=database_cpus)
+    what_if = mix.compare(capmodel.datasets.load_curve("plgm_workload3"), mixed, "plgm_workload3")
+    demands, servers = mix.network()
+    tenants = multiclass_mva(demands, {"read": tenant_threads, "write": tenant_threads}, servers=servers)
+    inputs = {name: str(capmodel.datasets.path(name)) for name in dict.fromkeys(
+        [dataset, baseline, "plgm_workload1", "plgm_workload2", "plgm_workload3"])}
+    return MethodologyReport(dataset=dataset, curve=curve, fit=fit, baseline=capmodel.datasets.load(baseline).iloc[0],
+                             latency_target_ms=latency_target_ms, mva=mva, mix=mix, what_if=what_if, tenants=tenants,
+                             tenant_threads=tenant_threads, inputs=inputs)

@@ -1,0 +1,121 @@
+"""Report 04's result: legacy nodes to match a cluster of new ones, by the linear rule and under a USL over node
+count; the answer, the verdict and the tables come from the same ``NodeStudy`` the figures draw."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from capmodel.formatting import Column, integer, number, table
+from capmodel.models.evidence import Evidence, Reason
+
+QUESTION = "How many legacy nodes match a cluster of new ones?"
+BUNDLED_INTRO = ("The Micron 5100 ECO brief compares a 3-node SSD cluster with a 3-node HDD cluster under YCSB A–F "
+                 "and states a \"legacy nodes needed\" multiplier: nodes_HDD = 3 × X_SSD / X_HDD. That rule assumes "
+                 "the HDD cluster scales perfectly with node count; below, the same question under a Universal "
+                 "Scalability Law over node count.")
+USER_INTRO = ("The candidate nodes needed to match the reference cluster, per workload of {source}: by the linear "
+              "rule (candidate nodes × reference throughput / candidate throughput) and under a Universal "
+              "Scalability Law over node count.")
+
+
+def _span(values) -> str:
+    values = sorted(int(v) for v in values)
+    return f"{values[0]:,}" if values[0] == values[-1] else f"{values[0]:,} to {values[-1]:,}"
+
+
+@dataclass
+class NodeReport:
+    study: object
+    inputs: dict
+    bundled: bool
+
+    question = QUESTION
+
+    @property
+    def rows(self):
+        return self.study.rows
+
+    @property
+    def intro(self) -> str:
+        return BUNDLED_INTRO if self.bundled else USER_INTRO.format(source=self.study.source)
+
+    @property
+    def evidence(self) -> Evidence:
+        own = getattr(self.study, "evidence", None)
+        if own is not None:
+            return own
+        if self.study.basis == "assumed":
+            return Evidence.of(Reason("assumed_scaling", "weak", f"σ = {number(self.study.sigma)} and κ = "
+                                      f"{number(self.study.kappa)} over node count are assumed, not fitted to a "
+                                      "measured node curve"))
+        return Evidence()
+
+    @property
+    def answer(self) -> str:
+        rows = self.rows
+        reach = rows[rows["usl_reachable"].astype(bool)]
+        text = (f"By the linear rule the candidate cluster needs **{_span(rows['nodes_linear'])} nodes** "
+                f"(YCSB {', '.join(rows['workload'])}); under a USL over node count with σ = "
+                f"{number(self.study.sigma)} and κ = {number(self.study.kappa)} it needs ")
+        text += f"**{_span(reach['nodes_usl'])} nodes**" if len(reach) else "more than any cluster"
+        out = rows[~rows["usl_reachable"].astype(bool)]
+        if len(out):
+            text += "".join(f"; YCSB {r['workload']} is **unreachable** "
+                            f"({r['usl_note'].removeprefix('unreachable: ')})" for _, r in out.iterrows())
+        return text + "."
+
+    def sensitivity_answer(self) -> str:
+        limit = self.study.unreachable_from()
+        if self.study.sensitivity is None:
+            return ""
+        if limit is None:
+            return "Every workload stays reachable over the contention values tried."
+        return (f"From σ = {number(limit)} on, at least one workload cannot be matched by any number of candidate "
+                "nodes.")
+
+    def nodes_table(self):
+        frame = self.rows.copy()
+        for column in ("stated_multiplier", "stated_nodes_low", "stated_nodes_high"):
+            if column in self.study.table.columns:
+                frame[column] = self.study.table[column].to_numpy()
+        frame["nodes_usl"] = frame["nodes_usl"].where(frame["usl_reachable"].astype(bool), float("inf"))
+        return table(frame, {
+            "workload": Column("YCSB workload", "text"),
+            "reference_ops_per_s": Column("reference (ops/s)", "int"),
+            "candidate_ops_per_s": Column("candidate (ops/s)", "int"),
+            "multiplier": Column("multiplier", decimals=2),
+            "stated_multiplier": Column("brief's multiplier", decimals=1),
+            "nodes_linear": Column("nodes, linear rule", "int"),
+            "stated_nodes_low": Column("brief: nodes from", "int"), "stated_nodes_high": Column("brief: to", "int"),
+            "nodes_usl": Column("nodes under the USL", "int")},
+            caption="Candidate nodes per workload",
+            footnotes=['"unreachable": the candidate cluster’s throughput peaks below the reference'],
+            csv_name="nodes.csv")
+
+    def sensitivity_table(self):
+        if self.study.sensitivity is None:
+            return None
+        frame = self.study.sensitivity.fillna(float("inf"))
+        cols = {"sigma": Column("contention σ")}
+        cols.update({c: Column(f"YCSB {c} (nodes)", "int") for c in frame.columns if c != "sigma"})
+        return table(frame, cols, caption=f"Nodes needed as contention grows (κ = {number(self.study.kappa)})",
+                     footnotes=['"unreachable": no number of candidate nodes matches the reference'],
+                     csv_name="sensitivity.csv")
+
+
+def node_report(table_file: str = "", sigma: float = 0.0, kappa: float = 0.0, sensitivity=(), rounding="nearest",
+                max_nodes: float = 1000) -> NodeReport:
+    """Plan the node study of ``table_file`` ("" means the bundled Micron brief)."""
+    from capmodel.data.readers import read_table
+    from capmodel.plan import plan_node_study
+
+    study = plan_node_study(read_table(table_file) if table_file else None, sigma=sigma, kappa=kappa,
+                            rounding=rounding, max_nodes=max_nodes, sensitivity=list(sensitivity),
+                            source=table_file or None)
+    if table_file:
+        inputs = {"table": table_file}
+    else:
+        from capmodel import datasets
+        from capmodel.plan.nodes import MICRON
+
+        inputs = {"table": str(datasets.path(MICRON))}
+    return NodeReport(study=study, inputs=inputs, bundled=not table_file)

@@ -1,0 +1,173 @@
+"""Report 03's result: a VM capacity study (the bundled benchANT one, a user's catalog, or measured curves per VM),
+its verdict, its answer and its tables; the notebook draws its figures from the same ``study``."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from capmodel.formatting import Column, integer, money, number, percent, table
+from capmodel.models.evidence import Evidence, Reason
+
+QUESTION = "Which VM carries our users at each growth stage, and what does a user cost?"
+BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud VMs, redone as a computation: from "
+                 "the baseline (users served, throughput and CPU at the baseline VM) and what was measured on each "
+                 "candidate, the usable throughput under a utilization target and a latency objective, users per VM, "
+                 "cost per user, the Pareto frontier of cost against users, the growth runway, and the cheapest VM "
+                 "for each growth target.")
+USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of each under a utilization target and "
+              "a latency objective, users per VM, cost per user, the Pareto frontier of cost against users, the "
+              "growth runway, and the cheapest VM for each growth target.")
+
+
+def plan_evidence(study) -> Evidence:
+    """The study's own verdict when it has one; else the fits' verdicts and the targets no VM carries."""
+    own = getattr(study, "evidence", None) or getattr(study.plan, "evidence", None)
+    if own is not None:
+        return own
+    verdict = Evidence()
+    for fit in (getattr(study.plan, "fits", None) or {}).values():
+        verdict = verdict + (getattr(fit, "evidence", None) or Evidence())
+    missed = [r for _, r in study.recommendations.iterrows() if not isinstance(r.get("vm"), str)]
+    if missed:
+        verdict = verdict + Evidence.of(Reason("target_not_carried", "weak", "no single VM carries "
+                                               + ", ".join(f"{integer(r['target_users'])} users" for r in missed)))
+    return verdict
+
+
+@dataclass
+class PlanReport:
+    """Everything report 03 shows."""
+
+    study: object
+    inputs: dict
+    bundled: bool
+    source: str
+    borrowed: dict = field(default_factory=dict)
+
+    question = QUESTION
+
+    @property
+    def vms(self):
+        return self.study.vms
+
+    @property
+    def currency(self) -> str:
+        values = [c for c in self.vms.get("currency", []) if isinstance(c, str) and c]
+        return values[0] if values and len(set(values)) == 1 else ""
+
+    @property
+    def cost_unit(self) -> str:
+        return f"{self.currency}/month" if self.currency else "per month"
+
+    @property
+    def intro(self) -> str:
+        """What this report is about: the bundled study's story only when the bundled study is the input."""
+        return BUNDLED_INTRO if self.bundled else USER_INTRO.format(source=self.source)
+
+    @property
+    def evidence(self) -> Evidence:
+        return plan_evidence(self.study)
+
+    def _target_sentence(self, row) -> str:
+        users = integer(row["target_users"])
+        if not isinstance(row.get("vm"), str):
+            largest = row.get("largest_vm")
+            if isinstance(largest, str):
+                return (f"No single VM carries **{users} users**; the largest, {largest}, carries "
+                        f"{integer(row['largest_users'])}.")
+            return f"No VM carries **{users} users** under the objectives."
+        vm = self.vms.set_index("vm").loc[row["vm"]]
+        when = ""
+        months = row.get("months_until_target")
+        if self.study.monthly_growth and months is not None and math.isfinite(months):
+            when = f" (reached in {number(months, 3)} months at {percent(self.study.monthly_growth)} a month)"
+        return (f"For **{users} users**{when}: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)}, "
+                f"carrying {integer(row['users'])} users ({integer(vm['users_low'])}–{integer(vm['users_high'])}).")
+
+    @property
+    def answer(self) -> str:
+        parts = [self._target_sentence(r) for _, r in self.study.recommendations.iterrows()]
+        priced = self.vms.dropna(subset=["cost_per_1000_users"])
+        if priced.empty:
+            parts.append("No VM meets the objectives, so none has a cost per user.")
+        else:
+            best = priced.sort_values("cost_per_1000_users").iloc[0]
+            parts.append(f"The cheapest per user is **{best['vm']}** at "
+                         f"{money(best['cost_per_1000_users'], self.currency)} per 1,000 users a month.")
+        return " ".join(parts)
+
+    @property
+    def assumptions(self) -> str:
+        plan = self.study.plan
+        return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
+
+    def vm_table(self):
+        cost = self.cost_unit
+        return table(self.vms, {
+            "vm": Column("VM", "text"), "monthly_cost": Column(f"monthly cost ({cost})", "money"),
+            "throughput": Column("throughput (ops/s)", "int"),
+            "usable_throughput": Column("usable (ops/s)", "int", missing="none"),
+            "binding_limit": Column("binding limit", "text"), "users": Column("users", "int", missing="none"),
+            "cost_per_1000_users": Column(f"per 1,000 users ({cost})", "money", missing="none"),
+            "pareto": Column("on the Pareto front", "text"),
+            "runway_months": Column("runway (months)", missing="none")},
+            caption="Every VM under the objectives",
+            footnotes=['"none": the VM fails an objective (see the latency table), so it carries no users'],
+            csv_name="vms.csv")
+
+    def latency_table(self):
+        return table(self.vms, {"vm": Column("VM", "text"), "latency_ok": Column("meets the latency objective",
+                                                                                  "text"),
+                                "latency_note": Column("why not", "text", missing=""),
+                                "binding_limit": Column("binding limit", "text")},
+                     caption="The latency objective", csv_name="latency.csv",
+                     footnotes=['"—": no latency objective was set, or no latency was measured for this VM'])
+
+    def recommendation_table(self):
+        return table(self.study.recommendations, {
+            "target_users": Column("target users", "int"), "vm": Column("VM", "text", missing="none fits"),
+            "monthly_cost": Column(f"monthly cost ({self.cost_unit})", "money", missing="—"),
+            "users": Column("users carried", "int"), "spare_users": Column("spare users", "int"),
+            "months_until_target": Column("months until reached", missing="—"),
+            "reason": Column("why", "text")},
+            caption="Recommendation per growth target",
+            footnotes=['"none fits": no single VM carries the target under the objectives'],
+            csv_name="recommendations.csv")
+
+
+def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_column: str = "system",
+                ops_per_user: float = 0.0, baseline_vm: str = "", baseline_users: float = 0.0, targets=(),
+                objectives=None, growth: float = 0.05, current_users: float = 0.0, level: float = 0.95,
+                bootstrap: int = 200) -> PlanReport:
+    """Read the inputs (files; "" or 0 means not given) and plan the study as ``capmodel plan`` does. A runway
+    needs today's users: the baseline's, or ``current_users``; without either the plan has no runway."""
+    from capmodel.data.readers import read_curve, read_table
+    from capmodel.errors import InputError
+    from capmodel.plan.study import fit_per_vm, plan_study
+
+    if (measurements or curves) and not catalog:
+        raise InputError("parameters measurements and curves need a catalog (the prices of the VMs)")
+    fits = {}
+    if curves:
+        measured = read_curve(curves, system=vm_column)
+        if "system" not in measured.columns:
+            raise InputError(f"parameter vm_column: {curves} has no column '{vm_column}' naming each row's VM")
+        fits = fit_per_vm(measured)
+    if ops_per_user and not current_users and not baseline_users:
+        growth = 0.0  # nothing to grow from: no runway, and no sentence about one
+    study = plan_study(catalog=read_table(catalog) if catalog else None,
+                       measurements=read_table(measurements) if measurements else None, fits=fits,
+                       baseline_vm=baseline_vm or None, baseline_users=baseline_users or None,
+                       ops_per_user=ops_per_user or None, targets=list(targets), objectives=objectives,
+                       growth=growth or None, current_users=current_users or None, level=level,
+                       bootstrap=bootstrap,
+                       source=catalog or None, measurements_source=measurements or None)
+    inputs = {k: v for k, v in {"catalog": catalog, "measurements": measurements, "curves": curves}.items() if v}
+    if not catalog:
+        from capmodel import datasets
+        from capmodel.plan.study import BENCHANT
+
+        inputs = {name: str(datasets.path(ds)) for name, ds in BENCHANT.items()}
+    return PlanReport(study=study, inputs=inputs, bundled=not catalog,
+                      source=Path(catalog).name if catalog else "the bundled benchANT study")

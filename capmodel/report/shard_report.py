@@ -1,0 +1,101 @@
+"""Report 05's result: shards and clients for a target insert rate under a USL over shard count; the answer, the
+verdict and the tables come from the same ``ShardStudy`` the figures draw."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from capmodel.formatting import Column, integer, number, percent, table
+from capmodel.models.evidence import Evidence, Reason
+
+QUESTION = "How many shards, and how many clients, for a target insert rate?"
+BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled writes \"to over a million inserts per "
+                 "second on the 16-shard elastic cluster\", driving 1 and 2 shards with 128 client processes and 64 "
+                 "per shard beyond. Throughput over shard count follows a USL through the per-shard rate (the request "
+                 "router acting as contention σ, cross-shard coordination as coherency κ); the shards needed are the "
+                 "smallest count that reaches the target, and the clients follow Little's law (or the post's "
+                 "per-shard rule).")
+
+
+@dataclass
+class ShardReport:
+    study: object
+    borrowed: dict
+
+    question = QUESTION
+    intro = BUNDLED_INTRO
+
+    @property
+    def row(self) -> dict:
+        return self.study.rows[0]
+
+    @property
+    def evidence(self) -> Evidence:
+        own = getattr(self.study, "evidence", None)
+        if own is not None:
+            return own
+        m = self.study.model
+        if "fitted" not in str(m.get("basis", "")):
+            return Evidence.of(Reason("assumed_scaling", "weak", f"the per-shard rate "
+                                      f"({integer(m['per_shard_throughput'])} inserts/s), σ = {number(m['sigma'])} "
+                                      f"and κ = {number(m['kappa'])} are assumed, not fitted to measured shards"))
+        return Evidence()
+
+    @property
+    def answer(self) -> str:
+        r, m = self.row, self.study.model
+        target = f"{integer(r['target_rate'])} inserts/s"
+        if r["shards"] is None:
+            text = f"A target of {target} **cannot be reached**: {r['reason']}."
+        else:
+            text = (f"A target of {target} needs **{integer(r['shards'])} shards** (linear estimate "
+                    f"{integer(r['linear_shards'])}) at {integer(m['per_shard_throughput'])} inserts/s per shard with "
+                    f"σ = {number(m['sigma'])} and κ = {number(m['kappa'])}, delivering {integer(r['throughput'])} "
+                    f"inserts/s at {percent(r['efficiency'])} of linear efficiency, driven by "
+                    f"**{integer(r['clients'])} client processes** ({m['clients_rule']}).")
+        scen = self.study.scenarios
+        if scen is not None:
+            out = scen.loc[scen["shards"].isna(), "sigma"]
+            if len(out):
+                text += (f" Unreachable within {integer(m['max_shards'])} shards when σ is "
+                         f"{', '.join(number(s) for s in out)}.")
+        return text
+
+    def scenario_table(self):
+        if self.study.scenarios is None:
+            return None
+        frame = self.study.scenarios.copy()
+        frame["shards"] = frame["shards"].fillna(float("inf"))
+        return table(frame, {
+            "sigma": Column("contention σ"), "kappa": Column("coherency κ"),
+            "shards": Column("shards", "int"), "linear_shards": Column("linear estimate (shards)", "int"),
+            "throughput": Column("inserts/s delivered", "int"), "efficiency": Column("efficiency", "percent"),
+            "clients": Column("client processes", "int")},
+            caption="Shards and clients per contention scenario",
+            footnotes=[f'"unreachable": more shards than the limit of {integer(self.study.model["max_shards"])}, '
+                       "or a peak below the target", '"—": no value where the target is unreachable'],
+            csv_name="scenarios.csv")
+
+    def config_table(self, config):
+        return table(config, {
+            "cluster": Column("cluster", "text"), "shards": Column("shards", "int", missing="—"),
+            "client_processes": Column("client processes", "int"), "vcpu_per_shard": Column("vCPU per shard", "int"),
+            "batch_size": Column("batch size (documents)", "int"), "duration_s": Column("duration (s)", "int"),
+            "secondary_indexes": Column("secondary indexes", "int"),
+            "shard_key": Column("shard key", "text", missing="—")},
+            caption="The benchmark's set-up (DocumentDB post)", csv_name="benchmark_setup.csv",
+            footnotes=['"—": not sharded (the instance-based cluster)'])
+
+
+def shard_report(target_rate: float, per_shard_throughput: float, sigma: float, kappa: float, scenarios=(),
+                 batch_size: int = 1000, batch_latency_ms: float = 0.0, max_shards: int = 32) -> ShardReport:
+    from capmodel.plan import plan_shard_study
+
+    study = plan_shard_study([target_rate], per_shard_throughput=per_shard_throughput, sigma=sigma, kappa=kappa,
+                             max_shards=max_shards, batch_size=batch_size, batch_latency_ms=batch_latency_ms or None,
+                             scenarios=list(scenarios))
+    borrowed = {}
+    if per_shard_throughput == 62500.0:
+        borrowed[f"per-shard rate {integer(per_shard_throughput)} inserts/s"] = "the DocumentDB post (1,000,000 / 16)"
+    if not batch_latency_ms:
+        borrowed["64 client processes per shard, at least 128"] = "the DocumentDB post"
+    return ShardReport(study=study, borrowed=borrowed)

@@ -1,0 +1,170 @@
+"""server_capacity: the operational laws on observe's samples table.
+
+The samples here are built from a known utilization law U = U0 + D·X (plus noise), so the service demand D, the
+background U0 and every capacity figure are known in closed form: X_max = (cores - U0) / D, X(u) = (u·cores - U0) / D.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capmodel.errors import InputError
+from capmodel.observe.capacity import LAWS, server_capacity
+
+D_S, U0 = 0.0005, 0.05       # 0.5 ms of CPU per operation, 0.05 cores of background
+
+
+def samples(x, latency_ms=0.4, noise=0.002, seed=1, cores_column=None) -> pd.DataFrame:
+    """A samples.csv table: reads and writes (3:1) at total rate ``x``, CPU from the law plus noise."""
+    x = np.asarray(x, dtype=float)
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame({
+        "time": pd.date_range("2026-01-01", periods=len(x), freq="s", tz="UTC"), "interval_s": 1.0,
+        "reads_per_s": 0.75 * x, "reads_latency_ms": latency_ms, "writes_per_s": 0.25 * x,
+        "writes_latency_ms": latency_ms, "commands_per_s": 0.0, "commands_latency_ms": np.nan,
+        "cpu_cores": U0 + D_S * x + rng.normal(0, noise, len(x)), "dropped": "",
+    })
+    if cores_column is not None:
+        table["cores"] = cores_column
+    return table
+
+
+def test_laws_recover_demand_background_and_capacity():
+    x = np.linspace(100, 900, 60)
+    cap = server_capacity(samples(x), cores=2, utilization_target=0.8, monthly_growth=0.05)
+    assert cap.method == LAWS
+    d = cap.service_demand_ms
+    assert d.low < 0.5 < d.high and d.estimate == pytest.approx(0.5, rel=0.02)
+    assert cap.background_cores == pytest.approx(U0, abs=0.005)
+    sat = cap.saturation_throughput
+    assert sat.estimate == pytest.approx((2 - U0) / D_S, rel=0.03)              # 3,900 ops/s
+    assert sat.low <= (2 - U0) / D_S <= sat.high
+    assert cap.planned_throughput.estimate == pytest.approx((1.6 - U0) / D_S, rel=0.03)   # 3,100 ops/s
+    observed = np.percentile(x, 95)
+    assert cap.observed_peak_throughput == pytest.approx(observed)
+    assert cap.spare_fraction.estimate == pytest.approx(1 - observed / cap.planned_throughput.estimate)
+    months = math.log(cap.planned_throughput.estimate / observed) / math.log(1.05)
+    assert cap.runway_months.estimate == pytest.approx(months)
+    # the busiest intervals used under half of the 2 cores: extrapolated to full use, and the verdict says so
+    assert cap.evidence.codes() == ["extrapolated"] and cap.evidence.grade == "weak"
+    assert cap.evidence.reasons[0].value == pytest.approx((U0 + D_S * np.percentile(x, 95)) / 2, abs=0.01)
+    assert "fewer than one operation" in cap.why           # N = X·R stays below 1: why the USL is not used
+    text = cap.answer()
+    for figure in (f"{sat.estimate:,.0f} ops/s", f"{cap.planned_throughput.estimate:,.0f} ops/s",
+                   f"{cap.runway_months.estimate:.1f} months", "operational laws"):
+        assert figure in text
+    assert not any(word in text for word in ("nan", "None", "inf"))
+    payload = json.loads(json.dumps(cap.to_json()))
+    assert payload["evidence"]["grade"] == "weak"
+    assert payload["saturation_throughput"]["estimate"] == pytest.approx(sat.estimate)
+
+
+def test_constant_load_falls_back_to_the_conservative_ratio():
+    x = np.full(30, 400.0)
+    cap = server_capacity(samples(x, noise=0.0), cores=1)
+    # ratio sum(U) / sum(X) = (U0 + D·400) / 400: the background is charged to the operations
+    assert cap.service_demand_ms.estimate == pytest.approx((U0 + D_S * 400) / 400 * 1000)
+    assert cap.background_cores == 0
+    assert "background_not_separable" in cap.evidence.codes()
+    assert cap.saturation_throughput.estimate < (1 - U0) / D_S
+
+
+def test_cores_from_the_samples_and_assumed_when_unknown():
+    x = np.linspace(100, 900, 40)
+    reported = server_capacity(samples(x, cores_column=4.0))
+    assert reported.cores == 4 and reported.cores_source == "the host's, as the server reports them"
+    unknown = server_capacity(samples(x))
+    assert unknown.cores == 1 and "cores_unknown" in unknown.evidence.codes()
+
+
+def test_wrong_core_count_is_unusable_and_over_target_is_flagged():
+    x = np.linspace(1000, 3000, 40)            # needs 0.55 to 1.55 cores
+    one = server_capacity(samples(x), cores=1)
+    assert "above_saturation" in one.evidence.codes() and not one.evidence.usable
+    busy = server_capacity(samples(x), cores=2, utilization_target=0.7)
+    assert "over_target" in busy.evidence.codes() and busy.spare_fraction.estimate < 0
+    assert "above" in busy.answer()
+
+
+def test_a_busy_server_is_not_extrapolated():
+    cap = server_capacity(samples(np.linspace(1000, 3000, 40), latency_ms=20.0), cores=2)
+    assert "extrapolated" not in cap.evidence.codes() and "fewer than one" not in cap.why
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"cores": 0}, "--cores"), ({"utilization_target": 1.5}, "utilization target"),
+    ({"monthly_growth": -2}, "monthly growth"), ({"level": 1.0}, "level"),
+])
+def test_bad_options_name_themselves(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        server_capacity(samples(np.linspace(100, 900, 20)), **kwargs)
+
+
+def test_missing_columns_and_too_few_intervals():
+    with pytest.raises(InputError, match="cpu_cores"):
+        server_capacity(samples(np.linspace(100, 900, 20)).drop(columns="cpu_cores"))
+    table = samples(np.linspace(100, 900, 20))
+    table["cpu_cores"] = np.nan
+    with pytest.raises(InputError, match="busy interval"):
+        server_capacity(table)
+
+
+def test_observe_prints_the_capacity_and_puts_it_in_json(tmp_path, capsys):
+    from capmodel.cli import main
+    from capmodel.observe import bundled_sample, observe_ftdc
+
+    folder = bundled_sample()["path"]
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "1", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    expected = server_capacity(observe_ftdc(folder).samples, cores=1)
+    assert payload["capacity"]["saturation_throughput"]["estimate"] == pytest.approx(
+        expected.saturation_throughput.estimate)
+    assert payload["capacity"]["method"] == expected.method
+    assert payload["evidence"] == payload["capacity"]["evidence"] == expected.evidence.to_json()
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "1", "--growth", "0.05"]) == 0
+    text = capsys.readouterr().out
+    assert f"{expected.saturation_throughput.estimate:,.0f} ops/s" in text and "Evidence: " in text
+    assert "**" not in text
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "0"]) == 2
+    assert "--cores must be a number of CPUs > 0" in capsys.readouterr().err
+
+
+def test_observe_on_an_idle_server_states_no_capacity(tmp_path, capsys):
+    from capmodel.cli import main
+
+    idle_ftdc = Path(__file__).parent / "fixtures" / "ftdc_idle"     # a real mongod idle for 8 s, FTDC on
+    assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["capacity"] is None and payload["evidence"]["grade"] == "unusable"
+    assert payload["evidence"]["reasons"][0]["code"] == "no_capacity"
+    assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "Evidence: unusable: no capacity can be stated: only" in text and "ops/s" not in text.split("Evidence")[1]
+
+
+def test_each_weakness_of_the_data_is_a_reason():
+    x = np.linspace(100, 900, 40)
+    few = server_capacity(samples(x[:6]), cores=2)
+    assert "few_busy_intervals" in few.evidence.codes()
+    assert next(r for r in few.evidence.reasons if r.code == "few_busy_intervals").value == 6
+    # 0.5 ms x 20 ops/s = 0.01 CPU seconds an interval: one 10 ms clock tick
+    coarse = samples(x / 40, noise=0.0)
+    coarse["cpu_cores"] = D_S * coarse["reads_per_s"] / 0.75
+    assert "cpu_sampled_coarsely" in server_capacity(coarse, cores=1).evidence.codes()
+    busy_background = samples(x, noise=0.0)
+    busy_background["cpu_cores"] += 0.6                     # 0.65 cores of background against 0.25 of operations
+    assert "background_cpu" in server_capacity(busy_background, cores=2).evidence.codes()
+    unrelated = samples(x, noise=0.0)
+    unrelated["cpu_cores"] = np.random.default_rng(3).uniform(0.1, 0.9, len(x))   # CPU that ignores the load
+    verdict = server_capacity(unrelated, cores=2).evidence
+    u, xs = unrelated["cpu_cores"].to_numpy(), x
+    r2 = np.corrcoef(xs, u)[0, 1] ** 2                       # a straight line's R² is the squared correlation
+    reason = next(r for r in verdict.reasons if r.code == "cpu_unrelated_to_load")
+    assert reason.value == pytest.approx(r2) and r2 < 0.1 and not verdict.usable
+    target = server_capacity(samples(x), cores=2, latency_target_ms=5.0)
+    assert "latency_not_modelled" in target.evidence.codes()

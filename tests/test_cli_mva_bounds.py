@@ -1,0 +1,111 @@
+"""``capmodel mva`` bounded before any work (issue 20, points 2 and 4): servers, classes, stations, populations and
+the exact solver's memory; numbers are numbers; duplicated and colliding keys in model and workload files. Each case
+ends with exit 2 and one line naming the file and the problem (and in Python, an InputError)."""
+import pytest
+
+from capmodel.bench.workload.definition import load_workload
+from capmodel.cli import main
+from capmodel.errors import InputError
+from capmodel.models.mva_multiclass import approximate_multiclass_mva, exact_cells, multiclass_mva
+from capmodel.models.mva_network import MAX_CLASSES, build_network
+
+
+def write(tmp_path, text, name="model.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def fails(capsys, path):
+    assert main(["mva", path]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    return captured.err
+
+
+ONE = "classes: {a: {population: %s}}\nstations: {cpu: {servers: %s, demands: {a: %s}}}\n"
+
+
+@pytest.mark.parametrize("population, servers, demand, expected", [
+    ("2", "1000000000000", "0.1", "servers[cpu] = 1,000,000,000,000 is more than 1,000,000"),
+    ("20000", "20000", "0.1", "exact multi-class MVA would keep 800,160,006 numbers (6.0 GiB"),
+    ("100000000000000000000", "1", "0.1", "populations[a] = 100000000000000000000 customers is more than"),
+    ("2", "1", "'0.1'", "stations.cpu.demands.a: must be a number >= 0, got '0.1'"),
+    ("2", "1", "true", "stations.cpu.demands.a: must be a number >= 0, got True"),
+])
+def test_one_line_before_any_work(tmp_path, capsys, population, servers, demand, expected):
+    err = fails(capsys, write(tmp_path, ONE % (population, servers, demand)))
+    assert "model.yaml" in err and expected in err, err
+
+
+def test_two_thousand_classes_are_refused_by_every_solver(tmp_path, capsys):
+    classes = "\n".join(f"  c{i}: {{population: 1}}" for i in range(2000))
+    demands = ", ".join(f"c{i}: 0.1" for i in range(2000))
+    path = write(tmp_path, f"classes:\n{classes}\nstations:\n  cpu: {{demands: {{{demands}}}}}\n")
+    for solver in ("exact", "linearizer", "schweitzer"):
+        assert main(["mva", path, "--solver", solver]) == 2
+        assert f"2,000 classes; at most {MAX_CLASSES} are solved" in capsys.readouterr().err
+
+
+def test_the_python_api_refuses_the_same_with_input_errors():
+    with pytest.raises(InputError, match="must be a number, got '0.1'"):
+        multiclass_mva({"cpu": {"a": "0.1"}}, {"a": 2})
+    with pytest.raises(InputError, match=r"think_times\[a\] must be a number, got True"):
+        multiclass_mva({"cpu": {"a": 0.1}}, {"a": 2}, {"a": True})
+    with pytest.raises(InputError, match="customers is more than"):
+        multiclass_mva({"cpu": {"a": 0.1}}, {"a": 10**20})
+    with pytest.raises(InputError, match="about 10\\^"):  # 90 classes of 9,999 customers: 10^360 vectors, no overflow
+        multiclass_mva({"cpu": {f"c{i}": 0.1 for i in range(90)}}, {f"c{i}": 9999 for i in range(90)})
+    with pytest.raises(InputError, match="linearizer over 100 stations and 100 classes"):
+        approximate_multiclass_mva({f"s{k}": {f"c{i}": 0.1 for i in range(100)} for k in range(100)},
+                                   {f"c{i}": 2 for i in range(100)})
+
+
+def test_servers_beyond_the_population_cost_no_more_than_the_population():
+    # 10^5 servers and 3 customers: nobody ever waits (R = D) and the marginals are only N + 1 wide
+    net = build_network({"cpu": {"a": 0.1}}, {"cpu": 100_000})
+    import numpy as np
+
+    assert exact_cells(net, np.array([3])) == 4 * (1 + 1 + 4) * 2
+    result = multiclass_mva({"cpu": {"a": 0.1}}, {"a": 3}, servers={"cpu": 100_000})
+    assert result.response_time["a"] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("classes:\n  a: {population: 2}\n  a: {population: 3}\nstations: {cpu: {demands: {a: 1}}}\n",
+     "key 'a' appears twice in one mapping (lines 2 and 3)"),
+    ("classes:\n  1: {population: 2}\n  '1': {population: 3}\nstations: {cpu: {demands: {1: 1}}}\n",
+     "keys '1' collide (a number and a string, the same name once read) in one mapping (lines 2 and 3)"),
+    ("classes: {a: {population: 2}}\nstations:\n  cpu: {demands: {a: 1}, demands: {a: 2}}\n",
+     "key 'demands' appears twice"),
+])
+def test_duplicated_and_colliding_keys_are_errors(tmp_path, capsys, text, expected):
+    assert expected in fails(capsys, write(tmp_path, text))
+
+
+def test_duplicated_keys_in_a_json_model(tmp_path, capsys):
+    path = write(tmp_path, '{"classes": {"a": {"population": 2}, "a": {"population": 1}}, '
+                           '"stations": {"cpu": {"demands": {"a": 1}}}}', "model.json")
+    assert "model.json" in (err := fails(capsys, path)) and "key 'a' appears twice in one object" in err
+
+
+def test_a_workload_file_with_a_duplicated_key_is_refused(tmp_path):
+    path = write(tmp_path, "name: dup\nrecords: 10\nrecords: 20\noperations:\n  - {kind: read, weight: 1}\n",
+                 "workload.yaml")
+    with pytest.raises(InputError, match="workload.yaml.*key 'records' appears twice"):
+        load_workload(path)
+
+
+def test_single_class_mva_is_bounded_and_never_nan():
+    from capmodel.errors import CapmodelError
+    from capmodel.models.mva import approximate_mva, exact_mva
+
+    for solve in (exact_mva, approximate_mva):
+        with pytest.raises(InputError, match="asks for every N from 1 to it"):
+            solve({"cpu": 0.1}, populations=10**20)
+        with pytest.raises(InputError, match="customers is more than 1,000,000,000"):
+            solve({"cpu": 0.1}, populations=[10**20])
+    with pytest.raises(InputError, match="use approximate_mva"):
+        exact_mva({"cpu": 0.1}, servers={"cpu": 4}, populations=[10**7])
+    with pytest.raises(CapmodelError, match="no finite solution"):  # a subnormal demand: X = N / 1e-320 overflows
+        exact_mva({"cpu": 1e-320}, populations=[5])

@@ -1,0 +1,145 @@
+"""The mix what-if from production (capmodel.models.mix_production, ``capmodel mva --observed``): demands recovered
+from synthetic telemetry made with known figures, the what-if against the M/M/c formulas computed here, and bad
+input refused. The check on a real mongod is tests/test_mix_production_live.py."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capmodel.cli import main
+from capmodel.errors import InputError
+from capmodel.models.mix_production import fit_server_demands, mix_what_if, scaled_rates
+
+# the truth the synthetic server follows: CPU per op (s), background CPU (cores), latency = A + L / (1 - U) on 1 core
+TRUTH = {"d": {"reads": 120e-6, "writes": 200e-6, "commands": 50e-6}, "b": 0.02,
+         "a": {"reads": 60e-6, "writes": 90e-6, "commands": 5e-6}, "l": {"reads": 20e-6, "writes": 30e-6,
+                                                                      "commands": 0.0}}
+
+
+def synthetic_samples(n=40, seed=1, noise=0.0, cores=1, writes=True, lean=(1.0, 1.0)):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        rate = {"reads": rng.uniform(200, 3000) * lean[0], "writes": rng.uniform(0, 1500) * lean[1] if writes else 0.0,
+                "commands": rng.uniform(0, 50)}
+        cpu = TRUTH["b"] + sum(rate[c] * TRUTH["d"][c] for c in rate)
+        u = cpu / cores
+        row = {"time": f"2026-01-01T00:00:{i:02d}Z", "cpu_cores": cpu * (1 + noise * rng.standard_normal()),
+               "dropped": ""}
+        for c in rate:
+            row[f"{c}_per_s"] = rate[c]
+            latency = TRUTH["a"][c] + TRUTH["l"][c] / (1 - u)
+            row[f"{c}_latency_ms"] = latency * 1000 * (1 + noise * rng.standard_normal()) if rate[c] > 0 else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_demands_and_latency_split_are_recovered_from_noise_free_telemetry():
+    fit = fit_server_demands(synthetic_samples(), cores=1)
+    for c in ("reads", "writes", "commands"):
+        assert fit.cpu_per_op[c] == pytest.approx(TRUTH["d"][c], rel=1e-6)
+        assert fit.latency_fixed[c] == pytest.approx(TRUTH["a"][c], rel=1e-6, abs=1e-12)
+        assert fit.latency_cpu[c] == pytest.approx(TRUTH["l"][c], rel=1e-6, abs=1e-12)
+    assert fit.background_cores == pytest.approx(TRUTH["b"], rel=1e-6)
+    assert fit.evidence.grade == "sound"
+
+
+def test_what_if_equals_the_m_m_1_formulas_and_names_the_member_that_saturates_first():
+    samples = synthetic_samples()
+    # member b: same telemetry, but its mix leans on writes (half the reads, twice the writes)
+    heavy = synthetic_samples(lean=(0.5, 2.0))
+    result = mix_what_if({"a": samples, "b": heavy}, cores=1, scale={"reads": 1.3, "writes": 2}, n_bootstrap=20)
+    for member, table in (("a", samples), ("b", heavy)):
+        rates = {c: table[f"{c}_per_s"].mean() * f for c, f in (("reads", 1.3), ("writes", 2.0), ("commands", 1.0))}
+        u = TRUTH["b"] + sum(rates[c] * TRUTH["d"][c] for c in rates)
+        p = result.predicted.loc[member]
+        assert p["utilization"] == pytest.approx(u, rel=1e-6)
+        assert p["load_factor_that_fits"] == pytest.approx((1 - TRUTH["b"]) / (u - TRUTH["b"]), rel=1e-6)
+        for c in rates:
+            assert p[f"{c}_throughput"] == pytest.approx(rates[c], rel=1e-12)
+            expected = (TRUTH["a"][c] + TRUTH["l"][c] / (1 - u)) * 1000
+            assert p[f"{c}_latency_ms"] == pytest.approx(expected, rel=1e-5)
+            low, high = result.low.loc[member, f"{c}_latency_ms"], result.high.loc[member, f"{c}_latency_ms"]
+            assert low <= p[f"{c}_latency_ms"] * (1 + 1e-9) and high >= p[f"{c}_latency_ms"] * (1 - 1e-9)
+    assert result.predicted.loc["b", "utilization"] > result.predicted.loc["a", "utilization"]
+    assert result.limiting_member == "b" and "Saturates first: b." in result.describe()
+
+
+def test_a_load_that_does_not_fit_is_unusable_and_says_how_much_does():
+    result = mix_what_if({"m": synthetic_samples()}, cores=1, scale={"reads": 5, "writes": 5}, n_bootstrap=0)
+    assert result.evidence.grade == "unusable"
+    fits = result.predicted.loc["m", "load_factor_that_fits"]
+    assert 0 < fits < 1 and f"{fits:.0%} of it does" in result.describe()
+    assert "nan" not in result.describe().lower()
+
+
+def test_a_rate_for_a_class_the_member_never_served_is_unusable():
+    result = mix_what_if({"reader": synthetic_samples(writes=False)}, cores=1, rates={"reads": 100, "writes": 50},
+                         n_bootstrap=0)
+    assert result.evidence.grade == "unusable"
+    assert [r.code for r in result.evidence.reasons] == ["class_not_observed"]
+    assert result.describe() == "reader: not observed serving writes: no prediction for this load."
+
+
+def test_noisy_telemetry_gives_intervals_that_cover_the_truth():
+    samples = synthetic_samples(n=60, noise=0.03, seed=4)
+    result = mix_what_if({"m": samples}, cores=1, scale={"reads": 1.3, "writes": 2}, n_bootstrap=200)
+    rates = {c: samples[f"{c}_per_s"].mean() * f for c, f in (("reads", 1.3), ("writes", 2.0), ("commands", 1.0))}
+    u = TRUTH["b"] + sum(rates[c] * TRUTH["d"][c] for c in rates)
+    for c in ("reads", "writes"):
+        truth = (TRUTH["a"][c] + TRUTH["l"][c] / (1 - u)) * 1000
+        assert result.low.loc["m", f"{c}_latency_ms"] < truth < result.high.loc["m", f"{c}_latency_ms"]
+
+
+def test_one_constant_mix_is_apportioned_by_time_in_server_and_graded_weak():
+    samples = synthetic_samples(n=10)
+    for c in ("reads", "writes", "commands"):
+        samples[f"{c}_per_s"] = samples[f"{c}_per_s"].mean()
+    fit = fit_server_demands(samples, cores=1)
+    assert fit.evidence.grade == "weak"
+    assert "cpu_apportioned" in [r.code for r in fit.reasons]
+    assert sum(fit.cpu_per_op[c] * samples[f"{c}_per_s"].iloc[0] for c in fit.classes) == pytest.approx(
+        samples["cpu_cores"].mean())
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(scale={"reads": -1}), "must be a number >= 0"),
+    (dict(scale={"reads": "2"}), "must be a number >= 0"),
+    (dict(scale={"inserts": 2}), "names 'inserts'"),
+    (dict(scale={"reads": 2}, rates={"reads": 2}), "not both"),
+])
+def test_bad_what_if_questions_are_refused(kwargs, message):
+    fit = fit_server_demands(synthetic_samples(), cores=1)
+    with pytest.raises(InputError, match=message):
+        scaled_rates(fit, **kwargs)
+
+
+def test_too_few_intervals_and_missing_columns_are_named():
+    with pytest.raises(InputError, match="2 usable interval"):
+        fit_server_demands(synthetic_samples(n=2), cores=1)
+    with pytest.raises(InputError, match="no column 'cpu_cores'"):
+        fit_server_demands(synthetic_samples().drop(columns="cpu_cores"), cores=1)
+
+
+def test_cli_what_if_json_and_errors(tmp_path, capsys):
+    for name, samples in (("primary", synthetic_samples()), ("secondary", synthetic_samples(seed=2, writes=False))):
+        (tmp_path / name).mkdir()
+        samples.to_csv(tmp_path / name / "samples.csv", index=False)
+    argv = ["mva", "--observed", str(tmp_path / "primary"), "--observed", str(tmp_path / "secondary"), "--cores", "1",
+            "--scale", "reads=1.3,writes=2", "--bootstrap", "20"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [m["member"] for m in out["members"]] == ["primary", "secondary"]
+    assert out["limiting_member"] == "primary" and out["evidence"]["grade"] == "sound"
+    reads = [c for c in out["members"][0]["classes"] if c["class"] == "reads"][0]
+    assert reads["asked_per_s"] == pytest.approx(1.3 * reads["observed_per_s"])
+    assert main(argv) == 0 and "Saturates first: primary." in capsys.readouterr().out
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    for bad, message in ((["--scale", "reads=x"], "--scale: reads='x' is not a number"),
+                         (["--cores", "0"], "cores"), (["--observed", str(tmp_path / "none")], "no samples.csv"),
+                         (["--bootstrap", "-5"], "--bootstrap must be from 0"), (["--level", "1.5"], "--level"),
+                         (["--observed", str(tmp_path / "other.csv")], "other.csv: no column 'cpu_cores'")):
+        assert main([*argv, *bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
