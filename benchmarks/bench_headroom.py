@@ -58,7 +58,8 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
     from datetime import datetime, timezone
 
     from capmodel.bench.server import embedded_server
-    from capmodel.bench.sweep import BenchConfig, run_sweep
+    from capmodel.bench.sweep.config import BenchConfig
+    from capmodel.bench.sweep.sweep import run_sweep
     from capmodel.observe import observe_uri, server_capacity
 
     allowed = os.sched_getaffinity(0)

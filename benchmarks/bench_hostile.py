@@ -38,7 +38,7 @@ def bomb() -> str:
 
 BOMB_CHILD = """
 import resource, sys, time
-from capmodel.bench.workloads import load_workload
+from capmodel.bench.workload.definition import load_workload
 from capmodel.errors import InputError
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.perf_counter()
@@ -52,8 +52,8 @@ print(time.perf_counter() - started, (resource.getrusage(resource.RUSAGE_SELF).r
 
 UNREACHABLE_CHILD = """
 import time
-from capmodel.bench.config import BenchConfig
-from capmodel.bench.connection import make_client, ping
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.cluster.connection import make_client, ping
 from capmodel.errors import BenchError
 uri = "mongodb://127.0.0.1:1/"
 started = time.perf_counter()

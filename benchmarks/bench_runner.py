@@ -34,11 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from capmodel.bench.binding import KeySpace, create_indexes, load_records  # noqa: E402
-from capmodel.bench.config import BenchConfig  # noqa: E402
-from capmodel.bench.executor import DaskExecutor  # noqa: E402
-from capmodel.bench.runner import Runner  # noqa: E402
-from capmodel.bench.workloads import load_workload  # noqa: E402
+from capmodel.bench.client.operations import KeySpace, create_indexes, load_records  # noqa: E402
+from capmodel.bench.sweep.config import BenchConfig  # noqa: E402
+from capmodel.bench.cluster.executor import DaskExecutor  # noqa: E402
+from capmodel.bench.client.runner import Runner  # noqa: E402
+from capmodel.bench.workload.definition import load_workload  # noqa: E402
 
 DATABASE = "capmodel_bench_speed"
 
@@ -149,11 +149,11 @@ def measure(uri: str, levels: list[int], args) -> int:
     runner = Runner(coll, workload, keyspace, seed=1)
     jet = None
     if args.mongojet:
-        from capmodel.bench import async_workers
-        from capmodel.bench.drivers import MongojetDriver
+        from capmodel.bench.client import async_workers
+        from capmodel.bench.client.bindings import MongojetBinding
 
         jet_client = async_workers.client(uri, {"maxPoolSize": max(levels) + 8})
-        jet = Runner(MongojetDriver(jet_client.get_database(DATABASE)[workload.collection], 30.0), workload,
+        jet = Runner(MongojetBinding(jet_client.get_database(DATABASE)[workload.collection], 30.0), workload,
                      keyspace, seed=1)
     clusters = {}
     for p in [int(w) for w in args.workers.split(",") if w.strip()]:

@@ -16,7 +16,7 @@ _LAZY = {
     "fit_usl": "capmodel.models.usl",
     "compare_models": "capmodel.models.selection",
     "fit_usl_latency": "capmodel.models.usl_latency", "bin_by_concurrency": "capmodel.models.usl_latency",
-    "datasets": "capmodel.datasets",
+    "datasets": "capmodel.data.datasets",
 }
 
 __all__ = ["CapmodelError", "__version__", *_LAZY]

@@ -33,7 +33,7 @@ folder_states = st.fixed_dictionaries({
 
 
 def _ours(out: Path, name: str, kind: str) -> None:
-    from capmodel.bench.files import FORMAT_VERSION, append_step, write_curve, write_run
+    from capmodel.bench.sweep.files import FORMAT_VERSION, append_step, write_curve, write_run
 
     step = {"step": 1, "concurrency": 1, "repeat": 1, "status": "failed", "failure": "fuzz"}
     if name == "run.json":
@@ -83,7 +83,7 @@ def _fingerprint(path: Path):
 
 
 def check_output_folder(state: dict) -> str:
-    from capmodel.bench.files import STEPS_FILE, append_step, claim_outputs, read_steps, write_curve, write_run
+    from capmodel.bench.sweep.files import STEPS_FILE, append_step, claim_outputs, read_steps, write_curve, write_run
     from capmodel.output_folder import FolderLock
 
     root = Path(tempfile.mkdtemp(prefix="capmodel-fuzz-out-"))

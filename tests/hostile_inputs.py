@@ -99,7 +99,7 @@ def workload_files(draw) -> bytes:
     return yaml.safe_dump(spec, allow_unicode=True).encode()
 
 
-PLAN_OPTIONS = ["--target-users", "--headroom", "--growth", "--ops-per-user", "--peak-fraction", "--baseline-users",
+PLAN_OPTIONS = ["--target-users", "--utilization-target", "--growth", "--ops-per-user", "--peak-fraction", "--baseline-users",
                 "--baseline-throughput", "--latency-increase", "--current-users", "--level", "--bootstrap"]
 NODES_OPTIONS = ["--sigma", "--kappa", "--max-nodes", "--reference-ops", "--candidate-ops", "--reference-nodes",
                  "--candidate-nodes", "--reference-node-cost", "--candidate-node-cost", "--bootstrap"]
@@ -198,7 +198,7 @@ def check_fit(rows) -> str:
 
 
 def check_workload(data: bytes) -> str:
-    from capmodel.bench.workloads import load_workload
+    from capmodel.bench.workload.definition import load_workload
 
     path = _file(data, ".yaml")
     try:
@@ -207,7 +207,7 @@ def check_workload(data: bytes) -> str:
         Path(path).unlink()
 
 
-ALIASES = {"--headroom": ["utilization target"]}  # other spellings of an option (--utilization-target)
+ALIASES = {"--utilization-target": ["utilization target"]}  # other spellings of an option in its errors
 
 
 def check_command(command: str, pairs) -> str:
@@ -219,7 +219,7 @@ def check_command(command: str, pairs) -> str:
 
 
 def check_bench_config(kwargs) -> str:
-    from capmodel.bench.config import BenchConfig
+    from capmodel.bench.sweep.config import BenchConfig
 
     def call():
         BenchConfig(**kwargs).check()

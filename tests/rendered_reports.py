@@ -59,7 +59,8 @@ def render_small(tmp_path_factory, mongod_uri: str) -> tuple[Path, dict]:
 
 def bench_folder(tmp_path_factory, mongod_uri: str) -> Path:
     """A short real sweep's --out folder (run once per session), for reports that read one."""
-    from capmodel.bench.sweep import BenchConfig, run_sweep
+    from capmodel.bench.sweep.config import BenchConfig
+    from capmodel.bench.sweep.sweep import run_sweep
 
     out = tmp_path_factory.getbasetemp() / "user_bench_folder"
     if not (out / "steps.jsonl").is_file():

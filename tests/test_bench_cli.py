@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from pymongo import MongoClient
 
-from capmodel.bench import telemetry
-from capmodel.bench.files import read_steps
-from capmodel.bench.sweep import BenchConfig, run_sweep
+from capmodel.bench.client import telemetry
+from capmodel.bench.sweep.files import read_steps
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.cli import main
 from capmodel.data.curve import validate_curve
 

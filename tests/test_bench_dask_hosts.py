@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 from pymongo import MongoClient
 
-from capmodel.bench import verdict
-from capmodel.bench.config import BenchConfig
-from capmodel.bench.executor import DaskExecutor
-from capmodel.bench.files import read_steps
-from capmodel.bench.measurements import decode_histogram
-from capmodel.bench.runner import StepResult
-from capmodel.bench.sweep import run_sweep
-from capmodel.bench.workloads import load_workload
+from capmodel.bench.sweep import verdict
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.cluster.executor import DaskExecutor
+from capmodel.bench.sweep.files import read_steps
+from capmodel.bench.client.measurements import decode_histogram
+from capmodel.bench.client.runner import StepResult
+from capmodel.bench.sweep.sweep import run_sweep
+from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import BenchError
 

@@ -1,5 +1,5 @@
 """The plain-words summary of a sweep, on a run and steps written here by hand."""
-from capmodel.bench.describe import describe_sweep
+from capmodel.bench.sweep.describe import describe_sweep
 
 
 def _step(c, status="ok", bound=False):

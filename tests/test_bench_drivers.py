@@ -7,12 +7,13 @@ import json
 
 import pytest
 
-from capmodel.bench import async_workers, telemetry
-from capmodel.bench.binding import KeySpace, create_indexes, load_records
-from capmodel.bench.drivers import MongojetDriver
-from capmodel.bench.files import read_steps
-from capmodel.bench.runner import Runner
-from capmodel.bench.workloads import load_workload
+from capmodel.bench.client import async_workers
+from capmodel.bench.client import telemetry
+from capmodel.bench.client.operations import KeySpace, create_indexes, load_records
+from capmodel.bench.client.bindings import MongojetBinding
+from capmodel.bench.sweep.files import read_steps
+from capmodel.bench.client.runner import Runner
+from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import BenchError
 
@@ -29,7 +30,7 @@ def client(mongod):
 
 
 def jet(mongod, collection):
-    return MongojetDriver(async_workers.client(mongod.uri, {"maxPoolSize": 64}).get_database(DB)[collection],
+    return MongojetBinding(async_workers.client(mongod.uri, {"maxPoolSize": 64}).get_database(DB)[collection],
                           timeout_s=20.0)
 
 

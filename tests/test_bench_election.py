@@ -13,10 +13,11 @@ import time
 import pytest
 from pymongo import MongoClient
 
-from capmodel.bench import verdict
-from capmodel.bench.files import read_steps
-from capmodel.bench.runner import StepResult
-from capmodel.bench.sweep import BenchConfig, run_sweep
+from capmodel.bench.sweep import verdict
+from capmodel.bench.sweep.files import read_steps
+from capmodel.bench.client.runner import StepResult
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
 
 DB = "capmodel_test_election"
 
@@ -108,7 +109,7 @@ def test_the_election_verdict(before, after, result, seen, fails):
 
 
 def test_replica_state_of_a_standalone_is_none_and_of_a_set_names_its_primary(mongod, replica_set):
-    from capmodel.bench.telemetry import replica_state
+    from capmodel.bench.client.telemetry import replica_state
 
     with mongod.client() as client:
         assert replica_state(client) is None

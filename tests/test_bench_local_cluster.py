@@ -12,15 +12,15 @@ import psutil
 import pytest
 from scipy import stats
 
-from capmodel.bench.binding import KeySpace, create_indexes, load_records
-from capmodel.bench.measurements import decode_histogram, new_histogram
-from capmodel.bench.config import BenchConfig
-from capmodel.bench.executor import DaskExecutor
-from capmodel.bench.files import read_steps
-from capmodel.bench.arrivals import arrival_schedule
-from capmodel.bench.runner import Runner
-from capmodel.bench.shares import merge, portion, split
-from capmodel.bench.workloads import load_workload
+from capmodel.bench.client.operations import KeySpace, create_indexes, load_records
+from capmodel.bench.client.measurements import decode_histogram, new_histogram
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.cluster.executor import DaskExecutor
+from capmodel.bench.sweep.files import read_steps
+from capmodel.bench.client.arrivals import arrival_schedule
+from capmodel.bench.client.runner import Runner
+from capmodel.bench.cluster.split_merge import merge, portion, split
+from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import BenchError
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from capmodel.bench.safety import MARKER_COLLECTION, prepare_collection
-from capmodel.bench.sweep import BenchConfig, run_sweep
-from capmodel.bench.workloads import load_workload, parse_workload
+from capmodel.bench.workload.ownership import MARKER_COLLECTION, prepare_collection
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
+from capmodel.bench.workload.definition import load_workload, parse_workload
 from capmodel.errors import BenchError, InputError
 
 FAST = dict(duration=0.3, warmup=0.1, calibrate=False)

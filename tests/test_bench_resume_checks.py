@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from capmodel.bench.files import read_steps
-from capmodel.bench.sweep import BenchConfig, run_sweep
+from capmodel.bench.sweep.files import read_steps
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.cli import main
 from capmodel.errors import BenchError
 
@@ -85,7 +86,7 @@ def test_a_full_disk_is_one_line_naming_the_file(tmp_path):
     """/dev/full answers every write with ENOSPC, as a full disk does."""
     from pathlib import Path
 
-    from capmodel.bench.files import append_step
+    from capmodel.bench.sweep.files import append_step
 
     with pytest.raises(BenchError, match=r"^cannot write /dev/full: No space left on device"):
         append_step(Path("/dev/full"), {"step": 1, "concurrency": 1})

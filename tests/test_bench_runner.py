@@ -6,12 +6,12 @@ import itertools
 import pytest
 from scipy import stats
 
-from capmodel.bench import telemetry
-from capmodel.bench.binding import KeySpace, create_indexes, load_records
-from capmodel.bench.generators import fnv1a_64
-from capmodel.bench.measurements import decode_histogram
-from capmodel.bench.runner import Runner
-from capmodel.bench.workloads import load_workload, parse_workload
+from capmodel.bench.client import telemetry
+from capmodel.bench.client.operations import KeySpace, create_indexes, load_records
+from capmodel.bench.workload.generators import fnv1a_64
+from capmodel.bench.client.measurements import decode_histogram
+from capmodel.bench.client.runner import Runner
+from capmodel.bench.workload.definition import load_workload, parse_workload
 
 DB = "capmodel_test_runner"
 _names = itertools.count()

@@ -8,11 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from capmodel.bench.adaptive import choose_next
-from capmodel.bench.files import curve_table, read_steps
-from capmodel.bench.measurements import decode_histogram
-from capmodel.bench.safety import MARKER_COLLECTION
-from capmodel.bench.sweep import BenchConfig, run_sweep
+from capmodel.bench.sweep.adaptive import choose_next
+from capmodel.bench.sweep.files import curve_table, read_steps
+from capmodel.bench.client.measurements import decode_histogram
+from capmodel.bench.workload.ownership import MARKER_COLLECTION
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.data.curve import validate_curve
 from capmodel.errors import BenchError
 

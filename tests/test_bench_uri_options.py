@@ -12,9 +12,10 @@ from types import SimpleNamespace
 import pytest
 from pymongo import MongoClient
 
-from capmodel.bench import telemetry
-from capmodel.bench.connection import client_options
-from capmodel.bench.sweep import BenchConfig, run_sweep
+from capmodel.bench.client import telemetry
+from capmodel.bench.cluster.connection import client_options
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
 
 DB = "capmodel_test_uri_options"
 

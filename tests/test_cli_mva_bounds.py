@@ -3,7 +3,7 @@ the exact solver's memory; numbers are numbers; duplicated and colliding keys in
 ends with exit 2 and one line naming the file and the problem (and in Python, an InputError)."""
 import pytest
 
-from capmodel.bench.workloads import load_workload
+from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import InputError
 from capmodel.models.mva_multiclass import approximate_multiclass_mva, exact_cells, multiclass_mva

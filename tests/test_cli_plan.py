@@ -48,8 +48,9 @@ def test_plan_recommends_per_target(capsys):
     assert "no single VM" in recs[90000]["reason"]
 
 
-def test_plan_headroom_and_growth_options(capsys):
-    out = run_json(capsys, "plan", "--target-users", "90000", "--headroom", "0.81", "--growth", "0.05", "--json")
+def test_plan_utilization_target_and_growth_options(capsys):
+    out = run_json(capsys, "plan", "--target-users", "90000", "--utilization-target", "0.81", "--growth", "0.05",
+                   "--json")
     assert out["recommendations"][0]["vm"] == "c4-2xlarge-4-SSD"
     assert out["recommendations"][0]["months_until_target"] == pytest.approx(math.log(3.6) / math.log(1.05))
     rows = {r["vm"]: r for r in out["vms"]}
@@ -98,7 +99,7 @@ def test_plan_with_fitted_curves(tmp_path, capsys):
     catalog = tmp_path / "vms.csv"
     catalog.write_text("vm,monthly_cost\na,100\nb,200\n")
     out = run_json(capsys, "plan", "--catalog", str(catalog), "--curves", str(curves), "--vm-column", "vm",
-                   "--ops-per-user", "0.5", "--headroom", "0.8", "--bootstrap", "50", "--json")
+                   "--ops-per-user", "0.5", "--utilization-target", "0.8", "--bootstrap", "50", "--json")
     rows = {r["vm"]: r for r in out["vms"]}
     peak_n = math.sqrt(0.97 / 0.0005)
     peak_x = 2500 * peak_n / (1 + 0.03 * (peak_n - 1) + 0.0005 * peak_n * (peak_n - 1))
@@ -151,7 +152,7 @@ def test_nodes_with_a_fitted_node_curve(tmp_path, capsys):
     (["plan", "--catalog", "/nonexistent/vms.csv"], "/nonexistent/vms.csv"),
     (["plan", "--baseline-vm", "nope"], "unknown baseline VM 'nope'"),
     (["plan", "--target-users", "-5"], "target users must be a number > 0"),
-    (["plan", "--headroom", "1.5"], "utilization target"),
+    (["plan", "--utilization-target", "1.5"], "utilization target"),
     (["plan", "--baseline-users", "-100"], "baseline users"),
     (["nodes", "--table", "/nonexistent/nodes.csv"], "/nonexistent/nodes.csv"),
     (["nodes", "--sigma", "-0.1"], "sigma"),
@@ -168,3 +169,15 @@ def test_measurement_of_an_unknown_vm(tmp_path, capsys):
     measured.write_text("vm,throughput\nbig,2000\n")
     err = fails(capsys, "plan", "--catalog", str(catalog), "--measurements", str(measured), "--ops-per-user", "1")
     assert "VM 'big' is not in the catalog" in err and str(measured) in err
+
+
+def test_headroom_is_the_deprecated_name_of_utilization_target(capsys):
+    # the old flag still plans the same, and says on stderr, in one line, which name replaces it
+    assert main(["plan", "--target-users", "90000", "--headroom", "0.81", "--json"]) == 0
+    captured = capsys.readouterr()
+    old = json.loads(captured.out)
+    assert captured.err == ("capmodel: warning: --headroom is deprecated and goes in the next release; "
+                            "use --utilization-target (the same number)\n")
+    new = run_json(capsys, "plan", "--target-users", "90000", "--utilization-target", "0.81", "--json")
+    assert old == new and old["objectives"]["utilization_target"] == 0.81
+    assert old["recommendations"][0]["vm"] == "c4-2xlarge-4-SSD"   # README: 81% makes the c4-2xlarge the answer

@@ -1,4 +1,4 @@
-"""Key generators of capmodel.bench.generators against independent references.
+"""Key generators of capmodel.bench.workload.generators against independent references.
 
 References: FNV test vectors from the FNV reference page (Fowler/Noll/Vo, isthe.com/chongo/tech/comp/fnv, "FNV-1a
 64-bit" test suite); the zipf pmf p(k) ~ 1/(k+1)**theta; Gray et al., SIGMOD 1994, section 6 for the closed-form
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from capmodel.bench import generators as g
+from capmodel.bench.workload import generators as g
 from capmodel.errors import InputError
 
 P_MIN = 1e-3  # chi-square / binomial tests at a fixed seed must not reject at this level

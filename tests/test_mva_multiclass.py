@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from capmodel.errors import InputError
-from capmodel.models.mva import exact_mva, multiclass_mva
+from capmodel.models.mva import exact_mva
+from capmodel.models.mva_multiclass import multiclass_mva
 from capmodel.models.mva_loaddep import multi_server, rate_function, usl_station
 from capmodel.models.mva_multiclass import approximate_multiclass_mva
 from queueing_ctmc import closed_network

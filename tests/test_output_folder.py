@@ -17,8 +17,9 @@ import time
 
 import pytest
 
-from capmodel.bench.files import FORMAT_VERSION, RUN_FORMAT, read_steps
-from capmodel.bench.sweep import BenchConfig, run_sweep
+from capmodel.bench.sweep.files import FORMAT_VERSION, RUN_FORMAT, read_steps
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.cli import main
 from capmodel.output_folder import LOCK_FILE, FolderLock, OutputFolderError, check_format
 

@@ -112,7 +112,7 @@ from contextlib import redirect_stdout
 from io import StringIO
 import capmodel
 from capmodel import datasets
-from capmodel.bench.workloads import load_workload
+from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.report import notebooks
 
@@ -249,7 +249,7 @@ def test_bundled_folders_are_found_in_order(tmp_path, monkeypatch):
 
 
 def test_this_checkout_reads_its_top_level_folders(monkeypatch):
-    from capmodel.bench.workloads import workloads_dir
+    from capmodel.bench.workload.definition import workloads_dir
     from capmodel.data.datasets import data_dir
     from capmodel.report.notebooks import notebooks_dir
 

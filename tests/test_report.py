@@ -12,7 +12,7 @@ import pytest
 from capmodel.cli import main
 from capmodel.errors import InputError
 from capmodel.report import notebooks
-from capmodel.report.params import coerce, parse_pairs, redacted, scrub, secrets_in
+from capmodel.report.params import coerce, redacted, scrub, secrets_in
 from rendered_reports import SMALL, render_small
 
 PASSWORD = "Pw-7q_zZ-never-shown"   # '-' and '_' are not base64 characters: no accidental match in inlined assets
@@ -33,11 +33,6 @@ def test_values_take_the_type_of_the_notebook_default(text, default, expected):
 def test_values_that_do_not_read_as_the_default_type_name_the_parameter(text, default):
     with pytest.raises(InputError, match="parameter p"):
         coerce("p", text, default)
-
-
-def test_unknown_parameter_lists_the_known_ones():
-    with pytest.raises(InputError, match=r"unknown parameter 'workers' \(known: duration, uri\)"):
-        parse_pairs([("workers", "4")], {"duration": 1.0, "uri": ""}, "06_live_benchmark")
 
 
 def test_redaction_masks_passwords_in_uris_and_secret_names_only():

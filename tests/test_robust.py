@@ -5,7 +5,8 @@ import pytest
 import statsmodels.api as sm
 
 from capmodel.models.robust import fit_robust
-from capmodel.models.usl import fit_usl, usl_throughput
+from capmodel.models.closed_form import usl_throughput
+from capmodel.models.usl import fit_usl
 
 N = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64.0])
 

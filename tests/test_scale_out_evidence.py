@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from capmodel import datasets
-from capmodel.plan.scaling import usl
+from capmodel.models.closed_form import usl_throughput
 
 
 def cli(*argv):
@@ -30,7 +30,7 @@ def node_curve(tmp_path, largest=8, noisy=True):
     n = np.array([m for m in (1, 2, 3, 4, 6, 8, 12, 16) if m <= largest], dtype=float)
     noise = np.resize([1, 1.02, 0.98, 1.01, 0.99, 1.0], len(n)) if noisy else 1.0
     path = tmp_path / "nodecurve.csv"
-    pd.DataFrame({"Nodes": n, "ops": usl(n, 0.03, 0.001, 800.0) * noise}).to_csv(path, index=False)
+    pd.DataFrame({"Nodes": n, "ops": usl_throughput(n, 0.03, 0.001, 800.0) * noise}).to_csv(path, index=False)
     return path
 
 
@@ -75,7 +75,7 @@ def test_nodes_prints_costs_and_intervals(tmp_path):
 
 def test_nodes_far_beyond_the_measured_curve_is_unusable_and_not_printed(tmp_path):
     curve = node_curve(tmp_path, largest=4, noisy=False)     # measured at 1..4 nodes, exactly on the USL
-    target = float(usl(20, 0.03, 0.001, 800.0))                # reached at 20 nodes: 5x the largest measured
+    target = float(usl_throughput(20, 0.03, 0.001, 800.0))                # reached at 20 nodes: 5x the largest measured
     table = tmp_path / "nodes.csv"
     table.write_text("workload,reference_ops_per_s,candidate_ops_per_s,reference_nodes,candidate_nodes\n"
                      f"big,{target - 1e-6},800,3,1\n")
@@ -112,7 +112,7 @@ def test_shards_carry_their_verdict():
 
 def test_shards_fitted_far_beyond_the_curve_is_unusable(tmp_path):
     curve = node_curve(tmp_path, largest=4, noisy=False)
-    target = float(usl(20, 0.03, 0.001, 800.0)) - 1e-6
+    target = float(usl_throughput(20, 0.03, 0.001, 800.0)) - 1e-6
     args = ["shards", "--curve", str(curve), "--concurrency", "Nodes", "--throughput", "ops", "--bootstrap", "0",
             "--target-rate", f"{target}"]
     record = json.loads(ok(*args, "--json"))
@@ -139,8 +139,8 @@ def test_describe_does_not_state_a_count_its_verdict_forbids():
     from capmodel.plan.shards import plan_shard_study
 
     n = np.array([1, 2, 3, 4.0])
-    curve = pd.DataFrame({"concurrency": n, "throughput": usl(n, 0.03, 0.001, 800.0)})
-    target = float(usl(20, 0.03, 0.001, 800.0)) - 1e-6           # 20 nodes, 5x the measured 4
+    curve = pd.DataFrame({"concurrency": n, "throughput": usl_throughput(n, 0.03, 0.001, 800.0)})
+    target = float(usl_throughput(20, 0.03, 0.001, 800.0)) - 1e-6           # 20 nodes, 5x the measured 4
     table = pd.DataFrame([{"workload": "big", "reference_ops_per_s": target, "candidate_ops_per_s": 800.0,
                            "reference_nodes": 3, "candidate_nodes": 1}])
     nodes = plan_node_study(table, node_curve=curve, bootstrap=0)
@@ -148,7 +148,7 @@ def test_describe_does_not_state_a_count_its_verdict_forbids():
     text = nodes.describe()
     assert "**20**" not in text and "cannot support a USL count" in text and "Evidence: **unusable**" in text
     shards = plan_shard_study([target, 3000.0], curve=curve, bootstrap=0)
-    assert [r["shards"] for r in shards.rows] == [20, 5]            # usl(5) = 3,509 >= 3,000 > usl(4) = 2,878
+    assert [r["shards"] for r in shards.rows] == [20, 5]            # usl_throughput(5) = 3,509 >= 3,000 > usl_throughput(4) = 2,878
     assert [e.grade for e in shards.row_evidence] == ["unusable", "sound"]
     text = shards.describe()
     assert "**20 shards**" not in text and "no shard count the data can support" in text

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from capmodel.bench.scheduler_probe import HANDSHAKE_TIMEOUT_S, probe_scheduler, split_address
+from capmodel.bench.cluster.scheduler_probe import HANDSHAKE_TIMEOUT_S, probe_scheduler, split_address
 from capmodel.errors import BenchError
 
 BOUND_S = 10.0  # connect 5 s + handshake 5 s, the README's figure

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pymongo import MongoClient
 
-from capmodel.bench.mongo_errors import describe
+from capmodel.bench.client.mongo_errors import describe
 from capmodel.cli import main
 from capmodel.redact import redact_text, redact_uri
 

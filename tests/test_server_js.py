@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from capmodel.bench.sweep import BenchConfig, run_sweep
-from capmodel.bench.workloads import load_workload, parse_workload
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.sweep import run_sweep
+from capmodel.bench.workload.definition import load_workload, parse_workload
 from capmodel.cli import main
 from capmodel.errors import InputError
 

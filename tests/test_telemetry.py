@@ -5,7 +5,7 @@ import time
 import psutil
 import pytest
 
-from capmodel.bench.telemetry import COUNTERS, CpuMeter, client_cpu, delta, flatten_server_status, server_snapshot
+from capmodel.bench.client.telemetry import COUNTERS, CpuMeter, client_cpu, delta, flatten_server_status, server_snapshot
 
 
 def test_opcounter_deltas_match_the_operations_performed(mongo_client):

@@ -15,7 +15,9 @@ from scipy import optimize, stats
 
 from capmodel import datasets
 from capmodel.errors import FitError, InputError, PlanError
-from capmodel.models.usl import fit_usl, replicate_weights, usl_throughput
+from capmodel.models.closed_form import usl_throughput
+from capmodel.models.engine import replicate_weights
+from capmodel.models.usl import fit_usl
 
 
 def sig(published, digits=4):

@@ -8,7 +8,7 @@ import resource
 
 import pytest
 
-from capmodel.bench.workloads import load_workload
+from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import InputError
 

@@ -5,8 +5,8 @@ import datetime as dt
 
 import pytest
 
-from capmodel.bench.templates import WorkerContext, compile_template
-from capmodel.bench.workloads import load_workload, parse_workload, workload_names
+from capmodel.bench.workload.templates import WorkerContext, compile_template
+from capmodel.bench.workload.definition import load_workload, parse_workload, workload_names
 from capmodel.errors import InputError
 
 # The proportions and distributions of the YCSB core workloads, transcribed from the files workloads/workloada ..

@@ -6,9 +6,8 @@ go inside the command's function so that ``capmodel --help`` stays fast.
 from __future__ import annotations
 
 from capmodel.errors import CapmodelError
-from capmodel.jsonable import print_json, to_jsonable
 
-__all__ = ["print_json", "to_jsonable", "parse_number_list", "single_curve"]
+__all__ = ["parse_number_list", "single_curve"]
 
 
 def parse_number_list(text: str, option: str, kind=float) -> list:

@@ -69,7 +69,7 @@ def member_name(folder: str, taken: set) -> str:
 
 
 def run_observed(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.models.mix_production import mix_what_if
 
     if args.model is not None:

@@ -43,7 +43,7 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="with --scheduler: use at most this many of the cluster's workers (spread over its hosts)")
     p.add_argument("--binding", choices=("pymongo", "mongojet"), default=None,
-                   help="the driver the clients use: mongojet (the default: coroutines on a Rust core, about a third "
+                   help="the binding (the driver library) the clients use: mongojet (the default: coroutines on a Rust core, about a third "
                         "of pymongo's client CPU per operation) or pymongo (threads)")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
@@ -88,8 +88,8 @@ def build_config(args):
     """The BenchConfig from the options; with --resume, the stored configuration is the base."""
     from dataclasses import fields
 
-    from capmodel.bench.config import SCHEDULER_ENV, BenchConfig
-    from capmodel.bench.files import read_run
+    from capmodel.bench.sweep.config import SCHEDULER_ENV, BenchConfig
+    from capmodel.bench.sweep.files import read_run
     from capmodel.commands import parse_number_list
 
     given = {name: getattr(args, name) for name in OPTION_FIELDS if getattr(args, name) is not None}
@@ -109,7 +109,7 @@ def build_config(args):
 
 def run(args) -> int:
     from capmodel.redact import redact_text
-    from capmodel.bench.sweep import Sweep
+    from capmodel.bench.sweep.sweep import Sweep
 
     config, _ = build_config(args)
     quiet = args.quiet or args.json
@@ -130,7 +130,7 @@ def run(args) -> int:
                 result = Sweep(server.uri, config, args.out, resume=args.resume, progress=bars, log=log,
                                server_pids=server.pids).run()
     if args.json:
-        from capmodel.commands import print_json
+        from capmodel.jsonable import print_json
 
         print_json({"out": str(result.out), "status": result.run["status"], "steps": len(result.steps),
                     "curve": result.curve, "client_ceiling_ops_per_s": result.run.get("client_ceiling_ops_per_s"),

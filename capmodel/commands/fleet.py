@@ -58,7 +58,7 @@ def _text(fleet) -> str:
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.observe.fleet import fleet_table
 

@@ -153,7 +153,7 @@ def _json(result, solver) -> dict:
 def run(args) -> int:
     import pandas as pd
 
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
 
     if args.observed:

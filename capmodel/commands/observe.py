@@ -53,7 +53,7 @@ def _time(value, option: str):
 
 
 def run(args) -> int:
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError, InputError
     from capmodel.observe.observation import Observation
 
@@ -150,7 +150,7 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
-    from capmodel.commands import print_json
+    from capmodel.jsonable import print_json
     from capmodel.observe.members import assess
 
     if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports

@@ -247,12 +247,6 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
     )
 
 
-def assess_assumed(parameters: str, what: str) -> Reason:
-    """A scaling assumed rather than measured: the answer is as good as the assumption (weak)."""
-    return Reason("assumed_scaling", "weak", f"{what} rests on assumed scaling ({parameters}), not on a measured "
-                  "curve")
-
-
 def supported_instead(fit, evidence: Evidence) -> str:
     """When the verdict is unusable: what the data do support, one sentence per unusable reason (no full stops)."""
     best, at = best_measured(fit)

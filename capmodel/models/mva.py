@@ -212,6 +212,3 @@ def _schweitzer_point(n, d, z, queueing_demand, seidmann_delay, tolerance, max_i
         )
     return x, residence
 
-
-# the multi-class solvers live in their own modules; importable from here as the issue and the README name them
-from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva  # noqa: E402,F401

@@ -6,16 +6,9 @@ has ``name``, ``n_params`` and ``fit(curve, weights=None)``; every fitted object
 """
 from __future__ import annotations
 
-from capmodel.models.family import MODELS, ScalabilityModel, get_model, log_coherency_term
+from capmodel.models.family import MODELS
 from capmodel.models.results import ScalabilityFit
 from capmodel.models.usl_results import USLFit
-
-__all__ = ["MODELS", "get_model", "fit_amdahl", "fit_linear", "fit_log_coherency", "LOG_COHERENCY_TERMS",
-           "log_coherency_term", "LogCoherencyFit", "RivalModel"]
-
-RivalModel = ScalabilityModel
-LogCoherencyFit = ScalabilityFit      # the log-coherency model needs nothing beyond the shared results
-LOG_COHERENCY_TERMS = MODELS["log_coherency"].terms
 
 
 def fit_amdahl(curve, weights=None) -> USLFit:

@@ -65,15 +65,6 @@ class ModelComparison:
         return f"<ModelComparison recommended={self.recommended!r} by {self.criterion}>"
 
 
-def __getattr__(name: str):
-    """The cross-validation pieces live in capmodel.models.extrapolation (scikit-learn, imported only when used)."""
-    if name in ("ScalabilityRegressor", "ForwardChainingSplit", "extrapolation_check"):
-        from capmodel.models import extrapolation
-
-        return getattr(extrapolation, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _pick(table: pd.DataFrame, criterion: str) -> pd.Series:
     """Among the ranked rows within EQUIVALENT_DELTA of the best, the one with the fewest parameters."""
     close = table[table["delta"] <= EQUIVALENT_DELTA]

@@ -10,19 +10,9 @@ capmodel.models.results and its closed forms solved in capmodel.models.closed_fo
 """
 from __future__ import annotations
 
-from capmodel.models.closed_form import usl_peak, usl_throughput
-from capmodel.models.engine import curve_arrays, fit_model, replicate_weights, resolve_weights
-from capmodel.models.family import MODELS, coherency_term, contention_term
-from capmodel.models.results import FEW_POINTS, PEAK_EXTRAPOLATION, ScalabilityFit
+from capmodel.models.engine import fit_model
+from capmodel.models.family import MODELS
 from capmodel.models.usl_results import USLFit
-
-__all__ = ["fit_usl", "usl_throughput", "usl_peak", "replicate_weights", "resolve_weights", "curve_arrays",
-           "ScalabilityFit", "USLFit", "USL_TERMS", "AMDAHL_TERMS", "FORMULAS", "contention_term", "coherency_term",
-           "FEW_POINTS", "PEAK_EXTRAPOLATION"]
-
-USL_TERMS = MODELS["usl"].terms
-AMDAHL_TERMS = MODELS["amdahl"].terms
-FORMULAS = {name: model.formula for name, model in MODELS.items()}
 
 
 def fit_usl(curve, allow_superlinear: bool = False, weights=None, bounds: dict | None = None) -> USLFit:

@@ -14,20 +14,21 @@ sqrt((1 - sigma) / kappa). ``fit_usl_latency`` either fits sigma, kappa, lambda 
 point on the branch its observed concurrency N = X R puts it on (past the fitted peak: the upper one), started from
 ``capmodel.fit_usl`` on the same points' (N, X); or takes them from ``fit_usl`` on (N, X) itself, binned or not. The
 result derives the nose, the throughput where a latency target is crossed, the latency at a planned throughput and
-today's headroom, with bootstrap intervals.
+the share of the peak still spare at the busiest moment (``spare_fraction``), with bootstrap intervals.
 """
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 from scipy import optimize
 
 from capmodel.errors import FitError, InputError
-from capmodel.models.closed_form import LatencyLimit
+from capmodel.models.closed_form import LatencyLimit, usl_peak
 from capmodel.models.closed_form import latency_limit as solve_latency_limit
-from capmodel.models.usl import fit_usl, usl_peak
+from capmodel.models.usl import fit_usl
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95
@@ -191,10 +192,17 @@ class LatencyFit:
         return float(np.quantile(self.x, OBSERVED_PEAK_QUANTILE))
 
     @property
-    def headroom(self) -> float:
+    def spare_fraction(self) -> float:
         """1 - observed peak / fitted peak: the share of the fitted peak still unused at the busiest moment (below 0:
         the busiest intervals already ran past the fitted peak)."""
         return 1.0 - self.observed_peak_throughput / self.peak_throughput
+
+    @property
+    def headroom(self) -> float:
+        """Deprecated old name of ``spare_fraction`` (kept for one release)."""
+        warnings.warn("LatencyFit.headroom is deprecated: use LatencyFit.spare_fraction (the same number)",
+                      DeprecationWarning, stacklevel=2)
+        return self.spare_fraction
 
     @property
     def residuals(self) -> np.ndarray:
@@ -242,7 +250,7 @@ class LatencyFit:
 
     def conf_int(self, level: float = 0.95, n_samples: int = 200, planned_throughput: float | None = None,
                  latency_target_ms: float | None = None) -> pd.DataFrame:
-        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), headroom, and when
+        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and when
         asked the latency at a planned throughput and the throughput at a latency target."""
         if not 0 < level < 1:
             raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
@@ -267,7 +275,7 @@ class LatencyFit:
             f"R-squared (latency) {self.r2:.3f}",
             f"nose: peak throughput {self.peak_throughput:.5g} ops/s at N = {self.peak_concurrency:.4g}, "
             f"latency {self.peak_latency_ms:.4g} ms",
-            f"observed peak {self.observed_peak_throughput:.5g} ops/s: headroom {self.headroom:.1%}",
+            f"observed peak {self.observed_peak_throughput:.5g} ops/s: {self.spare_fraction:.1%} of the fitted peak spare",
         ])
 
     def __repr__(self):
@@ -277,7 +285,7 @@ class LatencyFit:
 def _figures(sigma, kappa, lambda_, observed_peak, planned=None, target_ms=None) -> dict:
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     out = {"sigma": sigma, "kappa": kappa, "lambda": lambda_, "peak_concurrency": n_peak, "peak_throughput": x_peak,
-           "headroom": 1.0 - observed_peak / x_peak}
+           "spare_fraction": 1.0 - observed_peak / x_peak}
     if planned is not None:
         out["latency_at_planned_ms"] = float(usl_latency(planned, sigma, kappa, lambda_)) * 1000.0
     if target_ms is not None:

@@ -91,7 +91,7 @@ def usl_vs_mva(fit_or_sigma, kappa=None, lambda_=None, *, concurrency=None) -> p
 
     ``concurrency`` defaults to 1 .. the largest measured concurrency when given a fit that carries its ``curve``.
     """
-    from capmodel.models.usl import usl_throughput
+    from capmodel.models.closed_form import usl_throughput
 
     sigma, kappa, lambda_ = usl_parameters(fit_or_sigma, kappa, lambda_)
     if concurrency is None:

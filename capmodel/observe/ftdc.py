@@ -39,8 +39,8 @@ from capmodel.errors import InputError
 from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
 from capmodel.observe.varint import DeltaStream, decode_varints, expand_zero_runs
 
-__all__ = ["Chunk", "LayoutCache", "date_offsets", "decode_chunk", "decode_varints", "expand_zero_runs", "ftdc_files",
-           "inflate", "iter_chunks", "iter_documents", "metric_names", "read_metrics"]
+__all__ = ["Chunk", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
+           "metric_names", "read_metrics"]
 
 METADATA, METRIC_CHUNK, PERIODIC_METADATA = 0, 1, 2
 TYPES = {METADATA: "metadata", METRIC_CHUNK: "metric chunk", PERIODIC_METADATA: "periodic metadata"}

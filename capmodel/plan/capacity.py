@@ -1,4 +1,4 @@
-"""Capacity of one VM: the usable throughput under a utilization/headroom target and a latency target, and which of
+"""Capacity of one VM: the usable throughput under a utilization target and a latency target, and which of
 the two binds.
 
 Usable throughput = min(a, b): (a) the throughput at the utilization target (the utilization law X = U / D, from the
@@ -19,19 +19,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from capmodel.constraints import Number, checked
 from capmodel.errors import PlanError
-from capmodel.models.closed_form import LatencyLimit, latency_limit
+from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.assessment import assess_capacity
-from capmodel.plan.checks import fraction
+from capmodel.plan.checks import LARGEST, SMALLEST
 from capmodel.plan.intervals import percentile_interval
 from capmodel.plan.latency import p95_to_mean_ratio
-from capmodel.plan.scaling import concurrency_for_throughput, peak
+
+
+# What each objective may be (capmodel.constraints), named as the messages and the command line say it.
+OBJECTIVE_CONSTRAINTS = {
+    "utilization_target": Number(float, SMALLEST, 1.0, name="utilization target", wanted_text="a fraction in (0, 1]"),
+    "peak_fraction": Number(float, SMALLEST, 1.0, name="peak fraction", wanted_text="a fraction in (0, 1]"),
+    "latency_p95_ms": Number(float, 0.0, LARGEST, low_open=True, name="latency target",
+                             wanted_text="a positive number of milliseconds"),
+    "latency_increase": Number(float, 0.0, LARGEST, name="latency increase", wanted_text="a fraction >= 0"),
+}
 
 
 @dataclass(frozen=True)
 class Objectives:
-    """What a VM must satisfy: utilization (headroom) target, fraction of the USL peak, latency target.
+    """What a VM must satisfy: utilization target, fraction of the USL peak, latency target.
 
     ``latency_p95_ms`` is absolute; ``latency_increase`` is relative (0.05: p95 no more than 5% above the baseline's,
     the baseline's p95 given to ``latency_target_ms``; ``plan_vms`` takes it from its baseline VM).
@@ -43,13 +53,7 @@ class Objectives:
     latency_increase: float | None = None
 
     def __post_init__(self):
-        fraction(self.utilization_target, "utilization target")
-        fraction(self.peak_fraction, "peak fraction")
-        if self.latency_p95_ms is not None and not (math.isfinite(self.latency_p95_ms) and self.latency_p95_ms > 0):
-            raise PlanError(f"latency target must be a positive number of milliseconds, got {self.latency_p95_ms!r}")
-        if self.latency_increase is not None and not (math.isfinite(self.latency_increase)
-                                                      and self.latency_increase >= 0):
-            raise PlanError(f"latency increase must be a fraction >= 0, got {self.latency_increase!r}")
+        checked(OBJECTIVE_CONSTRAINTS, vars(self), PlanError)
         if self.latency_p95_ms is not None and self.latency_increase is not None:
             raise PlanError("give either an absolute latency target or a relative one, not both")
 
@@ -208,7 +212,7 @@ def _latency(sigma, kappa, lambda_, latency_seconds) -> LatencyLimit:
 def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict[str, float]:
     """Throughput allowed by each objective for one parameter set (name -> ops/s; 0 when no load meets the
     latency target)."""
-    n_peak, x_peak = peak(sigma, kappa, lambda_)
+    n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     limits = {}
     if objectives.utilization_target is not None:
         if demand is not None:

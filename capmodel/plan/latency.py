@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.models.closed_form import concurrency_for_throughput
 from capmodel.plan.catalog import QUALITATIVE_SUFFIX
-from capmodel.plan.scaling import concurrency_for_throughput
 
 
 def qualitative_columns(table: pd.DataFrame) -> list[str]:

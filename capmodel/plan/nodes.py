@@ -17,7 +17,8 @@ from capmodel.errors import PlanError
 from capmodel.models.evidence import Evidence
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
-from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval, usl
+from capmodel.models.closed_form import usl_throughput
+from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval
 
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
 ROUNDING = ("nearest", "up")
@@ -87,8 +88,8 @@ def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0
             "usl_note": why,
         }
         if n_usl is not None:
-            lam = r["candidate_ops_per_s"] / float(usl(r["candidate_nodes"], sigma, kappa))
-            row["candidate_ops_at_nodes_usl"] = float(usl(n_usl, sigma, kappa, lam))
+            lam = r["candidate_ops_per_s"] / float(usl_throughput(r["candidate_nodes"], sigma, kappa, 1.0))
+            row["candidate_ops_at_nodes_usl"] = float(usl_throughput(n_usl, sigma, kappa, lam))
         if usl_samples is not None:
             row["nodes_usl_low"], row["nodes_usl_high"], row["usl_unreachable_share"] = units_interval(
                 r["reference_ops_per_s"], r["candidate_ops_per_s"], r["candidate_nodes"], usl_samples, max_nodes,
@@ -203,7 +204,7 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     ``node_curve`` (concurrency = node count; adds ``bootstrap`` intervals). ``sensitivity``: contention values for a
     scan of the USL count (``NodeStudy.sensitivity``). ``source``/``curve_source`` name the inputs in messages."""
     if table is None:
-        from capmodel import datasets
+        from capmodel.data import datasets
 
         table, source = datasets.load(MICRON), MICRON_SOURCE
     samples, basis, fit = None, "assumed", None

@@ -12,11 +12,6 @@ from capmodel.errors import PlanError
 from capmodel.models.closed_form import concurrency_for_throughput, usl_peak, usl_throughput, whole_peak
 
 
-def usl(n, sigma: float, kappa: float, lambda_: float = 1.0):
-    """X(N) from the shared closed form (capmodel.models.closed_form)."""
-    return usl_throughput(n, sigma, kappa, lambda_)
-
-
 def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
     for name, value in (("sigma", sigma), ("kappa", kappa)):
         if value is None or not math.isfinite(value) or value < 0:
@@ -26,11 +21,6 @@ def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
     if kappa > 1:  # the fit's own bound (0 <= kappa <= 1); beyond it X(N) underflows to nothing
         raise PlanError(f"{what}: kappa must be at most 1, got {kappa:g}")
 
-
-def peak(sigma: float, kappa: float, lambda_: float = 1.0) -> tuple[float, float]:
-    """(N*, X(N*)) from the shared closed form (capmodel.models.closed_form.usl_peak): a curve falling from the first
-    client peaks at N = 1; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear."""
-    return usl_peak(sigma, kappa, lambda_)
 
 
 def units_for_throughput(target: float, measured: float, measured_units: float, sigma: float, kappa: float,
@@ -42,20 +32,20 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
     check_parameters(sigma, kappa)
     if target <= 0:
         return 0, ""
-    lambda_ = measured / float(usl(measured_units, sigma, kappa, 1.0))
+    lambda_ = measured / float(usl_throughput(measured_units, sigma, kappa, 1.0))
     root = concurrency_for_throughput(target, sigma, kappa, lambda_)
     if math.isfinite(root):
         n = max(1, math.ceil(root - 1e-9))
-        if float(usl(n, sigma, kappa, lambda_)) < target * (1 - 1e-12):
+        if float(usl_throughput(n, sigma, kappa, lambda_)) < target * (1 - 1e-12):
             n += 1
-        if float(usl(n, sigma, kappa, lambda_)) >= target * (1 - 1e-12):
+        if float(usl_throughput(n, sigma, kappa, lambda_)) >= target * (1 - 1e-12):
             if n > max_units:
                 return None, f"unreachable: needs {n} {unit}, more than the limit of {max_units:g}"
             return n, ""
-    n_peak, x_peak = peak(sigma, kappa, lambda_)
+    n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     if math.isfinite(n_peak):
-        n_best = whole_peak(n_peak, lambda k: usl(k, sigma, kappa, lambda_))
-        x_best = float(usl(n_best, sigma, kappa, lambda_))
+        n_best = whole_peak(n_peak, lambda k: usl_throughput(k, sigma, kappa, lambda_))
+        x_best = float(usl_throughput(n_best, sigma, kappa, lambda_))
         return None, f"unreachable: throughput peaks at {x_best:,.0f} with {n_best} {unit}, below {target:,.0f}"
     return None, f"unreachable: the throughput ceiling {x_peak:,.0f} is below {target:,.0f}"
 

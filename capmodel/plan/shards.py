@@ -18,7 +18,8 @@ from capmodel.errors import PlanError
 from capmodel.models.evidence import Evidence
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
-from capmodel.plan.scaling import units_for_throughput, units_interval, usl
+from capmodel.models.closed_form import usl_throughput
+from capmodel.plan.scaling import units_for_throughput, units_interval
 
 DOCUMENTDB_MAX_SHARDS = 32        # "you can deploy a maximum of 32 shards" (AWS post)
 CLIENTS_PER_SHARD = 64            # 256/4, 512/8, 1024/16 in the AWS post
@@ -60,7 +61,7 @@ def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 
             target_rate, per_shard_throughput, 1.0, usl_samples, max_shards, level)
     if shards is None:
         return row
-    throughput = float(usl(shards, sigma, kappa, per_shard_throughput))
+    throughput = float(usl_throughput(shards, sigma, kappa, per_shard_throughput))
     row.update(
         throughput=throughput,
         linear_shards=math.ceil(target_rate / per_shard_throughput - 1e-9),
@@ -146,7 +147,8 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     ``clients_per_shard`` (64) per shard, at least ``min_clients`` (128). ``scenarios``: contention values to plan
     each target under too. ``source`` names the inputs (the curve's file in messages).
     """
-    from capmodel.plan.scaling import check_parameters, peak
+    from capmodel.models.closed_form import usl_peak
+    from capmodel.plan.scaling import check_parameters
 
     check_parameters(sigma or 0.0, kappa or 0.0, "sigma/kappa")
     samples, fit, measured_shards = None, None, 1.0
@@ -170,7 +172,7 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     latency_s = batch_latency_ms / 1000.0 if batch_latency_ms is not None else None
     per_shard_clients = clients_per_shard if clients_per_shard is not None else CLIENTS_PER_SHARD
     min_clients = min_clients if min_clients is not None else MIN_CLIENTS
-    peak_shards, peak_throughput = peak(model["sigma"], model["kappa"], model["per_shard_throughput"])
+    peak_shards, peak_throughput = usl_peak(model["sigma"], model["kappa"], model["per_shard_throughput"])
     model.update(
         max_shards=max_shards, batch_size=batch_size, batch_latency_ms=batch_latency_ms,
         clients_per_shard=None if latency_s else per_shard_clients, min_clients=None if latency_s else min_clients,

@@ -103,7 +103,7 @@ def fit_per_vm(curves: pd.DataFrame) -> dict:
 
 
 def _bundled_study() -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
-    from capmodel import datasets
+    from capmodel.data import datasets
 
     return (datasets.load(BENCHANT["catalog"]), datasets.load(BENCHANT["measurements"]),
             datasets.load(BENCHANT["baseline"]).iloc[0])

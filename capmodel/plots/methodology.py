@@ -16,7 +16,7 @@ def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 6
                      title: str = "The three terms of the Universal Scalability Law") -> go.Figure:
     """Linear scaling (lambda only), Amdahl (adds contention sigma) and the full USL (adds coherency kappa); the
     y axis stops a little above Amdahl and the USL, so the linear line leaves the top as in the textbooks."""
-    from capmodel.models.usl import usl_throughput
+    from capmodel.models.closed_form import usl_throughput
 
     n = np.linspace(1.0, float(upto), 200)
     fig = go.Figure()

@@ -17,7 +17,7 @@ BENCHANT_OPS_PER_USER = 0.26   # the benchANT study: 6,500 ops/s for 25,000 user
 
 def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
     """The curve, steps and run record of a ``capmodel bench --out`` folder (``InputError`` naming what is missing)."""
-    from capmodel.bench.files import CURVE_FILE, RUN_FILE, STEPS_FILE, curve_table, read_steps
+    from capmodel.bench.sweep.files import CURVE_FILE, RUN_FILE, STEPS_FILE, curve_table, read_steps
     from capmodel.data.readers import read_curve
 
     folder = Path(folder)
@@ -150,7 +150,7 @@ class BenchReport:
         return FitReport(self.curve, self.comparison, self.fit, "", self.level, 0, {}).comparison_table()
 
     def sweep_sentence(self) -> str:
-        from capmodel.bench.describe import describe_sweep
+        from capmodel.bench.sweep.describe import describe_sweep
 
         return describe_sweep(self.run, self.steps) if self.steps else ""
 

@@ -93,7 +93,7 @@ def _rounding(name, value, values):
 
 
 def _workload(name, value, values):
-    from capmodel.bench.workloads import load_workload, workload_names
+    from capmodel.bench.workload.definition import load_workload, workload_names
 
     if values.get("bench_dir") or value in workload_names():
         return

@@ -171,7 +171,7 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
                        tenant_threads: int = 32) -> MethodologyReport:
     import capmodel
     from capmodel.models.mix import fit_mix_demands
-    from capmodel.models.mva import multiclass_mva
+    from capmodel.models.mva_multiclass import multiclass_mva
     from capmodel.models.usl_mva import usl_vs_mva
 
     curve = capmodel.datasets.load_curve(dataset)

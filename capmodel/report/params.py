@@ -142,17 +142,6 @@ def _coerce(name: str, text: str, default):
     return _coerce_scalar(text, default, name)
 
 
-def parse_pairs(pairs, defaults: dict, notebook: str) -> dict:
-    """``[(key, text), ...]`` -> ``{key: value}`` coerced to the defaults' types; unknown keys are an error."""
-    values = {}
-    for key, text in pairs or []:
-        if key not in defaults:
-            known = ", ".join(defaults) or "none"
-            raise InputError(f"report {notebook}: unknown parameter '{key}' (known: {known})")
-        values[key] = coerce(key, text, defaults[key])
-    return values
-
-
 def _masked_parts(original: str, shown: str) -> set[str]:
     """The pieces of ``original`` that redaction replaced by the mask in ``shown``."""
     from difflib import SequenceMatcher

@@ -1,6 +1,6 @@
 """Workloads as data: YAML files under ``data/workloads/`` (or any path) loaded and validated into ``Workload``.
 
-A workload says what to do, never how to talk to the database (that is ``binding``) or what was seen
+A workload says what to do, never how to talk to the database (that is the binding, ``capmodel.bench.client``) or what was seen
 (``measurements``). Keys of a workload file:
 
 ``name``, ``description``, ``source``   what it is and where its definition comes from
@@ -11,7 +11,7 @@ A workload says what to do, never how to talk to the database (that is ``binding
                                         YCSB's default insertorder); ``distribution`` is the request distribution
                                         (uniform, zipfian, scrambled_zipfian, latest, hotspot). Omit for ObjectIds.
 ``fields``                              ``{count: 10, length: 100}``: YCSB's field0..field9 of random text
-``document``                            a template (see ``capmodel.bench.templates``) for loaded/inserted documents
+``document``                            a template (see ``capmodel.bench.workload.templates``) for loaded/inserted documents
 ``indexes``                             ``[{name, keys: {field: 1, ...}}]`` created before loading
 ``readallfields``, ``writeallfields``   YCSB's switches (read all fields / update one random field)
 ``scan``                                ``{max_length: 100, length_distribution: uniform|zipfian}`` (workload E)
@@ -22,7 +22,7 @@ Operation kinds: YCSB's key-based ``read``, ``update``, ``insert``, ``scan``, ``
 kinds ``find`` (filter, projection, sort, limit), ``update`` with ``filter`` + ``update`` (``many``), ``delete``
 (filter, ``many``), ``aggregate`` (pipeline), ``insert`` with ``batch``, and ``command`` (a database command
 template, e.g. ``{ping: 1}``; only read-only commands and commands on the workload's own collection, see
-``capmodel.bench.confinement``). Weights are normalised to proportions.
+``capmodel.bench.workload.confinement``). Weights are normalised to proportions.
 """
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from capmodel._bundled import bundled_dir
-from capmodel.bench.confinement import check_operation
-from capmodel.bench.generators import DISTRIBUTIONS
-from capmodel.bench.templates import compile_template, estimated_size
+from capmodel.bench.workload.confinement import check_operation
+from capmodel.bench.workload.generators import DISTRIBUTIONS
+from capmodel.bench.workload.templates import compile_template, estimated_size
 from capmodel.data.structured import check_depth, load_yaml, read_text
 from capmodel.errors import InputError, shown
 
@@ -46,7 +46,7 @@ MAX_WORKLOAD_BYTES = 1 * 2**20
 MAX_RECORDS = 1_000_000_000
 MAX_DOCUMENT_BYTES = 16 * 2**20  # MongoDB's BSON document limit
 MAX_BATCH_BYTES = 256 * 2**20    # documents held in memory at once: a load batch (1,000) or an insert's 'batch'
-LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.binding.load_records)
+LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.client.operations.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
              "readallfields", "writeallfields", "scan", "throughput", "operations"}
 

@@ -1,10 +1,10 @@
 """Drive one benchmark step: N workers against one collection, closed loop or open loop.
 
 Workers are threads sharing one pymongo ``MongoClient`` (its pool must hold at least N connections; ``sweep`` sizes
-it), or with an asynchronous driver (mongojet) coroutines on one event loop (``capmodel.bench.async_workers``).
+it), or with an asynchronous binding (mongojet) coroutines on one event loop (``capmodel.bench.client.async_workers``).
 pymongo's own ``AsyncMongoClient`` cost 1.2-2.3x the client CPU per operation of threads in
 ``benchmarks/bench_drivers.py``, mongojet 0.3-0.5x; the per-operation path stays short either way: pick the
-operation (pre-drawn in blocks), call the driver, append one integer (``capmodel.bench.workers``).
+operation (pre-drawn in blocks), call the binding, append one integer (``capmodel.bench.client.thread_workers``).
 
 Closed loop: each worker runs its next operation as soon as the previous one returns. The step starts with a warm-up
 whose operations are discarded; an operation is measured when it completes inside the measurement window, so
@@ -39,11 +39,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from capmodel.bench.arrivals import arrival_schedule
-from capmodel.bench.binding import KeySpace, make_worker_ops, worker_seed
-from capmodel.bench.measurements import Recorder, StepMeasurements
-from capmodel.bench.progress import StepProgress
-from capmodel.bench.workloads import Workload
+from capmodel.bench.client.arrivals import arrival_schedule
+from capmodel.bench.client.operations import KeySpace, make_worker_ops, worker_seed
+from capmodel.bench.client.measurements import Recorder, StepMeasurements
+from capmodel.bench.client.progress import StepProgress
+from capmodel.bench.workload.definition import Workload
 from capmodel.errors import BenchError
 
 POLL_S = 0.25
@@ -179,14 +179,14 @@ class Runner:
 
     def __init__(self, collection, workload: Workload, keyspace: KeySpace | None = None, seed: int = 0,
                  join_timeout: float = 15.0, stop_unreachable_after: float | None = None):
-        """``collection``: a pymongo collection (worker threads), or a driver of ``capmodel.bench.drivers`` (an
+        """``collection``: a pymongo collection (worker threads), or a binding of ``capmodel.bench.client.bindings`` (an
         asynchronous one runs its workers as coroutines). ``stop_unreachable_after``: end a step early once the
         server has been unreachable for that many seconds (only unreachable errors, nothing completing); None runs
         every step its full length."""
-        from capmodel.bench.drivers import MongojetDriver, PymongoDriver
+        from capmodel.bench.client.bindings import MongojetBinding, PymongoBinding
 
-        is_driver = isinstance(collection, (MongojetDriver, PymongoDriver))
-        self.driver = collection if is_driver else PymongoDriver(collection)
+        is_binding = isinstance(collection, (MongojetBinding, PymongoBinding))
+        self.binding = collection if is_binding else PymongoBinding(collection)
         self.workload, self.keyspace = workload, keyspace
         self.seed, self.join_timeout = seed, join_timeout
         self.stop_unreachable_after = stop_unreachable_after
@@ -210,13 +210,13 @@ class Runner:
             raise BenchError(f"target rate must be > 0 ops/s, got {rate}")
         if operations is not None and rate is not None:
             raise BenchError("an open-loop step (rate) runs for a duration, not an operation count")
-        if not self.driver.asynchronous:
-            options = self.driver.database.client.options
+        if not self.binding.asynchronous:
+            options = self.binding.database.client.options
             pool = getattr(getattr(options, "pool_options", None), "max_pool_size", None)
             if pool is not None and pool < concurrency:
                 raise BenchError(f"the client's maxPoolSize {pool} is below the concurrency {concurrency}; "
                                  "workers would queue for connections")
-        ops = [make_worker_ops(self.workload, self.driver, self.keyspace, first_worker + i, self.seed)
+        ops = [make_worker_ops(self.workload, self.binding, self.keyspace, first_worker + i, self.seed)
                for i in range(concurrency)]
         recorders = [Recorder(len(ops[0].calls)) for _ in range(concurrency)]
         state = _State()
@@ -228,11 +228,11 @@ class Runner:
             schedule = arrival_schedule(rate, warmup + duration, arrivals, seed=worker_seed(self.seed, first_worker))
             state.schedule = schedule.tolist()
         loop = "open" if rate is not None else "counted" if operations is not None else "closed"
-        if self.driver.asynchronous:
-            from capmodel.bench.async_workers import AsyncWorkers as Workers
+        if self.binding.asynchronous:
+            from capmodel.bench.client.async_workers import AsyncWorkers as Workers
         else:
-            from capmodel.bench.workers import ThreadWorkers as Workers
-        workers = Workers(self.driver, loop, state, ops, recorders, failures)
+            from capmodel.bench.client.thread_workers import ThreadWorkers as Workers
+        workers = Workers(self.binding, loop, state, ops, recorders, failures)
         workers.start()
         prime_until = start_at if start_at is not None else time.time() + PRIME_TIMEOUT_S
         while len(workers.primed) < concurrency and time.time() < prime_until:

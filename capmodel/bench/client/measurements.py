@@ -55,9 +55,6 @@ class Recorder:
     def count(self) -> int:
         return sum(len(values) for values in self.latencies)
 
-    def error_total(self) -> int:
-        return sum(self.errors.values())
-
 
 def _record_all(histogram: HdrHistogram, values_us) -> None:
     if len(values_us) == 0:

@@ -1,8 +1,9 @@
-"""How an operation reaches the server: one class per driver, the same methods, each returning the number of
-documents the operation counts for (YCSB's DB interface: the workload says what to do, a driver how).
+"""The bindings (``--binding``): how an operation reaches the server, one class per driver library with the same
+methods, each returning the number of documents the operation counts for (YCSB's DB interface, its "binding": the
+workload says what to do, a binding how).
 
-- ``PymongoDriver``: pymongo's synchronous ``Collection``; its methods return the count. Worker threads call them.
-- ``MongojetDriver``: mongojet's asynchronous ``Collection`` (a Rust core: the I/O and connection handling run
+- ``PymongoBinding``: pymongo's synchronous ``Collection``; its methods return the count. Worker threads call them.
+- ``MongojetBinding``: mongojet's asynchronous ``Collection`` (a Rust core: the I/O and connection handling run
   outside the GIL); its methods are coroutines, awaited by worker tasks on one event loop. mongojet has no
   client-side operation timeout (it refuses ``timeoutMS`` and ``socketTimeoutMS``), so every call is wrapped in
   ``asyncio.timeout`` and a stalled server ends the operation with ``TimeoutError``.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import asyncio
 
 
-class PymongoDriver:
+class PymongoBinding:
     """Operations on a pymongo collection (synchronous)."""
 
     asynchronous = False
@@ -71,7 +72,7 @@ class PymongoDriver:
         return 1
 
 
-class MongojetDriver:
+class MongojetBinding:
     """Operations on a mongojet collection (coroutines), each bounded by ``timeout_s`` on the client side."""
 
     asynchronous = True

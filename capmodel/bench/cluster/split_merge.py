@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 
-from capmodel.bench.measurements import StepMeasurements
-from capmodel.bench.runner import StepResult
+from capmodel.bench.client.measurements import StepMeasurements
+from capmodel.bench.client.runner import StepResult
 
 
 def split(total: int, parts: int) -> list[int]:

@@ -22,7 +22,7 @@ A step is **client-bound** when the client, not the server, may have set its pac
 """
 from __future__ import annotations
 
-from capmodel.bench.runner import UNREACHABLE
+from capmodel.bench.client.runner import UNREACHABLE
 
 CEILING_FRACTION = 0.8
 CPU_FRACTION = 0.85

@@ -22,11 +22,11 @@ import logging
 import secrets
 import time
 
-from capmodel.bench.progress import StepProgress
-from capmodel.bench.runner import StepResult
-from capmodel.bench.scheduler_probe import CALL_TIMEOUT_S, CONNECT_TIMEOUT_S, probe_scheduler
-from capmodel.bench.share import Secret, ShareRequest, close_clients, run_share, worker_version
-from capmodel.bench.shares import merge, portion, split
+from capmodel.bench.client.progress import StepProgress
+from capmodel.bench.client.runner import StepResult
+from capmodel.bench.cluster.scheduler_probe import CALL_TIMEOUT_S, CONNECT_TIMEOUT_S, probe_scheduler
+from capmodel.bench.cluster.share import Secret, ShareRequest, close_clients, run_share, worker_version
+from capmodel.bench.cluster.split_merge import merge, portion, split
 from capmodel.errors import BenchError
 
 START_LEAD_S = 1.0  # the step starts this long after its tasks are sent ...

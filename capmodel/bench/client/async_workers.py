@@ -1,9 +1,9 @@
-"""The workers of a step as coroutines on an asynchronous driver (mongojet), on one event loop per process.
+"""The workers of a step as coroutines on an asynchronous binding (mongojet), on one event loop per process.
 
 The event loop (uvloop's when installed, else asyncio's) runs in a thread of its own for the life of the process, so
-the coordinating thread (``capmodel.bench.runner``) watches the step exactly as it watches worker threads, and the
+the coordinating thread (``capmodel.bench.client.runner``) watches the step exactly as it watches worker threads, and the
 mongojet clients (one per URI and pool size) stay connected from step to step. The measuring loops are those of
-``capmodel.bench.workers`` with ``await`` where the driver is called.
+``capmodel.bench.client.thread_workers`` with ``await`` where the binding is called.
 
 mongojet aborts now and then at interpreter exit while its Rust threads still run (about one run in ten on
 asyncio's loop in our measurements; ``benchmarks/bench_drivers.py``): ``close_all()`` closes every client and lets
@@ -16,7 +16,7 @@ import atexit
 import threading
 import time
 
-from capmodel.bench.workers import ERROR_BACKOFF_S
+from capmodel.bench.client.thread_workers import ERROR_BACKOFF_S
 
 _HOST: dict = {}
 _LOCK = threading.Lock()
@@ -51,7 +51,7 @@ def call(coroutine, timeout: float | None = None):
 
 
 def client(uri: str, options: dict):
-    """A mongojet client for ``uri`` with ``options`` (as ``capmodel.bench.connection.client_options`` resolves
+    """A mongojet client for ``uri`` with ``options`` (as ``capmodel.bench.cluster.connection.client_options`` resolves
     them; cached: one per URI and options)."""
     import mongojet
 
@@ -102,8 +102,8 @@ atexit.register(close_all)
 class AsyncWorkers:
     """One task per worker on the process's event loop."""
 
-    def __init__(self, driver, loop: str, state, ops, recorders, failures: list):
-        self.driver, self.state, self.failures = driver, state, failures
+    def __init__(self, binding, loop: str, state, ops, recorders, failures: list):
+        self.binding, self.state, self.failures = binding, state, failures
         self.ops, self.recorders, self.target = ops, recorders, LOOPS[loop]
         self.primed: list[bool] = []
         self._future = None
@@ -112,7 +112,7 @@ class AsyncWorkers:
         async def prime_all():
             async def prime():
                 try:
-                    await self.driver.ping()
+                    await self.binding.ping()
                 except Exception:  # noqa: BLE001 - a server that cannot be reached shows in the step's own errors
                     pass
                 self.primed.append(True)

@@ -1,9 +1,9 @@
-"""The workers of a step as OS threads on a synchronous driver (pymongo), and their measuring loops.
+"""The workers of a step as OS threads on a synchronous binding (pymongo), and their measuring loops.
 
 Every worker first opens its connection (a ``ping``, all at once, not measured), then waits for the common start;
 ``go()`` releases them together. The loops keep the measured path short: pick the operation (pre-drawn in blocks),
-call the driver, append one integer. Their rules (what is measured, what counts as in flight at the window's end)
-are written in ``capmodel.bench.runner``; ``capmodel.bench.async_workers`` runs the same loops as coroutines.
+call the binding, append one integer. Their rules (what is measured, what counts as in flight at the window's end)
+are written in ``capmodel.bench.client.runner``; ``capmodel.bench.client.async_workers`` runs the same loops as coroutines.
 """
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ ERROR_BACKOFF_S = 0.01
 class ThreadWorkers:
     """One thread per worker."""
 
-    def __init__(self, driver, loop: str, state, ops, recorders, failures: list):
-        self.driver, self.state, self.failures = driver, state, failures
+    def __init__(self, binding, loop: str, state, ops, recorders, failures: list):
+        self.binding, self.state, self.failures = binding, state, failures
         self.primed: list[bool] = []
         self._go = threading.Event()
         target = LOOPS[loop]
 
         def work(worker_ops, recorder):
             try:  # open this worker's connection now, all workers at once, so the pool is full when the step starts
-                driver.ping()
+                binding.ping()
             except Exception:  # noqa: BLE001 - a server that cannot be reached shows in the step's own errors
                 pass
             self.primed.append(True)

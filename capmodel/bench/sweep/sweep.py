@@ -2,8 +2,8 @@
 
 ``Sweep(uri, config, out).run()`` orchestrates the parts, each in its own module:
 - ``config``     what to measure (``BenchConfig``, validated before anything connects);
-- ``connection`` the coordinator's MongoClient, versions, where the server runs;
-- ``executor``   where the clients run: threads of this process, a local Dask cluster, or Dask workers on other hosts;
+- ``cluster.connection`` the coordinator's MongoClient, versions, where the server runs;
+- ``cluster.executor`` where the clients run: threads of this process, a local Dask cluster, or Dask workers on other hosts;
 - ``verdict``    what a step is worth: failed or ok, client-bound, Little's law;
 - ``adaptive``   which concurrency to measure next (``--adaptive``);
 - ``files``      ``run.json``, ``steps.jsonl`` (each step fsync'ed the moment it ends) and ``curve.csv``.
@@ -23,21 +23,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from capmodel.bench import verdict
-from capmodel.bench.adaptive import choose_next
-from capmodel.bench.config import SWEEP_KEYS, BenchConfig
-from capmodel.bench.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
+from capmodel.bench.sweep import verdict
+from capmodel.bench.sweep.adaptive import choose_next
+from capmodel.bench.sweep.config import SWEEP_KEYS, BenchConfig
+from capmodel.bench.cluster.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
                                        versions)
-from capmodel.bench.executor import SchedulerLost, open_executor
-from capmodel.bench.files import (RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table, read_run,
+from capmodel.bench.cluster.executor import SchedulerLost, open_executor
+from capmodel.bench.sweep.files import (RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table, read_run,
                                   read_steps, write_curve, write_run)
-from capmodel.bench.runner import UNREACHABLE
-from capmodel.bench.scheduler_probe import probe_scheduler
+from capmodel.bench.client.runner import UNREACHABLE
+from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
 from capmodel.output_folder import FolderLock, write_atomic
 from capmodel.redact import redact_text, redact_uri, secrets_masked
 
-__all__ = ["BenchConfig", "Sweep", "SweepResult", "run_sweep"]
+__all__ = ["Sweep", "SweepResult", "run_sweep"]
 
 CALIBRATION_SECONDS = 1.0
 
@@ -129,9 +129,9 @@ class Sweep:
         return SweepResult(self.out, curve_table(self.steps), self.steps, self.run_info)
 
     def _run(self, client) -> None:
-        from capmodel.bench.binding import create_indexes, load_records
-        from capmodel.bench.safety import prepare_collection
-        from capmodel.bench.workloads import load_workload
+        from capmodel.bench.client.operations import create_indexes, load_records
+        from capmodel.bench.workload.ownership import prepare_collection
+        from capmodel.bench.workload.definition import load_workload
 
         cfg = self.config
         workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection,
@@ -218,7 +218,7 @@ class Sweep:
     def _calibrate(self, database) -> float:
         """The client's ceiling: closed-loop ``ping`` rate at the sweep's smallest useful concurrency (<= 8 per
         client process)."""
-        from capmodel.bench.workloads import parse_workload
+        from capmodel.bench.workload.definition import parse_workload
 
         ping_workload = parse_workload({"name": "client-ceiling", "collection": "unused",
                                         "operations": [{"op": "command", "command": {"ping": 1}}]}, "calibration")
@@ -268,7 +268,7 @@ class Sweep:
                 time.sleep(0.5)
 
     def _measure(self, runner, client, workload, conc, rep, phase, attempt) -> dict:
-        from capmodel.bench import telemetry
+        from capmodel.bench.client import telemetry
 
         cfg = self.config
         replica_before = _safe(lambda: telemetry.replica_state(client))

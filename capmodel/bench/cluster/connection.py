@@ -9,7 +9,7 @@ import platform
 import socket
 import sys
 
-from capmodel.bench.redact import redact_text, redact_uri
+from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import BenchError
 
 
@@ -35,7 +35,7 @@ def client_options(uri: str, config, pool: int, binding: str = "pymongo") -> tup
     timeouts win over capmodel's defaults; every other URI option is kept as written. No option is given twice (the
     Rust driver refuses that). ``config``: a BenchConfig or anything with its ``timeout_ms``,
     ``server_selection_timeout_ms``, ``read_preference`` and ``write_concern``. The Rust driver has no ``timeoutMS``
-    (mongojet's calls are timed out by ``MongojetDriver``), so ``binding="mongojet"`` leaves it out.
+    (mongojet's calls are timed out by ``MongojetBinding``), so ``binding="mongojet"`` leaves it out.
     """
     base, parts = _query_pairs(uri)
     explicit = {"maxPoolSize": pool}
@@ -86,7 +86,7 @@ def ping(client, uri: str, where: str = "") -> None:
     selection to the operation timeout, 10 s)."""
     import pymongo
 
-    from capmodel.bench.mongo_errors import describe, is_password_refused, password_refused
+    from capmodel.bench.client.mongo_errors import describe, is_password_refused, password_refused
 
     try:
         with pymongo.timeout(client.options.server_selection_timeout):

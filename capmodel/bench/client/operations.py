@@ -1,8 +1,8 @@
-"""A workload bound to a driver: each operation kind as a call, and how records are loaded.
+"""A workload's operations as calls on a binding: each operation kind as a call, and how records are loaded.
 
 ``WorkerOps`` is built once per worker: it holds that worker's random state and key chooser and exposes
 ``calls[i]()`` for operation ``i`` of the workload (returning the number of documents it counts for, or a coroutine of
-it with an asynchronous driver; ``capmodel.bench.drivers`` says how each call reaches the server). Nothing here
+it with an asynchronous binding; ``capmodel.bench.client.bindings`` says how each call reaches the server). Nothing here
 takes a lock per operation; the only shared state is ``KeySpace``'s insert counter (``itertools.count``, atomic
 under the GIL).
 """
@@ -12,9 +12,9 @@ import itertools
 
 import numpy as np
 
-from capmodel.bench.generators import ZipfianGenerator, fnv1a_64, key_chooser
-from capmodel.bench.templates import WorkerContext, compile_template
-from capmodel.bench.workloads import Workload
+from capmodel.bench.workload.generators import ZipfianGenerator, fnv1a_64, key_chooser
+from capmodel.bench.workload.templates import WorkerContext, compile_template
+from capmodel.bench.workload.definition import Workload
 
 BLOCK = 256  # keys and operation choices are drawn this many at a time (small numpy calls keep the GIL)
 FIRST_BLOCK = 64  # the first keys of a worker, drawn when it is built
@@ -65,12 +65,12 @@ def _sort_spec(sort):
 
 
 class WorkerOps:
-    """One worker's operations: ``calls[i]()`` runs operation ``i`` through ``driver`` (``capmodel.bench.drivers``)
-    and returns its document count (a coroutine of it with an asynchronous driver); ``next_op()`` picks one by
+    """One worker's operations: ``calls[i]()`` runs operation ``i`` through ``binding`` (``capmodel.bench.client.bindings``)
+    and returns its document count (a coroutine of it with an asynchronous binding); ``next_op()`` picks one by
     proportion."""
 
-    def __init__(self, workload: Workload, driver, keyspace: KeySpace | None, seed: int):
-        self.workload, self.driver, self.keyspace = workload, driver, keyspace
+    def __init__(self, workload: Workload, binding, keyspace: KeySpace | None, seed: int):
+        self.workload, self.binding, self.keyspace = workload, binding, keyspace
         self.ctx = WorkerContext(seed, next_key=self.next_key if keyspace is not None else None)
         self.rng = self.ctx.rng
         self._keys: list = []
@@ -99,7 +99,7 @@ class WorkerOps:
 
     # --- operation factories -------------------------------------------------------------------------------
     def _make(self, op):
-        w, driver, ctx = self.workload, self.driver, self.ctx
+        w, binding, ctx = self.workload, self.binding, self.ctx
         where = f"workload '{w.name}': operation '{op.name}'"
         p = op.params
         if op.kind in ("read", "scan", "readmodifywrite") or (op.kind == "update" and "filter" not in p):
@@ -107,20 +107,20 @@ class WorkerOps:
         if op.kind == "insert":
             return self._insert(compile_template(p.get("document", w.document_template()), where), p.get("batch", 1))
         if op.kind == "command":
-            command_of, command = compile_template(p["command"], f"{where}.command"), driver.command
+            command_of, command = compile_template(p["command"], f"{where}.command"), binding.command
             return lambda: command(command_of(ctx))
         filter_of = compile_template(p.get("filter", {}), f"{where}.filter")
         if op.kind == "find":
             projection, sort, limit = p.get("projection"), _sort_spec(p.get("sort")), int(p.get("limit", 0))
-            find = driver.find
+            find = binding.find
             return lambda: find(filter_of(ctx), projection, sort, limit)
         if op.kind == "update":
-            update_of, update, many = compile_template(p["update"], f"{where}.update"), driver.update, p.get("many")
+            update_of, update, many = compile_template(p["update"], f"{where}.update"), binding.update, p.get("many")
             return lambda: update(filter_of(ctx), update_of(ctx), many)
         if op.kind == "delete":
-            delete, many = driver.delete, p.get("many")
+            delete, many = binding.delete, p.get("many")
             return lambda: delete(filter_of(ctx), many)
-        pipeline_of, aggregate = compile_template(p["pipeline"], f"{where}.pipeline"), driver.aggregate
+        pipeline_of, aggregate = compile_template(p["pipeline"], f"{where}.pipeline"), binding.aggregate
         return lambda: aggregate(pipeline_of(ctx))
 
     def _projection(self):
@@ -129,7 +129,7 @@ class WorkerOps:
         return {self.rng.choice(self.workload.field_names): 1}
 
     def _ycsb_read(self):
-        read, key, projection = self.driver.read, self.next_key, self._projection
+        read, key, projection = self.binding.read, self.next_key, self._projection
         if self.workload.readallfields:  # the common case, kept to one call
             return lambda: read({"_id": key()})
         return lambda: read({"_id": key()}, projection())
@@ -141,15 +141,15 @@ class WorkerOps:
         return {self.rng.choice(w.field_names): ctx.text(w.field_length)}
 
     def _ycsb_update(self):
-        update, key, values = self.driver.ycsb_update, self.next_key, self._new_values
+        update, key, values = self.binding.ycsb_update, self.next_key, self._new_values
         return lambda: update({"_id": key()}, {"$set": values()})
 
     def _ycsb_readmodifywrite(self):
-        rmw, key, projection, values = self.driver.read_modify_write, self.next_key, self._projection, self._new_values
+        rmw, key, projection, values = self.binding.read_modify_write, self.next_key, self._projection, self._new_values
         return lambda: rmw({"_id": key()}, projection(), {"$set": values()})
 
     def _ycsb_scan(self):
-        w, scan, key, projection, rng = self.workload, self.driver.scan, self.next_key, self._projection, self.rng
+        w, scan, key, projection, rng = self.workload, self.binding.scan, self.next_key, self._projection, self.rng
         if w.scan_length_distribution == "zipfian":
             lengths = ZipfianGenerator(1, w.scan_max_length, seed=rng.getrandbits(32))
             pool: list[int] = []
@@ -177,9 +177,9 @@ class WorkerOps:
             return doc
 
         if batch == 1:
-            insert_one = self.driver.insert_one
+            insert_one = self.binding.insert_one
             return lambda: insert_one(make_doc())
-        insert_many = self.driver.insert_many
+        insert_many = self.binding.insert_many
         return lambda: insert_many([make_doc() for _ in range(batch)])
 
 
@@ -188,9 +188,9 @@ def worker_seed(seed: int, worker: int) -> int:
     return (seed * 1_000_003 + worker) % (2**32)
 
 
-def make_worker_ops(workload: Workload, driver, keyspace, worker: int, seed: int) -> WorkerOps:
-    """The operations of worker number ``worker`` through ``driver`` (``capmodel.bench.drivers``)."""
-    return WorkerOps(workload, driver, keyspace, seed=worker_seed(seed, worker))
+def make_worker_ops(workload: Workload, binding, keyspace, worker: int, seed: int) -> WorkerOps:
+    """The operations of worker number ``worker`` through ``binding`` (``capmodel.bench.client.bindings``)."""
+    return WorkerOps(workload, binding, keyspace, seed=worker_seed(seed, worker))
 
 
 def create_indexes(collection, workload: Workload) -> None:

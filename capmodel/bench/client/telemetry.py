@@ -210,9 +210,3 @@ def replica_state(client) -> dict | None:
     term = int.from_bytes(election.binary[4:], "big") if election is not None else None
     return {"set": hello["setName"], "primary": hello.get("primary"), "term": term, "taken_at": time.time()}
 
-
-def election_between(before: dict | None, after: dict | None) -> bool | None:
-    """Whether the replica set elected a primary between two ``replica_state`` samples (None: not known)."""
-    if before is None or after is None:
-        return None
-    return before["primary"] != after["primary"] or before["term"] != after["term"]

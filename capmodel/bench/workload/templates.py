@@ -94,7 +94,7 @@ def _generator(spec: dict, where: str) -> Callable[[WorkerContext], Any]:
         if dist == "uniform":
             return lambda ctx: ctx.rng.randint(lo, hi)
         if dist == "zipfian":
-            from capmodel.bench.generators import ZipfianGenerator
+            from capmodel.bench.workload.generators import ZipfianGenerator
 
             return _blocked(lambda ctx: ZipfianGenerator(lo, hi, seed=ctx.rng.getrandbits(32)), where)
         raise InputError(f"{where}: distribution {dist!r} must be 'uniform' or 'zipfian'")

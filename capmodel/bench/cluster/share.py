@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from capmodel.bench import attempts
+from capmodel.bench.client import attempts
 from capmodel.redact import redact_text, secrets_masked
 
 _CLIENTS: dict[str, object] = {}  # MongoClients of this process, kept warm from step to step
@@ -90,7 +90,7 @@ def _identity(dask_worker=None) -> tuple[str, str, float]:
 def _client(uri: str, options: dict, pool: int):
     from types import SimpleNamespace
 
-    from capmodel.bench.connection import make_client
+    from capmodel.bench.cluster.connection import make_client
 
     key = hashlib.sha256(repr((uri, sorted(options.items()), pool)).encode()).hexdigest()
     with _LOCK:
@@ -101,14 +101,14 @@ def _client(uri: str, options: dict, pool: int):
 
 def close_clients() -> None:
     """Close the clients this process keeps (the end of a sweep): pymongo's, and mongojet's if it was used."""
-    from capmodel.bench.connection import close_soon
+    from capmodel.bench.cluster.connection import close_soon
 
     with _LOCK:
         for client in _CLIENTS.values():
             close_soon(client)
         _CLIENTS.clear()
-    if "capmodel.bench.async_workers" in sys.modules:
-        sys.modules["capmodel.bench.async_workers"].close_all()
+    if "capmodel.bench.client.async_workers" in sys.modules:
+        sys.modules["capmodel.bench.client.async_workers"].close_all()
 
 
 def run_share(request: ShareRequest, dask_worker=None, progress: bool = False) -> dict:
@@ -138,16 +138,16 @@ def run_share(request: ShareRequest, dask_worker=None, progress: bool = False) -
 
 
 def _run(request: ShareRequest, address, host, scheduler_delay, where, progress) -> dict:
-    from capmodel.bench.binding import KeySpace
-    from capmodel.bench.connection import ping, server_on_this_host
-    from capmodel.bench.runner import Runner
-    from capmodel.bench.telemetry import CpuMeter
-    from capmodel.bench.workloads import parse_workload
+    from capmodel.bench.client.operations import KeySpace
+    from capmodel.bench.cluster.connection import ping, server_on_this_host
+    from capmodel.bench.client.runner import Runner
+    from capmodel.bench.client.telemetry import CpuMeter
+    from capmodel.bench.workload.definition import parse_workload
 
     uri = request.uri.reveal()
     counted = request.client_options.get("binding") != "mongojet"
     if not counted:
-        target = _mongojet_driver(uri, request)
+        target = _mongojet_binding(uri, request)
         _ping_async(target, uri, where)
     else:
         attempts.listen()  # before the client is made: it counts the attempts pymongo retries silently
@@ -180,32 +180,32 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
     return {"ok": True, "record": result.as_record(), "keys_next": keyspace.count if keyspace else None}
 
 
-def _ping_async(driver, uri: str, where: str) -> None:
-    from capmodel.bench import async_workers
-    from capmodel.bench.mongo_errors import describe
+def _ping_async(binding, uri: str, where: str) -> None:
+    from capmodel.bench.client import async_workers
+    from capmodel.bench.client.mongo_errors import describe
     from capmodel.errors import BenchError
     from capmodel.redact import redact_uri
 
     try:
-        async_workers.call(driver.ping())
+        async_workers.call(binding.ping())
     except Exception as exc:  # noqa: BLE001 - mongojet's errors, TimeoutError
         raise BenchError(f"{where}: cannot reach MongoDB at {redact_uri(uri)}: "
                          f"{type(exc).__name__}: {describe(exc)}") from None
 
 
-def _mongojet_driver(uri: str, request: ShareRequest):
+def _mongojet_binding(uri: str, request: ShareRequest):
     """The share's collection through mongojet, with the sweep's timeouts, read preference and write concern."""
-    from capmodel.bench import async_workers
-    from capmodel.bench.drivers import MongojetDriver
+    from capmodel.bench.client import async_workers
+    from capmodel.bench.client.bindings import MongojetBinding
 
     from types import SimpleNamespace
 
-    from capmodel.bench.connection import client_options
+    from capmodel.bench.cluster.connection import client_options
 
     o = request.client_options
     client = async_workers.client(*client_options(uri, SimpleNamespace(**o), max(request.pool, 10), "mongojet"))
     collection = client.get_database(request.database)[request.collection]
-    return MongojetDriver(collection, timeout_s=(o.get("timeout_ms") or 10_000) / 1000.0)
+    return MongojetBinding(collection, timeout_s=(o.get("timeout_ms") or 10_000) / 1000.0)
 
 
 def worker_version(dask_worker=None) -> dict:

@@ -1,0 +1,152 @@
+"""What a sweep measures and how: ``BenchConfig``, validated in one place (``check``) before anything connects."""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, replace
+
+from capmodel.bench.client.arrivals import ARRIVALS
+from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
+from capmodel.constraints import Choice, Flag, Number, checked
+from capmodel.errors import BenchError, shown
+
+ON_ERROR = ("stop", "retry", "continue")
+BINDINGS = ("pymongo", "mongojet")
+SCHEDULER_ENV = "CAPMODEL_DASK_SCHEDULER"
+# configuration keys that define what a sweep measures: a resumed sweep must agree on them
+SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmup", "operations", "rate", "adaptive",
+              "tolerance", "max_steps", "database", "collection", "read_preference", "write_concern", "seed",
+              "processes", "arrivals", "binding")
+
+
+MAX_CONCURRENCY = 10_000       # clients of one step (threads over the client processes)
+MAX_PROCESSES_PER_CPU = 4      # local client processes per CPU core of this machine
+MAX_SCHEDULED_OPERATIONS = 10_000_000  # open loop: rate x (warm-up + duration), the due times drawn before a step
+# What every option may be (capmodel.constraints; bounds inclusive), checked in ``BenchConfig.check`` before anything
+# connects or allocates, each named as the command line spells it.
+PARAMETER_CONSTRAINTS = {
+    "records": Number(int, 0, 1_000_000_000, name="--records"),
+    "repeat": Number(int, 1, 1_000, name="--repeat"),
+    "duration": Number(float, 0.001, 86_400.0, name="--duration"),
+    "warmup": Number(float, 0.0, 3_600.0, name="--warmup"),
+    "operations": Number(int, 1, 1_000_000_000, name="--operations"),
+    "rate": Number(float, 0.001, 10_000_000.0, name="--rate"),
+    "tolerance": Number(float, 1e-6, 1 - 1e-6, name="--tolerance"),
+    "max_steps": Number(int, 1, 10_000, name="--max-steps"),
+    "timeout_ms": Number(int, 1, 86_400_000, name="--timeout-ms"),
+    "server_selection_timeout_ms": Number(int, 1, 3_600_000, name="server_selection_timeout_ms"),
+    "retries": Number(int, 0, 100, name="retries"),
+    "error_threshold": Number(float, 0.0, 1.0, name="error_threshold"),
+    "seed": Number(int, -(2**63), 2**63 - 1, name="--seed"),
+    "workers": Number(int, 1, 100_000, name="--workers"),
+    "allow_server_js": Flag(name="allow_server_js"),
+    "arrivals": Choice(ARRIVALS, name="--arrivals"),
+    "binding": Choice(BINDINGS, name="--binding"),
+    "on_error": Choice(ON_ERROR, name="--on-error"),
+}
+
+
+@dataclass
+class BenchConfig:
+    """Everything a sweep needs besides the server address.
+
+    Where the clients run: ``processes`` (1: threads of this process; P or "auto": a local Dask cluster of P
+    single-threaded worker processes on 127.0.0.1) or ``scheduler`` (the address of an existing Dask scheduler whose
+    workers may run on other hosts; ``workers`` limits how many of them take part).
+    """
+
+    workload: str = "ycsb-b"
+    records: int | None = None
+    concurrency: list[int] = field(default_factory=lambda: [1, 2, 4, 8, 16, 32, 64])
+    repeat: int = 1
+    duration: float = 10.0
+    warmup: float = 2.0
+    operations: int | None = None
+    rate: float | None = None
+    adaptive: bool = False
+    tolerance: float = 0.1
+    max_steps: int | None = None
+    database: str = DEFAULT_DATABASE
+    collection: str | None = None
+    read_preference: str | None = None
+    write_concern: str | None = None
+    timeout_ms: int = 10_000
+    server_selection_timeout_ms: int = 5_000
+    on_error: str = "stop"
+    retries: int = 2
+    error_threshold: float = 0.05
+    seed: int = 0
+    allow_existing: bool = False
+    calibrate: bool = True
+    processes: int | str = 1  # "auto": one per CPU core of this machine
+    arrivals: str = "uniform"
+    scheduler: str | None = None
+    workers: int | None = None
+    # the binding the clients use (capmodel.bench.client.bindings): "mongojet" (coroutines on a Rust core; 0.3-0.4x
+    # the client CPU per operation of pymongo threads in benchmarks/bench_runner.py) or "pymongo" (threads)
+    binding: str = "mongojet"
+    allow_server_js: bool = False  # accept $where, $function, $accumulator in the workload (refused otherwise)
+
+    def check(self) -> "BenchConfig":
+        """A checked copy: every option validated (types, finite, in range, the choices), the concurrencies sorted
+        without repeats, ``processes="auto"`` resolved; raises a BenchError naming the option. ``self`` is not
+        changed."""
+        if isinstance(self.concurrency, (str, bytes)) or not hasattr(self.concurrency, "__iter__"):
+            raise BenchError("--concurrency must be a list of client counts, e.g. 1,2,4")
+        bad = [c for c in self.concurrency if isinstance(c, bool) or not isinstance(c, int) or not
+               1 <= c <= MAX_CONCURRENCY]
+        if bad or not self.concurrency:
+            raise BenchError(f"--concurrency: every value must be an integer >= 1 and <= {MAX_CONCURRENCY:,}, "
+                             f"got {shown(bad[0], 40) if bad else 'nothing'}")
+        values = checked(PARAMETER_CONSTRAINTS, asdict(self), BenchError)
+        values["concurrency"] = concurrency = sorted(set(self.concurrency))
+        if self.operations is None and self.duration is None:
+            raise BenchError("--duration must be given (or --operations)")
+        cpus = os.cpu_count() or 1
+        most = min(max(concurrency), MAX_PROCESSES_PER_CPU * cpus)
+        processes = min(cpus, max(concurrency)) if self.processes == "auto" else self.processes
+        if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+            raise BenchError(f"--processes must be an integer >= 1 or 'auto', got {str(processes)[:40]!r}")
+        if processes > most:
+            raise BenchError(f"--processes {processes} is more than this sweep can use: at most the largest "
+                             f"--concurrency ({max(concurrency)}) and {MAX_PROCESSES_PER_CPU} per CPU core "
+                             f"({MAX_PROCESSES_PER_CPU * cpus} here), so at most {most}")
+        values["processes"] = processes
+        if self.scheduler is not None:
+            values["scheduler"] = str(self.scheduler).strip()
+            if not values["scheduler"]:
+                raise BenchError("--scheduler: give the Dask scheduler's address, e.g. tcp://10.0.0.5:8786")
+            if processes != 1:
+                raise BenchError("--processes starts a local cluster; with --scheduler the cluster's workers run "
+                                 "the clients (limit them with --workers)")
+        if self.workers is not None and self.scheduler is None:
+            raise BenchError("--workers limits the workers of an existing cluster: give --scheduler too "
+                             "(or --processes for a local one)")
+        out = replace(self, **values)
+        if out.rate is not None:
+            seconds = out.warmup + (out.duration if out.operations is None else 0.0)
+            if out.rate * seconds > MAX_SCHEDULED_OPERATIONS:
+                raise BenchError(f"--rate {out.rate:g} over {seconds:g} s of warm-up and measurement schedules "
+                                 f"{out.rate * seconds:,.0f} operations a step; at most "
+                                 f"{MAX_SCHEDULED_OPERATIONS:,} (lower --rate or --duration)")
+        if out.arrivals != "uniform" and out.rate is None:
+            raise BenchError("--arrivals sets the open loop's arrival process: give --rate too")
+        if out.operations is not None and out.operations < min(processes, concurrency[0]):
+            raise BenchError(f"--operations {out.operations} is fewer than the client processes "
+                             f"({min(processes, concurrency[0])})")
+        if out.binding == "mongojet":
+            from capmodel.bench.client.async_workers import available
+
+            if not available():
+                raise BenchError("--binding mongojet needs the mongojet package: pip install mongojet")
+        if out.adaptive and len(concurrency) < 2:
+            raise BenchError("--adaptive needs a concurrency range: give at least two values (min and max)")
+        check_database_name(out.database)
+        return out
+
+    @property
+    def distributed(self) -> bool:
+        """True when the clients run on Dask workers (a local cluster or an existing scheduler)."""
+        return self.scheduler is not None or self.processes != 1
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,1 @@
+"""What a benchmark does: workload definitions, generators, templates, confinement and collection ownership."""

@@ -1,0 +1,95 @@
+"""capmodel.constraints: one vocabulary for what a user may pass in, checked without changing what it checks; the
+bench configuration and the planning objectives declare theirs with it."""
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.constraints import Choice, Flag, Number, checked
+from capmodel.errors import BenchError, CapmodelError, PlanError
+from capmodel.plan.capacity import Objectives
+
+
+@pytest.mark.parametrize("constraint, value, expected", [
+    (Number(int, 1, 10), 3, 3),
+    (Number(int, 1, 10), 4.0, 4),                 # a whole float is the integer it writes
+    (Number(float, 0, 1), "0.25", 0.25),          # text that reads as a number, for a float
+    (Number(float, 0, 1), 1, 1.0),
+    (Number(float, 0, 1), None, None),            # not given: the caller's default decides
+    (Choice(("a", "b")), "b", "b"),
+    (Flag(), False, False),
+])
+def test_a_value_inside_its_constraint_comes_back_as_its_kind(constraint, value, expected):
+    got = constraint.check(value)
+    assert got == expected and type(got) is type(expected)
+
+
+@pytest.mark.parametrize("constraint, value, message", [
+    (Number(int, 1, 1_000, name="--repeat"), 0, "--repeat must be an integer from 1 to 1,000, got 0"),
+    (Number(int, 1, 10, name="n"), 2.5, "n must be an integer from 1 to 10, got 2.5"),
+    (Number(int, 1, 10, name="n"), "3", "n must be an integer from 1 to 10, got '3'"),
+    (Number(int, 1, 10, name="n"), True, "n must be an integer from 1 to 10, got True"),
+    (Number(float, 0, 3_600, name="--warmup"), math.nan, "--warmup must be a number from 0 to 3600, got nan"),
+    (Number(float, 0, 3_600, name="--warmup"), "x", "--warmup must be a number from 0 to 3600, got 'x'"),
+    (Number(float, 0, math.inf, low_open=True, name="t"), 0.0, "t must be a number > 0, got 0.0"),
+    (Number(float, 0, math.inf, name="t"), 10**400, "t must be a number from 0 to inf, got"),
+    (Number(float, 0, 1, name="f", unit="s", required=True), None, "f must be given"),
+    (Choice(("stop", "retry"), name="--on-error"), "go", "--on-error must be one of stop, retry, got 'go'"),
+    (Flag(name="allow"), "yes", "allow must be True or False, got 'yes'"),
+])
+def test_a_value_outside_its_constraint_is_one_error_naming_it(constraint, value, message):
+    with pytest.raises(CapmodelError) as caught:
+        constraint.check(value)
+    assert str(caught.value).startswith(message)
+
+
+def test_checked_returns_new_values_and_leaves_the_given_ones_alone():
+    given = {"n": 4.0, "mode": "b", "other": object()}
+    out = checked({"n": Number(int, 1, 10), "mode": Choice(("a", "b")), "absent": Flag()}, given, PlanError)
+    assert out == {"n": 4, "mode": "b"} and type(out["n"]) is int
+    assert given["n"] == 4.0 and type(given["n"]) is float
+    with pytest.raises(PlanError, match="mode must be one of a, b, got 'c'"):
+        checked({"mode": Choice(("a", "b"), name="mode")}, {"mode": "c"}, PlanError)
+
+
+def test_bench_config_check_returns_a_checked_copy_and_never_mutates():
+    config = BenchConfig(concurrency=[8, 2, 2, 4], processes="auto", duration="3", seed=7.0, scheduler=None)
+    out = config.check()
+    assert out is not config
+    assert out.concurrency == [2, 4, 8] and out.processes == min(os.cpu_count() or 1, 8)
+    assert out.duration == 3.0 and out.seed == 7 and type(out.seed) is int
+    # the caller's object is as it was built
+    assert config.concurrency == [8, 2, 2, 4] and config.processes == "auto" and config.duration == "3"
+    assert config.seed == 7.0 and type(config.seed) is float
+    assert out.check() == out                      # checking a checked copy changes nothing
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"on_error": "later"}, "--on-error must be one of stop, retry, continue, got 'later'"),
+    ({"arrivals": "bursty", "rate": 10.0}, "--arrivals must be one of uniform, poisson, got 'bursty'"),
+    ({"binding": "motor"}, "--binding must be one of pymongo, mongojet, got 'motor'"),
+    ({"allow_server_js": "yes"}, "allow_server_js must be True or False, got 'yes'"),
+    ({"tolerance": 1.0}, "--tolerance must be a number from 1e-06 to 0.999999, got 1.0"),
+])
+def test_bench_config_refuses_through_its_declared_constraints(kwargs, message):
+    with pytest.raises(BenchError) as caught:
+        BenchConfig(**kwargs).check()
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"utilization_target": 1.5}, "utilization target must be a fraction in (0, 1], got 1.5"),
+    ({"utilization_target": 0.0}, "utilization target must be a fraction in (0, 1], got 0.0"),
+    ({"peak_fraction": "most"}, "peak fraction must be a fraction in (0, 1], got 'most'"),
+    ({"latency_p95_ms": 0.0}, "latency target must be a positive number of milliseconds, got 0.0"),
+    ({"latency_p95_ms": "fast"}, "latency target must be a positive number of milliseconds, got 'fast'"),
+    ({"latency_increase": -0.1}, "latency increase must be a fraction >= 0, got -0.1"),
+    ({"latency_increase": math.inf}, "latency increase must be a fraction >= 0, got inf"),
+])
+def test_objectives_refuse_through_their_declared_constraints(kwargs, message):
+    with pytest.raises(PlanError) as caught:
+        Objectives(**kwargs)
+    assert str(caught.value) == message
