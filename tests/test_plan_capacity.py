@@ -14,7 +14,7 @@ from capmodel.errors import PlanError
 from capmodel.models.usl import fit_usl
 from capmodel.plan import (Objectives, calibrate_workload, capacity_from_fit, format_estimate, plan_vms,
                            workload_from_ops_per_user)
-from capmodel.plan.capacity import headroom_throughput
+from capmodel.plan.capacity import throughput_at_utilization_target
 
 SIGMA, KAPPA, LAMBDA = 0.05, 0.001, 1000.0
 DEMAND = 1e-4  # CPU seconds per operation: U = X * D
@@ -122,9 +122,9 @@ def test_plan_with_fitted_curves_and_relative_latency():
     assert vms.loc["big", "cost_per_user"] == pytest.approx(180.0 / (expected_big / 4.0), rel=1e-3)
 
 
-def test_headroom_throughput_scales_with_utilization():
-    assert headroom_throughput(6500, 0.8, Objectives(utilization_target=0.7)) == pytest.approx(6500 * 0.7 / 0.8)
-    assert headroom_throughput(6500, None, Objectives(utilization_target=0.7)) == 6500
+def test_throughput_at_the_utilization_target_scales_with_utilization():
+    assert throughput_at_utilization_target(6500, 0.8, Objectives(utilization_target=0.7)) == pytest.approx(6500 * 0.7 / 0.8)
+    assert throughput_at_utilization_target(6500, None, Objectives(utilization_target=0.7)) == 6500
 
 
 def test_absolute_latency_on_measured_points():

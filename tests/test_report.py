@@ -173,3 +173,21 @@ def test_a_report_whose_kernel_cannot_start_fails_alone(tiny):
     assert "did not run" in run.error and "no-such-kernel" in run.error and PASSWORD not in run.error
     assert run.html is None and run.parameters == {"uri": "mongodb://a:***@h/"}
     assert index.is_file() and "tiny" not in index.read_text()
+
+
+def test_the_old_headroom_parameter_maps_to_each_reports_new_name(capsys):
+    """Issue 18.4: 'headroom' meant a utilization target in 03 and a fraction of the fitted peak in 06; each has its
+    own name now, and -p headroom still reaches it (with a warning) for one release."""
+    import argparse
+
+    from capmodel.commands.report import _parameters
+    from capmodel.report import notebooks
+
+    args = argparse.Namespace(parameter=[("headroom", "0.7")])
+    chosen = _parameters(args, ["03_vm_capacity_plan", "06_live_benchmark"], notebooks)
+    assert chosen == {"03_vm_capacity_plan": {"utilization_target": 0.7}, "06_live_benchmark": {"peak_fraction": 0.7}}
+    err = capsys.readouterr().err
+    assert "03_vm_capacity_plan calls it utilization_target" in err and "06_live_benchmark calls it peak_fraction" in err
+    args = argparse.Namespace(parameter=[("utilization_target", "0.7")])
+    assert _parameters(args, ["03_vm_capacity_plan"], notebooks) == {"03_vm_capacity_plan": {"utilization_target": 0.7}}
+    assert capsys.readouterr().err == ""

@@ -37,6 +37,15 @@ def _selected(args, notebooks) -> list[str]:
     return list(args.names)
 
 
+# Report parameters renamed so that one word has one meaning (issue 18): the old name still works for one release.
+RENAMED = {"headroom": {"03_vm_capacity_plan": "utilization_target", "06_live_benchmark": "peak_fraction"}}
+
+
+def _renamed(key: str, name: str, defaults: dict) -> str:
+    new = RENAMED.get(key, {}).get(name)
+    return new if new is not None and key not in defaults and new in defaults else key
+
+
 def _parameters(args, names, notebooks) -> dict:
     from capmodel.errors import InputError
     from capmodel.report.params import coerce, notebook_parameters
@@ -44,6 +53,14 @@ def _parameters(args, names, notebooks) -> dict:
     defaults = {name: notebook_parameters(notebooks.path(name)) for name in names}
     chosen = {name: {} for name in names}
     for key, text in args.parameter:
+        for name in names:
+            new = _renamed(key, name, defaults[name])
+            if new != key:
+                print(f"capmodel: warning: -p {key} is deprecated and goes in the next release; {name} calls it "
+                      f"{new}", file=sys.stderr)
+                chosen[name][new] = coerce(new, text, defaults[name][new])
+        if key in RENAMED and any(_renamed(key, name, defaults[name]) != key for name in names):
+            continue
         takers = [name for name in names if key in defaults[name]]
         if not takers:
             known = sorted({k for d in defaults.values() for k in d})

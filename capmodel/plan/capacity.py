@@ -86,7 +86,7 @@ class Objectives:
         return ", ".join(parts) or "none"
 
 
-def headroom_throughput(measured: float, utilization: float | None, objectives: Objectives) -> float:
+def throughput_at_utilization_target(measured: float, utilization: float | None, objectives: Objectives) -> float:
     """Throughput at the utilization target from one measured point (utilization law: X scales with U)."""
     if objectives.utilization_target is None or utilization is None:
         return measured

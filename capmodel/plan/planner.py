@@ -17,7 +17,7 @@ import pandas as pd
 from capmodel.errors import PlanError
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import Workload
-from capmodel.plan.capacity import FitCapacity, Objectives, capacity_from_fit, headroom_throughput
+from capmodel.plan.capacity import FitCapacity, Objectives, capacity_from_fit, throughput_at_utilization_target
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
 from capmodel.plan.growth import growth_plan, runway_months
@@ -68,7 +68,7 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
             measured = _measured(row, rel_side, wl)
             util = _value(row, "cpu_util", "value")
             util = reference_util if math.isnan(util) else util
-            throughput = headroom_throughput(measured, util, objectives)
+            throughput = throughput_at_utilization_target(measured, util, objectives)
             ok, why = point_meets_latency(row, objectives, baseline_p95)
             failed = ok is False
             out.update(

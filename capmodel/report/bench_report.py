@@ -155,7 +155,7 @@ class BenchReport:
         return describe_sweep(self.run, self.steps) if self.steps else ""
 
 
-def bench_report(curve, steps, run, server_name: str, workload: str, latency_target_ms: float, headroom: float,
+def bench_report(curve, steps, run, server_name: str, workload: str, latency_target_ms: float, peak_fraction: float,
                  ops_per_user: float, level: float, inputs: dict) -> BenchReport:
     """Fit and plan a measured sweep (from ``run_sweep`` or ``read_bench_folder``)."""
     import capmodel
@@ -163,7 +163,7 @@ def bench_report(curve, steps, run, server_name: str, workload: str, latency_tar
 
     comparison = capmodel.compare_models(curve)
     fit = capmodel.fit_usl(curve)
-    objectives = Objectives(utilization_target=None, peak_fraction=headroom, latency_p95_ms=latency_target_ms or None)
+    objectives = Objectives(utilization_target=None, peak_fraction=peak_fraction, latency_p95_ms=latency_target_ms or None)
     return BenchReport(curve=curve, steps=steps, run=run, comparison=comparison, fit=fit, server_name=server_name,
                        workload=workload, objectives=objectives, latency_target_ms=latency_target_ms,
                        ops_per_user=ops_per_user, level=level, inputs=inputs)

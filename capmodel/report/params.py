@@ -21,7 +21,7 @@ from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_pas
 # (concurrency, targets, sensitivity, scenarios) have every element checked.
 ANY_NUMBER = 1e15
 RANGES = {
-    "upto": (0, 100_000), "bootstrap": (0, 100_000), "level": (0.5, 0.9999), "headroom": (0.01, 1.0),
+    "upto": (0, 100_000), "bootstrap": (0, 100_000), "level": (0.5, 0.9999), "peak_fraction": (0.01, 1.0),
     "growth": (-0.99, 10.0), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0), "lambda_": (1e-9, 1e12),
     "sensitivity": (0.0, 1.0), "scenarios": (0.0, 1.0), "read_share": (0.0, 1.0),
     "latency_target_ms": (0.0, 1e7), "latency_increase": (0.0, 100.0), "batch_latency_ms": (0.0, 1e7),
