@@ -1,0 +1,115 @@
+"""A queueing network described in a YAML or JSON file, checked and solved: the schema of ``capmodel mva MODEL.yaml``.
+
+The file::
+
+    classes:
+      reads:  {population: 40, think_time: 0.0}   # closed: customers (client threads) and think time (s)
+      writes: {population: 10}
+      reports: {arrival_rate: 2.5}                # open: requests per second
+    stations:
+      cpu:  {servers: 4, demands: {reads: 0.0003, writes: 0.0006, reports: 0.002}}
+      disk: {demands: {writes: 0.0008}}
+      net:  {delay: true, demands: {reads: 0.001, writes: 0.001}}
+    solver: exact          # or linearizer, schweitzer (closed classes)
+
+Closed classes only: multi-class MVA; open only: the open network; both: the mixed network. Demands in seconds.
+``load_model(path)`` checks the file (every problem names the file and the key) and returns the network as plain
+mappings; ``solve(model, solver)`` dispatches it to the solver its classes call for.
+"""
+from __future__ import annotations
+
+from capmodel.errors import InputError
+
+SOLVERS = ("exact", "linearizer", "schweitzer")
+
+
+def _fail(path: str, key: str, problem: str):
+    raise InputError(f"{path}: {key}: {problem}")
+
+
+def _number(path, key, value, integer=False):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        _fail(path, key, f"must be a number >= 0, got {value!r}")
+    if integer and not float(value).is_integer():
+        _fail(path, key, f"must be a whole number, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def load_model(path: str) -> dict:
+    """Read and check the model file; every problem names the file and the key."""
+    from capmodel.data.structured import load_json, load_yaml, read_text   # pandas only when a file is read
+
+    try:
+        text = read_text(path)
+        spec = load_json(text, path) if path.endswith(".json") else load_yaml(text, path)
+    except InputError as exc:
+        _fail(path, "(file)", str(exc).removeprefix(f"{path}: "))
+    if not isinstance(spec, dict):
+        _fail(path, "(file)", "must hold a mapping with 'classes' and 'stations'")
+    unknown = set(spec) - {"classes", "stations", "solver"}
+    if unknown:
+        _fail(path, sorted(unknown)[0], "unknown key (expected classes, stations, solver)")
+    for key in ("classes", "stations"):
+        if not isinstance(spec.get(key), dict) or not spec[key]:
+            _fail(path, key, "missing or empty: give a mapping of names")
+    model = {"closed": {}, "think": {}, "open": {}, "demands": {}, "servers": {},
+             "solver": spec.get("solver", "exact")}
+    if model["solver"] not in SOLVERS:
+        _fail(path, "solver", f"must be one of {', '.join(SOLVERS)}, got {model['solver']!r}")
+    for name, cls in spec["classes"].items():
+        key = f"classes.{name}"
+        if not isinstance(cls, dict):
+            _fail(path, key, "must be a mapping with population (and think_time) or arrival_rate")
+        extra = set(cls) - {"population", "think_time", "arrival_rate"}
+        if extra:
+            _fail(path, f"{key}.{sorted(extra)[0]}", "unknown key (expected population, think_time, arrival_rate)")
+        if ("population" in cls) == ("arrival_rate" in cls):
+            _fail(path, key, "give either population (closed class) or arrival_rate (open class)")
+        if "population" in cls:
+            model["closed"][str(name)] = _number(path, f"{key}.population", cls["population"], integer=True)
+            model["think"][str(name)] = _number(path, f"{key}.think_time", cls.get("think_time", 0.0))
+        else:
+            if "think_time" in cls:
+                _fail(path, f"{key}.think_time", "an open class (arrival_rate) has no think time")
+            model["open"][str(name)] = _number(path, f"{key}.arrival_rate", cls["arrival_rate"])
+    classes = set(model["closed"]) | set(model["open"])
+    for name, station in spec["stations"].items():
+        key = f"stations.{name}"
+        if not isinstance(station, dict) or not isinstance(station.get("demands"), dict):
+            _fail(path, f"{key}.demands", "missing: give a mapping {class: service demand in s}")
+        extra = set(station) - {"demands", "servers", "delay"}
+        if extra:
+            _fail(path, f"{key}.{sorted(extra)[0]}", "unknown key (expected demands, servers, delay)")
+        demands = {}
+        for cls, value in station["demands"].items():
+            if str(cls) not in classes:
+                _fail(path, f"{key}.demands.{cls}", f"no such class (classes: {', '.join(sorted(classes))})")
+            demands[str(cls)] = _number(path, f"{key}.demands.{cls}", value)
+        model["demands"][str(name)] = demands
+        if station.get("delay"):
+            if "servers" in station:
+                _fail(path, f"{key}.servers", "a delay station has no server count")
+            model["servers"][str(name)] = "delay"
+        else:
+            servers = _number(path, f"{key}.servers", station.get("servers", 1), integer=True)
+            if servers < 1:
+                _fail(path, f"{key}.servers", f"must be >= 1, got {servers}")
+            model["servers"][str(name)] = servers
+    return model
+
+
+def solve(model: dict, solver: str | None = None):
+    """The result object for a checked model: multi-class MVA, open or mixed network."""
+    from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva
+    from capmodel.models.open_networks import mixed_network, open_network
+
+    solver = solver or model["solver"]
+    if model["closed"] and model["open"]:
+        return mixed_network(model["demands"], model["closed"], model["open"], model["think"], model["servers"],
+                             method=solver)
+    if model["open"]:
+        return open_network(model["open"], model["demands"], model["servers"])
+    if solver == "exact":
+        return multiclass_mva(model["demands"], model["closed"], model["think"], model["servers"])
+    return approximate_multiclass_mva(model["demands"], model["closed"], model["think"], model["servers"],
+                                      method=solver)
