@@ -290,3 +290,27 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
     assert list(traces["failed"].text) == ["failed: unreadable FTDC"]
     assert list(traces["sound"].error_x.array) == pytest.approx([20.0 - 18.8])
     assert list(figure.layout.yaxis.categoryarray)[-1] == "rs0 · a:1"        # the most urgent drawn at the top
+
+
+def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
+    # a negative spare printed as "-3% (-5%--1%)" reads as a subtraction; the range is written out with "to"
+    import pandas as pd
+
+    from capmodel.commands.fleet import _text
+    from capmodel.observe.fleet import COLUMNS, Fleet
+
+    rows = pd.DataFrame([
+        _row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=1030.0, capacity_ops=1250.0,
+             method="operational laws", spare_fraction=-0.03, spare_low=-0.05, spare_high=-0.01, verdict="weak",
+             runway_months=0.0, evidence={"grade": "weak", "reasons": []}),
+        _row(cluster="rs1", member="b:1", hours=2.0, busiest_ops=500.0, capacity_ops=2000.0,
+             method="operational laws", spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound",
+             runway_months=18.8, evidence={"grade": "sound", "reasons": []}),
+    ], columns=COLUMNS)
+    text = _text(Fleet(rows, "1 local Dask worker(s)", 0.05))
+    row_a = next(line for line in text.splitlines() if line.startswith("rs0 ") and "a:1" in line)
+    row_b = next(line for line in text.splitlines() if line.startswith("rs1 ") and "b:1" in line)
+    assert "-3% (-5% to -1%)" in row_a and "%--" not in text
+    assert "60% (55% to 65%)" in row_b
+    header = text.splitlines()[2]
+    assert header.index("verdict") == row_a.index("weak")             # the columns stay aligned
