@@ -314,3 +314,45 @@ def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
     assert "60% (55% to 65%)" in row_b
     header = text.splitlines()[2]
     assert header.index("verdict") == row_a.index("weak")             # the columns stay aligned
+
+
+def test_fleet_reading_table_has_units_words_and_no_python_reprs():
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS, Fleet
+
+    reasons = {"grade": "weak", "reasons": [{"code": "over_target", "grade": "weak", "value": 1.03,
+                                             "message": "the observed peak is already above the 80% target"}]}
+    rows = pd.DataFrame([
+        _row(cluster="rs0", member="rs0-0.example.net:27017", hours=6.0, busiest_ops=28058.0, capacity_ops=33949.4,
+             method="operational laws", cpu_ms_per_op=0.2357, cores=8.0, spare_fraction=-0.03, spare_low=-0.05,
+             spare_high=-0.01, verdict="weak", runway_months=0.0, reasons=["over_target"], evidence=reasons),
+        _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
+    ], columns=COLUMNS)
+    made = Fleet(rows, "2 local Dask worker(s)", None).reading_table()
+    headers = [c.header for c in made.columns.values()]
+    assert "busiest (ops/s)" in headers and "capacity (ops/s)" in headers and "CPU per operation (ms)" in headers
+    first, failed = made.cells()
+    by_header = dict(zip(headers, first))
+    assert by_header["busiest (ops/s)"] == "28,058" and by_header["capacity (ops/s)"] == "33,949"
+    assert by_header["cores"] == "8" and by_header["CPU per operation (ms)"] == "0.236"
+    assert by_header["spare of the planned throughput"] == "-3% (-5% to -1%)"
+    assert by_header["reasons"] == "the observed peak is already above the 80% target"
+    assert dict(zip(headers, failed))["reasons"] == "failed: /x/broken/metrics.1: truncated FTDC file"
+    text = made.text()
+    for raw in ("['", "nan", "None", "NaN", "_ops"):
+        assert raw not in text, raw
+
+
+def test_runway_figure_keeps_its_colour_legend_when_every_server_has_the_same_verdict():
+    # plotly hides the legend of a one-trace figure: an all-"weak" fleet showed orange bars with no key to the colour
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS
+    from capmodel.plots.fleet import runway_figure
+
+    rows = pd.DataFrame([_row(cluster="rs0", member="a:1", spare_fraction=0.3, spare_low=0.2, spare_high=0.4,
+                              verdict="weak", runway_months=5.0, runway_low=4.0, runway_high=6.0)], columns=COLUMNS)
+    figure = runway_figure(rows)
+    assert [t.name for t in figure.data] == ["weak"] and figure.layout.showlegend is True
+    assert figure.layout.legend.title.text == "verdict"

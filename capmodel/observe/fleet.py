@@ -223,6 +223,38 @@ class Fleet:
                      if runway > 0 else "; it is already past its utilization target")
         return text + "."
 
+    def reading_table(self):
+        """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
+        with its interval in one cell, the reasons behind each verdict in words (a failed row: its error)."""
+        from capmodel.formatting import Column, percent, table
+
+        def spare(row) -> str | None:
+            if not isinstance(row["verdict"], str) or row["spare_fraction"] is None:
+                return None
+            low, high = row["spare_low"], row["spare_high"]
+            shown = percent(row["spare_fraction"])
+            return shown if low is None or high is None else f"{shown} ({percent(low)} to {percent(high)})"
+
+        def why(row) -> str:
+            if isinstance(row["error"], str):
+                return f"failed: {row['error']}"
+            reasons = (row["evidence"] or {}).get("reasons", []) if isinstance(row["evidence"], dict) else []
+            return "; ".join(r.get("message", "") for r in reasons) or "nothing speaks against it"
+
+        frame = self.rows.astype(object).where(self.rows.notna(), None)
+        shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],
+                             why=[why(r) for _, r in frame.iterrows()])
+        return table(shown, {
+            "cluster": Column("cluster", "text"), "member": Column("member", "text"),
+            "hours": Column("window (h)", decimals=1), "busiest_ops": Column("busiest (ops/s)", "int"),
+            "capacity_ops": Column("capacity (ops/s)", "int"), "method": Column("method", "text"),
+            "cpu_ms_per_op": Column("CPU per operation (ms)"), "cores": Column("cores", "int"),
+            "spare": Column("spare of the planned throughput", "text"), "verdict": Column("verdict", "text"),
+            "runway_months": Column("runway (months)", decimals=1, infinite="never"),
+            "why": Column("reasons", "text"),
+        }, footnotes=["—: not known for this server (no growth rate given, or its files could not be read)"],
+            csv_name="fleet.csv")
+
     def to_json(self) -> dict:
         from capmodel.jsonable import to_jsonable
 
