@@ -337,8 +337,11 @@ def test_fleet_reading_table_has_units_words_and_no_python_reprs():
     assert by_header["busiest (ops/s)"] == "28,058" and by_header["capacity (ops/s)"] == "33,949"
     assert by_header["cores"] == "8" and by_header["CPU per operation (ms)"] == "0.236"
     assert by_header["spare of the planned throughput"] == "-3% (-5% to -1%)"
-    assert by_header["reasons"] == "the observed peak is already above the 80% target"
-    assert dict(zip(headers, failed))["reasons"] == "failed: /x/broken/metrics.1: truncated FTDC file"
+    assert dict(zip(headers, failed))["verdict"] == "failed"
+    fleet = Fleet(rows, "2 local Dask worker(s)", None)
+    assert fleet.reasons_text().splitlines() == [
+        "- **rs0 · rs0-0.example.net:27017** (weak): the observed peak is already above the 80% target",
+        "- **/x/broken**: failed: /x/broken/metrics.1: truncated FTDC file"]
     text = made.text()
     for raw in ("['", "nan", "None", "NaN", "_ops"):
         assert raw not in text, raw

@@ -225,7 +225,8 @@ class Fleet:
 
     def reading_table(self):
         """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
-        with its interval in one cell, the reasons behind each verdict in words (a failed row: its error)."""
+        with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the
+        reasons behind each verdict: ``reasons_text``)."""
         from capmodel.formatting import Column, percent, table
 
         def spare(row) -> str | None:
@@ -235,15 +236,10 @@ class Fleet:
             shown = percent(row["spare_fraction"])
             return shown if low is None or high is None else f"{shown} ({percent(low)} to {percent(high)})"
 
-        def why(row) -> str:
-            if isinstance(row["error"], str):
-                return f"failed: {row['error']}"
-            reasons = (row["evidence"] or {}).get("reasons", []) if isinstance(row["evidence"], dict) else []
-            return "; ".join(r.get("message", "") for r in reasons) or "nothing speaks against it"
-
         frame = self.rows.astype(object).where(self.rows.notna(), None)
         shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],
-                             why=[why(r) for _, r in frame.iterrows()])
+                             verdict=["failed" if isinstance(r["error"], str) else r["verdict"]
+                                      for _, r in frame.iterrows()])
         return table(shown, {
             "cluster": Column("cluster", "text"), "member": Column("member", "text"),
             "hours": Column("window (h)", decimals=1), "busiest_ops": Column("busiest (ops/s)", "int"),
@@ -251,9 +247,23 @@ class Fleet:
             "cpu_ms_per_op": Column("CPU per operation (ms)"), "cores": Column("cores", "int"),
             "spare": Column("spare of the planned throughput", "text"), "verdict": Column("verdict", "text"),
             "runway_months": Column("runway (months)", decimals=1, infinite="never"),
-            "why": Column("reasons", "text"),
         }, footnotes=["—: not known for this server (no growth rate given, or its files could not be read)"],
             csv_name="fleet.csv")
+
+    def reasons_text(self) -> str:
+        """One markdown line per server, in the table's order: its verdict and the reasons behind it in words (a
+        failed server: why its files could not be read)."""
+        lines = []
+        for _, row in self.rows.iterrows():
+            name = row["member"] if isinstance(row["member"], str) else str(row["folder"])
+            name = f"{row['cluster']} · {name}" if isinstance(row["cluster"], str) else name
+            if isinstance(row["error"], str):
+                lines.append(f"- **{name}**: failed: {row['error']}")
+                continue
+            reasons = row["evidence"].get("reasons", []) if isinstance(row["evidence"], dict) else []
+            said = "; ".join(r.get("message", "") for r in reasons) or "nothing in the data speaks against it"
+            lines.append(f"- **{name}** ({row['verdict']}): {said}")
+        return "\n".join(lines)
 
     def to_json(self) -> dict:
         from capmodel.jsonable import to_jsonable
