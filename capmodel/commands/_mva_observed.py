@@ -107,5 +107,5 @@ def run_observed(args) -> int:
                     "evidence": result.evidence.to_json()})
         return 0
     print(result.describe())
-    print(result.evidence.describe())
+    print(result.evidence.describe().replace("**", ""))     # markdown for reports; plain on a terminal
     return 0
