@@ -359,3 +359,38 @@ def test_runway_figure_keeps_its_colour_legend_when_every_server_has_the_same_ve
     figure = runway_figure(rows)
     assert [t.name for t in figure.data] == ["weak"] and figure.layout.showlegend is True
     assert figure.layout.legend.title.text == "verdict"
+
+
+def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_not_crown_a_limit_it_cannot_know(
+        generated, tmp_path, capsys):
+    # db-a1 peaks near 70% of its capacity: past a 60% target, its spare is negative and must read as "above";
+    # a member whose files cannot be read may be the busier one, so the ranked one is not called the set's limit
+    from capmodel.formatting import percent
+
+    broken = tmp_path / "copy" / "diagnostic.data"
+    shutil.copytree(generated / "db-b1_27017" / "diagnostic.data", broken)
+    first = sorted(broken.glob("metrics.*"))[0]
+    data = bytearray(first.read_bytes())
+    data[2000:2100] = bytes(b ^ 0x5A for b in data[2000:2100])
+    first.write_bytes(bytes(data))
+    folders = [str(generated / "db-a1_27017" / "diagnostic.data"), str(generated / "db-a2_27018" / "diagnostic.data")]
+    argv = ["observe", "--ftdc", *folders, "--growth", "0.05", "--utilization-target", "0.6"]
+    assert main([*argv, "--out", str(tmp_path / "j"), "--json"]) == 0
+    by_host = {m["host"]: m for m in json.loads(capsys.readouterr().out)["members"]}
+    a1, a2 = by_host["db-a1:27017"], by_host["db-a2:27018"]
+    assert a1["spare_fraction"] < 0 < a2["spare_fraction"]
+    assert main([*argv, "--out", str(tmp_path / "t")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    line_a1 = next(line for line in lines if line.strip().startswith("db-a1:27017:"))
+    line_a2 = next(line for line in lines if line.strip().startswith("db-a2:27018:"))
+    assert f"already {percent(-a1['spare_fraction'])} above its planned throughput" in line_a1
+    assert "past its target now" in line_a1 and "-" not in line_a1.split("above")[0].split("ops/s,")[-1]
+    runway = a2["capacity"]["runway_months"]["estimate"]
+    assert f"{percent(a2['spare_fraction'])} of its planned throughput spare (" in line_a2
+    assert f"{runway:.1f} months of runway at 5% growth a month" in line_a2
+    assert lines[-2].startswith("db-a1:27017 limits the set:") and lines[-2].endswith("the least of the 2 members.")
+    argv.insert(2 + len(folders), str(broken))
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    answer = capsys.readouterr().out.splitlines()[-2]
+    assert answer.startswith("db-a1:27017 is the closest to its capacity of the 2 ranked members: ")
+    assert "the set's limit may be a member that could not be ranked" in answer and "db-b1:27017: " in answer
