@@ -168,3 +168,18 @@ def test_each_weakness_of_the_data_is_a_reason():
     assert reason.value == pytest.approx(r2) and r2 < 0.1 and not verdict.usable
     target = server_capacity(samples(x), cores=2, latency_target_ms=5.0)
     assert "latency_not_modelled" in target.evidence.codes()
+
+
+def test_an_unusable_capacity_states_only_what_the_data_support():
+    # 1,000-3,000 ops/s at 0.5 ms of CPU each needs up to 1.55 cores: with 1 core the laws' saturation (1,900 ops/s)
+    # is below what the server did, so no saturation, plan, spare or runway may be stated, only the lower bound
+    x = np.linspace(1000, 3000, 40)
+    one = server_capacity(samples(x), cores=1, monthly_growth=0.05)
+    assert not one.evidence.usable
+    text = one.answer()
+    busiest = np.quantile(x, 0.95)
+    assert f"**{busiest:,.0f} ops/s**" in text and "lower bound" in text
+    assert "the core count (1 core) is probably wrong" in text
+    for firm in ("saturation at", "carries", "spare", "target is", "months", "already"):
+        assert firm not in text, firm
+    assert text.endswith(f"Method: {LAWS} ({one.why}).")
