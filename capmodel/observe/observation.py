@@ -59,17 +59,19 @@ class Observation:
 
     def summary(self) -> str:
         """A few lines: the source, the time span, intervals kept and dropped."""
+        from capmodel.formatting import number
+
         lines = [f"source: {self.source}"]
         if self.start is not None:
-            lines.append(f"intervals: {len(self.samples)} ending {self.start:%Y-%m-%dT%H:%M:%SZ} .. "
+            lines.append(f"intervals: {len(self.samples):,} ending {self.start:%Y-%m-%dT%H:%M:%SZ} to "
                          f"{self.end:%Y-%m-%dT%H:%M:%SZ}")
-        lines.append(f"curve points: {len(self.curve)}")
-        dropped = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in self.dropped.items())
+        lines.append(f"curve points: {len(self.curve):,}")
+        dropped = ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in self.dropped.items())
         lines.append(f"dropped: {dropped or 'none'}")
         if len(self.curve):
-            lines.append(f"throughput: {self.curve['throughput'].median():.4g} ops/s median, "
-                         f"{self.curve['throughput'].max():.4g} max; concurrency (Little's law): "
-                         f"{self.curve['concurrency'].median():.3g} median, {self.curve['concurrency'].max():.3g} max")
+            x, n = self.curve["throughput"], self.curve["concurrency"]
+            lines.append(f"throughput: {number(x.median(), 4)} ops/s median, {number(x.max(), 4)} ops/s max; "
+                         f"concurrency (Little's law): {number(n.median())} median, {number(n.max())} max")
         if self.interrupted:
             lines.append("sampling was interrupted: every complete interval is kept")
         return "\n".join(lines)
