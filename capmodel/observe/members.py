@@ -20,18 +20,13 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.observe.observation import TIME_FORMAT, Observation
+from capmodel.observe.observation import TIME_FORMAT, Observation, folder_name
 from capmodel.observe.sampler import connect, host_cores
 from capmodel.redact import redact_uri
 
 #: URI options that address the whole deployment, not one member
 _SET_OPTIONS = {"replicaset", "directconnection", "readpreference", "readpreferencetags", "loadbalanced",
                 "srvservicename", "srvmaxhosts", "maxstalenessseconds"}
-
-
-def folder_name(host: str) -> str:
-    """A member's folder under ``members/``: ``host_port`` (a colon is not welcome in every file system)."""
-    return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
 
 
 def discover(client) -> tuple[str | None, list[str]]:

@@ -98,6 +98,26 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
 
 
+def folder_name(host: str) -> str:
+    """A member's folder under ``members/``: ``host_port`` (a colon is not welcome in every file system)."""
+    return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
+
+
+def refuse_several_members(samples: pd.DataFrame, folder, option: str, repeatable: bool = False) -> None:
+    """An ``InputError`` when ``samples`` (a ``samples.csv``) holds several replica-set members' intervals (its
+    ``member`` column, as ``observe`` writes for a replica set): one server's laws cannot be fitted to them. The
+    message names each member's own folder to give to ``option`` instead."""
+    if "member" not in samples:
+        return
+    hosts = sorted({str(h) for h in samples["member"].dropna().unique()})
+    if len(hosts) < 2:
+        return
+    folders = ", ".join(str(Path(folder) / "members" / folder_name(h)) for h in hosts)
+    raise InputError(f"{folder}: samples.csv holds {len(hosts)} replica-set members' intervals ({', '.join(hosts)}); "
+                     f"{option} takes one member's folder" + (" (repeat it for each)" if repeatable else "")
+                     + f": {folders}")
+
+
 def read_observation(folder) -> Observation:
     """An ``observe --out`` folder read back without sampling again: its ``samples.csv``, and the curve derived
     from them as ``observe`` derived its ``curve.csv``; ``InputError`` naming the folder or file otherwise."""
@@ -111,6 +131,7 @@ def read_observation(folder) -> Observation:
         raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
     if "time" not in samples or "interval_s" not in samples:
         raise InputError(f"{path}: no 'time'/'interval_s' columns: not the samples.csv of 'capmodel observe'")
+    refuse_several_members(samples, folder, "-p observed")
     samples["time"] = pd.to_datetime(samples["time"], utc=True, errors="coerce")
     samples["dropped"] = samples["dropped"].fillna("").astype(str) if "dropped" in samples else ""
     return Observation(samples, curve_from_samples(samples), f"the observe folder {folder.name}")
