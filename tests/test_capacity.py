@@ -183,3 +183,22 @@ def test_an_unusable_capacity_states_only_what_the_data_support():
     for firm in ("saturation at", "carries", "spare", "target is", "months", "already"):
         assert firm not in text, firm
     assert text.endswith(f"Method: {LAWS} ({one.why}).")
+
+
+def test_the_cpu_law_figure_draws_no_saturation_an_unusable_verdict_does_not_state():
+    from capmodel.observe.capacity import busy_table
+    from capmodel.plots.capacity import cpu_law_figure
+
+    x = np.linspace(1000, 3000, 40)
+    table = samples(x)
+    wrong = server_capacity(table, cores=1)                      # the data ran past the 1-core saturation
+    busy = busy_table(table)
+    figure = cpu_law_figure(busy, wrong)
+    names = [t.name for t in figure.data]
+    assert "planned (target) and saturation" not in names
+    line = next(t for t in figure.data if t.mode == "lines")
+    assert max(line.x) == pytest.approx(busy["throughput"].max()) and "not carried to saturation" in line.name
+    right = server_capacity(table, cores=2)
+    drawn = cpu_law_figure(busy, right)
+    stars = next(t for t in drawn.data if t.name == "planned (target) and saturation")
+    assert list(stars.x) == pytest.approx([right.planned_throughput.estimate, right.saturation_throughput.estimate])
