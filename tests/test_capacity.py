@@ -198,6 +198,7 @@ def test_the_cpu_law_figure_draws_no_saturation_an_unusable_verdict_does_not_sta
     assert "planned (target) and saturation" not in names
     line = next(t for t in figure.data if t.mode == "lines")
     assert max(line.x) == pytest.approx(busy["throughput"].max()) and "not carried to saturation" in line.name
+    assert figure.layout.yaxis.range[1] >= busy["cpu_cores"].max()      # the points above the 1 core stay in view
     right = server_capacity(table, cores=2)
     drawn = cpu_law_figure(busy, right)
     stars = next(t for t in drawn.data if t.name == "planned (target) and saturation")

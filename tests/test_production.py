@@ -129,6 +129,9 @@ def test_an_unusable_laws_answer_is_not_the_method_that_answers():
     text = answer.answer()
     assert "lower bound" in text and "probably wrong" in text and "months" not in text
     assert text.count("probably wrong") == 1                     # each reason said once
+    assert "neither method can state a capacity" not in text      # the reasons themselves say it
+    no_cpu = production_answer(*observed(LIGHT, cpu=False), n_bootstrap=10)
+    assert no_cpu.capacity is None and no_cpu.capacity_error in no_cpu.answer()   # without a laws verdict: why
     knee = next(r for r in answer.evidence.reasons if r.code == "knee_not_reached")
     assert f"the fitted peak at {answer.usl.peak_concurrency:.2g} operations lies" in knee.message
     assert not re.search(r"\b(nan|None|inf)\b", text)

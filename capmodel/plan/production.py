@@ -196,7 +196,8 @@ class ProductionAnswer:
             return (f"The server carried {observed} at its busiest (95th percentile of the intervals), with at most "
                     f"{number(self.max_concurrency, 2)} operations inside it at once. That load is a lower bound on "
                     "its capacity; the data cannot say how much more it can take: "
-                    + "; ".join(r.message for r in self.evidence.reasons) + ".")
+                    + "; ".join(r.message for r in self.evidence.reasons
+                                if r.code != "no_method" or self.capacity is None) + ".")   # laws' reasons follow
         if self.method == LAWS:
             text = self.capacity.answer(with_method=False)
         else:
