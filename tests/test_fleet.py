@@ -376,8 +376,12 @@ def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_
     folders = [str(generated / "db-a1_27017" / "diagnostic.data"), str(generated / "db-a2_27018" / "diagnostic.data")]
     argv = ["observe", "--ftdc", *folders, "--growth", "0.05", "--utilization-target", "0.6"]
     assert main([*argv, "--out", str(tmp_path / "j"), "--json"]) == 0
-    by_host = {m["host"]: m for m in json.loads(capsys.readouterr().out)["members"]}
+    result = json.loads(capsys.readouterr().out)
+    by_host = {m["host"]: m for m in result["members"]}
     a1, a2 = by_host["db-a1:27017"], by_host["db-a2:27018"]
+    # the README's "capacity" and "evidence" of observe --json: for a replica set, the limiting member's
+    assert result["limiting_member"] == "db-a1:27017" and result["capacity"] == a1["capacity"]
+    assert result["evidence"] == a1["capacity"]["evidence"]
     assert a1["spare_fraction"] < 0 < a2["spare_fraction"]
     assert main([*argv, "--out", str(tmp_path / "t")]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -191,7 +191,7 @@ class ReplicaSetObservation:
     def to_json(self) -> dict:
         top = self.limiting
         return {"source": self.source, "replica_set": self.replica_set, "interrupted": self.interrupted,
-                "evidence": self.evidence.to_json(),
+                "capacity": top.capacity.to_json() if top else None, "evidence": self.evidence.to_json(),
                 "members": [m.to_json() for m in self.members], "limiting_member": top.host if top else None,
                 "answer": self.limiting_sentence(), "notes": self.notes}
 
