@@ -398,3 +398,17 @@ def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_
     answer = capsys.readouterr().out.splitlines()[-2]
     assert answer.startswith("db-a1:27017 is the closest to its capacity of the 2 ranked members: ")
     assert "the set's limit may be a member that could not be ranked" in answer and "db-b1:27017: " in answer
+
+
+def test_observe_of_one_servers_ftdc_takes_the_cores_the_fleet_takes(generated, tmp_path, capsys):
+    # FTDC without systemMetrics (a non-Linux host; the generator writes none): the metadata's hostInfo still gives
+    # the cores. observe read none and assumed 1 core, so the same files gave half the fleet's capacity on 2 cores
+    from capmodel.observe import server_capacity
+
+    folder = generated / "db-b1_27017" / "diagnostic.data"
+    observation = observe_ftdc(folder)
+    capacity = server_capacity(observation.samples)
+    assert capacity.cores == 8.0 and capacity.cores_source == "the host's, as the server reports them"
+    assert main(["fleet", str(folder), "--json", "--workers", "1"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["cores"] == 8.0 and row["capacity_ops"] == pytest.approx(capacity.saturation_throughput.estimate)

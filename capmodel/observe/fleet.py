@@ -19,6 +19,7 @@ import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.observe import ftdc
+from capmodel.observe.observation import metadata_identity
 
 CLIENT_TIMEOUT_S = 15
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
@@ -56,12 +57,8 @@ def server_identity(folder) -> dict:
     of its first file (hostInfo: the host name and cores; getCmdLineOpts: the port and the replica set), the host
     replaced by the name the replica set knows the member by (serverStatus ``repl.me`` in the first chunk's reference
     document) when there is one; None where the files do not say."""
-    identity = {"host": None, "replica_set": None, "cores": None}
+    identity = metadata_identity(folder)
     files = ftdc.ftdc_files(folder)
-    for _, document in ftdc.iter_documents(files[0]):
-        if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
-            identity = identity_of(document["doc"])
-            break
     last = None                                   # the newest chunk: the replica set is configured by then
     for _, document in ftdc.iter_documents(files[-1]):
         if document.get("type") == ftdc.METRIC_CHUNK:
@@ -91,22 +88,6 @@ def _reference_document(data) -> dict:
         return bson.decode(raw[:size])
     except Exception:  # noqa: BLE001 - the chunk's own decoding reports a damaged chunk with its offset
         return {}
-
-
-def identity_of(doc: dict) -> dict:
-    """The identity fields of one FTDC metadata document (see ``server_identity``)."""
-    system = (doc.get("hostInfo") or {}).get("system") or {}
-    parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
-    host = system.get("hostname")
-    port = (parsed.get("net") or {}).get("port")
-    if isinstance(host, str) and ":" not in host:
-        host = f"{host}:{port or 27017}"
-    replication = parsed.get("replication") or {}
-    name = replication.get("replSetName") or replication.get("replSet")
-    cores = system.get("numCores")
-    return {"host": host if isinstance(host, str) else None,
-            "replica_set": name.split("/")[0] if isinstance(name, str) else None,
-            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None}
 
 
 def analyse_server(folder, monthly_growth: float | None = None, utilization_target: float = 0.8) -> dict:

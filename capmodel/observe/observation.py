@@ -83,12 +83,45 @@ def _observation(raw: pd.DataFrame, source: str, interrupted: bool = False, own_
 
 
 def observe_ftdc(path, since=None, until=None) -> Observation:
-    """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``."""
+    """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
+    host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them)."""
     raw = ftdc.read_metrics(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                             since=since, until=until)
     if len(raw) < 2:
         raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two")
+    column = serverstatus.CORES
+    if column not in raw or pd.to_numeric(raw[column], errors="coerce").isna().all():
+        cores = metadata_identity(path)["cores"]
+        if cores is not None:
+            raw = raw.assign(**{column: cores})
     return _observation(raw, f"FTDC {path}")
+
+
+def metadata_identity(path) -> dict:
+    """``host``, ``replica_set`` and ``cores`` from the metadata document of the first FTDC file ``path`` names
+    (None where it does not say)."""
+    files = ftdc.ftdc_files(path)
+    for _, document in ftdc.iter_documents(files[0]):
+        if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
+            return identity_of(document["doc"])
+    return {"host": None, "replica_set": None, "cores": None}
+
+
+def identity_of(doc: dict) -> dict:
+    """The identity fields of one FTDC metadata document (see ``server_identity``)."""
+    system = (doc.get("hostInfo") or {}).get("system") or {}
+    parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
+    host = system.get("hostname")
+    port = (parsed.get("net") or {}).get("port")
+    if isinstance(host, str) and ":" not in host:
+        host = f"{host}:{port or 27017}"
+    replication = parsed.get("replication") or {}
+    name = replication.get("replSetName") or replication.get("replSet")
+    cores = system.get("numCores")
+    return {"host": host if isinstance(host, str) else None,
+            "replica_set": name.split("/")[0] if isinstance(name, str) else None,
+            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None}
+
 
 
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
