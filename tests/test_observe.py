@@ -392,3 +392,13 @@ def test_a_replica_sets_combined_samples_are_not_read_as_one_server(tmp_path, ca
     one.mkdir(parents=True)
     pd.DataFrame([r for r in rows if r["member"] == "h1:27017"]).to_csv(one / "samples.csv", index=False)
     assert len(read_observation(one).samples) == 10                  # one member's folder reads as before
+
+
+def test_an_unreachable_server_is_one_readable_sentence(capsys):
+    # pymongo's ServerSelectionTimeoutError ends in a TopologyDescription repr; it was printed cut mid-token
+    from capmodel.cli import main
+
+    assert main(["observe", "--uri", "mongodb://127.0.0.1:1/", "--duration", "2", "--out", "/nonexistent-obs"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("capmodel: error: cannot reach mongodb://127.0.0.1:1/: no server answered within 5 s (")
+    assert "Connection refused" in err and "Topology" not in err and "<" not in err and err.endswith(")")
