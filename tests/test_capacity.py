@@ -203,3 +203,13 @@ def test_the_cpu_law_figure_draws_no_saturation_an_unusable_verdict_does_not_sta
     drawn = cpu_law_figure(busy, right)
     stars = next(t for t in drawn.data if t.name == "planned (target) and saturation")
     assert list(stars.x) == pytest.approx([right.planned_throughput.estimate, right.saturation_throughput.estimate])
+
+
+def test_a_shrinking_load_is_not_called_no_growth():
+    x = np.linspace(500, 1500, 40)
+    shrinking = server_capacity(samples(x), cores=2, monthly_growth=-0.05)
+    assert math.isinf(shrinking.runway_months.estimate)
+    assert "At -5% growth a month (a shrinking load) it never reaches it." in shrinking.answer()
+    assert "Without growth" not in shrinking.answer()
+    flat = server_capacity(samples(x), cores=2, monthly_growth=0.0)
+    assert "Without growth the load never reaches it." in flat.answer()

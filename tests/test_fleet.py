@@ -412,3 +412,10 @@ def test_observe_of_one_servers_ftdc_takes_the_cores_the_fleet_takes(generated, 
     assert main(["fleet", str(folder), "--json", "--workers", "1"]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert row["cores"] == 8.0 and row["capacity_ops"] == pytest.approx(capacity.saturation_throughput.estimate)
+
+
+def test_fleet_refuses_a_utilization_target_outside_0_1_before_any_task(generated, capsys):
+    # it ran every task and printed every server as failed, exit 0
+    assert main(["fleet", str(generated / "db-b1_27017"), "--utilization-target", "1.5", "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--utilization-target must be a fraction in (0, 1], got 1.5" in err and err.count("\n") == 1

@@ -64,6 +64,8 @@ def run(args) -> int:
     from capmodel.errors import InputError
     from capmodel.observe.fleet import fleet_table
 
+    if not 0 < args.utilization_target <= 1:
+        raise InputError(f"--utilization-target must be a fraction in (0, 1], got {args.utilization_target:g}")
     if args.growth is not None and not args.growth > -1:
         raise InputError(f"--growth must be a monthly fraction above -1 (0.05 = 5% a month), got {args.growth}")
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,

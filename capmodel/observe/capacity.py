@@ -142,7 +142,8 @@ class ServerCapacity:
             if months.estimate == 0:
                 text += f" The {self.utilization_target:.0%} target is already reached: no growth fits under it."
             elif math.isinf(months.estimate):
-                text += " Without growth the load never reaches it."
+                text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
+                         f" At {self.monthly_growth:.0%} growth a month (a shrinking load) it never reaches it.")
             else:
                 text += (f" At {self.monthly_growth:.0%} growth a month the target is reached in "
                          f"**{months.estimate:.1f} months** ({_months_text(months.low)} to "
