@@ -135,3 +135,13 @@ def test_an_unusable_laws_answer_is_not_the_method_that_answers():
     knee = next(r for r in answer.evidence.reasons if r.code == "knee_not_reached")
     assert f"the fitted peak at {answer.usl.peak_concurrency:.2g} operations lies" in knee.message
     assert not re.search(r"\b(nan|None|inf)\b", text)
+
+
+def test_a_peak_at_one_operation_is_said_in_the_singular():
+    samples, curve = observed(LIGHT)
+    x = curve["throughput"].to_numpy()
+    r = curve["latency_mean_ms"].to_numpy() / 1000.0
+    sigma, kappa = 0.05, 0.95                                    # N* = sqrt((1 - 0.05) / 0.95) = 1
+    fit = LatencyFit(curve, x, r, np.array([sigma, kappa, LAMBDA]), method="throughput")
+    knee = next(r for r in usl_verdict(fit, curve).reasons if r.code == "knee_not_reached")
+    assert "the fitted peak at 1 operation lies" in knee.message

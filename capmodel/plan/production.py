@@ -60,7 +60,8 @@ def usl_verdict(fit, curve: pd.DataFrame) -> Evidence:
     elif n95 < KNEE_REACHED * peak_n:
         reasons.append(Reason("knee_not_reached", "unusable", f"the server rarely ran more than {number(n95, 2)} "
                               f"operations at once (95th percentile); the fitted peak at {number(peak_n, 2)} "
-                              f"operations lies {number(peak_n / n95, 2)}× beyond: it cannot be located from this window",
+                              f"operation{'' if number(peak_n, 2) == '1' else 's'} lies {number(peak_n / n95, 2)}× "
+                              "beyond: it cannot be located from this window",
                               peak_n / n95))
     observed = fit.observed_peak_throughput
     if math.isfinite(peak_x) and observed > peak_x:
