@@ -419,3 +419,21 @@ def test_fleet_refuses_a_utilization_target_outside_0_1_before_any_task(generate
     assert main(["fleet", str(generated / "db-b1_27017"), "--utilization-target", "1.5", "--workers", "1"]) == 2
     err = capsys.readouterr().err
     assert "--utilization-target must be a fraction in (0, 1], got 1.5" in err and err.count("\n") == 1
+
+
+def test_a_quieter_unranked_member_does_not_hide_the_limit(generated, tmp_path, capsys):
+    # db-a2 peaks at 35% of its 4 cores; told it has 0.3 core the laws' verdict is unusable (its load exceeds the
+    # saturation computed): it cannot be ranked, but it carried less than db-a1, which still limits the set
+    from capmodel.observe.members import assess, observe_ftdc_members
+
+    observed = observe_ftdc_members([generated / "db-a1_27017" / "diagnostic.data",
+                                     generated / "db-a2_27018" / "diagnostic.data"])
+    quiet = next(m for m in observed.members if m.host == "db-a2:27018")
+    quiet.cores = 0.3
+    assess(quiet)
+    assert not quiet.usable
+    busy = next(m for m in observed.members if m.host == "db-a1:27017")
+    assert quiet.capacity.observed_peak_throughput < busy.capacity.observed_peak_throughput
+    answer = observed.limiting_sentence()
+    assert answer.startswith("db-a1:27017 limits the set: ") and "the members not ranked carried less load" in answer
+    assert "Not ranked (verdict unusable or no capacity): db-a2:27018: " in answer

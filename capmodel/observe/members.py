@@ -137,8 +137,9 @@ class ReplicaSetObservation:
         return min(usable, key=lambda m: (m.capacity.spare_fraction.estimate, m.host)) if usable else None
 
     def limiting_sentence(self) -> str:
-        """The answer: the limiting member and its spare, and which members could not be ranked (while any cannot,
-        the ranked member closest to its capacity is named as such, not as the set's limit)."""
+        """The answer: the limiting member and its spare, and which members could not be ranked (while one that was
+        not observed, or carried as much load, cannot be, the ranked member closest to its capacity is named as
+        such, not as the set's limit)."""
         top = self.limiting
         unranked = [m for m in self.members if not m.usable]
         why = "; ".join(f"{m.host}: {m.error or _unusable(m.capacity.evidence)}" for m in unranked)
@@ -148,6 +149,10 @@ class ReplicaSetObservation:
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:
             return f"{top.host} limits the set: {figures}, the least of the {_count(ranked, 'member')}."
+        busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
+        if not busier:      # the members not ranked carried less load than the one named
+            return (f"{top.host} limits the set: {figures}, the least of the {_count(ranked, 'ranked member')}; "
+                    f"the members not ranked carried less load. Not ranked (verdict unusable or no capacity): {why}.")
         return (f"{top.host} is the closest to its capacity of the {_count(ranked, 'ranked member')}: {figures}; "
                 f"the set's limit may be a member that could not be ranked. Not ranked (verdict unusable or no "
                 f"capacity): {why}.")
@@ -194,6 +199,15 @@ class ReplicaSetObservation:
                 "capacity": top.capacity.to_json() if top else None, "evidence": self.evidence.to_json(),
                 "members": [m.to_json() for m in self.members], "limiting_member": top.host if top else None,
                 "answer": self.limiting_sentence(), "notes": self.notes}
+
+
+def _busiest(member: Member) -> float | None:
+    """A member's busiest load (95th percentile of its intervals' ops/s), None when it was not observed."""
+    if member.capacity is not None:
+        return member.capacity.observed_peak_throughput
+    if member.observation is None or not len(member.observation.curve):
+        return None
+    return float(member.observation.curve["throughput"].quantile(0.95))
 
 
 def _count(n: int, noun: str) -> str:
