@@ -107,7 +107,7 @@ def test_generated_files_carry_the_identity_and_vary_their_layout(generated):
     identities = {server_identity(f)["host"]: server_identity(f) for f in folders}
     for server in SERVERS:
         assert identities[server.host] == {"host": server.host, "replica_set": server.replica_set,
-                                           "cores": float(server.cores)}
+                                           "cores": float(server.cores), "version": "7.0.14"}
     layouts = set()
     for file in ftdc.ftdc_files(folders[0]):
         for chunk in ftdc.iter_chunks(file):

@@ -98,13 +98,13 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
 
 
 def metadata_identity(path) -> dict:
-    """``host``, ``replica_set`` and ``cores`` from the metadata document of the first FTDC file ``path`` names
+    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC file ``path`` names
     (None where it does not say)."""
     files = ftdc.ftdc_files(path)
     for _, document in ftdc.iter_documents(files[0]):
         if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
             return identity_of(document["doc"])
-    return {"host": None, "replica_set": None, "cores": None}
+    return {"host": None, "replica_set": None, "cores": None, "version": None}
 
 
 def identity_of(doc: dict) -> dict:
@@ -118,10 +118,11 @@ def identity_of(doc: dict) -> dict:
     replication = parsed.get("replication") or {}
     name = replication.get("replSetName") or replication.get("replSet")
     cores = system.get("numCores")
+    version = (doc.get("buildInfo") or {}).get("version")
     return {"host": host if isinstance(host, str) else None,
             "replica_set": name.split("/")[0] if isinstance(name, str) else None,
-            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None}
-
+            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None,
+            "version": version if isinstance(version, str) else None}
 
 
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
