@@ -161,7 +161,7 @@ class Column:
             return r_squared(value, self.missing)
         if self.kind == "seconds":
             return seconds(value, self.missing)
-        if self.decimals is not None and math.isfinite(float(value)):
+        if self.decimals is not None and not is_missing(value) and math.isfinite(float(value)):
             return f"{float(value):,.{self.decimals}f}"
         return number(value, self.digits, self.missing, self.infinite)
 

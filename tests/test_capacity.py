@@ -168,3 +168,48 @@ def test_each_weakness_of_the_data_is_a_reason():
     assert reason.value == pytest.approx(r2) and r2 < 0.1 and not verdict.usable
     target = server_capacity(samples(x), cores=2, latency_target_ms=5.0)
     assert "latency_not_modelled" in target.evidence.codes()
+
+
+def test_an_unusable_capacity_states_only_what_the_data_support():
+    # 1,000-3,000 ops/s at 0.5 ms of CPU each needs up to 1.55 cores: with 1 core the laws' saturation (1,900 ops/s)
+    # is below what the server did, so no saturation, plan, spare or runway may be stated, only the lower bound
+    x = np.linspace(1000, 3000, 40)
+    one = server_capacity(samples(x), cores=1, monthly_growth=0.05)
+    assert not one.evidence.usable
+    text = one.answer()
+    busiest = np.quantile(x, 0.95)
+    assert f"**{busiest:,.0f} ops/s**" in text and "lower bound" in text
+    assert "the core count (1 core) is probably wrong" in text
+    for firm in ("saturation at", "carries", "spare", "target is", "months", "already"):
+        assert firm not in text, firm
+    assert text.endswith(f"Method: {LAWS} ({one.why}).")
+
+
+def test_the_cpu_law_figure_draws_no_saturation_an_unusable_verdict_does_not_state():
+    from capmodel.observe.capacity import busy_table
+    from capmodel.plots.capacity import cpu_law_figure
+
+    x = np.linspace(1000, 3000, 40)
+    table = samples(x)
+    wrong = server_capacity(table, cores=1)                      # the data ran past the 1-core saturation
+    busy = busy_table(table)
+    figure = cpu_law_figure(busy, wrong)
+    names = [t.name for t in figure.data]
+    assert "planned (target) and saturation" not in names
+    line = next(t for t in figure.data if t.mode == "lines")
+    assert max(line.x) == pytest.approx(busy["throughput"].max()) and "not carried to saturation" in line.name
+    assert figure.layout.yaxis.range[1] >= busy["cpu_cores"].max()      # the points above the 1 core stay in view
+    right = server_capacity(table, cores=2)
+    drawn = cpu_law_figure(busy, right)
+    stars = next(t for t in drawn.data if t.name == "planned (target) and saturation")
+    assert list(stars.x) == pytest.approx([right.planned_throughput.estimate, right.saturation_throughput.estimate])
+
+
+def test_a_shrinking_load_is_not_called_no_growth():
+    x = np.linspace(500, 1500, 40)
+    shrinking = server_capacity(samples(x), cores=2, monthly_growth=-0.05)
+    assert math.isinf(shrinking.runway_months.estimate)
+    assert "At -5% growth a month (a shrinking load) it never reaches it." in shrinking.answer()
+    assert "Without growth" not in shrinking.answer()
+    flat = server_capacity(samples(x), cores=2, monthly_growth=0.0)
+    assert "Without growth the load never reaches it." in flat.answer()

@@ -107,7 +107,7 @@ def test_generated_files_carry_the_identity_and_vary_their_layout(generated):
     identities = {server_identity(f)["host"]: server_identity(f) for f in folders}
     for server in SERVERS:
         assert identities[server.host] == {"host": server.host, "replica_set": server.replica_set,
-                                           "cores": float(server.cores)}
+                                           "cores": float(server.cores), "version": "7.0.14"}
     layouts = set()
     for file in ftdc.ftdc_files(folders[0]):
         for chunk in ftdc.iter_chunks(file):
@@ -313,3 +313,150 @@ def test_the_embedded_cluster_warns_of_nothing_when_another_holds_the_dashboard_
     finally:
         holder.close()
     assert not [w for w in recwarn if "already in use" in str(w.message)]
+
+
+def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
+    # a negative spare printed as "-3% (-5%--1%)" reads as a subtraction; the range is written out with "to"
+    import pandas as pd
+
+    from capmodel.commands.fleet import _text
+    from capmodel.observe.fleet import COLUMNS, Fleet
+
+    rows = pd.DataFrame([
+        _row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=1030.0, capacity_ops=1250.0,
+             method="operational laws", spare_fraction=-0.03, spare_low=-0.05, spare_high=-0.01, verdict="weak",
+             runway_months=0.0, evidence={"grade": "weak", "reasons": []}),
+        _row(cluster="rs1", member="b:1", hours=2.0, busiest_ops=500.0, capacity_ops=2000.0,
+             method="operational laws", spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound",
+             runway_months=18.8, evidence={"grade": "sound", "reasons": []}),
+    ], columns=COLUMNS)
+    text = _text(Fleet(rows, "1 local Dask worker(s)", 0.05))
+    row_a = next(line for line in text.splitlines() if line.startswith("rs0 ") and "a:1" in line)
+    row_b = next(line for line in text.splitlines() if line.startswith("rs1 ") and "b:1" in line)
+    assert "-3% (-5% to -1%)" in row_a and "%--" not in text
+    assert "60% (55% to 65%)" in row_b
+    header = text.splitlines()[2]
+    assert header.index("verdict") == row_a.index("weak")             # the columns stay aligned
+
+
+def test_fleet_reading_table_has_units_words_and_no_python_reprs():
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS, Fleet
+
+    reasons = {"grade": "weak", "reasons": [{"code": "over_target", "grade": "weak", "value": 1.03,
+                                             "message": "the observed peak is already above the 80% target"}]}
+    rows = pd.DataFrame([
+        _row(cluster="rs0", member="rs0-0.example.net:27017", hours=6.0, busiest_ops=28058.0, capacity_ops=33949.4,
+             method="operational laws", cpu_ms_per_op=0.2357, cores=8.0, spare_fraction=-0.03, spare_low=-0.05,
+             spare_high=-0.01, verdict="weak", runway_months=0.0, reasons=["over_target"], evidence=reasons),
+        _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
+    ], columns=COLUMNS)
+    made = Fleet(rows, "2 local Dask worker(s)", None).reading_table()
+    headers = [c.header for c in made.columns.values()]
+    assert "busiest (ops/s)" in headers and "capacity (ops/s)" in headers and "CPU per operation (ms)" in headers
+    first, failed = made.cells()
+    by_header = dict(zip(headers, first))
+    assert by_header["busiest (ops/s)"] == "28,058" and by_header["capacity (ops/s)"] == "33,949"
+    assert by_header["cores"] == "8" and by_header["CPU per operation (ms)"] == "0.236"
+    assert by_header["spare of the planned throughput"] == "-3% (-5% to -1%)"
+    assert dict(zip(headers, failed))["verdict"] == "failed"
+    fleet = Fleet(rows, "2 local Dask worker(s)", None)
+    assert fleet.reasons_text().splitlines() == [
+        "- **rs0 · rs0-0.example.net:27017** (weak): the observed peak is already above the 80% target",
+        "- **/x/broken**: failed: /x/broken/metrics.1: truncated FTDC file"]
+    text = made.text()
+    for raw in ("['", "nan", "None", "NaN", "_ops"):
+        assert raw not in text, raw
+
+
+def test_runway_figure_keeps_its_colour_legend_when_every_server_has_the_same_verdict():
+    # plotly hides the legend of a one-trace figure: an all-"weak" fleet showed orange bars with no key to the colour
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS
+    from capmodel.plots.fleet import runway_figure
+
+    rows = pd.DataFrame([_row(cluster="rs0", member="a:1", spare_fraction=0.3, spare_low=0.2, spare_high=0.4,
+                              verdict="weak", runway_months=5.0, runway_low=4.0, runway_high=6.0)], columns=COLUMNS)
+    figure = runway_figure(rows)
+    assert [t.name for t in figure.data] == ["weak"] and figure.layout.showlegend is True
+    assert figure.layout.legend.title.text == "verdict"
+
+
+def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_not_crown_a_limit_it_cannot_know(
+        generated, tmp_path, capsys):
+    # db-a1 peaks near 70% of its capacity: past a 60% target, its spare is negative and must read as "above";
+    # a member whose files cannot be read may be the busier one, so the ranked one is not called the set's limit
+    from capmodel.formatting import percent
+
+    broken = tmp_path / "copy" / "diagnostic.data"
+    shutil.copytree(generated / "db-b1_27017" / "diagnostic.data", broken)
+    first = sorted(broken.glob("metrics.*"))[0]
+    data = bytearray(first.read_bytes())
+    data[2000:2100] = bytes(b ^ 0x5A for b in data[2000:2100])
+    first.write_bytes(bytes(data))
+    folders = [str(generated / "db-a1_27017" / "diagnostic.data"), str(generated / "db-a2_27018" / "diagnostic.data")]
+    argv = ["observe", "--ftdc", *folders, "--growth", "0.05", "--utilization-target", "0.6"]
+    assert main([*argv, "--out", str(tmp_path / "j"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    by_host = {m["host"]: m for m in result["members"]}
+    a1, a2 = by_host["db-a1:27017"], by_host["db-a2:27018"]
+    # the README's "capacity" and "evidence" of observe --json: for a replica set, the limiting member's
+    assert result["limiting_member"] == "db-a1:27017" and result["capacity"] == a1["capacity"]
+    assert result["evidence"] == a1["capacity"]["evidence"]
+    assert a1["spare_fraction"] < 0 < a2["spare_fraction"]
+    assert main([*argv, "--out", str(tmp_path / "t")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    line_a1 = next(line for line in lines if line.strip().startswith("db-a1:27017:"))
+    line_a2 = next(line for line in lines if line.strip().startswith("db-a2:27018:"))
+    assert f"already {percent(-a1['spare_fraction'])} above its planned throughput" in line_a1
+    assert "past its target now" in line_a1 and "-" not in line_a1.split("above")[0].split("ops/s,")[-1]
+    runway = a2["capacity"]["runway_months"]["estimate"]
+    assert f"{percent(a2['spare_fraction'])} of its planned throughput spare (" in line_a2
+    assert f"{runway:.1f} months of runway at 5% growth a month" in line_a2
+    assert lines[-2].startswith("db-a1:27017 limits the set:") and lines[-2].endswith("the least of the 2 members.")
+    argv.insert(2 + len(folders), str(broken))
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    answer = capsys.readouterr().out.splitlines()[-2]
+    assert answer.startswith("db-a1:27017 is the closest to its capacity of the 2 ranked members: ")
+    assert "the set's limit may be a member that could not be ranked" in answer and "db-b1:27017: " in answer
+
+
+def test_observe_of_one_servers_ftdc_takes_the_cores_the_fleet_takes(generated, tmp_path, capsys):
+    # FTDC without systemMetrics (a non-Linux host; the generator writes none): the metadata's hostInfo still gives
+    # the cores. observe read none and assumed 1 core, so the same files gave half the fleet's capacity on 2 cores
+    from capmodel.observe import server_capacity
+
+    folder = generated / "db-b1_27017" / "diagnostic.data"
+    observation = observe_ftdc(folder)
+    capacity = server_capacity(observation.samples)
+    assert capacity.cores == 8.0 and capacity.cores_source == "the host's, as the server reports them"
+    assert main(["fleet", str(folder), "--json", "--workers", "1"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["cores"] == 8.0 and row["capacity_ops"] == pytest.approx(capacity.saturation_throughput.estimate)
+
+
+def test_fleet_refuses_a_utilization_target_outside_0_1_before_any_task(generated, capsys):
+    # it ran every task and printed every server as failed, exit 0
+    assert main(["fleet", str(generated / "db-b1_27017"), "--utilization-target", "1.5", "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--utilization-target must be a fraction in (0, 1], got 1.5" in err and err.count("\n") == 1
+
+
+def test_a_quieter_unranked_member_does_not_hide_the_limit(generated, tmp_path, capsys):
+    # db-a2 peaks at 35% of its 4 cores; told it has 0.3 core the laws' verdict is unusable (its load exceeds the
+    # saturation computed): it cannot be ranked, but it carried less than db-a1, which still limits the set
+    from capmodel.observe.members import assess, observe_ftdc_members
+
+    observed = observe_ftdc_members([generated / "db-a1_27017" / "diagnostic.data",
+                                     generated / "db-a2_27018" / "diagnostic.data"])
+    quiet = next(m for m in observed.members if m.host == "db-a2:27018")
+    quiet.cores = 0.3
+    assess(quiet)
+    assert not quiet.usable
+    busy = next(m for m in observed.members if m.host == "db-a1:27017")
+    assert quiet.capacity.observed_peak_throughput < busy.capacity.observed_peak_throughput
+    answer = observed.limiting_sentence()
+    assert answer.startswith("db-a1:27017 limits the set: ") and "the members not ranked carried less load" in answer
+    assert "Not ranked (verdict unusable or no capacity): db-a2:27018: " in answer

@@ -47,3 +47,10 @@ def test_a_table_has_no_index_units_in_headers_words_for_missing_values_and_a_cs
     assert base64.b64decode(data).decode() == "VM,users,monthly cost (EUR/month)\na-1,25000.0,797.76\nb-2,,694.08\n"
     assert 'download="vms.csv"' in page
     assert shown.text().splitlines()[1].split() == ["a-1", "25,000", "798"]
+
+
+def test_a_fixed_decimals_column_shows_a_missing_value_as_its_word():
+    from capmodel.formatting import Column
+
+    column = Column("runway (months)", decimals=1)
+    assert column.show(None) == "—" and column.show(float("nan")) == "—" and column.show(12.345) == "12.3"

@@ -134,7 +134,10 @@ def test_cli_what_if_json_and_errors(tmp_path, capsys):
     assert out["limiting_member"] == "primary" and out["evidence"]["grade"] == "sound"
     reads = [c for c in out["members"][0]["classes"] if c["class"] == "reads"][0]
     assert reads["asked_per_s"] == pytest.approx(1.3 * reads["observed_per_s"])
-    assert main(argv) == 0 and "Saturates first: primary." in capsys.readouterr().out
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Saturates first: primary." in text and "**" not in text     # plain text on a terminal, not markdown
+    assert "Evidence: sound" in text and "1 core," in text and "core(s)" not in text
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     for bad, message in ((["--scale", "reads=x"], "--scale: reads='x' is not a number"),
                          (["--cores", "0"], "cores"), (["--observed", str(tmp_path / "none")], "no samples.csv"),
@@ -143,3 +146,30 @@ def test_cli_what_if_json_and_errors(tmp_path, capsys):
         assert main([*argv, *bad]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
+
+
+def test_a_class_the_regression_gives_no_cpu_is_not_predicted_to_grow_for_free():
+    # reads follow the writes exactly (a fixed mix) while the background CPU wanders: the least-squares split gives
+    # one class zero CPU, and "reads x2" would then cost nothing. Every operation costs CPU, so the model falls back
+    # to apportioning the CPU by time in the server, as for one constant mix, and the total still adds up.
+    rng = np.random.default_rng(3)
+    samples = synthetic_samples(n=30)
+    samples["reads_per_s"] = samples["writes_per_s"] * 4 + 200 + rng.uniform(-5, 5, len(samples))
+    ops_cpu = sum(samples[f"{c}_per_s"] * TRUTH["d"][c] for c in ("reads", "writes", "commands"))
+    samples["cpu_cores"] = 0.02 + ops_cpu + rng.uniform(-0.05, 0.05, len(samples))
+    regression = np.linalg.lstsq(np.column_stack([np.ones(len(samples)), samples[["reads_per_s", "writes_per_s",
+                                 "commands_per_s"]].to_numpy()]), samples["cpu_cores"].to_numpy(), rcond=None)[0]
+    fit = fit_server_demands(samples, cores=1)
+    codes = [r.code for r in fit.reasons]
+    assert min(regression[1:]) < 0           # the set-up reproduces the defect: least squares gives a class <= 0 CPU
+    assert "cpu_demand_zero" in codes and "cpu_apportioned" in codes
+    assert all(v > 0 for v in fit.cpu_per_op.values())
+    assert sum(fit.cpu_per_op[c] * samples[f"{c}_per_s"].mean() for c in fit.classes) == pytest.approx(
+        samples["cpu_cores"].mean(), rel=1e-9)
+
+
+def test_the_answer_shows_a_rate_below_one_per_second_as_it_is():
+    samples = synthetic_samples()
+    samples["commands_per_s"] = 0.5                       # a health check twice a second: not "0 ops/s"
+    result = mix_what_if({"a": samples}, cores=2, n_bootstrap=0)
+    assert "commands 0.5 ops/s at" in result.describe() and "of 2 cores" in result.describe()

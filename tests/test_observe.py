@@ -333,3 +333,72 @@ def test_a_reused_layout_reads_the_same_metrics_as_a_full_walk(run):
             walked_names, walked_values = ftdc.metric_names(reference)
             assert names == walked_names and np.array_equal(values, walked_values)
     assert cache.hits >= 1
+
+
+def test_observation_summary_formats_busy_servers_for_people():
+    # a server at ~28,000 ops/s: ":.4g" printed "2.806e+04 ops/s"; counts get thousands separators
+    import pandas as pd
+
+    from capmodel.observe.observation import Observation
+
+    n = 7200
+    times = pd.date_range("2026-11-02T00:00:01Z", periods=n, freq="s")
+    throughput = [28_058.0 + (i % 7) for i in range(n)]
+    samples = pd.DataFrame({"time": times, "dropped": [""] * n})
+    curve = pd.DataFrame({"time": times, "throughput": throughput, "concurrency": [6.19] * n})
+    text = Observation(samples, curve, "FTDC somewhere").summary()
+    median = pd.Series(throughput).median()
+    assert f"intervals: 7,200 ending 2026-11-02T00:00:01Z to 2026-11-02T02:00:00Z" in text
+    assert f"curve points: 7,200" in text
+    assert f"throughput: {median:,.0f} ops/s median, {max(throughput):,.0f} ops/s max" in text
+    assert "e+" not in text and "6.19 median, 6.19 max" in text
+
+
+def test_a_replica_sets_combined_samples_are_not_read_as_one_server(tmp_path, capsys):
+    # observe writes every member's intervals into one samples.csv (a member column) beside members/<host_port>/;
+    # report 07 and mva --observed read a samples.csv as ONE server: fitting the laws to three members' intervals
+    # at once (60 intervals of three servers) gave a capacity of no server at all
+    import pandas as pd
+    import pytest
+
+    from capmodel.cli import main
+    from capmodel.errors import InputError
+    from capmodel.observe import read_observation
+    from capmodel.report.checks import check_parameters
+
+    hosts = ["h1:27017", "h2:27018"]
+    rows = []
+    for i in range(10):
+        for h in hosts:
+            rows.append({"member": h, "time": f"2026-01-01T00:00:{i:02d}Z", "interval_s": 1.0, "cpu_cores": 0.1,
+                         "reads_per_s": 100.0 + i, "reads_latency_ms": 0.2, "writes_per_s": 10.0 + i % 3,
+                         "writes_latency_ms": 0.3, "commands_per_s": 1.0, "commands_latency_ms": 0.1, "dropped": ""})
+    folder = tmp_path / "rs"
+    folder.mkdir()
+    pd.DataFrame(rows).to_csv(folder / "samples.csv", index=False)
+    with pytest.raises(InputError) as caught:
+        read_observation(folder)
+    message = str(caught.value)
+    assert "holds 2 replica-set members' intervals (h1:27017, h2:27018)" in message
+    assert f"-p observed takes one member's folder: {folder / 'members' / 'h1_27017'}, " in message
+    with pytest.raises(InputError, match="holds 2 replica-set members"):
+        check_parameters({"observed": "", "ftdc": ""}, {"observed": str(folder)})   # before any kernel starts
+    with pytest.raises(InputError, match="parameter ftdc: /nothere-ftdc does not exist"):
+        check_parameters({"observed": "", "ftdc": ""}, {"ftdc": "/nothere-ftdc"})
+    assert main(["mva", "--observed", str(folder), "--cores", "1", "--scale", "reads=2"]) == 2
+    err = capsys.readouterr().err
+    assert "--observed takes one member's folder (repeat it for each)" in err and err.count("\n") == 1
+    one = folder / "members" / "h1_27017"
+    one.mkdir(parents=True)
+    pd.DataFrame([r for r in rows if r["member"] == "h1:27017"]).to_csv(one / "samples.csv", index=False)
+    assert len(read_observation(one).samples) == 10                  # one member's folder reads as before
+
+
+def test_an_unreachable_server_is_one_readable_sentence(capsys):
+    # pymongo's ServerSelectionTimeoutError ends in a TopologyDescription repr; it was printed cut mid-token
+    from capmodel.cli import main
+
+    assert main(["observe", "--uri", "mongodb://127.0.0.1:1/", "--duration", "2", "--out", "/nonexistent-obs"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("capmodel: error: cannot reach mongodb://127.0.0.1:1/: no server answered within 5 s (")
+    assert "Connection refused" in err and "Topology" not in err and "<" not in err and err.endswith(")")

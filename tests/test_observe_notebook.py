@@ -118,6 +118,7 @@ def test_report_on_an_idle_server_states_only_what_the_data_support(tmp_path):
     busiest = float(np.quantile(observe_ftdc(idle_ftdc).curve["throughput"], 0.95))
     assert f"carried {number(busiest)} ops/s at its busiest" in text
     assert "lower bound" in text and "Evidence: unusable" in text
+    assert "MongoDB 6.0.5" in text                  # the version the FTDC metadata carry (buildInfo), in provenance
     assert "saturation" not in text and "spare" not in text and "Method:" not in text
     page = re.sub(r"<(script|style).*?</\1>", " ", Path(run.html).read_text(), flags=re.S)
     visible = html.unescape(re.sub(r"<[^>]+>", " ", page))

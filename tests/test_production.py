@@ -113,3 +113,35 @@ def test_a_fit_whose_peak_the_data_run_past_is_unusable():
     assert {"past_peak", "low_r2"} <= set(verdict.codes()) and not verdict.usable
     past = next(r for r in verdict.reasons if r.code == "past_peak")
     assert past.value == pytest.approx(wrong.observed_peak_throughput / (float(x_of(N_STAR)) / 3), rel=1e-6)
+
+
+def test_an_unusable_laws_answer_is_not_the_method_that_answers():
+    # light load (no knee for the USL) and a core count the data contradict (the laws' verdict unusable): neither
+    # method may state a capacity; the answer gives the observed load as a lower bound and says why
+    samples, curve = observed(LIGHT)
+    busiest = float(np.quantile(curve["throughput"], 0.95))
+    cores = 0.02 + D_S * busiest * 0.5                          # half the CPU the busiest intervals used
+    answer = production_answer(samples, curve, cores=cores, monthly_growth=0.05, n_bootstrap=10)
+    assert not answer.capacity.evidence.usable and "above_saturation" in answer.capacity.evidence.codes()
+    assert answer.method == NO_METHOD and not answer.evidence.usable
+    assert "above_saturation" in answer.evidence.codes()
+    assert answer.saturation_throughput is None and answer.runway_months is None
+    text = answer.answer()
+    assert "lower bound" in text and "probably wrong" in text and "months" not in text
+    assert text.count("probably wrong") == 1                     # each reason said once
+    assert "neither method can state a capacity" not in text      # the reasons themselves say it
+    no_cpu = production_answer(*observed(LIGHT, cpu=False), n_bootstrap=10)
+    assert no_cpu.capacity is None and no_cpu.capacity_error in no_cpu.answer()   # without a laws verdict: why
+    knee = next(r for r in answer.evidence.reasons if r.code == "knee_not_reached")
+    assert f"the fitted peak at {answer.usl.peak_concurrency:.2g} operations lies" in knee.message
+    assert not re.search(r"\b(nan|None|inf)\b", text)
+
+
+def test_a_peak_at_one_operation_is_said_in_the_singular():
+    samples, curve = observed(LIGHT)
+    x = curve["throughput"].to_numpy()
+    r = curve["latency_mean_ms"].to_numpy() / 1000.0
+    sigma, kappa = 0.05, 0.95                                    # N* = sqrt((1 - 0.05) / 0.95) = 1
+    fit = LatencyFit(curve, x, r, np.array([sigma, kappa, LAMBDA]), method="throughput")
+    knee = next(r for r in usl_verdict(fit, curve).reasons if r.code == "knee_not_reached")
+    assert "the fitted peak at 1 operation lies" in knee.message

@@ -349,3 +349,16 @@ def test_cli_refuses_cpus_it_may_not_use(tmp_path, monkeypatch, capsys):
     assert main(["server", "start", "--cpus", "one"]) == 2
     assert "--cpus 'one': expected CPU numbers" in capsys.readouterr().err
     assert not (tmp_path / "server.json").exists()             # refused before any mongod started
+
+
+def test_status_says_where_the_ftdc_is_how_to_read_it_and_that_stop_deletes_a_temporary_one():
+    from types import SimpleNamespace
+
+    from capmodel.commands.server import ftdc_where
+
+    one = SimpleNamespace(diagnostic_data=True, replica_set=None, dbpath="/tmp/d1", owns_dbpath=True)
+    assert ftdc_where(one) == ("FTDC in /tmp/d1/diagnostic.data: capmodel observe --ftdc /tmp/d1/diagnostic.data "
+                               "(deleted by 'server stop': read it before, or start with --dbpath to keep it)")
+    kept = SimpleNamespace(diagnostic_data=True, replica_set="capmodel", dbpath="/data/rs", owns_dbpath=False)
+    assert ftdc_where(kept) == "FTDC in /data/rs/member*/diagnostic.data: capmodel observe --ftdc /data/rs"
+    assert ftdc_where(SimpleNamespace(diagnostic_data=False, replica_set=None, dbpath="/x", owns_dbpath=True)) == ""

@@ -57,6 +57,9 @@ def read_samples(folder: str):
     if table.columns.duplicated().any():
         raise InputError(f"{path}: column {table.columns[table.columns.duplicated()][0]!r} appears twice")
     usable_intervals(table, str(path))  # the columns, checked here so that the error names the file
+    from capmodel.observe.observation import refuse_several_members
+
+    refuse_several_members(table, path.parent, "--observed", repeatable=True)
     return table
 
 
@@ -107,5 +110,5 @@ def run_observed(args) -> int:
                     "evidence": result.evidence.to_json()})
         return 0
     print(result.describe())
-    print(result.evidence.describe())
+    print(result.evidence.describe().replace("**", ""))     # markdown for reports; plain on a terminal
     return 0

@@ -28,8 +28,10 @@ def register(subparsers) -> None:
 def _text(fleet) -> str:
     import math
 
+    from capmodel.formatting import percent
+
     lines = [fleet.answer(), ""]
-    header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>14} " \
+    header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} " \
              f"{'verdict':<9} {'runway (months)':>16}"
     lines.append(header)
     for _, row in fleet.rows.iterrows():
@@ -43,14 +45,14 @@ def _text(fleet) -> str:
                                 if r.get("grade") == "unusable")
             lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
             continue
-        spare = f"{row['spare_fraction']:.0%} ({row['spare_low']:.0%}-{row['spare_high']:.0%})"
+        spare = f"{percent(row['spare_fraction'])} ({percent(row['spare_low'])} to {percent(row['spare_high'])})"
         runway = row["runway_months"]
         if runway is None or math.isnan(runway):
             runway_text = "-"
         else:
             runway_text = "never" if math.isinf(runway) else f"{runway:.1f}"
         lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
-                     f"{row['capacity_ops']:>10,.0f} {spare:>14} {row['verdict']:<9} {runway_text:>16}")
+                     f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>16}")
     lines.append("")
     methods = ", ".join(sorted(set(fleet.rows["method"].dropna()))) or "no method"
     lines.append(f"busiest and capacity in ops/s; capacity by {methods}; computed on {fleet.workers}")
@@ -62,6 +64,8 @@ def run(args) -> int:
     from capmodel.errors import InputError
     from capmodel.observe.fleet import fleet_table
 
+    if not 0 < args.utilization_target <= 1:
+        raise InputError(f"--utilization-target must be a fraction in (0, 1], got {args.utilization_target:g}")
     if args.growth is not None and not args.growth > -1:
         raise InputError(f"--growth must be a monthly fraction above -1 (0.05 = 5% a month), got {args.growth}")
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,

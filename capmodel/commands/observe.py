@@ -151,7 +151,7 @@ def _capacity(observation, args):
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
     from capmodel.jsonable import print_json
-    from capmodel.observe.members import assess
+    from capmodel.observe.members import assess, spare_phrase
 
     if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports
         for member in observed.members:
@@ -173,8 +173,8 @@ def _members(observed, args, write: bool) -> int:
                   f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
         else:
             print(f"  {member.host}: {row['intervals']:,} intervals, busiest {row['busiest_ops']:,.0f} ops/s, "
-                  f"capacity {row['capacity_ops']:,.0f} ops/s, {row['spare_fraction']:.0%} spare, "
-                  f"{row['verdict']} evidence")
+                  f"saturation {row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
+                  f"{_runway(member.capacity)}, {row['verdict']} evidence")
     for note in observed.notes:
         print(f"note: {note}")
     if observed.interrupted:
@@ -182,3 +182,16 @@ def _members(observed, args, write: bool) -> int:
     print(observed.limiting_sentence())
     print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
     return 0
+
+
+def _runway(capacity) -> str:
+    """", 14.0 months of runway at 5% a month" (or "past its target now"); "" without a growth rate."""
+    import math
+
+    runway = capacity.runway_months
+    if runway is None or capacity.monthly_growth is None or not math.isfinite(runway.estimate):
+        return "" if runway is None or capacity.monthly_growth is None else \
+            f", never reaches its target at {capacity.monthly_growth:.0%} a month"
+    if runway.estimate <= 0:
+        return ", past its target now"
+    return f", {runway.estimate:.1f} months of runway at {capacity.monthly_growth:.0%} growth a month"

@@ -28,7 +28,7 @@ def register(subparsers) -> None:
                        help="run mongod only on these CPUs, e.g. 0 or 0-1 (Linux CPU affinity; default: any CPU)")
     start.add_argument("--ftdc", "--diagnostic-data", dest="ftdc", action="store_true",
                        help="record FTDC diagnostic data once a second into DBPATH/diagnostic.data "
-                            "(for 'capmodel observe --ftdc')")
+                            "(DBPATH/memberN/diagnostic.data for a replica set), for 'capmodel observe --ftdc'")
     start.add_argument("--foreground", action="store_true",
                        help="stay in the foreground and stop the server on Ctrl-C / SIGTERM")
     start.add_argument("--json", action="store_true", help="print the server's state as JSON")
@@ -124,6 +124,18 @@ def run_stop(args) -> int:
     return 0
 
 
+def ftdc_where(server) -> str:
+    """Where a running server's FTDC is and how to read it (and that 'stop' deletes it when the dbpath is
+    temporary), or "" when FTDC is off."""
+    if not server.diagnostic_data:
+        return ""
+    where = f"{server.dbpath}/member*/diagnostic.data" if server.replica_set else f"{server.dbpath}/diagnostic.data"
+    read = f"capmodel observe --ftdc {server.dbpath}" + ("" if server.replica_set else "/diagnostic.data")
+    kept = " (deleted by 'server stop': read it before, or start with --dbpath to keep it)" if server.owns_dbpath \
+        else ""
+    return f"FTDC in {where}: {read}{kept}"
+
+
 NOT_RUNNING = 3  # 'status' when no server runs (LSB init scripts: "program is not running")
 
 
@@ -146,8 +158,7 @@ def run_status(args) -> int:
         kind = f"replica set {server.replica_set} ({len(server.pids)} members)" if server.replica_set else "standalone"
         print(f"running: {server.uri}\n  {kind}, mongod {server.version}, pids {server.pids}, dbpath {server.dbpath}")
         extras = [f"CPUs {','.join(map(str, server.cpus))}" if server.cpus else "",
-                  f"FTDC in {server.dbpath}/diagnostic.data" if server.diagnostic_data and not server.replica_set
-                  else "FTDC in each member's diagnostic.data" if server.diagnostic_data else ""]
+                  ftdc_where(server)]
         if any(extras):
             print("  " + ", ".join(e for e in extras if e))
     else:

@@ -39,6 +39,7 @@ import pandas as pd
 from scipy.optimize import nnls
 
 from capmodel.errors import InputError
+from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import check_servers
@@ -147,7 +148,8 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     design = np.column_stack([np.ones(len(x)), x])
     scale = np.maximum(np.abs(design).max(axis=0), 1e-12)
     rank = np.linalg.matrix_rank(design / scale, tol=1e-6)
-    if rank == design.shape[1] and len(x) >= design.shape[1] + 2:
+    regressed = rank == design.shape[1] and len(x) >= design.shape[1] + 2
+    if regressed:
         coef = _nnls(design / scale, cpu) / scale
         background, d = float(coef[0]), coef[1:]
         fitted = design @ coef
@@ -157,16 +159,19 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
                                   f"explains {r2:.0%} of the CPU's variation across intervals", float(r2)))
         unidentified = [c for c, v in zip(classes, d) if v <= 0]
         if unidentified:
+            # every operation costs CPU: a class given none would grow for free in the what-if
             reasons.append(Reason("cpu_demand_zero", "weak", f"{member}: the regression gives {unidentified[0]} no CPU "
-                                  "of its own (its rate hardly varies apart from the others')"))
-    else:
+                                  "of its own (its rate hardly varies apart from the others'), so it is not used"))
+            regressed = False
+    if not regressed:
         share = np.nan_to_num(x * r).sum(axis=0)
         share = share / share.sum() if share.sum() > 0 else np.full(len(classes), 1 / len(classes))
         background = 0.0
         d = share * cpu.sum() / np.maximum(x.sum(axis=0), 1e-300)
-        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: the mix and load hardly vary across the "
-                              "intervals, so the CPU is apportioned to the classes by their shares of time in the "
-                              "server"))
+        why = ("the regression cannot split it" if reasons and reasons[-1].code == "cpu_demand_zero" else
+               "the mix and load hardly vary across the intervals")
+        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: {why}, so the CPU is apportioned to the classes "
+                              "by their shares of time in the server"))
     cpu_per_op = {c: float(v) for c, v in zip(classes, d)}
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
@@ -273,14 +278,14 @@ class MixWhatIf:
                 lines.append(f"{m.member}: not observed serving {', '.join(missing)}: no prediction for this load.")
                 continue
             if p["utilization"] >= 1:
-                lines.append(f"{m.member}: the asked load needs {p['utilization']:.0%} of {m.cores} core(s): it does "
+                lines.append(f"{m.member}: the asked load needs {p['utilization']:.0%} of {_cores(m.cores)}: it does "
                              f"not fit; {p['load_factor_that_fits']:.0%} of it does.")
                 continue
             low, high = self.low.loc[m.member], self.high.loc[m.member]
-            parts = [f"{c} {p[f'{c}_throughput']:,.0f} ops/s at {p[f'{c}_latency_ms']:.3g} ms "
+            parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at {p[f'{c}_latency_ms']:.3g} ms "
                      f"({low[f'{c}_latency_ms']:.3g}-{high[f'{c}_latency_ms']:.3g})" for c in m.classes
                      if self.rates[m.member][c] > 0] or ["no operations asked"]
-            lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {m.cores} core(s), "
+            lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}, "
                          f"room for {p['load_factor_that_fits']:.2f}x this load.")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
@@ -288,6 +293,10 @@ class MixWhatIf:
         if any(self.predicted.loc[answered, "utilization"] < 1):
             lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
         return "\n".join(lines)
+
+
+def _cores(cores) -> str:
+    return f"{number(cores)} core" + ("" if cores == 1 else "s")
 
 
 def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rates=None,

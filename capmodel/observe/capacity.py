@@ -117,6 +117,8 @@ class ServerCapacity:
     def answer(self, with_method: bool = True) -> str:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
         why it was used."""
+        if not self.evidence.usable:
+            return self._lower_bound() + (f" Method: {self.method} ({self.why})." if with_method else "")
         pct = f"{self.level:.0%}"
         d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
                                self.spare_fraction)
@@ -140,12 +142,21 @@ class ServerCapacity:
             if months.estimate == 0:
                 text += f" The {self.utilization_target:.0%} target is already reached: no growth fits under it."
             elif math.isinf(months.estimate):
-                text += " Without growth the load never reaches it."
+                text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
+                         f" At {self.monthly_growth:.0%} growth a month (a shrinking load) it never reaches it.")
             else:
                 text += (f" At {self.monthly_growth:.0%} growth a month the target is reached in "
                          f"**{months.estimate:.1f} months** ({_months_text(months.low)} to "
                          f"{_months_text(months.high)}).")
         return text + (f" Method: {self.method} ({self.why})." if with_method else "")
+
+    def _lower_bound(self) -> str:
+        """What an unusable verdict leaves: the load the server carried, a lower bound on its capacity, and why no
+        capacity figure can be stated."""
+        why = "; ".join(r.message for r in self.evidence.reasons if r.grade == "unusable")
+        return (f"The server carried **{_ops(self.observed_peak_throughput)}** at its busiest (95th percentile of "
+                f"{self.busy_intervals:,} busy intervals): a lower bound on its capacity. The data cannot support a "
+                f"capacity figure beyond that: {why}.")
 
     def to_json(self) -> dict:
         """Plain JSON: the method, every figure with its interval, the evidence."""

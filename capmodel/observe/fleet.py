@@ -19,6 +19,7 @@ import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.observe import ftdc
+from capmodel.observe.observation import metadata_identity
 
 CLIENT_TIMEOUT_S = 15
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
@@ -56,12 +57,8 @@ def server_identity(folder) -> dict:
     of its first file (hostInfo: the host name and cores; getCmdLineOpts: the port and the replica set), the host
     replaced by the name the replica set knows the member by (serverStatus ``repl.me`` in the first chunk's reference
     document) when there is one; None where the files do not say."""
-    identity = {"host": None, "replica_set": None, "cores": None}
+    identity = metadata_identity(folder)
     files = ftdc.ftdc_files(folder)
-    for _, document in ftdc.iter_documents(files[0]):
-        if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
-            identity = identity_of(document["doc"])
-            break
     last = None                                   # the newest chunk: the replica set is configured by then
     for _, document in ftdc.iter_documents(files[-1]):
         if document.get("type") == ftdc.METRIC_CHUNK:
@@ -91,22 +88,6 @@ def _reference_document(data) -> dict:
         return bson.decode(raw[:size])
     except Exception:  # noqa: BLE001 - the chunk's own decoding reports a damaged chunk with its offset
         return {}
-
-
-def identity_of(doc: dict) -> dict:
-    """The identity fields of one FTDC metadata document (see ``server_identity``)."""
-    system = (doc.get("hostInfo") or {}).get("system") or {}
-    parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
-    host = system.get("hostname")
-    port = (parsed.get("net") or {}).get("port")
-    if isinstance(host, str) and ":" not in host:
-        host = f"{host}:{port or 27017}"
-    replication = parsed.get("replication") or {}
-    name = replication.get("replSetName") or replication.get("replSet")
-    cores = system.get("numCores")
-    return {"host": host if isinstance(host, str) else None,
-            "replica_set": name.split("/")[0] if isinstance(name, str) else None,
-            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None}
 
 
 def analyse_server(folder, monthly_growth: float | None = None, utilization_target: float = 0.8) -> dict:
@@ -222,6 +203,48 @@ class Fleet:
             text += (f"; at {self.monthly_growth:.0%} growth a month it reaches its target in {runway:.1f} months"
                      if runway > 0 else "; it is already past its utilization target")
         return text + "."
+
+    def reading_table(self):
+        """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
+        with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the
+        reasons behind each verdict: ``reasons_text``)."""
+        from capmodel.formatting import Column, percent, table
+
+        def spare(row) -> str | None:
+            if not isinstance(row["verdict"], str) or row["spare_fraction"] is None:
+                return None
+            low, high = row["spare_low"], row["spare_high"]
+            shown = percent(row["spare_fraction"])
+            return shown if low is None or high is None else f"{shown} ({percent(low)} to {percent(high)})"
+
+        frame = self.rows.astype(object).where(self.rows.notna(), None)
+        shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],
+                             verdict=["failed" if isinstance(r["error"], str) else r["verdict"]
+                                      for _, r in frame.iterrows()])
+        return table(shown, {
+            "cluster": Column("cluster", "text"), "member": Column("member", "text"),
+            "hours": Column("window (h)", decimals=1), "busiest_ops": Column("busiest (ops/s)", "int"),
+            "capacity_ops": Column("capacity (ops/s)", "int"), "method": Column("method", "text"),
+            "cpu_ms_per_op": Column("CPU per operation (ms)"), "cores": Column("cores", "int"),
+            "spare": Column("spare of the planned throughput", "text"), "verdict": Column("verdict", "text"),
+            "runway_months": Column("runway (months)", decimals=1, infinite="never"),
+        }, footnotes=["—: not known for this server (no growth rate given, or its files could not be read)"],
+            csv_name="fleet.csv")
+
+    def reasons_text(self) -> str:
+        """One markdown line per server, in the table's order: its verdict and the reasons behind it in words (a
+        failed server: why its files could not be read)."""
+        lines = []
+        for _, row in self.rows.iterrows():
+            name = row["member"] if isinstance(row["member"], str) else str(row["folder"])
+            name = f"{row['cluster']} · {name}" if isinstance(row["cluster"], str) else name
+            if isinstance(row["error"], str):
+                lines.append(f"- **{name}**: failed: {row['error']}")
+                continue
+            reasons = row["evidence"].get("reasons", []) if isinstance(row["evidence"], dict) else []
+            said = "; ".join(r.get("message", "") for r in reasons) or "nothing in the data speaks against it"
+            lines.append(f"- **{name}** ({row['verdict']}): {said}")
+        return "\n".join(lines)
 
     def to_json(self) -> dict:
         from capmodel.jsonable import to_jsonable

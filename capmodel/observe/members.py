@@ -20,18 +20,13 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.observe.observation import TIME_FORMAT, Observation
+from capmodel.observe.observation import TIME_FORMAT, Observation, folder_name
 from capmodel.observe.sampler import connect, host_cores
 from capmodel.redact import redact_uri
 
 #: URI options that address the whole deployment, not one member
 _SET_OPTIONS = {"replicaset", "directconnection", "readpreference", "readpreferencetags", "loadbalanced",
                 "srvservicename", "srvmaxhosts", "maxstalenessseconds"}
-
-
-def folder_name(host: str) -> str:
-    """A member's folder under ``members/``: ``host_port`` (a colon is not welcome in every file system)."""
-    return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
 
 
 def discover(client) -> tuple[str | None, list[str]]:
@@ -142,20 +137,25 @@ class ReplicaSetObservation:
         return min(usable, key=lambda m: (m.capacity.spare_fraction.estimate, m.host)) if usable else None
 
     def limiting_sentence(self) -> str:
-        """The answer: the limiting member and its spare, and which members could not be ranked."""
+        """The answer: the limiting member and its spare, and which members could not be ranked (while one that was
+        not observed, or carried as much load, cannot be, the ranked member closest to its capacity is named as
+        such, not as the set's limit)."""
         top = self.limiting
         unranked = [m for m in self.members if not m.usable]
         why = "; ".join(f"{m.host}: {m.error or _unusable(m.capacity.evidence)}" for m in unranked)
         if top is None:
             return f"No member can be named as limiting the set: no member has a usable capacity verdict ({why})."
-        spare = top.capacity.spare_fraction
-        text = (f"{top.host} limits the set: busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, "
-                f"{spare.estimate:.0%} of its planned throughput spare"
-                + (f" ({spare.low:.0%} to {spare.high:.0%})" if math.isfinite(spare.low) else "")
-                + f", the least of {sum(m.usable for m in self.members)} ranked member(s).")
-        if unranked:
-            text += f" Not ranked (verdict unusable or no capacity): {why}."
-        return text
+        ranked = sum(m.usable for m in self.members)
+        figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
+        if not unranked:
+            return f"{top.host} limits the set: {figures}, the least of the {_count(ranked, 'member')}."
+        busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
+        if not busier:      # the members not ranked carried less load than the one named
+            return (f"{top.host} limits the set: {figures}, the least of the {_count(ranked, 'ranked member')}; "
+                    f"the members not ranked carried less load. Not ranked (verdict unusable or no capacity): {why}.")
+        return (f"{top.host} is the closest to its capacity of the {_count(ranked, 'ranked member')}: {figures}; "
+                f"the set's limit may be a member that could not be ranked. Not ranked (verdict unusable or no "
+                f"capacity): {why}.")
 
     def table(self) -> pd.DataFrame:
         """The combined members table, one row per member."""
@@ -196,9 +196,35 @@ class ReplicaSetObservation:
     def to_json(self) -> dict:
         top = self.limiting
         return {"source": self.source, "replica_set": self.replica_set, "interrupted": self.interrupted,
-                "evidence": self.evidence.to_json(),
+                "capacity": top.capacity.to_json() if top else None, "evidence": self.evidence.to_json(),
                 "members": [m.to_json() for m in self.members], "limiting_member": top.host if top else None,
                 "answer": self.limiting_sentence(), "notes": self.notes}
+
+
+def _busiest(member: Member) -> float | None:
+    """A member's busiest load (95th percentile of its intervals' ops/s), None when it was not observed."""
+    if member.capacity is not None:
+        return member.capacity.observed_peak_throughput
+    if member.observation is None or not len(member.observation.curve):
+        return None
+    return float(member.observation.curve["throughput"].quantile(0.95))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def spare_phrase(capacity) -> str:
+    """The spare fraction in words: "12% of its planned throughput spare (9% to 15%)", or, past the plan, "already
+    3% above its planned throughput (spare -5% to -1%)"."""
+    from capmodel.formatting import percent
+
+    spare = capacity.spare_fraction
+    known = math.isfinite(spare.low) and math.isfinite(spare.high)
+    bounds = f"{percent(spare.low)} to {percent(spare.high)}" if known else ""
+    if spare.estimate >= 0:
+        return f"{percent(spare.estimate)} of its planned throughput spare" + (f" ({bounds})" if known else "")
+    return f"already {percent(-spare.estimate)} above its planned throughput" + (f" (spare {bounds})" if known else "")
 
 
 def _unusable(evidence) -> str:

@@ -63,10 +63,10 @@ class Observation:
 
         lines = [f"source: {self.source}"]
         if self.start is not None:
-            lines.append(f"intervals: {len(self.samples)} ending {self.start:%Y-%m-%dT%H:%M:%SZ} .. "
+            lines.append(f"intervals: {integer(len(self.samples))} ending {self.start:%Y-%m-%dT%H:%M:%SZ} to "
                          f"{self.end:%Y-%m-%dT%H:%M:%SZ}")
         lines.append(f"curve points: {integer(len(self.curve))}")
-        dropped = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in self.dropped.items())
+        dropped = ", ".join(f"{integer(v)} {k.replace('_', ' ')}" for k, v in self.dropped.items())
         lines.append(f"dropped: {dropped or 'none'}")
         if len(self.curve):
             x, n = self.curve["throughput"], self.curve["concurrency"]
@@ -83,12 +83,46 @@ def _observation(raw: pd.DataFrame, source: str, interrupted: bool = False, own_
 
 
 def observe_ftdc(path, since=None, until=None) -> Observation:
-    """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``."""
+    """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
+    host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them)."""
     raw = ftdc.read_metrics(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                             since=since, until=until)
     if len(raw) < 2:
         raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two")
+    column = serverstatus.CORES
+    if column not in raw or pd.to_numeric(raw[column], errors="coerce").isna().all():
+        cores = metadata_identity(path)["cores"]
+        if cores is not None:
+            raw = raw.assign(**{column: cores})
     return _observation(raw, f"FTDC {path}")
+
+
+def metadata_identity(path) -> dict:
+    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC file ``path`` names
+    (None where it does not say)."""
+    files = ftdc.ftdc_files(path)
+    for _, document in ftdc.iter_documents(files[0]):
+        if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
+            return identity_of(document["doc"])
+    return {"host": None, "replica_set": None, "cores": None, "version": None}
+
+
+def identity_of(doc: dict) -> dict:
+    """The identity fields of one FTDC metadata document (see ``server_identity``)."""
+    system = (doc.get("hostInfo") or {}).get("system") or {}
+    parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
+    host = system.get("hostname")
+    port = (parsed.get("net") or {}).get("port")
+    if isinstance(host, str) and ":" not in host:
+        host = f"{host}:{port or 27017}"
+    replication = parsed.get("replication") or {}
+    name = replication.get("replSetName") or replication.get("replSet")
+    cores = system.get("numCores")
+    version = (doc.get("buildInfo") or {}).get("version")
+    return {"host": host if isinstance(host, str) else None,
+            "replica_set": name.split("/")[0] if isinstance(name, str) else None,
+            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None,
+            "version": version if isinstance(version, str) else None}
 
 
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
@@ -96,6 +130,26 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
     """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
+
+
+def folder_name(host: str) -> str:
+    """A member's folder under ``members/``: ``host_port`` (a colon is not welcome in every file system)."""
+    return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
+
+
+def refuse_several_members(samples: pd.DataFrame, folder, option: str, repeatable: bool = False) -> None:
+    """An ``InputError`` when ``samples`` (a ``samples.csv``) holds several replica-set members' intervals (its
+    ``member`` column, as ``observe`` writes for a replica set): one server's laws cannot be fitted to them. The
+    message names each member's own folder to give to ``option`` instead."""
+    if "member" not in samples:
+        return
+    hosts = sorted({str(h) for h in samples["member"].dropna().unique()})
+    if len(hosts) < 2:
+        return
+    folders = ", ".join(str(Path(folder) / "members" / folder_name(h)) for h in hosts)
+    raise InputError(f"{folder}: samples.csv holds {len(hosts)} replica-set members' intervals ({', '.join(hosts)}); "
+                     f"{option} takes one member's folder" + (" (repeat it for each)" if repeatable else "")
+                     + f": {folders}")
 
 
 def read_observation(folder) -> Observation:
@@ -111,6 +165,7 @@ def read_observation(folder) -> Observation:
         raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
     if "time" not in samples or "interval_s" not in samples:
         raise InputError(f"{path}: no 'time'/'interval_s' columns: not the samples.csv of 'capmodel observe'")
+    refuse_several_members(samples, folder, "-p observed")
     samples["time"] = pd.to_datetime(samples["time"], utc=True, errors="coerce")
     samples["dropped"] = samples["dropped"].fillna("").astype(str) if "dropped" in samples else ""
     return Observation(samples, curve_from_samples(samples), f"the observe folder {folder.name}")

@@ -35,8 +35,22 @@ def connect(uri: str, timeout_ms: int = 5000, **options):
         client.admin.command("hello")
     except PyMongoError as exc:
         client.close()
-        raise ServerError(f"cannot reach {redact_uri(uri)}: {redact_text(str(exc)).splitlines()[0][:300]}") from None
+        raise ServerError(f"cannot reach {redact_uri(uri)}: {_why_unreachable(exc, timeout_ms)}") from None
     return client
+
+
+def _why_unreachable(exc, timeout_ms: int) -> str:
+    """The driver's error in one readable clause: the first server's own error and the timeout, without pymongo's
+    topology description (a repr that runs on for hundreds of characters)."""
+    from pymongo.errors import OperationFailure, ServerSelectionTimeoutError
+
+    text = redact_text(str(exc)).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, OperationFailure) and getattr(exc, "code", None) in (13, 18):
+        return "authentication failed or not authorized"
+    if isinstance(exc, ServerSelectionTimeoutError):
+        first = text.split(", Timeout:")[0].split(" (configured timeouts")[0].split(", Topology Description")[0]
+        return f"no server answered within {timeout_ms / 1000:g} s ({first.strip()})"
+    return text.split(", Topology Description")[0][:300]
 
 
 def host_cores(client) -> float:

@@ -59,8 +59,9 @@ def usl_verdict(fit, curve: pd.DataFrame) -> Evidence:
                               "the server saturates"))
     elif n95 < KNEE_REACHED * peak_n:
         reasons.append(Reason("knee_not_reached", "unusable", f"the server rarely ran more than {number(n95, 2)} "
-                              f"operations at once (95th percentile); the fitted peak at {number(peak_n, 2)} lies "
-                              f"{number(peak_n / n95, 2)}× beyond: it cannot be located from this window",
+                              f"operations at once (95th percentile); the fitted peak at {number(peak_n, 2)} "
+                              f"operation{'' if number(peak_n, 2) == '1' else 's'} lies {number(peak_n / n95, 2)}× "
+                              "beyond: it cannot be located from this window",
                               peak_n / n95))
     observed = fit.observed_peak_throughput
     if math.isfinite(peak_x) and observed > peak_x:
@@ -98,7 +99,14 @@ class ProductionAnswer:
         """Which method answers: the USL when its verdict is sound, else the laws, else none."""
         if self.usl is not None and self.usl_evidence.grade == "sound":
             return USL
-        return LAWS if self.capacity is not None else NO_METHOD
+        return LAWS if self.capacity is not None and self.capacity.evidence.usable else NO_METHOD
+
+    @property
+    def _laws_problem(self) -> str:
+        """Why the operational laws cannot answer (when they cannot)."""
+        if self.capacity is not None:
+            return "; ".join(r.message for r in self.capacity.evidence.reasons if r.grade == "unusable")
+        return self.capacity_error or "the server reports no CPU figures"
 
     @property
     def evidence(self) -> Evidence:
@@ -107,8 +115,9 @@ class ProductionAnswer:
             return self.usl_evidence
         if self.method == LAWS:
             return self.capacity.evidence
-        return Evidence.of(Reason("no_method", "unusable", "neither method can state a capacity: "
-                                  + (self.capacity_error or "the server reports no CPU figures")), *(
+        laws = [r for r in self.capacity.evidence.reasons if r.grade == "unusable"] if self.capacity else []
+        said = "neither method can state a capacity" + ("" if laws else ": " + self._laws_problem)
+        return Evidence.of(Reason("no_method", "unusable", said), *laws, *(
                                       r for r in self.usl_evidence.reasons if r.grade == "unusable"))
 
     @property
@@ -120,7 +129,7 @@ class ProductionAnswer:
         if self.method == LAWS:
             return (f"the USL fit is {self.usl_evidence.grade if self.usl is not None else 'not available'} "
                     f"({usl}), so the server's CPU per operation and the bottleneck law answer")
-        return f"the USL fit cannot answer ({usl}) and {self.capacity_error or 'the server reports no CPU figures'}"
+        return f"the USL fit cannot answer ({usl}) and the operational laws cannot either ({self._laws_problem})"
 
     @property
     def saturation_throughput(self) -> Estimate | None:
@@ -188,7 +197,8 @@ class ProductionAnswer:
             return (f"The server carried {observed} at its busiest (95th percentile of the intervals), with at most "
                     f"{number(self.max_concurrency, 2)} operations inside it at once. That load is a lower bound on "
                     "its capacity; the data cannot say how much more it can take: "
-                    + "; ".join(r.message for r in self.evidence.reasons) + ".")
+                    + "; ".join(r.message for r in self.evidence.reasons
+                                if r.code != "no_method" or self.capacity is None) + ".")   # laws' reasons follow
         if self.method == LAWS:
             text = self.capacity.answer(with_method=False)
         else:

@@ -19,7 +19,14 @@ def cpu_law_figure(busy: pd.DataFrame, capacity, title: str = "Server CPU agains
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=busy["throughput"], y=busy["cpu_cores"], mode="markers", name="observed intervals",
                              marker=dict(size=7, color="#333333", opacity=0.6)))
-    if np.isfinite(sat):
+    usable = capacity.evidence.usable
+    if np.isfinite(sat) and not usable:        # a verdict that states no capacity: the line only where data are
+        grid = np.linspace(0.0, float(busy["throughput"].max()) if len(busy) else 0.0, 100)
+        fig.add_trace(go.Scatter(x=grid, y=capacity.background_cores + d_s * grid, mode="lines",
+                                 name=f"U = U0 + D·X over the observed load (D = "
+                                      f"{capacity.service_demand_ms.estimate:.3g} ms; verdict unusable: not carried "
+                                      "to saturation)", line=dict(color=COLORS[0], width=2)))
+    elif np.isfinite(sat):
         grid = np.linspace(0.0, sat, 100)
         fig.add_trace(go.Scatter(x=grid, y=capacity.background_cores + d_s * grid, mode="lines",
                                  name=f"U = U0 + D·X (D = {capacity.service_demand_ms.estimate:.3g} ms)",
@@ -31,8 +38,9 @@ def cpu_law_figure(busy: pd.DataFrame, capacity, title: str = "Server CPU agains
                   annotation_text=f"{capacity.cores:g} core{'s' if capacity.cores != 1 else ''}: full use")
     fig.add_hline(y=capacity.utilization_target * capacity.cores, line=dict(color="#777", dash="dot"),
                   annotation_text=f"target {capacity.utilization_target:.0%}")
-    top = max(float(busy["throughput"].max()) if len(busy) else 0.0, sat if np.isfinite(sat) else 0.0)
+    highest = float(busy["cpu_cores"].max()) if len(busy) else 0.0      # data past the cores stay in view
+    top = max(float(busy["throughput"].max()) if len(busy) else 0.0, sat if np.isfinite(sat) and usable else 0.0)
     fig.update_layout(title=title, height=HEIGHT, xaxis_title="throughput (ops/s)",
                       yaxis_title="server CPU (cores busy)", xaxis_range=[0, 1.08 * top],
-                      yaxis_range=[0, 1.15 * capacity.cores], legend=dict(orientation="h", y=-0.2))
+                      yaxis_range=[0, max(1.15 * capacity.cores, 1.05 * highest)], legend=dict(orientation="h", y=-0.2))
     return fig

@@ -66,5 +66,5 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                       height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
                       xaxis_title=unit + (f" (bars end at {RUNWAY_CAP_MONTHS:g})" if by_runway else ""),
                       yaxis=dict(categoryorder="array", categoryarray=[_label(rows.iloc[i]) for i in order]),
-                      legend=dict(orientation="h", y=-0.2))
+                      showlegend=True, legend=dict(orientation="h", y=-0.2))
     return fig

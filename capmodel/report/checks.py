@@ -162,10 +162,25 @@ def _folders(name, value, values):
             _existing(name, part, folder=True)
 
 
+def _observed(name, value, values):
+    """An ``observe --out`` folder of one server, read as report 07 reads it."""
+    if value:
+        from capmodel.observe import read_observation
+
+        _existing(name, value, folder=True)
+        read_observation(value)
+
+
+def _ftdc(name, value, values):
+    if value:
+        _existing(name, value)
+
+
 CHECKS = {
     "dataset": _dataset, "baseline": _dataset, "file": _curve_file, "catalog": _table_file,
     "measurements": _table_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
     "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri, "folders": _folders,
+    "observed": _observed, "ftdc": _ftdc,
 }
 
 
