@@ -109,6 +109,13 @@ def refuse_foreign(path: Path, is_ours, option: str = "--out") -> None:
                                 f"replace it: move it away or choose another {option}")
 
 
+def _write_all(fd: int, text: str) -> None:
+    """Write all of ``text`` (UTF-8) to ``fd``: ``os.write`` may take only part of it."""
+    data = text.encode("utf-8")
+    while data:
+        data = data[os.write(fd, data):]
+
+
 def append_line(path: Path, text: str) -> None:
     """Append ``text`` to ``path`` (created if missing) and force it to disk; never through a symlink."""
     try:
@@ -116,9 +123,7 @@ def append_line(path: Path, text: str) -> None:
     except OSError as exc:
         raise _refused_open(path, exc) from None
     try:
-        data = text.encode("utf-8")
-        while data:
-            data = data[os.write(fd, data):]
+        _write_all(fd, text)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -136,9 +141,7 @@ def write_atomic(path: Path, text: str) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
         try:
-            data = text.encode("utf-8")
-            while data:
-                data = data[os.write(fd, data):]
+            _write_all(fd, text)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -159,9 +162,7 @@ def write_in_place(path: Path, text: str) -> None:
             raise _refused_open(path, exc) from None
         raise
     try:
-        data = text.encode("utf-8")
-        while data:
-            data = data[os.write(fd, data):]
+        _write_all(fd, text)
     finally:
         os.close(fd)
 
