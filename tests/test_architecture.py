@@ -53,6 +53,7 @@ SIBLING_ALLOWANCE: set[tuple[str, str]] = {
     ("capmodel.report.bench_report", "capmodel.bench.sweep.files"),
     ("capmodel.report.bench_report", "capmodel.plan"),
     ("capmodel.report.checks", "capmodel.bench.workload.definition"),
+    ("capmodel.report.checks", "capmodel.observe"),          # report 07's observed folder checked before a kernel
     ("capmodel.report.node_report", "capmodel.plan"),
     ("capmodel.report.node_report", "capmodel.plan.nodes"),
     ("capmodel.report.plan_report", "capmodel.plan.study"),

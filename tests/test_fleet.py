@@ -262,7 +262,7 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
     import pandas as pd
 
     from capmodel.observe.fleet import COLUMNS, Fleet, urgency_order
-    from capmodel.plots.fleet import runway_figure
+    from capmodel.plots.fleet import load_figure, runway_figure
 
     rows = pd.DataFrame([
         _row(cluster="rs1", member="b:1", busiest_ops=500.0, capacity_ops=2000.0, method="operational laws",
@@ -290,6 +290,20 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
     assert list(traces["failed"].text) == ["failed: unreadable FTDC"]
     assert list(traces["sound"].error_x.array) == pytest.approx([20.0 - 18.8])
     assert list(figure.layout.yaxis.categoryarray)[-1] == "rs0 · a:1"        # the most urgent drawn at the top
+    assert figure.layout.yaxis.title.text and figure.layout.xaxis.title.text.startswith("months")
+
+    load = load_figure(ordered, utilization_target=0.8)
+    bars = {t.name: t for t in load.data}
+    order = list(load.layout.yaxis.categoryarray)          # bottom to top, as the runway figure
+    assert order == list(figure.layout.yaxis.categoryarray)
+    at = {label: i for i, label in enumerate(order)}
+    busiest, planned = bars["busiest load (95th percentile)"].x, bars["planned at 80% CPU"].x
+    saturation = bars["saturation (bottleneck law)"].x
+    assert busiest[at["rs0 · a:1"]] == 1030.0 and planned[at["rs0 · a:1"]] == pytest.approx(0.8 * 1250.0)
+    assert saturation[at["rs1 · b:1"]] == 2000.0
+    assert math.isnan(saturation[at["rs2 · c:1"]]) and math.isnan(planned[at["rs2 · c:1"]])   # unusable: load alone
+    assert "rs2 · c:1 (no usable capacity)" in load.layout.yaxis.ticktext
+    assert load.layout.xaxis.title.text == "throughput (ops/s)"
 
 
 def test_the_embedded_cluster_warns_of_nothing_when_another_holds_the_dashboard_port(recwarn):

@@ -14,7 +14,8 @@ import time
 import pytest
 
 from capmodel.cli import main
-from capmodel.observe.members import folder_name, observe_ftdc_members
+from capmodel.observe.members import observe_ftdc_members
+from capmodel.observe.observation import folder_name
 
 DOCS = 500
 

@@ -65,6 +65,42 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                                       if by_runway else "Spare fraction of the planned throughput at the busiest load"),
                       height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
                       xaxis_title=unit + (f" (bars end at {RUNWAY_CAP_MONTHS:g})" if by_runway else ""),
-                      yaxis=dict(categoryorder="array", categoryarray=[_label(rows.iloc[i]) for i in order]),
+                      yaxis=dict(title="server (replica set · host:port)", categoryorder="array",
+                                 categoryarray=[_label(rows.iloc[i]) for i in order]),
                       showlegend=True, legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def _numbers(rows: pd.DataFrame, column: str, order: list[int]) -> list[float]:
+    return [float(pd.to_numeric(rows.iloc[i][column], errors="coerce")) for i in order]
+
+
+def load_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: str | None = None) -> go.Figure:
+    """Per server (the runway figure's order), its busiest load beside the throughput it may carry at the utilization
+    target and its saturation (capacity with its interval), in ops/s; a server without a usable capacity shows its
+    load alone, its capacity bar left out and said so in its label."""
+    order = list(range(len(rows)))[::-1]
+    labels = [_label(rows.iloc[i]) for i in order]
+    usable = [_state(rows.iloc[i]) in ("sound", "weak") for i in order]
+    busiest, capacity, low, high = (_numbers(rows, column, order) for column in
+                                    ("busiest_ops", "capacity_ops", "capacity_low", "capacity_high"))
+    shown = [c if ok else math.nan for c, ok in zip(capacity, usable)]
+    planned = [c * utilization_target for c in shown]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=labels, x=busiest, orientation="h", name="busiest load (95th percentile)",
+                         marker_color="#1f77b4"))
+    fig.add_trace(go.Bar(y=labels, x=planned, orientation="h", name=f"planned at {utilization_target:.0%} CPU",
+                         marker_color="#aec7e8"))
+    fig.add_trace(go.Bar(y=labels, x=shown, orientation="h", name="saturation (bottleneck law)",
+                         marker_color="#c7c7c7",
+                         error_x=dict(type="data", symmetric=False, color="#555555",
+                                      array=[max(h - c, 0.0) if ok else 0.0 for h, c, ok in zip(high, shown, usable)],
+                                      arrayminus=[max(c - lo, 0.0) if ok else 0.0
+                                                  for lo, c, ok in zip(low, shown, usable)])))
+    ticks = [label if ok else f"{label} (no usable capacity)" for label, ok in zip(labels, usable)]
+    fig.update_layout(title=title or "Busiest load against what each server may carry", barmode="group",
+                      height=max(HEIGHT, 80 + 40 * len(rows)), xaxis_title="throughput (ops/s)",
+                      yaxis=dict(title="server (replica set · host:port)", tickvals=labels, ticktext=ticks,
+                                 categoryorder="array", categoryarray=labels),
+                      legend=dict(orientation="h", y=-0.2))
     return fig
