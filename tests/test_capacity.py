@@ -213,3 +213,25 @@ def test_a_shrinking_load_is_not_called_no_growth():
     assert "Without growth" not in shrinking.answer()
     flat = server_capacity(samples(x), cores=2, monthly_growth=0.0)
     assert "Without growth the load never reaches it." in flat.answer()
+
+
+def test_a_varied_load_with_no_background_is_not_called_too_flat():
+    """The synthetic fleet's servers (a daily cycle, background near zero) were all told 'the load varied too little
+    to separate background CPU': the regression's intercept came out a hair below zero, the ratio was used, and the
+    reason named the wrong cause. A varied load is never called flat; an intercept below zero by noise alone (under
+    NEGLIGIBLE_BACKGROUND of the mean CPU) costs no grade; one well below zero says so."""
+    from capmodel.observe.capacity import NEGLIGIBLE_BACKGROUND
+
+    x = np.linspace(200, 2000, 60)                   # busy at 10x quiet: separable by any measure
+    rng = np.random.default_rng(3)
+    table = samples(x, noise=0.0)
+    table["cpu_cores"] = D_S * x * (1 + rng.normal(0, 0.01, x.size)) - 0.001     # intercept just below zero
+    cap = server_capacity(table, cores=1)
+    intercept = np.polyfit(x, table["cpu_cores"].to_numpy(), 1)[1]
+    assert intercept < 0 and abs(intercept) < NEGLIGIBLE_BACKGROUND * table["cpu_cores"].mean()
+    assert not {"background_not_separable", "background_negative"} & set(cap.evidence.codes())
+    assert cap.service_demand_ms.estimate == pytest.approx(table["cpu_cores"].sum() / x.sum() * 1000)
+
+    table["cpu_cores"] = D_S * x - 0.3 * D_S * x.mean()                             # well below zero
+    far = server_capacity(table, cores=1)
+    assert "background_negative" in far.evidence.codes() and "background_not_separable" not in far.evidence.codes()

@@ -35,6 +35,9 @@ CLASSES = ("reads", "writes", "commands")
 MIN_BUSY_INTERVALS, FEW_BUSY_INTERVALS = 3, 10
 #: CPU seconds an interval must carry to resolve D well: Linux accounts process CPU in 10 ms clock ticks
 COARSE_CPU_SECONDS = 0.05
+#: a regression intercept below zero by less than this share of the mean CPU is noise around no background: the
+#: plain ratio CPU / operations then measures the CPU per operation as well as the regression would
+NEGLIGIBLE_BACKGROUND = 0.05
 N_BOOTSTRAP = 400
 
 
@@ -267,8 +270,9 @@ def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilizati
         raise TooFewIntervals(f"samples: only {len(busy)} busy interval(s) with a CPU figure{hint}; the operational "
                               f"laws need at least {MIN_BUSY_INTERVALS}")
     x, u = busy["throughput"].to_numpy(float), busy["cpu_cores"].to_numpy(float)
-    with_intercept = _separable(x)
+    separable = with_intercept = _separable(x)
     background, demand = _demand(x, u, with_intercept)
+    fitted_background = background
     if with_intercept and not (background >= 0 and demand > 0):
         with_intercept = False              # a negative background or slope: noise, not a model; use the ratio
         background, demand = _demand(x, u, False)
@@ -296,10 +300,15 @@ def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilizati
     share = background / float(np.mean(u)) if with_intercept and np.mean(u) > 0 else 0.0
     reasons.append(Reason("background_cpu", "weak", f"{share:.0%} of the CPU used is background work that does "
                           "not scale with operations", share) if share > 0.5 else None)
-    if not with_intercept:
+    if not separable:
         reasons.append(Reason("background_not_separable", "weak", "the load varied too little to separate background"
                               " CPU from CPU per operation: the capacity counts the background as operations' work "
                               "and is a lower bound"))
+    elif not with_intercept and abs(fitted_background) > NEGLIGIBLE_BACKGROUND * float(np.mean(u)):
+        reasons.append(Reason("background_negative", "weak", f"the regression of CPU on load put the background at "
+                              f"{fitted_background:.3g} cores, below zero (noise or a CPU per operation that changes "
+                              "with load): the CPU per operation is the plain ratio of CPU to operations and the "
+                              "capacity a lower bound", fitted_background))
     r2 = _r2(x, u, background, demand)
     reasons.append(Reason("cpu_unrelated_to_load", "unusable" if r2 < 0.1 else "weak",
                           f"the server's CPU follows its operation rate poorly (R² {r2:.2f}): something besides "
