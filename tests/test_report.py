@@ -9,6 +9,8 @@ from datetime import datetime, timezone
 import nbformat
 import pytest
 
+from capmodel.output_folder import LOCK_FILE
+
 from capmodel.cli import main
 from capmodel.errors import InputError
 from capmodel.report import notebooks
@@ -73,7 +75,8 @@ def tiny(tmp_path, monkeypatch):
 
 
 def _written(folder) -> dict:
-    return {p.name: p.read_text(errors="replace") for p in folder.iterdir() if p.is_file()}
+    """The report files in ``folder`` (the run's lock file, empty once it is over, left out)."""
+    return {p.name: p.read_text(errors="replace") for p in folder.iterdir() if p.is_file() and p.name != LOCK_FILE}
 
 
 @pytest.mark.notebooks
@@ -160,7 +163,7 @@ def test_all_reports_render_side_by_side_into_a_relative_folder(tiny, monkeypatc
     _tiny_notebook(source)
     monkeypatch.chdir(tiny.parent)
     assert main(["report", "--all", "--out", "rel", "--jobs", "2", "-p", "steps", "4"]) == 0
-    assert sorted(p.name for p in (tiny.parent / "rel").iterdir()) == [
+    assert sorted(p.name for p in (tiny.parent / "rel").iterdir() if p.name != LOCK_FILE) == [
         "a_first.html", "a_first.ipynb", "index.html", "tiny.html", "tiny.ipynb"]
     assert "index: " + str(tiny.parent / "rel" / "index.html") in capsys.readouterr().out
 

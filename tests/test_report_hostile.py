@@ -9,6 +9,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from capmodel.output_folder import LOCK_FILE
+
 from capmodel.cli import main
 
 
@@ -35,7 +37,7 @@ def layout(tmp_path, monkeypatch):
 
 
 def _files(folder):
-    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file() and p.name != LOCK_FILE}
 
 
 @pytest.mark.parametrize("name", ["../somewhere/victim", "..", "../somewhere/../somewhere/victim", "/etc/passwd",
@@ -54,7 +56,7 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
                  str(layout / "out")])
     assert code == 0, capsys.readouterr().err
     assert _files(layout / "somewhere") == before  # the user's files untouched, no stray copy beside them
-    assert {p.name for p in (layout / "out").iterdir()} == {"victim.ipynb", "victim.html", "index.html"}
+    assert {p.name for p in (layout / "out").iterdir()} == {"victim.ipynb", "victim.html", "index.html", LOCK_FILE}
     executed = nbformat.read(layout / "out" / "victim.ipynb", as_version=4)
     assert executed.cells[-1].outputs[0]["text"].strip() == "42"
     assert [p.name for p in (layout / "notebooks").iterdir()] == ["07_tiny.ipynb"]
@@ -84,3 +86,20 @@ def test_a_full_disk_while_writing_a_report_is_one_error_naming_the_file():
 
     with pytest.raises(ReportError, match=r"^cannot write /dev/full: No space left on device$"):
         write_text(Path("/dev/full"), "<html></html>")
+
+
+def test_a_second_render_into_a_held_folder_is_refused_naming_the_holder(tmp_path, capsys):
+    """Issue 20.3 for reports: a render holds its --out like a bench run does; a second one is refused, one line
+    naming the first's PID, before any kernel starts, and nothing is written."""
+    import os
+
+    from capmodel.cli import main
+    from capmodel.output_folder import FolderLock
+
+    out = tmp_path / "reports"
+    out.mkdir()
+    with FolderLock(out):
+        assert main(["report", "04_node_multiplier", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"is in use by another capmodel run (PID {os.getpid()})" in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in out.iterdir()) == [".capmodel.lock"]

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from capmodel.errors import ReportError
+from capmodel.output_folder import FolderLock
 from capmodel.report import notebooks
 from capmodel.report.convert import to_html
 from capmodel.report.execute import ReportRun, execute
@@ -62,9 +63,10 @@ def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | 
         return render_one(name, out_dir, parameters.get(name), show_code=show_code, kernel_name=kernel_name,
                           checked=True)
 
-    if jobs <= 1 or len(names) <= 1:
-        runs = [one(name) for name in names]
-    else:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            runs = list(pool.map(one, names))
-    return runs, write_index(out_dir)
+    with FolderLock(out_dir):          # two renders into one folder would interleave their pages and the index
+        if jobs <= 1 or len(names) <= 1:
+            runs = [one(name) for name in names]
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                runs = list(pool.map(one, names))
+        return runs, write_index(out_dir)
