@@ -402,3 +402,38 @@ def test_an_unreachable_server_is_one_readable_sentence(capsys):
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("capmodel: error: cannot reach mongodb://127.0.0.1:1/: no server answered within 5 s (")
     assert "Connection refused" in err and "Topology" not in err and "<" not in err and err.endswith(")")
+
+
+def test_observe_ftdc_owns_its_out_folder(tmp_path, capsys):
+    """Issue 20.3 for observe --ftdc: a table capmodel did not write is refused, not replaced; a symlinked table
+    leaves its target untouched; the same observation run again replaces its own tables; a held folder is refused."""
+    import os
+
+    from capmodel.cli import main
+    from capmodel.observe import bundled_sample
+    from capmodel.output_folder import FolderLock
+
+    ftdc_dir = str(bundled_sample()["path"])
+    out = tmp_path / "obs"
+    out.mkdir()
+    (out / "curve.csv").write_text("concurrency,throughput\n1,2\n")
+    assert main(["observe", "--ftdc", ftdc_dir, "--out", str(out)]) == 2
+    assert "curve.csv was not written by capmodel" in capsys.readouterr().err
+    assert (out / "curve.csv").read_text() == "concurrency,throughput\n1,2\n" and not (out / "samples.csv").exists()
+
+    (out / "curve.csv").unlink()
+    target = tmp_path / "precious.csv"
+    target.write_text("keep\n")
+    (out / "samples.csv").symlink_to(target)
+    assert main(["observe", "--ftdc", ftdc_dir, "--out", str(out)]) == 2
+    assert "samples.csv is a symlink" in capsys.readouterr().err and target.read_text() == "keep\n"
+
+    (out / "samples.csv").unlink()
+    assert main(["observe", "--ftdc", ftdc_dir, "--out", str(out)]) == 0
+    first = (out / "curve.csv").read_bytes()
+    assert main(["observe", "--ftdc", ftdc_dir, "--out", str(out)]) == 0          # its own tables: replaced
+    assert (out / "curve.csv").read_bytes() == first
+    capsys.readouterr()
+    with FolderLock(out):
+        assert main(["observe", "--ftdc", ftdc_dir, "--out", str(out)]) == 2
+    assert f"(PID {os.getpid()})" in capsys.readouterr().err

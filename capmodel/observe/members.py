@@ -13,14 +13,13 @@ unusable cannot be ranked: ``limiting_sentence`` says so rather than pass over i
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.observe.observation import TIME_FORMAT, Observation, folder_name
+from capmodel.observe.observation import Observation, folder_name, write_tables
 from capmodel.observe.sampler import connect, host_cores
 from capmodel.redact import redact_uri
 
@@ -169,18 +168,15 @@ class ReplicaSetObservation:
         observed = [m for m in self.members if m.observation is not None]
         for member in observed:
             paths["members"][member.host] = member.observation.write(out / "members" / folder_name(member.host))
+        combined = {}
         for name in ("samples", "curve"):
             frames = [getattr(m.observation, name).assign(member=m.host) for m in observed]
             if frames:
                 both = pd.concat(frames, ignore_index=True)
-                both = both[["member", *[c for c in both.columns if c != "member"]]]
-                partial = out / f".{name}.csv.partial"
-                both.to_csv(partial, index=False, date_format=TIME_FORMAT)
-                os.replace(partial, out / f"{name}.csv")
-                paths[name] = out / f"{name}.csv"
-        table = out / "members.csv"
-        self.table().to_csv(table, index=False)
-        paths["table"] = table
+                combined[name] = both[["member", *[c for c in both.columns if c != "member"]]]
+        written = write_tables(out, {**combined, "members": self.table()}, self.source)
+        paths.update({name: path for name, path in written.items() if name != "members"})
+        paths["table"] = written["members"]
         return paths
 
     @property

@@ -15,6 +15,53 @@ from capmodel.observe.csv_out import write_csv
 from capmodel.observe.tables import curve_from_samples
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+OBSERVE_RECORD = "observe.json"        # what wrote the folder's tables (a live recording keeps its state there too)
+
+
+def _sha256(path: Path) -> str | None:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _written_tables(record: Path) -> dict:
+    """File name -> SHA-256 of the tables an earlier ``Observation.write`` put in the folder ({} when none)."""
+    try:
+        tables = json.loads(record.read_text()).get("tables")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return tables if isinstance(tables, dict) else {}
+
+
+def write_tables(out_dir, tables: dict, source: str) -> dict:
+    """Write each table as ``<name>.csv`` into ``out_dir``, replaced whole (never half-written), under the folder's
+    lock; ``observe.json`` records their SHA-256, so that a later write replaces only files an earlier one wrote (an
+    existing table it did not write, a symlink or a device is refused, naming it). Returns name -> path."""
+    from capmodel.output_folder import FolderLock, refuse_foreign, write_atomic
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with FolderLock(out):
+        written = _written_tables(out / OBSERVE_RECORD)
+        for name in tables:
+            refuse_foreign(out / f"{name}.csv", lambda p: written.get(p.name) == _sha256(p))
+        paths = {}
+        for name, table in tables.items():
+            path = out / f"{name}.csv"
+            partial = out / f".{name}.csv.{os.getpid()}.partial"
+            if partial.is_symlink() or partial.exists():
+                partial.unlink()                      # our own leftover or a planted link: removed, never followed
+            os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+            write_csv(table, partial, TIME_FORMAT)
+            os.replace(partial, path)
+            paths[name] = path
+        write_atomic(out / OBSERVE_RECORD, json.dumps({
+            "format_version": 1, "kind": "tables", "source": source,
+            "tables": {**written, **{p.name: _sha256(p) for p in paths.values()}}}, indent=1))
+    return paths
 
 
 @dataclass
@@ -45,17 +92,8 @@ class Observation:
         return self.samples["time"].iloc[-1] if len(self.samples) else None
 
     def write(self, out_dir) -> dict:
-        """Write ``samples.csv`` and ``curve.csv`` into ``out_dir`` (each replaced whole, never half-written)."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = {}
-        for name, table in (("samples", self.samples), ("curve", self.curve)):
-            path = out / f"{name}.csv"
-            partial = out / f".{name}.csv.partial"
-            write_csv(table, partial, TIME_FORMAT)
-            os.replace(partial, path)
-            paths[name] = path
-        return paths
+        """Write ``samples.csv`` and ``curve.csv`` into ``out_dir`` (``write_tables``: whole, owned, locked)."""
+        return write_tables(out_dir, {"samples": self.samples, "curve": self.curve}, self.source)
 
     def summary(self) -> str:
         """A few lines: the source, the time span, intervals kept and dropped (figures by capmodel.formatting)."""
