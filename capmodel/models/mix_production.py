@@ -64,7 +64,7 @@ def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataF
         table[column] = pd.to_numeric(table[column], errors="coerce")
     keep = np.isfinite(table["cpu_cores"].to_numpy(float))
     if "dropped" in table:
-        keep &= table["dropped"].fillna("").astype(str).eq("").to_numpy()
+        keep &= table["dropped"].astype(object).fillna("").astype(str).eq("").to_numpy()
     rates = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float)
     keep &= rates.sum(axis=1) > 0
     return table[keep].reset_index(drop=True)

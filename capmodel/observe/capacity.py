@@ -219,7 +219,8 @@ def busy_table(samples: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise InputError(f"samples: missing column(s) {', '.join(missing)} (expected the samples.csv that "
                          "'capmodel observe' writes)")
-    keep = samples["dropped"].fillna("").astype(str) == "" if "dropped" in samples else pd.Series(True, samples.index)
+    keep = (samples["dropped"].astype(object).fillna("").astype(str) == "" if "dropped" in samples
+            else pd.Series(True, samples.index))
     rows = samples[keep]
     x = sum(pd.to_numeric(rows[f"{k}_per_s"], errors="coerce").fillna(0.0) for k in CLASSES)
     n = sum(pd.to_numeric(rows[f"{k}_per_s"], errors="coerce").fillna(0.0)

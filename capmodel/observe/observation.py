@@ -78,7 +78,7 @@ class Observation:
         """Intervals left out of the curve, by reason (``counter_reset``, ``no_operations``)."""
         if not len(self.samples):
             return {}
-        reasons = self.samples["dropped"].fillna("")
+        reasons = self.samples["dropped"].astype(object).fillna("")
         return {str(k): int(v) for k, v in reasons[reasons != ""].value_counts().sort_index().items()}
 
     @property
@@ -205,7 +205,7 @@ def read_observation(folder) -> Observation:
         raise InputError(f"{path}: no 'time'/'interval_s' columns: not the samples.csv of 'capmodel observe'")
     refuse_several_members(samples, folder, "-p observed")
     samples["time"] = pd.to_datetime(samples["time"], utc=True, errors="coerce")
-    samples["dropped"] = samples["dropped"].fillna("").astype(str) if "dropped" in samples else ""
+    samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str) if "dropped" in samples else ""
     return Observation(samples, curve_from_samples(samples), f"the observe folder {folder.name}")
 
 

@@ -53,7 +53,7 @@ def _read_samples(path: Path) -> pd.DataFrame:
         return pd.DataFrame(columns=["time", "interval_s", "dropped"])
     samples = pd.read_csv(path, keep_default_na=True)
     samples["time"] = pd.to_datetime(samples["time"], utc=True, format="ISO8601")
-    samples["dropped"] = samples["dropped"].fillna("").astype(str)
+    samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str)
     return samples
 
 

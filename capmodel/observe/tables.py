@@ -20,7 +20,7 @@ def curve_from_samples(samples: pd.DataFrame) -> pd.DataFrame:
     """The curve table of the usable intervals (``dropped`` empty): ``time``, ``concurrency``, ``throughput``,
     ``latency_mean_ms``, per class ``concurrency_<class>``, ``throughput_<class>``, ``latency_<class>_ms``, and
     ``source = "observed"``."""
-    usable = samples[samples["dropped"].fillna("") == ""] if len(samples) else samples
+    usable = samples[samples["dropped"].astype(object).fillna("") == ""] if len(samples) else samples
     columns = {"time": usable["time"].to_numpy() if len(usable) else []}
     total_x = np.zeros(len(usable))
     total_n = np.zeros(len(usable))
