@@ -19,6 +19,7 @@ T0 = 1_700_000_000_000          # ms since the epoch: 2023-11-14T22:13:20Z
 
 
 def leb128(value: int) -> bytes:
+    """Unsigned LEB128, written here from its definition (7 bits a byte, high bit = more)."""
     out = bytearray()
     while True:
         byte = value & 0x7F

@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ftdc_bytes import leb128  # unsigned LEB128 from its definition (tests/ftdc_bytes.py)
+
 from capmodel.cli import main
 from capmodel.errors import InputError
 from capmodel.observe import observe_ftdc, observe_uri
@@ -282,23 +284,12 @@ def test_a_failed_read_writes_nothing_over_existing_output(archive, tmp_path, ca
 
 
 # ----------------------------------------------------------------------------------------------- the coding itself
-def _leb128(value: int) -> bytes:
-    """Unsigned LEB128, written here from its definition (7 bits a byte, high bit = more)."""
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
 def test_varints_decode_as_leb128_including_the_64_bit_extremes():
     values = [0, 1, 127, 128, 300, 16384, 2 ** 32 + 5, 2 ** 63, 2 ** 64 - 1]
-    buffer = np.frombuffer(b"".join(_leb128(v) for v in values), dtype=np.uint8)
+    buffer = np.frombuffer(b"".join(leb128(v) for v in values), dtype=np.uint8)
     assert ftdc.decode_varints(buffer).tolist() == values
     with pytest.raises(ValueError):
-        ftdc.decode_varints(np.frombuffer(_leb128(300)[:1], dtype=np.uint8))
+        ftdc.decode_varints(np.frombuffer(leb128(300)[:1], dtype=np.uint8))
 
 
 def test_zero_runs_expand_as_decompressor_cpp_reads_them():
