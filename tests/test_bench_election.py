@@ -1,5 +1,7 @@
 """Issue 20 point 7 (election): a step during which the replica set elected a new primary says so and is not ``ok``.
 
+It fails even when the driver hid the failover: an election handoff can leave no error and no long pause.
+
 Reproduced failure: a primary stepping down in the middle of a step left that step ``ok`` with 0 errors (pymongo
 retried the failed attempts silently) and its server counters ``null``, with no word about the election. Here a real
 3-member embedded replica set of this test's own (the session's ``replica_set`` is shared and must keep its primary)
@@ -68,8 +70,9 @@ def test_a_step_across_an_election_says_so_and_is_not_ok(own_replica_set, tmp_pa
     assert election["primary_after"] != report["primary"] or election["term_after"] != election["term_before"]
     assert election["term_after"] is None or election["term_after"] > election["term_before"]
     assert across["status"] == "failed" and "elected a new primary" in across["failure"]
-    assert election["operations_failed"] + (election["attempts_retried"] or 0) > 0 or \
-        election["longest_pause_s"] >= verdict.ELECTION_PAUSE_S
+    # a planned step-down hands the election off: the driver may hide it entirely (no failure, no long pause)
+    assert f"{election['operations_failed']:,} operation(s) failed" in across["failure"]
+    assert f"paused up to {election['longest_pause_s']:.1f} s" in across["failure"]
     assert across["server"] is None  # counters of two servers are never subtracted
     after = steps[-1]
     assert after["concurrency"] == 5 and after["election"]["seen"] is False and after["status"] == "ok"
@@ -90,7 +93,7 @@ B = {"set": "rs", "primary": "h:2", "term": 4, "taken_at": 1.0}
 @pytest.mark.parametrize("before, after, result, seen, fails", [
     (None, None, _result(errors=5), None, False),  # a standalone server: no election record
     (A, A, _result(errors=5), False, False),  # errors without an election are the error threshold's business
-    (A, B, _result(), True, False),  # an election no operation noticed
+    (A, B, _result(), True, True),  # an election no operation noticed still mixes two primaries
     (A, B, _result(errors=2), True, True),
     (A, B, _result(failed_attempts=7), True, True),  # retried silently by the driver: 7 attempts, 0 errors
     (A, B, _result(silence=0.8), True, True),

@@ -6,8 +6,9 @@ operation completed for a long stretch of the window (``STALL_MIN_S`` or ``STALL
 longer): the server stopped answering, even if what it served before that looked fast. A step during which the
 replica set **elected a new primary** (its primary or election term differs between the step's first and last
 samples) says so in its record (``election``: primaries and terms, operations failed, attempts the driver retried,
-the longest pause) and fails when operations failed, were retried, or paused ``ELECTION_PAUSE_S`` or longer: its
-throughput and latencies mix two servers and a failover.
+the longest pause) and always fails: its throughput and latencies mix two servers and a failover, even when the
+driver hid the failover (an election handoff on a planned step-down can elect the new primary before any operation
+fails or pauses for long).
 
 A step is **client-bound** when the client, not the server, may have set its pace:
 - its operation rate reached ``CEILING_FRACTION`` of the client's ``ping`` ceiling measured before the sweep;
@@ -30,7 +31,6 @@ LITTLE_FRACTION = 0.8
 STALL_MIN_S = 2.0
 STALL_FRACTION = 0.25
 LATE_START_S = 0.25  # a worker that started its warm-up later than this missed the common start
-ELECTION_PAUSE_S = 0.5  # across an election, a pause this long (no operation completed) means the step stalled
 
 
 def client_bound_reasons(result, ceiling: float | None) -> list[str]:
@@ -128,9 +128,6 @@ def election_failure(record: dict | None) -> str | None:
     """Why a step across an election is not a measurement, or None."""
     if not record or not record["seen"]:
         return None
-    paused = record["longest_pause_s"] >= ELECTION_PAUSE_S
-    if not (record["operations_failed"] or record["attempts_retried"] or paused):
-        return None
     after = (f"{record['primary_after']}, term {record['term_after']}" if record["primary_after"]
              else "no primary at the step's end")
     parts = [f"{record['operations_failed']:,} operation(s) failed"]
@@ -138,7 +135,8 @@ def election_failure(record: dict | None) -> str | None:
         parts.append(f"{record['attempts_retried']:,} attempt(s) retried by the driver")
     parts.append(f"operations paused up to {record['longest_pause_s']:.1f} s")
     return (f"the replica set elected a new primary during the step ({record['primary_before']}, term "
-            f"{record['term_before']} -> {after}): " + ", ".join(parts))
+            f"{record['term_before']} -> {after}): " + ", ".join(parts)
+            + "; its throughput and latencies mix two primaries and a failover")
 
 
 def first_error(errors: dict, samples: dict) -> str:
