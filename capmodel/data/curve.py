@@ -1,16 +1,16 @@
 """The curve table: the one exchange format between bench, data readers and models.
 
 A pandas DataFrame with one row per measured step: ``concurrency`` (> 0), ``throughput`` (ops/s, >= 0), optional
-latency and utilisation columns, and free label columns. ``validate_curve`` is the single gate every reader and every
-model goes through, so its messages are the ones users see.
+latency and utilisation columns, and free label columns, each declared in ``capmodel.data.curve_columns``.
+``validate_curve`` is the single gate every reader and every model goes through, so its messages are the ones users
+see.
 """
 from __future__ import annotations
-
-import re
 
 import numpy as np
 import pandas as pd
 
+from capmodel.data.curve_columns import LATENCY, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import listed
 from capmodel.errors import InputError, shown
 
@@ -20,12 +20,6 @@ CONCURRENCY_RANGE = (1e-6, 1e9)   # clients, threads, nodes or shards
 MAX_THROUGHPUT = 1e15             # operations (or documents) per second
 MAX_SPAN = 1e12                   # largest / smallest positive throughput of one curve (12 orders of magnitude)
 MAX_MEASURE = 1e12                # latencies (ms) and error counts
-REQUIRED = ("concurrency", "throughput")
-LATENCY = ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms")
-OPTIONAL_NUMERIC = LATENCY + ("cpu_util", "errors")
-LABELS = ("system", "workload", "op", "run", "repeat")
-# Per-operation latencies (``latency_read_mean_ms``, ``latency_update_p99_ms`` ...) are checked like the others.
-PER_OP_LATENCY = re.compile(r"^latency_[a-z][a-z0-9_]*_(mean|p\d+)_ms$")
 
 
 def _where(source: str | None) -> str:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from capmodel.data.curve import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED, validate_curve
+from capmodel.data.curve import validate_curve
+from capmodel.data.curve_columns import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import check_column_count, check_file, check_size, listed
 from capmodel.errors import InputError
 

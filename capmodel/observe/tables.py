@@ -11,15 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT
 from capmodel.observe.serverstatus import CLASSES
 
 SOURCE = "observed"
 
 
 def curve_from_samples(samples: pd.DataFrame) -> pd.DataFrame:
-    """The curve table of the usable intervals (``dropped`` empty): ``time``, ``concurrency``, ``throughput``,
-    ``latency_mean_ms``, per class ``concurrency_<class>``, ``throughput_<class>``, ``latency_<class>_ms``, and
-    ``source = "observed"``."""
+    """The curve table of the usable intervals (``dropped`` empty), in the columns ``capmodel.data.curve_columns``
+    declares for observe (and in its order): ``time``, ``concurrency``, ``throughput``, ``latency_mean_ms``, per class
+    ``concurrency_<class>``, ``throughput_<class>``, ``latency_<class>_ms``, and ``source = "observed"``."""
     usable = samples[samples["dropped"].astype(object).fillna("") == ""] if len(samples) else samples
     columns = {"time": usable["time"].to_numpy() if len(usable) else []}
     total_x = np.zeros(len(usable))
@@ -37,9 +38,9 @@ def curve_from_samples(samples: pd.DataFrame) -> pd.DataFrame:
         columns["throughput"] = total_x
         columns["latency_mean_ms"] = np.where(total_x > 0, total_n / total_x * 1000.0, np.nan)
     for name, (n, x, r_ms) in per_class.items():
-        columns[f"concurrency_{name}"] = n
-        columns[f"throughput_{name}"] = x
-        columns[f"latency_{name}_ms"] = r_ms
+        columns[CLASS_CONCURRENCY.named(name)] = n
+        columns[CLASS_THROUGHPUT.named(name)] = x
+        columns[CLASS_LATENCY.named(name)] = r_ms
     curve = pd.DataFrame(columns)
     curve["source"] = SOURCE
     return curve[curve["concurrency"] > 0].reset_index(drop=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.data.curve_columns import LATENCY_NAMES, LATENCY_STATS, OP_COUNT, OP_LATENCY, REQUIRED
 from capmodel.errors import BenchError
 from capmodel.jsonable import to_jsonable
 from capmodel.output_folder import OutputFolderError, append_line, check_format, refuse_foreign, write_atomic
@@ -182,18 +183,16 @@ def _our_curve(out: Path, path: Path) -> bool:
 
 
 def curve_table(steps: list[dict]) -> pd.DataFrame:
-    """The curve table of the successful steps: standard columns, labels, and per-operation latency columns."""
+    """The curve table of the successful steps, in the columns ``capmodel.data.curve_columns`` declares for the bench
+    (and in its order): standard columns, labels, and per-operation latency columns."""
     rows = []
     for s in steps:
         if s.get("status") != "ok":
             continue
         lat = s["latency"]
-        row = {
-            "concurrency": s["concurrency"], "throughput": s["throughput"],
-            "latency_mean_ms": lat["all"]["mean_ms"], "latency_p50_ms": lat["all"]["p50_ms"],
-            "latency_p95_ms": lat["all"]["p95_ms"], "latency_p99_ms": lat["all"]["p99_ms"],
-            "latency_p999_ms": lat["all"]["p999_ms"], "errors": s["error_count"],
-        }
+        row = {"concurrency": s["concurrency"], "throughput": s["throughput"],
+               **{name: lat["all"][f"{stat}_ms"] for stat, name in LATENCY_NAMES.items()},
+               "errors": s["error_count"]}
         cpu = (s.get("server") or {}).get("cpu_util")
         if cpu is not None:
             row["cpu_util"] = min(max(float(cpu), 0.0), 1.0)
@@ -204,12 +203,12 @@ def curve_table(steps: list[dict]) -> pd.DataFrame:
         for op, summary in lat.items():
             if op == "all":
                 continue
-            for stat in ("mean", "p50", "p95", "p99", "p999"):
-                row[f"latency_{op}_{stat}_ms"] = summary[f"{stat}_ms"]
-            row[f"{op}_count"] = summary["count"]
+            for stat in LATENCY_STATS:
+                row[OP_LATENCY.named(op=op, stat=stat)] = summary[f"{stat}_ms"]
+            row[OP_COUNT.named(op=op)] = summary["count"]
         rows.append(row)
     if not rows:
-        return pd.DataFrame(columns=["concurrency", "throughput"])
+        return pd.DataFrame(columns=list(REQUIRED))
     table = pd.DataFrame(rows)
     if "cpu_util" in table and table["cpu_util"].isna().any():
         table = table.drop(columns="cpu_util")
