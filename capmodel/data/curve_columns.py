@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 
 BENCH, OBSERVE = "bench", "observe"
-PRODUCERS = (BENCH, OBSERVE)
 DTYPES = {"float": "number", "int": "whole number", "bool": "True/False", "str": "text",
           "time": "UTC time, ISO 8601"}
 LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")   # the latency summary the bench writes, each in ms
