@@ -14,7 +14,7 @@ computed below in a form without cancellation near a == b. With c = 1 this colla
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from scipy.optimize import brentq
 
@@ -123,9 +123,6 @@ class MMcResult:
             return -math.log1p(-p) / self._drain_rate
         scale = -math.log1p(-p) / min(self.service_rate, self._drain_rate)
         return _solve_decreasing(self.prob_response_exceeds, 1.0 - p, scale)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def mmc(arrival_rate: float, service_rate: float, servers: int) -> MMcResult:
