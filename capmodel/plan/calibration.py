@@ -39,10 +39,6 @@ class Workload:
         throughput = self.baseline_throughput_low if side == "low" else self.baseline_throughput_high
         return calibrate_workload(self.baseline_users, throughput, self.baseline_utilization)
 
-    def users_for(self, throughput: float) -> float:
-        """Users a given throughput (ops/s) serves."""
-        return throughput / self.ops_per_user
-
     def summary(self) -> str:
         text = f"{self.ops_per_user:.4g} ops/s per user"
         if self.ops_per_user_low != self.ops_per_user_high:
