@@ -125,10 +125,6 @@ def seconds(value, missing: str = DASH) -> str:
     return f"{number(value / 60.0)} min"
 
 
-KINDS = {"int": integer, "num": number, "percent": percent, "r2": r_squared, "text": None, "money": money,
-         "seconds": seconds}
-
-
 @dataclass(frozen=True)
 class Column:
     """How one column shows: its header (units in it, e.g. "throughput (ops/s)"), its kind (int, num, money,
