@@ -15,9 +15,6 @@ from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import InputError, ServerError
 from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
 
-#: the only commands the sampler sends (``hostInfo`` for the cores a member may use)
-COMMANDS = ("ping", "hello", "serverStatus", "hostInfo")
-
 
 def connect(uri: str, timeout_ms: int = 5000, **options):
     """A pymongo client on ``uri`` (``options``: more client options, e.g. one member's ``host``, ``port`` and
