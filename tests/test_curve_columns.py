@@ -7,7 +7,8 @@ The golden files in ``tests/fixtures/curve_columns/`` were written by the writer
 HdrHistograms left out), a third edited to have no server CPU, no Little's-law figure and one more operation type,
 and a failed fourth; ``bench_curve_measured.csv`` is the curve of the first two, ``bench_curve_edited.csv`` of all
 four. ``observe_ftdc_*_curve.csv`` are ``capmodel observe --ftdc`` on the bundled FTDC sample and on
-``tests/fixtures/ftdc_idle``.
+``tests/fixtures/ftdc_idle``. ``ycsb_*_curve.csv`` are ``read_curve`` of the YCSB client output in
+``tests/fixtures/ycsb_sweep`` and ``tests/fixtures/ycsb_other/old_histogram_threads-2.txt``.
 """
 from __future__ import annotations
 
@@ -50,6 +51,12 @@ def test_the_validation_vocabulary_is_the_declarations():
     assert {"system", "workload", "op", "run", "repeat"} <= set(cc.LABELS)
 
 
+def test_every_header_spelling_the_readers_know_maps_to_a_declared_column():
+    from capmodel.data.readers import _ALIASES
+
+    assert all(cc.column(target) is not None for target in _ALIASES)
+
+
 def test_a_family_names_its_members_and_recognises_them():
     name = cc.OP_LATENCY.named("read", stat="p95")
     assert name == "latency_read_p95_ms" and cc.column(name) is cc.OP_LATENCY
@@ -79,6 +86,25 @@ def test_a_bench_curve_without_steps_has_the_required_columns():
 def test_the_observed_curve_is_byte_for_byte_what_it_was(name, tmp_path):
     observe_ftdc(FTDC[name]).write(tmp_path)
     assert (tmp_path / "curve.csv").read_bytes() == (GOLDEN / f"observe_ftdc_{name}_curve.csv").read_bytes()
+
+
+YCSB_INPUTS = {"sweep": ROOT / "tests" / "fixtures" / "ycsb_sweep",
+               "old_histogram": ROOT / "tests" / "fixtures" / "ycsb_other" / "old_histogram_threads-2.txt"}
+
+
+@pytest.mark.parametrize("name", sorted(YCSB_INPUTS))
+def test_the_ycsb_reader_gives_what_it_gave(name):
+    text = read_curve(YCSB_INPUTS[name]).to_csv(index=False)
+    assert text == (GOLDEN / f"ycsb_{name}_curve.csv").read_text()
+
+
+def _ycsb_with_median(tmp_path) -> pd.DataFrame:
+    """A YCSB run that prints medians (YCSB's HdrHistogram output can), so the reader writes latency_p50_ms."""
+    text = (YCSB_INPUTS["sweep"] / "run_a.txt").read_text()
+    text = text.replace("[READ], 95thPercentileLatency(us), 3455\n",
+                        "[READ], 50thPercentileLatency(us), 1500\n[READ], 95thPercentileLatency(us), 3455\n")
+    (tmp_path / "median_t4.txt").write_text(text)
+    return read_curve(tmp_path / "median_t4.txt")
 
 
 def _combined_members_curve(tmp_path) -> pd.DataFrame:
@@ -120,12 +146,16 @@ def test_the_writers_write_declared_columns_in_order_with_their_declared_types(t
     bench = [pd.read_csv(GOLDEN / name) for name in ("bench_curve_measured.csv", "bench_curve_edited.csv")]
     observed = [pd.read_csv(GOLDEN / f"observe_ftdc_{name}_curve.csv") for name in FTDC]
     observed.append(_combined_members_curve(tmp_path))
+    ycsb = [pd.read_csv(GOLDEN / f"ycsb_{name}_curve.csv") for name in YCSB_INPUTS] + [_ycsb_with_median(tmp_path)]
+    assert ycsb[-1]["latency_p50_ms"].tolist() == [1.5]
     for table in bench:
         _check_written(table, cc.BENCH)
     for table in observed:
         _check_written(table, cc.OBSERVE)
+    for table in ycsb:
+        _check_written(table, cc.YCSB)
     # and every column declared for a producer is one it writes (a family through at least one member)
-    for producer, tables in ((cc.BENCH, bench), (cc.OBSERVE, observed)):
+    for producer, tables in ((cc.BENCH, bench), (cc.OBSERVE, observed), (cc.YCSB, ycsb)):
         written = {cc.column(name).name for table in tables for name in table.columns}
         assert written == {c.name for c in cc.COLUMNS if producer in c.written_by}, producer
 

@@ -1,5 +1,5 @@
 """The curve table's columns, declared once: name, unit, value type, meaning, required or optional, and which of
-capmodel's producers (``bench``, ``observe``) writes it.
+capmodel's producers (``bench``, ``observe``, and ``ycsb``, the reader of YCSB client output) writes it.
 
 The readers (``capmodel.data.readers``, ``validate_curve``), the bench's ``curve.csv`` (``capmodel.bench.sweep.files``)
 and the observed one (``capmodel.observe.tables``) take their column names from here, and the README's section "The
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-BENCH, OBSERVE = "bench", "observe"
+BENCH, OBSERVE, YCSB = "bench", "observe", "ycsb"   # ycsb: the reader of YCSB client output
 DTYPES = {"float": "number", "int": "whole number", "bool": "True/False", "str": "text",
           "time": "UTC time, ISO 8601"}
 LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")   # the latency summary the bench writes, each in ms
@@ -62,14 +62,17 @@ class CurveColumn:
 def _latency(stat: str) -> CurveColumn:
     observed = " (observe: the server's own, weighted by the operations of each class)" if stat == "mean" else ""
     return CurveColumn(LATENCY_NAMES[stat], "ms", "float", f"{_STAT_WORDS[stat]} latency of all operations"
-                       + observed, written_by=(BENCH, OBSERVE) if stat == "mean" else (BENCH,), checked=True)
+                       + observed, written_by=(BENCH, OBSERVE, YCSB) if stat == "mean" else (BENCH,) if stat == "p999" else (BENCH, YCSB),
+                       checked=True)
 
 
 OP_LATENCY = CurveColumn("latency_<op>_<stat>_ms", "ms", "float", "latency of one operation type (read, update, "
                          "insert ...): `<stat>` is mean, p50, p95, p99 or p999 (a file may carry any pNN)",
-                         written_by=(BENCH,), checked=True)
+                         written_by=(BENCH, YCSB), checked=True)
 OP_COUNT = CurveColumn("<op>_count", "operations", "int", "operations of that type completed in the measured "
                        "window (empty where a step ran none)", written_by=(BENCH,))
+YCSB_OP_COUNT = CurveColumn("ops_<op>", "operations", "int", "operations of that type YCSB counted (its "
+                            "`Operations` line)", written_by=(YCSB,))
 CLASS_CONCURRENCY = CurveColumn("concurrency_<class>", "operations", "float", "operations of one class (reads, "
                                 "writes, commands) inside the server at once, by Little's law", written_by=(OBSERVE,))
 CLASS_THROUGHPUT = CurveColumn("throughput_<class>", "ops/s", "float", "operations of that class completed per "
@@ -83,18 +86,22 @@ COLUMNS = (
     CurveColumn("time", "", "time", "end of the sampled interval", written_by=(OBSERVE,)),
     CurveColumn("concurrency", "clients", "float", "load N: the clients the bench ran (a file's threads, users or "
                 "nodes); observe: operations inside the server at once, N = X·R (Little's law); > 0", required=True,
-                written_by=(BENCH, OBSERVE), checked=True),
+                written_by=(BENCH, OBSERVE, YCSB), checked=True),
     CurveColumn("throughput", "ops/s", "float", "X: operations completed per second (documents per second for a "
-                "workload that counts documents); >= 0", required=True, written_by=(BENCH, OBSERVE), checked=True),
-    *(_latency(stat) for stat in LATENCY_STATS),
-    CurveColumn("errors", "operations", "int", "operations that failed in the measured window", written_by=(BENCH,),
+                "workload that counts documents); >= 0", required=True, written_by=(BENCH, OBSERVE, YCSB),
                 checked=True),
+    *(_latency(stat) for stat in LATENCY_STATS),
+    CurveColumn("errors", "operations", "int", "operations that failed in the measured window",
+                written_by=(BENCH, YCSB), checked=True),
     CurveColumn("cpu_util", "fraction 0–1", "float", "the server process's CPU share of its machine (bench: the "
                 "embedded server only, left out when a step has none)", written_by=(BENCH,), checked=True),
     CurveColumn("system", "", "str", "the system measured (a VM type, a cluster)", label=True),
     CurveColumn("workload", "", "str", "the workload's name", written_by=(BENCH,), label=True),
     CurveColumn("op", "", "str", "the operation type the row measures", label=True),
-    CurveColumn("run", "", "str", "the run (or file) the row comes from", label=True),
+    CurveColumn("run", "", "str", "the run (or file) the row comes from (ycsb: the file's name without its "
+                "extension)", written_by=(YCSB,), label=True),
+    CurveColumn("runtime_ms", "ms", "float", "the run's length as YCSB reports it (`[OVERALL], RunTime(ms)`)",
+                written_by=(YCSB,)),
     CurveColumn("repeat", "", "int", "which repetition of its concurrency (1, 2 ...); readers number replicates",
                 written_by=(BENCH,), label=True),
     CurveColumn("ops_per_s", "ops/s", "float", "operations completed per second (throughput counts documents for "
@@ -106,6 +113,7 @@ COLUMNS = (
                 "clients actually in flight (closed loop only)", written_by=(BENCH,)),
     OP_LATENCY,
     OP_COUNT,
+    YCSB_OP_COUNT,
     CLASS_CONCURRENCY,
     CLASS_THROUGHPUT,
     CLASS_LATENCY,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from capmodel.data.curve_columns import COLUMNS, LATENCY_NAMES, OP_LATENCY, YCSB, YCSB_OP_COUNT
 from capmodel.errors import InputError
 
 _LINE = re.compile(r"^\s*\[([^\]]+)\]\s*,\s*([^,]+?)\s*,\s*(\S+)\s*$")
@@ -46,8 +47,8 @@ _THREADS_IN_NAME = (
     re.compile(r"(?:^|[^0-9])(\d+)[-_]?(?:t|threads?)(?:$|[^a-z])", re.I),
 )
 _NOT_OPERATIONS = ("OVERALL", "CLEANUP")
-_SUMMARY_COLUMNS = ("concurrency", "throughput", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms",
-                    "latency_p99_ms", "errors", "run", "runtime_ms")
+# The single columns first, in their declared order; the per-operation ones after them, sorted by name.
+_SUMMARY_COLUMNS = tuple(c.name for c in COLUMNS if YCSB in c.written_by and not c.keys)
 # Sections holding failed operations: "READ-FAILED", or "READ-<status>" with -p reportlatencyforeacherror=true.
 _FAILURE_SUFFIX = re.compile(r"-(FAILED|ERROR|NOT_FOUND|NOT_IMPLEMENTED|UNEXPECTED_STATE|BAD_REQUEST|FORBIDDEN|"
                              r"SERVICE_UNAVAILABLE)$")
@@ -127,12 +128,12 @@ def read_ycsb_run(path) -> dict[str, float | str]:
     for section, metrics in operations.items():
         op = section.lower().replace("-", "_")
         count = metrics["Operations"]
-        row[f"ops_{op}"] = count
+        row[YCSB_OP_COUNT.named(op)] = count
         if count <= 0:
             continue
         lat = _latencies_ms(metrics)
         for kind, value in lat.items():
-            row[f"latency_{op}_{kind}_ms"] = value
+            row[OP_LATENCY.named(op, kind)] = value
             if kind != "mean":
                 percentiles[kind] = max(percentiles.get(kind, value), value)
         if "mean" in lat:
@@ -142,7 +143,7 @@ def read_ycsb_run(path) -> dict[str, float | str]:
         row["latency_mean_ms"] = weighted_mean / total_ops
     for kind in ("p50", "p95", "p99"):
         if kind in percentiles:
-            row[f"latency_{kind}_ms"] = percentiles[kind]
+            row[LATENCY_NAMES[kind]] = percentiles[kind]
     if failed:
         row["errors"] = sum(sections[s].get("Operations", 0.0) for s in failed)
     else:
