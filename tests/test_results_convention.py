@@ -10,7 +10,6 @@ synthetic telemetry, is checked for the return types. A new class with one of th
 """
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import json
