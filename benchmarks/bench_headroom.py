@@ -96,7 +96,7 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
                 sampler.join()
             samples = seen["obs"].samples
             capacity = server_capacity(samples, cores=1)
-            log(capacity.answer())
+            log(capacity.describe())
             log(capacity.evidence.describe())
             saturation = sweep("saturation", concurrency=list(concurrency), duration=duration)
             finished_at = datetime.now(timezone.utc)

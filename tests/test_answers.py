@@ -126,9 +126,9 @@ def test_plan_report_answer_states_the_recommendations_rows():
     # the verdict is the study's (the one ``capmodel plan --json`` prints): the reasons of the VMs the answer names
     # (a target no VM carries is an answer, not a doubt about one: it adds no reason)
     named = r.study.answer_vms()
-    assert named and set(named) <= set(r.study.plan.evidence)
+    assert named and set(named) <= set(r.study.plan.vm_evidence)
     assert r.evidence.to_json() == r.study.plan.evidence_for(named).to_json()
-    assert r.evidence.grade == max((r.study.plan.evidence[vm].grade for vm in named),
+    assert r.evidence.grade == max((r.study.plan.vm_evidence[vm].grade for vm in named),
                                    key=["sound", "weak", "unusable"].index)
 
 

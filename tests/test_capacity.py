@@ -54,7 +54,7 @@ def test_laws_recover_demand_background_and_capacity():
     assert cap.evidence.codes() == ["extrapolated"] and cap.evidence.grade == "weak"
     assert cap.evidence.reasons[0].value == pytest.approx((U0 + D_S * np.percentile(x, 95)) / 2, abs=0.01)
     assert "fewer than one operation" in cap.why           # N = X·R stays below 1: why the USL is not used
-    text = cap.answer()
+    text = cap.describe()
     for figure in (f"{sat.estimate:,.0f} ops/s", f"{cap.planned_throughput.estimate:,.0f} ops/s",
                    f"{cap.runway_months.estimate:.1f} months", "operational laws"):
         assert figure in text
@@ -88,7 +88,7 @@ def test_wrong_core_count_is_unusable_and_over_target_is_flagged():
     assert "above_saturation" in one.evidence.codes() and not one.evidence.usable
     busy = server_capacity(samples(x), cores=2, utilization_target=0.7)
     assert "over_target" in busy.evidence.codes() and busy.spare_fraction.estimate < 0
-    assert "above" in busy.answer()
+    assert "above" in busy.describe()
 
 
 def test_a_busy_server_is_not_extrapolated():
@@ -176,7 +176,7 @@ def test_an_unusable_capacity_states_only_what_the_data_support():
     x = np.linspace(1000, 3000, 40)
     one = server_capacity(samples(x), cores=1, monthly_growth=0.05)
     assert not one.evidence.usable
-    text = one.answer()
+    text = one.describe()
     busiest = np.quantile(x, 0.95)
     assert f"**{busiest:,.0f} ops/s**" in text and "lower bound" in text
     assert "the core count (1 core) is probably wrong" in text
@@ -209,10 +209,10 @@ def test_a_shrinking_load_is_not_called_no_growth():
     x = np.linspace(500, 1500, 40)
     shrinking = server_capacity(samples(x), cores=2, monthly_growth=-0.05)
     assert math.isinf(shrinking.runway_months.estimate)
-    assert "At -5% growth a month (a shrinking load) it never reaches it." in shrinking.answer()
-    assert "Without growth" not in shrinking.answer()
+    assert "At -5% growth a month (a shrinking load) it never reaches it." in shrinking.describe()
+    assert "Without growth" not in shrinking.describe()
     flat = server_capacity(samples(x), cores=2, monthly_growth=0.0)
-    assert "Without growth the load never reaches it." in flat.answer()
+    assert "Without growth the load never reaches it." in flat.describe()
 
 
 def test_a_varied_load_with_no_background_is_not_called_too_flat():

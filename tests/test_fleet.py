@@ -164,9 +164,9 @@ def test_fleet_on_a_local_cluster_recovers_every_server_and_fails_only_the_corru
     usable = rows[rows["error"].isna() & (rows["verdict"] != "unusable")]
     assert usable["runway_months"].is_monotonic_increasing
     assert usable.iloc[0]["member"] == "db-a1:27017"             # 70% of its capacity at the peak: least runway
-    assert fleet.answer().startswith("5 server(s), 1 unreadable, 1 not ranked (verdict unusable). Most urgent: "
+    assert fleet.describe().startswith("5 server(s), 1 unreadable, 1 not ranked (verdict unusable). Most urgent: "
                                      "db-a1:27017 of rsA")
-    assert fleet.evidence == rows.iloc[0]["evidence"]
+    assert fleet.evidence.to_json() == rows.iloc[0]["evidence"]
     import pickle
 
     # only summaries come back from the workers: a row is a few kB, the decoded day it summarises tens of MB
@@ -278,7 +278,7 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
     ordered = urgency_order(rows)
     assert ordered["member"].tolist()[:3] == ["a:1", "b:1", "c:1"] and ordered["error"].notna().tolist()[-1]
     fleet = Fleet(ordered, "2 local Dask worker(s)", 0.05)
-    assert fleet.answer() == ("4 server(s), 1 unreadable, 1 not ranked (verdict unusable). Most urgent: a:1 of rs0, "
+    assert fleet.describe() == ("4 server(s), 1 unreadable, 1 not ranked (verdict unusable). Most urgent: a:1 of rs0, "
                               "busiest at 1,030 ops/s of a capacity of 1,250 ops/s (operational laws), already 3% "
                               "above its planned throughput (weak evidence); it is already past its utilization "
                               "target.")
@@ -471,6 +471,6 @@ def test_a_quieter_unranked_member_does_not_hide_the_limit(generated, tmp_path, 
     assert not quiet.usable
     busy = next(m for m in observed.members if m.host == "db-a1:27017")
     assert quiet.capacity.observed_peak_throughput < busy.capacity.observed_peak_throughput
-    answer = observed.limiting_sentence()
+    answer = observed.describe()
     assert answer.startswith("db-a1:27017 limits the set: ") and "the members not ranked carried less load" in answer
     assert "Not ranked (verdict unusable or no capacity): db-a2:27018: " in answer

@@ -161,7 +161,7 @@ def test_ftdc_members_are_named_by_their_metadata_and_ranked():
         busy_reads = float((by_host[busy].observation.samples.eval("reads_per_s * interval_s")).sum())
         assert counts[busy] <= busy_reads <= counts[busy] + 200
         assert observed.limiting is not None and observed.limiting.host == busy
-        assert observed.limiting_sentence().startswith(f"{busy} limits the set")
+        assert observed.describe().startswith(f"{busy} limits the set")
 
 
 def _lines(path) -> list[str]:

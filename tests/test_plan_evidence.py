@@ -90,8 +90,8 @@ def test_bundled_study_says_utilization_was_assumed():
     study = plan_study(targets=[50000])
     assert study.recommended_vms() == ["s3-2xlarge-8-SAS"]
     # benchANT measured cpu_util on the baseline only (80%); the others are taken at the baseline's
-    assert study.plan.evidence["m3-xlarge-8-SAS"].grade == "sound"
-    assumed = study.plan.evidence["s3-2xlarge-8-SAS"].reasons
+    assert study.plan.vm_evidence["m3-xlarge-8-SAS"].grade == "sound"
+    assumed = study.plan.vm_evidence["s3-2xlarge-8-SAS"].reasons
     assert [r.code for r in assumed] == ["utilization_assumed"] and assumed[0].value == 0.8
     assert study.evidence.grade == "weak" and "Evidence: **weak**" in study.describe()
 
@@ -136,7 +136,7 @@ def test_the_python_keyword_chooses_the_model_too():
     kept = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, bootstrap=0)
     chosen = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, bootstrap=0,
                         model="recommended")
-    assert kept.plan.evidence["sdm"].codes() == ["model_choice"]
+    assert kept.plan.vm_evidence["sdm"].codes() == ["model_choice"]
     assert chosen.plan.fit_capacities["sdm"].usable_throughput != kept.plan.fit_capacities["sdm"].usable_throughput
     with pytest.raises(Exception, match="model"):
         plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, model="best")

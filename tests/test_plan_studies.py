@@ -141,7 +141,7 @@ def test_describe_capacity_reads_the_fit_or_says_why_not():
     peak_x = lam * peak_n / (1 + sigma * (peak_n - 1) + kappa * peak_n * (peak_n - 1))
     text = describe_capacity(fit, objectives, ops_per_user=0.5)
     assert f"**{0.8 * peak_x:,.0f} ops/s**" in text and f"**{0.8 * peak_x / 0.5:,.0f} users**" in text
-    assert capacity_from_fit(fit, objectives).table().loc["binding limit", "value"] == "peak_fraction"
+    assert capacity_from_fit(fit, objectives).table.loc["binding limit", "value"] == "peak_fraction"
     linear = capmodel.fit_usl(pd.DataFrame({"concurrency": n, "throughput": 100 * n}))
     assert "No plan from this curve" in describe_capacity(linear, Objectives(utilization_target=0.8))
 

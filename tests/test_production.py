@@ -60,7 +60,7 @@ def test_usl_answers_when_the_knee_is_reached_and_the_latency_sentence_is_true()
     at = float(x_of(n_at_latency(0.002)))
     state, value = answer.latency_limit
     assert state == "reached" and value == pytest.approx(at, rel=1e-3)
-    text = answer.answer()
+    text = answer.describe()
     assert f"**{at:,.0f} ops/s**" in text and f"**{peak:,.0f} ops/s**" in text
     assert "Method: USL latency fit" in text
     busiest = float(np.quantile(curve["throughput"], 0.95))
@@ -75,10 +75,10 @@ def test_latency_target_met_at_the_peak_or_unreachable_is_said_so():
     r_peak_ms = N_STAR / float(x_of(N_STAR)) * 1000.0                  # 2.9 ms at the nose
     loose = production_answer(samples, curve, latency_target_ms=3 * r_peak_ms, bins=None, n_bootstrap=10)
     assert loose.latency_limit[0] == "met_at_peak"
-    assert "reaches the" not in loose.answer() and "up to the peak" in loose.answer()
+    assert "reaches the" not in loose.describe() and "up to the peak" in loose.describe()
     tight = production_answer(samples, curve, latency_target_ms=0.5, bins=None, n_bootstrap=10)   # R(0) = 0.95 ms
     assert tight.latency_limit == ("unreachable", None)
-    assert "no load meets it" in tight.answer() and "reaches the" not in tight.answer()
+    assert "no load meets it" in tight.describe() and "reaches the" not in tight.describe()
 
 
 def test_light_load_uses_the_laws_and_never_claims_no_room():
@@ -87,7 +87,7 @@ def test_light_load_uses_the_laws_and_never_claims_no_room():
     assert not answer.usl_evidence.usable and "knee_not_reached" in answer.usl_evidence.codes()
     assert answer.method == LAWS
     assert answer.saturation_throughput.estimate == pytest.approx((1 - 0.02) / D_S, rel=0.01)   # 9,800 ops/s
-    text = answer.answer()
+    text = answer.describe()
     assert "no room" not in text and "reaches the" not in text
     assert "not checked" in text and "Method: operational laws" in text
     assert answer.evidence.grade == answer.capacity.evidence.grade
@@ -98,7 +98,7 @@ def test_no_cpu_and_light_load_states_only_the_lower_bound():
     answer = production_answer(samples, curve, n_bootstrap=10)
     assert answer.method == NO_METHOD and not answer.evidence.usable
     assert answer.saturation_throughput is None and answer.spare_fraction is None
-    text = answer.answer()
+    text = answer.describe()
     assert "lower bound" in text and f"{np.quantile(x_of(LIGHT), 0.95):,.0f} ops/s" in text
     assert not re.search(r"\b(nan|None|inf)\b", text)
 
@@ -126,12 +126,12 @@ def test_an_unusable_laws_answer_is_not_the_method_that_answers():
     assert answer.method == NO_METHOD and not answer.evidence.usable
     assert "above_saturation" in answer.evidence.codes()
     assert answer.saturation_throughput is None and answer.runway_months is None
-    text = answer.answer()
+    text = answer.describe()
     assert "lower bound" in text and "probably wrong" in text and "months" not in text
     assert text.count("probably wrong") == 1                     # each reason said once
     assert "neither method can state a capacity" not in text      # the reasons themselves say it
     no_cpu = production_answer(*observed(LIGHT, cpu=False), n_bootstrap=10)
-    assert no_cpu.capacity is None and no_cpu.capacity_error in no_cpu.answer()   # without a laws verdict: why
+    assert no_cpu.capacity is None and no_cpu.capacity_error in no_cpu.describe()   # without a laws verdict: why
     knee = next(r for r in answer.evidence.reasons if r.code == "knee_not_reached")
     assert f"the fitted peak at {answer.usl.peak_concurrency:.2g} operations lies" in knee.message
     assert not re.search(r"\b(nan|None|inf)\b", text)

@@ -105,7 +105,7 @@ def run_observed(args) -> int:
                 "utilization_interval": [result.low.loc[m.member, "utilization"],
                                          result.high.loc[m.member, "utilization"]],
                 "load_factor_that_fits": p["load_factor_that_fits"],
-                "classes": [row for row in result.table().to_dict(orient="records") if row["member"] == m.member]})
+                "classes": [row for row in result.table.to_dict(orient="records") if row["member"] == m.member]})
         print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,
                     "evidence": result.evidence.to_json()})
         return 0

@@ -30,7 +30,7 @@ def _text(fleet) -> str:
 
     from capmodel.formatting import percent
 
-    lines = [fleet.answer(), ""]
+    lines = [fleet.describe(), ""]
     header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} " \
              f"{'verdict':<9} {'runway (months)':>16}"
     lines.append(header)

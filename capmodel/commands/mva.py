@@ -29,7 +29,7 @@ def register(subparsers) -> None:
 
 
 def _json(result, solver) -> dict:
-    classes = result.table().reset_index()
+    classes = result.table.reset_index()
     rows = []
     for row in classes.to_dict(orient="records"):
         residence = {s: row.pop(f"residence_{s}") for s in result.network.stations}
@@ -68,7 +68,7 @@ def run(args) -> int:
         return 0
     with pd.option_context("display.width", 120, "display.max_columns", 30, "display.float_format", "{:.6g}".format):
         print(f"{args.model}: {result.method}")
-        print(result.table().to_string())
+        print(result.table.to_string())
         print()
         print(result.station_table().to_string())
     for note in [result.describe(), *result.notes]:

@@ -104,7 +104,7 @@ def run(args) -> int:
         print(observation.summary())
         print(f"wrote {paths['samples']} and {paths['curve']}")
         if capacity is not None:
-            print(capacity.answer().replace("**", ""))
+            print(capacity.describe().replace("**", ""))
         print(evidence.describe().replace("**", ""))
     return 0
 
@@ -165,7 +165,7 @@ def _members(observed, args, write: bool) -> int:
         return 0
     print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
     for member in observed.members:
-        row = member.summary()
+        row = member.row()
         if member.capacity is None:
             print(f"  {member.host}: {row['intervals']:,} intervals; no capacity: {member.error}")
         elif not member.usable:
@@ -179,7 +179,7 @@ def _members(observed, args, write: bool) -> int:
         print(f"note: {note}")
     if observed.interrupted:
         print("sampling was interrupted: every complete interval is kept")
-    print(observed.limiting_sentence())
+    print(observed.describe())
     print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
     return 0
 

@@ -157,7 +157,7 @@ def plan_record(plan, recommendations, evidence=None) -> dict:
     wl = plan.workload
     rows = vms.astype(object).where(vms.notna(), None).to_dict(orient="records")
     for row in rows:
-        verdict = plan.evidence.get(row["vm"])
+        verdict = plan.vm_evidence.get(row["vm"])
         row["evidence"] = verdict.to_json() if verdict is not None else None
     evidence = plan.evidence_for() if evidence is None else evidence
     return {

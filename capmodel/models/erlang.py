@@ -20,6 +20,7 @@ from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
 from capmodel.models.laws import check_nonnegative, check_positive, check_servers, check_stable
+from capmodel.models.renamed import renamed_method
 
 
 def _check_servers(c, name: str = "c") -> int:
@@ -123,6 +124,14 @@ class MMcResult:
             return -math.log1p(-p) / self._drain_rate
         scale = -math.log1p(-p) / min(self.service_rate, self._drain_rate)
         return _solve_decreasing(self.prob_response_exceeds, 1.0 - p, scale)
+
+    def to_json(self) -> dict:
+        """Every field as plain JSON (infinities as null)."""
+        from capmodel.jsonable import to_jsonable
+
+        return to_jsonable(asdict(self))
+
+    as_dict = renamed_method("to_json", "as_dict")
 
 
 def mmc(arrival_rate: float, service_rate: float, servers: int) -> MMcResult:

@@ -44,6 +44,7 @@ from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import check_servers
 from capmodel.models.open_networks import open_network
+from capmodel.models.renamed import table_frame
 
 CLASSES = ("reads", "writes", "commands")
 MIN_INTERVALS = 5
@@ -256,6 +257,7 @@ class MixWhatIf:
         """The members' fits, plus saturation where the asked load does not fit."""
         return Evidence.of(*[r for m in self.members for r in m.reasons], *self.reasons)
 
+    @property
     def table(self) -> pd.DataFrame:
         """One row per member and class: rate asked, predicted throughput and latency with the interval."""
         rows = []
@@ -266,7 +268,7 @@ class MixWhatIf:
                              "asked_per_s": self.rates[m.member][c], "throughput": p[f"{c}_throughput"],
                              "latency_ms": p[f"{c}_latency_ms"], "latency_ms_low": lo[f"{c}_latency_ms"],
                              "latency_ms_high": hi[f"{c}_latency_ms"], "utilization": p["utilization"]})
-        return pd.DataFrame(rows)
+        return table_frame(pd.DataFrame(rows), "MixWhatIf")
 
     def describe(self) -> str:
         """The answer in sentences (only those whose condition holds)."""

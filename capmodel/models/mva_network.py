@@ -23,6 +23,7 @@ import pandas as pd
 from capmodel.errors import CapmodelError, InputError, shown
 from capmodel.models.laws import check_nonnegative, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
+from capmodel.models.renamed import table_frame
 
 DELAY = "delay"
 QUEUE = "queue"
@@ -204,6 +205,7 @@ class MulticlassResult:
         """The queueing station with the highest utilization (None when every station is a delay)."""
         return None if self.utilization.isna().all() else str(self.utilization.idxmax())
 
+    @property
     def table(self) -> pd.DataFrame:
         """One row per class: population or arrival rate, throughput, response time and per-station residence."""
         out = pd.DataFrame({"throughput": self.throughput, "response_time": self.response_time})
@@ -216,7 +218,7 @@ class MulticlassResult:
         for station in self.network.stations:
             out[f"residence_{station}"] = self.residence_time.loc[station]
         out.index.name = "class"
-        return out
+        return table_frame(out, "MulticlassResult")
 
     def station_table(self) -> pd.DataFrame:
         """One row per station: its kind, utilization and the mean queue length of each class."""

@@ -2,7 +2,8 @@
 covariance) by the engine (capmodel.models.engine), it only derives. Every derived figure is a cached property.
 
 ``ScalabilityFit`` serves every declared model; ``USLFit`` (capmodel.models.usl_results) adds what the USL's closed
-forms answer.
+forms answer. Its members follow the results convention every results class shares (README, "Results objects"):
+``summary()`` the full plain text, ``describe()`` the answer in words, ``evidence`` the verdict.
 """
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ class ModelComparison:
     """Result of ``compare_models``: ``table``, ``recommended``, ``reason``, ``criterion``, ``fits``, ``extrapolation``."""
 
     def __init__(self, table, recommended, reason, criterion, fits, extrapolation):
-        self.table = table
+        self._table = table
         self.recommended = recommended
         self.reason = reason
         self.criterion = criterion
@@ -51,15 +51,32 @@ class ModelComparison:
         return criterion_label(self.criterion)
 
     @property
+    def table(self) -> pd.DataFrame:
+        """One row per model, best first: parameters, AIC, AICc, BIC, RMSE, R², delta (NaN: not ranked), params."""
+        return self._table
+
+    @property
     def best_fit(self):
         return self.fits[self.recommended]
 
+    def describe(self) -> str:
+        """The recommendation in one sentence, with its reason."""
+        return f"{model_label(self.recommended)} is recommended: {self.reason}."
+
     def summary(self) -> str:
+        """The ranking table and the recommendation, in plain text."""
         cols = ["model", "n_params", "aic", "aicc", "bic", "rmse", "r2"]
         if "extrapolation_mape" in self.table:
             cols.append("extrapolation_mape")
         text = self.table[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}")
         return f"{text}\n\nrecommended: {self.recommended} ({self.reason})"
+
+    def to_json(self) -> dict:
+        """The ranking as JSON: criterion, recommended model, reason, and the table's rows (without ``params``)."""
+        from capmodel.jsonable import to_jsonable
+
+        return {"criterion": self.criterion, "recommended": self.recommended, "reason": self.reason,
+                "table": to_jsonable(self._table.drop(columns=["params"]))}
 
     def __repr__(self):
         return f"<ModelComparison recommended={self.recommended!r} by {self.criterion}>"

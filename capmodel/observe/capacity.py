@@ -29,6 +29,7 @@ import pandas as pd
 from capmodel.errors import InputError
 from capmodel.formatting import number
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.renamed import renamed_method
 
 LAWS, USL = "operational laws", "USL latency fit"
 CLASSES = ("reads", "writes", "commands")
@@ -117,7 +118,7 @@ class ServerCapacity:
         return Estimate(*(_months(v, self.observed_peak_throughput, self.monthly_growth)
                           for v in (p.estimate, p.low, p.high)))
 
-    def answer(self, with_method: bool = True) -> str:
+    def describe(self, with_method: bool = True) -> str:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
         why it was used."""
         if not self.evidence.usable:
@@ -152,6 +153,8 @@ class ServerCapacity:
                          f"**{months.estimate:.1f} months** ({_months_text(months.low)} to "
                          f"{_months_text(months.high)}).")
         return text + (f" Method: {self.method} ({self.why})." if with_method else "")
+
+    answer = renamed_method("describe", "answer")
 
     def _lower_bound(self) -> str:
         """What an unusable verdict leaves: the load the server carried, a lower bound on its capacity, and why no

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
+from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
 from capmodel.observe.observation import metadata_identity
 
@@ -169,17 +170,17 @@ class Fleet:
         return self.rows[self.rows["error"].isna() & (self.rows["verdict"] != "unusable")]
 
     @property
-    def evidence(self) -> dict:
-        """The evidence of the answer: the most urgent ranked server's (JSON), or unusable when none is ranked."""
+    def evidence(self):
+        """The evidence of the answer (an ``Evidence``): the most urgent ranked server's, or unusable when none is
+        ranked. (Each row's ``evidence`` is its JSON, as the workers send it.)"""
         from capmodel.models.evidence import Evidence, Reason
 
         usable = self._usable()
         if len(usable):
-            return usable.iloc[0]["evidence"]
-        return Evidence.of(Reason("no_server_ranked", "unusable", "no server has a usable capacity verdict")
-                           ).to_json()
+            return Evidence(tuple(Reason(**r) for r in usable.iloc[0]["evidence"]["reasons"]))
+        return Evidence.of(Reason("no_server_ranked", "unusable", "no server has a usable capacity verdict"))
 
-    def answer(self, source: str | None = None) -> str:
+    def describe(self, source: str | None = None) -> str:
         """The most urgent server in one sentence (or why none can be named); ``source`` names where the FTDC came
         from when it should be said (e.g. a generated fleet)."""
         usable = self._usable()
@@ -203,6 +204,8 @@ class Fleet:
             text += (f"; at {self.monthly_growth:.0%} growth a month it reaches its target in {runway:.1f} months"
                      if runway > 0 else "; it is already past its utilization target")
         return text + "."
+
+    answer = renamed_method("describe", "answer")
 
     def reading_table(self):
         """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
@@ -250,7 +253,7 @@ class Fleet:
         from capmodel.jsonable import to_jsonable
 
         return {"servers": len(self.rows), "failed": self.failed, "workers": self.workers,
-                "monthly_growth": self.monthly_growth, "answer": self.answer(), "rows": to_jsonable(self.rows)}
+                "monthly_growth": self.monthly_growth, "answer": self.describe(), "rows": to_jsonable(self.rows)}
 
 
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,

@@ -8,7 +8,7 @@ metadata document (``capmodel.observe.fleet.server_identity``).
 
 Each member's samples give its own ``server_capacity`` (its CPU per operation and its cores); the member that limits
 the set is the one with the least spare fraction among those whose verdict is usable. A member whose verdict is
-unusable cannot be ranked: ``limiting_sentence`` says so rather than pass over it in silence.
+unusable cannot be ranked: ``describe()`` says so rather than pass over it in silence.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
+from capmodel.models.renamed import table_frame
 from capmodel.observe.observation import Observation, folder_name, write_tables
 from capmodel.observe.sampler import connect, host_cores
 from capmodel.redact import redact_uri
@@ -87,8 +88,8 @@ class Member:
     def usable(self) -> bool:
         return self.capacity is not None and self.capacity.evidence.usable
 
-    def summary(self) -> dict:
-        """One row of the combined members table."""
+    def row(self) -> dict:
+        """This member's row of the set's ``table``."""
         row = {"host": self.host, "intervals": len(self.observation.samples) if self.observation else 0,
                "curve_points": len(self.observation.curve) if self.observation else 0, "error": self.error}
         if self.capacity is not None:
@@ -100,7 +101,7 @@ class Member:
         return row
 
     def to_json(self) -> dict:
-        out = self.summary()
+        out = self.row()
         out["capacity"] = self.capacity.to_json() if self.capacity is not None else None
         return out
 
@@ -135,7 +136,7 @@ class ReplicaSetObservation:
         usable = [m for m in self.members if m.usable]
         return min(usable, key=lambda m: (m.capacity.spare_fraction.estimate, m.host)) if usable else None
 
-    def limiting_sentence(self) -> str:
+    def describe(self) -> str:
         """The answer: the limiting member and its spare, and which members could not be ranked (while one that was
         not observed, or carried as much load, cannot be, the ranked member closest to its capacity is named as
         such, not as the set's limit)."""
@@ -156,9 +157,10 @@ class ReplicaSetObservation:
                 f"the set's limit may be a member that could not be ranked. Not ranked (verdict unusable or no "
                 f"capacity): {why}.")
 
+    @property
     def table(self) -> pd.DataFrame:
-        """The combined members table, one row per member."""
-        return pd.DataFrame([m.summary() for m in self.members])
+        """The combined members table, one row per member (``Member.row``)."""
+        return table_frame(pd.DataFrame([m.row() for m in self.members]), "ReplicaSetObservation")
 
     def write(self, out_dir) -> dict:
         """``members/<host_port>/samples.csv`` and ``curve.csv`` per member; ``samples.csv`` and ``curve.csv`` of
@@ -174,7 +176,7 @@ class ReplicaSetObservation:
             if frames:
                 both = pd.concat(frames, ignore_index=True)
                 combined[name] = both[["member", *[c for c in both.columns if c != "member"]]]
-        written = write_tables(out, {**combined, "members": self.table()}, self.source)
+        written = write_tables(out, {**combined, "members": self.table}, self.source)
         paths.update({name: path for name, path in written.items() if name != "members"})
         paths["table"] = written["members"]
         return paths
@@ -194,7 +196,7 @@ class ReplicaSetObservation:
         return {"source": self.source, "replica_set": self.replica_set, "interrupted": self.interrupted,
                 "capacity": top.capacity.to_json() if top else None, "evidence": self.evidence.to_json(),
                 "members": [m.to_json() for m in self.members], "limiting_member": top.host if top else None,
-                "answer": self.limiting_sentence(), "notes": self.notes}
+                "answer": self.describe(), "notes": self.notes}
 
 
 def _busiest(member: Member) -> float | None:

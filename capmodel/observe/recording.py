@@ -200,5 +200,5 @@ def finish(out: Path, name, hosts, cores, source, interrupted, notes, utilizatio
     if name:
         combined = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame()
         _write_whole(out / "curve.csv", combined[["member", *[c for c in combined.columns if c != "member"]]])
-        write_atomic(out / "members.csv", observed.table().to_csv(index=False))
+        write_atomic(out / "members.csv", observed.table.to_csv(index=False))
     return observed

@@ -23,6 +23,7 @@ from capmodel.constraints import Number, checked
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.renamed import table_frame
 from capmodel.plan.assessment import assess_capacity
 from capmodel.plan.checks import LARGEST, SMALLEST
 from capmodel.plan.intervals import percentile_interval
@@ -123,18 +124,19 @@ class FitCapacity:
     latency_p95_ratio: float = 1.0
     evidence: Evidence = field(default_factory=Evidence)
 
+    @property
     def table(self):
-        """The capacity as a two-column table (figure, value) for display."""
+        """The capacity as a table (figure, value), for display."""
         import pandas as pd
 
         rows = {"usable throughput (ops/s)": self.usable_throughput, "binding limit": self.binding_limit,
                 "operating concurrency": self.operating_concurrency,
-                "throughput at the headroom target (ops/s)": self.throughput,
+                "throughput at the utilization target (ops/s)": self.throughput,
                 "throughput at the latency target (ops/s)": self.latency_throughput,
                 "peak concurrency": self.peak_concurrency, "peak throughput (ops/s)": self.peak_throughput,
                 "evidence": self.evidence.grade}
         rows.update({f"limit: {k} (ops/s)": v for k, v in self.limits.items()})
-        return pd.DataFrame({"value": rows}).rename_axis("figure")
+        return table_frame(pd.DataFrame({"value": rows}).rename_axis("figure"), "FitCapacity")
 
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""

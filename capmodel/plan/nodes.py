@@ -126,7 +126,7 @@ def node_sensitivity(table: pd.DataFrame, sigmas, kappa: float = 0.0, rounding: 
 @dataclass(frozen=True)
 class NodeStudy:
     """The result of ``plan_node_study``: ``rows`` (one per workload, as ``node_multipliers``), the USL over node
-    count (``sigma``, ``kappa``, ``basis``), ``rounding``, ``source``, the input ``table`` as given and, when asked,
+    count (``sigma``, ``kappa``, ``basis``), ``rounding``, ``source``, the ``input_table`` as given and, when asked,
     ``sensitivity`` (see ``node_sensitivity``)."""
 
     rows: pd.DataFrame
@@ -135,7 +135,7 @@ class NodeStudy:
     basis: str
     rounding: str
     source: str
-    table: pd.DataFrame
+    input_table: pd.DataFrame
     sensitivity: pd.DataFrame | None = None
     evidence: Evidence = Evidence()
     row_evidence: dict = field(default_factory=dict)   # workload -> Evidence of its node count
@@ -228,4 +228,4 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     evidence, per = assess_scale_out(answers, fit, measured, f"sigma = {sigma:g}, kappa = {kappa:g}", "nodes")
     row_evidence = {r["workload"]: per[f"workload {r['workload']}"] for _, r in rows.iterrows()}
     return NodeStudy(rows=rows, sigma=sigma, kappa=kappa, basis=basis, rounding=rounding, source=source or "",
-                     table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence)
+                     input_table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence)

@@ -114,13 +114,19 @@ class CapacityPlan:
     level: float
     notes: list[str] = field(default_factory=list)
     fit_capacities: dict[str, FitCapacity] = field(default_factory=dict)
-    evidence: dict = field(default_factory=dict)   # VM name -> Evidence (capmodel.plan.assessment)
+    vm_evidence: dict = field(default_factory=dict)   # VM name -> Evidence (capmodel.plan.assessment)
+
+    @property
+    def evidence(self):
+        """The verdict on the plan as a whole (``evidence_for()``: every planned VM's reasons together); each VM's own
+        is in ``vm_evidence``."""
+        return self.evidence_for()
 
     def evidence_for(self, vms=None):
         """The verdict on an answer naming ``vms`` (default: every planned VM): their reasons together."""
         from capmodel.plan.assessment import combined
 
-        return combined(self.evidence, list(self.vms["vm"]) if vms is None else vms)
+        return combined(self.vm_evidence, list(self.vms["vm"]) if vms is None else vms)
 
     def recommend(self, targets, current_users: float | None = None,
                   monthly_growth: float | None = None) -> pd.DataFrame:
@@ -162,9 +168,9 @@ class CapacityPlan:
         frontier = ", ".join(self.frontier()["vm"])
         lines += ["", f"Pareto frontier (cost vs users): {frontier or 'none'}"]
         lines += [f"Note: {n}" for n in self.notes]
-        lines += ["", "Evidence per VM:"] + [f"  {vm}: {self.evidence[vm].grade}" + (
-            f" ({'; '.join(r.message.removeprefix(vm + ': ') for r in self.evidence[vm].reasons)})"
-            if self.evidence[vm].reasons else "") for vm in self.vms["vm"] if vm in self.evidence]
+        lines += ["", "Evidence per VM:"] + [f"  {vm}: {self.vm_evidence[vm].grade}" + (
+            f" ({'; '.join(r.message.removeprefix(vm + ': ') for r in self.vm_evidence[vm].reasons)})"
+            if self.vm_evidence[vm].reasons else "") for vm in self.vms["vm"] if vm in self.vm_evidence]
         return "\n".join(lines)
 
 
@@ -242,7 +248,7 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
     """Plan every VM of ``catalog`` (rows with a measurement, or a fitted curve in ``fits`` keyed by VM name).
 
     ``comparisons`` (VM -> ``compare_models`` result) lets each fitted VM's verdict say whether its model is the
-    recommended one; every VM gets an ``Evidence`` in ``CapacityPlan.evidence``."""
+    recommended one; every VM gets an ``Evidence`` in ``CapacityPlan.vm_evidence``."""
     objectives = objectives or Objectives()
     if not 0 < level < 1:
         raise PlanError(f"confidence level must be between 0 and 1, got {level!r}")
@@ -286,4 +292,4 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
         for suffix in ("", "_low", "_high"):
             vms[f"runway_months{suffix}"] = runway_months(vms[f"users{suffix}"].to_numpy(), users_now, monthly_growth)
     return CapacityPlan(vms=vms, workload=workload, objectives=objectives, baseline_vm=baseline_vm, level=level,
-                        notes=notes, fit_capacities=fit_caps, evidence=evidence)
+                        notes=notes, fit_capacities=fit_caps, vm_evidence=evidence)

@@ -26,6 +26,7 @@ from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import Column, number, percent, r_squared, table
 from capmodel.models.closed_form import usl_throughput
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.renamed import renamed_method, table_frame
 from capmodel.observe.capacity import LAWS, USL, Estimate, ServerCapacity, TooFewIntervals, server_capacity
 from capmodel.plan.growth import runway_months
 
@@ -181,10 +182,12 @@ class ProductionAnswer:
             return "met_at_peak", float(self.usl.peak_throughput)
         return "reached", at
 
-    def answer(self) -> str:
+    def describe(self) -> str:
         """The answer in words (markdown), every number from this object; no claim the verdict does not allow."""
         observed = f"**{number(self.observed_peak_throughput)} ops/s**"
         return self._origin() + self._answer(observed)
+
+    answer = renamed_method("describe", "answer")
 
     def _origin(self) -> str:
         if not self.source:
@@ -200,7 +203,7 @@ class ProductionAnswer:
                     + "; ".join(r.message for r in self.evidence.reasons
                                 if r.code != "no_method" or self.capacity is None) + ".")   # laws' reasons follow
         if self.method == LAWS:
-            text = self.capacity.answer(with_method=False)
+            text = self.capacity.describe(with_method=False)
         else:
             sat, plan, spare = self.saturation_throughput, self.planned_throughput, self.spare_fraction
             pct = f"{self.level:.0%}"
@@ -237,8 +240,23 @@ class ProductionAnswer:
         return (f"The {target} latency target is not checked: the operational laws bound throughput, not latency, "
                 "and the USL latency fit is not sound on this window.")
 
-    def table(self):
-        """The figures with their intervals, formatted (a ``capmodel.formatting.Table``)."""
+    @property
+    def table(self) -> pd.DataFrame:
+        """The figures with their intervals, one row each: ``figure``, ``unit``, ``estimate``, ``low``, ``high`` (NaN:
+        no interval). Formatted for reading: ``capacity_table()``."""
+        return table_frame(self._figures(), "ProductionAnswer", old_call=self.capacity_table)
+
+    def capacity_table(self):
+        """``table`` formatted for reading (a ``capmodel.formatting.Table``: units, intervals, footnotes)."""
+        pct = f"{self.level:.0%}"
+        return table(self._figures(), {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
+                                       "estimate": Column("estimate"), "low": Column(f"{pct} low"),
+                                       "high": Column(f"{pct} high")},
+                     caption=(f"Capacity by the {self.method}" if self.method != NO_METHOD else
+                              "What the data support: the observed load only"), csv_name="capacity.csv",
+                     footnotes=["—: no interval for this figure", "unreachable: never, at this growth"])
+
+    def _figures(self) -> pd.DataFrame:
         rows = []
 
         def add(name, unit, e: Estimate | None, kind="num"):
@@ -258,13 +276,7 @@ class ProductionAnswer:
             rows.append({"figure": "spare fraction", "unit": "%", "estimate": 100 * spare.estimate,
                          "low": 100 * spare.low, "high": 100 * spare.high})
         add("runway", "months", self.runway_months)
-        pct = f"{self.level:.0%}"
-        return table(pd.DataFrame(rows), {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
-                                          "estimate": Column("estimate"), "low": Column(f"{pct} low"),
-                                          "high": Column(f"{pct} high")},
-                     caption=(f"Capacity by the {self.method}" if self.method != NO_METHOD else
-                              "What the data support: the observed load only"), csv_name="capacity.csv",
-                     footnotes=["—: no interval for this figure", "unreachable: never, at this growth"])
+        return pd.DataFrame(rows, columns=["figure", "unit", "estimate", "low", "high"])
 
 
 def _months(x: float) -> str:

@@ -48,7 +48,7 @@ class PlanStudy:
     @property
     def evidence(self):
         """The verdict on the study's answer: the reasons of the VMs it names (each VM's own is in
-        ``plan.evidence``)."""
+        ``plan.vm_evidence``)."""
         return self.plan.evidence_for(self.answer_vms())
 
     def recommended_vms(self) -> list[str]:

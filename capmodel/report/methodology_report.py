@@ -115,7 +115,7 @@ class MethodologyReport:
             caption="A third mix, predicted and measured", csv_name="what_if.csv")
 
     def tenants_table(self):
-        frame = self.tenants.table().reset_index(names="class")
+        frame = self.tenants.table.reset_index(names="class")
         for column in ("response_time", "residence_database", "residence_client"):
             if column in frame:
                 frame[column] = frame[column] * 1000.0
@@ -158,7 +158,7 @@ class MethodologyReport:
         else:
             lines.append(f"- **The knee**: a {target} mean-latency target is unreachable on this fit: even at the "
                          f"lightest load a request takes {number(knee.zero_load_seconds * 1000)} ms.")
-        t = self.tenants.table()
+        t = self.tenants.table
         tenants = "; ".join(f"{name}: {integer(row['throughput'])} ops/s at {number(row['response_time'] * 1000)} ms"
                             for name, row in t.iterrows())
         lines.append(f"- **Several classes**: {self.what_if.describe()} Two tenants of {self.tenant_threads} threads "

@@ -69,8 +69,8 @@ class NodeReport:
     def nodes_table(self):
         frame = self.rows.copy()
         for column in ("stated_multiplier", "stated_nodes_low", "stated_nodes_high"):
-            if column in self.study.table.columns:
-                frame[column] = self.study.table[column].to_numpy()
+            if column in self.study.input_table.columns:
+                frame[column] = self.study.input_table[column].to_numpy()
         frame["nodes_usl"] = frame["nodes_usl"].where(frame["usl_reachable"].astype(bool), float("inf"))
         return table(frame, {
             "workload": Column("YCSB workload", "text"),
