@@ -32,7 +32,7 @@ from capmodel.errors import CapmodelError, shown
 
 
 def _bound(value, kind) -> str:
-    if kind is int and float(value).is_integer():
+    if kind is int and float(value).is_integer() and abs(value) < 1e15:
         return f"{int(value):,}"
     return f"{value:g}"
 
