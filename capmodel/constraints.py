@@ -10,21 +10,20 @@ builds its checked copy from the values returned.
   that is a whole number is taken for an ``int``; text is refused), ``float`` (an int becomes a float; with
   ``text`` on, text that reads as a number is read) or ``None`` (an int stays an int and a float a float).
   A bool is never a number; numpy's numbers are Python's.
-- ``Sequence(item, name=...)``: a list or tuple (not text, not a mapping) of ``min_length`` to ``max_length``
+- ``Sequence(item, name=...)``: a list, tuple, range or array (not text, not a mapping) of ``min_length`` to ``max_length``
   values, each checked by ``item``; comes back as a list.
 - ``Choice(values, name=...)``: one of the values.
 - ``Flag(name=...)``: ``True`` or ``False``.
 
 Every constraint lets ``None`` through unless ``required``: "not given" is the caller's default to decide.
-``with_name(constraint, name)`` is the same constraint under another name (one declaration, several callers'
-words). Every refusal reads ``NAME must be WANTED, got VALUE``.
+``check(value, error, name)`` shows ``name`` instead of the declared one (one declaration, several callers' words;
+``with_name`` makes that a new constraint). Every refusal reads ``NAME must be WANTED, got VALUE``.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 import numbers
-from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -72,19 +71,21 @@ class Number:
             bounds = f" {above}" if low else f" {below}" if high else ""
         return f"{what}{bounds}{f' {self.unit}' if self.unit else ''}"
 
-    def check(self, value, error: type[CapmodelError] = CapmodelError):
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
         if value is None:
-            return _absent(self, error)
+            return _absent(self, error, name)
         number = self._number(value)
         if number is None:
-            raise error(f"{self.name} must be {self.wanted()}, got {shown(value, 40)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
         return number
 
     def _number(self, value):
         """``value`` as this constraint's kind, or None when it is refused."""
-        if _is_bool(value):
+        if type(value) is float or type(value) is int:   # the common case, first (a bool's type is bool)
+            pass
+        elif _is_bool(value):
             return None
-        if isinstance(value, numbers.Integral):
+        elif isinstance(value, numbers.Integral):
             value = int(value)
         elif isinstance(value, numbers.Real):
             value = float(value)
@@ -121,15 +122,16 @@ class Sequence:
                 else f"{self.min_length:,} to {self.max_length:,} ")
         return f"a list of {many}values"
 
-    def check(self, value, error: type[CapmodelError] = CapmodelError):
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
+        name = name or self.name
         if value is None:
-            return _absent(self, error)
-        if isinstance(value, (str, bytes, AnyMapping)) or not isinstance(value, (list, tuple)):
-            raise error(f"{self.name} must be {self.wanted()}, each {self.item.wanted()}, got {shown(value, 40)}")
+            return _absent(self, error, name)
+        if not (isinstance(value, (list, tuple, range)) or hasattr(value, "__array__")):
+            raise error(f"{name} must be {self.wanted()}, each {self.item.wanted()}, got {shown(value, 40)}")
         if not self.min_length <= len(value) <= self.max_length:
-            raise error(f"{self.name} must be {self.wanted()}, got {len(value):,}")
-        item = with_name(self.item, f"{self.name}: every value")
-        return [item.check(v, error) for v in value]
+            raise error(f"{name} must be {self.wanted()}, got {len(value):,}")
+        every = f"{name}: every value"
+        return [self.item.check(v, error, every) for v in value]
 
 
 @dataclass(frozen=True)
@@ -141,11 +143,11 @@ class Choice:
     def wanted(self) -> str:
         return f"one of {', '.join(map(str, self.values))}"
 
-    def check(self, value, error: type[CapmodelError] = CapmodelError):
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
         if value is None:
-            return _absent(self, error)
+            return _absent(self, error, name)
         if isinstance(value, bool) or value not in self.values:
-            raise error(f"{self.name} must be {self.wanted()}, got {shown(value, 40)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
         return value
 
 
@@ -157,17 +159,17 @@ class Flag:
     def wanted(self) -> str:
         return "True or False"
 
-    def check(self, value, error: type[CapmodelError] = CapmodelError):
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
         if value is None:
-            return _absent(self, error)
+            return _absent(self, error, name)
         if not isinstance(value, bool):
-            raise error(f"{self.name} must be {self.wanted()}, got {shown(value, 40)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
         return value
 
 
-def _absent(constraint, error):
+def _absent(constraint, error, name=None):
     if constraint.required:
-        raise error(f"{constraint.name} must be given")
+        raise error(f"{name or constraint.name} must be given")
     return None
 
 

@@ -9,28 +9,28 @@ from __future__ import annotations
 
 import math
 
-from capmodel.constraints import Number, with_name
+from capmodel.constraints import Number
 from capmodel.errors import InputError
 
 # The models' vocabulary for their inputs (capmodel.constraints): numbers are numbers (not text, not bools), finite.
-SERVERS = Number(int, 1, math.inf, name="c (number of servers)")
-NONNEGATIVE = Number(float, 0.0, math.inf, text=False)
-POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False)
+SERVERS = Number(int, 1, math.inf, name="c (number of servers)", required=True)
+NONNEGATIVE = Number(float, 0.0, math.inf, text=False, required=True)
+POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
 
 
 def check_servers(c, label: str = "c (number of servers)") -> int:
     """A server count: a whole number >= 1 (3.0 is accepted, True is not); ``InputError`` naming ``label`` otherwise."""
-    return with_name(SERVERS, label, required=True).check(c, InputError)
+    return SERVERS.check(c, InputError, label)
 
 
 def check_nonnegative(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` if it is negative, NaN or infinite."""
-    return with_name(NONNEGATIVE, name, required=True).check(value, InputError)
+    return NONNEGATIVE.check(value, InputError, name)
 
 
 def check_positive(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` unless it is finite and > 0."""
-    return with_name(POSITIVE, name, required=True).check(value, InputError)
+    return POSITIVE.check(value, InputError, name)
 
 
 def check_stable(utilization: float, name: str = "utilization") -> float:

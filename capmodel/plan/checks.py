@@ -12,6 +12,7 @@ from capmodel.errors import PlanError
 SMALLEST, LARGEST = 1e-12, 1e15
 
 POSITIVE = Number(float, SMALLEST, LARGEST, wanted_text=f"a number > 0 (from {SMALLEST:g} to {LARGEST:g})")
+REQUIRED_POSITIVE = with_name(POSITIVE, "value", required=True)
 FRACTION = Number(float, SMALLEST, 1.0, wanted_text="a fraction in (0, 1]")
 SIGMA = Number(float, 0.0, 1.0, high_open=True, name="sigma",
                wanted_text="a number >= 0 and below 1 (contention of 1 means no scaling at all)")
@@ -20,9 +21,9 @@ KAPPA = Number(float, 0.0, 1.0, name="kappa")
 
 def positive(value, name: str) -> float:
     """``value`` as a float > 0 (from SMALLEST to LARGEST), or ``PlanError`` naming ``name``."""
-    return with_name(POSITIVE, name, required=True).check(value, PlanError)
+    return REQUIRED_POSITIVE.check(value, PlanError, name)
 
 
 def fraction(value, name: str) -> float | None:
     """``value`` as a float in (0, 1] (None passes through), or ``PlanError`` naming ``name``."""
-    return with_name(FRACTION, name).check(value, PlanError)
+    return FRACTION.check(value, PlanError, name)
