@@ -48,12 +48,13 @@ def _is_number(value) -> bool:
 
 
 def checked_parameter(name: str, value, like=None):
-    """A checked copy of ``value``: a number inside ``name``'s range, a list whose every number is (a list of the
-    numbers of a declared name must hold numbers only); text, flags, mappings and None come back as they are."""
+    """A checked copy of ``value`` for parameter ``name`` whose notebook default is ``like``: a number (or anything
+    given where the default is a number) inside ``name``'s range and of the default's kind, a list whose every value
+    is; text, flags, mappings and None where the default is none of those come back as they are."""
     constraint = parameter_constraint(name, like)
-    if _is_number(value):
+    if _is_number(value) or (_is_number(like) and value is not None):
         return constraint.check(value, InputError)
-    if isinstance(value, (list, tuple)) and (name in PARAMETER_CONSTRAINTS or all(map(_is_number, value))):
+    if isinstance(value, (list, tuple)) and (isinstance(like, (list, tuple)) or all(map(_is_number, value))):
         return Sequence(constraint, constraint.name).check(value, InputError)
     return value
 
@@ -137,10 +138,10 @@ def coerce(name: str, text: str, default):
                     raise InputError(f"parameter {name}: cannot read {text[:40]!r} as a list") from None
             if not isinstance(items, (list, tuple)) or any(isinstance(i, (list, tuple, dict)) for i in items):
                 raise InputError(f"parameter {name}: expected a flat list, got {text[:40]!r}")
-            return checked_parameter(name, list(items))
+            return checked_parameter(name, list(items), default)
         every = with_name(parameter_constraint(name, like), f"parameter {name}: every value")
         items = [_coerce_scalar(part, like, name, every) for part in stripped.split(",") if part.strip()]
-        return checked_parameter(name, items, like)
+        return checked_parameter(name, items, default)
     if isinstance(default, dict):
         try:
             value = json.loads(text)
