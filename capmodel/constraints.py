@@ -10,8 +10,8 @@ builds its checked copy from the values returned.
   that is a whole number is taken for an ``int``; text is refused), ``float`` (an int becomes a float; with
   ``text`` on, text that reads as a number is read) or ``None`` (an int stays an int and a float a float).
   A bool is never a number; numpy's numbers are Python's.
-- ``Sequence(item, name=...)``: a list, tuple, range or array (not text, not a mapping) of ``min_length`` to ``max_length``
-  values, each checked by ``item``; comes back as a list.
+- ``Sequence(item, name=...)``: a list, tuple, range or array (not text, not a mapping) of ``min_length`` to
+  ``max_length`` values, each checked by ``item``; comes back as a new list.
 - ``Choice(values, name=...)``: one of the values.
 - ``Flag(name=...)``: ``True`` or ``False``.
 

@@ -68,7 +68,8 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
     (["01_methodology", "-p", "sigma", "nan"], "parameter sigma must be a number from 0 to 1, got nan"),
     (["02_fit_curve", "-p", "bootstrap", "1e9"],
      "parameter bootstrap must be an integer from 0 to 100,000, got 1000000000"),
-    (["05_shard_scale_out", "-p", "target_rate", "inf"], "parameter target_rate must be a number from 0 to 1e+12, got inf"),
+    (["05_shard_scale_out", "-p", "target_rate", "inf"],
+     "parameter target_rate must be a number from 0 to 1e+12, got inf"),
     (["06_live_benchmark", "-p", "concurrency", "1,100000000"],
      "parameter concurrency: every value must be an integer from 1 to 10,000, got 100000000"),
     (["01_methodology", "--jobs", "0"], "--jobs must be an integer from 1 to 64, got 0"),
@@ -148,7 +149,8 @@ def test_numbers_typed_as_text_take_the_kind_of_the_default_and_checking_returns
             ("upto", True, 128, "parameter upto must be an integer from 0 to 100,000, got True"),
             ("upto", "8", 128, "parameter upto must be an integer from 0 to 100,000, got '8'"),
             ("sigma", float("nan"), 0.05, "parameter sigma must be a number from 0 to 1, got nan"),
-            ("targets", [1, "2"], [50_000], "parameter targets: every value must be a number from 0 to 1e+12, got '2'")):
+            ("targets", [1, "2"], [50_000],
+             "parameter targets: every value must be a number from 0 to 1e+12, got '2'")):
         with pytest.raises(InputError) as caught:
             checked_parameter(name, value, like)
         assert str(caught.value) == message
