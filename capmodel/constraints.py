@@ -72,6 +72,8 @@ class Number:
         return f"{what}{bounds}{f' {self.unit}' if self.unit else ''}"
 
     def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
+        if type(value) is self.kind and self.low < value < self.high:   # the common case: nothing to convert
+            return value
         if value is None:
             return _absent(self, error, name)
         number = self._number(value)
