@@ -5,26 +5,45 @@ parameter to its constraint, and ``checked(constraints, values, error)`` returns
 their kind) or raises ``error`` naming the parameter as the user typed it. Nothing is changed in place: the caller
 builds its checked copy from the values returned.
 
-- ``Number(kind, low, high, name=...)``: an ``int`` or ``float``, finite, from ``low`` to ``high`` (inclusive; with
-  ``low_open`` ``low`` itself is refused); a float that is a whole number is taken for an ``int``, and text that reads
-  as a number for a ``float``; ``unit`` is shown after the bounds.
+- ``Number(kind, low, high, name=...)``: finite, from ``low`` to ``high`` (inclusive; with ``low_open`` or
+  ``high_open`` that bound itself is refused); ``unit`` is shown after the bounds. ``kind`` is ``int`` (a float
+  that is a whole number is taken for an ``int``; text is refused), ``float`` (an int becomes a float; with
+  ``text`` on, text that reads as a number is read) or ``None`` (an int stays an int and a float a float).
+  A bool is never a number; numpy's numbers are Python's.
+- ``Sequence(item, name=...)``: a list, tuple, range or array (not text, not a mapping) of ``min_length`` to
+  ``max_length`` values, each checked by ``item``; comes back as a new list.
 - ``Choice(values, name=...)``: one of the values.
 - ``Flag(name=...)``: ``True`` or ``False``.
 
 Every constraint lets ``None`` through unless ``required``: "not given" is the caller's default to decide.
+``check(value, error, name)`` shows ``name`` instead of the declared one (one declaration, several callers' words;
+``with_name`` makes that a new constraint). Every refusal reads ``NAME must be WANTED, got VALUE``.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from capmodel.errors import CapmodelError, shown
 
 
+def _bound(value, kind) -> str:
+    if kind is int and float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:g}"
+
+
+def _is_bool(value) -> bool:
+    """A Python or numpy bool (numpy's is no ``bool`` subclass)."""
+    return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b"
+
+
 @dataclass(frozen=True)
 class Number:
-    kind: type = float
+    kind: type | None = float
     low: float = -math.inf
     high: float = math.inf
     name: str = "value"
@@ -32,40 +51,89 @@ class Number:
     unit: str = ""
     wanted_text: str | None = None   # the range in the user's words, where the generic sentence says it worse
     required: bool = False
+    high_open: bool = False
+    text: bool = True                # a float may be given as text that reads as a number
 
     def wanted(self) -> str:
         if self.wanted_text:
             return self.wanted_text
-        unit = f" {self.unit}" if self.unit else ""
-        if self.kind is int:
-            return f"an integer from {self.low:,} to {self.high:,}{unit}"
-        if self.low_open and math.isinf(self.high):
-            return f"a number > {self.low:g}{unit}"
-        return f"a number from {self.low:g} to {self.high:g}{unit}"
+        what = "an integer" if self.kind is int else "a number"
+        low, high = math.isfinite(self.low), math.isfinite(self.high)
+        if self.kind is not int and not (low and high):
+            what = "a finite number"
+        above = f"{'>' if self.low_open else '>='} {_bound(self.low, self.kind)}"
+        below = f"{'<' if self.high_open else '<='} {_bound(self.high, self.kind)}"
+        if low and high and not (self.low_open or self.high_open):
+            bounds = f" from {_bound(self.low, self.kind)} to {_bound(self.high, self.kind)}"
+        elif low and high:
+            bounds = f" {above} and {below}"
+        else:
+            bounds = f" {above}" if low else f" {below}" if high else ""
+        return f"{what}{bounds}{f' {self.unit}' if self.unit else ''}"
 
-    def check(self, value, error: type[CapmodelError] = CapmodelError):
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
+        if type(value) is self.kind and self.low < value < self.high:   # the common case: nothing to convert
+            return value
         if value is None:
-            return _absent(self, error)
-        refused = error(f"{self.name} must be {self.wanted()}, got {shown(value, 40)}")
-        if isinstance(value, bool):
-            raise refused
-        if not isinstance(value, (int, float)) and self.kind is float:
+            return _absent(self, error, name)
+        number = self._number(value)
+        if number is None:
+            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
+        return number
+
+    def _number(self, value):
+        """``value`` as this constraint's kind, or None when it is refused."""
+        if type(value) is float or type(value) is int:   # the common case, first (a bool's type is bool)
+            pass
+        elif _is_bool(value):
+            return None
+        elif isinstance(value, numbers.Integral):
+            value = int(value)
+        elif isinstance(value, numbers.Real):
+            value = float(value)
+        elif self.kind is float and (self.text or not isinstance(value, (str, bytes))):
             try:
                 value = float(value)
             except (TypeError, ValueError, OverflowError):
-                raise refused from None
+                return None
         if isinstance(value, float) and self.kind is int and value.is_integer():
             value = int(value)
         if not isinstance(value, (int, float)) or (self.kind is int and not isinstance(value, int)):
-            raise refused
+            return None
         if isinstance(value, float) and not math.isfinite(value):
-            raise refused
-        if not self.low <= value <= self.high or (self.low_open and value == self.low):
-            raise refused
+            return None
+        if not self.low <= value <= self.high or (self.low_open and value == self.low) or (
+                self.high_open and value == self.high):
+            return None
         try:
-            return self.kind(value)
+            return self.kind(value) if self.kind is not None else value
         except OverflowError:   # an int too large for a float, inside an infinite bound
-            raise refused from None
+            return None
+
+
+@dataclass(frozen=True)
+class Sequence:
+    item: Any
+    name: str = "value"
+    min_length: int = 0
+    max_length: float = math.inf
+    required: bool = False
+
+    def wanted(self) -> str:
+        many = ("" if self.min_length <= 0 else f"at least {self.min_length:,} " if math.isinf(self.max_length)
+                else f"{self.min_length:,} to {self.max_length:,} ")
+        return f"a list of {many}values"
+
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
+        name = name or self.name
+        if value is None:
+            return _absent(self, error, name)
+        if not (isinstance(value, (list, tuple, range)) or hasattr(value, "__array__")):
+            raise error(f"{name} must be {self.wanted()}, each {self.item.wanted()}, got {shown(value, 40)}")
+        if not self.min_length <= len(value) <= self.max_length:
+            raise error(f"{name} must be {self.wanted()}, got {len(value):,}")
+        every = f"{name}: every value"
+        return [self.item.check(v, error, every) for v in value]
 
 
 @dataclass(frozen=True)
@@ -74,11 +142,14 @@ class Choice:
     name: str = "value"
     required: bool = False
 
-    def check(self, value, error: type[CapmodelError] = CapmodelError):
+    def wanted(self) -> str:
+        return f"one of {', '.join(map(str, self.values))}"
+
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
         if value is None:
-            return _absent(self, error)
+            return _absent(self, error, name)
         if isinstance(value, bool) or value not in self.values:
-            raise error(f"{self.name} must be one of {', '.join(map(str, self.values))}, got {shown(value, 40)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
         return value
 
 
@@ -87,18 +158,26 @@ class Flag:
     name: str = "value"
     required: bool = False
 
-    def check(self, value, error: type[CapmodelError] = CapmodelError):
+    def wanted(self) -> str:
+        return "True or False"
+
+    def check(self, value, error: type[CapmodelError] = CapmodelError, name: str | None = None):
         if value is None:
-            return _absent(self, error)
+            return _absent(self, error, name)
         if not isinstance(value, bool):
-            raise error(f"{self.name} must be True or False, got {shown(value, 40)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
         return value
 
 
-def _absent(constraint, error):
+def _absent(constraint, error, name=None):
     if constraint.required:
-        raise error(f"{constraint.name} must be given")
+        raise error(f"{name or constraint.name} must be given")
     return None
+
+
+def with_name(constraint, name: str, **changes):
+    """``constraint`` under another name (and ``changes``): one declaration, each caller's word for it."""
+    return dataclasses.replace(constraint, name=name, **changes)
 
 
 def checked(constraints: Mapping[str, Any], values: Mapping[str, Any],

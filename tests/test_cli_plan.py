@@ -162,6 +162,41 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, words):
     assert words in fails(capsys, *argv)
 
 
+# The planning layer's vocabulary (capmodel.plan.checks: POSITIVE, FRACTION on capmodel.constraints): one line naming
+# the figure, what it must be and what was given.
+@pytest.mark.parametrize("argv, message", [
+    (["--target-users", "nan"], "target users must be a number > 0 (from 1e-12 to 1e+15), got nan"),
+    (["--target-users=-inf"], "target users must be a number > 0 (from 1e-12 to 1e+15), got -inf"),
+    (["--target-users", "0"], "target users must be a number > 0 (from 1e-12 to 1e+15), got 0.0"),
+    (["--target-users", "1e16"], "target users must be a number > 0 (from 1e-12 to 1e+15), got 1e+16"),
+    (["--ops-per-user", "1e-13"], "ops per user must be a number > 0 (from 1e-12 to 1e+15), got 1e-13"),
+    (["--baseline-users", "10", "--baseline-throughput", "100", "--baseline-utilization", "1.5"],
+     "baseline utilization must be a fraction in (0, 1], got 1.5"),
+    (["--baseline-users", "10", "--baseline-throughput", "100", "--baseline-utilization", "0"],
+     "baseline utilization must be a fraction in (0, 1], got 0.0"),
+])
+def test_each_bad_planning_number_is_one_line(capsys, argv, message):
+    assert fails(capsys, "plan", *argv) == f"capmodel: error: {message}\n"
+
+
+@pytest.mark.parametrize("check, value, message", [
+    ("positive", True, "users must be a number > 0 (from 1e-12 to 1e+15), got True"),
+    ("positive", "many", "users must be a number > 0 (from 1e-12 to 1e+15), got 'many'"),
+    ("positive", None, "users must be given"),
+    ("positive", 1e-320, "users must be a number > 0 (from 1e-12 to 1e+15), got 1e-320"),
+    ("fraction", -0.5, "users must be a fraction in (0, 1], got -0.5"),
+    ("fraction", False, "users must be a fraction in (0, 1], got False"),
+])
+def test_the_planning_checks_refuse_bools_text_and_out_of_range_values(check, value, message):
+    from capmodel.errors import PlanError
+    from capmodel.plan import checks
+
+    with pytest.raises(PlanError) as caught:
+        getattr(checks, check)(value, "users")
+    assert str(caught.value) == message
+    assert checks.positive("2.5", "users") == 2.5 and checks.fraction(None, "users") is None
+
+
 def test_measurement_of_an_unknown_vm(tmp_path, capsys):
     catalog = tmp_path / "vms.csv"
     catalog.write_text("vm,monthly_cost\nsmall,100\n")

@@ -119,18 +119,67 @@ def test_fitted_curve_over_shard_count(tmp_path, capsys):
     assert row["shards_low"] <= row["shards"] <= row["shards_high"]
 
 
+CURVE = ["--curve", "tests/fixtures/curve_threads.csv", "--concurrency", "threads", "--throughput", "ops_per_sec"]
+
+
 @pytest.mark.parametrize("argv, words", [
-    (["--target-rate", "-5"], "--target-rate must be a number > 0"),
-    (["--per-shard-throughput", "0"], "--per-shard-throughput must be a number > 0"),
+    (["--target-rate", "-5"], "target rates: every value must be a number > 0"),
+    (["--per-shard-throughput", "0"], "per-shard throughput must be a number > 0"),
     (["--sigma", "-0.1"], "sigma must be a number >= 0"),
-    (["--max-shards", "-3"], "--max-shards"),
+    (["--max-shards", "-3"], "max shards must be a number > 0"),
     (["--curve", "/nonexistent/shards.csv"], "/nonexistent/shards.csv"),
-    (["--curve", "/nonexistent/shards.csv", "--sigma", "0.01"], "do not also give --sigma"),
+    ([*CURVE, "--sigma", "0.01"], "do not also give sigma"),
+    ([*CURVE, "--kappa", "0", "--per-shard-throughput", "5"], "do not also give per-shard throughput, kappa"),
     (["--concurrency", "shards"], "give --curve FILE"),
-    (["--batch-latency-ms", "100", "--clients-per-shard", "32"], "--clients-per-shard"),
+    (["--batch-latency-ms", "100", "--clients-per-shard", "32"], "do not also give clients per shard"),
+    # every number is checked once, by the planning layer (capmodel.plan.shards.SHARD_CONSTRAINTS); its message
+    # reaches the user whole: the figure, what it must be, what was given
+    (["--target-rate", "1e6", "nan"], "target rates: every value must be a number > 0 (from 1e-12 to 1e+15), got nan"),
+    (["--target-rate", "inf"], "target rates: every value must be a number > 0 (from 1e-12 to 1e+15), got inf"),
+    (["--target-rate", "1e16"], "target rates: every value must be a number > 0 (from 1e-12 to 1e+15), got 1e+16"),
+    (["--per-shard-throughput", "-1"], "per-shard throughput must be a number > 0 (from 1e-12 to 1e+15), got -1.0"),
+    (["--sigma", "1"], "sigma must be a number >= 0 and below 1 (contention of 1 means no scaling at all), got 1.0"),
+    (["--kappa", "1.5"], "kappa must be a number from 0 to 1, got 1.5"),
+    (["--kappa=-inf"], "kappa must be a number from 0 to 1, got -inf"),
+    (["--batch-size", "0"], "batch size must be an integer from 1 to 1,000,000, got 0"),
+    (["--batch-size", "1000001"], "batch size must be an integer from 1 to 1,000,000, got 1000001"),
+    (["--batch-latency-ms", "0"], "batch latency (ms) must be a number > 0 (from 1e-12 to 1e+15), got 0.0"),
+    (["--clients-per-shard", "0"], "clients per shard must be an integer from 1 to 1,000,000, got 0"),
+    (["--min-clients", "-4"], "min clients must be an integer from 1 to 1,000,000,000, got -4"),
+    ([*CURVE, "--bootstrap", "-1"], "bootstrap must be an integer from 0 to 100,000, got -1"),
+    ([*CURVE, "--level", "1"], "level must be a number > 0 and < 1, got 1.0"),
+    ([*CURVE, "--level", "0"], "level must be a number > 0 and < 1, got 0.0"),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, words):
     assert words in fails(capsys, *argv)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"target_rates": [True]}, "target rates: every value must be a number > 0 (from 1e-12 to 1e+15), got True"),
+    ({"target_rates": "1000"}, "target rates must be a list of values, each a number > 0"),
+    ({"per_shard_throughput": "fast"}, "per-shard throughput must be a number > 0 (from 1e-12 to 1e+15), got 'fast'"),
+    ({"sigma": True}, "sigma must be a number >= 0 and below 1"),
+    ({"batch_size": 10.5}, "batch size must be an integer from 1 to 1,000,000, got 10.5"),
+    ({"batch_size": "1000"}, "batch size must be an integer from 1 to 1,000,000, got '1000'"),
+    ({"scenarios": [0.0, 1.2]}, "scenarios: every value must be a number >= 0 and below 1"),
+])
+def test_the_python_api_refuses_the_same_way(kwargs, message):
+    from capmodel.errors import PlanError
+    from capmodel.plan import plan_shard_study
+
+    with pytest.raises(PlanError) as caught:
+        plan_shard_study(**kwargs)
+    assert str(caught.value).startswith(message)
+
+
+def test_numbers_as_text_and_numpy_are_read_as_numbers_and_the_callers_list_is_untouched():
+    from capmodel.plan import plan_shard_study
+
+    rates = [np.float64(500_000.0), "250000"]
+    study = plan_shard_study(rates, per_shard_throughput=np.int64(62_500), batch_size=np.int64(1000))
+    assert [row["target_rate"] for row in study.rows] == [500_000.0, 250_000.0]
+    assert [row["shards"] for row in study.rows] == [500_000 // 62_500, 250_000 // 62_500]   # linear: 8 and 4
+    assert rates == [np.float64(500_000.0), "250000"]
 
 
 def test_unknown_curve_column(tmp_path, capsys):

@@ -62,3 +62,66 @@ def test_impossible_inputs_name_the_argument():
         interactive_response_time(10, 1.0, 20.0)  # 10 users / 1 per s = 10 s per cycle, less than 20 s think time
     with pytest.raises(InputError, match="users"):
         interactive_response_time(0, 1.0)
+
+
+# The models' vocabulary for their inputs (capmodel.models.laws: SERVERS, NONNEGATIVE, POSITIVE on
+# capmodel.constraints): numbers are numbers, finite, in range; each refusal names the input, the range and the value.
+@pytest.mark.parametrize("call, message", [
+    (lambda: littles_law(population=-1.0, response_time=2.0), "population must be a finite number >= 0, got -1.0"),
+    (lambda: littles_law(population=float("nan"), throughput=2.0), "population must be a finite number >= 0, got nan"),
+    (lambda: littles_law(throughput=float("inf"), response_time=2.0),
+     "throughput must be a finite number >= 0, got inf"),
+    (lambda: littles_law(throughput=True, response_time=2.0), "throughput must be a finite number >= 0, got True"),
+    (lambda: littles_law(throughput="30", response_time=2.0), "throughput must be a finite number >= 0, got '30'"),
+    (lambda: littles_law(throughput=[30], response_time=2.0), "throughput must be a finite number >= 0, got [30]"),
+    (lambda: littles_law(population=4.0, throughput=0.0), "throughput must be a finite number > 0, got 0.0"),
+    (lambda: interactive_response_time(0, 1.0), "users must be a finite number > 0, got 0"),
+    (lambda: utilization(10**400, 0.1), "throughput must be a finite number >= 0, got 1000"),
+])
+def test_bad_model_inputs_are_one_error_naming_the_input_the_range_and_the_value(call, message):
+    with pytest.raises(InputError) as caught:
+        call()
+    assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize("c, message", [
+    (0, "c (number of servers) must be an integer >= 1, got 0"),
+    (-3, "c (number of servers) must be an integer >= 1, got -3"),
+    (2.5, "c (number of servers) must be an integer >= 1, got 2.5"),
+    (True, "c (number of servers) must be an integer >= 1, got True"),
+    ("4", "c (number of servers) must be an integer >= 1, got '4'"),
+    (float("inf"), "c (number of servers) must be an integer >= 1, got inf"),
+    (None, "c (number of servers) must be given"),
+])
+def test_a_server_count_is_a_whole_number_of_at_least_one(c, message):
+    from capmodel.models.erlang import erlang_c
+
+    with pytest.raises(InputError) as caught:
+        erlang_c(c, 0.5)
+    assert str(caught.value) == message
+
+
+def test_server_counts_and_times_given_as_numpy_or_whole_floats_are_read_as_numbers():
+    import numpy as np
+
+    from capmodel.models.erlang import erlang_c
+    from capmodel.models.laws import check_servers
+
+    # Erlang C for c = 2 servers, a = 1 Erlang: with T = (a^c / c!) c / (c - a) = 1, C = T / (sum_{k<c} a^k / k! + T)
+    # = 1 / (1 + 1 + 1) = 1/3 (Kleinrock, Queueing Systems vol. 1, eq. 3.42)
+    assert erlang_c(np.int64(2), np.float64(1.0)) == pytest.approx(1 / 3)
+    assert erlang_c(2.0, 1) == pytest.approx(1 / 3)
+    assert check_servers(np.int32(3)) == 3 and type(check_servers(np.int32(3))) is int
+
+
+def test_the_cli_user_sees_the_models_sentence_for_a_bad_server_count(tmp_path, capsys):
+    """``capmodel mva --observed DIR --cores N`` hands --cores to the model; its refusal is the one line."""
+    from capmodel.cli import main
+    from test_mix_production import synthetic_samples
+
+    (tmp_path / "primary").mkdir()
+    synthetic_samples().to_csv(tmp_path / "primary" / "samples.csv", index=False)
+    for cores in ("0", "-2"):
+        assert main(["mva", "--observed", str(tmp_path / "primary"), "--cores", cores]) == 2
+        err = capsys.readouterr().err
+        assert err == f"capmodel: error: cores (processors the server may use) must be an integer >= 1, got {cores}\n"

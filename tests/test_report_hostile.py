@@ -62,18 +62,37 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
     assert [p.name for p in (layout / "notebooks").iterdir()] == ["07_tiny.ipynb"]
 
 
+# The report parameters' vocabulary (capmodel.report.params.PARAMETER_CONSTRAINTS on capmodel.constraints): the
+# kind follows the notebook's default, the range the name; each refusal names the parameter, the range and the value.
 @pytest.mark.parametrize("argv, message", [
-    (["01_methodology", "-p", "upto", "100000000"], "parameter upto: 100000000 is outside its range 0 to 100000"),
-    (["01_methodology", "-p", "sigma", "nan"], "parameter sigma: nan is outside its range 0 to 1"),
-    (["02_fit_curve", "-p", "bootstrap", "1e9"], "parameter bootstrap: 1000000000 is outside its range 0 to 100000"),
-    (["05_shard_scale_out", "-p", "target_rate", "inf"], "parameter target_rate: inf is outside its range"),
-    (["06_live_benchmark", "-p", "concurrency", "1,100000000"], "parameter concurrency: 100000000 is outside"),
+    (["01_methodology", "-p", "upto", "100000000"],
+     "parameter upto must be an integer from 0 to 100,000, got 100000000"),
+    (["01_methodology", "-p", "sigma", "nan"], "parameter sigma must be a number from 0 to 1, got nan"),
+    (["02_fit_curve", "-p", "bootstrap", "1e9"],
+     "parameter bootstrap must be an integer from 0 to 100,000, got 1000000000"),
+    (["05_shard_scale_out", "-p", "target_rate", "inf"],
+     "parameter target_rate must be a number from 0 to 1e+12, got inf"),
+    (["06_live_benchmark", "-p", "concurrency", "1,100000000"],
+     "parameter concurrency: every value must be an integer from 1 to 10,000, got 100000000"),
+    (["01_methodology", "-p", "upto", "-1"], "parameter upto must be an integer from 0 to 100,000, got -1"),
+    (["01_methodology", "-p", "upto", "100001"], "parameter upto must be an integer from 0 to 100,000, got 100001"),
+    (["01_methodology", "-p", "upto", "2.5"], "parameter upto must be an integer from 0 to 100,000, got 2.5"),
+    (["01_methodology", "-p", "upto", "many"], "parameter upto must be an integer from 0 to 100,000, got 'many'"),
+    (["01_methodology", "-p", "upto", "true"], "parameter upto must be an integer from 0 to 100,000, got 'true'"),
+    (["02_fit_curve", "-p", "level", "0.4"], "parameter level must be a number from 0.5 to 0.9999, got 0.4"),
+    (["02_fit_curve", "-p", "level", "1"], "parameter level must be a number from 0.5 to 0.9999, got 1.0"),
+    (["02_fit_curve", "-p", "level", "inf"], "parameter level must be a number from 0.5 to 0.9999, got inf"),
+    (["04_node_multiplier", "-p", "sensitivity", "0,nan"],
+     "parameter sensitivity: every value must be a number from 0 to 1, got nan"),
+    (["03_vm_capacity_plan", "-p", "targets", "[50000, true]"],
+     "parameter targets: every value must be a number from 0 to 1e+12, got True"),
+    (["07_production_capacity", "-p", "bins", "1e16"],
+     "parameter bins must be an integer from -1e+15 to 1e+15, got 10000000000000000"),
     (["01_methodology", "--jobs", "0"], "--jobs must be an integer from 1 to 64, got 0"),
 ])
 def test_report_parameters_out_of_range_exit_2_before_any_kernel(tmp_path, capsys, argv, message):
     code = main(["report", *argv, "--out", str(tmp_path / "out")])
-    err = capsys.readouterr().err
-    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert (code, capsys.readouterr().err) == (2, f"capmodel: error: {message}\n")
     assert not (tmp_path / "out").exists()
 
 
@@ -103,3 +122,26 @@ def test_a_second_render_into_a_held_folder_is_refused_naming_the_holder(tmp_pat
     err = capsys.readouterr().err
     assert f"is in use by another capmodel run (PID {os.getpid()})" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in out.iterdir()) == [".capmodel.lock"]
+
+
+def test_numbers_typed_as_text_take_the_kind_of_the_default_and_checking_returns_a_copy():
+    from capmodel.errors import InputError
+    from capmodel.report.params import checked_parameter, coerce
+
+    assert coerce("upto", "1e3", 128) == 1000 and type(coerce("upto", "1e3", 128)) is int
+    assert coerce("level", "0.9", 0.95) == 0.9
+    assert coerce("concurrency", "1, 2,4", [1, 2]) == [1, 2, 4]
+    assert coerce("concurrency", "threads", "") == "threads"      # notebook 02: a column name, not a number
+    assert checked_parameter("upto", 8.0, 128) == 8 and type(checked_parameter("upto", 8.0, 128)) is int
+    given = (50_000, 90_000.5)
+    assert checked_parameter("targets", given, [50_000]) == [50_000, 90_000.5] and given == (50_000, 90_000.5)
+    assert checked_parameter("uri", "mongodb://x", "") == "mongodb://x" and checked_parameter("sliders", True, True)
+    for name, value, like, message in (
+            ("upto", True, 128, "parameter upto must be an integer from 0 to 100,000, got True"),
+            ("upto", "8", 128, "parameter upto must be an integer from 0 to 100,000, got '8'"),
+            ("sigma", float("nan"), 0.05, "parameter sigma must be a number from 0 to 1, got nan"),
+            ("targets", [1, "2"], [50_000],
+             "parameter targets: every value must be a number from 0 to 1e+12, got '2'")):
+        with pytest.raises(InputError) as caught:
+            checked_parameter(name, value, like)
+        assert str(caught.value) == message

@@ -55,34 +55,11 @@ def register(subparsers) -> None:
 
 
 def _check_options(args) -> None:
-    """Every number the user gave, checked against the option that carried it; no mixing of model sources."""
+    """The one rule of the command line alone (the planning layer checks every number and every mix of inputs)."""
     from capmodel.errors import PlanError
-    from capmodel.plan.checks import positive
-    from capmodel.plan.scaling import check_parameters
 
-    for rate in args.target_rate or []:
-        positive(rate, "--target-rate")
-    for option in ("per_shard_throughput", "max_shards", "batch_size", "batch_latency_ms", "clients_per_shard",
-                   "min_clients"):
-        value = getattr(args, option)
-        if value is not None:
-            positive(value, "--" + option.replace("_", "-"))
-    check_parameters(args.sigma or 0.0, args.kappa or 0.0, "--sigma/--kappa")
-    if args.curve:
-        given = [o for o, v in (("--per-shard-throughput", args.per_shard_throughput), ("--sigma", args.sigma),
-                                ("--kappa", args.kappa)) if v is not None]
-        if given:
-            raise PlanError(f"--curve fits the per-shard throughput, sigma and kappa; do not also give "
-                            f"{', '.join(given)}")
-        if args.bootstrap < 0:
-            raise PlanError(f"--bootstrap must be >= 0, got {args.bootstrap}")
-        if not 0 < args.level < 1:
-            raise PlanError(f"--level: expected a level between 0 and 1, got {args.level}")
-    elif args.concurrency or args.throughput:
+    if not args.curve and (args.concurrency or args.throughput):
         raise PlanError("--concurrency and --throughput name columns of --curve; give --curve FILE")
-    if args.batch_latency_ms is not None and (args.clients_per_shard is not None or args.min_clients is not None):
-        raise PlanError("--batch-latency-ms sizes clients by Little's law; do not also give --clients-per-shard or "
-                        "--min-clients")
 
 
 def _row(plan: dict) -> dict:

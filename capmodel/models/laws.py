@@ -9,37 +9,28 @@ from __future__ import annotations
 
 import math
 
+from capmodel.constraints import Number
 from capmodel.errors import InputError
+
+# The models' vocabulary for their inputs (capmodel.constraints): numbers are numbers (not text, not bools), finite.
+SERVERS = Number(int, 1, math.inf, name="c (number of servers)", required=True)
+NONNEGATIVE = Number(float, 0.0, math.inf, text=False, required=True)
+POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
 
 
 def check_servers(c, label: str = "c (number of servers)") -> int:
     """A server count: a whole number >= 1 (3.0 is accepted, True is not); ``InputError`` naming ``label`` otherwise."""
-    try:
-        whole = not isinstance(c, bool) and float(c).is_integer() and c >= 1
-    except (TypeError, ValueError):
-        whole = False
-    if not whole:
-        raise InputError(f"{label} must be an integer >= 1, got {c!r}")
-    return int(c)
+    return SERVERS.check(c, InputError, label)
 
 
 def check_nonnegative(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` if it is negative, NaN or infinite."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(x) or x < 0:
-        raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
-    return x
+    return NONNEGATIVE.check(value, InputError, name)
 
 
 def check_positive(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` unless it is finite and > 0."""
-    x = check_nonnegative(value, name)
-    if x == 0:
-        raise InputError(f"{name} must be > 0, got {value!r}")
-    return x
+    return POSITIVE.check(value, InputError, name)
 
 
 def check_stable(utilization: float, name: str = "utilization") -> float:

@@ -8,19 +8,18 @@ import math
 
 import numpy as np
 
+from capmodel.constraints import with_name
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import concurrency_for_throughput, usl_peak, usl_throughput, whole_peak
+from capmodel.plan.checks import KAPPA, SIGMA
+
+_SIGMA, _KAPPA = with_name(SIGMA, "sigma", required=True), with_name(KAPPA, "kappa", required=True)
 
 
 def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
-    for name, value in (("sigma", sigma), ("kappa", kappa)):
-        if value is None or not math.isfinite(value) or value < 0:
-            raise PlanError(f"{what}: {name} must be a number >= 0, got {value!r}")
-    if sigma >= 1:
-        raise PlanError(f"{what}: sigma must be below 1 (contention of 1 means no scaling at all), got {sigma:g}")
-    if kappa > 1:  # the fit's own bound (0 <= kappa <= 1); beyond it X(N) underflows to nothing
-        raise PlanError(f"{what}: kappa must be at most 1, got {kappa:g}")
-
+    """``sigma`` and ``kappa`` as capmodel.plan.checks declares them (SIGMA, KAPPA); ``PlanError`` naming ``what``."""
+    _SIGMA.check(sigma, PlanError, f"{what}: sigma")
+    _KAPPA.check(kappa, PlanError, f"{what}: kappa")
 
 
 def units_for_throughput(target: float, measured: float, measured_units: float, sigma: float, kappa: float,

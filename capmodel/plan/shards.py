@@ -14,16 +14,33 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from capmodel.constraints import Number, Sequence, checked, with_name
 from capmodel.errors import PlanError
 from capmodel.models.evidence import Evidence
 from capmodel.plan.assessment import assess_scale_out
-from capmodel.plan.checks import positive
+from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
 from capmodel.models.closed_form import usl_throughput
 from capmodel.plan.scaling import units_for_throughput, units_interval
 
 DOCUMENTDB_MAX_SHARDS = 32        # "you can deploy a maximum of 32 shards" (AWS post)
 CLIENTS_PER_SHARD = 64            # 256/4, 512/8, 1024/16 in the AWS post
 MIN_CLIENTS = 128                 # 1- and 2-shard clusters were driven by 128 processes
+
+# What each input of ``plan_shard_study`` may be (capmodel.constraints), named as the messages say it.
+SHARD_CONSTRAINTS = {
+    "target_rates": Sequence(with_name(POSITIVE, "target rate"), name="target rates"),
+    "per_shard_throughput": with_name(POSITIVE, "per-shard throughput"),
+    "sigma": SIGMA,
+    "kappa": KAPPA,
+    "bootstrap": Number(int, 0, 100_000, name="bootstrap"),
+    "level": Number(float, 0.0, 1.0, low_open=True, high_open=True, name="level", required=True),
+    "max_shards": with_name(POSITIVE, "max shards"),
+    "batch_size": Number(int, 1, 1_000_000, name="batch size", required=True),
+    "batch_latency_ms": with_name(POSITIVE, "batch latency (ms)"),
+    "clients_per_shard": Number(int, 1, 1_000_000, name="clients per shard"),
+    "min_clients": Number(int, 1, 1_000_000_000, name="min clients"),
+    "scenarios": Sequence(with_name(SIGMA, "sigma"), name="scenarios"),
+}
 
 
 def shards_needed(target_rate: float, per_shard_throughput: float, sigma: float = 0.0, kappa: float = 0.0,
@@ -134,6 +151,18 @@ def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object, obj
     return model, samples, fit
 
 
+def _refuse_mixed(given: dict, fitted: bool) -> None:
+    """Inputs that exclude each other: a fitted curve and assumed scaling; Little's law and the per-shard rule."""
+    assumed = [name for name in ("per_shard_throughput", "sigma", "kappa") if given[name] is not None]
+    if fitted and assumed:
+        raise PlanError(f"a fitted curve gives the per-shard throughput, sigma and kappa; do not also give "
+                        f"{', '.join(SHARD_CONSTRAINTS[name].name for name in assumed)}")
+    rule = [name for name in ("clients_per_shard", "min_clients") if given[name] is not None]
+    if given["batch_latency_ms"] is not None and rule:
+        raise PlanError(f"a batch latency sizes the clients by Little's law; do not also give "
+                        f"{' or '.join(SHARD_CONSTRAINTS[name].name for name in rule)}")
+
+
 def plan_shard_study(target_rates=None, per_shard_throughput: float | None = None, sigma: float | None = None,
                      kappa: float | None = None, curve=None, bootstrap: int = 200, level: float = 0.95,
                      max_shards: float | None = None, batch_size: int = 1000, batch_latency_ms: float | None = None,
@@ -148,13 +177,19 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     each target under too. ``source`` names the inputs (the curve's file in messages).
     """
     from capmodel.models.closed_form import usl_peak
-    from capmodel.plan.scaling import check_parameters
 
-    check_parameters(sigma or 0.0, kappa or 0.0, "sigma/kappa")
+    given = checked(SHARD_CONSTRAINTS, dict(
+        target_rates=target_rates, per_shard_throughput=per_shard_throughput, sigma=sigma, kappa=kappa,
+        bootstrap=bootstrap, level=level, max_shards=max_shards, batch_size=batch_size,
+        batch_latency_ms=batch_latency_ms, clients_per_shard=clients_per_shard, min_clients=min_clients,
+        scenarios=scenarios), PlanError)
+    _refuse_mixed(given, curve is not None)
+    target_rates, per_shard_throughput, sigma, kappa, bootstrap, level, max_shards, batch_size, batch_latency_ms, \
+        clients_per_shard, min_clients, scenarios = (given[name] for name in (
+            "target_rates", "per_shard_throughput", "sigma", "kappa", "bootstrap", "level", "max_shards",
+            "batch_size", "batch_latency_ms", "clients_per_shard", "min_clients", "scenarios"))
     samples, fit, measured_shards = None, None, 1.0
     if curve is not None:
-        if per_shard_throughput is not None or sigma is not None or kappa is not None:
-            raise PlanError("a fitted curve gives the per-shard throughput, sigma and kappa; do not also give them")
         source = source or "the shard curve"
         model, samples, fit = _fitted_model(curve, bootstrap, source)
     else:
@@ -167,7 +202,7 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
         model = {"per_shard_throughput": per_shard, "sigma": sigma or 0.0, "kappa": kappa or 0.0,
                  "basis": f"assumed: {rate_basis}, {usl_basis}"}
         source = DOCUMENTDB_SOURCE if bundled else (source or "given")
-    targets = list(target_rates) if target_rates is not None and len(target_rates) else [DOCUMENTDB_TARGET_RATE]
+    targets = target_rates or [DOCUMENTDB_TARGET_RATE]
     max_shards = max_shards if max_shards is not None else DOCUMENTDB_MAX_SHARDS
     latency_s = batch_latency_ms / 1000.0 if batch_latency_ms is not None else None
     per_shard_clients = clients_per_shard if clients_per_shard is not None else CLIENTS_PER_SHARD
@@ -187,7 +222,7 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     rows = [plan_shards(t, model["per_shard_throughput"], model["sigma"], model["kappa"], usl_samples=samples,
                         level=level, **options) for t in targets]
     scan = None
-    if scenarios is not None and len(scenarios):
+    if scenarios:
         scan = pd.DataFrame([plan_shards(t, model["per_shard_throughput"], s, model["kappa"], **options)
                              for t in targets for s in scenarios])
     labels = [f"{row['target_rate']:,.0f}/s" for row in rows]

@@ -19,7 +19,7 @@ from capmodel.report import notebooks
 from capmodel.report.checks import check_parameters
 from capmodel.report.failure import without_tracebacks
 from capmodel.report.headline import CONTEXT_NAME, MIME
-from capmodel.report.params import check_range, notebook_parameters, redacted, scrub, secrets_in
+from capmodel.report.params import checked_parameter, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.writing import write_text
 
 
@@ -88,8 +88,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     unknown = sorted(set(parameters) - set(defaults))
     if unknown:
         raise ReportError(f"report {name}: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(defaults)})")
-    for key, value in parameters.items():
-        check_range(key, value)
+    parameters = {key: checked_parameter(key, value, defaults[key]) for key, value in parameters.items()}
     if not checked:
         check_parameters(defaults, parameters, live=notebooks.is_live(str(source)))
     secrets = secrets_in(parameters)

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 from pathlib import Path
 from urllib.parse import unquote
 
+from capmodel.constraints import Number, Sequence, with_name
 from capmodel.errors import InputError, ReportError
 from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_password, url_password
 
 
-# The documented range of the reports' numeric parameters, by name (the same name means the same thing in every
-# report); bounds inclusive. A number without an entry must still be finite and at most ANY_NUMBER in size. Lists
-# (concurrency, targets, sensitivity, scenarios) have every element checked.
+# What each numeric report parameter may be (capmodel.constraints), by name: the same name means the same thing in
+# every report; bounds inclusive. The kind follows the notebook's default (an int stays an int, a float a float); a
+# number without an entry must still be finite and at most ANY_NUMBER in size. A list (concurrency, targets,
+# sensitivity, scenarios) has every value checked.
 ANY_NUMBER = 1e15
-RANGES = {
+PARAMETER_CONSTRAINTS = {name: Number(None, low, high) for name, (low, high) in {
     "upto": (0, 100_000), "bootstrap": (0, 100_000), "level": (0.5, 0.9999), "peak_fraction": (0.01, 1.0),
     "growth": (-0.99, 10.0), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0), "lambda_": (1e-9, 1e12),
     "sensitivity": (0.0, 1.0), "scenarios": (0.0, 1.0), "read_share": (0.0, 1.0),
@@ -31,19 +32,30 @@ RANGES = {
     "database_cpus": (1, 10_000), "tenant_threads": (1, 100_000),
     "clusters": (1, 1_000), "members": (1, 50), "hours": (0.05, 24 * 31), "utilization_target": (0.01, 1.0),
     "concurrency": (1, 10_000), "duration": (0.001, 86_400), "warmup": (0.0, 3_600), "records": (0, 1_000_000_000),
-}
+}.items()}
+ANY = Number(None, -ANY_NUMBER, ANY_NUMBER)
 
 
-def check_range(name: str, value):
-    """``value`` unchanged when every number in it is finite and inside ``name``'s documented range."""
-    items = value if isinstance(value, (list, tuple)) else [value]
-    low, high = RANGES.get(name, (-ANY_NUMBER, ANY_NUMBER))
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, float)):
-            continue
-        if (isinstance(item, float) and not math.isfinite(item)) or not low <= item <= high:
-            shown = repr(item) if len(repr(item)) <= 40 else repr(item)[:37] + "..."
-            raise InputError(f"parameter {name}: {shown} is outside its range {low:g} to {high:g}")
+def parameter_constraint(name: str, like=None) -> Number:
+    """The constraint of report parameter ``name``, of the kind of ``like`` (the notebook's default: an int or a
+    float; anything else keeps the kind of the value given)."""
+    kind = None if isinstance(like, bool) or not isinstance(like, (int, float)) else type(like)
+    return with_name(PARAMETER_CONSTRAINTS.get(name, ANY), f"parameter {name}", kind=kind)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def checked_parameter(name: str, value, like=None):
+    """A checked copy of ``value`` for parameter ``name`` whose notebook default is ``like``: a number (or anything
+    given where the default is a number) inside ``name``'s range and of the default's kind, a list whose every value
+    is; text, flags, mappings and None where the default is none of those come back as they are."""
+    constraint = parameter_constraint(name, like)
+    if _is_number(value) or (_is_number(like) and value is not None):
+        return constraint.check(value, InputError)
+    if isinstance(value, (list, tuple)) and (isinstance(like, (list, tuple)) or all(map(_is_number, value))):
+        return Sequence(constraint, constraint.name).check(value, InputError)
     return value
 
 
@@ -75,7 +87,21 @@ def notebook_parameters(path: str | Path) -> dict:
     return defaults
 
 
-def _coerce_scalar(text: str, like, name: str):
+def _number_in(text: str, kind: type):
+    """``text`` read as a ``kind`` number where it reads as one (``8.0`` and ``1e3`` are integers), else ``text``."""
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text   # the constraint refuses it, showing what was typed
+    return int(value) if kind is int and value.is_integer() else value
+
+
+def _coerce_scalar(text: str, like, name: str, constraint: Number | None = None):
     text = text.strip()
     if isinstance(like, bool):
         lowered = text.lower()
@@ -84,22 +110,9 @@ def _coerce_scalar(text: str, like, name: str):
         if lowered in {"false", "no", "off", "0"}:
             return False
         raise InputError(f"parameter {name}: expected true or false, got {text[:40]!r}")
-    if isinstance(like, int):
-        try:
-            return int(text)
-        except ValueError:
-            try:
-                value = float(text)
-            except ValueError:
-                raise InputError(f"parameter {name}: expected an integer, got {text[:40]!r}") from None
-            if value.is_integer():
-                return int(value)
-            raise InputError(f"parameter {name}: expected an integer, got {text[:40]!r}") from None
-    if isinstance(like, float):
-        try:
-            return float(text)
-        except ValueError:
-            raise InputError(f"parameter {name}: expected a number, got {text[:40]!r}") from None
+    if isinstance(like, (int, float)):
+        constraint = constraint or parameter_constraint(name, like)
+        return constraint.check(_number_in(text, type(like)), InputError)
     if like is None:  # no type to follow: a number or literal if it reads as one, else text
         try:
             return ast.literal_eval(text)
@@ -109,15 +122,12 @@ def _coerce_scalar(text: str, like, name: str):
 
 
 def coerce(name: str, text: str, default):
-    """The value of ``-p name text`` in the type of the notebook's ``default``, checked against its range."""
-    return check_range(name, _coerce(name, text, default))
-
-
-def _coerce(name: str, text: str, default):
+    """The value of ``-p name text`` in the type of the notebook's ``default``, checked against its constraint."""
     if not isinstance(text, str):
-        return text
+        return checked_parameter(name, text, default)
     if isinstance(default, (list, tuple)):
         stripped = text.strip()
+        like = default[0] if default else None
         if stripped.startswith(("[", "(")):
             try:
                 items = json.loads(stripped)
@@ -128,9 +138,10 @@ def _coerce(name: str, text: str, default):
                     raise InputError(f"parameter {name}: cannot read {text[:40]!r} as a list") from None
             if not isinstance(items, (list, tuple)) or any(isinstance(i, (list, tuple, dict)) for i in items):
                 raise InputError(f"parameter {name}: expected a flat list, got {text[:40]!r}")
-            return list(items)
-        like = default[0] if default else None
-        return [_coerce_scalar(part, like, name) for part in stripped.split(",") if part.strip()]
+            return checked_parameter(name, list(items), default)
+        every = with_name(parameter_constraint(name, like), f"parameter {name}: every value")
+        items = [_coerce_scalar(part, like, name, every) for part in stripped.split(",") if part.strip()]
+        return checked_parameter(name, items, default)
     if isinstance(default, dict):
         try:
             value = json.loads(text)
@@ -139,7 +150,7 @@ def _coerce(name: str, text: str, default):
         if not isinstance(value, dict):
             raise InputError(f"parameter {name}: expected a JSON object, got {text[:40]!r}")
         return value
-    return _coerce_scalar(text, default, name)
+    return checked_parameter(name, _coerce_scalar(text, default, name), default)
 
 
 def _masked_parts(original: str, shown: str) -> set[str]:
