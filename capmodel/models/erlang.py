@@ -14,7 +14,7 @@ computed below in a form without cancellation near a == b. With c = 1 this colla
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from scipy.optimize import brentq
 
