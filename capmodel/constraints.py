@@ -120,6 +120,10 @@ class Sequence:
     required: bool = False
 
     def wanted(self) -> str:
+        if self.min_length == 1 and math.isinf(self.max_length):
+            return "a list of one or more values"
+        if self.min_length == self.max_length:
+            return f"a list of exactly {self.min_length:,} values"
         many = ("" if self.min_length <= 0 else f"at least {self.min_length:,} " if math.isinf(self.max_length)
                 else f"{self.min_length:,} to {self.max_length:,} ")
         return f"a list of {many}values"
@@ -131,7 +135,8 @@ class Sequence:
         if not (isinstance(value, (list, tuple, range)) or hasattr(value, "__array__")):
             raise error(f"{name} must be {self.wanted()}, each {self.item.wanted()}, got {shown(value, 40)}")
         if not self.min_length <= len(value) <= self.max_length:
-            raise error(f"{name} must be {self.wanted()}, got {len(value):,}")
+            raise error(f"{name} must be {self.wanted()}, got {len(value):,} value(s)" if len(value) else
+                        f"{name} must be {self.wanted()}, got none")
         every = f"{name}: every value"
         return [self.item.check(v, error, every) for v in value]
 

@@ -39,7 +39,7 @@ def test_bench_cli_json_and_fit(mongod, tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--workload", "ycsb-z"], "unknown workload 'ycsb-z'"),
     (["--concurrency", "1,x"], "--concurrency"),
-    (["--concurrency", "0,2"], ">= 1"),
+    (["--concurrency", "0,2"], "an integer from 1 to 10,000, got 0"),
     (["--database", "admin"], "not allowed"),
     (["--adaptive", "--concurrency", "4"], "at least two values"),
 ])
@@ -124,7 +124,7 @@ def test_secondary_preferred_reads_are_served_by_secondaries(replica_set, tmp_pa
     (["--warmup", "nan"], "--warmup must be a number from 0 to 3600, got nan"),
     (["--duration", "inf"], "--duration must be a number from 0.001 to 86400, got inf"),
     (["--warmup", "inf"], "--warmup must be a number from 0 to 3600, got inf"),
-    (["--concurrency", "100000000"], "--concurrency: every value must be an integer >= 1 and <= 10,000, got 100000000"),
+    (["--concurrency", "100000000"], "--concurrency: every value must be an integer from 1 to 10,000, got 100000000"),
     (["--concurrency", "1,2", "--processes", "5000"], "--processes 5000 is more than this sweep can use"),
     (["--timeout-ms", "0"], "--timeout-ms must be an integer from 1 to 86,400,000, got 0"),
     (["--rate", "inf"], "--rate must be a number from 0.001 to 1e+07, got inf"),

@@ -156,7 +156,7 @@ def test_a_sequence_checks_every_value_and_returns_a_new_list():
         with pytest.raises(PlanError) as caught:
             rates.check(value, PlanError)
         assert str(caught.value) == message
-    with pytest.raises(PlanError, match=r"^pair must be a list of 2 to 2 values, got 3$"):
+    with pytest.raises(PlanError, match=r"^pair must be a list of exactly 2 values, got 3 value\(s\)$"):
         Sequence(Number(), name="pair", min_length=2, max_length=2).check([1, 2, 3], PlanError)
 
 

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from capmodel.bench.client.arrivals import ARRIVALS
 from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
-from capmodel.constraints import Choice, Flag, Number, checked
+from capmodel.constraints import Choice, Flag, Number, Sequence, checked
 from capmodel.errors import BenchError, shown
 
 ON_ERROR = ("stop", "retry", "continue")
@@ -24,6 +24,8 @@ MAX_SCHEDULED_OPERATIONS = 10_000_000  # open loop: rate x (warm-up + duration),
 # What every option may be (capmodel.constraints; bounds inclusive), checked in ``BenchConfig.check`` before anything
 # connects or allocates, each named as the command line spells it.
 PARAMETER_CONSTRAINTS = {
+    "concurrency": Sequence(Number(int, 1, MAX_CONCURRENCY, text=False), name="--concurrency", min_length=1,
+                            required=True),
     "records": Number(int, 0, 1_000_000_000, name="--records"),
     "repeat": Number(int, 1, 1_000, name="--repeat"),
     "duration": Number(float, 0.001, 86_400.0, name="--duration"),
@@ -90,15 +92,8 @@ class BenchConfig:
         """A checked copy: every option validated (types, finite, in range, the choices), the concurrencies sorted
         without repeats, ``processes="auto"`` resolved; raises a BenchError naming the option. ``self`` is not
         changed."""
-        if isinstance(self.concurrency, (str, bytes)) or not hasattr(self.concurrency, "__iter__"):
-            raise BenchError("--concurrency must be a list of client counts, e.g. 1,2,4")
-        bad = [c for c in self.concurrency if isinstance(c, bool) or not isinstance(c, int) or not
-               1 <= c <= MAX_CONCURRENCY]
-        if bad or not self.concurrency:
-            raise BenchError(f"--concurrency: every value must be an integer >= 1 and <= {MAX_CONCURRENCY:,}, "
-                             f"got {shown(bad[0], 40) if bad else 'nothing'}")
         values = checked(PARAMETER_CONSTRAINTS, asdict(self), BenchError)
-        values["concurrency"] = concurrency = sorted(set(self.concurrency))
+        values["concurrency"] = concurrency = sorted(set(values["concurrency"]))
         if self.operations is None and self.duration is None:
             raise BenchError("--duration must be given (or --operations)")
         cpus = os.cpu_count() or 1
