@@ -35,3 +35,25 @@ def test_report_05_keeps_the_linear_estimate_where_the_usl_cannot_reach_the_targ
     assert scen.loc[0.05, "linear_shards"] == math.ceil(1_000_000 / 62_500)
     row = [r for r in report.scenario_table().cells() if r[0] == "0.05"][0]
     assert row[2] == "unreachable" and row[3] == "16"
+
+
+def test_the_provenance_line_shows_no_python_repr_and_one_bracket_per_parameter():
+    # the pages showed ``file = "" (default) (not used)``: a raw repr of the empty text and two brackets
+    from capmodel.report.headline import Headline, provenance
+
+    context = {"defaults": {"dataset": "plgm_workload1", "file": "", "level": 0.95},
+               "given": {"file": "sweep.csv"}, "rendered_at": "2026-11-24T06:00:00+00:00"}
+    shown = Headline("Q?", "A.", None, provenance(context=context, unused=("dataset",)))._provenance_html()
+    assert '""' not in shown and "&quot;&quot;" not in shown
+    assert "<code>dataset</code> = plgm_workload1 (default, not used)" in shown
+    assert "<code>file</code> = sweep.csv <strong>(set)</strong>" in shown
+    assert "<code>level</code> = 0.95 (default)" in shown
+    empty = {"defaults": {"ftdc": ""}, "given": {}, "rendered_at": "2026-11-24T06:00:00+00:00"}
+    assert "<code>ftdc</code> = (none) (default)" in Headline("Q?", "A.", None, provenance(context=empty))._provenance_html()
+
+
+def test_a_sha256_is_never_broken_across_lines():
+    from capmodel.report.convert import CSS
+
+    rule = [line for line in CSS.splitlines() if line.startswith(".capmodel-headline .sha")][0]
+    assert "white-space: nowrap" in rule and "break-all" not in rule
