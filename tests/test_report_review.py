@@ -57,3 +57,42 @@ def test_a_sha256_is_never_broken_across_lines():
 
     rule = [line for line in CSS.splitlines() if line.startswith(".capmodel-headline .sha")][0]
     assert "white-space: nowrap" in rule and "break-all" not in rule
+
+
+def _annotations(fig) -> dict:
+    return {a.x: a.text for a in fig.layout.annotations if a.textangle == -90}
+
+
+def test_report_03s_runway_says_why_a_vm_has_no_bar():
+    # benchANT: m3-xlarge-8-SAS is the baseline VM, serving today's 25,000 users at the utilization target, so it is
+    # full now (0 months, a bar of no height); c4-xlarge-4-SAS misses the latency objective (its update latency is
+    # worse than the baseline's) and carries no users. The page labelled both "full or not used".
+    from capmodel.plots.costs import runway_figure
+    from capmodel.report.plan_report import plan_report
+
+    vms = plan_report(targets=[50_000]).vms
+    assert float(vms.set_index("vm").loc["m3-xlarge-8-SAS", "runway_months"]) == 0
+    labels = _annotations(runway_figure(vms))
+    assert labels["m3-xlarge-8-SAS"] == "full now"
+    assert labels["c4-xlarge-4-SAS"] == "fails an objective"
+    assert labels["s3-2xlarge-4-SAS"] == "fails an objective"
+    assert "s3-2xlarge-8-SAS" not in labels
+
+
+def test_report_03_says_where_the_throughput_of_a_fitted_vm_comes_from(tmp_path):
+    # with measured curves the throughput is the USL's at the utilization target, not a measured figure: 80% of the
+    # fitted peak for a curve without cpu_util
+    import capmodel
+    from capmodel.plan import Objectives
+    from capmodel.report.plan_report import plan_report
+
+    here = "tests/fixtures/user_study/"
+    report = plan_report(catalog=here + "catalog_chf.csv", curves=here + "curves_chf.csv", vm_column="vm",
+                         ops_per_user=0.5, targets=[5000], objectives=Objectives(utilization_target=0.8),
+                         bootstrap=0)
+    assert "fitted" in report.throughput_note and "Measured throughput" not in report.throughput_note
+    curve = capmodel.read_curve(here + "curves_chf.csv", concurrency="threads", throughput="ops_per_sec")
+    small = capmodel.fit_usl(curve[curve["vm"] == "zurich-small"])
+    shown = float(report.vms.set_index("vm").loc["zurich-small", "throughput"])
+    assert shown == pytest.approx(0.8 * small.peak_throughput, rel=1e-6)
+    assert "Measured throughput" in plan_report(targets=[50_000]).throughput_note

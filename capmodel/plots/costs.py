@@ -16,7 +16,8 @@ def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | 
                missing_text: str = "unreachable") -> go.Figure:
     """One bar per row of ``table`` showing ``value`` (error bars from ``<value>_low``/``<value>_high`` when present);
     rows whose ``label`` is in ``highlight`` stand out, named ``highlight_name`` in the legend; a row without a value
-    is drawn as a labelled gap (``missing_text``) instead of left out. Give ``axis_title`` with its unit."""
+    is drawn as a labelled gap (``missing_text``, or a dict label -> its own text) instead of left out. Give
+    ``axis_title`` with its unit."""
     marked = set([highlight] if isinstance(highlight, str) else (highlight or []))
     names = table[label].astype(str)
     values = pd.to_numeric(table[value], errors="coerce")
@@ -39,7 +40,8 @@ def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | 
             textposition="inside", insidetextanchor="start", textangle=0))
     for name, v in zip(names, values):
         if pd.isna(v):
-            fig.add_annotation(x=name, y=0, text=missing_text, showarrow=False, yanchor="bottom", textangle=-90,
+            text = missing_text.get(name, "no value") if isinstance(missing_text, dict) else missing_text
+            fig.add_annotation(x=name, y=0, text=text, showarrow=False, yanchor="bottom", textangle=-90,
                                font=dict(color="#b00"))
     fig.update_layout(title=title or value.replace("_", " "), height=HEIGHT,
                       xaxis_title="VM" if label == "vm" else label.replace("_", " "),
@@ -81,9 +83,17 @@ def runway_figure(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None
                   months: str = "runway_months",
                   title: str = "Growth runway: months until each VM is full") -> go.Figure:
     """Months of growth each VM absorbs (with its interval when the table has ``<months>_low/_high``), and a level
-    per growth target at the month it is reached (``recommendations``' ``months_until_target``)."""
+    per growth target at the month it is reached (``recommendations``' ``months_until_target``). A VM without a
+    runway is labelled with why: it fails an objective (no ``users``), or it is full now (0 months)."""
+    names = vms[label].astype(str)
+    users = pd.to_numeric(vms["users"], errors="coerce") if "users" in vms.columns else pd.Series(1.0, vms.index)
+    why = {name: ("fails an objective" if pd.isna(u) else "no runway") for name, u in zip(names, users)}
     fig = bar_figure(vms, months, label=label, title=title, axis_title="runway (months)", fmt=",.1f",
-                     missing_text="full or not used")
+                     missing_text=why)
+    for name, v in zip(names, pd.to_numeric(vms[months], errors="coerce")):
+        if v == 0:   # a zero-height bar shows nothing: say that the VM is full today
+            fig.add_annotation(x=name, y=0, text="full now", showarrow=False, yanchor="bottom", textangle=-90,
+                               font=dict(color="#b00"))
     if recommendations is not None and "months_until_target" in recommendations.columns:
         for i, row in enumerate(recommendations.itertuples(index=False)):
             if pd.isna(row.months_until_target):

@@ -85,6 +85,15 @@ class PlanReport:
         return " ".join(parts)
 
     @property
+    def throughput_note(self) -> str:
+        """What the throughput figure shows, for the input given: fitted curves, or measured rows."""
+        if "curves" in self.inputs:
+            return ("The throughput each VM may carry under the utilization objective, from the USL fitted to its "
+                    "measured curve: the target applied to the CPU per operation where the curve has cpu_util, else "
+                    "to the fitted peak; with its bootstrap interval.")
+        return "Measured throughput per VM (or derived from its measured ratio to the baseline), with its interval."
+
+    @property
     def assumptions(self) -> str:
         plan = self.study.plan
         return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
