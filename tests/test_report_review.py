@@ -96,3 +96,59 @@ def test_report_03_says_where_the_throughput_of_a_fitted_vm_comes_from(tmp_path)
     shown = float(report.vms.set_index("vm").loc["zurich-small", "throughput"])
     assert shown == pytest.approx(0.8 * small.peak_throughput, rel=1e-6)
     assert "Measured throughput" in plan_report(targets=[50_000]).throughput_note
+
+
+def test_report_02_shows_the_fits_own_warnings():
+    # three points for Amdahl's two parameters: ``capmodel fit`` warns that the estimates are rough; the page
+    # said only "Evidence: sound" and left the warning out
+    from capmodel.report.fit_report import fit_report
+
+    report = fit_report(file="tests/fixtures/user_study/three_points.csv", bootstrap=0)
+    assert report.fit.n_points == 3
+    assert any("only 3 points" in w for w in report.warnings)
+    assert fit_report(bootstrap=0).warnings == [f"The fit warns: {w}" for w in fit_report(bootstrap=0).fit.warnings]
+
+
+@pytest.fixture(scope="module")
+def user_pages(tmp_path_factory):
+    """Reports 02, 07 and 08 rendered on a user's own inputs: a three-point CSV, an ``observe --out`` folder (of the
+    bundled FTDC sample) and a folder of generated FTDC."""
+    from capmodel import observe
+    from capmodel.observe import synthetic
+    from capmodel.report.render import render
+
+    base = tmp_path_factory.mktemp("user_pages")
+    sample = observe.bundled_sample()
+    observation = observe.observe_ftdc(sample["path"], sample["since"], sample["until"])
+    observation.write(base / "obs")
+    fleet = base / "fleet"
+    synthetic.write_fleet(synthetic.fleet_servers(clusters=1, members=2, hours=1.0, seed=2), fleet)
+    parameters = {"02_fit_curve": {"file": "tests/fixtures/user_study/three_points.csv", "bootstrap": 0},
+                  "07_production_capacity": {"observed": str(base / "obs"), "bootstrap": 0},
+                  "08_fleet_capacity": {"folders": str(fleet), "workers": 1}}
+    runs, _ = render(list(parameters), base / "out", parameters, jobs=2)
+    assert all(r.error is None for r in runs), [r.error for r in runs]
+    return base / "out", parameters
+
+
+def _head(out, name) -> dict:
+    import nbformat
+
+    from capmodel.report.headline import MIME
+
+    nb = nbformat.read(out / f"{name}.ipynb", as_version=4)
+    return [o["data"][MIME] for c in nb.cells for o in c.get("outputs", []) if MIME in o.get("data", {})][0]
+
+
+def test_user_pages_say_which_parameters_their_inputs_made_moot(user_pages):
+    out, _ = user_pages
+    fleet = _head(out, "08_fleet_capacity")
+    used = {p["name"]: p["used"] for p in fleet["provenance"]["parameters"]}
+    assert not any(used[n] for n in ("clusters", "members", "hours", "seed")) and used["folders"]
+    # the answer names where the servers came from instead of opening with a bare count
+    assert fleet["answer"].startswith("From the FTDC in fleet: 2 server")
+    production = _head(out, "07_production_capacity")
+    used = {p["name"]: p["used"] for p in production["provenance"]["parameters"]}
+    assert used["observed"] and not any(used[n] for n in ("ftdc", "uri", "duration", "interval", "since", "until"))
+    page = (out / "02_fit_curve.html").read_text()
+    assert "The fit warns: only 3 points" in page
