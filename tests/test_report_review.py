@@ -127,8 +127,10 @@ def user_pages(tmp_path_factory):
                   "07_production_capacity": {"observed": str(base / "obs"), "bootstrap": 0},
                   "08_fleet_capacity": {"folders": str(fleet), "workers": 1}}
     runs, _ = render(list(parameters), base / "out", parameters, jobs=2)
+    idle = {"07_production_capacity": {"ftdc": "tests/fixtures/ftdc_idle", "bootstrap": 0}}
+    runs += render(list(idle), base / "idle", idle, jobs=1)[0]
     assert all(r.error is None for r in runs), [r.error for r in runs]
-    return base / "out", parameters
+    return base / "out", base / "idle"
 
 
 def _head(out, name) -> dict:
@@ -141,7 +143,7 @@ def _head(out, name) -> dict:
 
 
 def test_user_pages_say_which_parameters_their_inputs_made_moot(user_pages):
-    out, _ = user_pages
+    out, idle = user_pages
     fleet = _head(out, "08_fleet_capacity")
     used = {p["name"]: p["used"] for p in fleet["provenance"]["parameters"]}
     assert not any(used[n] for n in ("clusters", "members", "hours", "seed")) and used["folders"]
@@ -152,3 +154,27 @@ def test_user_pages_say_which_parameters_their_inputs_made_moot(user_pages):
     assert used["observed"] and not any(used[n] for n in ("ftdc", "uri", "duration", "interval", "since", "until"))
     page = (out / "02_fit_curve.html").read_text()
     assert "The fit warns: only 3 points" in page
+
+
+def test_report_07_describes_a_figure_only_where_it_draws_it(user_pages):
+    # an idle server's FTDC (one interval with operations) has neither the CPU figure nor the nose: the page
+    # described both ("Each dot is one interval ...") above nothing
+    out, idle = user_pages
+    idle_page = (idle / "07_production_capacity.html").read_text()
+    assert "Each dot is one interval" not in idle_page and "Its latency form draws the nose" not in idle_page
+    assert "No CPU figures to apply the laws to: only 1 busy interval" in idle_page
+    busy_page = (out / "07_production_capacity.html").read_text()
+    assert "Each dot is one interval" in busy_page and "Its latency form draws the nose" in busy_page
+
+
+def test_cost_axes_group_thousands_as_the_tables_do():
+    # the cost axes read "1500" and "1000" beside tables that write 1,500
+    import pandas as pd
+
+    from capmodel.plots.costs import bar_figure, pareto_figure
+
+    vms = pd.DataFrame({"vm": ["a", "b"], "monthly_cost": [798.0, 1625.0], "users": [25_000.0, 62_000.0],
+                        "pareto": [True, False]})
+    assert bar_figure(vms, "monthly_cost", axis_title="monthly cost (EUR/month)").layout.yaxis.tickformat == ","
+    pareto = pareto_figure(vms, performance="users")
+    assert pareto.layout.xaxis.tickformat == "," and pareto.layout.yaxis.tickformat == ","

@@ -48,6 +48,7 @@ def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | 
                       yaxis_title=axis_title or value.replace("_", " "), showlegend=bool(marked), barmode="overlay",
                       xaxis=dict(categoryorder="array", categoryarray=list(names)),
                       legend=dict(orientation="h", y=-0.25), uniformtext=dict(minsize=9, mode="hide"))
+    fig.update_yaxes(tickformat=",")   # 1,500 as the tables write it, not 1500
     return fig
 
 
@@ -74,8 +75,8 @@ def pareto_figure(table: pd.DataFrame, cost: str = "monthly_cost", performance: 
     fig.update_layout(title=title, height=HEIGHT, xaxis_title=x_title or cost.replace("_", " "),
                       yaxis_title=y_title or performance.replace("_", " "), showlegend=True,
                       legend=dict(orientation="h", y=-0.2), margin=dict(t=70, r=90, l=80))
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True, rangemode="tozero")
+    fig.update_xaxes(automargin=True, tickformat=",")
+    fig.update_yaxes(automargin=True, rangemode="tozero", tickformat=",")
     return fig
 
 
