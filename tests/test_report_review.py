@@ -178,3 +178,30 @@ def test_cost_axes_group_thousands_as_the_tables_do():
     assert bar_figure(vms, "monthly_cost", axis_title="monthly cost (EUR/month)").layout.yaxis.tickformat == ","
     pareto = pareto_figure(vms, performance="users")
     assert pareto.layout.xaxis.tickformat == "," and pareto.layout.yaxis.tickformat == ","
+
+
+def test_an_unreachable_point_sits_in_a_labelled_band_not_at_a_node_count():
+    # 04's sensitivity figure put its × at 98 and 93 "candidate nodes", values no workload needs
+    import pandas as pd
+
+    from capmodel.plots.tables import lines_figure
+
+    scan = pd.DataFrame({"sigma": [0.0, 0.01, 0.02], "A": [29.0, 40.0, 87.0], "D": [41.0, None, None]})
+    fig = lines_figure(scan, "sigma", {"A": "YCSB A", "D": "YCSB D"})
+    band = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(band) == 1 and band[0].y0 > 87.0
+    crosses = [t for t in fig.data if t.legendgroup == "missing"]
+    assert crosses and all(band[0].y0 <= y <= band[0].y1 for t in crosses for y in t.y)
+    assert any(a.text == "unreachable" for a in fig.layout.annotations)
+    assert not [s for s in lines_figure(scan[["sigma", "A"]], "sigma").layout.shapes if s.type == "rect"]
+
+
+def test_report_tables_give_months_to_one_decimal_and_the_briefs_range_plainly():
+    from capmodel.report.node_report import node_report
+    from capmodel.report.plan_report import plan_report
+
+    runway = plan_report(targets=[50_000])
+    months = runway.vm_table().cells()
+    assert {r[0]: r[-1] for r in months}["m3-xlarge-8-SAS"] == "0.0"
+    headers = [c.header for c in node_report("", sigma=0.01, kappa=0.0001).nodes_table().columns.values()]
+    assert "brief's nodes (low)" in headers and "brief's nodes (high)" in headers and "brief: to" not in headers

@@ -107,7 +107,7 @@ class PlanReport:
             "binding_limit": Column("binding limit", "text"), "users": Column("users", "int", missing="none"),
             "cost_per_1000_users": Column(f"per 1,000 users ({cost})", "money", missing="none"),
             "pareto": Column("on the Pareto front", "text"),
-            "runway_months": Column("runway (months)", missing="none")},
+            "runway_months": Column("runway (months)", missing="none", decimals=1)},
             caption="Every VM under the objectives",
             footnotes=['"none": the VM fails an objective (see the latency table), so it carries no users'],
             csv_name="vms.csv")
@@ -125,7 +125,7 @@ class PlanReport:
             "target_users": Column("target users", "int"), "vm": Column("VM", "text", missing="none fits"),
             "monthly_cost": Column(f"monthly cost ({self.cost_unit})", "money", missing="—"),
             "users": Column("users carried", "int"), "spare_users": Column("spare users", "int"),
-            "months_until_target": Column("months until reached", missing="—"),
+            "months_until_target": Column("months until reached", missing="—", decimals=1),
             "reason": Column("why", "text")},
             caption="Recommendation per growth target",
             footnotes=['"none fits": no single VM carries the target under the objectives'],
