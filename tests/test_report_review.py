@@ -111,8 +111,9 @@ def test_report_02_shows_the_fits_own_warnings():
 
 @pytest.fixture(scope="module")
 def user_pages(tmp_path_factory):
-    """Reports 02, 07 and 08 rendered on a user's own inputs: a three-point CSV, an ``observe --out`` folder (of the
-    bundled FTDC sample) and a folder of generated FTDC."""
+    """Reports 02, 06, 07 and 08 rendered on a user's own inputs: a sweep whose every step was client-bound (as a
+    CSV, and as the folder a real ``capmodel bench`` wrote against the embedded mongod), an ``observe --out`` folder
+    (of the bundled FTDC sample), a folder of generated FTDC; and 07 on an idle server's FTDC."""
     from capmodel import observe
     from capmodel.observe import synthetic
     from capmodel.report.render import render
@@ -123,7 +124,8 @@ def user_pages(tmp_path_factory):
     observation.write(base / "obs")
     fleet = base / "fleet"
     synthetic.write_fleet(synthetic.fleet_servers(clusters=1, members=2, hours=1.0, seed=2), fleet)
-    parameters = {"02_fit_curve": {"file": "tests/fixtures/user_study/three_points.csv", "bootstrap": 0},
+    parameters = {"02_fit_curve": {"file": "tests/fixtures/user_study/client_bound_sweep.csv", "bootstrap": 0},
+                  "06_live_benchmark": {"bench_dir": "tests/fixtures/bench_client_bound"},
                   "07_production_capacity": {"observed": str(base / "obs"), "bootstrap": 0},
                   "08_fleet_capacity": {"folders": str(fleet), "workers": 1}}
     runs, _ = render(list(parameters), base / "out", parameters, jobs=2)
@@ -153,7 +155,33 @@ def test_user_pages_say_which_parameters_their_inputs_made_moot(user_pages):
     used = {p["name"]: p["used"] for p in production["provenance"]["parameters"]}
     assert used["observed"] and not any(used[n] for n in ("ftdc", "uri", "duration", "interval", "since", "until"))
     page = (out / "02_fit_curve.html").read_text()
-    assert "The fit warns: only 3 points" in page
+    assert "The fit warns: only 5 points" in page
+
+
+def _figure_traces(out, name) -> list[str]:
+    import nbformat
+
+    nb = nbformat.read(out / f"{name}.ipynb", as_version=4)
+    return [t.get("name") or "" for c in nb.cells for o in c.get("outputs", [])
+            for t in o.get("data", {}).get("application/vnd.plotly.v1+json", {}).get("data", [])]
+
+
+def test_an_unusable_verdict_draws_no_peak(user_pages):
+    # every step client-bound: the answer says no peak can be located, and the figure marked a "USL peak" anyway
+    out, _ = user_pages
+    for name in ("02_fit_curve", "06_live_benchmark"):
+        assert _head(out, name)["evidence"]["grade"] == "unusable"
+        traces = _figure_traces(out, name)
+        assert any(t == "measured" for t in traces), traces
+        assert not [t for t in traces if "peak" in t.lower()], (name, traces)
+
+
+def test_report_06_on_a_bench_folder_does_not_call_its_server_the_embedded_one(user_pages):
+    out, _ = user_pages
+    page = (out / "06_live_benchmark.html").read_text()
+    assert "laptop-sized embedded server" not in page
+    borrowed = _head(out, "06_live_benchmark")["provenance"]["borrowed"]
+    assert borrowed == [{"figure": "ops per user 0.26", "source": "the benchANT study: 6,500 ops/s for 25,000 users"}]
 
 
 def test_report_07_describes_a_figure_only_where_it_draws_it(user_pages):
