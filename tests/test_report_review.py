@@ -233,3 +233,16 @@ def test_report_tables_give_months_to_one_decimal_and_the_briefs_range_plainly()
     assert {r[0]: r[-1] for r in months}["m3-xlarge-8-SAS"] == "0.0"
     headers = [c.header for c in node_report("", sigma=0.01, kappa=0.0001).nodes_table().columns.values()]
     assert "brief's nodes (low)" in headers and "brief's nodes (high)" in headers and "brief: to" not in headers
+
+
+def test_the_index_counts_its_reports_in_words(tmp_path):
+    from capmodel.report.index import write_index
+
+    import nbformat
+
+    assert "<p>0 reports;" in write_index(tmp_path).read_text()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["capmodel"] = {"report": {"name": "01_x", "question": "Q?", "status": "ok"}}
+    nbformat.write(nb, tmp_path / "01_x.ipynb")
+    text = write_index(tmp_path).read_text()
+    assert "<p>1 report;" in text and "report(s)" not in text
