@@ -175,14 +175,23 @@ def test_methodology_knee_is_the_latency_quadratics_root_or_says_why_there_is_no
 
     from capmodel.report.methodology_report import methodology_report
 
-    r = methodology_report(upto=64)
+    r = methodology_report(upto=64, latency_target_ms=3.0)
     s, k, lam = r.fit.sigma, r.fit.kappa, r.fit.lambda_
     t = r.latency_target_ms / 1000.0
     root = (-(s - k) + math.sqrt((s - k) ** 2 - 4 * k * (1 - s - lam * t))) / (2 * k)
+    assert root < math.sqrt((1 - s) / k)   # 3 ms is met on the rising side of the curve
     knee = re.search(r"should carry at most ([\d,]+) clients \(([\d,]+) ops/s", r.answer).groups()
     assert int(knee[0].replace(",", "")) == math.floor(root)
     assert float(knee[1].replace(",", "")) == pytest.approx(lam * root / (1 + s * (root - 1) + k * root * (root - 1)),
                                                             abs=0.5)
+    # 5 ms (the default) is reached only past the peak N* = sqrt((1 - sigma) / kappa): the peak decides, not the target
+    r = methodology_report(upto=64)
+    t = r.latency_target_ms / 1000.0
+    root = (-(s - k) + math.sqrt((s - k) ** 2 - 4 * k * (1 - s - lam * t))) / (2 * k)
+    peak = math.sqrt((1 - s) / k)
+    assert root > peak
+    assert f"reaches 5 ms only at {root:.3g} clients, past the peak (N* ≈ {peak:.3g})" in r.answer
+    assert "should carry at most" not in r.answer
     fast = methodology_report(upto=64, latency_target_ms=0.05)   # one client alone takes 1/lambda, about 0.87 ms
     assert 1000.0 / lam > 0.05
     assert (f"a 0.05 ms mean-latency target is unreachable on this fit: even at the lightest load a request takes "

@@ -16,7 +16,8 @@ def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | 
                missing_text: str = "unreachable") -> go.Figure:
     """One bar per row of ``table`` showing ``value`` (error bars from ``<value>_low``/``<value>_high`` when present);
     rows whose ``label`` is in ``highlight`` stand out, named ``highlight_name`` in the legend; a row without a value
-    is drawn as a labelled gap (``missing_text``) instead of left out. Give ``axis_title`` with its unit."""
+    is drawn as a labelled gap (``missing_text``, or a dict label -> its own text) instead of left out. Give
+    ``axis_title`` with its unit."""
     marked = set([highlight] if isinstance(highlight, str) else (highlight or []))
     names = table[label].astype(str)
     values = pd.to_numeric(table[value], errors="coerce")
@@ -39,13 +40,15 @@ def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | 
             textposition="inside", insidetextanchor="start", textangle=0))
     for name, v in zip(names, values):
         if pd.isna(v):
-            fig.add_annotation(x=name, y=0, text=missing_text, showarrow=False, yanchor="bottom", textangle=-90,
+            text = missing_text.get(name, "no value") if isinstance(missing_text, dict) else missing_text
+            fig.add_annotation(x=name, y=0, text=text, showarrow=False, yanchor="bottom", textangle=-90,
                                font=dict(color="#b00"))
     fig.update_layout(title=title or value.replace("_", " "), height=HEIGHT,
                       xaxis_title="VM" if label == "vm" else label.replace("_", " "),
                       yaxis_title=axis_title or value.replace("_", " "), showlegend=bool(marked), barmode="overlay",
                       xaxis=dict(categoryorder="array", categoryarray=list(names)),
                       legend=dict(orientation="h", y=-0.25), uniformtext=dict(minsize=9, mode="hide"))
+    fig.update_yaxes(tickformat=",")   # 1,500 as the tables write it, not 1500
     return fig
 
 
@@ -72,8 +75,8 @@ def pareto_figure(table: pd.DataFrame, cost: str = "monthly_cost", performance: 
     fig.update_layout(title=title, height=HEIGHT, xaxis_title=x_title or cost.replace("_", " "),
                       yaxis_title=y_title or performance.replace("_", " "), showlegend=True,
                       legend=dict(orientation="h", y=-0.2), margin=dict(t=70, r=90, l=80))
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True, rangemode="tozero")
+    fig.update_xaxes(automargin=True, tickformat=",")
+    fig.update_yaxes(automargin=True, rangemode="tozero", tickformat=",")
     return fig
 
 
@@ -81,9 +84,17 @@ def runway_figure(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None
                   months: str = "runway_months",
                   title: str = "Growth runway: months until each VM is full") -> go.Figure:
     """Months of growth each VM absorbs (with its interval when the table has ``<months>_low/_high``), and a level
-    per growth target at the month it is reached (``recommendations``' ``months_until_target``)."""
+    per growth target at the month it is reached (``recommendations``' ``months_until_target``). A VM without a
+    runway is labelled with why: it fails an objective (no ``users``), or it is full now (0 months)."""
+    names = vms[label].astype(str)
+    users = pd.to_numeric(vms["users"], errors="coerce") if "users" in vms.columns else pd.Series(1.0, vms.index)
+    why = {name: ("fails an objective" if pd.isna(u) else "no runway") for name, u in zip(names, users)}
     fig = bar_figure(vms, months, label=label, title=title, axis_title="runway (months)", fmt=",.1f",
-                     missing_text="full or not used")
+                     missing_text=why)
+    for name, v in zip(names, pd.to_numeric(vms[months], errors="coerce")):
+        if v == 0:   # a zero-height bar shows nothing: say that the VM is full today
+            fig.add_annotation(x=name, y=0, text="full now", showarrow=False, yanchor="bottom", textangle=-90,
+                               font=dict(color="#b00"))
     if recommendations is not None and "months_until_target" in recommendations.columns:
         for i, row in enumerate(recommendations.itertuples(index=False)):
             if pd.isna(row.months_until_target):

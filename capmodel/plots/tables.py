@@ -18,11 +18,16 @@ def lines_figure(table: pd.DataFrame, x: str, columns=None, title: str = "", x_t
                  markers: bool = True, missing_text: str = "unreachable") -> go.Figure:
     """One line per column of ``columns`` (list, or dict column -> legend name; default all but ``x``) against ``x``;
     an optional horizontal ``level`` (a target) labelled ``level_text``; a missing value is drawn as an ×
-    along the top, named ``missing_text`` in the legend, instead of a silent gap."""
+    in a shaded band along the top labelled ``missing_text`` (and named so in the legend), instead of a silent
+    gap."""
     fig = go.Figure()
     names = _names(table, columns, x)
     top = max([float(pd.to_numeric(table[c], errors="coerce").max()) for c in names] + [0.0])
     top = top if top == top else 0.0
+    missing = [c for c in names if pd.to_numeric(table[c], errors="coerce").isna().any()]
+    if missing:   # a band above the data, so that an × there reads as "no value", not as a value of the y axis
+        fig.add_hrect(y0=top * 1.02, y1=top * (1.06 + 0.03 * len(names)), fillcolor="#999", opacity=0.12,
+                      line_width=0, annotation_text=missing_text, annotation_position="top left")
     for i, (column, name) in enumerate(names.items()):
         color = COLORS[i % len(COLORS)]
         fig.add_trace(go.Scatter(x=table[x], y=table[column], mode="lines+markers" if markers else "lines",

@@ -65,7 +65,7 @@ class BenchReport:
     @property
     def borrowed(self) -> dict:
         if self.ops_per_user == BENCHANT_OPS_PER_USER:
-            return {f"ops per user {number(self.ops_per_user)}": "the benchANT study (6,500 ops/s for 25,000 users)"}
+            return {f"ops per user {number(self.ops_per_user)}": "the benchANT study: 6,500 ops/s for 25,000 users"}
         return {}
 
     @property

@@ -39,7 +39,7 @@ body.jp-Notebook { max-width: 1100px; margin: 0 auto; overflow-wrap: break-word;
 .capmodel-headline .grade-weak { border-left: 4px solid #d90; padding-left: .6em; }
 .capmodel-headline .grade-unusable { border-left: 4px solid #c22; padding-left: .6em; }
 .capmodel-headline .provenance { color: #555; font-size: .85em; margin-top: .8em; line-height: 1.5; }
-.capmodel-headline .sha { font-family: monospace; font-size: .85em; word-break: break-all; }
+.capmodel-headline .sha { font-family: monospace; font-size: .85em; white-space: nowrap; }
 .capmodel-table { overflow-x: auto; max-width: 100%; margin: .6em 0 1.2em; }
 .capmodel-table table { border-collapse: collapse; font-size: .92em; }
 .capmodel-table th, .capmodel-table td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: right;

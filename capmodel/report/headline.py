@@ -109,9 +109,15 @@ def _shown(value) -> str:
         return number(value, digits=6)
     if isinstance(value, (list, tuple)):
         return ", ".join(_shown(v) for v in value) or "(none)"
-    if value == "":
-        return '""'
+    if value == "":   # an empty text parameter: what the notebook's own comment says "" means
+        return "(none)"
     return str(value)
+
+
+def _parameter_state(default: bool, unused: bool) -> str:
+    """"(default)", "(set)" in bold, with ", not used" inside the same parentheses when the inputs made it moot."""
+    unused_note = ", not used" if unused else ""
+    return f"(default{unused_note})" if default else f"<strong>(set{unused_note})</strong>"
 
 
 @dataclass
@@ -156,9 +162,8 @@ class Headline:
                 f'<span class="sha">SHA-256 {sha}</span>' for label, where, sha in p.inputs))
         if p.parameters:
             lines.append("Parameters: " + "; ".join(
-                f"<code>{html.escape(name)}</code> = {html.escape(_shown(value))}"
-                + (" (default)" if default else " <strong>(set)</strong>") + (" (not used)" if name in p.unused else "")
-                for name, value, default in p.parameters))
+                f"<code>{html.escape(name)}</code> = {html.escape(_shown(value))} "
+                + _parameter_state(default, name in p.unused) for name, value, default in p.parameters))
         elif not p.recorded:
             lines.append("Parameters: not recorded (run by hand, not by <code>capmodel report</code>)")
         if p.borrowed:

@@ -31,7 +31,7 @@ td.when {{ white-space: nowrap; }}
 </head>
 <body>
 <h1>capmodel reports</h1>
-<p>{count} report(s); each page is self-contained (figures work offline).</p>
+<p>{count}; each page is self-contained (figures work offline).</p>
 <table>
 <thead>
 <tr><th>Report</th><th>Question</th><th>Evidence</th><th>Parameters</th><th>Rendered (UTC)</th><th>Status</th></tr>
@@ -87,7 +87,8 @@ def write_index(folder: str | Path) -> Path:
     """Write ``folder/index.html`` listing every report there; returns its path."""
     folder = Path(folder)
     records = reports_in(folder)
-    page = PAGE.format(count=len(records), rows="\n".join(_row(r) for r in records))
+    count = f"{len(records):,} report" + ("" if len(records) == 1 else "s")
+    page = PAGE.format(count=count, rows="\n".join(_row(r) for r in records))
     target = folder / "index.html"
     write_text(target, page)
     return target

@@ -138,7 +138,7 @@ class MethodologyReport:
         lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, "
                      f"one operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "
                      f"{integer(1 / self.demand)} ops/s however it is tuned.")
-        peak = (f"throughput peaks at N* ≈ {integer(fit.peak_concurrency)} clients with "
+        peak = (f"throughput peaks at N* ≈ {number(fit.peak_concurrency)} clients with "
                 f"{integer(fit.peak_throughput)} ops/s" if math.isfinite(fit.peak_concurrency) else
                 f"throughput has no peak (κ = 0) and approaches {integer(fit.ceiling)} ops/s")
         lines.append(f"- **USL fit** of `{self.dataset}`: σ = {number(fit.sigma)}, κ = {number(fit.kappa)}, λ = "
@@ -146,7 +146,15 @@ class MethodologyReport:
         knee = self.knee
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
         target = f"{number(self.latency_target_ms)} ms"
-        if knee.reachable and math.isfinite(knee.concurrency):
+        past_peak = math.isfinite(fit.peak_concurrency) and knee.reachable and knee.concurrency > fit.peak_concurrency
+        if past_peak:   # the retrograde branch: the peak binds before the target does
+            lines.append(f"- **The knee**: the mean latency reaches {target} only at "
+                         f"{number(knee.concurrency)} clients, past the peak (N* ≈ {number(fit.peak_concurrency)}): "
+                         "throughput stops growing before the target binds, so the peak decides: at most "
+                         f"{integer(fit.recommended_concurrency)} clients ({integer(fit.peak_throughput)} ops/s). At "
+                         f"the largest measured load ({integer(top['concurrency'])} threads) it delivered "
+                         f"{integer(top['throughput'])} ops/s: more clients, same work, longer waits.")
+        elif knee.reachable and math.isfinite(knee.concurrency):
             lines.append(f"- **The knee**: with a {target} mean-latency target the system should carry at most "
                          f"{integer(math.floor(knee.concurrency))} clients ({integer(knee.throughput)} ops/s, "
                          f"{percent(knee.throughput / fit.peak_throughput)} of the peak). At the largest measured "

@@ -85,6 +85,15 @@ class PlanReport:
         return " ".join(parts)
 
     @property
+    def throughput_note(self) -> str:
+        """What the throughput figure shows, for the input given: fitted curves, or measured rows."""
+        if "curves" in self.inputs:
+            return ("The throughput each VM may carry under the utilization objective, from the USL fitted to its "
+                    "measured curve: the target applied to the CPU per operation where the curve has cpu_util, else "
+                    "to the fitted peak; with its bootstrap interval.")
+        return "Measured throughput per VM (or derived from its measured ratio to the baseline), with its interval."
+
+    @property
     def assumptions(self) -> str:
         plan = self.study.plan
         return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
@@ -98,7 +107,7 @@ class PlanReport:
             "binding_limit": Column("binding limit", "text"), "users": Column("users", "int", missing="none"),
             "cost_per_1000_users": Column(f"per 1,000 users ({cost})", "money", missing="none"),
             "pareto": Column("on the Pareto front", "text"),
-            "runway_months": Column("runway (months)", missing="none")},
+            "runway_months": Column("runway (months)", missing="none", decimals=1)},
             caption="Every VM under the objectives",
             footnotes=['"none": the VM fails an objective (see the latency table), so it carries no users'],
             csv_name="vms.csv")
@@ -116,7 +125,7 @@ class PlanReport:
             "target_users": Column("target users", "int"), "vm": Column("VM", "text", missing="none fits"),
             "monthly_cost": Column(f"monthly cost ({self.cost_unit})", "money", missing="—"),
             "users": Column("users carried", "int"), "spare_users": Column("spare users", "int"),
-            "months_until_target": Column("months until reached", missing="—"),
+            "months_until_target": Column("months until reached", missing="—", decimals=1),
             "reason": Column("why", "text")},
             caption="Recommendation per growth target",
             footnotes=['"none fits": no single VM carries the target under the objectives'],

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from capmodel.formatting import Column, integer, number, percent, table
 from capmodel.models.evidence import Evidence
 
+STUDY_PER_SHARD = 1_000_000 / 16   # the DocumentDB post's rate per shard (notebook 05's default)
 QUESTION = "How many shards, and how many clients, for a target insert rate?"
 BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled writes \"to over a million inserts per "
                  "second on the 16-shard elastic cluster\", driving 1 and 2 shards with 128 client processes and 64 "
@@ -53,10 +54,24 @@ class ShardReport:
                          f"{', '.join(number(s) for s in out)}.")
         return text
 
+    @property
+    def scenarios(self):
+        """The study's contention scenarios, each with its target's linear estimate: that count does not depend on
+        σ, so a scenario the USL cannot reach still has it (the plan leaves it out of an unreachable row)."""
+        scen = self.study.scenarios
+        if scen is None:
+            return None
+        scen = scen.copy()
+        linear = {r["target_rate"]: r.get("linear_shards") for r in self.study.rows}
+        if "linear_shards" not in scen.columns:
+            scen["linear_shards"] = float("nan")
+        scen["linear_shards"] = scen["linear_shards"].fillna(scen["target_rate"].map(linear).astype(float))
+        return scen
+
     def scenario_table(self):
         if self.study.scenarios is None:
             return None
-        frame = self.study.scenarios.copy()
+        frame = self.scenarios
         frame["shards"] = frame["shards"].fillna(float("inf"))
         return table(frame, {
             "sigma": Column("contention σ"), "kappa": Column("coherency κ"),
@@ -83,12 +98,16 @@ def shard_report(target_rate: float, per_shard_throughput: float, sigma: float, 
                  batch_size: int = 1000, batch_latency_ms: float = 0.0, max_shards: int = 32) -> ShardReport:
     from capmodel.plan import plan_shard_study
 
-    study = plan_shard_study([target_rate], per_shard_throughput=per_shard_throughput, sigma=sigma, kappa=kappa,
+    # the post's rate was measured on 16 shards: handed over as "given", the plan would take it as one shard's
+    # measurement and call every count an extrapolation from one shard; None lets the plan use the study's basis
+    study_rate = per_shard_throughput == STUDY_PER_SHARD
+    study = plan_shard_study([target_rate], per_shard_throughput=None if study_rate else per_shard_throughput,
+                             sigma=sigma, kappa=kappa,
                              max_shards=max_shards, batch_size=batch_size, batch_latency_ms=batch_latency_ms or None,
                              scenarios=list(scenarios))
     borrowed = {}
-    if per_shard_throughput == 62500.0:
-        borrowed[f"per-shard rate {integer(per_shard_throughput)} inserts/s"] = "the DocumentDB post (1,000,000 / 16)"
+    if study_rate:
+        borrowed[f"per-shard rate {integer(per_shard_throughput)} inserts/s"] = "the DocumentDB post: 1,000,000 / 16"
     if not batch_latency_ms:
         borrowed["64 client processes per shard, at least 128"] = "the DocumentDB post"
     return ShardReport(study=study, borrowed=borrowed)
