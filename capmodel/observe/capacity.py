@@ -259,7 +259,7 @@ def _numbers(column) -> np.ndarray:
 def _not_dropped(column) -> np.ndarray:
     """Rows whose ``dropped`` is empty (NaN or None counts as empty)."""
     values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
-    if values.dtype.kind == "U":
+    if values.dtype.kind == "U" or (values.dtype == object and {type(v) for v in values.tolist()} == {str}):
         return values == ""
     return np.array([v is None or (isinstance(v, float) and v != v) or str(v) == "" for v in values.tolist()],
                     dtype=bool)

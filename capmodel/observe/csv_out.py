@@ -21,21 +21,23 @@ import numpy as np
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
 _ROWS = 2048                         # rows formatted at a time: the text of a block, not of the table, is held
 _ISO_MICROSECONDS = "%Y-%m-%dT%H:%M:%S.%f"
+_DISTINCT_FROM = 64                  # float columns this long are formatted by distinct value
 _LOW, _HIGH = 1e-4, 1e10             # between these, Python's repr and Arrow lay a float out alike (no exponent)
 
 
 def write_csv(table, path, time_format: str) -> None:
     """Write ``table`` (no index) to ``path``; datetime columns formatted with ``time_format`` (their wall time)."""
     columns = [(str(name), kind, values) for name, (kind, values) in _columns(table)]
-    quote = any(kind == "text" and any(_NEEDS_QUOTES.search(v) for v in values if v is not None)
+    quote = any(kind == "text" and any(_NEEDS_QUOTES.search(v) for v in set(values) if v is not None)
                 for _, kind, values in columns)
     header = ",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n for n in (n.replace('"', '""') for n, _, _ in columns))
     rows = len(columns[0][2]) if columns else 0
+    cells = [_cells(kind, values, time_format, quote) for _, kind, values in columns]
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(header + "\n")
         for start in range(0, rows, _ROWS):
-            block = [_cells(kind, values[start:start + _ROWS], time_format, quote) for _, kind, values in columns]
-            handle.write("".join(line + "\n" for line in map(",".join, zip(*block))))
+            block = [column(start, start + _ROWS) for column in cells]
+            handle.write("\n".join(map(",".join, zip(*block))) + "\n")
             del block                                 # this block's text let go of before the next is made
 
 
@@ -59,7 +61,7 @@ def _of_numpy(values: np.ndarray):
         return "int", values
     if kind == "f":
         return "float", values
-    return "text", [_text(v) for v in values.tolist()]
+    return "text", _texts(values.tolist())
 
 
 def _of_pandas(column):
@@ -80,7 +82,17 @@ def _of_pandas(column):
         if api.is_integer_dtype(column):
             return "int", column.to_numpy()
         return "float", column.to_numpy(dtype=float, na_value=np.nan)
-    return "text", [_text(v) for v in column.astype(object).tolist()]
+    return "text", _texts(column.astype(object).tolist())
+
+
+def _texts(values: list) -> list:
+    """Cell texts of an object column: its strings as they are, NaN, None and NaT as empty, anything else str()."""
+    try:
+        if all(type(v) is str for v in set(values)):     # the usual case, checked on the distinct values
+            return values
+    except TypeError:                                    # unhashable cells (lists): each one written as str()
+        pass
+    return [_text(v) for v in values]
 
 
 def _text(value) -> str:
@@ -89,19 +101,36 @@ def _text(value) -> str:
     return str(value)
 
 
-def _cells(kind: str, values, time_format: str, quote: bool) -> list[str]:
-    """One block of a column as the text of its cells."""
+def _cells(kind: str, values, time_format: str, quote: bool):
+    """A column's cells: a function of (start, stop) giving the text of those rows' cells."""
     if kind == "float":
-        return format_floats(values)
+        return _float_cells(values)
     if kind == "int":
-        return list(map(str, values.tolist()))
+        return lambda start, stop: list(map(str, values[start:stop].tolist()))
     if kind == "time":
-        values = _times(values, time_format)
+        return lambda start, stop: _texts_of(_times(values[start:stop], time_format), quote)
     if kind == "text_unquoted":
-        return ["" if v is None else v for v in values]
+        return lambda start, stop: _texts_of(values[start:stop], False)
+    return lambda start, stop: _texts_of(values[start:stop], quote)
+
+
+def _texts_of(values: list, quote: bool) -> list[str]:
     if not quote:
         return ["" if v is None else v for v in values]
     return ["" if v is None else '"' + v.replace('"', '""') + '"' for v in values]
+
+
+def _float_cells(values: np.ndarray):
+    """The cells of a float column. A column repeats its values (gauges, rates over whole seconds, latencies in
+    whole microseconds): each distinct value is then formatted once, and looked up (a negative zero, equal to zero
+    but written ``-0``, keeps every value formatted on its own)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size >= _DISTINCT_FROM and not ((values == 0) & np.signbit(values)).any():
+        distinct = np.unique(values)                  # sorted, NaN last, as searchsorted expects
+        if 2 * distinct.size <= values.size:
+            texts = np.array(format_floats(distinct), dtype=object)
+            return lambda start, stop: texts[np.searchsorted(distinct, values[start:stop])].tolist()
+    return lambda start, stop: format_floats(values[start:stop])
 
 
 def _times(values: np.ndarray, time_format: str) -> list:

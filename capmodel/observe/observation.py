@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -108,9 +109,11 @@ class Observation:
         samples = self.tables["samples"]
         if not len(samples):
             return {}
-        reasons = [_text(v) for v in _values(samples["dropped"])]
-        found, counts = np.unique([r for r in reasons if r != ""], return_counts=True)
-        return {str(k): int(v) for k, v in zip(found.tolist(), counts.tolist())}
+        counts = Counter(_values(samples["dropped"]).tolist())
+        reasons = Counter()
+        for reason, count in counts.items():
+            reasons[_text(reason)] += count
+        return {reason: reasons[reason] for reason in sorted(reasons) if reason != ""}
 
     @property
     def start(self):
