@@ -149,10 +149,10 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
             operations = operations + np.nan_to_num(ops, nan=0.0)
         out["cpu_cores"] = (diff("cpu_user_us") + diff("cpu_system_us")) / 1e6 / seconds
     for column in GAUGES:
-        out[column] = values(column)[1:]
+        out[column] = values(column)[1:].copy()      # its own block: the snapshots can be let go of
     cores = figures.get(CORES)
     if cores is not None and not np.isnan(np.asarray(cores, dtype=float)).all():
-        out[CORES] = np.asarray(cores, dtype=float)[1:]
+        out[CORES] = np.asarray(cores, dtype=float)[1:].copy()
     uptime, pid = values("uptime_ms"), values("pid")
     reset |= (uptime[1:] < uptime[:-1]) | (pid[1:] != pid[:-1])
     dropped = np.full(seconds.size, "", dtype=object)
