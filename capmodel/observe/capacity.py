@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from capmodel.errors import InputError
-from capmodel.observe.columns import Columns
+from capmodel.observe.columns import Columns, cell_text
 from capmodel.formatting import number
 from capmodel.models.evidence import Evidence, Reason
 
@@ -261,8 +261,7 @@ def _not_dropped(column) -> np.ndarray:
     values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
     if values.dtype.kind == "U" or (values.dtype == object and {type(v) for v in values.tolist()} == {str}):
         return values == ""
-    return np.array([v is None or (isinstance(v, float) and v != v) or str(v) == "" for v in values.tolist()],
-                    dtype=bool)
+    return np.array([cell_text(v) == "" for v in values.tolist()], dtype=bool)
 
 
 def _demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, float]:

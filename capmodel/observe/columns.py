@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+_MISSING = ("NaTType", "NAType")          # pandas' missing time and missing value, named without importing pandas
 
 class Columns:
     """Named numpy arrays of one length: ``table[name]``, ``name in table``, ``len(table)`` (rows), ``names``;
@@ -50,3 +51,10 @@ class Columns:
                 values = pd.to_datetime(values.view(np.int64), unit=unit, utc=True)
             data[name] = values
         return pd.DataFrame(data, index=pd.RangeIndex(self.rows))
+
+
+def cell_text(value) -> str:
+    """A table cell as text: empty for a missing value (None, NaN, pandas' NaT and NA), ``str`` of anything else."""
+    if value is None or (isinstance(value, float) and value != value) or type(value).__name__ in _MISSING:
+        return ""
+    return str(value)

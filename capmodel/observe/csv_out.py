@@ -18,6 +18,8 @@ import re
 
 import numpy as np
 
+from capmodel.observe.columns import cell_text
+
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
 _ROWS = 2048                         # rows formatted at a time: the text of a block, not of the table, is held
 _ISO_MICROSECONDS = "%Y-%m-%dT%H:%M:%S.%f"
@@ -92,13 +94,7 @@ def _texts(values: list) -> list:
             return values
     except TypeError:                                    # unhashable cells (lists): each one written as str()
         pass
-    return [_text(v) for v in values]
-
-
-def _text(value) -> str:
-    if value is None or (isinstance(value, float) and value != value) or type(value).__name__ == "NaTType":
-        return ""
-    return str(value)
+    return [cell_text(v) for v in values]
 
 
 def _cells(kind: str, values, time_format: str, quote: bool):

@@ -12,7 +12,7 @@ import numpy as np
 
 from capmodel.errors import InputError
 from capmodel.observe import ftdc, serverstatus
-from capmodel.observe.columns import Columns
+from capmodel.observe.columns import Columns, cell_text
 from capmodel.observe.csv_out import write_csv
 from capmodel.observe.tables import curve_columns, curve_from_samples
 
@@ -112,7 +112,7 @@ class Observation:
         counts = Counter(_values(samples["dropped"]).tolist())
         reasons = Counter()
         for reason, count in counts.items():
-            reasons[_text(reason)] += count
+            reasons[cell_text(reason)] += count
         return {reason: reasons[reason] for reason in sorted(reasons) if reason != ""}
 
     @property
@@ -163,10 +163,6 @@ class Observation:
 def _values(column) -> np.ndarray:
     """A column's values as a numpy array (a pandas Series' or a ``Columns``' own)."""
     return column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
-
-
-def _text(value) -> str:
-    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
 
 
 def _observation(raw, source: str, interrupted: bool = False, own_commands: int = 0) -> Observation:
