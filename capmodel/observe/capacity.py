@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from capmodel.errors import InputError
-from capmodel.observe.columns import Columns, cell_text
+from capmodel.observe.columns import Columns, empty_cells, numbers
 from capmodel.formatting import number
 from capmodel.models.evidence import Evidence, Reason
 
@@ -230,10 +230,10 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
     if missing:
         raise InputError(f"samples: missing column(s) {', '.join(missing)} (expected the samples.csv that "
                          "'capmodel observe' writes)")
-    keep = (_not_dropped(samples["dropped"]) if "dropped" in samples else np.ones(len(samples), dtype=bool))
+    keep = (empty_cells(samples["dropped"]) if "dropped" in samples else np.ones(len(samples), dtype=bool))
 
     def number(name: str) -> np.ndarray:
-        return _numbers(samples[name])[keep] if name in samples else np.full(int(keep.sum()), np.nan)
+        return numbers(samples[name])[keep] if name in samples else np.full(int(keep.sum()), np.nan)
 
     def filled(name: str) -> np.ndarray:         # NaN as 0 (an infinity stays one)
         values = number(name)
@@ -245,23 +245,6 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
     chosen = (x > 0) & np.isfinite(cpu)
     return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
             "concurrency": n[chosen]}
-
-
-def _numbers(column) -> np.ndarray:
-    """A column as floats, anything that is not a number NaN (``pandas.to_numeric(errors="coerce")``)."""
-    if isinstance(column, np.ndarray) and column.dtype.kind in "biuf":
-        return column.astype(float)
-    import pandas as pd
-
-    return pd.to_numeric(pd.Series(column), errors="coerce").to_numpy(dtype=float)
-
-
-def _not_dropped(column) -> np.ndarray:
-    """Rows whose ``dropped`` is empty (NaN or None counts as empty)."""
-    values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
-    if values.dtype.kind == "U" or (values.dtype == object and {type(v) for v in values.tolist()} == {str}):
-        return values == ""
-    return np.array([cell_text(v) == "" for v in values.tolist()], dtype=bool)
 
 
 def _demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, float]:
@@ -389,7 +372,7 @@ def _cores_of(samples, cores) -> tuple[float, str]:
             raise InputError(f"--cores must be a number of CPUs > 0, got {cores!r}")
         return c, "given"
     if "cores" in samples:
-        values = _numbers(samples["cores"])
+        values = numbers(samples["cores"])
         values = values[~np.isnan(values)]
         if len(values) and values[-1] > 0:
             return float(values[-1]), "the host's, as the server reports them"

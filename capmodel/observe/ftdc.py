@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from capmodel.errors import InputError
-from capmodel.observe.columns import Columns
+from capmodel.observe.columns import Columns, Rows
 from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
 from capmodel.observe.varint import DeltaStream, decode_varints, expand_zero_runs
 
@@ -51,7 +51,6 @@ MAX_UNCOMPRESSED = 10_000_000    # decompressor.cpp: "Metrics chunk has exceeded
 MAX_DELTAS = 1_000_000           # decompressor.cpp: metricsCount * sampleCount > 1000000 is refused
 MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024     # BSONObjMaxInternalSize: the largest document mongod writes
 _PIECE = 1 << 16                 # bytes of a zlib stream inflated at a time
-_SEGMENT = 16_384                # samples gathered in one block of memory while a folder is read
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _HEADER = b"\x09_id\x00"      # every FTDC document opens with its _id, a BSON date (type 9)
 
@@ -326,47 +325,6 @@ def _to_ms(value) -> int | None:
 
 def _iso(ms: int) -> str:
     return (_EPOCH + dt.timedelta(milliseconds=ms)).isoformat()
-
-
-class Rows:
-    """Samples gathered chunk by chunk into segments of ``_SEGMENT`` rows (each its own block of memory, handed back
-    to the system when freed), joined at the end into one (samples, columns) array, each segment freed once copied:
-    the samples are held about once, not twice as a growing array's copy would hold them. Rows, not columns, are
-    contiguous, so that the joined array's pages are touched in order (with transparent huge pages, writing a slice
-    of every column would make the whole array resident at once)."""
-
-    def __init__(self, width: int):
-        self.width, self.segments, self.filled = width, [], _SEGMENT
-
-    def __len__(self) -> int:
-        return (len(self.segments) - 1) * _SEGMENT + self.filled if self.segments else 0
-
-    def append(self, columns: list, keep: np.ndarray) -> None:
-        """The kept samples of one chunk: ``columns`` (int64 arrays, None for a metric the chunk lacks)."""
-        start = 0
-        chosen = np.flatnonzero(keep)
-        while start < chosen.size:
-            if self.filled == _SEGMENT:
-                self.segments.append(np.empty((_SEGMENT, self.width)))
-                self.filled = 0
-            take = chosen[start:start + _SEGMENT - self.filled]
-            segment, at = self.segments[-1], self.filled
-            for column, values in enumerate(columns):
-                segment[at:at + take.size, column] = values[take] if values is not None else np.nan
-            self.filled += take.size
-            start += take.size
-
-    def joined(self) -> np.ndarray:
-        """Every sample, shape (samples, columns), float; the segments are let go of."""
-        total = len(self)
-        out = np.empty((total, self.width))
-        for index in range(len(self.segments)):
-            segment, self.segments[index] = self.segments[index], None
-            at = index * _SEGMENT
-            out[at:at + _SEGMENT] = segment[:min(_SEGMENT, total - at)]
-            del segment
-        self.segments = []
-        return out
 
 
 def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, until=None):
