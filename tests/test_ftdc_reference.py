@@ -84,7 +84,12 @@ def test_every_value_of_every_chunk_agrees_with_the_independent_decoder(referenc
     assert seen == set(chunks) and compared > 50_000
 
 
-def test_what_observe_reads_agrees_with_the_independent_decoder(reference):
+@pytest.mark.parametrize("segment", [16_384, 7])
+def test_what_observe_reads_agrees_with_the_independent_decoder(reference, segment, monkeypatch):
+    """Also with segments of 7 rows: the samples of a chunk split across segments, and joined back, unchanged."""
+    from capmodel.observe import columns
+
+    monkeypatch.setattr(columns, "_SEGMENT", segment)
     _, chunks = reference
     table = ftdc.read_metrics(bundled_sample()["path"], ftdc_metrics(), time_metric=FTDC_TIME)
     rows = {}
