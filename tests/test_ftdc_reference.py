@@ -84,7 +84,12 @@ def test_every_value_of_every_chunk_agrees_with_the_independent_decoder(referenc
     assert seen == set(chunks) and compared > 50_000
 
 
-def test_what_observe_reads_agrees_with_the_independent_decoder(reference):
+@pytest.mark.parametrize("segment", [16_384, 7])
+def test_what_observe_reads_agrees_with_the_independent_decoder(reference, segment, monkeypatch):
+    """Also with segments of 7 rows: the samples of a chunk split across segments, and joined back, unchanged."""
+    from capmodel.observe import columns
+
+    monkeypatch.setattr(columns, "_SEGMENT", segment)
     _, chunks = reference
     table = ftdc.read_metrics(bundled_sample()["path"], ftdc_metrics(), time_metric=FTDC_TIME)
     rows = {}
@@ -100,3 +105,118 @@ def test_what_observe_reads_agrees_with_the_independent_decoder(reference):
         expected = [rows[t][column] for t in table["time_ms"]]
         got = table[column].tolist()
         assert all((e is None and math.isnan(g)) or g == float(e) for e, g in zip(expected, got)), column
+
+
+# ------------------------------------------------------------------ the tables observe writes, from the fixture alone
+def _reference_rows(chunks) -> tuple[list[int], dict]:
+    """Sample time (ms) -> {figure column: int or None}, first sample of each time, from the Go decoder's output."""
+    rows = {}
+    for chunk in sorted(chunks.values(), key=lambda c: c["offset"]):
+        names, kinds = chunk["names"], chunk["types"]
+        for s, row in enumerate(chunk["rows"]):
+            time_ms = _as_int64(row[names.index(FTDC_TIME)], 0x09, s)
+            rows.setdefault(time_ms, {column: (_as_int64(row[names.index(metric)], kinds[names.index(metric)], s)
+                                               if metric in names else None)
+                                      for column, metric in ftdc_metrics().items()})
+    return sorted(rows), rows
+
+
+def _expected_tables(chunks) -> tuple[list[dict], list[dict]]:
+    """samples.csv and curve.csv as the serverStatus arithmetic gives them (rates over the interval, summed latency
+    over operations, Little's law N = X * R per class), computed here row by row in plain Python floats."""
+    times, rows = _reference_rows(chunks)
+    samples, curve = [], []
+    for before_ms, after_ms in zip(times, times[1:]):
+        before, after = rows[before_ms], rows[after_ms]
+        seconds = (after_ms - before_ms) / 1000.0
+        diff = {c: (float(after[c]) - float(before[c])) if after[c] is not None and before[c] is not None else math.nan
+                for c in after}
+        row = {"interval_s": seconds}
+        for op in ("insert", "query", "update", "delete", "getmore", "command"):
+            row[f"{op}_per_s"] = diff[op] / seconds
+        for kind in ("reads", "writes", "commands"):
+            ops = diff[f"{kind}_ops"]
+            row[f"{kind}_per_s"] = ops / seconds
+            row[f"{kind}_latency_ms"] = diff[f"{kind}_latency_us"] / ops / 1000.0 if ops > 0 else math.nan
+        row["cpu_cores"] = (diff["cpu_user_us"] + diff["cpu_system_us"]) / 1e6 / seconds
+        for gauge in ("active_readers", "queued_writers", "tickets_read_available", "connections_current",
+                      "cache_bytes", "cache_max_bytes", "cores"):
+            row[gauge] = float(after[gauge])
+        counters = ("insert", "query", "update", "delete", "getmore", "command", "cpu_user_us", "cpu_system_us",
+                    *(f"{k}_{what}" for k in ("reads", "writes", "commands") for what in ("ops", "latency_us")))
+        restarted = any(diff[c] < 0 for c in counters) or \
+            after["uptime_ms"] < before["uptime_ms"] or after["pid"] != before["pid"]
+        busy = sum(diff[f"{k}_ops"] for k in ("reads", "writes", "commands") if not math.isnan(diff[f"{k}_ops"]))
+        row["dropped"] = "counter_reset" if restarted else ("" if busy > 0 else "no_operations")
+        samples.append({"time_ms": after_ms, **row})
+        if row["dropped"]:
+            continue
+        point = {"time_ms": after_ms}
+        n_total = x_total = 0.0
+        for kind in ("reads", "writes", "commands"):
+            x, r = row[f"{kind}_per_s"], row[f"{kind}_latency_ms"]
+            n = x * (0.0 if math.isnan(r) else r) / 1000.0 if x > 0 else 0.0
+            point.update({f"concurrency_{kind}": n, f"throughput_{kind}": x, f"latency_{kind}_ms": r})
+            n_total, x_total = n_total + n, x_total + (0.0 if math.isnan(x) else x)
+        point.update(concurrency=n_total, throughput=x_total,
+                     latency_mean_ms=n_total / x_total * 1000.0 if x_total > 0 else math.nan)
+        if n_total > 0:
+            curve.append(point)
+    return samples, curve
+
+
+def _read_csv(path: Path) -> list[dict]:
+    import csv
+
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _same(text: str, expected) -> bool:
+    if isinstance(expected, str):
+        return text == expected
+    return text == "" if math.isnan(expected) else float(text) == expected
+
+
+def test_the_tables_observe_writes_agree_with_the_arithmetic_on_the_independent_decoder(reference, tmp_path):
+    """Every cell of samples.csv and curve.csv that ``capmodel observe --ftdc`` writes for the bundled sample, against
+    the same arithmetic done here on the Go decoder's values (the CSV's shortest text reads back exactly)."""
+    import datetime as dt
+
+    from capmodel.cli import main
+
+    _, chunks = reference
+    samples, curve = _expected_tables(chunks)
+    assert main(["observe", "--ftdc", str(bundled_sample()["path"]), "--out", str(tmp_path)]) == 0
+    for written, expected in ((_read_csv(tmp_path / "samples.csv"), samples),
+                              (_read_csv(tmp_path / "curve.csv"), curve)):
+        assert len(written) == len(expected) > 60
+        for got, want in zip(written, expected):
+            moment = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=want["time_ms"])
+            assert got["time"] == moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            for column, value in want.items():
+                if column != "time_ms":
+                    assert _same(got[column], value), (got["time"], column, got[column], value)
+    assert {r["source"] for r in _read_csv(tmp_path / "curve.csv")} == {"observed"}
+
+
+def test_observe_ftdc_runs_without_pandas_and_its_tables_still_read_as_dataframes(tmp_path):
+    """The command-line path never imports pandas (80 MB before it holds a row); the API still hands DataFrames out."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from capmodel.cli import main; "
+              f"code = main(['observe', '--ftdc', {str(bundled_sample()['path'])!r}, '--out', {str(tmp_path)!r}]); "
+              "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'pyarrow', 'scipy')))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "0 []"
+    from capmodel.observe import observe_ftdc, read_observation
+
+    observed, again = observe_ftdc(bundled_sample()["path"]), read_observation(tmp_path)
+    assert str(observed.samples["time"].dtype) == "datetime64[us, UTC]"
+    assert observed.samples["time"].tolist() == again.samples["time"].tolist()
+    for name in ("samples", "curve"):
+        ours, theirs = getattr(observed, name), getattr(again, name)
+        numbers = [c for c in ours.columns if c not in ("time", "dropped", "source")]
+        assert np.array_equal(ours[numbers].to_numpy(float), theirs[numbers].to_numpy(float), equal_nan=True)
+    assert observed.dropped == again.dropped

@@ -40,12 +40,19 @@ def register(subparsers) -> None:
 
 
 def _time(value, option: str):
-    import pandas as pd
+    """A --since/--until time: ISO 8601 read directly, anything else as ``pandas.Timestamp`` reads it."""
+    import datetime as dt
 
     from capmodel.errors import InputError
 
     if value is None:
         return None
+    try:
+        return dt.datetime.fromisoformat(value)
+    except ValueError:
+        pass
+    import pandas as pd
+
     try:
         return pd.Timestamp(value)
     except (ValueError, TypeError):
@@ -93,8 +100,8 @@ def run(args) -> int:
     capacity, evidence = _capacity(observation, args)
     if args.json:
         print_json({
-            "source": observation.source, "intervals": len(observation.samples), "curve_points":
-            len(observation.curve), "dropped": observation.dropped, "interrupted": observation.interrupted,
+            "source": observation.source, "intervals": len(observation.tables["samples"]), "curve_points":
+            len(observation.tables["curve"]), "dropped": observation.dropped, "interrupted": observation.interrupted,
             "start": observation.start.isoformat() if observation.start is not None else None,
             "end": observation.end.isoformat() if observation.end is not None else None,
             "files": {k: str(v) for k, v in paths.items()},
@@ -140,7 +147,7 @@ def _capacity(observation, args):
     from capmodel.observe.capacity import TooFewIntervals
 
     try:
-        capacity = server_capacity(observation.samples, cores=args.cores,
+        capacity = server_capacity(observation.tables["samples"], cores=args.cores,
                                    utilization_target=args.utilization_target, monthly_growth=args.growth)
     except TooFewIntervals as exc:
         return None, Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "

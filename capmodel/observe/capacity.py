@@ -24,9 +24,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from capmodel.errors import InputError
+from capmodel.observe.columns import Columns, empty_cells, numbers
 from capmodel.formatting import number
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
@@ -213,25 +213,41 @@ def _cores(c: float) -> str:
     return f"{c:g} core" + ("" if c == 1 else "s")
 
 
-def busy_table(samples: pd.DataFrame) -> pd.DataFrame:
-    """The intervals the laws use: not dropped, with operations and a CPU figure; columns ``throughput`` (ops/s, all
-    classes), ``cpu_cores``, ``interval_s``, ``concurrency`` (Little's law, N = Σ X·R)."""
-    if not isinstance(samples, pd.DataFrame):
-        raise InputError(f"samples must be a DataFrame (observe's samples.csv), got {type(samples).__name__}")
+def busy_table(samples):
+    """The intervals the laws use (a pandas DataFrame): not dropped, with operations and a CPU figure; columns
+    ``throughput`` (ops/s, all classes), ``cpu_cores``, ``interval_s``, ``concurrency`` (Little's law, N = Σ X·R)."""
+    import pandas as pd
+
+    return pd.DataFrame(busy_columns(samples))
+
+
+def busy_columns(samples, any_cpu: bool = False) -> dict:
+    """``busy_table``'s columns as numpy arrays, of a samples DataFrame or ``Columns``; ``any_cpu``: count the
+    intervals without a CPU figure too."""
+    if not isinstance(samples, Columns):
+        import pandas as pd
+
+        if not isinstance(samples, pd.DataFrame):
+            raise InputError(f"samples must be a DataFrame (observe's samples.csv), got {type(samples).__name__}")
     missing = [c for c in ("interval_s", "cpu_cores", *(f"{k}_per_s" for k in CLASSES)) if c not in samples]
     if missing:
         raise InputError(f"samples: missing column(s) {', '.join(missing)} (expected the samples.csv that "
                          "'capmodel observe' writes)")
-    keep = (samples["dropped"].astype(object).fillna("").astype(str) == "" if "dropped" in samples
-            else pd.Series(True, samples.index))
-    rows = samples[keep]
-    x = sum(pd.to_numeric(rows[f"{k}_per_s"], errors="coerce").fillna(0.0) for k in CLASSES)
-    n = sum(pd.to_numeric(rows[f"{k}_per_s"], errors="coerce").fillna(0.0)
-            * pd.to_numeric(rows.get(f"{k}_latency_ms", np.nan), errors="coerce").fillna(0.0) / 1000.0
-            for k in CLASSES)
-    table = pd.DataFrame({"throughput": x, "cpu_cores": pd.to_numeric(rows["cpu_cores"], errors="coerce"),
-                          "interval_s": pd.to_numeric(rows["interval_s"], errors="coerce"), "concurrency": n})
-    return table[(table["throughput"] > 0) & np.isfinite(table["cpu_cores"])].reset_index(drop=True)
+    keep = (empty_cells(samples["dropped"]) if "dropped" in samples else np.ones(len(samples), dtype=bool))
+
+    def number(name: str) -> np.ndarray:
+        return numbers(samples[name])[keep] if name in samples else np.full(int(keep.sum()), np.nan)
+
+    def filled(name: str) -> np.ndarray:         # NaN as 0 (an infinity stays one)
+        values = number(name)
+        return np.where(np.isnan(values), 0.0, values)
+
+    x = sum(filled(f"{k}_per_s") for k in CLASSES)
+    n = sum(filled(f"{k}_per_s") * filled(f"{k}_latency_ms") / 1000.0 for k in CLASSES)
+    cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
+    chosen = (x > 0) & np.isfinite(cpu)
+    return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
+            "concurrency": n[chosen]}
 
 
 def _demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, float]:
@@ -248,10 +264,11 @@ def _separable(x: np.ndarray) -> bool:
     return len(x) >= FEW_BUSY_INTERVALS and lo > 0 and hi >= 1.5 * lo
 
 
-def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilization_target: float = 0.8,
+def server_capacity(samples, cores: float | None = None, utilization_target: float = 0.8,
                     latency_target_ms: float | None = None, monthly_growth: float | None = None,
                     level: float = 0.95, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> ServerCapacity:
-    """The capacity of the server whose ``samples`` (observe's per-interval table) are given.
+    """The capacity of the server whose ``samples`` (observe's per-interval table: a DataFrame, or the ``Columns``
+    an ``Observation`` of FTDC keeps in ``tables``) are given.
 
     ``cores``: CPUs the server may use (hostInfo, the container's quota, the mongod's CPU affinity); default the
     ``cores`` column of ``samples`` when it has one, else 1 with a reason saying the figures are per core.
@@ -265,15 +282,15 @@ def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilizati
     if monthly_growth is not None and not (math.isfinite(float(monthly_growth)) and float(monthly_growth) > -1):
         raise InputError(f"monthly growth must be a fraction above -1 (0.05 = 5% a month), got {monthly_growth!r}")
     cores, cores_source = _cores_of(samples, cores)
-    busy = busy_table(samples)
+    busy = busy_columns(samples)
     reasons: list[Reason | None] = []
-    if len(busy) < MIN_BUSY_INTERVALS:
-        with_ops = len(busy_table(samples.assign(cpu_cores=0.0)))
+    if len(busy["throughput"]) < MIN_BUSY_INTERVALS:
+        with_ops = len(busy_columns(samples, any_cpu=True)["throughput"])
         hint = (" (the others carry no CPU figure: does the server report extra_info.user_time_us?)"
-                if with_ops > len(busy) else "")
-        raise TooFewIntervals(f"samples: only {len(busy)} busy interval(s) with a CPU figure{hint}; the operational "
+                if with_ops > len(busy["throughput"]) else "")
+        raise TooFewIntervals(f"samples: only {len(busy['throughput'])} busy interval(s) with a CPU figure{hint}; the operational "
                               f"laws need at least {MIN_BUSY_INTERVALS}")
-    x, u = busy["throughput"].to_numpy(float), busy["cpu_cores"].to_numpy(float)
+    x, u = busy["throughput"], busy["cpu_cores"]
     separable = with_intercept = _separable(x)
     background, demand = _demand(x, u, with_intercept)
     fitted_background = background
@@ -292,9 +309,9 @@ def server_capacity(samples: pd.DataFrame, cores: float | None = None, utilizati
     lo, hi = (np.quantile(draws, [alpha, 1 - alpha]) if draws else (demand, demand))
     d_ms = Estimate(demand * 1000.0, float(lo) * 1000.0, float(hi) * 1000.0)
     observed = float(np.percentile(x, 95))
-    n = busy["concurrency"].to_numpy(float)
+    n = busy["concurrency"]
     light = float(np.mean(n < 1.0))
-    cpu_seconds = u * busy["interval_s"].to_numpy(float)
+    cpu_seconds = u * busy["interval_s"]
     reasons.append(_cores_reason(cores_source))
     reasons.append(Reason("few_busy_intervals", "weak", f"only {len(x)} busy intervals measured the CPU per "
                           "operation", float(len(x))) if len(x) < FEW_BUSY_INTERVALS else None)
@@ -351,16 +368,17 @@ def _r2(x, u, background, demand) -> float:
     return 1.0 - float((resid ** 2).sum()) / total if total > 0 else 1.0
 
 
-def _cores_of(samples: pd.DataFrame, cores) -> tuple[float, str]:
+def _cores_of(samples, cores) -> tuple[float, str]:
     if cores is not None:
         c = float(cores)
         if not (math.isfinite(c) and c > 0):
             raise InputError(f"--cores must be a number of CPUs > 0, got {cores!r}")
         return c, "given"
     if "cores" in samples:
-        values = pd.to_numeric(samples["cores"], errors="coerce").dropna()
-        if len(values) and values.iloc[-1] > 0:
-            return float(values.iloc[-1]), "the host's, as the server reports them"
+        values = numbers(samples["cores"])
+        values = values[~np.isnan(values)]
+        if len(values) and values[-1] > 0:
+            return float(values[-1]), "the host's, as the server reports them"
     return 1.0, "assumed"
 
 

@@ -15,8 +15,6 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from capmodel.errors import CapmodelError, InputError
 from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
@@ -142,6 +140,8 @@ def capacity_summary(capacity) -> dict:
 def urgency_order(rows: pd.DataFrame) -> pd.DataFrame:
     """Most urgent first: usable verdicts by months of runway, then by spare fraction; then the servers whose verdict
     is unusable (they cannot be ranked); then the servers that failed."""
+    import pandas as pd
+
     if not len(rows):
         return rows
     failed = rows["error"].notna()
@@ -283,6 +283,8 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
             row = {column: None for column in COLUMNS}
             row.update(folder=str(folder), error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
             rows.append(row)
+    import pandas as pd
+
     return urgency_order(pd.DataFrame(rows, columns=COLUMNS))
 
 

@@ -27,6 +27,7 @@ the document at fault (and, inside a chunk, the byte of the uncompressed chunk).
 """
 from __future__ import annotations
 
+import datetime as dt
 import math
 import os
 import struct
@@ -36,11 +37,12 @@ from pathlib import Path
 import numpy as np
 
 from capmodel.errors import InputError
+from capmodel.observe.columns import Columns, Rows
 from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
 from capmodel.observe.varint import DeltaStream, decode_varints, expand_zero_runs
 
 __all__ = ["Chunk", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
-           "metric_names", "read_metrics"]
+           "metric_names", "read_metric_columns", "read_metrics"]
 
 METADATA, METRIC_CHUNK, PERIODIC_METADATA = 0, 1, 2
 TYPES = {METADATA: "metadata", METRIC_CHUNK: "metric chunk", PERIODIC_METADATA: "periodic metadata"}
@@ -49,6 +51,7 @@ MAX_UNCOMPRESSED = 10_000_000    # decompressor.cpp: "Metrics chunk has exceeded
 MAX_DELTAS = 1_000_000           # decompressor.cpp: metricsCount * sampleCount > 1000000 is refused
 MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024     # BSONObjMaxInternalSize: the largest document mongod writes
 _PIECE = 1 << 16                 # bytes of a zlib stream inflated at a time
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _HEADER = b"\x09_id\x00"      # every FTDC document opens with its _id, a BSON date (type 9)
 
 
@@ -306,46 +309,45 @@ def ftdc_files(path) -> list[Path]:
 
 
 def _to_ms(value) -> int | None:
-    import pandas as pd
-
+    """Milliseconds since the epoch of a time (naive means UTC): a ``datetime`` directly, anything else as
+    ``pandas.Timestamp`` reads it."""
     if value is None:
         return None
+    if isinstance(value, dt.datetime) and not hasattr(value, "nanosecond"):       # pandas' Timestamp has ns
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
+        return (aware - _EPOCH) // dt.timedelta(milliseconds=1)
+    import pandas as pd
+
     stamp = pd.Timestamp(value)
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
     return int(stamp.value // 1_000_000)
 
 
-def _grown(array: np.ndarray, size: int) -> np.ndarray:
-    """``array`` with room for ``size`` rows, its rows kept: resized in place (realloc, which moves a large block's
-    pages without copying them) when it owns its memory, else copied."""
-    try:
-        array.resize((size, *array.shape[1:]), refcheck=False)
-        return array
-    except ValueError:
-        out = np.empty((size, *array.shape[1:]), dtype=array.dtype)
-        out[:len(array)] = array
-        return out
+def _iso(ms: int) -> str:
+    return (_EPOCH + dt.timedelta(milliseconds=ms)).isoformat()
 
 
 def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, until=None):
-    """One row per FTDC sample (a pandas DataFrame): ``time_ms`` (the ``time_metric``, ms since the epoch) and one
-    column per entry of ``metrics`` (column name -> FTDC metric name; NaN in chunks that lack it), sorted by time,
-    duplicates dropped, limited to ``since <= time <= until`` (anything ``pandas.Timestamp`` reads; naive means UTC).
-    Chunks are decoded one at a time and only these metrics rebuilt."""
-    import pandas as pd
+    """``read_metric_columns`` as a pandas DataFrame."""
+    return read_metric_columns(path, metrics, time_metric, since, until).frame()
 
+
+def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=None, until=None) -> Columns:
+    """One row per FTDC sample: ``time_ms`` (the ``time_metric``, ms since the epoch, int64) and one float column per
+    entry of ``metrics`` (column name -> FTDC metric name; NaN in chunks that lack it), sorted by time, duplicates
+    dropped, limited to ``since <= time <= until`` (a ``datetime`` or anything ``pandas.Timestamp`` reads; naive
+    means UTC). Chunks are decoded one at a time, only these metrics rebuilt, and each chunk let go of once its
+    columns are copied out."""
     low, high = _to_ms(since), _to_ms(until)
-    columns = list(metrics)
     names = list(metrics.values())
     wanted = [time_metric, *dict.fromkeys(names)]
-    table = np.empty((4096, len(names)))               # one row per sample, grown by doubling
-    times = np.empty(4096, dtype=np.int64)
-    rows = 0
+    rows = Rows(len(names) + 1)                       # the time, then each metric
     cache = LayoutCache()
     covered = [math.inf, -math.inf]
     for file in ftdc_files(path):
         for chunk in iter_chunks(file, cache):
             found = chunk.columns(wanted)
+            del chunk                                  # the next chunk is decoded without this one held
             stamps = found.get(time_metric)
             if stamps is None:
                 continue
@@ -355,31 +357,22 @@ def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, un
                 keep &= stamps >= low
             if high is not None:
                 keep &= stamps <= high
-            kept = int(keep.sum())
-            if not kept:
-                continue
-            if rows + kept > len(times):
-                size = max(2 * len(times), rows + kept)
-                table, times = _grown(table, size), _grown(times, size)
-            times[rows:rows + kept] = stamps[keep]
-            for column, name in enumerate(names):
-                values = found.get(name)
-                table[rows:rows + kept, column] = values[keep] if values is not None else np.nan
-            rows += kept
-    if not rows:
+            if keep.any():
+                rows.append([stamps] + [found.get(name) for name in names], keep)
+    if not len(rows):
         if (low is not None or high is not None) and covered[0] <= covered[1]:
-            first, last = (pd.Timestamp(t, unit="ms", tz="UTC").isoformat() for t in covered)
             raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "
-                             f"{first} .. {last}")
-        return pd.DataFrame(columns=["time_ms", *metrics])
-    table, times = table[:rows], times[:rows]
+                             f"{_iso(covered[0])} .. {_iso(covered[1])}")
+        return Columns({"time_ms": np.zeros(0, dtype=np.int64), **{c: np.zeros(0) for c in metrics}})
+    table = rows.joined()                              # (samples, metrics + 1), float
+    times = table[:, 0].astype(np.int64)
     if times.size > 1 and not (times[1:] > times[:-1]).all():
         order = np.argsort(times, kind="stable")     # drop repeated times (an interim file repeating an archive),
         times = times[order]                         # keeping the sample read first
         first = np.ones(times.size, dtype=bool)
         first[1:] = times[1:] != times[:-1]
         order, times = order[first], times[first]
-        table = table[order]
-    frame = pd.DataFrame(table, columns=columns, copy=False)
-    frame.insert(0, "time_ms", times)
-    return frame
+        for column in range(table.shape[1]):         # in place, one column's copy at a time
+            table[:order.size, column] = table[order, column]
+        table = table[:order.size]
+    return Columns({"time_ms": times, **{column: table[:, i + 1] for i, column in enumerate(metrics)}})

@@ -2,29 +2,37 @@
 ``samples.csv`` and ``curve.csv`` (both with ``time``, UTC, ISO 8601, the end of each interval)."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
-from dataclasses import dataclass
+from collections import Counter
 from pathlib import Path
 
-import pandas as pd
+import numpy as np
 
 from capmodel.errors import InputError
-from capmodel.observe import ftdc, sampler, serverstatus
+from capmodel.observe import ftdc, serverstatus
+from capmodel.observe.columns import Columns, cell_text
 from capmodel.observe.csv_out import write_csv
-from capmodel.observe.tables import curve_from_samples
+from capmodel.observe.tables import curve_columns, curve_from_samples
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 OBSERVE_RECORD = "observe.json"        # what wrote the folder's tables (a live recording keeps its state there too)
 
 
 def _sha256(path: Path) -> str | None:
+    """The file's SHA-256, read a megabyte at a time (a day's tables are tens of MB); None if it cannot be read."""
     import hashlib
 
+    digest = hashlib.sha256()
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        with open(path, "rb") as handle:
+            for piece in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(piece)
     except OSError:
         return None
+    return digest.hexdigest()
 
 
 def _written_tables(record: Path) -> dict:
@@ -64,75 +72,121 @@ def write_tables(out_dir, tables: dict, source: str) -> dict:
     return paths
 
 
-@dataclass
 class Observation:
-    """Samples (every interval, with ``dropped`` naming why one is not fitted) and the curve table of the rest."""
+    """Samples (every interval, with ``dropped`` naming why one is not fitted) and the curve table of the rest.
 
-    samples: pd.DataFrame
-    curve: pd.DataFrame
-    source: str
-    interrupted: bool = False
+    ``samples`` and ``curve`` are pandas DataFrames. The FTDC path hands them over as ``Columns`` (plain numpy
+    arrays), kept in ``tables``: written, summarised and assessed as they are, they become DataFrames only when
+    ``samples`` or ``curve`` is read (a command-line run never imports pandas)."""
+
+    def __init__(self, samples, curve, source: str, interrupted: bool = False):
+        self.tables = {"samples": samples, "curve": curve}
+        self.source, self.interrupted = source, interrupted
+
+    def __repr__(self) -> str:
+        return (f"Observation({self.source!r}: {len(self.tables['samples']):,} intervals, "
+                f"{len(self.tables['curve']):,} curve points)")
+
+    @property
+    def samples(self):
+        """Every interval (a pandas DataFrame)."""
+        return self._frame("samples")
+
+    @property
+    def curve(self):
+        """The curve table of the usable intervals (a pandas DataFrame)."""
+        return self._frame("curve")
+
+    def _frame(self, name: str):
+        table = self.tables[name]
+        if isinstance(table, Columns):
+            table = self.tables[name] = table.frame()
+        return table
 
     @property
     def dropped(self) -> dict:
         """Intervals left out of the curve, by reason (``counter_reset``, ``no_operations``)."""
-        if not len(self.samples):
+        samples = self.tables["samples"]
+        if not len(samples):
             return {}
-        reasons = self.samples["dropped"].astype(object).fillna("")
-        return {str(k): int(v) for k, v in reasons[reasons != ""].value_counts().sort_index().items()}
+        counts = Counter(_values(samples["dropped"]).tolist())
+        reasons = Counter()
+        for reason, count in counts.items():
+            reasons[cell_text(reason)] += count
+        return {reason: reasons[reason] for reason in sorted(reasons) if reason != ""}
 
     @property
     def start(self):
-        """End of the first interval (UTC), or None."""
-        return self.samples["time"].iloc[0] if len(self.samples) else None
+        """End of the first interval (a UTC datetime), or None."""
+        return self._time(0)
 
     @property
     def end(self):
-        """End of the last interval (UTC), or None."""
-        return self.samples["time"].iloc[-1] if len(self.samples) else None
+        """End of the last interval (a UTC datetime), or None."""
+        return self._time(-1)
+
+    def _time(self, row: int):
+        samples = self.tables["samples"]
+        if not len(samples):
+            return None
+        if isinstance(samples, Columns):
+            ms = int(samples["time"][row].astype("datetime64[ms]").astype(np.int64))
+            return _EPOCH + dt.timedelta(milliseconds=ms)
+        return samples["time"].iloc[row]
 
     def write(self, out_dir) -> dict:
         """Write ``samples.csv`` and ``curve.csv`` into ``out_dir`` (``write_tables``: whole, owned, locked)."""
-        return write_tables(out_dir, {"samples": self.samples, "curve": self.curve}, self.source)
+        return write_tables(out_dir, dict(self.tables), self.source)
 
     def summary(self) -> str:
         """A few lines: the source, the time span, intervals kept and dropped (figures by capmodel.formatting)."""
         from capmodel.formatting import integer, number
 
+        samples, curve = self.tables["samples"], self.tables["curve"]
         lines = [f"source: {self.source}"]
         if self.start is not None:
-            lines.append(f"intervals: {integer(len(self.samples))} ending {self.start:%Y-%m-%dT%H:%M:%SZ} to "
+            lines.append(f"intervals: {integer(len(samples))} ending {self.start:%Y-%m-%dT%H:%M:%SZ} to "
                          f"{self.end:%Y-%m-%dT%H:%M:%SZ}")
-        lines.append(f"curve points: {integer(len(self.curve))}")
+        lines.append(f"curve points: {integer(len(curve))}")
         dropped = ", ".join(f"{integer(v)} {k.replace('_', ' ')}" for k, v in self.dropped.items())
         lines.append(f"dropped: {dropped or 'none'}")
-        if len(self.curve):
-            x, n = self.curve["throughput"], self.curve["concurrency"]
-            lines.append(f"throughput: {number(x.median(), 4)} ops/s median, {number(x.max(), 4)} ops/s max; "
-                         f"concurrency (Little's law): {number(n.median())} median, {number(n.max())} max")
+        if len(curve):
+            x, n = (np.asarray(_values(curve[name]), dtype=float) for name in ("throughput", "concurrency"))
+            lines.append(f"throughput: {number(np.nanmedian(x), 4)} ops/s median, {number(np.nanmax(x), 4)} ops/s "
+                         f"max; concurrency (Little's law): {number(np.nanmedian(n))} median, "
+                         f"{number(np.nanmax(n))} max")
         if self.interrupted:
             lines.append("sampling was interrupted: every complete interval is kept")
         return "\n".join(lines)
 
 
-def _observation(raw: pd.DataFrame, source: str, interrupted: bool = False, own_commands: int = 0) -> Observation:
+def _values(column) -> np.ndarray:
+    """A column's values as a numpy array (a pandas Series' or a ``Columns``' own)."""
+    return column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+
+
+def _observation(raw, source: str, interrupted: bool = False, own_commands: int = 0) -> Observation:
     samples = serverstatus.intervals(raw, own_commands)
     return Observation(samples, curve_from_samples(samples), source, interrupted)
 
 
 def observe_ftdc(path, since=None, until=None) -> Observation:
     """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
-    host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them)."""
-    raw = ftdc.read_metrics(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
-                            since=since, until=until)
+    host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them). Its
+    tables are ``Columns`` until read as DataFrames."""
+    raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
+                                   since=since, until=until)
     if len(raw) < 2:
         raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two")
+    figures = {name: raw[name] for name in raw.names if name != "time_ms"}
     column = serverstatus.CORES
-    if column not in raw or pd.to_numeric(raw[column], errors="coerce").isna().all():
+    if column not in figures or np.isnan(figures[column]).all():
         cores = metadata_identity(path)["cores"]
         if cores is not None:
-            raw = raw.assign(**{column: cores})
-    return _observation(raw, f"FTDC {path}")
+            figures[column] = np.full(len(raw), cores)
+    samples = serverstatus.interval_columns(raw["time_ms"], figures)
+    del raw, figures
+    return Observation(samples, curve_columns(samples), f"FTDC {path}")
 
 
 def metadata_identity(path) -> dict:
@@ -166,6 +220,8 @@ def identity_of(doc: dict) -> dict:
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
                 should_stop=None) -> Observation:
     """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
+    from capmodel.observe import sampler
+
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
 
@@ -175,7 +231,7 @@ def folder_name(host: str) -> str:
     return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
 
 
-def refuse_several_members(samples: pd.DataFrame, folder, option: str, repeatable: bool = False) -> None:
+def refuse_several_members(samples, folder, option: str, repeatable: bool = False) -> None:
     """An ``InputError`` when ``samples`` (a ``samples.csv``) holds several replica-set members' intervals (its
     ``member`` column, as ``observe`` writes for a replica set): one server's laws cannot be fitted to them. The
     message names each member's own folder to give to ``option`` instead."""
@@ -193,6 +249,8 @@ def refuse_several_members(samples: pd.DataFrame, folder, option: str, repeatabl
 def read_observation(folder) -> Observation:
     """An ``observe --out`` folder read back without sampling again: its ``samples.csv``, and the curve derived
     from them as ``observe`` derived its ``curve.csv``; ``InputError`` naming the folder or file otherwise."""
+    import pandas as pd
+
     folder = Path(folder)
     path = folder / "samples.csv"
     if not path.is_file():

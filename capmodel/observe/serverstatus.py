@@ -9,7 +9,8 @@ active and queued right now; ``wiredTiger.concurrentTransactions`` the read/writ
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+
+from capmodel.observe.columns import Columns
 
 #: cumulative counters: column -> path inside serverStatus
 COUNTERS = {
@@ -79,6 +80,8 @@ def _lookup(document: dict, path: str):
 
 def snapshot(status: dict) -> dict:
     """One raw row from a live serverStatus document: ``time_ms`` (its localTime) and every figure (NaN if absent)."""
+    import pandas as pd
+
     moment = pd.Timestamp(status[TIME_PATH])
     moment = moment.tz_localize("UTC") if moment.tzinfo is None else moment.tz_convert("UTC")
     row = {"time_ms": int(moment.value // 1_000_000)}
@@ -86,9 +89,23 @@ def snapshot(status: dict) -> dict:
     return row
 
 
-def intervals(raw: pd.DataFrame, own_commands: int = 0) -> pd.DataFrame:
-    """Per-interval samples from consecutive raw rows (``time_ms`` plus the figures): one row per interval, ending at
-    ``time`` (UTC).
+def intervals(raw, own_commands: int = 0):
+    """Per-interval samples (a pandas DataFrame) from consecutive raw rows (a DataFrame of ``time_ms`` plus the
+    figures): ``interval_columns`` as a DataFrame; fewer than two rows give an empty one."""
+    import pandas as pd
+
+    raw = raw.sort_values("time_ms", kind="stable").reset_index(drop=True)
+    if len(raw) < 2:
+        return pd.DataFrame(columns=["time", "interval_s", "dropped"])
+    figures = {column: raw[column].to_numpy(dtype=float) for column in FIGURES if column in raw}
+    if CORES in raw:
+        figures[CORES] = raw[CORES].to_numpy(dtype=float)
+    return interval_columns(raw["time_ms"].to_numpy(dtype=np.int64), figures, own_commands).frame()
+
+
+def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) -> Columns:
+    """Per-interval samples from consecutive snapshots (``time_ms``, ms since the epoch, and ``figures``: column ->
+    float array, NaN where a snapshot lacks it): one row per interval, ending at ``time`` (UTC).
 
     Rates are counter differences over the interval (ops/s); ``<class>_latency_ms`` is the class's summed latency
     over its operations in the interval; gauges are the values at its end; ``cpu_cores`` the process CPU seconds per
@@ -97,35 +114,49 @@ def intervals(raw: pd.DataFrame, own_commands: int = 0) -> pd.DataFrame:
     ``own_commands``: commands the observer itself ran per interval (the live sampler's one ``serverStatus``), taken
     out of the commands count so that an idle server reads as idle (their few microseconds of latency stay in).
     """
-    raw = raw.sort_values("time_ms", kind="stable").reset_index(drop=True)
-    for column in FIGURES:
-        if column not in raw:
-            raw[column] = np.nan
-    if len(raw) < 2:
-        return pd.DataFrame(columns=["time", "interval_s", "dropped"])
-    before, after = raw.iloc[:-1].reset_index(drop=True), raw.iloc[1:].reset_index(drop=True)
-    seconds = (after["time_ms"] - before["time_ms"]).to_numpy(dtype=float) / 1000.0
-    diff = {column: (after[column] - before[column]).to_numpy(dtype=float) for column in COUNTERS}
-    if own_commands:
-        for column in ("commands_ops", "command"):
-            diff[column] = np.where(diff[column] >= own_commands, diff[column] - own_commands, diff[column])
-    out = pd.DataFrame({"time": pd.to_datetime(after["time_ms"], unit="ms", utc=True), "interval_s": seconds})
+    time_ms = np.asarray(time_ms, dtype=np.int64)
+    order = np.argsort(time_ms, kind="stable")
+    if not (order == np.arange(order.size)).all():
+        time_ms = time_ms[order]
+        figures = {column: np.asarray(values)[order] for column, values in figures.items()}
+    if time_ms.size < 2:
+        empty = np.zeros(0)
+        return Columns({"time": empty.astype("datetime64[ms]"), "interval_s": empty, "dropped": empty.astype(str)})
+    missing = np.full(time_ms.size, np.nan)
+
+    def values(column: str) -> np.ndarray:
+        return np.asarray(figures.get(column, missing), dtype=float)
+
+    def diff(column: str) -> np.ndarray:             # one counter's differences, made when needed and let go of
+        counter = values(column)
+        change = counter[1:] - counter[:-1]
+        if own_commands and column in ("commands_ops", "command"):
+            change = np.where(change >= own_commands, change - own_commands, change)
+        reset[:] |= change < 0                        # NaN compares False: a missing counter is no reset
+        return change
+
+    seconds = np.diff(time_ms).astype(float) / 1000.0
+    reset = ~(seconds > 0)
+    out = {"time": time_ms[1:].astype("datetime64[ms]"), "interval_s": seconds}
+    operations = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in OPCOUNTERS:
-            out[f"{name}_per_s"] = diff[name] / seconds
+            out[f"{name}_per_s"] = diff(name) / seconds
         for name in CLASSES:
-            ops, latency_us = diff[f"{name}_ops"], diff[f"{name}_latency_us"]
+            ops, latency_us = diff(f"{name}_ops"), diff(f"{name}_latency_us")
             out[f"{name}_per_s"] = ops / seconds
             out[f"{name}_latency_ms"] = np.where(ops > 0, latency_us / ops / 1000.0, np.nan)
-        out["cpu_cores"] = (diff["cpu_user_us"] + diff["cpu_system_us"]) / 1e6 / seconds
+            operations = operations + np.nan_to_num(ops, nan=0.0)
+        out["cpu_cores"] = (diff("cpu_user_us") + diff("cpu_system_us")) / 1e6 / seconds
     for column in GAUGES:
-        out[column] = after[column].to_numpy(dtype=float)
-    if CORES in raw and raw[CORES].notna().any():
-        out[CORES] = after[CORES].to_numpy(dtype=float)
-    counters = np.column_stack([diff[c] for c in COUNTERS])
-    reset = (np.nan_to_num(counters, nan=0.0) < 0).any(axis=1)
-    reset |= (after["uptime_ms"] < before["uptime_ms"]).to_numpy() | (after["pid"] != before["pid"]).to_numpy()
-    reset |= ~(seconds > 0)
-    operations = sum(np.nan_to_num(diff[f"{name}_ops"], nan=0.0) for name in CLASSES)
-    out["dropped"] = np.where(reset, COUNTER_RESET, np.where(operations <= 0, NO_OPERATIONS, ""))
-    return out
+        out[column] = values(column)[1:].copy()      # its own block: the snapshots can be let go of
+    cores = figures.get(CORES)
+    if cores is not None and not np.isnan(np.asarray(cores, dtype=float)).all():
+        out[CORES] = np.asarray(cores, dtype=float)[1:].copy()
+    uptime, pid = values("uptime_ms"), values("pid")
+    reset |= (uptime[1:] < uptime[:-1]) | (pid[1:] != pid[:-1])
+    dropped = np.full(seconds.size, "", dtype=object)
+    dropped[operations <= 0] = NO_OPERATIONS
+    dropped[reset] = COUNTER_RESET
+    out["dropped"] = dropped
+    return Columns(out)

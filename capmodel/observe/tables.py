@@ -9,38 +9,65 @@ point of the server's own scalability curve, measured under the load it actually
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT
+from capmodel.observe.columns import Columns
 from capmodel.observe.serverstatus import CLASSES
 
 SOURCE = "observed"
 
 
-def curve_from_samples(samples: pd.DataFrame) -> pd.DataFrame:
-    """The curve table of the usable intervals (``dropped`` empty), in the columns ``capmodel.data.curve_columns``
-    declares for observe (and in its order): ``time``, ``concurrency``, ``throughput``, ``latency_mean_ms``, per class
-    ``concurrency_<class>``, ``throughput_<class>``, ``latency_<class>_ms``, and ``source = "observed"``."""
-    usable = samples[samples["dropped"].astype(object).fillna("") == ""] if len(samples) else samples
-    columns = {"time": usable["time"].to_numpy() if len(usable) else []}
-    total_x = np.zeros(len(usable))
-    total_n = np.zeros(len(usable))
+def curve_from_samples(samples):
+    """The curve table (a pandas DataFrame) of a samples DataFrame (see ``curve_columns``)."""
+    import pandas as pd
+
+    rows = len(samples)
+    wanted = ["time", *(f"{name}_{what}" for name in CLASSES for what in ("per_s", "latency_ms"))]
+    given = {name: samples[name].to_numpy() for name in wanted if rows and name in samples}
+    given["dropped"] = samples["dropped"].astype(object).fillna("").to_numpy() if rows else None
+    columns, kept = _curve(given, rows, busy_only=False)
+    if not kept:
+        columns["time"] = []
+    curve = pd.DataFrame(columns)
+    curve["source"] = SOURCE
+    return curve[curve["concurrency"] > 0].reset_index(drop=True)
+
+
+def curve_columns(samples) -> Columns:
+    """The curve table of the usable intervals (``dropped`` empty) of ``samples`` (a ``Columns`` of observe's
+    samples): ``time``, ``concurrency``, ``throughput``, ``latency_mean_ms``, per class ``concurrency_<class>``,
+    ``throughput_<class>``, ``latency_<class>_ms``, and ``source = "observed"``; the intervals with operations in
+    the server (concurrency > 0)."""
+    columns, kept = _curve(samples, len(samples), busy_only=True)
+    columns["source"] = np.full(kept, SOURCE, dtype=object)
+    return Columns(columns, kept)
+
+
+def _curve(samples, rows: int, busy_only: bool) -> tuple[dict, int]:
+    """The curve's columns of the usable intervals (``busy_only``: of those with concurrency > 0), and how many."""
+    def column(name: str, dtype=float) -> np.ndarray:
+        return np.asarray(samples[name], dtype=dtype) if rows else np.zeros(0, dtype=dtype)
+
+    total_x = np.zeros(rows)
+    total_n = np.zeros(rows)
     per_class = {}
     for name in CLASSES:
-        x = usable[f"{name}_per_s"].to_numpy(dtype=float) if len(usable) else np.zeros(0)
-        r_ms = usable[f"{name}_latency_ms"].to_numpy(dtype=float) if len(usable) else np.zeros(0)
+        x, r_ms = column(f"{name}_per_s"), column(f"{name}_latency_ms")
         n = np.where(x > 0, x * np.nan_to_num(r_ms) / 1000.0, 0.0)        # Little's law, N = X * R
         per_class[name] = (n, x, r_ms)
         total_x += np.nan_to_num(x)
         total_n += n
+    keep = column("dropped", object) == ""
+    if busy_only:
+        keep &= total_n > 0
+    columns = {"time": samples["time"][keep] if rows else np.zeros(0, dtype="datetime64[ms]")}
+    total_x, total_n = total_x[keep], total_n[keep]
     with np.errstate(divide="ignore", invalid="ignore"):
         columns["concurrency"] = total_n
         columns["throughput"] = total_x
         columns["latency_mean_ms"] = np.where(total_x > 0, total_n / total_x * 1000.0, np.nan)
     for name, (n, x, r_ms) in per_class.items():
-        columns[CLASS_CONCURRENCY.named(name)] = n
-        columns[CLASS_THROUGHPUT.named(name)] = x
-        columns[CLASS_LATENCY.named(name)] = r_ms
-    curve = pd.DataFrame(columns)
-    curve["source"] = SOURCE
-    return curve[curve["concurrency"] > 0].reset_index(drop=True)
+        columns[CLASS_CONCURRENCY.named(name)] = n[keep]
+        columns[CLASS_THROUGHPUT.named(name)] = x[keep]
+        columns[CLASS_LATENCY.named(name)] = r_ms[keep]
+    return columns, int(keep.sum())

@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 MAX_VARINT_BYTES = 10       # 64 bits, 7 a byte
-_ONE_PASS_BYTES = 1 << 20   # streams up to this size are decoded in one pass (24 bytes of work arrays per byte)
 
 
 def decode_varints(buffer: np.ndarray, limit: int | None = None) -> np.ndarray:
     """Every unsigned LEB128 varint in ``buffer`` (uint8) as uint64; a final incomplete varint, one longer than 10
-    bytes, or (with ``limit``) more than ``limit`` varints raise ValueError."""
+    bytes, or (with ``limit``) more than ``limit`` varints raise ValueError.
+
+    Most of a real stream's varints are one byte (zeros, small deltas, run lengths): every varint's first byte is
+    taken at once, then byte k of only the varints longer than k, in arrays that shrink with each pass."""
     if buffer.size == 0:
         return np.zeros(0, dtype=np.uint64)
     last = buffer < 0x80
@@ -30,18 +32,18 @@ def decode_varints(buffer: np.ndarray, limit: int | None = None) -> np.ndarray:
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
-    lengths = ends - starts + 1
-    longest = int(lengths.max())
-    if longest > MAX_VARINT_BYTES:
-        raise ValueError(f"a varint of {longest} bytes (at most {MAX_VARINT_BYTES})")
-    if buffer.size <= _ONE_PASS_BYTES:               # every byte shifted into place at once, OR-ed per varint
-        position = np.arange(buffer.size) - np.repeat(starts, lengths)
-        parts = (buffer & 0x7F).astype(np.uint64) << (7 * position).astype(np.uint64)
-        return np.bitwise_or.reduceat(parts, starts)
-    values = (buffer[starts] & 0x7F).astype(np.uint64)  # a large stream: byte k of every varint that has one,
-    for k in range(1, longest):                          # in arrays the size of the varints, not of the bytes
-        longer = np.flatnonzero(lengths > k)
-        values[longer] |= (buffer[starts[longer] + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
+    longer = np.flatnonzero(ends != starts)            # the varints of more than one byte
+    if longer.size:
+        longest = int((ends[longer] - starts[longer]).max()) + 1
+        if longest > MAX_VARINT_BYTES:
+            raise ValueError(f"a varint of {longest} bytes (at most {MAX_VARINT_BYTES})")
+    values = (buffer[starts] & 0x7F).astype(np.uint64)
+    k = 1
+    while longer.size:
+        at = starts[longer] + k
+        values[longer] |= (buffer[at] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
+        longer = longer[ends[longer] > at]
+        k += 1
     return values
 
 
@@ -49,15 +51,15 @@ def zero_run_ends(codes: np.ndarray, expected: int) -> np.ndarray:
     """Where the values of decoded ``codes`` end once the zero runs are undone ((0, k) stands for k + 1 zeros, every
     other code for itself): ``codes[i]`` covers values ``[ends[i] - repeats, ends[i])``. ValueError unless they make
     exactly ``expected`` values."""
-    zero = codes == 0
-    index = np.arange(codes.size)
+    zeros = np.flatnonzero(codes == 0)
     # A run of zero codes is read from its first code on (the code before it, a value or a count, ends a pair), so
-    # inside a run the codes alternate zero, count.
-    run_start = zero.copy()
-    run_start[1:] &= ~zero[:-1]
-    first = np.maximum.accumulate(np.where(run_start, index, 0))
-    marks = np.flatnonzero(zero & ((index - first) % 2 == 0))
-    del zero, index, run_start, first
+    # inside a run the codes alternate zero, count: a zero opens a pair at an even place in its run.
+    order = np.arange(zeros.size)
+    opens_run = np.ones(zeros.size, dtype=bool)
+    opens_run[1:] = zeros[1:] != zeros[:-1] + 1
+    first = np.maximum.accumulate(np.where(opens_run, order, 0))
+    marks = zeros[(order - first) % 2 == 0]
+    del zeros, order, opens_run, first
     if marks.size and marks[-1] + 1 >= codes.size:
         raise ValueError("the delta stream ends after a zero without its run length")
     counts = codes[marks + 1]
