@@ -428,3 +428,19 @@ def test_observe_ftdc_owns_its_out_folder(tmp_path, capsys):
     with FolderLock(out):
         assert main(["observe", "--ftdc", ftdc_dir, "--out", str(out)]) == 2
     assert f"(PID {os.getpid()})" in capsys.readouterr().err
+
+
+def test_a_parent_of_one_servers_folder_reads_as_that_folder(tmp_path, capsys):
+    """The README's "or a parent of them" holds for a parent of one ``diagnostic.data`` too (the bundled sample's own
+    folder was refused: "no FTDC files in this folder"); a parent with none names the folders searched."""
+    from capmodel.observe import bundled_sample
+
+    folder = Path(bundled_sample()["path"])
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path / "direct")]) == 0
+    assert main(["observe", "--ftdc", str(folder.parent), "--out", str(tmp_path / "parent")]) == 0
+    for table in ("samples.csv", "curve.csv"):
+        assert (tmp_path / "parent" / table).read_bytes() == (tmp_path / "direct" / table).read_bytes()
+    capsys.readouterr()
+    (tmp_path / "nothing" / "inner").mkdir(parents=True)
+    assert main(["observe", "--ftdc", str(tmp_path / "nothing"), "--out", str(tmp_path / "none")]) == 2
+    assert "no FTDC files (metrics.*) in this folder or the folders below it" in capsys.readouterr().err

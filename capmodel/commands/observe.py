@@ -123,11 +123,12 @@ def _read_ftdc(args):
     from capmodel.observe.fleet import server_folders
 
     since, until = _time(args.since, "--since"), _time(args.until, "--until")
-    if len(args.ftdc) > 1 or (Path(args.ftdc[0]).is_dir() and len(server_folders(args.ftdc)) > 1):
+    folders = server_folders(args.ftdc) if len(args.ftdc) == 1 and Path(args.ftdc[0]).is_dir() else None
+    if len(args.ftdc) > 1 or (folders and len(folders) > 1):
         from capmodel.observe.members import observe_ftdc_members
 
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
-    return observe_ftdc(args.ftdc[0], since, until)
+    return observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)   # a parent of one folder: that one
 
 
 def _check_targets(args) -> None:
