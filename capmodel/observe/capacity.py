@@ -348,8 +348,9 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     if latency_target_ms is not None:
         reasons.append(Reason("latency_not_modelled", "weak", "the operational laws bound throughput, not latency: "
                               f"the {latency_target_ms:g} ms target is not checked", float(latency_target_ms)))
-    why = (f"the server ran fewer than one operation at a time in {light:.0%} of the intervals, too light a load to "
-           "locate a USL peak; its CPU per operation is what the window measures well" if light >= 0.5 else
+    why = (f"the server ran fewer than one operation at a time in {light:.0%} of the intervals, too little "
+           "concurrency to locate a USL peak, however busy its CPU; its CPU per operation is what the window measures "
+           "well" if light >= 0.5 else
            "the CPU per operation is measured directly, so saturation follows from the bottleneck law")
     return ServerCapacity(method=LAWS, why=why, cores=cores, cores_source=cores_source, service_demand_ms=d_ms,
                           background_cores=max(background, 0.0), observed_peak_throughput=observed,
