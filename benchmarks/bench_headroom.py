@@ -51,10 +51,11 @@ def _steps(folder: Path) -> list[dict]:
 
 def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.0, duration: float = 6.0,
             concurrency=(1, 2, 4, 8, 16), workload=WORKLOAD, records: int | None = None, log=print,
-            dbpath=None) -> dict:
+            dbpath=None, warmup: float = 1.0) -> dict:
     """Predict the saturation throughput from light load, then measure it; the figures as a dict (also ``loaded_at``
     and ``finished_at``, UTC, around the light and saturation phases). With ``dbpath`` the server keeps its data
-    there and records FTDC (one sample a second) into ``dbpath/diagnostic.data``."""
+    there and records FTDC (one sample a second) into ``dbpath/diagnostic.data``. ``warmup``: seconds before each
+    step's measurement."""
     from datetime import datetime, timezone
 
     from capmodel.bench.server import embedded_server
@@ -73,7 +74,7 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
             work = Path(work)
 
             def sweep(name: str, **options):
-                config = BenchConfig(workload=str(workload), records=records, warmup=1.0, processes=1,
+                config = BenchConfig(workload=str(workload), records=records, warmup=warmup, processes=1,
                                      calibrate=False, **options)
                 run_sweep(server.uri, config, work / name, server_pids=server.pids, **quiet)
                 return _steps(work / name)

@@ -21,7 +21,8 @@ SMALL = {
     "06_live_benchmark": {"concurrency": [1, 2, 4, 8], "duration": 0.5, "warmup": 0.2, "records": 300,
                           "processes": "1"},
     "07_production_capacity": {"bootstrap": 30},
-    "08_fleet_capacity": {"clusters": 1, "hours": 1.0},
+    # the fleet tests (tests/test_fleet.py) read this render too: its truth is synthetic.fleet_servers of these
+    "08_fleet_capacity": {"clusters": 1, "members": 3, "hours": 1.0, "seed": 4, "growth": 0.1},
 }
 
 # page name -> (report, parameters): a user's own files, and inputs that push every answer into its corners.

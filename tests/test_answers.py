@@ -153,15 +153,15 @@ def test_node_and_shard_answers_state_their_studies_numbers():
 @pytest.mark.parametrize("model", ["auto", "usl"])
 def test_report_02s_headline_evidence_is_the_clis(curve_file, model):
     """One verdict per answer: ``capmodel fit FILE --json``'s evidence is the one report 02 shows for the same file
-    and model (both read it from ``assess_fit``; here through a separate process, as a user runs it)."""
+    and model (both read it from ``assess_fit``; here through the command's ``main``, as a user runs it)."""
     import json
-    import subprocess
-    import sys
 
+    import cli_run
     from capmodel.report.fit_report import fit_report
 
-    out = subprocess.run([sys.executable, "-m", "capmodel.cli", "fit", curve_file, "--model", model, "--json"],
-                         capture_output=True, text=True, check=True).stdout
+    proc = cli_run.run("fit", curve_file, "--model", model, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
     cli = json.loads(out)["evidence"]
     report = fit_report(file=curve_file, model=model)
     assert json.loads(json.dumps(report.evidence.to_json())) == cli

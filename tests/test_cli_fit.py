@@ -151,11 +151,9 @@ def test_allow_superlinear_option(capsys, tmp_path):
 
 
 def _cli(*argv):
-    import subprocess
-    import sys
+    import cli_run
 
-    proc = subprocess.run([sys.executable, "-c", "import sys; from capmodel.cli import main; sys.exit(main())",
-                           *argv], capture_output=True, text=True)
+    proc = cli_run.run(*argv)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

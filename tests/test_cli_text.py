@@ -1,12 +1,13 @@
-"""The command line's text goes through the one formatting layer (capmodel.formatting): run as a user runs it (a
-separate process), on the bundled data and on the adversarial fixtures (every step client-bound, an exactly
+"""The command line's text goes through the one formatting layer (capmodel.formatting): run as a user runs it (the
+command's ``main`` with its own stdout; a separate process costs a second of imports each and tests nothing more
+here: tests/test_cli.py runs real processes), on the bundled data and on the adversarial fixtures (every step client-bound, an exactly
 determined curve, targets no shard or node count reaches), no ``nan``, ``None`` or ``inf`` reaches stdout, and the
 figures carry their thousands separators."""
 import re
-import subprocess
-import sys
 
 import pytest
+
+import cli_run
 
 UNREADABLE = re.compile(r"\b(nan|NaN|NAN|None|inf|Inf|-inf|infinity|Infinity)\b")
 USER = "tests/fixtures/user_study"
@@ -38,7 +39,7 @@ RUNS = {
 
 def run(argv, tmp_path) -> str:
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    proc = subprocess.run([sys.executable, "-m", "capmodel.cli", *argv], capture_output=True, text=True)
+    proc = cli_run.run(*argv)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

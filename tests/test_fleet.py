@@ -229,26 +229,27 @@ def test_observe_ftdc_of_a_replica_sets_members_names_the_limiting_one_and_says_
     assert (tmp_path / "one" / "samples.csv").exists() and not (tmp_path / "one" / "members.csv").exists()
 
 
-def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_path):
-    from capmodel.report.render import render
+def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_path_factory, mongod):
+    # the session's one render of every report (tests/rendered_reports.py), not a kernel of its own
+    from rendered_reports import SMALL, render_small
 
-    parameters = {"clusters": 1, "members": 3, "hours": 1.0, "seed": 4, "growth": 0.1}
-    runs, _ = render(["08_fleet_capacity"], tmp_path, {"08_fleet_capacity": parameters}, jobs=1)
-    assert runs[0].error is None, runs[0].error
+    rendered, _ = render_small(tmp_path_factory, mongod.uri)
+    parameters = SMALL["08_fleet_capacity"]
     import nbformat
 
-    nb = nbformat.read(tmp_path / "08_fleet_capacity.ipynb", as_version=4)
+    nb = nbformat.read(rendered / "08_fleet_capacity.ipynb", as_version=4)
+    assert nb.metadata["capmodel"]["report"]["error"] is None, nb.metadata["capmodel"]["report"]["error"]
     heads = [o["data"]["application/vnd.capmodel.headline+json"] for c in nb.cells for o in c.get("outputs", [])
              if "application/vnd.capmodel.headline+json" in o.get("data", {})]
     assert len(heads) == 1
     answer = heads[0]["answer"]
     assert "generated into" in answer and "because no folders were given" in answer
-    truth = synthetic.fleet_servers(clusters=1, members=3, hours=1.0, seed=4)
+    truth = synthetic.fleet_servers(**{k: parameters[k] for k in ("clusters", "members", "hours", "seed")})
     # the generator's truth: the member whose peak load is the largest share of its capacity is the most urgent
     urgent = max(truth, key=lambda s: s.peak_rate / s.capacity)
     assert f"Most urgent: {urgent.host} of rs0" in answer
     assert heads[0]["evidence"]["grade"] in ("sound", "weak")
-    page = (tmp_path / "08_fleet_capacity.html").read_text()
+    page = (rendered / "08_fleet_capacity.html").read_text()
     assert "Months until the busiest load reaches 80% of capacity" in page
 
 
