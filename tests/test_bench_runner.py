@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -145,3 +146,16 @@ def test_pool_smaller_than_concurrency_is_refused(mongod):
             Runner(small[DB]["x"], w, KeySpace(w, 10)).run(8, duration=0.1)
     finally:
         small.close()
+
+
+def test_the_fast_mean_equals_hdrhistograms_own():
+    # summarize's mean walks only the recorded buckets; HdrHistogram's get_mean_value walks them all (slowly): the two
+    # must agree to the last bit, also on a histogram decoded from a client process's record
+    from capmodel.bench.client.measurements import _record_all, decode_histogram, mean_value, new_histogram
+
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        histogram = new_histogram()
+        _record_all(histogram, rng.lognormal(rng.uniform(2, 9), rng.uniform(0.1, 3), rng.integers(1, 20_000)))
+        assert mean_value(histogram) == histogram.get_mean_value()
+        assert mean_value(decode_histogram(histogram.encode().decode())) == histogram.get_mean_value()

@@ -13,7 +13,11 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   parsing the request, sending the reply: on the embedded server the CPU per read is about twice its latency), so
   latency shares are not CPU shares. The regression needs the mix or the load to vary across intervals (the rank of
   the design); where it does not, the CPU is apportioned by the classes' shares of time in the server (X_c R_c),
-  and the verdict says so (``weak``).
+  and the verdict says so (``weak``). A *minor* class (under 2 % of the operations: health checks, a driver's own
+  commands, a few a second and much the same in every interval) cannot be told from the background and would take
+  the whole regression down with it; when it does, the other classes are regressed alone and a minor class's CPU
+  per operation is its time in the server times the others' CPU per second in the server (the background gives that
+  CPU up, so the total at the observed rates is unchanged).
 - **The CPU as a station**: ``cores`` processors shared by the requests present, solved as the multi-class open
   network of ``capmodel.models.open_networks`` (per-class arrival rates; the M/M/c stretch S(U) = residence / demand,
   the same for every class under processor sharing; Lazowska et al., "Quantitative System Performance", 1984, ch. 7),
@@ -49,6 +53,7 @@ from capmodel.models.renamed import table_frame
 CLASSES = ("reads", "writes", "commands")
 MIN_INTERVALS = 5
 MIN_STRETCH_SPREAD = 0.25
+MINOR_SHARE = 0.02       # a class with a smaller share of the operations is "minor" (see fit_server_demands)
 BACKGROUND = "background"
 
 
@@ -115,18 +120,33 @@ class ServerDemands:
         return {c: self.latency_fixed[c] + self.latency_cpu[c] * stretch for c in self.classes}
 
 
-def _typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Intervals whose latency is within 4 scaled MADs above the median (Hampel's rule): a disturbed interval (a
-    checkpoint, a neighbour on the core) is a spike that does not scale with the mix and would decide a small fit."""
+def typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Of the intervals ``ok``, those whose latency is within 4 scaled MADs above their median (Hampel's rule): a
+    disturbed interval (a checkpoint, a neighbour on the core) is a spike that does not scale with the mix and would
+    decide a small fit, or a measured mean."""
+    ok = np.asarray(ok, bool)
     if ok.sum() < MIN_INTERVALS:
         return ok
     median = np.median(values[ok])
     mad = 1.4826 * np.median(np.abs(values[ok] - median))
-    return ~(values > median + 4 * max(mad, 1e-12))
+    return ok & ~(values > median + 4 * max(mad, 1e-12))
 
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return nnls(a, b)[0]
+
+
+def _regress(x: np.ndarray, cpu: np.ndarray):
+    """cpu_t = B + sum_c D_c X_c,t by non-negative least squares: (B, D, R^2), or None where the intervals cannot
+    separate the terms (rank) or are too few for them."""
+    design = np.column_stack([np.ones(len(x)), x])
+    scale = np.maximum(np.abs(design).max(axis=0), 1e-12)
+    if np.linalg.matrix_rank(design / scale, tol=1e-6) < design.shape[1] or len(x) < design.shape[1] + 2:
+        return None
+    coef = _nnls(design / scale, cpu) / scale
+    fitted = design @ coef
+    r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
+    return float(coef[0]), coef[1:], float(r2)
 
 
 def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> ServerDemands:
@@ -146,15 +166,24 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cpu = table["cpu_cores"].to_numpy(float)
     r = np.column_stack([table[f"{c}_latency_ms"].to_numpy(float) / 1000.0 for c in classes])
     reasons = []
-    design = np.column_stack([np.ones(len(x)), x])
-    scale = np.maximum(np.abs(design).max(axis=0), 1e-12)
-    rank = np.linalg.matrix_rank(design / scale, tol=1e-6)
-    regressed = rank == design.shape[1] and len(x) >= design.shape[1] + 2
+    regression = _regress(x, cpu)
+    mean_x = x.mean(axis=0)
+    minor = mean_x < MINOR_SHARE * mean_x.sum()
+    if (regression is None or min(regression[1]) <= 0) and minor.any() and not minor.all():
+        # a class with a few operations a second (health checks, the driver's own commands) cannot be told from the
+        # background by the regression, and would take the others' fit down with it: the others are regressed, and
+        # its CPU per operation is its time in the server times the CPU per second in the server of the others
+        major = _regress(x[:, ~minor], cpu)
+        if major is not None and min(major[1]) > 0:
+            r_mean = np.array([np.nanmean(r[:, j]) if np.isfinite(r[:, j]).any() else 0.0 for j in range(len(classes))])
+            ratio = float(mean_x[~minor] @ major[1]) / max(float(mean_x[~minor] @ r_mean[~minor]), 1e-300)
+            d = np.where(minor, r_mean * ratio, 0.0)
+            d[~minor] = major[1]
+            background = max(major[0] - float(mean_x[minor] @ d[minor]), 0.0)
+            regression = (background, d, major[2])
+    regressed = regression is not None
     if regressed:
-        coef = _nnls(design / scale, cpu) / scale
-        background, d = float(coef[0]), coef[1:]
-        fitted = design @ coef
-        r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
+        background, d, r2 = regression
         if r2 < 0.8:
             reasons.append(Reason("cpu_fit_poor", "weak", f"{member}: the CPU regression on the per-class rates "
                                   f"explains {r2:.0%} of the CPU's variation across intervals", float(r2)))
@@ -179,7 +208,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     fixed, inside, assumed = {}, {}, []
     for j, c in enumerate(classes):
         ok = np.isfinite(r[:, j]) & (x[:, j] > 0) & np.isfinite(stretch)
-        ok &= _typical(r[:, j], ok)
+        ok &= typical(r[:, j], ok)
         weight = np.sqrt(x[ok, j])
         rj, sj = r[ok, j], stretch[ok]
         mean_r = float(np.average(rj, weights=x[ok, j])) if ok.any() else 0.0
