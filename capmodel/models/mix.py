@@ -158,10 +158,10 @@ class MixPrediction:
         """The comparison in one sentence."""
         shares = ", ".join(f"{share:.0%} {c}" for c, share in self.mix.items())
         return (f"Fitted to {' and '.join(self.fitted_to)}, the model predicts {self.name} ({shares}) with a mean "
-                f"absolute throughput error of {self.mean_abs_throughput_error_pct:.1f} % (worst "
-                f"{self.worst_throughput_error_pct:+.1f} %); its peak "
+                f"absolute throughput error of {self.mean_abs_throughput_error_pct:.1f}% (worst "
+                f"{self.worst_throughput_error_pct:+.1f}%); its peak "
                 f"{self.table['predicted_throughput'].max():,.0f} ops/s against the measured "
-                f"{self.table['measured_throughput'].max():,.0f} ops/s ({self.peak_error_pct:+.1f} %).")
+                f"{self.table['measured_throughput'].max():,.0f} ops/s ({self.peak_error_pct:+.1f}%).")
 
 
 def fit_mix_demands(observations: Mapping[str, tuple], servers: int = 1) -> MixFit:
