@@ -92,7 +92,7 @@ def test_plgm_what_if_predicts_workload_3_and_states_its_error(plgm):
     # the saturated plateau is what a capacity plan uses: predicted within 10 % of workload 3's 8,256 ops/s peak
     assert abs(peak_error) < 10
     text = prediction.describe()
-    assert f"{prediction.mean_abs_throughput_error_pct:.1f} %" in text and "54% read, 46% write" in text
+    assert f"{prediction.mean_abs_throughput_error_pct:.1f}%" in text and "54% read, 46% write" in text
     assert f"{measured['throughput'].max():,.0f} ops/s" in text
     # writes cost more at the database than reads, as the study found ("Introducing 46% writes lowered capacity")
     assert fit.demand["write"] > fit.demand["read"]
