@@ -23,7 +23,7 @@ def register(subparsers) -> None:
     what_if.add_argument("--scale", help="factors of the observed rates per class, e.g. reads=1.3,writes=2")
     what_if.add_argument("--rates", help="or the rates themselves in ops/s, e.g. reads=3000,writes=800")
     what_if.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals (200)")
-    what_if.add_argument("--level", type=float, default=0.9, help="interval level (0.9)")
+    what_if.add_argument("--level", type=float, default=0.95, help="interval level (0.95, as fit, plan and observe)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

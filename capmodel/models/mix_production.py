@@ -317,7 +317,7 @@ class MixWhatIf:
                      f"({low[f'{c}_latency_ms']:.3g}-{high[f'{c}_latency_ms']:.3g})" for c in m.classes
                      if self.rates[m.member][c] > 0] or ["no operations asked"]
             lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}, "
-                         f"room for {p['load_factor_that_fits']:.2f}x this load.")
+                         f"room for {p['load_factor_that_fits']:.2f}x this load before the CPU saturates.")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
         answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
@@ -331,7 +331,7 @@ def _cores(cores) -> str:
 
 
 def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rates=None,
-                n_bootstrap: int = 200, level: float = 0.9, seed: int = 0) -> MixWhatIf:
+                n_bootstrap: int = 200, level: float = 0.95, seed: int = 0) -> MixWhatIf:
     """The what-if for each member: ``observations`` = {member: samples}; ``cores`` one count or {member: count};
     ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
     percentiles of ``n_bootstrap`` refits on intervals resampled with replacement."""
