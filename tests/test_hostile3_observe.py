@@ -77,3 +77,25 @@ def test_a_member_with_only_metrics_interim_is_read_as_a_member(folders, tmp_pat
     status, out, err = _observe(capsys, "--ftdc", folders["a"], interim, "--out", tmp_path / "o", "--json")
     assert status == 0, err
     assert sorted(m["host"] for m in json.loads(out)["members"]) == ["a1:27017", "a2:27017"]
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 64 KiB tmpfs (root only; skipped where it cannot be mounted), unmounted after."""
+    import subprocess
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode:
+        pytest.skip("cannot mount a small tmpfs here (not root)")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_full_disk_ends_observe_with_one_line_and_leaves_no_half_written_table(folders, full_disk, capsys):
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], "--out", full_disk / "o")
+    assert status == 2
+    assert err.count("\n") == 1 and "No space left on device" in err and "Traceback" not in err
+    # before: a 60 KB .samples.csv.<pid>.partial stayed, filling what little was left
+    assert sorted(p.name for p in (full_disk / "o").iterdir()) == [".capmodel.lock"]
