@@ -80,3 +80,40 @@ def test_infinite_or_nan_demands_get_no_how_to_write_hint(tmp_path, capsys, writ
     status, out, err = _mva(tmp_path, capsys, "classes: {a: {population: 3}}\n"
                             f"stations: {{cpu: {{demands: {{a: {written}}}}}}}\n")
     assert status == 2 and out == "" and "write it unquoted" not in err and err.count("\n") == 1
+
+
+NETWORK = {"cpu": {"a": 0.05, "b": 0.1, "c": 0.02}, "disk": {"a": 0.2, "b": 0.03, "c": 0.08},
+           "pool": {"a": 0.3, "b": 0.1, "c": 0.2}, "net": {"a": 0.01, "b": 0.02, "c": 0.04}}
+
+
+SINGLE = {"cpu": 1, "disk": 1, "pool": 1, "net": "delay"}
+MULTI = {"cpu": 2, "disk": 1, "pool": 3, "net": "delay"}  # the approximate solvers are not exact here (Seidmann)
+
+
+@pytest.mark.parametrize("servers, solver", [(SINGLE, "exact"), (MULTI, "exact"), (SINGLE, "linearizer"),
+                                             (SINGLE, "schweitzer")])
+def test_a_class_with_no_customers_gets_the_response_time_one_arriving_customer_would_see(servers, solver):
+    # the arrival theorem: a class-a customer arriving into the network of population N sees it as at N, so its
+    # residence equals class a's in the network of population N + e_a (one class-a customer), which the exact
+    # recursion computes through its ordinary path. Before: the exact solver gave D alone (as if the network were
+    # empty), and 0 everywhere when every class was empty, while the approximate solvers gave D (1 + Q(N)).
+    from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva
+
+    think = {"a": 0.0, "b": 0.5, "c": 1.0}
+
+    def solve(populations):
+        if solver == "exact":
+            return multiclass_mva(NETWORK, populations, think, servers)
+        return approximate_multiclass_mva(NETWORK, populations, think, servers, method=solver)
+
+    absent = solve({"a": 0, "b": 3, "c": 2})
+    one = multiclass_mva(NETWORK, {"a": 1, "b": 3, "c": 2}, think, servers)
+    tolerance = 1e-12 if solver == "exact" else 0.05
+    for station in NETWORK:
+        assert absent.residence_time.loc[station, "a"] == pytest.approx(one.residence_time.loc[station, "a"],
+                                                                         rel=tolerance)
+    assert absent.throughput["a"] == 0.0
+    # and with nobody at all, a lone customer's residence: D at a queue and a delay, D at a c-server station too
+    empty = solve({"a": 0, "b": 0, "c": 0})
+    for station in NETWORK:
+        assert empty.residence_time.loc[station, "b"] == pytest.approx(NETWORK[station]["b"], rel=1e-12)
