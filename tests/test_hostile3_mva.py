@@ -117,3 +117,24 @@ def test_a_class_with_no_customers_gets_the_response_time_one_arriving_customer_
     empty = solve({"a": 0, "b": 0, "c": 0})
     for station in NETWORK:
         assert empty.residence_time.loc[station, "b"] == pytest.approx(NETWORK[station]["b"], rel=1e-12)
+
+
+def test_observed_what_if_bounds_the_cores_before_any_work(tmp_path, capsys):
+    # before: --cores 100000 ran for minutes (1,000 cores: 58 s), as the what-if's work grows with the cores
+    import datetime as dt
+    import time
+
+    from capmodel.observe import synthetic
+
+    server = synthetic.SyntheticServer(host="m1:27017", cores=4, hours=0.5, filler_metrics=5,
+                                       start=dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc))
+    folder = synthetic.write_server(server, tmp_path / "ftdc" / "diagnostic.data")
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path / "obs")]) == 0
+    capsys.readouterr()
+    for cores, shown in (("100000", "100,000"), ("1025", "1,025"), ("-3", "-3")):
+        started = time.monotonic()
+        status = main(["mva", "--observed", str(tmp_path / "obs"), "--cores", cores])
+        out, err = capsys.readouterr()
+        assert time.monotonic() - started < 30
+        assert status == 2 and out == ""
+        assert f"--cores must be from 1 to 1,024 processors, got {shown}" in err
