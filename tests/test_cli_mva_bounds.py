@@ -30,7 +30,7 @@ ONE = "classes: {a: {population: %s}}\nstations: {cpu: {servers: %s, demands: {a
     ("2", "1000000000000", "0.1", "servers[cpu] = 1,000,000,000,000 is more than 1,000,000"),
     ("20000", "20000", "0.1", "exact multi-class MVA would keep 800,160,006 numbers (6.0 GiB"),
     ("100000000000000000000", "1", "0.1", "populations[a] = 100000000000000000000 customers is more than"),
-    ("2", "1", "'0.1'", "stations.cpu.demands.a: must be a number >= 0, got '0.1'"),
+    ("2", "1", "'0.1'", "stations.cpu.demands.a: must be a number >= 0, got the text '0.1'"),
     ("2", "1", "true", "stations.cpu.demands.a: must be a number >= 0, got True"),
 ])
 def test_one_line_before_any_work(tmp_path, capsys, population, servers, demand, expected):

@@ -27,7 +27,8 @@ def _curve(rows):
     ([(1e-300, 100.0)] + GOOD[1:], "column 'concurrency', row 1: 1e-300 is outside 1e-06 to 1e+09"),
     (GOOD[:-1] + [(1e300, 1000.0)], "column 'concurrency', row 6: 1e+300 is outside"),
     (GOOD[:3] + [(8, 1e300)] + GOOD[4:], "column 'throughput', row 4: 1e+300 is more than 1e+15"),
-    ([(1, 1e-10)] + GOOD[1:], "values span more than 12 orders of magnitude (row 1: 1e-10, row 6: 1000)"),
+    ([(1, 1e-10)] + GOOD[1:], "column 'throughput', row 1: 1e-10 per second is above 0 but below 1e-06"),
+    ([(1, 1e-5)] + GOOD[1:-1] + [(32, 1e8)], "values span more than 12 orders of magnitude (row 1: 1e-05, row 6: 1e+08)"),
     ([(1, 100.0), (2, 10**400)], "column 'throughput', row 2: 1000000000"),
 ])
 def test_extreme_values_are_refused_by_the_python_api(capfd, rows, message):

@@ -11,7 +11,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("fleet", help="capacity, headroom and runway of many servers' FTDC, as Dask tasks",
                               description="One task per server: its FTDC decoded on a Dask worker, its capacity from "
                               "its own CPU per operation, only the summary row sent back. Rows sorted by urgency "
-                              "(months of runway, then spare fraction). --json prints {servers, failed, answer, rows}.")
+                              "(months of runway, then spare fraction). --json prints {servers, failed, copies, answer, rows}.")
     p.add_argument("folders", nargs="+", metavar="FOLDER", help="a server's diagnostic.data, or a folder of them")
     p.add_argument("--growth", type=float, default=None, metavar="G",
                    help="monthly load growth as a fraction (0.05 = 5%% a month) for the months of runway")
@@ -38,7 +38,8 @@ def _text(fleet) -> str:
         name = (row["member"] if isinstance(row["member"], str) else row["folder"])[-28:]
         cluster = row["cluster"] if isinstance(row["cluster"], str) else "-"
         if isinstance(row["error"], str):
-            lines.append(f"{cluster:<10} {name:<28} failed: {row['error']}")
+            said = "not counted" if isinstance(row.get("duplicate_of"), str) else "failed"
+            lines.append(f"{cluster:<10} {name:<28} {said}: {row['error']}")
             continue
         if row["verdict"] == "unusable":
             reasons = ", ".join(r.get("message", "") for r in row["evidence"].get("reasons", [])
@@ -60,18 +61,26 @@ def _text(fleet) -> str:
 
 
 def run(args) -> int:
+    import math
+
     from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.observe.fleet import fleet_table
 
     if not 0 < args.utilization_target <= 1:
         raise InputError(f"--utilization-target must be a fraction in (0, 1], got {args.utilization_target:g}")
-    if args.growth is not None and not args.growth > -1:
-        raise InputError(f"--growth must be a monthly fraction above -1 (0.05 = 5% a month), got {args.growth}")
+    if args.growth is not None and not -1 < args.growth < math.inf:
+        raise InputError(f"--growth must be a finite monthly fraction above -1 (0.05 = 5% a month), got {args.growth}")
+    if args.scheduler is not None:
+        from capmodel.bench.cluster.scheduler_probe import probe_scheduler
+
+        probe_scheduler(args.scheduler)  # a silent, garbage or wrong-scheme peer: one line within 10 s, before Dask
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,
                         scheduler=args.scheduler, workers=args.workers)
     if args.json:
         print_json(fleet.to_json())
     else:
         print(_text(fleet))
+    if fleet.failed and fleet.failed == len(fleet.rows) - fleet.copies:
+        raise InputError(f"none of the {fleet.failed:,} server(s) could be read (each row above says why)")
     return 0

@@ -68,9 +68,9 @@ def run(args) -> int:
         return 0
     with pd.option_context("display.width", 120, "display.max_columns", 30, "display.float_format", "{:.6g}".format):
         print(f"{args.model}: {result.method}")
-        print(result.table.to_string())
-        print()
-        print(result.station_table().to_string())
+        print(result.table.to_string(na_rep="-"))   # -: not a figure of this class or station (an open
+        print()                                              # class has no population, a delay no utilization)
+        print(result.station_table().to_string(na_rep="-"))
     for note in [result.describe(), *result.notes]:
         print(note)
     return 0

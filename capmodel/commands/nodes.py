@@ -138,15 +138,29 @@ def run(args) -> int:
         from capmodel.data.readers import read_curve
 
         node_curve = read_curve(args.node_curve, concurrency=args.concurrency, throughput=args.throughput)
+        counts = node_curve["concurrency"].to_numpy(float)
+        if (counts != counts.round()).any():
+            from capmodel.errors import InputError
+
+            row = int((counts != counts.round()).argmax())
+            raise InputError(f"{args.node_curve}: row {row + 1}: a node count is a whole number, got {counts[row]:g} "
+                             "(is --concurrency the node-count column?)")
     elif args.concurrency or args.throughput:
         from capmodel.errors import PlanError
 
         raise PlanError("--concurrency and --throughput name columns of --node-curve; give --node-curve FILE")
-    study = plan_node_study(
-        table, sigma=args.sigma, kappa=args.kappa, node_curve=node_curve, bootstrap=args.bootstrap,
-        rounding=args.rounding, max_nodes=args.max_nodes, reference_node_cost=args.reference_node_cost,
-        candidate_node_cost=args.candidate_node_cost, reference_rack_units=args.reference_rack_units,
-        candidate_rack_units=args.candidate_rack_units, source=source, curve_source=args.node_curve)
+    from capmodel.errors import CapmodelError
+
+    try:
+        study = plan_node_study(
+            table, sigma=args.sigma, kappa=args.kappa, node_curve=node_curve, bootstrap=args.bootstrap,
+            rounding=args.rounding, max_nodes=args.max_nodes, reference_node_cost=args.reference_node_cost,
+            candidate_node_cost=args.candidate_node_cost, reference_rack_units=args.reference_rack_units,
+            candidate_rack_units=args.candidate_rack_units, source=source, curve_source=args.node_curve)
+    except CapmodelError as exc:  # a fit of --node-curve that cannot be made names the file
+        if node_curve is None or str(args.node_curve) in str(exc):
+            raise
+        raise type(exc)(f"{args.node_curve}: {exc}") from None
     rows = study.rows
     if args.json:
         records = rows.astype(object).where(rows.notna(), None).to_dict(orient="records")

@@ -20,7 +20,7 @@ def register(subparsers) -> None:
                                               "(live serverStatus or FTDC files)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
-    source.add_argument("--ftdc", metavar="PATH", nargs="+", help="a diagnostic.data folder or FTDC metrics.* files; "
+    source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC metrics.* files; "
                         "several members' folders (or a parent with one per member) for a replica set")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between samples with --uri (default 1)")
     p.add_argument("--duration", type=float, default=600.0, help="seconds to sample with --uri (default 600)")

@@ -25,9 +25,10 @@ _GROUPED = re.compile(r"^\s*[-+]?\d{1,3}(\.\d{3})+\s*$")  # 1.234: thousands wit
 
 def _first_lines(path: Path) -> list[str]:
     lines = []
-    with open(path, "rb") as fh:
+    # universal newlines: a file whose lines end with a bare CR (classic Mac OS) has its lines too, as pandas reads them
+    with open(path, encoding="utf-8", errors="replace", newline=None) as fh:
         for raw in fh:
-            text = raw.decode("utf-8", errors="replace").lstrip("\ufeff" if not lines else "").rstrip("\r\n")
+            text = raw.lstrip("\ufeff" if not lines else "").rstrip("\r\n")
             if text.strip() or lines:
                 lines.append(text)
             if len(lines) > SNIFF_LINES or sum(map(len, lines)) > 4 * MAX_LINE_BYTES:

@@ -18,6 +18,8 @@ from capmodel.errors import InputError, shown
 # only overflow the fit (refused here with the row, not fitted into a silent lambda of 1e298):
 CONCURRENCY_RANGE = (1e-6, 1e9)   # clients, threads, nodes or shards
 MAX_THROUGHPUT = 1e15             # operations (or documents) per second
+MIN_THROUGHPUT = 1e-6             # a measured rate above 0 but below one operation in 11 days: a unit error (and the
+                                  # fit's arithmetic underflows below ~1e-9: a lambda printed as 0)
 MAX_SPAN = 1e12                   # largest / smallest positive throughput of one curve (12 orders of magnitude)
 MAX_MEASURE = 1e12                # latencies (ms) and error counts
 
@@ -80,6 +82,10 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
         row = int(np.flatnonzero(thr > MAX_THROUGHPUT)[0])
         raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} is more than "
                          f"{MAX_THROUGHPUT:g} per second (a unit error or an outlier?)")
+    if ((thr > 0) & (thr < MIN_THROUGHPUT)).any():
+        row = int(np.flatnonzero((thr > 0) & (thr < MIN_THROUGHPUT))[0])
+        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} per second is above 0 but below "
+                         f"{MIN_THROUGHPUT:g} (a unit error?)")
     positive = np.flatnonzero(thr > 0)
     if len(positive) and thr[positive].max() > MAX_SPAN * thr[positive].min():
         small, large = positive[np.argmin(thr[positive])], positive[np.argmax(thr[positive])]

@@ -60,10 +60,32 @@ def _too_long(path: Path, line_no: int, at: int) -> InputError:
 
 
 def check_file(path: Path, fmt: str) -> None:
-    """All the bounds that need no parsing: size, and line length for the line formats."""
+    """All the bounds that need no parsing: size, and line length for the line formats (which are text: a UTF-16
+    file or a NUL byte is refused, naming the encoding or the byte offset)."""
     check_size(path)
     if fmt in LINE_FORMATS:
+        check_text(path)
         check_lines(path)
+
+
+def check_text(path: Path) -> None:
+    """Raise when ``path`` is UTF-16 or UTF-32 (by its byte-order mark, or NULs between ASCII letters) or holds a NUL
+    byte: a line format is UTF-8 text (pandas would read UTF-16 as garbled column names)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+            fh.seek(0)
+            nul, offset = -1, 0
+            while nul < 0 and (block := fh.read(_BLOCK)):
+                found = block.find(b"\0")
+                nul = offset + found if found >= 0 else -1
+                offset += len(block)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (nul in (0, 1) and len(head) == 4 and head.count(b"\0") == 2):
+        raise InputError(f"{path}: UTF-16 (or UTF-32) text; save it as UTF-8 (in a spreadsheet: CSV UTF-8)")
+    if nul >= 0:
+        raise InputError(f"{path}: binary content, not text (NUL byte at byte offset {nul:,})")
 
 
 def check_column_count(count: int, source) -> None:

@@ -142,6 +142,34 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
     return out
 
 
+def _width(kind: LoadDependent, n_total: int) -> int:
+    flat = _flat(kind, n_total)
+    return flat if flat is not None else n_total + 1
+
+
+def _absent_classes(net: Network, populations: np.ndarray, residence: np.ndarray, queue: np.ndarray,
+                    marginals: dict, last: int) -> np.ndarray:
+    """``residence`` with the columns of classes that have no customers filled in as the approximate solvers fill
+    them: what one arriving customer of the class would see (the arrival theorem: the network at population N),
+    D (1 + Q_k(N)) at a queue, D at a delay, D sum_j j/alpha(j) p(j-1 | N) at a load-dependent station. (The
+    recursion itself never meets such a customer and would leave D alone, as if the network were empty.)"""
+    absent = np.flatnonzero(populations == 0)
+    if not len(absent):
+        return residence
+    out = np.array(residence, dtype=float, copy=True)
+    d, n_total = net.demands, int(populations.sum())
+    for k, kind in enumerate(net.kinds):
+        if kind == QUEUE:
+            out[k, absent] = d[k, absent] * (1.0 + queue[k])
+        elif kind == DELAY:
+            out[k, absent] = d[k, absent]
+        else:
+            width = _width(kind, n_total)
+            factor = residence_factor(marginals[k][[last]], kind.alpha(max(width, 1)), _flat(kind, n_total), n_total)
+            out[k, absent] = d[k, absent] * float(factor[0])
+    return out
+
+
 def _station_utilization(net: Network, x: np.ndarray, marginals: dict, last: int) -> np.ndarray:
     u = net.demands @ x
     for k, kind in enumerate(net.kinds):
@@ -182,14 +210,17 @@ def multiclass_mva(demands, populations, think_times=None, servers=None, max_sta
             f" load-dependent station(s)), more than max_cells = {max_cells:,}; use approximate_multiclass_mva "
             "(c-server stations by Seidmann's transformation) or raise max_cells")
     lattice = _Lattice(n)
-    if lattice.size == 1:  # nobody in the network
+    if lattice.size == 1:  # nobody in the network: each class's residence is what a lone customer would see
+        empty = {k: np.eye(1, _width(kind, 0) + (_flat(kind, 0) is not None)) for k, kind in enumerate(net.kinds)
+                 if isinstance(kind, LoadDependent)}
         zeros = np.zeros((len(net.stations), len(net.classes)))
-        return MulticlassResult(net, np.zeros(len(net.classes)), zeros, np.zeros(len(net.stations)), "exact MVA",
-                                populations=n, think_times=z)
+        residence = _absent_classes(net, n, zeros, np.zeros(len(net.stations)), empty, 0)
+        return MulticlassResult(net, np.zeros(len(net.classes)), residence, np.zeros(len(net.stations)),
+                                "exact MVA", populations=n, think_times=z)
     sol = _exact(net, z, lattice, {})
     last = lattice.size - 1
     x = sol["X"][last]
-    residence = sol["residence"]
+    residence = _absent_classes(net, n, sol["residence"], sol["Q"][last], sol["marginals"], last)
     utilization = _station_utilization(net, x, sol["marginals"], last)
     return MulticlassResult(net, x, residence, utilization, "exact MVA", populations=n, think_times=z)
 

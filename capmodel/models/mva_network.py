@@ -235,6 +235,8 @@ class MulticlassResult:
         if self.bottleneck is None:
             return f"{self.method}: " + "; ".join(parts) + ". No station queues (delays only)."
         u = self.utilization[self.bottleneck]
+        if not u > 0:
+            return f"{self.method}: " + "; ".join(parts) + ". No station carries load, so none is the bottleneck."
         return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
                 f"(utilization {u:.1%}).")
 

@@ -28,11 +28,26 @@ def _fail(path: str, key: str, problem: str):
 
 
 def _number(path, key, value, integer=False):
+    if isinstance(value, str) and _reads_as_number(value):
+        # YAML 1.1 (PyYAML) reads 1e-4 and 3e5 as text: only 1.0e-4, 3.0e+5 or 0.0001 are numbers to it
+        written = repr(float(value))                        # 0.0003, 2500.0 or 1e+308 (signed exponent)
+        written = written.replace("e", ".0e", 1) if "e" in written and "." not in written else written
+        _fail(path, key, f"must be a number >= 0, got the text {value!r} (quoted, or an exponent YAML reads as text:"
+                         f" write it unquoted as {written})")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
         _fail(path, key, f"must be a number >= 0, got {value!r}")
     if integer and not float(value).is_integer():
         _fail(path, key, f"must be a whole number, got {value!r}")
     return int(value) if integer else float(value)
+
+
+def _reads_as_number(text: str) -> bool:
+    import math
+
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def load_model(path: str) -> dict:
@@ -86,6 +101,8 @@ def load_model(path: str) -> dict:
                 _fail(path, f"{key}.demands.{cls}", f"no such class (classes: {', '.join(sorted(classes))})")
             demands[str(cls)] = _number(path, f"{key}.demands.{cls}", value)
         model["demands"][str(name)] = demands
+        if not isinstance(station.get("delay", False), bool):
+            _fail(path, f"{key}.delay", f"must be true or false, got {station['delay']!r}")
         if station.get("delay"):
             if "servers" in station:
                 _fail(path, f"{key}.servers", "a delay station has no server count")

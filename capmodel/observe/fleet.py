@@ -24,7 +24,7 @@ CLIENT_TIMEOUT_S = 15
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
            "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
-           "folder"]
+           "folder", "duplicate_of"]
 
 
 def _has_ftdc(folder: Path) -> bool:
@@ -163,8 +163,13 @@ class Fleet:
     monthly_growth: float | None
 
     @property
+    def copies(self) -> int:
+        """Folders holding a copy of another folder's server (counted once, not ranked)."""
+        return int(self.rows["duplicate_of"].notna().sum()) if "duplicate_of" in self.rows else 0
+
+    @property
     def failed(self) -> int:
-        return int(self.rows["error"].notna().sum())
+        return int(self.rows["error"].notna().sum()) - self.copies
 
     def _usable(self) -> pd.DataFrame:
         return self.rows[self.rows["error"].isna() & (self.rows["verdict"] != "unusable")]
@@ -184,7 +189,9 @@ class Fleet:
         """The most urgent server in one sentence (or why none can be named); ``source`` names where the FTDC came
         from when it should be said (e.g. a generated fleet)."""
         usable = self._usable()
-        counts = (f"From {source}: " if source else "") + f"{len(self.rows):,} server(s)"
+        counts = (f"From {source}: " if source else "") + f"{len(self.rows) - self.copies:,} server(s)"
+        if self.copies:
+            counts += f" ({self.copies:,} more folder(s) held a copy of one and were counted once)"
         if self.failed:
             counts += f", {self.failed:,} unreadable"
         unranked = int((self.rows["error"].isna() & (self.rows["verdict"] == "unusable")).sum())
@@ -195,8 +202,8 @@ class Fleet:
         top = usable.iloc[0]
         where = f"{top['member']}" + (f" of {top['cluster']}" if isinstance(top["cluster"], str) else "")
         spare = top["spare_fraction"]
-        spare_text = (f"{spare:.0%} of its planned throughput spare" if spare >= 0 else
-                      f"already {-spare:.0%} above its planned throughput")
+        spare_text = (f"{spare:,.0%} of its planned throughput spare" if spare >= 0 else
+                      f"already {-spare:,.0%} above its planned throughput")
         text = (f"{counts}. Most urgent: {where}, busiest at {top['busiest_ops']:,.0f} ops/s of a capacity of "
                 f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {spare_text} ({top['verdict']} evidence)")
         runway = top["runway_months"]
@@ -222,8 +229,8 @@ class Fleet:
 
         frame = self.rows.astype(object).where(self.rows.notna(), None)
         shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],
-                             verdict=["failed" if isinstance(r["error"], str) else r["verdict"]
-                                      for _, r in frame.iterrows()])
+                             verdict=[("copy" if isinstance(r.get("duplicate_of"), str) else "failed")
+                                      if isinstance(r["error"], str) else r["verdict"] for _, r in frame.iterrows()])
         return table(shown, {
             "cluster": Column("cluster", "text"), "member": Column("member", "text"),
             "hours": Column("window (h)", decimals=1), "busiest_ops": Column("busiest (ops/s)", "int"),
@@ -252,8 +259,9 @@ class Fleet:
     def to_json(self) -> dict:
         from capmodel.jsonable import to_jsonable
 
-        return {"servers": len(self.rows), "failed": self.failed, "workers": self.workers,
-                "monthly_growth": self.monthly_growth, "answer": self.describe(), "rows": to_jsonable(self.rows)}
+        return {"servers": len(self.rows) - self.copies, "failed": self.failed, "copies": self.copies,
+                "workers": self.workers, "monthly_growth": self.monthly_growth, "answer": self.describe(),
+                "rows": to_jsonable(self.rows)}
 
 
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,
@@ -285,7 +293,26 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
             rows.append(row)
     import pandas as pd
 
-    return urgency_order(pd.DataFrame(rows, columns=COLUMNS))
+    return urgency_order(mark_copies(pd.DataFrame(rows, columns=COLUMNS)))
+
+
+def mark_copies(rows):
+    """The rows with every copy of a server counted once: a row whose host, replica set and window are those of an
+    earlier row (the same FTDC given twice, e.g. a copied folder) gets ``duplicate_of`` (the first row's folder) and
+    an ``error`` saying so, so that it is neither ranked nor counted as a server."""
+    rows = rows.copy()
+    seen: dict = {}
+    for index, row in rows.iterrows():
+        if isinstance(row["error"], str) or not isinstance(row["member"], str):
+            continue
+        key = (row["cluster"], row["member"], row["window_start"], row["window_end"])
+        if key in seen:
+            rows.at[index, "duplicate_of"] = seen[key]
+            rows.at[index, "error"] = (f"the same server and window as {seen[key]} (a copy of its FTDC): "
+                                       "counted once")
+        else:
+            seen[key] = row["folder"]
+    return rows
 
 
 class dask_client:
@@ -314,8 +341,13 @@ class dask_client:
                 described = f"{self.workers} local Dask worker(s)"
             else:
                 self.client = Client(self.address, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
-                described = f"{len(self.client.scheduler_info()['workers'])} Dask worker(s) at {self.address}"
+                count = len(self.client.scheduler_info()["workers"])
+                if not count:   # the tasks would wait for a worker without end
+                    raise CapmodelError(f"the Dask scheduler at {self.address} has no workers: start some "
+                                        f"(dask worker {self.address}) or leave --scheduler out")
+                described = f"{count} Dask worker(s) at {self.address}"
         except CapmodelError:
+            self.__exit__(None, None, None)
             raise
         except Exception as exc:  # noqa: BLE001 - Dask raises OSError, TimeoutError, ValueError ...
             self.__exit__(None, None, None)

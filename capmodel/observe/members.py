@@ -129,6 +129,7 @@ class ReplicaSetObservation:
     source: str
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
+    replica_sets: int = 1           # the folders' replica sets: above 1, no member "limits the set"
 
     @property
     def limiting(self) -> Member | None:
@@ -141,20 +142,22 @@ class ReplicaSetObservation:
         not observed, or carried as much load, cannot be, the ranked member closest to its capacity is named as
         such, not as the set's limit)."""
         top = self.limiting
+        whole = "the set" if self.replica_sets <= 1 else f"these {self.replica_sets} replica sets' servers"
+        limits = "limits the set" if self.replica_sets <= 1 else f"is the closest to its capacity of {whole}"
         unranked = [m for m in self.members if not m.usable]
         why = "; ".join(f"{m.host}: {m.error or _unusable(m.capacity.evidence)}" for m in unranked)
         if top is None:
-            return f"No member can be named as limiting the set: no member has a usable capacity verdict ({why})."
+            return f"No member can be named as limiting {whole}: no member has a usable capacity verdict ({why})."
         ranked = sum(m.usable for m in self.members)
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:
-            return f"{top.host} limits the set: {figures}, the least of the {_count(ranked, 'member')}."
+            return f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'member')}."
         busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
         if not busier:      # the members not ranked carried less load than the one named
-            return (f"{top.host} limits the set: {figures}, the least of the {_count(ranked, 'ranked member')}; "
+            return (f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'ranked member')}; "
                     f"the members not ranked carried less load. Not ranked (verdict unusable or no capacity): {why}.")
         return (f"{top.host} is the closest to its capacity of the {_count(ranked, 'ranked member')}: {figures}; "
-                f"the set's limit may be a member that could not be ranked. Not ranked (verdict unusable or no "
+                f"the limit of {whole} may be a member that could not be ranked. Not ranked (verdict unusable or no "
                 f"capacity): {why}.")
 
     @property
@@ -253,4 +256,5 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
                          "one diagnostic.data per member")
     notes = [f"the folders belong to {len(sets)} replica sets ({', '.join(sorted(sets))})"] if len(sets) > 1 else []
     return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 else None, members,
-                                 "FTDC " + ", ".join(str(f) for f in folders), notes=notes)
+                                 "FTDC " + ", ".join(str(f) for f in folders), notes=notes,
+                                 replica_sets=max(len(sets), 1))

@@ -63,8 +63,12 @@ def write_tables(out_dir, tables: dict, source: str) -> dict:
             if partial.is_symlink() or partial.exists():
                 partial.unlink()                      # our own leftover or a planted link: removed, never followed
             os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
-            write_csv(table, partial, TIME_FORMAT)
-            os.replace(partial, path)
+            try:
+                write_csv(table, partial, TIME_FORMAT)
+                os.replace(partial, path)
+            except BaseException:                     # a full disk, Ctrl-C: no half-written file left behind
+                partial.unlink(missing_ok=True)
+                raise
             paths[name] = path
         write_atomic(out / OBSERVE_RECORD, json.dumps({
             "format_version": 1, "kind": "tables", "source": source,

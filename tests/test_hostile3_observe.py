@@ -1,0 +1,101 @@
+"""``capmodel observe --ftdc`` with several member folders, given as a careless user gives them (issue 20's neighbours,
+round three): ``--ftdc A --ftdc B`` (repeated, as ``--observed`` is), folders of two replica sets, and one member
+whose folder holds only ``metrics.interim``. The FTDC is written by the project's synthetic generator, whose true
+CPU per operation is known; each member's row must be that member's, not another's.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+
+import pytest
+
+from capmodel.cli import main
+from capmodel.observe import synthetic
+
+START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
+
+
+def _server(host, replica_set, demand, seed):
+    return synthetic.SyntheticServer(host=host, replica_set=replica_set, cores=4, cpu_ms_per_op=demand,
+                                     mean_rate=2000.0, hours=1.0, start=START, seed=seed, filler_metrics=10,
+                                     pid=700 + seed)
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    parent = tmp_path_factory.mktemp("h3obs")
+    servers = {"a": _server("a1:27017", "rsA", 0.2, 1), "b": _server("a2:27017", "rsA", 0.5, 2),
+               "c": _server("c1:27017", "rsC", 0.3, 3)}
+    return {key: synthetic.write_server(s, parent / key / "diagnostic.data") for key, s in servers.items()}
+
+
+def _observe(capsys, *argv):
+    status = main(["observe", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _demands(out) -> dict:
+    return {m["host"]: m for m in json.loads(out)["members"]}
+
+
+def test_ftdc_given_twice_reads_both_members_not_only_the_last(folders, tmp_path, capsys):
+    # before: argparse kept the last --ftdc only: one member observed, the other silently dropped
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], "--ftdc", folders["b"], "--out", tmp_path / "o1",
+                                "--json")
+    assert status == 0, err
+    repeated = json.loads(out)
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], folders["b"], "--out", tmp_path / "o2", "--json")
+    assert status == 0, err
+    listed = json.loads(out)
+    hosts = sorted(m["host"] for m in repeated["members"])
+    assert hosts == ["a1:27017", "a2:27017"] == sorted(m["host"] for m in listed["members"])
+    assert repeated["answer"] == listed["answer"]
+
+
+def test_members_of_two_replica_sets_are_not_said_to_limit_one_set(folders, tmp_path, capsys):
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], folders["c"], "--out", tmp_path / "o")
+    assert status == 0, err
+    assert "note: the folders belong to 2 replica sets (rsA, rsC)" in out
+    assert "limits the set" not in out
+    assert "is the closest to its capacity of these 2 replica sets' servers" in out
+
+
+def test_one_set_still_names_the_member_that_limits_it(folders, tmp_path, capsys):
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], folders["b"], "--out", tmp_path / "o")
+    assert status == 0, err
+    assert "limits the set" in out and "replica sets' servers" not in out
+
+
+def test_a_member_with_only_metrics_interim_is_read_as_a_member(folders, tmp_path, capsys):
+    interim = tmp_path / "interim" / "diagnostic.data"
+    interim.mkdir(parents=True)
+    first = sorted(folders["b"].iterdir())[0]
+    shutil.copy(first, interim / "metrics.interim")
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], interim, "--out", tmp_path / "o", "--json")
+    assert status == 0, err
+    assert sorted(m["host"] for m in json.loads(out)["members"]) == ["a1:27017", "a2:27017"]
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 64 KiB tmpfs (root only; skipped where it cannot be mounted), unmounted after."""
+    import subprocess
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode:
+        pytest.skip("cannot mount a small tmpfs here (not root)")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_full_disk_ends_observe_with_one_line_and_leaves_no_half_written_table(folders, full_disk, capsys):
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], "--out", full_disk / "o")
+    assert status == 2
+    assert err.count("\n") == 1 and "No space left on device" in err and "Traceback" not in err
+    # before: a 60 KB .samples.csv.<pid>.partial stayed, filling what little was left
+    assert sorted(p.name for p in (full_disk / "o").iterdir()) == [".capmodel.lock"]
