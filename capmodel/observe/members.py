@@ -156,9 +156,10 @@ class ReplicaSetObservation:
         if not busier:      # the members not ranked carried less load than the one named
             return (f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'ranked member')}; "
                     f"the members not ranked carried less load. Not ranked (verdict unusable or no capacity): {why}.")
+        maybe = ("the set's limit may be a member that could not be ranked" if self.replica_sets <= 1 else
+                 "a server that could not be ranked may be closer to its capacity")
         return (f"{top.host} is the closest to its capacity of the {_count(ranked, 'ranked member')}: {figures}; "
-                f"the limit of {whole} may be a member that could not be ranked. Not ranked (verdict unusable or no "
-                f"capacity): {why}.")
+                f"{maybe}. Not ranked (verdict unusable or no capacity): {why}.")
 
     @property
     def table(self) -> pd.DataFrame:
