@@ -194,3 +194,51 @@ def test_lack_of_fit_needs_more_levels_than_parameters():
     with pytest.raises(InputError, match="no room to test the shape"):
         fit.lack_of_fit()
     assert A.check_lack_of_fit(fit) is None
+
+
+# --- too few points, and every warning a reason (issue 16: "evidence: sound" printed above "only 3 points") --------
+
+@pytest.mark.parametrize("fitter, n_params", [(fit_linear, 1), (fit_amdahl, 2), (fit_usl, 3)])
+def test_few_degrees_of_freedom_are_a_weak_reason_for_every_model(fitter, n_params):
+    # the class of input: each model with exactly its parameter count of points and one, two, three more; the
+    # noise keeps the curve from being fitted exactly (so df_resid > 0 measures something)
+    rng = np.random.default_rng(7)
+    levels = np.array([1, 2, 4, 8, 12, 16, 24.0])
+    for extra in range(0, A.FEW_DF + 1):
+        n = levels[:n_params + extra]
+        x = usl_curve(n, 0.03, 0.0005, 1000.0)["throughput"].to_numpy() * (1 + rng.normal(0, 0.01, len(n)))
+        fit = fitter(pd.DataFrame({"concurrency": n, "throughput": x}))
+        evidence = A.assess_fit(fit)
+        df = len(n) - n_params
+        assert fit.df_resid == df
+        expected = "exactly_determined" if df == 0 else ("few_points" if df < A.FEW_DF else None)
+        found = {"exactly_determined", "few_points"} & set(evidence.codes())
+        assert found == ({expected} if expected else set()), (fitter.__name__, len(n), evidence.codes())
+        if expected:
+            assert evidence.grade != "sound"
+
+
+@pytest.mark.parametrize("name", ["usl_specsdm91", "usl_raytracer", "plgm_workload1"])
+def test_every_warning_the_fit_prints_is_a_reason_in_its_verdict(name):
+    curve = datasets.load_curve(name)
+    for fitter in (fit_usl, fit_amdahl):
+        for k in (3, 4, 5, None):            # the bundled curve and its first few points
+            fit = fitter(curve if k is None else curve.head(k))
+            messages = {r.message for r in fit.evidence.reasons}
+            assert set(fit.warnings) <= messages, (name, k, fit.warnings, messages)
+            assert bool(fit.warnings) <= (fit.evidence.grade != "sound")
+
+
+def test_three_points_cli_text_and_json_agree_with_the_warning():
+    import json
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "capmodel.cli", "fit", "tests/fixtures/user_study/three_points.csv",
+           "--model", "amdahl"]
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert "evidence: sound" not in text and "evidence: weak" in text
+    assert data["evidence"]["grade"] == "weak"
+    assert [r["message"] for r in data["evidence"]["reasons"] if r["code"] == "few_points"] == data["warnings"]
+    assert "only 3 points for 2 parameters (1 degree of freedom left" in text

@@ -1,6 +1,7 @@
 """The text ``capmodel fit`` prints, through the one formatting layer (capmodel.formatting): the ranking of the
 models (with --model auto), the parameters with their intervals, the peak or ceiling when the verdict allows it
-(else what the data support), the fit's quality, the verdict and the warnings. No NaN, None or inf reaches it: a
+(else what the data support), the fit's quality and the verdict (whose reasons include
+every warning of the fit). No NaN, None or inf reaches it: a
 missing figure is a word."""
 from __future__ import annotations
 
@@ -94,7 +95,6 @@ def fit_text(fit, level: float, evidence, comparison=None) -> str:
     body = limit_lines(fit) if evidence.usable else [
         f"peak / ceiling: not supported by these data; {supported_instead(fit, evidence)}"]
     body.append(quality_line(fit))
-    body += evidence.lines()
-    body += [f"warning: {w}" for w in fit.warnings]
+    body += evidence.lines()     # the fit's warnings are among its reasons (models.assessment.warning_reasons)
     parts.append("\n".join(body))
     return "\n\n".join(parts)
