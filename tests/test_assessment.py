@@ -242,3 +242,40 @@ def test_three_points_cli_text_and_json_agree_with_the_warning():
     assert data["evidence"]["grade"] == "weak"
     assert [r["message"] for r in data["evidence"]["reasons"] if r["code"] == "few_points"] == data["warnings"]
     assert "only 3 points for 2 parameters (1 degree of freedom left" in text
+
+
+# --- the interval the verdict judges is the widest the page shows (report 02: bootstrap λ 1,016-5,917, "sound") ---
+
+def test_interval_width_judges_the_wider_of_asymptotic_and_bootstrap():
+    fit = fit_amdahl(datasets.load_curve("plgm_workload1"))
+    asym = fit.conf_int(0.95).loc["lambda"]
+    asym_half = (asym["high"] - asym["low"]) / 2 / fit.lambda_
+    assert asym_half <= A.INTERVAL_WIDTH_WEAK             # 794-2,053 around 1,424: ±44%, sound on its own
+    assert A.check_interval_width(fit) is None
+    boot = fit.bootstrap(n_samples=200, seed=0)
+    ci = boot.conf_int(0.95).loc["lambda"]
+    boot_half = (ci["high"] - ci["low"]) / 2 / fit.lambda_
+    reason = A.check_interval_width(fit, 0.95, boot)
+    assert (reason is not None) == (max(asym_half, boot_half) > A.INTERVAL_WIDTH_WEAK)
+    assert reason.value == pytest.approx(boot_half) and "bootstrap" in reason.message
+    assert "interval_width" in A.assess_fit(fit, bootstrap=boot).codes()
+    # neighbours: a bootstrap frame narrower, equal to, or wider than the asymptotic interval
+    lam = fit.lambda_
+    for half in (0.1, asym_half, 0.49, 0.51, 2.0):
+        frame = pd.DataFrame({"low": [lam * (1 - half)], "high": [lam * (1 + half)]}, index=["lambda"])
+        got = A.check_interval_width(fit, 0.95, frame)
+        widest = max(half, asym_half)
+        assert (got is not None) == (widest > A.INTERVAL_WIDTH_WEAK), half
+        if got is not None:
+            assert got.value == pytest.approx(widest)
+
+
+def test_report_02_verdict_agrees_with_its_bootstrap_table():
+    from capmodel.report.fit_report import fit_report
+
+    report = fit_report(bootstrap=200)
+    ci = report.resampled.conf_int(report.level).loc["lambda"]
+    half = (ci["high"] - ci["low"]) / 2 / report.fit.lambda_
+    assert half > A.INTERVAL_WIDTH_WEAK
+    assert report.evidence.grade == "weak" and "interval_width" in report.evidence.codes()
+    assert f"{ci['low']:,.0f} to {ci['high']:,.0f}" in report.evidence.describe()

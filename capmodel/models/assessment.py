@@ -198,15 +198,27 @@ def warning_reasons(fit) -> list[Reason]:
     return [r for r in found if r is not None]
 
 
-def check_interval_width(fit, level: float = 0.95) -> Reason | None:
-    """lambda's interval wider than ±``INTERVAL_WIDTH_WEAK`` of the estimate -> weak."""
+def check_interval_width(fit, level: float = 0.95, bootstrap=None) -> Reason | None:
+    """lambda's interval wider than ±``INTERVAL_WIDTH_WEAK`` of the estimate -> weak. With ``bootstrap`` (a
+    ``BootstrapResult``, or its ``conf_int(level)`` frame) the wider of the asymptotic and the bootstrap interval is
+    judged, so the verdict agrees with the widest interval the page shows."""
     if fit.df_resid < 1 or not fit.lambda_ > 0:
         return None
-    ci = fit.conf_int(level).loc["lambda"]
-    half = (float(ci["high"]) - float(ci["low"])) / 2 / fit.lambda_
-    if not (math.isfinite(half) and half > INTERVAL_WIDTH_WEAK):
+    candidates = [("asymptotic", fit.conf_int(level).loc["lambda"])]
+    if bootstrap is not None:
+        frame = bootstrap.conf_int(level) if hasattr(bootstrap, "conf_int") else bootstrap
+        if "lambda" in frame.index:
+            candidates.append(("bootstrap", frame.loc["lambda"]))
+    spans = [(float(ci["high"]) - float(ci["low"]), kind, ci) for kind, ci in candidates
+             if math.isfinite(float(ci["high"]) - float(ci["low"]))]
+    if not spans:
         return None
-    return Reason("interval_width", "weak", f"λ's {level:.0%} interval ({_n(float(ci['low']))} to "
+    span, kind, ci = max(spans, key=lambda t: t[0])
+    half = span / 2 / fit.lambda_
+    if not half > INTERVAL_WIDTH_WEAK:
+        return None
+    which = f"{kind} " if len(candidates) > 1 else ""
+    return Reason("interval_width", "weak", f"λ's {which}{level:.0%} interval ({_n(float(ci['low']))} to "
                   f"{_n(float(ci['high']))}) is ±{half:.0%} of its estimate", float(half))
 
 
@@ -276,12 +288,14 @@ def check_ceiling_reach(fit) -> Reason | None:
 
 
 def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
-               unit: str = "clients", what: str = "the answer") -> Evidence:
+               unit: str = "clients", what: str = "the answer", bootstrap=None) -> Evidence:
     """The verdict on a fit's answer: the peak (or ceiling), or a capacity at ``answer_concurrency``.
 
     ``comparison`` (``compare_models``) adds whether the model is the one the data support. Without
     ``answer_concurrency`` the answer is the model's peak (its concurrency is checked for extrapolation). ``unit``
     and ``what`` name the concurrency and the answer in the extrapolation's sentence (e.g. "nodes", "the node count").
+    ``bootstrap`` (the fit's ``BootstrapResult`` when the answer shows one) widens the interval check to the wider of
+    the asymptotic and the bootstrap interval.
     """
     answer_n = answer_concurrency
     if answer_n is None and math.isfinite(fit.peak_concurrency):
@@ -294,7 +308,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
         *warning_reasons(fit),
         check_lack_of_fit(fit),
-        check_interval_width(fit, level),
+        check_interval_width(fit, level, bootstrap),
         check_kappa_interval(fit, level),
         check_ceiling_reach(fit),
         check_model_choice(fit, comparison),
