@@ -69,6 +69,13 @@ def integer(value, missing: str = DASH, infinite: str = "unreachable") -> str:
     return f"{round(float(value)):,}"
 
 
+def plural(count, word: str, many: str | None = None) -> str:
+    """A count and its noun, agreeing: ``plural(1, "VM")`` -> "1 VM", ``plural(3, "VM")`` -> "3 VMs",
+    ``plural(2, "degree of freedom", "degrees of freedom")``; the count as ``integer`` prints it."""
+    one = round(float(count)) == 1 and not is_missing(count)
+    return f"{integer(count)} {word if one else (many or word + 's')}"
+
+
 def money(value, currency: str = "", missing: str = DASH, infinite: str = "unreachable") -> str:
     """An amount: two decimals below 100, whole units with separators from 100 up, then the currency code."""
     if is_missing(value):

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from capmodel.formatting import Column, integer, number, percent, r_squared, table
+from capmodel.formatting import Column, integer, number, percent, plural, r_squared, table
 
 PARAMETERS = {"sigma": "sigma (σ, contention)", "kappa": "kappa (κ, coherency)",
               "lambda": "lambda (λ, ops/s per client)"}
@@ -70,7 +70,8 @@ def limit_lines(fit) -> list[str]:
 
 def quality_line(fit) -> str:
     if fit.df_resid > 0 and math.isfinite(fit.rse):
-        spread = f"residual standard error {number(fit.rse)} ops/s on {integer(fit.df_resid)} degrees of freedom"
+        spread = (f"residual standard error {number(fit.rse)} ops/s on "
+                  f"{plural(fit.df_resid, 'degree of freedom', 'degrees of freedom')}")
     else:
         spread = "no residual degrees of freedom (the curve passes through every point)"
     r2 = f"R² = {r_squared(fit.r2)}" if math.isfinite(fit.r2) else "R² undefined (the throughput does not vary)"

@@ -42,6 +42,7 @@ import math
 
 import numpy as np
 
+from capmodel.formatting import plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.labels import model_label
 
@@ -158,7 +159,7 @@ def check_few_points(fit) -> Reason | None:
     if not 0 < fit.df_resid < FEW_DF:
         return None
     return Reason("few_points", "weak", f"only {fit.n_points} points for {fit.n_params} parameters "
-                  f"({fit.df_resid} degree{'s' if fit.df_resid != 1 else ''} of freedom left, fewer than {FEW_DF}): "
+                  f"({plural(fit.df_resid, 'degree of freedom', 'degrees of freedom')} left, fewer than {FEW_DF}): "
                   "the estimates and their intervals are rough; measure more concurrency levels",
                   float(fit.df_resid))
 
