@@ -29,8 +29,8 @@ INTERVAL_COLUMNS = (
     "throughput_per_cost_vs_baseline", "cost_per_user", "cost_per_1000_users", "cost_per_1000_ops",
 )
 ONE_SIDED = " †"
-ONE_SIDED_NOTE = ("†: the estimate is an end of its interval: the input's stated range ends at the figure used "
-                  "(a relative throughput stated as 2.5-2.6x and used as 2.6x), so the interval is one-sided")
+ONE_SIDED_NOTE = ("†: the estimate is an end of its interval, which is one-sided: the input's stated range ends at "
+                  "the figure used (a relative throughput stated as 2.5-2.6x and used as 2.6x)")
 SCENARIOS = [("value", "value")] + [(r, b) for r in ("low", "high") for b in ("low", "high")]
 
 
