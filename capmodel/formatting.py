@@ -69,6 +69,25 @@ def integer(value, missing: str = DASH, infinite: str = "unreachable") -> str:
     return f"{round(float(value)):,}"
 
 
+def plural(count, word: str, many: str | None = None) -> str:
+    """A count and its noun, agreeing: ``plural(1, "VM")`` -> "1 VM", ``plural(3, "VM")`` -> "3 VMs",
+    ``plural(2, "degree of freedom", "degrees of freedom")``; the count as ``integer`` prints it."""
+    one = round(float(count)) == 1 and not is_missing(count)
+    return f"{integer(count)} {word if one else (many or word + 's')}"
+
+
+ONE_SIDED_WORDS = "one-sided: the input's stated range ends at the figure used"
+
+
+def interval_words(value: float, low: float, high: float, shown=lambda x: f"{x:,.0f}") -> str:
+    """'(62,500–70,000)' for a sentence; an interval ending at its estimate (a one-sided stated range, as the study's
+    "2.5-2.6x" used as 2.6x) says so: '(62,500–65,000; one-sided: ...)'. Empty when there is no interval."""
+    if any(x is None or not math.isfinite(float(x)) for x in (low, high)) or shown(low) == shown(high):
+        return ""
+    edge = f"; {ONE_SIDED_WORDS}" if shown(value) in (shown(low), shown(high)) else ""
+    return f" ({shown(low)}–{shown(high)}{edge})"
+
+
 def money(value, currency: str = "", missing: str = DASH, infinite: str = "unreachable") -> str:
     """An amount: two decimals below 100, whole units with separators from 100 up, then the currency code."""
     if is_missing(value):

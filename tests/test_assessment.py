@@ -194,3 +194,88 @@ def test_lack_of_fit_needs_more_levels_than_parameters():
     with pytest.raises(InputError, match="no room to test the shape"):
         fit.lack_of_fit()
     assert A.check_lack_of_fit(fit) is None
+
+
+# --- too few points, and every warning a reason (issue 16: "evidence: sound" printed above "only 3 points") --------
+
+@pytest.mark.parametrize("fitter, n_params", [(fit_linear, 1), (fit_amdahl, 2), (fit_usl, 3)])
+def test_few_degrees_of_freedom_are_a_weak_reason_for_every_model(fitter, n_params):
+    # the class of input: each model with exactly its parameter count of points and one, two, three more; the
+    # noise keeps the curve from being fitted exactly (so df_resid > 0 measures something)
+    rng = np.random.default_rng(7)
+    levels = np.array([1, 2, 4, 8, 12, 16, 24.0])
+    for extra in range(0, A.FEW_DF + 1):
+        n = levels[:n_params + extra]
+        x = usl_curve(n, 0.03, 0.0005, 1000.0)["throughput"].to_numpy() * (1 + rng.normal(0, 0.01, len(n)))
+        fit = fitter(pd.DataFrame({"concurrency": n, "throughput": x}))
+        evidence = A.assess_fit(fit)
+        df = len(n) - n_params
+        assert fit.df_resid == df
+        expected = "exactly_determined" if df == 0 else ("few_points" if df < A.FEW_DF else None)
+        found = {"exactly_determined", "few_points"} & set(evidence.codes())
+        assert found == ({expected} if expected else set()), (fitter.__name__, len(n), evidence.codes())
+        if expected:
+            assert evidence.grade != "sound"
+
+
+@pytest.mark.parametrize("name", ["usl_specsdm91", "usl_raytracer", "plgm_workload1"])
+def test_every_warning_the_fit_prints_is_a_reason_in_its_verdict(name):
+    curve = datasets.load_curve(name)
+    for fitter in (fit_usl, fit_amdahl):
+        for k in (3, 4, 5, None):            # the bundled curve and its first few points
+            fit = fitter(curve if k is None else curve.head(k))
+            messages = {r.message for r in fit.evidence.reasons}
+            assert set(fit.warnings) <= messages, (name, k, fit.warnings, messages)
+            assert bool(fit.warnings) <= (fit.evidence.grade != "sound")
+
+
+def test_three_points_cli_text_and_json_agree_with_the_warning():
+    import json
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "capmodel.cli", "fit", "tests/fixtures/user_study/three_points.csv",
+           "--model", "amdahl"]
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert "evidence: sound" not in text and "evidence: weak" in text
+    assert data["evidence"]["grade"] == "weak"
+    assert [r["message"] for r in data["evidence"]["reasons"] if r["code"] == "few_points"] == data["warnings"]
+    assert "only 3 points for 2 parameters (1 degree of freedom left" in text
+
+
+# --- the interval the verdict judges is the widest the page shows (report 02: bootstrap λ 1,016-5,917, "sound") ---
+
+def test_interval_width_judges_the_wider_of_asymptotic_and_bootstrap():
+    fit = fit_amdahl(datasets.load_curve("plgm_workload1"))
+    asym = fit.conf_int(0.95).loc["lambda"]
+    asym_half = (asym["high"] - asym["low"]) / 2 / fit.lambda_
+    assert asym_half <= A.INTERVAL_WIDTH_WEAK             # 794-2,053 around 1,424: ±44%, sound on its own
+    assert A.check_interval_width(fit) is None
+    boot = fit.bootstrap(n_samples=200, seed=0)
+    ci = boot.conf_int(0.95).loc["lambda"]
+    boot_half = (ci["high"] - ci["low"]) / 2 / fit.lambda_
+    reason = A.check_interval_width(fit, 0.95, boot)
+    assert (reason is not None) == (max(asym_half, boot_half) > A.INTERVAL_WIDTH_WEAK)
+    assert reason.value == pytest.approx(boot_half) and "bootstrap" in reason.message
+    assert "interval_width" in A.assess_fit(fit, bootstrap=boot).codes()
+    # neighbours: a bootstrap frame narrower, equal to, or wider than the asymptotic interval
+    lam = fit.lambda_
+    for half in (0.1, asym_half, 0.49, 0.51, 2.0):
+        frame = pd.DataFrame({"low": [lam * (1 - half)], "high": [lam * (1 + half)]}, index=["lambda"])
+        got = A.check_interval_width(fit, 0.95, frame)
+        widest = max(half, asym_half)
+        assert (got is not None) == (widest > A.INTERVAL_WIDTH_WEAK), half
+        if got is not None:
+            assert got.value == pytest.approx(widest)
+
+
+def test_report_02_verdict_agrees_with_its_bootstrap_table():
+    from capmodel.report.fit_report import fit_report
+
+    report = fit_report(bootstrap=200)
+    ci = report.resampled.conf_int(report.level).loc["lambda"]
+    half = (ci["high"] - ci["low"]) / 2 / report.fit.lambda_
+    assert half > A.INTERVAL_WIDTH_WEAK
+    assert report.evidence.grade == "weak" and "interval_width" in report.evidence.codes()
+    assert f"{ci['low']:,.0f} to {ci['high']:,.0f}" in report.evidence.describe()

@@ -216,3 +216,24 @@ def test_headroom_is_the_deprecated_name_of_utilization_target(capsys):
     new = run_json(capsys, "plan", "--target-users", "90000", "--utilization-target", "0.81", "--json")
     assert old == new and old["objectives"]["utilization_target"] == 0.81
     assert old["recommendations"][0]["vm"] == "c4-2xlarge-4-SSD"   # README: 81% makes the c4-2xlarge the answer
+
+
+@pytest.mark.parametrize("header, given, expected", [
+    ("concurrency,throughput", None, "no column 'system' naming the VM of each row (the default of --vm-column; "
+                                     "name yours with --vm-column COL) (columns present: concurrency, throughput)"),
+    ("host,concurrency,throughput", None, "no column 'system' naming the VM of each row (the default of "
+                                          "--vm-column; name yours with --vm-column COL)"),
+    ("host,concurrency,throughput", "server", "--vm-column server: no such column (columns present: host, "
+                                              "concurrency, throughput)"),
+    ("system,concurrency,throughput", "host", "--vm-column host: no such column")])
+def test_vm_column_error_says_whether_the_default_was_used(tmp_path, capsys, header, given, expected):
+    # the user gave no --vm-column: the message must not say "given for system (--vm-column)"
+    curves = tmp_path / "curves.csv"
+    cells = header.count(",") - 1
+    curves.write_text(header + "\n" + "".join(f"{'a,' * cells}{n},{x}\n" for n, x in ((1, 100), (2, 190),
+                                                                                      (4, 350), (8, 600))))
+    args = ["plan", "--catalog", "data/benchant_vms.csv", "--curves", str(curves), "--ops-per-user", "1"]
+    assert main(args + (["--vm-column", given] if given else [])) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "given for system" not in err
+    assert ("default" in err) == (given is None)

@@ -53,8 +53,9 @@ def test_no_inputs_text_says_it_ran_the_study(capsys):
     assert main(["shards"]) == 0
     out = capsys.readouterr().out
     assert "No inputs given: ran the bundled DocumentDB study" in out
-    # target, shards, delivered, efficiency, client processes (1,000,000 / 62,500 = 16 shards, 64 clients each)
-    assert ["1,000,000", "16", "1,000,000", "100%", "1,024"] in [line.split() for line in out.splitlines()]
+    # target, shards, linear estimate, delivered, efficiency, client processes (1,000,000 / 62,500 = 16 shards,
+    # 64 clients each)
+    assert ["1,000,000", "16", "16", "1,000,000", "100%", "1,024"] in [line.split() for line in out.splitlines()]
     assert "target (inserts/s)" in out and "client processes" in out
 
 
@@ -187,3 +188,14 @@ def test_unknown_curve_column(tmp_path, capsys):
     curve.write_text("shards,inserts_per_s\n1,60000\n2,118000\n4,230000\n8,430000\n")
     err = fails(capsys, "--curve", str(curve), "--concurrency", "nodes", "--throughput", "inserts_per_s")
     assert str(curve) in err and "'nodes'" in err
+
+
+def test_an_unreachable_row_shows_its_linear_estimate_in_text_and_json(capsys):
+    # sigma = 0.05 needs 76 shards (above the 32 limit); the linear estimate 1,000,000 / 62,500 = 16 still holds
+    out = run_json(capsys, "--sigma", "0.05")
+    assert out["rows"][0]["reachable"] is False and out["rows"][0]["linear_shards"] == 16
+    assert main(["shards", "--sigma", "0.05"]) == 0
+    text = capsys.readouterr().out
+    assert "linear estimate (shards)" in text
+    [row] = [line.split() for line in text.splitlines() if line.split()[:1] == ["1,000,000"]]
+    assert row[:3] == ["1,000,000", "unreachable", "16"]

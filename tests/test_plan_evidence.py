@@ -173,7 +173,7 @@ def test_plan_curve_options_that_the_advice_names_exist(tmp_path):
     record = json.loads(ok(*base, "--concurrency", "N", "--throughput", "X", "--json"))
     assert record["vms"][0]["vm"] == "a"
     proc = cli(*base, "--vm-column", "nope")
-    assert proc.returncode == 2 and "(--vm-column)" in proc.stderr
+    assert proc.returncode == 2 and "--vm-column nope: no such column" in proc.stderr
     proc = cli("plan", "--model", "recommended")
     assert proc.returncode == 2 and "--curves" in proc.stderr
 

@@ -70,3 +70,32 @@ def test_shard_interval_from_parameter_samples():
     samples = pd.DataFrame({"sigma": [0.0, 0.05], "kappa": [0.0, 0.0]})      # 0.05: needs 76 > 32 shards
     plan = plan_shards(1_000_000, 62_500, usl_samples=samples, level=0.99)
     assert plan["shards_high"] == math.inf and plan["unreachable_share"] == 0.5
+
+
+@pytest.mark.parametrize("sigma, kappa, max_shards", [(0.05, 0.0, 32), (0.01, 0.0005, 100), (0.2, 0.0, 1000),
+                                                      (0.0, 0.0, 8)])
+def test_an_unreachable_row_still_carries_its_linear_estimate(sigma, kappa, max_shards):
+    # every way a target is missed (the shard limit, the peak, the ceiling λ/σ, a linear curve capped): the count at
+    # perfect scaling does not depend on σ or κ, so the layer gives it (report 05 and `capmodel shards` take it)
+    for target in (1_000_000, 1_300_000, 2_000_000):
+        plan = plan_shards(target, 62_500, sigma=sigma, kappa=kappa, max_shards=max_shards)
+        assert plan["linear_shards"] == math.ceil(target / 62_500)
+        if plan["shards"] is None:
+            assert "throughput" not in plan
+
+
+@pytest.mark.parametrize("sigma, kappa, unit", [(0.01, 0.0005, "inserts/s"), (0.2, 0.0, "inserts/s")])
+def test_the_unreachable_reason_states_the_curves_unit(sigma, kappa, unit):
+    # peak (κ > 0) and ceiling (κ = 0, σ > 0) cases: each figure in the reason is followed by its unit
+    n, why = shards_needed(2_000_000, 62_500, sigma=sigma, kappa=kappa, max_shards=10_000)
+    assert n is None
+    assert why.count(unit) == 2 and "2,000,000 inserts/s" in why
+
+
+def test_nodes_unreachable_reason_names_ops_per_second():
+    from capmodel.plan.nodes import nodes_needed_usl
+
+    # X(n) = 1,000 n / (1 + 0.01 (n - 1) + 1e-4 n (n - 1)) peaks near n = sqrt(0.99 / 1e-4) = 99.5
+    n, why = nodes_needed_usl(1e6, 1000.0, 1.0, 0.01, 1e-4)
+    best = max(1000.0 * k / (1 + 0.01 * (k - 1) + 1e-4 * k * (k - 1)) for k in range(1, 200))
+    assert n is None and f"peaks at {best:,.0f} ops/s with " in why and why.endswith("below 1,000,000 ops/s")

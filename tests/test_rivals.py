@@ -83,7 +83,7 @@ def test_log_coherency_recovers_parameters_and_peak():
     assert f.warnings == []                           # 98 is within 2x the largest measured N = 64
     near = N[N <= 32]
     far = fit_log_coherency(curve(near, log_coherency(near, 0.02, 0.01, 100.0)))
-    assert any("extrapolated beyond 2x" in w for w in far.warnings)
+    assert any(w.startswith("the peak (") and "past 2x it rests on the formula" in w for w in far.warnings)
 
 
 def test_models_share_the_bootstrap_and_intervals():

@@ -1,6 +1,7 @@
 """The text ``capmodel fit`` prints, through the one formatting layer (capmodel.formatting): the ranking of the
 models (with --model auto), the parameters with their intervals, the peak or ceiling when the verdict allows it
-(else what the data support), the fit's quality, the verdict and the warnings. No NaN, None or inf reaches it: a
+(else what the data support), the fit's quality and the verdict (whose reasons include
+every warning of the fit). No NaN, None or inf reaches it: a
 missing figure is a word."""
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 
 import numpy as np
 
-from capmodel.formatting import Column, integer, number, percent, r_squared, table
+from capmodel.formatting import Column, integer, number, percent, plural, r_squared, table
 
 PARAMETERS = {"sigma": "sigma (σ, contention)", "kappa": "kappa (κ, coherency)",
               "lambda": "lambda (λ, ops/s per client)"}
@@ -69,7 +70,8 @@ def limit_lines(fit) -> list[str]:
 
 def quality_line(fit) -> str:
     if fit.df_resid > 0 and math.isfinite(fit.rse):
-        spread = f"residual standard error {number(fit.rse)} ops/s on {integer(fit.df_resid)} degrees of freedom"
+        spread = (f"residual standard error {number(fit.rse)} ops/s on "
+                  f"{plural(fit.df_resid, 'degree of freedom', 'degrees of freedom')}")
     else:
         spread = "no residual degrees of freedom (the curve passes through every point)"
     r2 = f"R² = {r_squared(fit.r2)}" if math.isfinite(fit.r2) else "R² undefined (the throughput does not vary)"
@@ -94,7 +96,6 @@ def fit_text(fit, level: float, evidence, comparison=None) -> str:
     body = limit_lines(fit) if evidence.usable else [
         f"peak / ceiling: not supported by these data; {supported_instead(fit, evidence)}"]
     body.append(quality_line(fit))
-    body += evidence.lines()
-    body += [f"warning: {w}" for w in fit.warnings]
+    body += evidence.lines()     # the fit's warnings are among its reasons (models.assessment.warning_reasons)
     parts.append("\n".join(body))
     return "\n\n".join(parts)

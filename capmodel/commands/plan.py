@@ -34,7 +34,7 @@ def register(subparsers) -> None:
                      "<op>_latency_vs_baseline]")
     src.add_argument("--curves", metavar="FILE", help="measured curves of several VMs (concurrency, throughput "
                      "[, latency_p95_ms, cpu_util]) with a column naming the VM; a USL is fitted per VM")
-    src.add_argument("--vm-column", default="system", metavar="COL", help="column of --curves naming the VM "
+    src.add_argument("--vm-column", metavar="COL", help="column of --curves naming the VM "
                      "(default: system)")
     src.add_argument("--concurrency", metavar="COL", help="column of --curves holding the concurrency")
     src.add_argument("--throughput", metavar="COL", help="column of --curves holding the throughput (ops/s)")
@@ -90,13 +90,21 @@ def _fits_from_curves(args):
 
     from capmodel.errors import InputError
 
+    column = args.vm_column or "system"
+    # the VM column's name as the user said it, or that the default was used and where to name another
+    named = (f"--vm-column {column}: no such column" if args.vm_column else
+             f"no column '{column}' naming the VM of each row (the default of --vm-column; name yours with "
+             "--vm-column COL)")
     try:
-        curves = read_curve(args.curves, system=args.vm_column, concurrency=args.concurrency,
-                            throughput=args.throughput)
-    except InputError as exc:   # the reader names its keyword; the user typed the option
-        raise InputError(str(exc).replace("given for system", "given for system (--vm-column)")) from None
+        curves = read_curve(args.curves, system=column, concurrency=args.concurrency, throughput=args.throughput)
+    except InputError as exc:   # the reader names its keyword; the user typed (or did not type) the option
+        text = str(exc)
+        if f"column '{column}' given for system" not in text:
+            raise
+        present = text[text.find("(columns present"):] if "(columns present" in text else ""
+        raise InputError(f"{args.curves}: {named}" + (f" {present}" if present else "")) from None
     if "system" not in curves.columns:
-        raise PlanError(f"{args.curves}: no column '{args.vm_column}' naming the VM of each row (--vm-column)")
+        raise PlanError(f"{args.curves}: {named}")
     return fit_per_vm(curves)
 
 

@@ -38,7 +38,9 @@ def _selected(args, notebooks) -> list[str]:
 
 
 # Report parameters renamed so that one word has one meaning (issue 18): the old name still works for one release.
-RENAMED = {"headroom": {"03_vm_capacity_plan": "utilization_target", "06_live_benchmark": "peak_fraction"}}
+RENAMED = {"headroom": {"03_vm_capacity_plan": "utilization_target", "06_live_benchmark": "peak_fraction"},
+           # report 03 now calls its p95 target as `capmodel plan` does (--latency-p95-ms); 01 and 06 keep theirs
+           "latency_target_ms": {"03_vm_capacity_plan": "latency_p95_ms"}}
 
 
 def _renamed(key: str, name: str, defaults: dict) -> str:
@@ -59,9 +61,10 @@ def _parameters(args, names, notebooks) -> dict:
                 print(f"capmodel: warning: -p {key} is deprecated and goes in the next release; {name} calls it "
                       f"{new}", file=sys.stderr)
                 chosen[name][new] = coerce(new, text, defaults[name][new])
-        if key in RENAMED and any(_renamed(key, name, defaults[name]) != key for name in names):
-            continue
+        renamed = key in RENAMED and any(_renamed(key, name, defaults[name]) != key for name in names)
         takers = [name for name in names if key in defaults[name]]
+        if not takers and renamed:
+            continue
         if not takers:
             known = sorted({k for d in defaults.values() for k in d})
             raise InputError(f"report: no selected report has a parameter '{key}' (known: {', '.join(known)})")

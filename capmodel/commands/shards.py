@@ -84,7 +84,7 @@ def shards_table(model: dict, rows: list[dict]):
 
     shown = []
     for r in rows:
-        row = {"target_rate": r["target_rate"]}
+        row = {"target_rate": r["target_rate"], "linear_shards": r["linear_shards"]}
         if r["reachable"] and r.get("evidence", {}).get("grade") == "unusable":
             row.update(shards="unsupported", note="the data cannot support a shard count here (see the evidence)")
         elif r["reachable"]:
@@ -98,6 +98,7 @@ def shards_table(model: dict, rows: list[dict]):
         shown.append(row)
     return table(pd.DataFrame(shown), {
         "target_rate": Column("target (inserts/s)", "int"), "shards": Column("shards", "int"),
+        "linear_shards": Column("linear estimate (shards)", "int"),
         "throughput": Column("delivered (inserts/s)", "int"), "efficiency": Column("efficiency", "percent", digits=3),
         "clients": Column("client processes", "int"), "note": Column("note", "text", missing="")},
         footnotes=['"unreachable": no shard count up to the limit reaches the target',

@@ -26,6 +26,13 @@ The thresholds are module constants so that the reports, the CLI and the tests u
 - ``PAST_PEAK_TOLERANCE`` = 0.05 and ``PAST_PEAK_RSE`` = 2: a model whose peak (or ceiling) lies below the best
   measured throughput by more than 5% and more than two residual standard errors (outside the measurement scatter)
   is contradicted by the data: the server ran faster than the model says it can (unusable).
+- ``FEW_DF`` = 3: fewer residual degrees of freedom than this (points minus parameters: 6 points for the USL's three,
+  5 for Amdahl's two) leave the Student t quantile of a 95% interval above 3.18 (12.7 at one, against 1.96 with many)
+  and the residual error estimated from one or two numbers: the estimates and their intervals are rough (weak). None
+  left is the ``exactly_determined`` reason.
+- The fit's own warnings (``warning_reasons``) are reasons too, all weak: a parameter at its bound, the model's own
+  cautions, a throughput spanning many orders of magnitude, a peak extrapolated (the extrapolation reason itself). ``fit.warnings`` is their messages,
+  so every warning ``capmodel fit`` prints is a reason in its verdict (one source for both).
 - ``CEILING_REACH_WEAK`` = 0.5: for a model without a peak, the ceiling λ/σ is a limit as N grows without bound; when
   the best measured throughput is below half of it, the curve has not bent enough to show where it levels off (weak).
 """
@@ -35,6 +42,7 @@ import math
 
 import numpy as np
 
+from capmodel.formatting import plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.labels import model_label
 
@@ -48,6 +56,8 @@ INTERVAL_WIDTH_WEAK = 0.5
 PAST_PEAK_TOLERANCE = 0.05
 PAST_PEAK_RSE = 2.0
 CEILING_REACH_WEAK = 0.5
+FEW_DF = 3
+WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which one point may decide the fit
 
 
 def _n(x: float) -> str:
@@ -139,20 +149,77 @@ def check_exact(fit) -> Reason | None:
     """No residual degrees of freedom: the curve passes through every point, with no interval (weak)."""
     if fit.df_resid > 0:
         return None
-    return Reason("exactly_determined", "weak", f"{fit.n_points} points for {fit.n_params} parameters: the curve "
-                  "passes through every point, so nothing measures its error and there are no intervals",
-                  float(fit.n_points))
+    return Reason("exactly_determined", "weak", f"exactly determined: {fit.n_points} points for {fit.n_params} "
+                  "parameters leave no residual degrees of freedom; no standard errors or intervals (measure more "
+                  "points)", float(fit.n_points))
 
 
-def check_interval_width(fit, level: float = 0.95) -> Reason | None:
-    """lambda's interval wider than ±``INTERVAL_WIDTH_WEAK`` of the estimate -> weak."""
+def check_few_points(fit) -> Reason | None:
+    """One to ``FEW_DF - 1`` residual degrees of freedom: the estimates and intervals are rough (weak)."""
+    if not 0 < fit.df_resid < FEW_DF:
+        return None
+    return Reason("few_points", "weak", f"only {fit.n_points} points for {fit.n_params} parameters "
+                  f"({plural(fit.df_resid, 'degree of freedom', 'degrees of freedom')} left, fewer than {FEW_DF}): "
+                  "the estimates and their intervals are rough; measure more concurrency levels",
+                  float(fit.df_resid))
+
+
+def _bound_meaning(name: str, side: str) -> str:
+    if name == "kappa" and side == "lower":
+        return "a coherency (retrograde) effect, so the fit reduces to Amdahl's law"
+    if name == "sigma" and side == "lower":
+        return "any contention (pass allow_superlinear=True to let sigma go below 0)"
+    if name == "sigma" and side == "upper":
+        return "any parallelism: the work is fully serialised, extra clients add no throughput"
+    return "a value inside the allowed range"
+
+
+def warning_reasons(fit) -> list[Reason]:
+    """The fit's warnings as reasons (``fit.warnings`` is their messages): too few points, parameters at a bound, the
+    model's own cautions, a huge throughput span, R² not a number, a peak extrapolated past ``EXTRAPOLATION_WEAK``x."""
+    found = [check_exact(fit), check_few_points(fit)]
+    for i, name in enumerate(fit.names):
+        if fit.at_bound[i]:
+            p = fit.estimates[i]
+            side = "lower" if abs(p - fit.lower[i]) <= abs(p - fit.upper[i]) else "upper"
+            bound = fit.lower[i] if side == "lower" else fit.upper[i]
+            found.append(Reason("at_bound", "weak", f"{name} is at its {side} bound {bound:g}: the data do not "
+                                f"support {_bound_meaning(name, side)}; its standard error and interval are not "
+                                "reliable", float(bound)))
+    found += [Reason("model_caution", "weak", text) for text in fit._model_warnings()]
+    positive = fit.throughput[fit.throughput > 0]
+    if len(positive) and positive.max() > WIDE_SPAN * positive.min():
+        found.append(Reason("wide_span", "weak", f"the throughput spans {math.log10(positive.max() / positive.min()):.0f}"
+                            " orders of magnitude (a unit error or an outlier?): one point may decide the whole fit",
+                            float(positive.max() / positive.min())))
+    if not math.isfinite(fit.r2):
+        found.append(check_r2(fit))
+    if math.isfinite(fit.peak_concurrency):
+        found.append(check_extrapolation(fit.peak_concurrency, float(np.max(fit.concurrency)), "the peak"))
+    return [r for r in found if r is not None]
+
+
+def check_interval_width(fit, level: float = 0.95, bootstrap=None) -> Reason | None:
+    """lambda's interval wider than ±``INTERVAL_WIDTH_WEAK`` of the estimate -> weak. With ``bootstrap`` (a
+    ``BootstrapResult``, or its ``conf_int(level)`` frame) the wider of the asymptotic and the bootstrap interval is
+    judged, so the verdict agrees with the widest interval the page shows."""
     if fit.df_resid < 1 or not fit.lambda_ > 0:
         return None
-    ci = fit.conf_int(level).loc["lambda"]
-    half = (float(ci["high"]) - float(ci["low"])) / 2 / fit.lambda_
-    if not (math.isfinite(half) and half > INTERVAL_WIDTH_WEAK):
+    candidates = [("asymptotic", fit.conf_int(level).loc["lambda"])]
+    if bootstrap is not None:
+        frame = bootstrap.conf_int(level) if hasattr(bootstrap, "conf_int") else bootstrap
+        if "lambda" in frame.index:
+            candidates.append(("bootstrap", frame.loc["lambda"]))
+    spans = [(float(ci["high"]) - float(ci["low"]), kind, ci) for kind, ci in candidates
+             if math.isfinite(float(ci["high"]) - float(ci["low"]))]
+    if not spans:
         return None
-    return Reason("interval_width", "weak", f"λ's {level:.0%} interval ({_n(float(ci['low']))} to "
+    span, kind, ci = max(spans, key=lambda t: t[0])
+    half = span / 2 / fit.lambda_
+    if not half > INTERVAL_WIDTH_WEAK:
+        return None
+    which = f"{kind} " if len(candidates) > 1 else ""
+    return Reason("interval_width", "weak", f"λ's {which}{level:.0%} interval ({_n(float(ci['low']))} to "
                   f"{_n(float(ci['high']))}) is ±{half:.0%} of its estimate", float(half))
 
 
@@ -222,29 +289,33 @@ def check_ceiling_reach(fit) -> Reason | None:
 
 
 def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
-               unit: str = "clients", what: str = "the answer") -> Evidence:
+               unit: str = "clients", what: str = "the answer", bootstrap=None) -> Evidence:
     """The verdict on a fit's answer: the peak (or ceiling), or a capacity at ``answer_concurrency``.
 
     ``comparison`` (``compare_models``) adds whether the model is the one the data support. Without
     ``answer_concurrency`` the answer is the model's peak (its concurrency is checked for extrapolation). ``unit``
     and ``what`` name the concurrency and the answer in the extrapolation's sentence (e.g. "nodes", "the node count").
+    ``bootstrap`` (the fit's ``BootstrapResult`` when the answer shows one) widens the interval check to the wider of
+    the asymptotic and the bootstrap interval.
     """
     answer_n = answer_concurrency
     if answer_n is None and math.isfinite(fit.peak_concurrency):
         answer_n, what = fit.peak_concurrency, "the peak"
-    return Evidence.of(
+    found = (
         check_client_bound(fit.curve),
         check_below_one(fit.concurrency),
         check_r2(fit),
         check_past_peak(fit),
         check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
-        check_exact(fit),
+        *warning_reasons(fit),
         check_lack_of_fit(fit),
-        check_interval_width(fit, level),
+        check_interval_width(fit, level, bootstrap),
         check_kappa_interval(fit, level),
         check_ceiling_reach(fit),
         check_model_choice(fit, comparison),
     )
+    # a reason found twice (R² not a number, the peak's extrapolation: also warnings) is kept once
+    return Evidence.of(*{(r.code, r.message): r for r in found if r is not None}.values())
 
 
 def supported_instead(fit, evidence: Evidence) -> str:

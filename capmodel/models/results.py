@@ -16,8 +16,6 @@ import pandas as pd
 from capmodel.errors import InputError
 from capmodel.models.assessment import EXTRAPOLATION_WEAK
 
-FEW_POINTS = 6          # fewer measured points than this earns a warning (as in R's usl)
-WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which a fit earns a warning
 # a peak beyond this multiple of the largest measured concurrency earns a warning (and a weak verdict: the same
 # threshold, declared with the verdict's others in capmodel.models.assessment)
 PEAK_EXTRAPOLATION = int(EXTRAPOLATION_WEAK)
@@ -210,34 +208,11 @@ class ScalabilityFit:
     # -- warnings --------------------------------------------------------------------------------------------------
     @cached_property
     def warnings(self) -> list:
-        """What to be careful about, one sentence each."""
-        found = []
-        if self.df_resid == 0:
-            found.append(f"exactly determined: {self.n_points} points for {self.n_params} parameters leave no "
-                         "residual degrees of freedom; no standard errors or intervals (measure more points)")
-        if self.n_points < FEW_POINTS:
-            found.append(f"only {self.n_points} points (fewer than {FEW_POINTS}): the estimates and their intervals "
-                         "are rough; measure more concurrency levels")
-        for i, name in enumerate(self.names):
-            if self.at_bound[i]:
-                p = self.estimates[i]
-                side = "lower" if abs(p - self.lower[i]) <= abs(p - self.upper[i]) else "upper"
-                bound = self.lower[i] if side == "lower" else self.upper[i]
-                found.append(f"{name} is at its {side} bound {bound:g}: the data do not support "
-                             f"{_bound_meaning(name, side)}; its standard error and interval are not reliable")
-        found.extend(self._model_warnings())
-        positive = self.throughput[self.throughput > 0]
-        if len(positive) and positive.max() > WIDE_SPAN * positive.min():
-            found.append(f"the throughput spans {math.log10(positive.max() / positive.min()):.0f} orders of magnitude "
-                         "(a unit error or an outlier?): one point may decide the whole fit")
-        if not math.isfinite(self.r2):
-            found.append("r2 is not a number (the fitted curve or the data are degenerate): do not rely on this fit")
-        largest = float(np.max(self.concurrency))
-        if math.isfinite(self.peak_concurrency) and self.peak_concurrency > PEAK_EXTRAPOLATION * largest:
-            found.append(f"the peak at N = {self.peak_concurrency:.4g} is extrapolated beyond {PEAK_EXTRAPOLATION}x "
-                         f"the largest measured concurrency ({largest:g}); measure higher concurrency before relying "
-                         "on it")
-        return found
+        """What to be careful about, one sentence each: the messages of the verdict's warning reasons
+        (``capmodel.models.assessment.warning_reasons``), so that every warning is also a reason in ``evidence``."""
+        from capmodel.models.assessment import warning_reasons
+
+        return [r.message for r in warning_reasons(self)]
 
     def _model_warnings(self) -> list:
         return []
@@ -367,13 +342,3 @@ class ScalabilityFit:
     def __repr__(self):
         values = ", ".join(f"{k}={v:.4g}" for k, v in self.params.items())
         return f"<{type(self).__name__} {self.model}: {values}; n={self.n_points}, R2={self.r2:.4f}>"
-
-
-def _bound_meaning(name: str, side: str) -> str:
-    if name == "kappa" and side == "lower":
-        return "a coherency (retrograde) effect, so the fit reduces to Amdahl's law"
-    if name == "sigma" and side == "lower":
-        return "any contention (pass allow_superlinear=True to let sigma go below 0)"
-    if name == "sigma" and side == "upper":
-        return "any parallelism: the work is fully serialised, extra clients add no throughput"
-    return "a value inside the allowed range"

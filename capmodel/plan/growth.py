@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.formatting import plural
 from capmodel.plan.checks import positive
 
 
@@ -51,7 +52,8 @@ def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: flo
             users_low=float(best.get("users_low", math.nan)), users_high=float(best.get("users_high", math.nan)),
             spare_users=float(best["users"] - target), cost_per_user=float(best["monthly_cost"]) / target,
             meets_target_at_low_end=bool(best.get("users_low", best["users"]) >= target),
-            reason=f"cheapest of {len(fits)} VM(s) that carry {target:,.0f} users",
+            reason=f"cheapest of {plural(len(fits), 'VM')} that {'carries' if len(fits) == 1 else 'carry'} "
+                   f"{target:,.0f} users",
         )
         if utilization_target is not None:
             row["utilization_at_target"] = utilization_target * target / float(best["users"])

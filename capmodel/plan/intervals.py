@@ -60,3 +60,4 @@ def span(values) -> tuple[float, float]:
     if arr.size == 0:
         return math.nan, math.nan
     return float(arr.min()), float(arr.max())
+

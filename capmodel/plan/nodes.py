@@ -53,7 +53,7 @@ def validate_node_table(table: pd.DataFrame, source: str | None = None) -> pd.Da
 def nodes_needed_usl(target: float, candidate_ops: float, candidate_nodes: float, sigma: float, kappa: float,
                      max_nodes: float = math.inf) -> tuple[int | None, str]:
     """Smallest whole node count of the candidate type that reaches ``target`` ops/s under the USL (None, reason)."""
-    return units_for_throughput(target, candidate_ops, candidate_nodes, sigma, kappa, max_nodes, "nodes")
+    return units_for_throughput(target, candidate_ops, candidate_nodes, sigma, kappa, max_nodes, "nodes", "ops/s")
 
 
 def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0, rounding: str = "nearest",

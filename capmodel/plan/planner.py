@@ -28,6 +28,9 @@ INTERVAL_COLUMNS = (
     "measured_throughput", "throughput", "usable_throughput", "users", "throughput_per_cost",
     "throughput_per_cost_vs_baseline", "cost_per_user", "cost_per_1000_users", "cost_per_1000_ops",
 )
+ONE_SIDED = " †"
+ONE_SIDED_NOTE = ("†: the estimate is an end of its interval, which is one-sided: the input's stated range ends at "
+                  "the figure used (a relative throughput stated as 2.5-2.6x and used as 2.6x)")
 SCENARIOS = [("value", "value")] + [(r, b) for r in ("low", "high") for b in ("low", "high")]
 
 
@@ -96,7 +99,10 @@ def _estimate(row: pd.Series, name: str, shown) -> str:
         return text
     if shown(low) == shown(high) == text:
         return text
-    return f"{text} ({shown(low)} to {shown(high)})"
+    # an end equal to the estimate is one-sided, not degenerate: the input's stated range ends at the figure used
+    # (benchANT: s3-2xlarge-8 "2.5-2.6x", used 2.6x); the marker sends the reader to the table's footnote
+    edge = ONE_SIDED if text in (shown(low), shown(high)) else ""
+    return f"{text} ({shown(low)} to {shown(high)}){edge}"
 
 
 def _tidy(x: float) -> float:
@@ -152,12 +158,15 @@ class CapacityPlan:
             "usable": _estimate(r, "usable_throughput", integer), "users": _estimate(r, "users", integer),
             "per_users": _estimate(r, "cost_per_1000_users", money), "limit": str(r["binding_limit"]).replace("_", " ")}
             for _, r in self.vms.iterrows()])
-        return table(frame, {
+        made = table(frame, {
             "vm": Column("VM", "text"), "monthly_cost": Column(f"cost ({cost})", "money"),
             "throughput": Column("throughput (ops/s)"), "per_cost": Column(f"ops/s per {unit or 'cost unit'}"),
             "usable": Column("usable (ops/s)"), "users": Column("users"),
             "per_users": Column(f"per 1,000 users ({cost})"), "limit": Column("binding limit", "text")},
             footnotes=['"none": the VM fails an objective, so it carries no users'])
+        if frame.map(lambda v: str(v).endswith(ONE_SIDED)).any().any():
+            made.footnotes = [*made.footnotes, ONE_SIDED_NOTE]
+        return made
 
     def summary(self) -> str:
         lines = [f"Workload: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]

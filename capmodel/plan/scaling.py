@@ -23,10 +23,12 @@ def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
 
 
 def units_for_throughput(target: float, measured: float, measured_units: float, sigma: float, kappa: float,
-                         max_units: float = math.inf, unit: str = "units") -> tuple[int | None, str]:
+                         max_units: float = math.inf, unit: str = "units",
+                         rate_unit: str = "ops/s") -> tuple[int | None, str]:
     """Smallest whole count n with X(n) >= target, where X(n) = measured * usl(n) / usl(measured_units).
 
-    Returns (n, "") or (None, reason) when the curve's peak (or ``max_units``) is below the target.
+    Returns (n, "") or (None, reason) when the curve's peak (or ``max_units``) is below the target; ``unit`` names
+    the count (nodes, shards) and ``rate_unit`` the curve's throughput (ops/s, inserts/s) in the reason.
     """
     check_parameters(sigma, kappa)
     if target <= 0:
@@ -45,8 +47,9 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
     if math.isfinite(n_peak):
         n_best = whole_peak(n_peak, lambda k: usl_throughput(k, sigma, kappa, lambda_))
         x_best = float(usl_throughput(n_best, sigma, kappa, lambda_))
-        return None, f"unreachable: throughput peaks at {x_best:,.0f} with {n_best} {unit}, below {target:,.0f}"
-    return None, f"unreachable: the throughput ceiling {x_peak:,.0f} is below {target:,.0f}"
+        return None, (f"unreachable: throughput peaks at {x_best:,.0f} {rate_unit} with {n_best:,} {unit}, below "
+                      f"{target:,.0f} {rate_unit}")
+    return None, f"unreachable: the throughput ceiling {x_peak:,.0f} {rate_unit} is below {target:,.0f} {rate_unit}"
 
 
 def units_interval(target: float, measured: float, measured_units: float, samples, max_units: float = math.inf,

@@ -48,7 +48,7 @@ def shards_needed(target_rate: float, per_shard_throughput: float, sigma: float 
     """Smallest shard count whose throughput reaches ``target_rate`` (None and the reason when none does)."""
     target = positive(target_rate, "target rate")
     per_shard = positive(per_shard_throughput, "per-shard throughput")
-    return units_for_throughput(target, per_shard, 1.0, sigma, kappa, max_shards, "shards")
+    return units_for_throughput(target, per_shard, 1.0, sigma, kappa, max_shards, "shards", "inserts/s")
 
 
 def clients_needed(shards: int, throughput: float | None = None, batch_size: int = 1000,
@@ -65,14 +65,17 @@ def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 
                 max_shards: float = DOCUMENTDB_MAX_SHARDS, batch_size: int = 1000,
                 batch_latency_s: float | None = None, clients_per_shard: int = CLIENTS_PER_SHARD,
                 min_clients: int = MIN_CLIENTS, usl_samples=None, level: float = 0.95) -> dict:
-    """Shards, the throughput they give, the efficiency vs linear, and the clients to drive them.
+    """Shards, the throughput they give, the efficiency vs linear, and the clients to drive them; ``linear_shards``
+    (the count at perfect scaling) on every row, also when the USL cannot reach the target.
 
     ``usl_samples`` (DataFrame with sigma, kappa, e.g. a bootstrap of a fit over shard count) adds the percentile
     interval ``shards_low``/``shards_high`` (an unreachable sample counts as infinitely many shards).
     """
     shards, reason = shards_needed(target_rate, per_shard_throughput, sigma, kappa, max_shards)
+    # the linear estimate does not depend on sigma or kappa: every row carries it, reachable or not
     row = {"target_rate": float(target_rate), "per_shard_throughput": float(per_shard_throughput), "sigma": sigma,
-           "kappa": kappa, "shards": shards, "reason": reason}
+           "kappa": kappa, "shards": shards, "reason": reason,
+           "linear_shards": math.ceil(target_rate / per_shard_throughput - 1e-9)}
     if usl_samples is not None:
         row["shards_low"], row["shards_high"], row["unreachable_share"] = units_interval(
             target_rate, per_shard_throughput, 1.0, usl_samples, max_shards, level)
@@ -81,7 +84,6 @@ def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 
     throughput = float(usl_throughput(shards, sigma, kappa, per_shard_throughput))
     row.update(
         throughput=throughput,
-        linear_shards=math.ceil(target_rate / per_shard_throughput - 1e-9),
         efficiency=throughput / (shards * per_shard_throughput),
         clients=clients_needed(shards, throughput, batch_size, batch_latency_s, clients_per_shard, min_clients),
     )

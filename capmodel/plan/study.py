@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.formatting import interval_words
 from capmodel.plan.calibration import calibrate_workload, workload_from_ops_per_user
 from capmodel.plan.capacity import Objectives
 from capmodel.plan.catalog import join_measurements
@@ -89,7 +90,7 @@ def _target_line(r: pd.Series, vms: pd.DataFrame, growth: float | None) -> str:
     currency = row.get("currency", "")
     currency = f" {currency}" if isinstance(currency, str) and currency else ""
     return (f"- **{r['target_users']:,.0f} users**{when}: **{r['vm']}** at {r['monthly_cost']:,.2f}{currency}/month; "
-            f"it carries {r['users']:,.0f} users ({row['users_low']:,.0f}–{row['users_high']:,.0f}), "
+            f"it carries {r['users']:,.0f} users{interval_words(r['users'], row['users_low'], row['users_high'])}, "
             f"{row['cost_per_1000_users']:.2f} per 1,000 users per month.")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
@@ -25,10 +26,11 @@ def model_name(model: str) -> str:
     return model_label(model)
 
 
-def fit_evidence(fit, comparison, level: float = 0.95) -> Evidence:
+def fit_evidence(fit, comparison, level: float = 0.95, bootstrap=None) -> Evidence:
     """The verdict on the fit's answer: ``assess_fit`` (the models layer's, the one ``capmodel fit --json`` prints),
-    with the comparison's objection when the model used is not the one it recommends."""
-    return assess_fit(fit, comparison, level=level)
+    with the comparison's objection when the model used is not the one it recommends; with the page's bootstrap
+    intervals (``bootstrap``, a ``BootstrapResult``) the interval check judges the wider of the two."""
+    return assess_fit(fit, comparison, level=level, bootstrap=bootstrap)
 
 
 def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
@@ -86,9 +88,16 @@ class FitReport:
     def chosen_label(self) -> str:
         return model_name(self.fit.model)
 
+    @cached_property
+    def resampled(self):
+        """The bootstrap the parameter table shows (None without one): one object for the table and the verdict."""
+        if self.bootstrap and getattr(self.fit, "df_resid", 1) > 0:
+            return self.fit.bootstrap(n_samples=self.bootstrap, seed=0)
+        return None
+
     @property
     def evidence(self) -> Evidence:
-        return fit_evidence(self.fit, self.comparison, self.level)
+        return fit_evidence(self.fit, self.comparison, self.level, self.resampled)
 
     @property
     def answer(self) -> str:
@@ -124,8 +133,8 @@ class FitReport:
 
     def parameter_table(self):
         frame = self.fit.parameter_table(self.level).reset_index(names="parameter")
-        if self.bootstrap and getattr(self.fit, "df_resid", 1) > 0:
-            boot = self.fit.bootstrap(n_samples=self.bootstrap, seed=0).conf_int(self.level)
+        if self.resampled is not None:
+            boot = self.resampled.conf_int(self.level)
             frame["boot_low"] = boot["low"].to_numpy()
             frame["boot_high"] = boot["high"].to_numpy()
         frame["parameter"] = frame["parameter"].map(lambda k: PARAMETER_NAMES.get(k, k))

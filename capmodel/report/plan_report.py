@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capmodel.formatting import Column, integer, money, number, percent, table
+from capmodel.formatting import Column, integer, interval_words, money, number, percent, table
 from capmodel.models.evidence import Evidence
 
 QUESTION = "Which VM carries our users at each growth stage, and what does a user cost?"
@@ -70,7 +70,8 @@ class PlanReport:
         if self.study.monthly_growth and months is not None and math.isfinite(months):
             when = f" (reached in {number(months, 3)} months at {percent(self.study.monthly_growth)} a month)"
         return (f"For **{users} users**{when}: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)}, "
-                f"carrying {integer(row['users'])} users ({integer(vm['users_low'])}–{integer(vm['users_high'])}).")
+                f"carrying {integer(row['users'])} users"
+                f"{interval_words(row['users'], vm['users_low'], vm['users_high'], integer)}.")
 
     @property
     def answer(self) -> str:

@@ -56,17 +56,10 @@ class ShardReport:
 
     @property
     def scenarios(self):
-        """The study's contention scenarios, each with its target's linear estimate: that count does not depend on
-        σ, so a scenario the USL cannot reach still has it (the plan leaves it out of an unreachable row)."""
+        """The study's contention scenarios (a copy), each row with its linear estimate (``plan_shards`` carries it
+        on unreachable rows too)."""
         scen = self.study.scenarios
-        if scen is None:
-            return None
-        scen = scen.copy()
-        linear = {r["target_rate"]: r.get("linear_shards") for r in self.study.rows}
-        if "linear_shards" not in scen.columns:
-            scen["linear_shards"] = float("nan")
-        scen["linear_shards"] = scen["linear_shards"].fillna(scen["target_rate"].map(linear).astype(float))
-        return scen
+        return None if scen is None else scen.copy()
 
     def scenario_table(self):
         if self.study.scenarios is None:

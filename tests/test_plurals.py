@@ -1,0 +1,39 @@
+"""Counts in the sentences the CLI prints agree with their nouns ("1 VM", "4 VMs", "1 degree of freedom"), from one
+helper (capmodel.formatting.plural), never a loose "VM(s)"."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from capmodel.formatting import plural
+
+
+@pytest.mark.parametrize("n, word, many, expected", [
+    (0, "VM", None, "0 VMs"), (1, "VM", None, "1 VM"), (2, "VM", None, "2 VMs"), (1.0, "shard", None, "1 shard"),
+    (12_000, "user", None, "12,000 users"), (1, "degree of freedom", "degrees of freedom", "1 degree of freedom"),
+    (3, "degree of freedom", "degrees of freedom", "3 degrees of freedom")])
+def test_plural(n, word, many, expected):
+    assert plural(n, word, many) == expected
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "capmodel.cli", *args], capture_output=True, text=True, check=True)
+
+
+@pytest.mark.parametrize("users", [20_000, 70_000, 88_000])
+def test_recommendation_reason_counts_the_vms_that_carry_the_target(users):
+    out = json.loads(_run("plan", "--target-users", str(users), "--json").stdout)
+    vms = [v for v in out["vms"] if v["users"] is not None and v["users"] >= users]
+    [rec] = out["recommendations"]
+    n = len(vms)
+    assert rec["reason"] == (f"cheapest of {n} VM{'s' if n != 1 else ''} that {'carries' if n == 1 else 'carry'} "
+                             f"{users:,} users")
+
+
+@pytest.mark.parametrize("args", [("plan", "--target-users", "50000", "90000"), ("nodes",), ("shards",),
+                                  ("shards", "--sigma", "0.05"), ("fit", "tests/fixtures/user_study/three_points.csv")])
+def test_no_loose_plural_in_command_output(args):
+    for extra in ((), ("--json",)):
+        out = _run(*args, *extra).stdout
+        assert "(s)" not in out.replace("ops/s)", "").replace("inserts/s)", "")
