@@ -290,3 +290,20 @@ def test_the_fits_own_verdict_joins_the_plans():
     assert reason.grade == "weak" and cap.evidence.grade == "weak"
     assert "2 of 10 steps were client-bound" in reason.message
     assert "Evidence: **weak**" in cap.describe() and "2 of 10 steps were client-bound" in cap.describe()
+
+
+def test_a_plan_inside_the_measured_range_is_not_condemned_by_the_peaks_extrapolation():
+    # measured up to N = 4; the USL peak N* = sqrt((1 - sigma) / kappa) = 30.8 lies 7.7x beyond (unusable as an
+    # answer), but a quarter of the peak's throughput is reached near N = 2.4, inside the data: the peak's
+    # extrapolation is a weak warning for that plan, and one extrapolation reason is given, not two
+    curve = exact_curve()
+    fit = fit_usl(curve[curve["concurrency"] <= 4])
+    n_star = math.sqrt((1 - SIGMA) / KAPPA)
+    assert fit.peak_concurrency == pytest.approx(n_star, rel=1e-3)
+    cap = capacity_from_fit(fit, Objectives(utilization_target=None, peak_fraction=0.25))
+    extrapolations = [r for r in cap.evidence.reasons if r.code == "extrapolation"]
+    assert len(extrapolations) == 1 and extrapolations[0].grade == "weak"
+    assert extrapolations[0].value == pytest.approx(n_star / 4, rel=1e-3) and "the peak" in extrapolations[0].message
+    assert cap.evidence.usable
+    as_peak = capacity_from_fit(fit, Objectives(utilization_target=None, peak_fraction=0.95))
+    assert [r.grade for r in as_peak.evidence.reasons if r.code == "extrapolation"] == ["unusable"]

@@ -38,6 +38,7 @@ The thresholds are module constants so that the reports, the CLI and the tests u
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -195,7 +196,9 @@ def warning_reasons(fit) -> list[Reason]:
     if not math.isfinite(fit.r2):
         found.append(check_r2(fit))
     if math.isfinite(fit.peak_concurrency):
-        found.append(check_extrapolation(fit.peak_concurrency, float(np.max(fit.concurrency)), "the peak"))
+        peak = check_extrapolation(fit.peak_concurrency, float(np.max(fit.concurrency)), "the peak")
+        # a warning about the peak; when the answer is the peak, assess_fit's own check grades it in full
+        found.append(peak and dataclasses.replace(peak, grade="weak"))
     return [r for r in found if r is not None]
 
 
@@ -306,7 +309,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_below_one(fit.concurrency),
         check_r2(fit),
         check_past_peak(fit),
-        check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
+        answer_extrapolation := check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
         *warning_reasons(fit),
         check_lack_of_fit(fit),
         check_interval_width(fit, level, bootstrap),
@@ -314,8 +317,12 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_ceiling_reach(fit),
         check_model_choice(fit, comparison),
     )
-    # a reason found twice (R² not a number, the peak's extrapolation: also warnings) is kept once
-    return Evidence.of(*{(r.code, r.message): r for r in found if r is not None}.values())
+    # a reason found twice (R² not a number, the peak's extrapolation: also warnings) is kept once; the answer's own
+    # extrapolation (at the plan's operating N) stands for the peak's, which a warning adds
+    found = [r for r in found if r is not None]
+    if answer_extrapolation is not None:
+        found = [r for r in found if r.code != "extrapolation" or r is answer_extrapolation]
+    return Evidence.of(*{(r.code, r.message): r for r in found}.values())
 
 
 def supported_instead(fit, evidence: Evidence) -> str:
