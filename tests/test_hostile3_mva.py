@@ -131,10 +131,10 @@ def test_observed_what_if_bounds_the_cores_before_any_work(tmp_path, capsys):
     folder = synthetic.write_server(server, tmp_path / "ftdc" / "diagnostic.data")
     assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path / "obs")]) == 0
     capsys.readouterr()
-    for cores, shown in (("100000", "100,000"), ("1025", "1,025"), ("-3", "-3")):
+    for cores in ("100000", "1025", "-3"):
         started = time.monotonic()
         status = main(["mva", "--observed", str(tmp_path / "obs"), "--cores", cores])
         out, err = capsys.readouterr()
         assert time.monotonic() - started < 30
         assert status == 2 and out == ""
-        assert f"--cores must be from 1 to 1,024 processors, got {shown}" in err
+        assert f"cores (processors the server may use) must be an integer from 1 to 1,024, got {cores}\n" in err

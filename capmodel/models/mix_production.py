@@ -42,13 +42,17 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import nnls
 
+from capmodel.constraints import with_name
 from capmodel.errors import InputError
 from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.laws import check_servers
+from capmodel.models.laws import SERVERS
 from capmodel.models.open_networks import open_network
 from capmodel.models.renamed import table_frame
+
+# the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
+CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
 
 CLASSES = ("reads", "writes", "commands")
 MIN_INTERVALS = 5
@@ -154,7 +158,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
 
     ``cores``: the processors the mongod may use (its host's cores, or its CPU affinity).
     """
-    cores = check_servers(cores, "cores (processors the server may use)")
+    cores = CORES.check(cores, InputError)
     table = usable_intervals(samples, member)
     if len(table) < MIN_INTERVALS:
         raise InputError(f"{member}: {len(table)} usable interval(s) with operations and CPU figures; the mix model "
