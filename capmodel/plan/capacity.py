@@ -19,23 +19,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from capmodel.constraints import Number, checked
+from capmodel.constraints import Number, checked, with_name
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import table_frame
 from capmodel.plan.assessment import assess_capacity
-from capmodel.plan.checks import LARGEST, SMALLEST
+from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
 from capmodel.plan.intervals import percentile_interval
 from capmodel.plan.latency import p95_to_mean_ratio
 
 
-# What each objective may be (capmodel.constraints), named as the messages and the command line say it.
+# What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
+# line say it (capmodel.constraints).
 OBJECTIVE_CONSTRAINTS = {
-    "utilization_target": Number(float, SMALLEST, 1.0, name="utilization target", wanted_text="a fraction in (0, 1]"),
-    "peak_fraction": Number(float, SMALLEST, 1.0, name="peak fraction", wanted_text="a fraction in (0, 1]"),
-    "latency_p95_ms": Number(float, 0.0, LARGEST, low_open=True, name="latency target",
-                             wanted_text="a positive number of milliseconds"),
+    "utilization_target": with_name(FRACTION, "utilization target"),
+    "peak_fraction": with_name(FRACTION, "peak fraction"),
+    "latency_p95_ms": with_name(POSITIVE, "latency target",
+                                wanted_text=f"a positive number of milliseconds (from {SMALLEST:g} to {LARGEST:g})"),
     "latency_increase": Number(float, 0.0, LARGEST, name="latency increase", wanted_text="a fraction >= 0"),
 }
 
