@@ -197,7 +197,7 @@ def _objectives_with(objectives: Objectives, latency_target_ms: float | None, st
     return Objectives(objectives.utilization_target, objectives.peak_fraction, float(latency_target_ms), None)
 
 
-def _service_demand(curve) -> float | None:
+def curve_service_demand(curve) -> float | None:
     """Seconds of CPU per operation, median of cpu_util / throughput over the measured points (None without)."""
     if "cpu_util" not in curve.columns:
         return None
@@ -263,7 +263,7 @@ def capacity_from_fit(fit, objectives: Objectives, n_bootstrap: int = 0, level: 
                         "in Objectives(latency_p95_ms=...)")
     objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
     target_ms = objectives.latency_target_ms(baseline_p95_ms)
-    demand = _service_demand(fit.curve)
+    demand = curve_service_demand(fit.curve)
     ratio, basis = p95_to_mean_ratio(fit.curve)
     seconds = None if target_ms is None else target_ms / 1000.0 / ratio
     limits = _limits(fit.sigma, fit.kappa, fit.lambda_, objectives, demand, seconds)
