@@ -29,7 +29,8 @@ def test_usl_answer_names_the_peak_the_parameters_and_the_best_point():
     assert text.startswith(f"SPEC SDM91 measured 7 steps from 1 to 216 clients; the best measured rate was "
                            f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). Fitted, the **USL** "
                            "model was fitted.")
-    assert "R² = 0.990" in text and "sigma = 0.02773" in text and "no warnings from the fit" in text
+    assert "R² = 0.990" in text and "sigma = 0.02773" in text
+    assert not fit.warnings and "warning" not in text   # nothing to warn of, and no sentence saying so twice
 
 
 def test_amdahl_and_linear_answers_name_the_ceiling_or_the_growth():
@@ -50,7 +51,10 @@ def test_answer_with_a_comparison_says_how_the_model_was_chosen():
     assert "ΔAICc of the others from the best:" in chosen
     asked = fit_usl(curve).describe(comparison=comparison)
     assert "the **USL** model was fitted as asked; the comparison recommends **Amdahl**" in asked
-    assert "warning: kappa is at its lower bound 0" in asked
+    # the fit's warning is a reason of the verdict, said once (no "- warning:" repeat after it)
+    assert asked.count("kappa is at its lower bound 0") == 1
+    verdict = asked[asked.index("Evidence: **weak**: "):]
+    assert "kappa is at its lower bound 0" in verdict and "warning:" not in asked
 
 
 def test_exactly_determined_answer_has_no_intervals():

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from capmodel.cli import main
+from capmodel.models.usl import fit_usl
 
 VM_KEYS = {"vm", "monthly_cost", "throughput", "throughput_per_cost", "users", "cost_per_user", "binding_limit"}
 
@@ -237,3 +238,39 @@ def test_vm_column_error_says_whether_the_default_was_used(tmp_path, capsys, hea
     err = capsys.readouterr().err
     assert expected in err and "given for system" not in err
     assert ("default" in err) == (given is None)
+
+
+# --- the peak fraction on fitted curves (plan --curves) ---------------------------------------------------------------
+
+def _peaks_by_hand(path):
+    """Each VM's fitted USL peak X(N*), N* = sqrt((1 - sigma) / kappa), from the fitted parameters."""
+    curves = pd.read_csv(path)
+    peaks = {}
+    for vm, rows in curves.groupby("vm"):
+        f = fit_usl(pd.DataFrame({"concurrency": rows["threads"], "throughput": rows["ops_per_sec"]}))
+        n = math.sqrt((1 - f.sigma) / f.kappa)
+        peaks[vm] = f.lambda_ * n / (1 + f.sigma * (n - 1) + f.kappa * n * (n - 1))
+    return peaks
+
+
+def test_peak_fraction_on_curves_without_utilization_is_the_lower_of_it_and_the_utilization_target(capsys):
+    # curves_chf.csv has no cpu_util: the utilization target is then a fraction of the fitted peak too (plan.capacity),
+    # so --peak-fraction 0.9 beside the default target 0.8 plans 0.8 x the peak and says why; with the target at 1 the
+    # peak fraction binds at 0.9 x the peak, the figure --utilization-target 0.9 gives by the same arithmetic
+    user = "tests/fixtures/user_study"
+    peaks = _peaks_by_hand(f"{user}/curves_chf.csv")
+    base = ["plan", "--catalog", f"{user}/catalog_chf.csv", "--curves", f"{user}/curves_chf.csv", "--vm-column", "vm",
+            "--ops-per-user", "0.5", "--bootstrap", "0", "--json"]
+    for extra, share, binding in [(["--peak-fraction", "0.9"], 0.8, "utilization"),
+                                  (["--utilization-target", "1", "--peak-fraction", "0.9"], 0.9, "peak_fraction"),
+                                  (["--utilization-target", "0.9"], 0.9, "utilization")]:
+        out = run_json(capsys, *base, *extra)
+        for vm in out["vms"]:
+            assert vm["usable_throughput"] == pytest.approx(share * peaks[vm["vm"]], rel=1e-6)
+            assert vm["binding_limit"] == binding
+        said = [n for n in out["notes"] if n.startswith("the peak fraction (90%) adds no limit for ")]
+        if share == 0.8:
+            assert len(said) == 1 and all(vm in said[0] for vm in peaks)
+            assert "the utilization target (80%) is taken as 80% of the fitted peak" in said[0]
+        else:
+            assert said == []

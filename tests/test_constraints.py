@@ -84,8 +84,14 @@ def test_bench_config_refuses_through_its_declared_constraints(kwargs, message):
     ({"utilization_target": 1.5}, "utilization target must be a fraction in (0, 1], got 1.5"),
     ({"utilization_target": 0.0}, "utilization target must be a fraction in (0, 1], got 0.0"),
     ({"peak_fraction": "most"}, "peak fraction must be a fraction in (0, 1], got 'most'"),
-    ({"latency_p95_ms": 0.0}, "latency target must be a positive number of milliseconds, got 0.0"),
-    ({"latency_p95_ms": "fast"}, "latency target must be a positive number of milliseconds, got 'fast'"),
+    # plan/checks.py's positive figure: its range is said (a target past 1e15 ms made ratios leave a float's range)
+    ({"latency_p95_ms": 0.0},
+     "latency target must be a positive number of milliseconds (from 1e-12 to 1e+15), got 0.0"),
+    ({"latency_p95_ms": "fast"},
+     "latency target must be a positive number of milliseconds (from 1e-12 to 1e+15), got 'fast'"),
+    ({"latency_p95_ms": 1e16},
+     "latency target must be a positive number of milliseconds (from 1e-12 to 1e+15), got 1e+16"),
+    ({"peak_fraction": 1e-13}, "peak fraction must be a fraction in (0, 1], got 1e-13"),
     ({"latency_increase": -0.1}, "latency increase must be a fraction >= 0, got -0.1"),
     ({"latency_increase": math.inf}, "latency increase must be a fraction >= 0, got inf"),
 ])

@@ -145,3 +145,17 @@ def test_unreachable_targets_and_bad_inputs_are_named():
         mmc(1.0, 2.0, 2.5)
     with pytest.raises(InputError, match="p must"):
         mm1(1.0, 2.0).response_percentile(95)
+
+
+@pytest.mark.parametrize("p, shown", [(1.0, "1.0"), (0, "0"), (float("nan"), "nan"), (True, "True"),
+                                      ("x", "'x'"), ("0.9", "'0.9'")])
+def test_a_percentile_outside_0_1_or_not_a_number_is_one_input_error(p, shown):
+    # models/laws.py's PROBABILITY: text was read by float() before, and 'x' escaped as a ValueError
+    message = f"must be a probability strictly between 0 and 1 (e.g. 0.95), got {shown}"
+    r = mmc(300.0, 100.0, 4)
+    for call, name in [(r.wait_percentile, "p"), (r.response_percentile, "p"),
+                       (lambda v: servers_for_target(300.0, 100.0, percentile=v, max_wait_at_percentile=0.01),
+                        "percentile")]:
+        with pytest.raises(InputError) as caught:
+            call(p)
+        assert str(caught.value) == f"{name} {message}"

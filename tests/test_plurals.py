@@ -4,9 +4,12 @@ import json
 import subprocess
 import sys
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from capmodel.formatting import plural
+from capmodel.models.usl import fit_usl
 
 
 @pytest.mark.parametrize("n, word, many, expected", [
@@ -37,3 +40,14 @@ def test_no_loose_plural_in_command_output(args):
     for extra in ((), ("--json",)):
         out = _run(*args, *extra).stdout
         assert "(s)" not in out.replace("ops/s)", "").replace("inserts/s)", "")
+
+
+def test_a_fit_summary_on_one_residual_degree_of_freedom_says_degree():
+    # four points and the USL's three parameters leave 4 - 3 = 1 residual degree of freedom (R's summary says
+    # "on 1 degrees of freedom"; ours agrees with its count); one more point leaves 2
+    n = np.array([1, 2, 4, 8, 16.0])
+    x = 100 * n / (1 + 0.05 * (n - 1) + 0.001 * n * (n - 1)) * np.array([1.0, 1.01, 0.99, 1.02, 0.985])
+    four, five = (fit_usl(pd.DataFrame({"concurrency": n[:k], "throughput": x[:k]})) for k in (4, 5))
+    assert four.df_resid == 1 and five.df_resid == 2
+    assert f"residual standard error: {four.rse:.4g} on 1 degree of freedom\n" in four.summary()
+    assert f"residual standard error: {five.rse:.4g} on 2 degrees of freedom\n" in five.summary()

@@ -1,5 +1,6 @@
 """A fitted scalability model in words: what was measured, which model the data support, its parameters with
-intervals, where it peaks or saturates, and its warnings (markdown, for the reports' answers)."""
+intervals, where it peaks or saturates, and the verdict, whose reasons include the fit's warnings, each said once
+(markdown, for the reports' answers)."""
 from __future__ import annotations
 
 import math
@@ -68,8 +69,7 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
         params = "Its parameters (exactly determined, no intervals): " + ", ".join(
             f"{k} = {number(v, 4)}" for k, v in fit.params.items())
     best = curve.loc[curve["throughput"].idxmax()]
-    warnings = "".join(f"\n- warning: {w}" for w in fit.warnings) or "\n- no warnings from the fit"
     return (f"{source} measured {number(len(curve))} steps from {number(curve['concurrency'].min())} to "
             f"{number(curve['concurrency'].max())} clients; the best measured rate was {number(best['throughput'])} "
             f"ops/s (at {number(best['concurrency'])} clients). Fitted, {_verdict(fit, comparison)}.\n"
-            f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n{warnings}")
+            f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n")

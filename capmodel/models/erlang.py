@@ -19,19 +19,12 @@ from dataclasses import asdict, dataclass
 from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
-from capmodel.models.laws import check_nonnegative, check_positive, check_servers, check_stable
+from capmodel.models.laws import check_nonnegative, check_positive, check_probability, check_servers, check_stable
 from capmodel.models.renamed import renamed_method
 
 
 def _check_servers(c, name: str = "c") -> int:
     return check_servers(c, f"{name} (number of servers)")
-
-
-def _check_probability(p: float, name: str) -> float:
-    p = float(p)
-    if not 0 < p < 1:
-        raise InputError(f"{name} must be a probability strictly between 0 and 1 (e.g. 0.95), got {p!r}")
-    return p
 
 
 def erlang_b(c: int, a: float) -> float:
@@ -112,14 +105,14 @@ class MMcResult:
 
     def wait_percentile(self, p: float) -> float:
         """The p-quantile of the wait: 0 if P(wait) <= 1 - p, else ln(C / (1 - p)) / (c mu - lambda)."""
-        p = _check_probability(p, "p")
+        p = check_probability(p, "p")
         if self.prob_wait <= 1.0 - p:
             return 0.0
         return math.log(self.prob_wait / (1.0 - p)) / self._drain_rate
 
     def response_percentile(self, p: float) -> float:
         """The p-quantile of the response time (wait + service); for M/M/1 it is -ln(1 - p) / (mu - lambda)."""
-        p = _check_probability(p, "p")
+        p = check_probability(p, "p")
         if self.servers == 1:
             return -math.log1p(-p) / self._drain_rate
         scale = -math.log1p(-p) / min(self.service_rate, self._drain_rate)
@@ -186,7 +179,7 @@ def servers_for_target(
     """
     lam = check_nonnegative(arrival_rate, "arrival_rate")
     mu = check_positive(service_rate, "service_rate")
-    p = _check_probability(percentile, "percentile")
+    p = check_probability(percentile, "percentile")
     targets = {
         "max_mean_wait": max_mean_wait,
         "max_mean_response": max_mean_response,

@@ -16,6 +16,8 @@ from capmodel.errors import InputError
 SERVERS = Number(int, 1, math.inf, name="c (number of servers)", required=True)
 NONNEGATIVE = Number(float, 0.0, math.inf, text=False, required=True)
 POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
+PROBABILITY = Number(float, 0.0, 1.0, low_open=True, high_open=True, text=False, required=True,
+                     wanted_text="a probability strictly between 0 and 1 (e.g. 0.95)")
 
 
 def check_servers(c, label: str = "c (number of servers)") -> int:
@@ -31,6 +33,11 @@ def check_nonnegative(value: float, name: str) -> float:
 def check_positive(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` unless it is finite and > 0."""
     return POSITIVE.check(value, InputError, name)
+
+
+def check_probability(value: float, name: str) -> float:
+    """Return ``value`` as float, or raise ``InputError`` naming ``name`` unless it is strictly between 0 and 1."""
+    return PROBABILITY.check(value, InputError, name)
 
 
 def check_stable(utilization: float, name: str = "utilization") -> float:

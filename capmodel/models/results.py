@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import InputError
+from capmodel.formatting import plural
 from capmodel.models.assessment import EXTRAPOLATION_WEAK
 
 # a peak beyond this multiple of the largest measured concurrency earns a warning (and a weak verdict: the same
@@ -326,7 +327,8 @@ class ScalabilityFit:
             from capmodel.models.assessment import supported_instead
 
             lines.append(f"peak / ceiling: not supported by these data; {supported_instead(self, evidence)}")
-        lines.append(f"residual standard error: {self.rse:.4g} on {self.df_resid} degrees of freedom")
+        dof = plural(self.df_resid, "degree of freedom", "degrees of freedom")
+        lines.append(f"residual standard error: {self.rse:.4g} on {dof}")
         lines.append(f"R-squared: {self.r2:.4f}   AIC: {self.aic:.2f}   BIC: {self.bic:.2f}")
         lines.extend(evidence.lines())
         for w in self.warnings:

@@ -19,23 +19,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from capmodel.constraints import Number, checked
+from capmodel.constraints import Number, checked, with_name
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import table_frame
 from capmodel.plan.assessment import assess_capacity
-from capmodel.plan.checks import LARGEST, SMALLEST
+from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
 from capmodel.plan.intervals import percentile_interval
 from capmodel.plan.latency import p95_to_mean_ratio
 
 
-# What each objective may be (capmodel.constraints), named as the messages and the command line say it.
+# What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
+# line say it (capmodel.constraints).
 OBJECTIVE_CONSTRAINTS = {
-    "utilization_target": Number(float, SMALLEST, 1.0, name="utilization target", wanted_text="a fraction in (0, 1]"),
-    "peak_fraction": Number(float, SMALLEST, 1.0, name="peak fraction", wanted_text="a fraction in (0, 1]"),
-    "latency_p95_ms": Number(float, 0.0, LARGEST, low_open=True, name="latency target",
-                             wanted_text="a positive number of milliseconds"),
+    "utilization_target": with_name(FRACTION, "utilization target"),
+    "peak_fraction": with_name(FRACTION, "peak fraction"),
+    "latency_p95_ms": with_name(POSITIVE, "latency target",
+                                wanted_text=f"a positive number of milliseconds (from {SMALLEST:g} to {LARGEST:g})"),
     "latency_increase": Number(float, 0.0, LARGEST, name="latency increase", wanted_text="a fraction >= 0"),
 }
 
@@ -196,7 +197,7 @@ def _objectives_with(objectives: Objectives, latency_target_ms: float | None, st
     return Objectives(objectives.utilization_target, objectives.peak_fraction, float(latency_target_ms), None)
 
 
-def _service_demand(curve) -> float | None:
+def curve_service_demand(curve) -> float | None:
     """Seconds of CPU per operation, median of cpu_util / throughput over the measured points (None without)."""
     if "cpu_util" not in curve.columns:
         return None
@@ -262,7 +263,7 @@ def capacity_from_fit(fit, objectives: Objectives, n_bootstrap: int = 0, level: 
                         "in Objectives(latency_p95_ms=...)")
     objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
     target_ms = objectives.latency_target_ms(baseline_p95_ms)
-    demand = _service_demand(fit.curve)
+    demand = curve_service_demand(fit.curve)
     ratio, basis = p95_to_mean_ratio(fit.curve)
     seconds = None if target_ms is None else target_ms / 1000.0 / ratio
     limits = _limits(fit.sigma, fit.kappa, fit.lambda_, objectives, demand, seconds)

@@ -17,7 +17,8 @@ import pandas as pd
 from capmodel.errors import PlanError
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import Workload
-from capmodel.plan.capacity import FitCapacity, Objectives, capacity_from_fit, throughput_at_utilization_target
+from capmodel.plan.capacity import (FitCapacity, Objectives, capacity_from_fit, curve_service_demand,
+                                    throughput_at_utilization_target)
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
 from capmodel.plan.growth import growth_plan, runway_months
@@ -218,6 +219,20 @@ def _reference_utilization(table, workload, base_row, fits, objectives, notes) -
     return reference
 
 
+def _idle_peak_fraction(fits, objectives) -> list[str]:
+    """A note when the peak fraction adds no limit: on a curve with no utilization measured, the utilization target is
+    itself taken as that fraction of the fitted peak (plan.capacity), so a peak fraction at or above it never binds."""
+    target, fraction = objectives.utilization_target, objectives.peak_fraction
+    if target is None or fraction is None or fraction < target:
+        return []
+    unmeasured = [vm for vm, fit in fits.items() if curve_service_demand(fit.curve) is None]
+    if not unmeasured:
+        return []
+    return [f"the peak fraction ({fraction:.0%}) adds no limit for {', '.join(unmeasured)}: with no utilization "
+            f"measured on their curves the utilization target ({target:.0%}) is taken as {target:.0%} of the fitted "
+            "peak, at or below it; give a peak fraction below the utilization target, or raise the target"]
+
+
 def _baseline_p95_ms(table, workload, base_row, baseline_vm, fits, objectives) -> float | None:
     """The baseline's p95 (ms) a relative latency target is measured against (None: compare in words)."""
     if objectives.latency_increase is None:
@@ -271,6 +286,7 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
         raise PlanError("a latency target needs a latency_p95_ms column in the measurements (or fitted curves)")
     if objectives.peak_fraction is not None and len(fits) < len(table):
         notes.append("the peak fraction applies only to VMs with a fitted curve")
+    notes += _idle_peak_fraction(fits, objectives)
 
     fit_caps = {vm: capacity_from_fit(fit, objectives, n_bootstrap, level, seed, baseline_p95_ms=baseline_p95)
                 for vm, fit in fits.items()}

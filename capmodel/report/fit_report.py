@@ -104,11 +104,6 @@ class FitReport:
         return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     @property
-    def warnings(self) -> list[str]:
-        """The fit's own warnings (what ``capmodel fit`` prints under its verdict), for the headline's notes."""
-        return [f"The fit warns: {w}" for w in getattr(self.fit, "warnings", [])]
-
-    @property
     def has_latency(self) -> bool:
         return any(c.startswith("latency_") for c in self.curve.columns)
 
