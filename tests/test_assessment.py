@@ -1,6 +1,7 @@
 """assess_fit (capmodel.models.assessment): each reason on real bundled data and on curves built here, whose verdict
 is derived in the test from the thresholds' definitions."""
 import math
+from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
@@ -279,3 +280,16 @@ def test_report_02_verdict_agrees_with_its_bootstrap_table():
     assert half > A.INTERVAL_WIDTH_WEAK
     assert report.evidence.grade == "weak" and "interval_width" in report.evidence.codes()
     assert f"{ci['low']:,.0f} to {ci['high']:,.0f}" in report.evidence.describe()
+
+
+def test_the_summary_says_each_warning_once():
+    # every warning is a reason of the fit's verdict (warning_reasons): the summary printed it in the verdict and
+    # again as "warning: ..." below it
+    from capmodel.models.rivals import fit_amdahl
+
+    curve = pd.read_csv(Path(__file__).parent / "fixtures" / "user_study" / "three_points.csv")
+    fit = fit_amdahl(curve)
+    assert fit.warnings, "the 3-point fit warns (too few points)"
+    text = fit.summary()
+    for warning in fit.warnings:
+        assert text.count(warning) == 1

@@ -331,8 +331,8 @@ class ScalabilityFit:
         lines.append(f"residual standard error: {self.rse:.4g} on {dof}")
         lines.append(f"R-squared: {self.r2:.4f}   AIC: {self.aic:.2f}   BIC: {self.bic:.2f}")
         lines.extend(evidence.lines())
-        for w in self.warnings:
-            lines.append(f"warning: {w}")
+        said = {r.message for r in evidence.reasons}      # a warning is a reason of the fit's verdict: said once
+        lines.extend(f"warning: {w}" for w in self.warnings if w not in said)
         return "\n".join(lines)
 
     def describe(self, level: float = 0.95, source: str | None = None, comparison=None) -> str:
