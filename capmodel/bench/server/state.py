@@ -37,8 +37,14 @@ def save_state(server: EmbeddedServer) -> Path:
     path = state_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({**server.to_state(), "started_at": time.time()}, indent=2))
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps({**server.to_state(), "started_at": time.time()}, indent=2))
+        tmp.replace(path)
+    except OSError as exc:   # a full disk names no file by itself
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise ServerError(f"cannot write the server state file {path} (in {path.parent}): "
+                          f"{exc.strerror or exc}") from None
     return path
 
 def load_state() -> EmbeddedServer | None:
