@@ -7,6 +7,7 @@ with exit status 2 and one line on stderr; no traceback reaches the user unless 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import pkgutil
 import sys
@@ -76,8 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a file that is missing, unreadable or unwritable
         if debug:
             raise
-        name = f" '{exc.filename}'" if getattr(exc, "filename", None) else ""
-        print(f"capmodel: error: {one_line(f'{exc.strerror or exc}{name}')}", file=sys.stderr)
+        print(f"capmodel: error: {one_line(os_error_text(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except RecursionError:  # a structure nested too deeply for a check that should have caught it
         if debug:
@@ -87,6 +87,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("capmodel: interrupted", file=sys.stderr)
         return 130
+
+
+#: errors a write meets when the disk, the quota or a size limit refuses more bytes
+FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def os_error_text(exc: OSError) -> str:
+    """The system's words and the file (and, when a write was refused for space, the folder to free)."""
+    reason = exc.strerror or str(exc)
+    if not getattr(exc, "filename", None):
+        return reason if exc.errno not in FULL else f"{reason} (while writing a file whose name the system did not give)"
+    if exc.errno in FULL:
+        folder = os.path.dirname(os.path.abspath(str(exc.filename)))
+        return f"{reason} while writing '{exc.filename}' (free space in, or choose another folder than, {folder})"
+    return f"{reason} '{exc.filename}'"
 
 
 def one_line(message) -> str:

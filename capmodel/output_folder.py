@@ -109,11 +109,17 @@ def refuse_foreign(path: Path, is_ours, option: str = "--out") -> None:
                                 f"replace it: move it away or choose another {option}")
 
 
-def _write_all(fd: int, text: str) -> None:
-    """Write all of ``text`` (UTF-8) to ``fd``: ``os.write`` may take only part of it."""
+def _write_all(fd: int, text: str, path: Path, sync: bool = True) -> None:
+    """Write all of ``text`` (UTF-8) to ``fd``: ``os.write`` may take only part of it. A refusal (a full disk, a
+    size limit) is an ``OSError`` naming ``path``, the file the user asked for (``os.write`` names none)."""
     data = text.encode("utf-8")
-    while data:
-        data = data[os.write(fd, data):]
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+        if sync:
+            os.fsync(fd)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
 
 
 def append_line(path: Path, text: str) -> None:
@@ -123,8 +129,7 @@ def append_line(path: Path, text: str) -> None:
     except OSError as exc:
         raise _refused_open(path, exc) from None
     try:
-        _write_all(fd, text)
-        os.fsync(fd)
+        _write_all(fd, text, path)
     finally:
         os.close(fd)
 
@@ -141,8 +146,7 @@ def write_atomic(path: Path, text: str) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
         try:
-            _write_all(fd, text)
-            os.fsync(fd)
+            _write_all(fd, text, path)
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -162,7 +166,7 @@ def write_in_place(path: Path, text: str) -> None:
             raise _refused_open(path, exc) from None
         raise
     try:
-        _write_all(fd, text)
+        _write_all(fd, text, path, sync=False)
     finally:
         os.close(fd)
 

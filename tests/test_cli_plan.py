@@ -274,3 +274,16 @@ def test_peak_fraction_on_curves_without_utilization_is_the_lower_of_it_and_the_
             assert "the utilization target (80%) is taken as 80% of the fitted peak" in said[0]
         else:
             assert said == []
+
+
+@pytest.mark.parametrize("cost, shown", [("1e308", "1e+308"), ("inf", "inf"), ("-inf", "-inf"), ("1e10", "10000000000.0"),
+                                         ("0", "0")])
+def test_a_monthly_cost_outside_its_range_names_column_row_vm_and_range(tmp_path, capsys, cost, shown):
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text(f"vm,monthly_cost\nsmall,100\nhuge,{cost}\n")
+    measured = tmp_path / "measured.csv"
+    measured.write_text("vm,throughput\nsmall,2000\nhuge,9000\n")
+    err = fails(capsys, "plan", "--catalog", str(catalog), "--measurements", str(measured), "--baseline-vm", "small",
+                "--baseline-users", "10000")
+    assert (f"{catalog}: column 'monthly_cost', row 2 (VM 'huge') must be a number > 0 and at most 1,000,000,000, "
+            f"got {shown}") in err

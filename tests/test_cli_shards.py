@@ -199,3 +199,15 @@ def test_an_unreachable_row_shows_its_linear_estimate_in_text_and_json(capsys):
     assert "linear estimate (shards)" in text
     [row] = [line.split() for line in text.splitlines() if line.split()[:1] == ["1,000,000"]]
     assert row[:3] == ["1,000,000", "unreachable", "16"]
+
+
+@pytest.mark.parametrize("counts, row, shown", [
+    ([1, 1.5, 2, 4], 2, "1.5"),      # a fraction between whole counts
+    ([0.5, 1, 2, 4], 1, "0.5"),      # below one shard
+    ([1, 2, 4, 7.999], 4, "7.999"),  # nearly whole is not whole
+])
+def test_a_shard_count_that_is_not_a_whole_number_is_refused_naming_its_row(tmp_path, capsys, counts, row, shown):
+    curve = tmp_path / "elastic.csv"
+    pd.DataFrame({"shards": counts, "inserts_per_s": [60_000.0 * c for c in counts]}).to_csv(curve, index=False)
+    err = fails(capsys, "--curve", str(curve), "--concurrency", "shards", "--throughput", "inserts_per_s")
+    assert str(curve) in err and f"row {row}:" in err and shown in err and "whole number >= 1" in err

@@ -60,7 +60,7 @@ def test_a_network_with_no_load_names_no_bottleneck(tmp_path, capsys):
     assert "a: 3 per s at 0 s" in out  # X = N / Z when no station takes time
 
 
-@pytest.mark.parametrize("written, suggested", [("1e30", "1.0e+30"), ("3e-4", "0.0003"), ("2.5e3", "2500.0"),
+@pytest.mark.parametrize("written, suggested", [("1e-7", "1.0e-07"), ("3e-4", "0.0003"), ("2.5e3", "2500.0"),
                                                 ("'0.1'", "0.1")])
 def test_a_number_yaml_reads_as_text_is_refused_with_how_to_write_it(tmp_path, capsys, written, suggested):
     status, out, err = _mva(tmp_path, capsys, "classes: {a: {population: 3}}\n"

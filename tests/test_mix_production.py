@@ -2,6 +2,7 @@
 from synthetic telemetry made with known figures, the what-if against the M/M/c formulas computed here, and bad
 input refused. The check on a real mongod is tests/test_mix_production_live.py."""
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -104,14 +105,18 @@ def test_one_constant_mix_is_apportioned_by_time_in_server_and_graded_weak():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(scale={"reads": -1}), "must be a number >= 0"),
-    (dict(scale={"reads": "2"}), "must be a number >= 0"),
+    (dict(scale={"reads": -1}), "scale: reads must be a number from 0 to 1,000,000, got -1"),
+    (dict(scale={"reads": "2"}), "scale: reads must be a number from 0 to 1,000,000, got '2'"),
+    (dict(scale={"reads": 1e308}), "scale: reads must be a number from 0 to 1,000,000, got 1e"),
+    (dict(scale={"writes": float("inf")}), "scale: writes must be a number from 0 to 1,000,000, got inf"),
+    (dict(rates={"reads": 1e308}), "rates: reads must be a number from 0 to 1,000,000,000 ops/s, got 1e"),
+    (dict(rates={"commands": 2e9}), "rates: commands must be a number from 0 to 1,000,000,000 ops/s, got"),
     (dict(scale={"inserts": 2}), "names 'inserts'"),
     (dict(scale={"reads": 2}, rates={"reads": 2}), "not both"),
 ])
 def test_bad_what_if_questions_are_refused(kwargs, message):
     fit = fit_server_demands(synthetic_samples(), cores=1)
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=re.escape(message)):
         scaled_rates(fit, **kwargs)
 
 
@@ -196,3 +201,31 @@ def test_a_class_of_a_few_operations_a_second_does_not_take_the_regression_down(
                                                  rel=1e-6)
     total = fit.background_cores + sum(fit.cpu_per_op[c] * samples[f"{c}_per_s"].mean() for c in fit.classes)
     assert total == pytest.approx(samples["cpu_cores"].mean(), rel=1e-9)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--scale", "reads=1e308", "--scale: reads must be a number from 0 to 1,000,000, got 1e+308"),
+    ("--scale", "writes=1000001", "--scale: writes must be a number from 0 to 1,000,000, got 1000001.0"),
+    ("--rates", "reads=1e308", "--rates: reads must be a number from 0 to 1,000,000,000 ops/s, got 1e+308"),
+    ("--rates", "commands=1.5e9", "--rates: commands must be a number from 0 to 1,000,000,000 ops/s"),
+])
+def test_cli_scale_and_rates_past_their_range_are_one_line(tmp_path, capsys, option, value, message):
+    (tmp_path / "primary").mkdir()
+    synthetic_samples().to_csv(tmp_path / "primary" / "samples.csv", index=False)
+    assert main(["mva", "--observed", str(tmp_path / "primary"), "--cores", "8", option, value]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
+
+
+def test_a_huge_load_that_does_not_fit_is_told_in_readable_percentages(tmp_path, capsys):
+    (tmp_path / "primary").mkdir()
+    samples = synthetic_samples()
+    samples.to_csv(tmp_path / "primary" / "samples.csv", index=False)
+    assert main(["mva", "--observed", str(tmp_path / "primary"), "--cores", "8", "--scale", "reads=1e6"]) == 0
+    text = capsys.readouterr().out
+    fit = fit_server_demands(samples, cores=8)
+    rates = scaled_rates(fit, scale={"reads": 1e6})
+    u = (fit.background_cores + sum(rates[c] * fit.cpu_per_op[c] for c in fit.classes)) / 8
+    fits = (8 - fit.background_cores) / (u * 8 - fit.background_cores)
+    assert f"needs {u:,.0%} of 8 cores: it does not fit; {fits * 100:.2g}% of it does." in text
+    assert "inf" not in text and "e+" not in text

@@ -16,8 +16,9 @@ from capmodel.models.mix_production import usable_intervals
 MAX_SAMPLES_BYTES = 64 * 2**20
 
 
-def parse_assignments(text: str, option: str) -> dict:
-    """'reads=1.3,writes=2' -> {'reads': 1.3, 'writes': 2.0}; one error naming the option and the part otherwise."""
+def parse_assignments(text: str, option: str, bound=None) -> dict:
+    """'reads=1.3,writes=2' -> {'reads': 1.3, 'writes': 2.0}; one error naming the option and the part otherwise;
+    ``bound`` (a ``capmodel.constraints.Number``) is each value's range."""
     import math
 
     out = {}
@@ -33,6 +34,8 @@ def parse_assignments(text: str, option: str) -> dict:
             raise InputError(f"{option}: {name}={shown(value)} is not a number") from None
         if not math.isfinite(number) or number < 0:
             raise InputError(f"{option}: {name}={value} must be a finite number >= 0")
+        if bound is not None:
+            number = bound.check(number, InputError, f"{option}: {name}")
         out[name] = number
     if not out:
         raise InputError(f"{option}: empty; give e.g. reads=1.3,writes=2")
@@ -74,7 +77,7 @@ def member_name(folder: str, taken: set) -> str:
 
 def run_observed(args) -> int:
     from capmodel.jsonable import print_json
-    from capmodel.models.mix_production import mix_what_if
+    from capmodel.models.mix_production import RATE, SCALE_FACTOR, mix_what_if
 
     if args.model is not None:
         raise InputError("give either MODEL.yaml or --observed DIR, not both")
@@ -91,8 +94,8 @@ def run_observed(args) -> int:
         name = member_name(folder, taken)
         taken.add(name)
         observations[name] = read_samples(folder)
-    scale = parse_assignments(args.scale, "--scale") if args.scale else None
-    rates = parse_assignments(args.rates, "--rates") if args.rates else None
+    scale = parse_assignments(args.scale, "--scale", SCALE_FACTOR) if args.scale else None
+    rates = parse_assignments(args.rates, "--rates", RATE) if args.rates else None
     result = mix_what_if(observations, args.cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
                          level=args.level)
     if args.json:

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import nnls
 
-from capmodel.constraints import with_name
+from capmodel.constraints import Number, with_name
 from capmodel.errors import InputError
 from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
@@ -55,6 +55,12 @@ from capmodel.models.renamed import table_frame
 CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
 
 CLASSES = ("reads", "writes", "commands")
+#: what a what-if may ask (capmodel.constraints): a factor of the observed rate, or a rate in ops/s; beyond these a
+#: figure is a slip of the keyboard, and near 1e308 the utilization overflows to infinity
+SCALE_FACTOR = Number(float, 0.0, 1e6, name="scale factor", wanted_text="a number from 0 to 1,000,000",
+                      text=False)
+RATE = Number(float, 0.0, 1e9, name="rate", wanted_text="a number from 0 to 1,000,000,000 ops/s",
+              text=False)
 MIN_INTERVALS = 5
 MIN_STRETCH_SPREAD = 0.25
 MINOR_SHARE = 0.02       # a class with a smaller share of the operations is "minor" (see fit_server_demands)
@@ -249,8 +255,8 @@ def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = Non
         value = given.get(c, None if rates is not None else 1.0)
         if value is None:
             value = 0.0
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-            raise InputError(f"{c}: a rate or scale factor must be a number >= 0, got {value!r}")
+        value = (RATE if rates is not None else SCALE_FACTOR).check(
+            value, InputError, f"{'rates' if rates is not None else 'scale'}: {c}")
         out[c] = float(value) if rates is not None else float(value) * demands.baseline[c]
     return out
 
@@ -313,8 +319,8 @@ class MixWhatIf:
                 lines.append(f"{m.member}: not observed serving {', '.join(missing)}: no prediction for this load.")
                 continue
             if p["utilization"] >= 1:
-                lines.append(f"{m.member}: the asked load needs {p['utilization']:.0%} of {_cores(m.cores)}: it does "
-                             f"not fit; {p['load_factor_that_fits']:.0%} of it does.")
+                lines.append(f"{m.member}: the asked load needs {_percent(p['utilization'])} of {_cores(m.cores)}: it "
+                             f"does not fit; {_percent(p['load_factor_that_fits'])} of it does.")
                 continue
             low, high = self.low.loc[m.member], self.high.loc[m.member]
             parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at {p[f'{c}_latency_ms']:.3g} ms "
@@ -328,6 +334,11 @@ class MixWhatIf:
         if any(self.predicted.loc[answered, "utilization"] < 1):
             lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
         return "\n".join(lines)
+
+
+def _percent(fraction: float) -> str:
+    """A fraction as a percentage for people: 1,250,000% for a large one, 0.0042% for a small one."""
+    return f"{fraction:,.0%}" if fraction >= 0.01 else f"{fraction * 100:.2g}%"
 
 
 def _cores(cores) -> str:

@@ -32,15 +32,22 @@ MAX_STATIONS = 1_000
 MAX_CLASSES = 100
 MAX_SERVERS = 1_000_000
 MAX_POPULATION = 10**9
+#: the longest service demand or think time, in seconds (about 32 years): a larger figure is a unit slip, and near
+#: 1e308 the solver's sums overflow into a "no finite solution" that would hide the real problem
+MAX_SECONDS = 1e9
 
 
-def check_number(value, name: str) -> float:
-    """A finite number >= 0 that is a number (an int or float, not a bool or the string "0.1"); ``InputError``."""
+def check_number(value, name: str, high: float | None = None) -> float:
+    """A finite number >= 0 that is a number (an int or float, not a bool or the string "0.1") and at most ``high``
+    seconds when given; ``InputError``."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InputError(f"{name} must be a number, got {shown(value)} ({type(value).__name__})")
     if isinstance(value, int) and abs(value) > 10**300:
         raise InputError(f"{name} = {shown(value)} is too large")
-    return check_nonnegative(value, name)
+    number = check_nonnegative(value, name)
+    if high is not None and number > high:
+        raise InputError(f"{name} = {number:g} s is more than {high:,.0f} s (about {high / 3.156e7:,.0f} years)")
+    return number
 
 
 @dataclass(frozen=True)
@@ -131,7 +138,7 @@ def build_network(demands, servers=None, classes=None) -> Network:
         for c, value in row.items():
             if str(c) not in names:
                 raise InputError(f"demands[{station}] names class {c!r}, which is not among the classes {names}")
-            d[k, names.index(str(c))] = check_number(value, f"demands[{station}][{c}]")
+            d[k, names.index(str(c))] = check_number(value, f"demands[{station}][{c}]", MAX_SECONDS)
     return Network(tuple(stations), tuple(names), d, tuple(kinds))
 
 

@@ -19,6 +19,10 @@ mappings; ``solve(model, solver)`` dispatches it to the solver its classes call 
 from __future__ import annotations
 
 from capmodel.errors import InputError
+from capmodel.models.mva_network import MAX_SECONDS
+
+#: the largest arrival rate of an open class, requests per second
+MAX_ARRIVAL_RATE = 1e9
 
 SOLVERS = ("exact", "linearizer", "schweitzer")
 
@@ -27,7 +31,9 @@ def _fail(path: str, key: str, problem: str):
     raise InputError(f"{path}: {key}: {problem}")
 
 
-def _number(path, key, value, integer=False):
+def _number(path, key, value, integer=False, high=None, unit=""):
+    if isinstance(value, str) and _reads_as_number(value) and high is not None and float(value) > high:
+        _fail(path, key, f"must be at most {high:,.0f}{unit}, got the text {value!r}")
     if isinstance(value, str) and _reads_as_number(value):
         # YAML 1.1 (PyYAML) reads 1e-4 and 3e5 as text: only 1.0e-4, 3.0e+5 or 0.0001 are numbers to it
         written = repr(float(value))                        # 0.0003, 2500.0 or 1e+308 (signed exponent)
@@ -38,7 +44,17 @@ def _number(path, key, value, integer=False):
         _fail(path, key, f"must be a number >= 0, got {value!r}")
     if integer and not float(value).is_integer():
         _fail(path, key, f"must be a whole number, got {value!r}")
+    if high is not None and value > high:
+        _fail(path, key, f"must be at most {high:,.0f}{unit}, got {value:g}")
     return int(value) if integer else float(value)
+
+
+def _names(path: str, key: str, mapping: dict) -> None:
+    """Refuse a name that is not text: YAML reads ``null:``/``~:`` as None, ``1:`` as a number, ``yes:`` as true."""
+    for name in mapping:
+        if not isinstance(name, str) or not name.strip():
+            _fail(path, f"{key}.{name!r}" if not isinstance(name, str) else key,
+                  f"a name must be text, got {name!r} ({type(name).__name__}); quote the name in the file")
 
 
 def _reads_as_number(text: str) -> bool:
@@ -71,6 +87,11 @@ def load_model(path: str) -> dict:
              "solver": spec.get("solver", "exact")}
     if model["solver"] not in SOLVERS:
         _fail(path, "solver", f"must be one of {', '.join(SOLVERS)}, got {model['solver']!r}")
+    for key in ("classes", "stations"):
+        _names(path, key, spec[key])
+    for name, station in spec["stations"].items():
+        if isinstance(station, dict) and isinstance(station.get("demands"), dict):
+            _names(path, f"stations.{name}.demands", station["demands"])
     for name, cls in spec["classes"].items():
         key = f"classes.{name}"
         if not isinstance(cls, dict):
@@ -82,11 +103,13 @@ def load_model(path: str) -> dict:
             _fail(path, key, "give either population (closed class) or arrival_rate (open class)")
         if "population" in cls:
             model["closed"][str(name)] = _number(path, f"{key}.population", cls["population"], integer=True)
-            model["think"][str(name)] = _number(path, f"{key}.think_time", cls.get("think_time", 0.0))
+            model["think"][str(name)] = _number(path, f"{key}.think_time", cls.get("think_time", 0.0),
+                                                 high=MAX_SECONDS, unit=" s")
         else:
             if "think_time" in cls:
                 _fail(path, f"{key}.think_time", "an open class (arrival_rate) has no think time")
-            model["open"][str(name)] = _number(path, f"{key}.arrival_rate", cls["arrival_rate"])
+            model["open"][str(name)] = _number(path, f"{key}.arrival_rate", cls["arrival_rate"],
+                                              high=MAX_ARRIVAL_RATE, unit=" per second")
     classes = set(model["closed"]) | set(model["open"])
     for name, station in spec["stations"].items():
         key = f"stations.{name}"
@@ -99,7 +122,8 @@ def load_model(path: str) -> dict:
         for cls, value in station["demands"].items():
             if str(cls) not in classes:
                 _fail(path, f"{key}.demands.{cls}", f"no such class (classes: {', '.join(sorted(classes))})")
-            demands[str(cls)] = _number(path, f"{key}.demands.{cls}", value)
+            demands[str(cls)] = _number(path, f"{key}.demands.{cls}", value, high=MAX_SECONDS,
+                                       unit=" s")
         model["demands"][str(name)] = demands
         if not isinstance(station.get("delay", False), bool):
             _fail(path, f"{key}.delay", f"must be true or false, got {station['delay']!r}")

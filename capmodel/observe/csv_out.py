@@ -35,12 +35,17 @@ def write_csv(table, path, time_format: str) -> None:
     header = ",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n for n in (n.replace('"', '""') for n, _, _ in columns))
     rows = len(columns[0][2]) if columns else 0
     cells = [_cells(kind, values, time_format, quote) for _, kind, values in columns]
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(header + "\n")
-        for start in range(0, rows, _ROWS):
-            block = [column(start, start + _ROWS) for column in cells]
-            handle.write("\n".join(map(",".join, zip(*block))) + "\n")
-            del block                                 # this block's text let go of before the next is made
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(header + "\n")
+            for start in range(0, rows, _ROWS):
+                block = [column(start, start + _ROWS) for column in cells]
+                handle.write("\n".join(map(",".join, zip(*block))) + "\n")
+                del block                             # this block's text let go of before the next is made
+    except OSError as exc:
+        if exc.filename:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from None   # a refused write names no file by itself
 
 
 def _columns(table):

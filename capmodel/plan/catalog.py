@@ -28,7 +28,16 @@ def _first(mask) -> int | None:
     return int(hits[0]) if hits.size else None
 
 
+# The largest value each numeric column may hold: beyond it the figure is a typing or unit slip, not a VM.
+UPPER_BOUND = {"vcpu": 100_000, "ram_gb": 1_000_000, "monthly_cost": 1_000_000_000,
+               "throughput": 1e12, "throughput_low": 1e12, "throughput_high": 1e12,
+               "relative_throughput": 1e6, "relative_throughput_low": 1e6, "relative_throughput_high": 1e6,
+               "cpu_util": 1.0, "latency_p95_ms": 1e9}
+
+
 def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
+    """``col`` as floats, each finite and inside its range (``UPPER_BOUND``); the refusal names column, row and VM."""
+    from capmodel.constraints import Number
     from capmodel.data.curve import numbers
     from capmodel.errors import shown
 
@@ -37,12 +46,12 @@ def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
     row = _first(bad.to_numpy())
     if row is not None:
         raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {shown(df[col].iloc[row])} is not a number")
-    arr = values.to_numpy(dtype=float)
-    wrong = np.isinf(arr) | ((arr <= 0) if positive else (arr < 0))
-    row = _first(wrong)
-    if row is not None:
-        rule = "> 0" if positive else ">= 0"
-        raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {arr[row]:g} must be {rule}")
+    high = UPPER_BOUND[col]
+    bound = Number(float, 0.0, high, low_open=positive,
+                   wanted_text=f"a number {'>' if positive else '>='} 0 and at most {high:,.0f}")
+    for row, value in enumerate(values.tolist()):
+        if not np.isnan(value):
+            bound.check(value, PlanError, f"{_where(source)}column '{col}', row {row + 1} (VM '{df['vm'].iloc[row]}')")
     df[col] = values.astype(float)
 
 

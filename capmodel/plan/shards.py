@@ -137,11 +137,19 @@ class ShardStudy:
         return "\n".join(text).strip()
 
 
+def _whole_shard_counts(curve, source: str) -> None:
+    """Refuse a shard count (the curve's concurrency) that is not a whole number >= 1, naming its row."""
+    for row, count in enumerate(curve["concurrency"].tolist(), start=1):
+        if not (count >= 1 and float(count).is_integer()):
+            raise PlanError(f"{source}: row {row}: shard count (concurrency) {count:g} must be a whole number >= 1")
+
+
 def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object, object]:
     """The USL fitted to ``curve`` over shard count, its bootstrap samples (or None) and the fit."""
     from capmodel.errors import CapmodelError
     from capmodel.models.usl import fit_usl
 
+    _whole_shard_counts(curve, source)
     try:
         fit = fit_usl(curve)
     except CapmodelError as exc:

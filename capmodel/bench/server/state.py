@@ -21,14 +21,30 @@ def state_dir() -> Path:
     return Path(cache) / "capmodel"
 
 def state_path() -> Path:
-    return state_dir() / "server.json"
+    """``server.json`` in the state folder; refused when the folder (or a folder above it) is a file, which
+    capmodel did not create and never advises deleting."""
+    folder = state_dir()
+    for place in (folder, *folder.parents):
+        if place.exists():
+            if not place.is_dir():
+                told = f" (${STATE_DIR_ENV})" if os.environ.get(STATE_DIR_ENV) else ""
+                raise ServerError(f"the capmodel state folder {folder}{told} cannot be used: {place} is a file, not a "
+                                  f"folder; point ${STATE_DIR_ENV} at a folder")
+            break
+    return folder / "server.json"
 
 def save_state(server: EmbeddedServer) -> Path:
     path = state_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({**server.to_state(), "started_at": time.time()}, indent=2))
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps({**server.to_state(), "started_at": time.time()}, indent=2))
+        tmp.replace(path)
+    except OSError as exc:   # a full disk names no file by itself
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise ServerError(f"cannot write the server state file {path} (in {path.parent}): "
+                          f"{exc.strerror or exc}") from None
     return path
 
 def load_state() -> EmbeddedServer | None:
