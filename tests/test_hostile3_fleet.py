@@ -15,11 +15,12 @@ import socket
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
+
+from fake_peers import Peer  # tests/fake_peers.py
 
 from capmodel.cli import main
 from capmodel.observe import synthetic
@@ -100,32 +101,6 @@ def test_growth_that_is_not_a_finite_fraction_above_minus_one_is_refused_before_
     assert time.monotonic() - started < 10  # refused before a Dask cluster starts
 
 
-class Peer:
-    """A TCP server on 127.0.0.1 that does ``behaviour(conn)`` with every connection, until closed."""
-
-    def __init__(self, behaviour):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.behaviour, self.conns, self.stop = behaviour, [], threading.Event()
-        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        self.sock.settimeout(0.2)
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.conns.append(conn)
-            self.behaviour(conn)
-
-    def close(self):
-        self.stop.set()
-        for conn in self.conns:
-            conn.close()
-        self.sock.close()
 
 
 @pytest.mark.parametrize("kind, fragment", [

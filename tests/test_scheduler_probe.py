@@ -12,44 +12,17 @@ import socket
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from fake_peers import Peer  # tests/fake_peers.py
+
 from capmodel.bench.cluster.scheduler_probe import HANDSHAKE_TIMEOUT_S, probe_scheduler, split_address
 from capmodel.errors import BenchError
 
 BOUND_S = 10.0  # connect 5 s + handshake 5 s, the README's figure
-
-
-class Peer:
-    """A TCP server on 127.0.0.1 that does ``behaviour(conn)`` with every connection, until closed."""
-
-    def __init__(self, behaviour):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.behaviour, self.conns, self.stop = behaviour, [], threading.Event()
-        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        self.sock.settimeout(0.2)
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.conns.append(conn)
-            self.behaviour(conn)
-
-    def close(self):
-        self.stop.set()
-        for conn in self.conns:
-            conn.close()
-        self.sock.close()
 
 
 @pytest.fixture
