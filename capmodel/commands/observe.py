@@ -69,6 +69,9 @@ def run(args) -> int:
     if args.resume and args.uri is None:
         raise InputError("--resume continues a live observation: it goes with --uri")
     _check_targets(args)
+    from capmodel.output_folder import check_folder
+
+    check_folder(args.out)  # a file named like --out: said before the FTDC is read or the server sampled
     if args.ftdc is not None:
         try:
             observed = _read_ftdc(args)
