@@ -101,8 +101,12 @@ def run(args) -> int:
     paths = observation.write(args.out) if args.ftdc is not None else \
         {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
     capacity, evidence = _capacity(observation, args)
+    notes = getattr(observation, "notes", [])
+    if not args.json:
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
     if args.json:
-        print_json({
+        print_json({"notes": notes,
             "source": observation.source, "intervals": len(observation.tables["samples"]), "curve_points":
             len(observation.tables["curve"]), "dropped": observation.dropped, "interrupted": observation.interrupted,
             "start": observation.start.isoformat() if observation.start is not None else None,
