@@ -46,3 +46,22 @@ def test_a_cut_older_file_is_still_an_error(tmp_path):
     with pytest.raises(InputError, match=f"byte offset {offsets[-1]}") as info:
         observe_ftdc(folder)
     assert "metrics.2026-11-24T03-00-00Z-00000" in str(info.value)
+
+
+def test_fleet_keeps_a_server_whose_newest_file_is_cut(tmp_path):
+    offsets = _offsets()
+    folder = tmp_path / "fleet" / "a" / "diagnostic.data"
+    folder.mkdir(parents=True)
+    shutil.copy(SOURCE, folder / SOURCE.name)
+    (folder / "metrics.interim").write_bytes(SOURCE.read_bytes()[:offsets[-1] + 100])
+    whole = tmp_path / "whole" / "a" / "diagnostic.data"  # the complete archive alone: what the fleet must say
+    whole.mkdir(parents=True)
+    shutil.copy(SOURCE, whole / SOURCE.name)
+    from capmodel.observe.fleet import analyse_server
+
+    got, expected = analyse_server(folder), analyse_server(whole)
+    assert "truncated" not in str(got["error"]), got["error"]
+    for column in ("member", "error", "busiest_ops", "spare_fraction"):
+        assert str(got[column]).replace(str(folder), "F") == str(expected[column]).replace(str(whole), "F")
+    done = run("fleet", tmp_path / "fleet")
+    assert "truncated FTDC file" not in done.stdout, done.stdout
