@@ -10,6 +10,8 @@ The one place for these rules (bench, observe and report call it; standard libra
   refused, its target untouched); an atomic write goes to a new temporary file (``O_EXCL``) renamed over the entry.
 - ``refuse_foreign(path, is_ours)``: an existing entry that is a symlink, not a regular file, or not recognised by
   ``is_ours`` is refused, naming it.
+- ``check_folder(out)`` / ``make_folder(out)``: a file where the folder (or a parent) should be is refused as a file,
+  not a folder; ``make_folder`` then creates it when missing.
 - ``check_format(record, path, known)``: a record's ``format_version`` (absent: 1, the records written before versions
   existed); a newer one than this capmodel knows is refused with one line.
 """
@@ -74,6 +76,30 @@ class FolderLock:
                 os.ftruncate(self.fd, 0)
             os.close(self.fd)  # closing releases the flock; the empty file stays (removing it would race)
             self.fd = None
+
+
+def check_folder(out, option: str = "--out") -> Path:
+    """Refuse ``out`` when it, or one of its parents, is a file rather than a folder (naming it); nothing is
+    created. Returns ``out`` as a Path."""
+    out = Path(out)
+    if os.path.lexists(out) and not out.is_dir():
+        raise OutputFolderError(f"{option} {out} is a file, not a folder: give a folder (it is created when "
+                                "missing)")
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise OutputFolderError(f"{option} {out}: {parent} is a file, not a folder")
+    return out
+
+
+def make_folder(out, option: str = "--out") -> Path:
+    """Create the folder ``out`` (and its parents) when missing and return it; a file in its place is refused as in
+    ``check_folder``."""
+    out = check_folder(out, option)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputFolderError(f"cannot create {option} {out}: {exc.strerror or exc}") from None
+    return out
 
 
 def _read_pid(fd: int) -> int | None:

@@ -82,9 +82,11 @@ def test_a_fleet_whose_every_server_is_unreadable_exits_2_after_the_table(one_se
     parent, folder = one_server
     broken = tmp_path / "broken" / "diagnostic.data"
     broken.mkdir(parents=True)
-    for file in sorted(folder.iterdir()):
-        data = file.read_bytes()
-        (broken / file.name).write_bytes(data[: len(data) // 2])  # every file cut mid-chunk
+    files = sorted(p for p in folder.iterdir() if p.name != "metrics.interim")
+    for file in files:  # every archive cut mid-chunk and kept OLDER than a complete copy of the newest: a cut in
+        data = file.read_bytes()  # the newest file alone is read up to the cut (test_ftdc_cut_tail.py)
+        (broken / file.name).write_bytes(data[: len(data) // 2])
+    (broken / "metrics.interim").write_bytes(files[-1].read_bytes())
     status, out, err = _run(capsys, broken.parent, "--workers", "1")
     assert status == 2
     assert "failed:" in out and "truncated" in out

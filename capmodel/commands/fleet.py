@@ -54,6 +54,8 @@ def _text(fleet) -> str:
             runway_text = "never" if math.isinf(runway) else f"{runway:.1f}"
         lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
                      f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>16}")
+        if isinstance(row.get("notes"), str):
+            lines.append(f"{'':<10} note: {row['notes']}")
     lines.append("")
     methods = ", ".join(sorted(set(fleet.rows["method"].dropna()))) or "no method"
     lines.append(f"busiest and capacity in ops/s; capacity by {methods}; computed on {fleet.workers}")

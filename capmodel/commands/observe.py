@@ -69,6 +69,9 @@ def run(args) -> int:
     if args.resume and args.uri is None:
         raise InputError("--resume continues a live observation: it goes with --uri")
     _check_targets(args)
+    from capmodel.output_folder import check_folder
+
+    check_folder(args.out)  # a file named like --out: said before the FTDC is read or the server sampled
     if args.ftdc is not None:
         try:
             observed = _read_ftdc(args)
@@ -98,8 +101,12 @@ def run(args) -> int:
     paths = observation.write(args.out) if args.ftdc is not None else \
         {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
     capacity, evidence = _capacity(observation, args)
+    notes = getattr(observation, "notes", [])
+    if not args.json:
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
     if args.json:
-        print_json({
+        print_json({"notes": notes,
             "source": observation.source, "intervals": len(observation.tables["samples"]), "curve_points":
             len(observation.tables["curve"]), "dropped": observation.dropped, "interrupted": observation.interrupted,
             "start": observation.start.isoformat() if observation.start is not None else None,

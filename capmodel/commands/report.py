@@ -87,7 +87,10 @@ def run(args) -> int:
                 print(f"    {key} = {value!r}")
         return 0
 
+    from capmodel.output_folder import check_folder
     from capmodel.report.checks import check_parameters
+
+    check_folder(args.out)
 
     names = _selected(args, notebooks)
     chosen = _parameters(args, names, notebooks)

@@ -24,7 +24,7 @@ CLIENT_TIMEOUT_S = 15
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
            "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
-           "folder", "duplicate_of"]
+           "folder", "duplicate_of", "notes"]
 
 
 def _has_ftdc(folder: Path) -> bool:
@@ -59,9 +59,12 @@ def server_identity(folder) -> dict:
     identity = metadata_identity(folder)
     files = ftdc.ftdc_files(folder)
     last = None                                   # the newest chunk: the replica set is configured by then
-    for _, document in ftdc.iter_documents(files[-1]):
-        if document.get("type") == ftdc.METRIC_CHUNK:
-            last = document.get("data")
+    try:
+        for _, document in ftdc.iter_documents(files[-1]):
+            if document.get("type") == ftdc.METRIC_CHUNK:
+                last = document.get("data")
+    except ftdc.TruncatedTail:                    # a cut newest file: its complete chunks serve (observe_ftdc notes it)
+        pass
     repl = (_reference_document(last).get("serverStatus") or {}).get("repl") or {} if last else {}
     if isinstance(repl.get("me"), str):
         identity["host"] = repl["me"]
@@ -109,6 +112,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     row.update(window_start=observation.start.isoformat(), window_end=observation.end.isoformat(),
                hours=(observation.end - observation.start).total_seconds() / 3600.0)
     row.update(capacity_summary(capacity))
+    row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
     return row
 
 

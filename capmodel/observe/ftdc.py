@@ -41,7 +41,7 @@ from capmodel.observe.columns import Columns, Rows
 from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
 from capmodel.observe.varint import DeltaStream, decode_varints, expand_zero_runs
 
-__all__ = ["Chunk", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
+__all__ = ["Chunk", "TruncatedTail", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
            "metric_names", "read_metric_columns", "read_metrics"]
 
 METADATA, METRIC_CHUNK, PERIODIC_METADATA = 0, 1, 2
@@ -248,6 +248,13 @@ def _top_fields(blob: bytes, path, offset: int) -> dict:
     return out
 
 
+class TruncatedTail(InputError):
+    """A file that ends inside a document (mongod stopped while writing it): ``path`` and the document's ``offset``."""
+    def __init__(self, message: str, path, offset: int):
+        super().__init__(message)
+        self.path, self.offset = path, offset
+
+
 def iter_documents(path: Path):
     """(byte offset, document) for every BSON document of one FTDC file, read one at a time and checked: each
     document a dict with ``_id`` (ms since the epoch), ``type``, and ``data`` (a chunk's bytes) or ``doc``."""
@@ -262,14 +269,15 @@ def iter_documents(path: Path):
                 return
             what = "not an FTDC file" if offset == 0 else "corrupt FTDC file"
             if len(head) < 5:
-                raise InputError(f"{path}: truncated FTDC file: {len(head)} stray bytes at byte offset {offset}")
+                raise TruncatedTail(f"{path}: truncated FTDC file: {len(head)} stray bytes at byte offset {offset}",
+                                    path, offset)
             (size,) = struct.unpack_from("<i", head, 0)
             if size < 5 or head[4:9] != _HEADER[:len(head) - 4]:
                 raise InputError(f"{path}: {what}: no FTDC document (BSON starting with an _id date) at byte offset "
                                  f"{offset}")
             if offset + size > total:
-                raise InputError(f"{path}: truncated FTDC file: the document at byte offset {offset} declares {size} "
-                                 f"bytes, {total - offset} remain")
+                raise TruncatedTail(f"{path}: truncated FTDC file: the document at byte offset {offset} declares "
+                                    f"{size} bytes, {total - offset} remain", path, offset)
             if size > MAX_DOCUMENT:
                 raise InputError(f"{path}: {what}: the document at byte offset {offset} declares {size:,} bytes, "
                                  f"more than the {MAX_DOCUMENT:,} of MongoDB's largest document")
@@ -288,6 +296,15 @@ def iter_chunks(path: Path, cache: LayoutCache | None = None):
             if data is None:
                 raise InputError(f"{path}: corrupt FTDC file: the metric chunk at byte offset {offset} has no data")
             yield decode_chunk(data, str(path), offset, cache)
+
+
+def _chunk_columns(file: Path, cache, wanted: list, time_metric: str):
+    """(the ``wanted`` columns found, the times) of each chunk of ``file`` that has ``time_metric``."""
+    for chunk in iter_chunks(file, cache):
+        found = chunk.columns(wanted)
+        del chunk                                  # the next chunk is decoded without this one held
+        if found.get(time_metric) is not None:
+            yield found, found[time_metric]
 
 
 # ------------------------------------------------------------------------------------------------------------- files
@@ -332,33 +349,37 @@ def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, un
     return read_metric_columns(path, metrics, time_metric, since, until).frame()
 
 
-def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=None, until=None) -> Columns:
+def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=None, until=None,
+                        dropped: list | None = None) -> Columns:
     """One row per FTDC sample: ``time_ms`` (the ``time_metric``, ms since the epoch, int64) and one float column per
     entry of ``metrics`` (column name -> FTDC metric name; NaN in chunks that lack it), sorted by time, duplicates
     dropped, limited to ``since <= time <= until`` (a ``datetime`` or anything ``pandas.Timestamp`` reads; naive
     means UTC). Chunks are decoded one at a time, only these metrics rebuilt, and each chunk let go of once its
-    columns are copied out."""
+    columns are copied out. With a ``dropped`` list, the newest file cut inside a document (mongod stopped while
+    writing) keeps its complete chunks and a sentence naming the file and byte offset goes in ``dropped``."""
     low, high = _to_ms(since), _to_ms(until)
     names = list(metrics.values())
     wanted = [time_metric, *dict.fromkeys(names)]
     rows = Rows(len(names) + 1)                       # the time, then each metric
     cache = LayoutCache()
     covered = [math.inf, -math.inf]
-    for file in ftdc_files(path):
-        for chunk in iter_chunks(file, cache):
-            found = chunk.columns(wanted)
-            del chunk                                  # the next chunk is decoded without this one held
-            stamps = found.get(time_metric)
-            if stamps is None:
-                continue
-            covered = [min(covered[0], int(stamps.min())), max(covered[1], int(stamps.max()))]
-            keep = np.ones(stamps.size, dtype=bool)
-            if low is not None:
-                keep &= stamps >= low
-            if high is not None:
-                keep &= stamps <= high
-            if keep.any():
-                rows.append([stamps] + [found.get(name) for name in names], keep)
+    files = ftdc_files(path)
+    for file in files:
+        try:
+            for found, stamps in _chunk_columns(file, cache, wanted, time_metric):
+                covered = [min(covered[0], int(stamps.min())), max(covered[1], int(stamps.max()))]
+                keep = np.ones(stamps.size, dtype=bool)
+                if low is not None:
+                    keep &= stamps >= low
+                if high is not None:
+                    keep &= stamps <= high
+                if keep.any():
+                    rows.append([stamps] + [found.get(name) for name in names], keep)
+        except TruncatedTail as cut:
+            if dropped is None or file != files[-1]:
+                raise
+            dropped.append(f"{file}: truncated FTDC file: it ends inside the document at byte offset {cut.offset} "
+                           "(mongod stopped while writing it); its complete chunks are read, that one is dropped")
     if not len(rows):
         if (low is not None or high is not None) and covered[0] <= covered[1]:
             raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "

@@ -85,6 +85,7 @@ class Observation:
 
     def __init__(self, samples, curve, source: str, interrupted: bool = False):
         self.tables = {"samples": samples, "curve": curve}
+        self.notes: list[str] = []
         self.source, self.interrupted = source, interrupted
 
     def __repr__(self) -> str:
@@ -178,10 +179,12 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
     """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
     host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them). Its
     tables are ``Columns`` until read as DataFrames."""
+    dropped: list[str] = []
     raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
-                                   since=since, until=until)
+                                   since=since, until=until, dropped=dropped)
     if len(raw) < 2:
-        raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two")
+        cut = f"; {dropped[0]}" if dropped else ""
+        raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two{cut}")
     figures = {name: raw[name] for name in raw.names if name != "time_ms"}
     column = serverstatus.CORES
     if column not in figures or np.isnan(figures[column]).all():
@@ -190,7 +193,9 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
             figures[column] = np.full(len(raw), cores)
     samples = serverstatus.interval_columns(raw["time_ms"], figures)
     del raw, figures
-    return Observation(samples, curve_columns(samples), f"FTDC {path}")
+    observation = Observation(samples, curve_columns(samples), f"FTDC {path}")
+    observation.notes = dropped                   # a cut newest file: what was dropped, file and byte offset
+    return observation
 
 
 def metadata_identity(path) -> dict:

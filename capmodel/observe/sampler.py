@@ -32,8 +32,48 @@ def connect(uri: str, timeout_ms: int = 5000, **options):
         client.admin.command("hello")
     except PyMongoError as exc:
         client.close()
+        standalone = _lone_standalone(uri, timeout_ms)
+        if standalone:
+            raise ServerError(f"cannot use {redact_uri(uri)}: {standalone} answered as a standalone server, and a "
+                              "driver given several seeds without replicaSet uses only replica-set members or mongos "
+                              f"routers; give its address alone (--uri mongodb://{standalone}/)") from None
         raise ServerError(f"cannot reach {redact_uri(uri)}: {_why_unreachable(exc, timeout_ms)}") from None
     return client
+
+
+def _lone_standalone(uri: str, timeout_ms: int) -> str | None:
+    """Among a URI's several seeds (no replicaSet, not a direct connection), the first ``host:port`` that answers
+    ``hello`` on a direct connection as a standalone (neither a replica-set member nor a mongos); None otherwise.
+    pymongo drops such a server from a topology of several seeds, so the connection fails though it answered."""
+    from pymongo import MongoClient, uri_parser
+    from pymongo.errors import PyMongoError
+
+    try:
+        parsed = uri_parser.parse_uri(uri)
+    except Exception:  # noqa: BLE001 - pymongo raises InvalidURI, ConfigurationError, ValueError
+        return None
+    options = {k.lower(): v for k, v in parsed["options"].items()}
+    seeds = parsed.get("nodelist") or []
+    if len(seeds) < 2 or "replicaset" in options or options.get("directconnection") or "srv" in uri.split(":")[0]:
+        return None
+    credentials = {}
+    if parsed.get("username") is not None:
+        credentials = dict(username=parsed["username"], password=parsed.get("password"),
+                           authSource=options.get("authsource") or parsed.get("database") or "admin")
+    tls = {k: v for k, v in parsed["options"].items() if k.lower().startswith(("tls", "ssl"))}
+    wait = min(timeout_ms, 2000)
+    for host, port in seeds:
+        client = MongoClient(host, port, directConnection=True, serverSelectionTimeoutMS=wait, connectTimeoutMS=wait,
+                             appname="capmodel-observe", **credentials, **tls)
+        try:
+            hello = client.admin.command("hello")
+        except PyMongoError:
+            continue
+        finally:
+            client.close()
+        if not hello.get("setName") and hello.get("msg") != "isdbgrid" and not hello.get("isreplicaset"):
+            return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return None
 
 
 def _why_unreachable(exc, timeout_ms: int) -> str:

@@ -34,7 +34,7 @@ from capmodel.bench.sweep.files import (RUN_FILE, STEPS_FILE, append_step, claim
 from capmodel.bench.client.runner import UNREACHABLE
 from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
-from capmodel.output_folder import FolderLock, write_atomic
+from capmodel.output_folder import FolderLock, OutputFolderError, make_folder, write_atomic
 from capmodel.redact import redact_text, redact_uri, secrets_masked
 
 __all__ = ["Sweep", "SweepResult", "run_sweep"]
@@ -90,9 +90,9 @@ class Sweep:
         if cfg.scheduler is not None:
             probe_scheduler(cfg.scheduler)  # before anything is loaded: a wrong address is one line within 10 s
         try:
-            self.out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise BenchError(f"cannot create --out {self.out}: {exc.strerror or exc}") from None
+            make_folder(self.out)
+        except OutputFolderError as exc:
+            raise BenchError(str(exc)) from None
         # one run at a time in --out (the lock is released when this process ends, however); the URI's password is
         # masked in every line the run writes, wherever it appears (appName, another option, a driver's message)
         with FolderLock(self.out), secrets_masked(self.uri):
