@@ -62,7 +62,7 @@ def test_a_servers_ftdc_copied_into_two_folders_is_counted_once(one_server, tmp_
     copies = [r for r in result["rows"] if r["duplicate_of"] is not None]
     assert len(ranked) == 1 and len(copies) == 1
     assert copies[0]["duplicate_of"] == ranked[0]["folder"]
-    assert result["answer"].startswith("1 server(s) (1 more folder(s) held a copy")
+    assert result["answer"].startswith("Of 1 server (1 more folder held a copy of one, counted once)")
 
 
 def test_two_servers_with_one_host_name_but_different_windows_are_both_kept():
@@ -90,7 +90,7 @@ def test_a_fleet_whose_every_server_is_unreadable_exits_2_after_the_table(one_se
     status, out, err = _run(capsys, broken.parent, "--workers", "1")
     assert status == 2
     assert "failed:" in out and "truncated" in out
-    assert err.count("\n") == 1 and "none of the 1 server(s) could be read" in err
+    assert err.count("\n") == 1 and "none of the 1 server could be read" in err
 
 
 @pytest.mark.parametrize("growth", ["inf", "-inf", "nan", "-1", "-7"])

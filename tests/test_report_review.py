@@ -151,7 +151,7 @@ def test_user_pages_say_which_parameters_their_inputs_made_moot(user_pages):
     used = {p["name"]: p["used"] for p in fleet["provenance"]["parameters"]}
     assert not any(used[n] for n in ("clusters", "members", "hours", "seed")) and used["folders"]
     # the answer names where the servers came from instead of opening with a bare count
-    assert fleet["answer"].startswith("From the FTDC in fleet: 2 server")
+    assert fleet["answer"].startswith("From the FTDC in fleet: of 2 servers, the most urgent is ")
     production = _head(out, "07_production_capacity")
     used = {p["name"]: p["used"] for p in production["provenance"]["parameters"]}
     assert used["observed"] and not any(used[n] for n in ("ftdc", "uri", "duration", "interval", "since", "until"))

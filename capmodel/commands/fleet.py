@@ -67,6 +67,7 @@ def run(args) -> int:
 
     from capmodel.jsonable import print_json
     from capmodel.errors import InputError
+    from capmodel.formatting import plural
     from capmodel.observe.fleet import fleet_table
 
     if not 0 < args.utilization_target <= 1:
@@ -84,5 +85,5 @@ def run(args) -> int:
     else:
         print(_text(fleet))
     if fleet.failed and fleet.failed == len(fleet.rows) - fleet.copies:
-        raise InputError(f"none of the {fleet.failed:,} server(s) could be read (each row above says why)")
+        raise InputError(f"none of the {plural(fleet.failed, 'server')} could be read (each row above says why)")
     return 0

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capmodel.errors import CapmodelError, InputError
+from capmodel.formatting import plural
 from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
 from capmodel.observe.observation import metadata_identity
@@ -193,22 +194,24 @@ class Fleet:
         """The most urgent server in one sentence (or why none can be named); ``source`` names where the FTDC came
         from when it should be said (e.g. a generated fleet)."""
         usable = self._usable()
-        counts = (f"From {source}: " if source else "") + f"{len(self.rows) - self.copies:,} server(s)"
+        extras = []
         if self.copies:
-            counts += f" ({self.copies:,} more folder(s) held a copy of one and were counted once)"
+            extras.append(f"{plural(self.copies, 'more folder')} held a copy of one, counted once")
         if self.failed:
-            counts += f", {self.failed:,} unreadable"
+            extras.append(f"{self.failed:,} unreadable")
         unranked = int((self.rows["error"].isna() & (self.rows["verdict"] == "unusable")).sum())
         if unranked:
-            counts += f", {unranked:,} not ranked (verdict unusable)"
+            extras.append(f"{unranked:,} not ranked (verdict unusable)")
+        counts = (f"From {source}: of " if source else "Of ") + plural(len(self.rows) - self.copies, "server")
+        counts += f" ({'; '.join(extras)})" if extras else ""
         if not len(usable):
-            return f"{counts}: no server has a usable capacity verdict, so none can be ranked."
+            return f"{counts}, none has a usable capacity verdict, so none can be ranked."
         top = usable.iloc[0]
         where = f"{top['member']}" + (f" of {top['cluster']}" if isinstance(top["cluster"], str) else "")
         spare = top["spare_fraction"]
         spare_text = (f"{spare:,.0%} of its planned throughput spare" if spare >= 0 else
                       f"already {-spare:,.0%} above its planned throughput")
-        text = (f"{counts}. Most urgent: {where}, busiest at {top['busiest_ops']:,.0f} ops/s of a capacity of "
+        text = (f"{counts}, the most urgent is {where}: busiest at {top['busiest_ops']:,.0f} ops/s of a capacity of "
                 f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {spare_text} ({top['verdict']} evidence)")
         runway = top["runway_months"]
         if runway is not None and math.isfinite(runway) and self.monthly_growth is not None:
@@ -342,14 +345,14 @@ class dask_client:
                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                             silence_logs=logging.ERROR, scheduler_kwargs={"dashboard": False})
                 self.client = Client(self.cluster, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
-                described = f"{self.workers} local Dask worker(s)"
+                described = f"{plural(self.workers, 'local Dask worker')}"
             else:
                 self.client = Client(self.address, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
                 count = len(self.client.scheduler_info()["workers"])
                 if not count:   # the tasks would wait for a worker without end
                     raise CapmodelError(f"the Dask scheduler at {self.address} has no workers: start some "
                                         f"(dask worker {self.address}) or leave --scheduler out")
-                described = f"{count} Dask worker(s) at {self.address}"
+                described = f"{plural(count, 'Dask worker')} at {self.address}"
         except CapmodelError:
             self.__exit__(None, None, None)
             raise
