@@ -25,7 +25,7 @@ from ftdc_bytes import leb128  # unsigned LEB128 from its definition (tests/ftdc
 from capmodel.cli import main
 from capmodel.errors import InputError
 from capmodel.observe import observe_ftdc, observe_uri
-from capmodel.observe import ftdc
+from capmodel.observe import ftdc, varint
 from capmodel.observe.serverstatus import COUNTER_RESET, ftdc_metrics, FTDC_TIME
 
 WINDOWS = (1, 4, 8)          # client threads per load window
@@ -287,17 +287,17 @@ def test_a_failed_read_writes_nothing_over_existing_output(archive, tmp_path, ca
 def test_varints_decode_as_leb128_including_the_64_bit_extremes():
     values = [0, 1, 127, 128, 300, 16384, 2 ** 32 + 5, 2 ** 63, 2 ** 64 - 1]
     buffer = np.frombuffer(b"".join(leb128(v) for v in values), dtype=np.uint8)
-    assert ftdc.decode_varints(buffer).tolist() == values
+    assert varint.decode_varints(buffer).tolist() == values
     with pytest.raises(ValueError):
-        ftdc.decode_varints(np.frombuffer(leb128(300)[:1], dtype=np.uint8))
+        varint.decode_varints(np.frombuffer(leb128(300)[:1], dtype=np.uint8))
 
 
 def test_zero_runs_expand_as_decompressor_cpp_reads_them():
     # decompressor.cpp: a 0 delta is followed by a varint count of further zeros; counts may themselves be 0
     codes = np.array([5, 0, 2, 7, 0, 0, 0, 1, 9], dtype=np.uint64)
-    assert ftdc.expand_zero_runs(codes, 9).tolist() == [5, 0, 0, 0, 7, 0, 0, 0, 9]
+    assert varint.expand_zero_runs(codes, 9).tolist() == [5, 0, 0, 0, 7, 0, 0, 0, 9]
     with pytest.raises(ValueError):
-        ftdc.expand_zero_runs(codes, 10)
+        varint.expand_zero_runs(codes, 10)
 
 
 def test_the_bundled_sample_decodes_and_its_maker_is_in_the_repository():

@@ -12,6 +12,10 @@ import math
 from capmodel.constraints import Number
 from capmodel.errors import InputError
 
+#: the longest service demand or think time, in seconds (about 32 years): a larger figure is a unit slip, and near
+#: 1e308 the queueing solvers' sums overflow into a "no finite solution" that would hide the real problem
+MAX_SECONDS = 1e9
+
 # The models' vocabulary for their inputs (capmodel.constraints): numbers are numbers (not text, not bools), finite.
 SERVERS = Number(int, 1, math.inf, name="c (number of servers)", required=True)
 NONNEGATIVE = Number(float, 0.0, math.inf, text=False, required=True)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.models.laws import check_nonnegative, check_servers
+from capmodel.models.laws import MAX_SECONDS, check_nonnegative, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
 from capmodel.models.renamed import table_frame
 
@@ -32,9 +32,6 @@ MAX_STATIONS = 1_000
 MAX_CLASSES = 100
 MAX_SERVERS = 1_000_000
 MAX_POPULATION = 10**9
-#: the longest service demand or think time, in seconds (about 32 years): a larger figure is a unit slip, and near
-#: 1e308 the solver's sums overflow into a "no finite solution" that would hide the real problem
-MAX_SECONDS = 1e9
 
 
 def check_number(value, name: str, high: float | None = None) -> float:

@@ -19,7 +19,7 @@ mappings; ``solve(model, solver)`` dispatches it to the solver its classes call 
 from __future__ import annotations
 
 from capmodel.errors import InputError
-from capmodel.models.mva_network import MAX_SECONDS
+from capmodel.models.laws import MAX_SECONDS   # laws is light: the CLI imports this module to list SOLVERS
 
 #: the largest arrival rate of an open class, requests per second
 MAX_ARRIVAL_RATE = 1e9

@@ -39,7 +39,7 @@ import numpy as np
 from capmodel.errors import InputError
 from capmodel.observe.columns import Columns, Rows
 from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
-from capmodel.observe.varint import DeltaStream, decode_varints, expand_zero_runs
+from capmodel.observe.varint import DeltaStream
 
 __all__ = ["Chunk", "TruncatedTail", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
            "metric_names", "read_metric_columns", "read_metrics"]
