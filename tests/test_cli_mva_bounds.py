@@ -48,9 +48,10 @@ def test_two_thousand_classes_are_refused_by_every_solver(tmp_path, capsys):
 
 
 def test_the_python_api_refuses_the_same_with_input_errors():
-    with pytest.raises(InputError, match="must be a number, got '0.1'"):
+    seconds = r"must be a number of seconds from 0 to 1,000,000,000 \(about 32 years\)"
+    with pytest.raises(InputError, match=rf"demands\[cpu\]\[a\] {seconds}, got '0.1'"):
         multiclass_mva({"cpu": {"a": "0.1"}}, {"a": 2})
-    with pytest.raises(InputError, match=r"think_times\[a\] must be a number, got True"):
+    with pytest.raises(InputError, match=r"think_times\[a\] must be a finite number >= 0, got True"):
         multiclass_mva({"cpu": {"a": 0.1}}, {"a": 2}, {"a": True})
     with pytest.raises(InputError, match="customers is more than"):
         multiclass_mva({"cpu": {"a": 0.1}}, {"a": 10**20})

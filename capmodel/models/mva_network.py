@@ -20,8 +20,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from capmodel.constraints import Number, with_name
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.models.laws import MAX_SECONDS, check_nonnegative, check_servers
+from capmodel.models.laws import MAX_SECONDS, NONNEGATIVE, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
 from capmodel.models.renamed import table_frame
 
@@ -32,19 +33,15 @@ MAX_STATIONS = 1_000
 MAX_CLASSES = 100
 MAX_SERVERS = 1_000_000
 MAX_POPULATION = 10**9
+#: a service demand or think time, in seconds (capmodel.constraints), at most ``MAX_SECONDS`` (models/laws.py)
+SECONDS = Number(float, 0.0, MAX_SECONDS, text=False, required=True,
+                 wanted_text=f"a number of seconds from 0 to {MAX_SECONDS:,.0f} (about 32 years)")
 
 
 def check_number(value, name: str, high: float | None = None) -> float:
-    """A finite number >= 0 that is a number (an int or float, not a bool or the string "0.1") and at most ``high``
-    seconds when given; ``InputError``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name} must be a number, got {shown(value)} ({type(value).__name__})")
-    if isinstance(value, int) and abs(value) > 10**300:
-        raise InputError(f"{name} = {shown(value)} is too large")
-    number = check_nonnegative(value, name)
-    if high is not None and number > high:
-        raise InputError(f"{name} = {number:g} s is more than {high:,.0f} s (about {high / 3.156e7:,.0f} years)")
-    return number
+    """A finite number >= 0 that is a number (an int or float, not a bool or the string "0.1"), at most ``high``
+    seconds when given (``SECONDS``); ``InputError`` naming ``name``."""
+    return (NONNEGATIVE if high is None else with_name(SECONDS, name, high=high)).check(value, InputError, name)
 
 
 @dataclass(frozen=True)
