@@ -429,7 +429,7 @@ def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_
     assert f"already {percent(-a1['spare_fraction'])} above its planned throughput" in line_a1
     assert "past its target now" in line_a1 and "-" not in line_a1.split("above")[0].split("ops/s,")[-1]
     runway = a2["capacity"]["runway_months"]["estimate"]
-    assert f"{percent(a2['spare_fraction'])} of its planned throughput spare (" in line_a2
+    assert f"{percent(a2['spare_fraction'])} of its planned throughput spare" in line_a2   # generated: no width
     assert f"{runway:.1f} months of runway at 5% growth a month" in line_a2
     assert lines[-2].startswith("db-a1:27017 limits the set:") and lines[-2].endswith("the least of the 2 members.")
     argv.insert(2 + len(folders), str(broken))
@@ -478,3 +478,29 @@ def test_a_quieter_unranked_member_does_not_hide_the_limit(generated, tmp_path, 
     answer = observed.describe()
     assert answer.startswith("db-a1:27017 limits the set: ") and "the members not ranked carried less load" in answer
     assert "Not ranked (verdict unusable or no capacity): db-a2:27018: " in answer
+
+
+def test_a_spare_interval_without_width_shows_the_figure_alone():
+    # generated FTDC has an exact CPU per operation: its regression interval has no width, and "-3.3% (-3.3% to
+    # -3.3%)" said nothing an analyst could use; a real interval keeps its bounds, in the table and in the sentence
+    import pandas as pd
+
+    from capmodel.observe.capacity import Estimate
+    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.members import spare_phrase
+
+    def spare_cell(low, high):
+        rows = pd.DataFrame([_row(cluster="rs0", member="a:1", busiest_ops=1000.0, capacity_ops=1250.0,
+                                  spare_fraction=-0.033, spare_low=low, spare_high=high, verdict="weak")],
+                            columns=COLUMNS)
+        made = Fleet(rows, "1 local Dask worker", None).reading_table()
+        return dict(zip([c.header for c in made.columns.values()], made.cells()[0]))["spare of the planned throughput"]
+
+    assert spare_cell(-0.033, -0.033) == "-3.3%"
+    assert spare_cell(-0.05, -0.01) == "-3.3% (-5% to -1%)"
+
+    class Capacity:
+        spare_fraction = Estimate(-0.033, -0.033, -0.033)
+    assert spare_phrase(Capacity()) == "already 3.3% above its planned throughput"
+    Capacity.spare_fraction = Estimate(0.31, 0.25, 0.36)
+    assert spare_phrase(Capacity()) == "31% of its planned throughput spare (25% to 36%)"

@@ -232,7 +232,9 @@ class Fleet:
                 return None
             low, high = row["spare_low"], row["spare_high"]
             shown = percent(row["spare_fraction"])
-            return shown if low is None or high is None else f"{shown} ({percent(low)} to {percent(high)})"
+            if low is None or high is None or percent(low) == percent(high) == shown:   # no width to show
+                return shown
+            return f"{shown} ({percent(low)} to {percent(high)})"
 
         frame = self.rows.astype(object).where(self.rows.notna(), None)
         shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],

@@ -223,6 +223,8 @@ def spare_phrase(capacity) -> str:
 
     spare = capacity.spare_fraction
     known = math.isfinite(spare.low) and math.isfinite(spare.high)
+    # an interval with no width (a CPU per operation the regression fits exactly, as on generated FTDC) is not shown
+    known = known and not percent(spare.low) == percent(spare.high) == percent(spare.estimate)
     bounds = f"{percent(spare.low)} to {percent(spare.high)}" if known else ""
     if spare.estimate >= 0:
         return f"{percent(spare.estimate)} of its planned throughput spare" + (f" ({bounds})" if known else "")
