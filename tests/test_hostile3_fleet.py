@@ -11,16 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
-import socket
 import struct
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from fake_peers import Peer  # tests/fake_peers.py
+from fake_peers import Peer, dask_scheduler  # tests/fake_peers.py
 
 from capmodel.cli import main
 from capmodel.observe import synthetic
@@ -133,30 +129,10 @@ def test_a_scheduler_that_is_not_one_ends_the_fleet_with_one_line_within_the_bou
 
 def test_a_real_scheduler_without_workers_is_named_instead_of_waited_on(one_server, tmp_path, capsys):
     parent, _ = one_server
-    dask = str(Path(sys.executable).with_name("dask"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
-    log = open(tmp_path / "scheduler.log", "w")
-    proc = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                            stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:  # until it listens
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the scheduler did not start"
-                time.sleep(0.5)
+    with dask_scheduler(tmp_path) as (address, _):
         time.sleep(1.0)
         started = time.monotonic()
         status, out, err = _run(capsys, parent, "--scheduler", address)
         assert time.monotonic() - started < 60  # before: waited without end for a worker
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
     assert status == 2 and out == ""
     assert f"the Dask scheduler at {address} has no workers" in err and err.count("\n") == 1

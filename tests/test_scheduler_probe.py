@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from fake_peers import Peer  # tests/fake_peers.py
+from fake_peers import Peer, dask_scheduler  # tests/fake_peers.py
 
 from capmodel.bench.cluster.scheduler_probe import HANDSHAKE_TIMEOUT_S, probe_scheduler, split_address
 from capmodel.errors import BenchError
@@ -124,31 +124,18 @@ def test_a_stopped_schedulers_open_socket_is_named_within_the_bound(tmp_path):
     """A real ``dask scheduler`` frozen with SIGSTOP: the kernel still accepts connections, nothing answers."""
     import signal
 
-    dask = str(Path(sys.executable).with_name("dask"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
-    log = open(tmp_path / "scheduler.log", "w")
-    proc = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                            stdout=log, stderr=subprocess.STDOUT)
-    try:
+    with dask_scheduler(tmp_path) as (address, proc):
         deadline = time.monotonic() + 60
-        while True:
+        while True:   # until it answers as a scheduler
             try:
                 probe_scheduler(address)
                 break
             except BenchError:
-                assert time.monotonic() < deadline, "the scheduler did not start"
+                assert time.monotonic() < deadline, "the scheduler did not answer"
                 time.sleep(0.5)
         proc.send_signal(signal.SIGSTOP)
         message, elapsed = _probe_error(address)
         assert "accepted the connection but sent no handshake" in message and elapsed < BOUND_S * 2
-    finally:
-        proc.send_signal(signal.SIGCONT)
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
 
 
 @pytest.mark.parametrize("kind", ["silent", "garbage", "scheme"])
