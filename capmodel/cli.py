@@ -97,7 +97,8 @@ def os_error_text(exc: OSError) -> str:
     """The system's words and the file (and, when a write was refused for space, the folder to free)."""
     reason = exc.strerror or str(exc)
     if not getattr(exc, "filename", None):
-        return reason if exc.errno not in FULL else f"{reason} (while writing a file whose name the system did not give)"
+        return (reason if exc.errno not in FULL
+                else f"{reason} (while writing a file whose name the system did not give)")
     if exc.errno in FULL:
         folder = os.path.dirname(os.path.abspath(str(exc.filename)))
         return f"{reason} while writing '{exc.filename}' (free space in, or choose another folder than, {folder})"

@@ -61,9 +61,9 @@ class CurveColumn:
 
 def _latency(stat: str) -> CurveColumn:
     observed = " (observe: the server's own, weighted by the operations of each class)" if stat == "mean" else ""
+    written_by = (BENCH, OBSERVE, YCSB) if stat == "mean" else (BENCH,) if stat == "p999" else (BENCH, YCSB)
     return CurveColumn(LATENCY_NAMES[stat], "ms", "float", f"{_STAT_WORDS[stat]} latency of all operations"
-                       + observed, written_by=(BENCH, OBSERVE, YCSB) if stat == "mean" else (BENCH,) if stat == "p999" else (BENCH, YCSB),
-                       checked=True)
+                       + observed, written_by=written_by, checked=True)
 
 
 OP_LATENCY = CurveColumn("latency_<op>_<stat>_ms", "ms", "float", "latency of one operation type (read, update, "

@@ -31,8 +31,9 @@ The thresholds are module constants so that the reports, the CLI and the tests u
   and the residual error estimated from one or two numbers: the estimates and their intervals are rough (weak). None
   left is the ``exactly_determined`` reason.
 - The fit's own warnings (``warning_reasons``) are reasons too, all weak: a parameter at its bound, the model's own
-  cautions, a throughput spanning many orders of magnitude, a peak extrapolated (the extrapolation reason itself). ``fit.warnings`` is their messages,
-  so every warning ``capmodel fit`` prints is a reason in its verdict (one source for both).
+  cautions, a throughput spanning many orders of magnitude, a peak extrapolated (the extrapolation reason itself, at
+  most weak as a warning). ``fit.warnings`` is their messages, so every warning ``capmodel fit`` prints is a reason in
+  its verdict (one source for both).
 - ``CEILING_REACH_WEAK`` = 0.5: for a model without a peak, the ceiling λ/σ is a limit as N grows without bound; when
   the best measured throughput is below half of it, the curve has not bent enough to show where it levels off (weak).
 """
@@ -190,7 +191,8 @@ def warning_reasons(fit) -> list[Reason]:
     found += [Reason("model_caution", "weak", text) for text in fit._model_warnings()]
     positive = fit.throughput[fit.throughput > 0]
     if len(positive) and positive.max() > WIDE_SPAN * positive.min():
-        found.append(Reason("wide_span", "weak", f"the throughput spans {math.log10(positive.max() / positive.min()):.0f}"
+        orders = math.log10(positive.max() / positive.min())
+        found.append(Reason("wide_span", "weak", f"the throughput spans {orders:.0f}"
                             " orders of magnitude (a unit error or an outlier?): one point may decide the whole fit",
                             float(positive.max() / positive.min())))
     if not math.isfinite(fit.r2):
