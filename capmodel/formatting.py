@@ -79,10 +79,21 @@ def plural(count, word: str, many: str | None = None) -> str:
 ONE_SIDED_WORDS = "one-sided: the input's stated range ends at the figure used"
 
 
+def shows_width(low, high, shown=number, finite: bool = True) -> bool:
+    """The one rule for every interval printed beside its figure: print it only when both ends are there (finite,
+    unless ``finite`` is False: a printer with a word for infinity) and ``shown`` (the printer's own format) writes
+    them differently. An interval without width as printed (a CPU per operation fitted exactly, as on generated
+    FTDC: '-3.3% (-3.3% to -3.3%)') or without an end says nothing the figure alone does not."""
+    if any(is_missing(x) or finite and not math.isfinite(float(x)) for x in (low, high)):
+        return False
+    return shown(low) != shown(high)
+
+
 def interval_words(value: float, low: float, high: float, shown=lambda x: f"{x:,.0f}") -> str:
     """'(62,500–70,000)' for a sentence; an interval ending at its estimate (a one-sided stated range, as the study's
-    "2.5-2.6x" used as 2.6x) says so: '(62,500–65,000; one-sided: ...)'. Empty when there is no interval."""
-    if any(x is None or not math.isfinite(float(x)) for x in (low, high)) or shown(low) == shown(high):
+    "2.5-2.6x" used as 2.6x) says so: '(62,500–65,000; one-sided: ...)'. Empty when there is no interval to show
+    (``shows_width``)."""
+    if not shows_width(low, high, shown):
         return ""
     edge = f"; {ONE_SIDED_WORDS}" if shown(value) in (shown(low), shown(high)) else ""
     return f" ({shown(low)}–{shown(high)}{edge})"
@@ -125,9 +136,10 @@ def r_squared(value, missing: str = DASH) -> str:
 
 
 def interval(estimate, low, high, digits: int = 3, unit: str = "") -> str:
-    """"estimate (low to high) unit" with the three numbers in one format."""
+    """"estimate (low to high) unit" with the three numbers in one format; the estimate alone when there is no
+    interval to show (``shows_width``)."""
     unit = f" {unit}" if unit else ""
-    if is_missing(low) or is_missing(high):
+    if not shows_width(low, high, lambda x: number(x, digits), finite=False):
         return f"{number(estimate, digits)}{unit}"
     return f"{number(estimate, digits)} ({number(low, digits)} to {number(high, digits)}){unit}"
 

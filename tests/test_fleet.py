@@ -485,7 +485,7 @@ def test_a_spare_interval_without_width_shows_the_figure_alone():
     # -3.3%)" said nothing an analyst could use; a real interval keeps its bounds, in the table and in the sentence
     import pandas as pd
 
-    from capmodel.observe.capacity import Estimate
+    from capmodel.models.estimate import Estimate
     from capmodel.observe.fleet import COLUMNS, Fleet
     from capmodel.observe.members import spare_phrase
 

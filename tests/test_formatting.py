@@ -54,3 +54,22 @@ def test_a_fixed_decimals_column_shows_a_missing_value_as_its_word():
 
     column = Column("runway (months)", decimals=1)
     assert column.show(None) == "—" and column.show(float("nan")) == "—" and column.show(12.345) == "12.3"
+
+
+def test_one_rule_hides_an_interval_with_no_width_as_printed():
+    from capmodel.formatting import interval_words, shows_width
+    from capmodel.models.estimate import format_estimate
+
+    assert shows_width(0.25, 0.36, percent)                              # "25%" and "36%": shown
+    assert not shows_width(-0.0331, -0.0334, percent)                    # both "-3.3%": no width to show
+    assert shows_width(-0.0331, -0.0334, lambda x: f"{x:.4f}")           # the same ends, printed finer: shown
+    for low, high in ((None, 0.3), (0.2, math.nan), (0.2, math.inf)):
+        assert not shows_width(low, high, percent)                       # an end missing or infinite
+    assert shows_width(0.2, math.inf, percent, finite=False)             # ... unless the printer has a word for it
+    # every interval printer follows it: the figure alone where the ends print the same
+    assert interval(2.0, 1.9996, 2.0004) == "2"
+    assert interval(2.0, 1.5, math.inf) == "2 (1.5 to unreachable)"
+    assert interval_words(62500, 62499.8, 62500.2) == ""
+    assert format_estimate(25000, 25000.4, 24999.6) == "25,000"
+    assert format_estimate(8.147, 7.52, 8.77) == "8.15 (7.52-8.77)"
+

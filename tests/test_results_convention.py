@@ -183,7 +183,7 @@ def _instances() -> dict:
         "capmodel.plan.production.ProductionAnswer": production_answer(
             samples, observed_curve, cores=1, latency_target_ms=2.0, monthly_growth=0.05, bins=None,
             n_bootstrap=20),
-        "capmodel.observe.capacity.Estimate": estimate,
+        "capmodel.models.estimate.Estimate": estimate,
         "capmodel.observe.capacity.ServerCapacity": capacity,
         "capmodel.observe.observation.Observation": observation,
         "capmodel.observe.members.Member": member,

@@ -28,7 +28,7 @@ def register(subparsers) -> None:
 def _text(fleet) -> str:
     import math
 
-    from capmodel.formatting import percent
+    from capmodel.formatting import percent, shows_width
 
     lines = [fleet.describe(), ""]
     header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} " \
@@ -46,7 +46,8 @@ def _text(fleet) -> str:
                                 if r.get("grade") == "unusable")
             lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
             continue
-        spare = f"{percent(row['spare_fraction'])} ({percent(row['spare_low'])} to {percent(row['spare_high'])})"
+        spare = percent(row["spare_fraction"]) + (f" ({percent(row['spare_low'])} to {percent(row['spare_high'])})"
+                                                  if shows_width(row["spare_low"], row["spare_high"], percent) else "")
         runway = row["runway_months"]
         if runway is None or math.isnan(runway):
             runway_text = "-"

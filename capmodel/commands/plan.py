@@ -221,15 +221,13 @@ def _recommendation_lines(recommendations, currency: str = "", growth: float | N
 
 def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
     """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
-    from capmodel.formatting import integer, number, percent
+    from capmodel.formatting import integer, number, percent, shows_width
 
     lines = [f"Runway at {percent(growth)} monthly growth from {integer(current_users)} users (months until each VM "
              "is full):"]
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
-        finite = all(v is not None and v == v and v != float("inf") for v in (low, high))
-        span = (f" (interval {number(low)} to {number(high)})" if finite and (low, high) != (r["runway_months"],) * 2
-                else "")
+        span = f" (interval {number(low)} to {number(high)})" if shows_width(low, high, number) else ""
         full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
         lines.append(f"  {r['vm']:<20} {full}")
     return lines

@@ -27,9 +27,11 @@ import numpy as np
 
 from capmodel.errors import InputError
 from capmodel.observe.columns import Columns, empty_cells, numbers
-from capmodel.formatting import number
+from capmodel.formatting import number, shows_width
+from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
+from capmodel.models.runway import check_growth, runway
 
 LAWS, USL = "operational laws", "USL latency fit"
 CLASSES = ("reads", "writes", "commands")
@@ -45,19 +47,6 @@ N_BOOTSTRAP = 400
 class TooFewIntervals(InputError):
     """The samples hold too few busy intervals with a CPU figure for the operational laws (an idle server, or one
     that does not report its CPU): a finding about the data, which callers report as an unusable verdict."""
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A figure with its interval (``low``, ``high`` at the object's level)."""
-
-    estimate: float
-    low: float
-    high: float
-
-    def to_json(self) -> dict:
-        return {k: (float(v) if math.isfinite(v) else None) for k, v in
-                (("estimate", self.estimate), ("low", self.low), ("high", self.high))}
 
 
 @dataclass(frozen=True)
@@ -114,9 +103,7 @@ class ServerCapacity:
         (0 when it already has; None without a growth rate)."""
         if self.monthly_growth is None:
             return None
-        p = self.planned_throughput
-        return Estimate(*(_months(v, self.observed_peak_throughput, self.monthly_growth)
-                          for v in (p.estimate, p.low, p.high)))
+        return runway(self.planned_throughput, self.observed_peak_throughput, self.monthly_growth)
 
     def describe(self, with_method: bool = True) -> str:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
@@ -135,12 +122,14 @@ class ServerCapacity:
         text = (f"{basis} At {self.utilization_target:.0%} utilization the server carries "
                 f"**{_ops(plan.estimate)}** ({_span(plan)}); the observed peak "
                 f"(95th percentile of {self.busy_intervals:,} busy intervals) is {_ops(self.observed_peak_throughput)}")
+        bounds = (f"{_pct(spare.low)} to {_pct(spare.high)}" if shows_width(spare.low, spare.high, _pct, finite=False)
+                  else "")
         if spare.estimate >= 0:
-            text += (f", so **{spare.estimate:.0%}** of the planned throughput is spare "
-                     f"({_pct(spare.low)} to {_pct(spare.high)}).")
+            text += f", so **{spare.estimate:.0%}** of the planned throughput is spare" + (f" ({bounds})." if bounds
+                                                                                            else ".")
         else:
-            text += (f", already **{-spare.estimate:.0%} above** the planned throughput "
-                     f"(spare {_pct(spare.low)} to {_pct(spare.high)}).")
+            text += f", already **{-spare.estimate:.0%} above** the planned throughput" + (
+                f" (spare {bounds})." if bounds else ".")
         months = self.runway_months
         if months is not None:
             if months.estimate == 0:
@@ -150,8 +139,9 @@ class ServerCapacity:
                          f" At {self.monthly_growth:.0%} growth a month (a shrinking load) it never reaches it.")
             else:
                 text += (f" At {self.monthly_growth:.0%} growth a month the target is reached in "
-                         f"**{months.estimate:.1f} months** ({_months_text(months.low)} to "
-                         f"{_months_text(months.high)}).")
+                         f"**{months.estimate:.1f} months**")
+                text += (f" ({_months_text(months.low)} to {_months_text(months.high)})." if shows_width(
+                    months.low, months.high, _months_text, finite=False) else ".")
         return text + (f" Method: {self.method} ({self.why})." if with_method else "")
 
     answer = renamed_method("describe", "answer")
@@ -178,16 +168,6 @@ class ServerCapacity:
             "runway_months": months.to_json() if months is not None else None,
             "busy_intervals": self.busy_intervals, "evidence": self.evidence.to_json(),
         }
-
-
-def _months(limit: float, now: float, growth: float) -> float:
-    """Compound-growth months from ``now`` to ``limit``: ln(limit / now) / ln(1 + g) (the formula of
-    ``capmodel.plan.growth.runway_months``, which this layer cannot import); 0 at or past it, inf without growth."""
-    if not limit > now:
-        return 0.0
-    if now <= 0 or growth <= 0:
-        return math.inf
-    return math.log(limit / now) / math.log1p(growth)
 
 
 def _ops(x: float) -> str:
@@ -279,8 +259,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
         raise InputError(f"utilization target must be in (0, 1], got {utilization_target!r}")
     if not 0 < float(level) < 1:
         raise InputError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
-    if monthly_growth is not None and not (math.isfinite(float(monthly_growth)) and float(monthly_growth) > -1):
-        raise InputError(f"monthly growth must be a fraction above -1 (0.05 = 5% a month), got {monthly_growth!r}")
+    if monthly_growth is not None:
+        check_growth(monthly_growth)
     cores, cores_source = _cores_of(samples, cores)
     busy = busy_columns(samples)
     reasons: list[Reason | None] = []

@@ -225,16 +225,14 @@ class Fleet:
         """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
         with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the
         reasons behind each verdict: ``reasons_text``)."""
-        from capmodel.formatting import Column, percent, table
+        from capmodel.formatting import Column, percent, shows_width, table
 
         def spare(row) -> str | None:
             if not isinstance(row["verdict"], str) or row["spare_fraction"] is None:
                 return None
             low, high = row["spare_low"], row["spare_high"]
             shown = percent(row["spare_fraction"])
-            if low is None or high is None or percent(low) == percent(high) == shown:   # no width to show
-                return shown
-            return f"{shown} ({percent(low)} to {percent(high)})"
+            return f"{shown} ({percent(low)} to {percent(high)})" if shows_width(low, high, percent) else shown
 
         frame = self.rows.astype(object).where(self.rows.notna(), None)
         shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],

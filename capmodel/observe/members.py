@@ -12,7 +12,6 @@ unusable cannot be ranked: ``describe()`` says so rather than pass over it in si
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,12 +218,10 @@ def _count(n: int, noun: str) -> str:
 def spare_phrase(capacity) -> str:
     """The spare fraction in words: "12% of its planned throughput spare (9% to 15%)", or, past the plan, "already
     3% above its planned throughput (spare -5% to -1%)"."""
-    from capmodel.formatting import percent
+    from capmodel.formatting import percent, shows_width
 
     spare = capacity.spare_fraction
-    known = math.isfinite(spare.low) and math.isfinite(spare.high)
-    # an interval with no width (a CPU per operation the regression fits exactly, as on generated FTDC) is not shown
-    known = known and not percent(spare.low) == percent(spare.high) == percent(spare.estimate)
+    known = shows_width(spare.low, spare.high, percent)
     bounds = f"{percent(spare.low)} to {percent(spare.high)}" if known else ""
     if spare.estimate >= 0:
         return f"{percent(spare.estimate)} of its planned throughput spare" + (f" ({bounds})" if known else "")

@@ -9,12 +9,12 @@ result whose ``describe()`` is the answer in words: ``plan_study`` (VMs, users, 
 ``plan_node_study`` (node-count multipliers; ``capmodel nodes``) and ``plan_shard_study`` (shard scale-out;
 ``capmodel shards``).
 """
+from capmodel.models.estimate import Estimate, format_estimate
 from capmodel.plan.calibration import Workload, calibrate_workload, workload_from_ops_per_user
 from capmodel.plan.capacity import Objectives, capacity_from_fit
 from capmodel.plan.catalog import join_measurements, validate_catalog
 from capmodel.plan.economics import add_economics, pareto_frontier
 from capmodel.plan.growth import cheapest_for_target, growth_plan, runway_months
-from capmodel.plan.intervals import Estimate, format_estimate
 from capmodel.plan.nodes import NodeStudy, node_multipliers, node_sensitivity, nodes_needed_usl, plan_node_study
 from capmodel.plan.planner import CapacityPlan, plan_vms
 from capmodel.plan.shards import ShardStudy, clients_needed, plan_shard_study, plan_shards, shards_needed

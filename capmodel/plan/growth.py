@@ -9,30 +9,17 @@ import pandas as pd
 
 from capmodel.errors import PlanError
 from capmodel.formatting import plural
+from capmodel.models.runway import runway_months as months_to_capacity
 from capmodel.plan.checks import positive
 
 
-def _check_growth(monthly_growth: float) -> float:
-    g = float(monthly_growth)
-    if not math.isfinite(g) or g <= -1:
-        raise PlanError(f"monthly growth must be a fraction above -1 (0.05 = 5% a month), got {monthly_growth!r}")
-    return g
-
-
 def runway_months(capacity_users, current_users, monthly_growth: float):
-    """Months until ``current_users`` growing by ``monthly_growth`` a month (compound) reach ``capacity_users``.
+    """Months until ``current_users`` growing by ``monthly_growth`` a month (compound) reach ``capacity_users``
+    (``capmodel.models.runway.runway_months``, refusing a bad growth or user count with ``PlanError``).
 
     0 when already at or past capacity; inf when users do not grow. Vectorised over the user counts.
     """
-    g = _check_growth(monthly_growth)
-    cap = np.asarray(capacity_users, dtype=float)
-    users = np.asarray(current_users, dtype=float)
-    if np.any(users <= 0):
-        raise PlanError("current users must be > 0 for a runway")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        months = np.where(cap <= users, 0.0, np.log(cap / users) / math.log1p(g) if g > 0 else math.inf)
-    months = np.where(np.isnan(cap), math.nan, months)
-    return float(months) if months.ndim == 0 else months
+    return months_to_capacity(capacity_users, current_users, monthly_growth, error=PlanError)
 
 
 def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: float | None = None) -> dict:

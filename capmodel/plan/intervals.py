@@ -1,4 +1,5 @@
-"""Intervals on planning figures: a value with a low and a high end, and how to read one off a set of draws.
+"""Intervals on planning figures: how to read one off a set of draws (the figure with its interval is
+``capmodel.models.estimate.Estimate``).
 
 Two sources of spread reach the planner: ranges stated in the inputs (benchANT's "6k-7k operations per second") and
 bootstrap samples of a fitted curve. A range is propagated by evaluating the plan at its ends (every figure here is
@@ -7,39 +8,8 @@ monotone in each input, so the ends bound the result); bootstrap samples give pe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A figure with an interval: ``value`` (``low``-``high``)."""
-
-    value: float
-    low: float
-    high: float
-
-    def __str__(self) -> str:
-        return format_estimate(self.value, self.low, self.high)
-
-
-def _fmt(x: float, digits: int) -> str:
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    return f"{x:,.{digits}f}"
-
-
-def format_estimate(value: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
-    """'62,000 (55,000-68,000)'; just the value when the interval is missing or collapses onto it."""
-    text = _fmt(value, digits)
-    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
-        return text
-    if _fmt(low, digits) == _fmt(high, digits) == text:
-        return text
-    return f"{text} ({_fmt(low, digits)}-{_fmt(high, digits)})"
 
 
 def percentile_interval(draws, level: float = 0.95) -> tuple[float, float]:

@@ -90,15 +90,13 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
 
 def _estimate(row: pd.Series, name: str, shown) -> str:
     """A figure and its interval for reading (``shown``: a capmodel.formatting function); "none" when missing."""
-    from capmodel.formatting import is_missing
+    from capmodel.formatting import is_missing, shows_width
 
     value, low, high = row.get(name), row.get(f"{name}_low"), row.get(f"{name}_high")
     if is_missing(value) or not math.isfinite(float(value)):
         return "none"
     text = shown(value)
-    if is_missing(low) or is_missing(high) or not (math.isfinite(float(low)) and math.isfinite(float(high))):
-        return text
-    if shown(low) == shown(high) == text:
+    if not shows_width(low, high, shown):
         return text
     # an end equal to the estimate is one-sided, not degenerate: the input's stated range ends at the figure used
     # (benchANT: s3-2xlarge-8 "2.5-2.6x", used 2.6x); the marker sends the reader to the table's footnote

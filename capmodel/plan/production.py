@@ -22,13 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import Column, number, percent, r_squared, table
+from capmodel.errors import CapmodelError, InputError, PlanError
+from capmodel.formatting import Column, number, percent, r_squared, shows_width, table
 from capmodel.models.closed_form import usl_throughput
+from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method, table_frame
-from capmodel.observe.capacity import LAWS, USL, Estimate, ServerCapacity, TooFewIntervals, server_capacity
-from capmodel.plan.growth import runway_months
+from capmodel.models.runway import runway
+from capmodel.observe.capacity import LAWS, USL, ServerCapacity, TooFewIntervals, server_capacity
 
 QUESTION = "How much more load can this MongoDB server carry, judged from its own telemetry?"
 NO_METHOD = "no method"
@@ -166,8 +167,7 @@ class ProductionAnswer:
         plan = self.planned_throughput
         if plan is None or self.monthly_growth is None or not self.observed_peak_throughput > 0:
             return None
-        return Estimate(*(float(runway_months(v, self.observed_peak_throughput, self.monthly_growth))
-                          for v in (plan.estimate, plan.low, plan.high)))
+        return runway(plan, self.observed_peak_throughput, self.monthly_growth, error=PlanError)
 
     @property
     def latency_limit(self) -> tuple[str, float | None]:
@@ -211,17 +211,19 @@ class ProductionAnswer:
                     f"{number(sat.low)}–{number(sat.high)}, at {number(self.usl.peak_concurrency, 2)} operations "
                     f"at once). Planned at {percent(self.utilization_target, 2)} of it, "
                     f"**{number(plan.estimate)} ops/s**; the observed peak is {observed}, ")
-            text += (f"so **{percent(spare.estimate, 2)}** is spare ({percent(spare.low, 2)} to "
-                     f"{percent(spare.high, 2)})." if spare.estimate >= 0 else
+            bounds = (f" ({percent(spare.low, 2)} to {percent(spare.high, 2)})"
+                      if shows_width(spare.low, spare.high, lambda x: percent(x, 2)) else "")
+            text += (f"so **{percent(spare.estimate, 2)}** is spare{bounds}." if spare.estimate >= 0 else
                      f"already **{percent(-spare.estimate, 2)} above** that plan.")
             months = self.runway_months
             if months is not None:
                 if months.estimate == 0:
                     text += " No growth fits under the plan."
                 elif math.isfinite(months.estimate):
+                    bounds = (f" ({_months(months.low)} to {_months(months.high)})"
+                              if shows_width(months.low, months.high, _months, finite=False) else "")
                     text += (f" At {percent(self.monthly_growth, 2)} growth a month it is reached in "
-                             f"**{number(months.estimate, 2)} months** ({_months(months.low)} to "
-                             f"{_months(months.high)}).")
+                             f"**{number(months.estimate, 2)} months**{bounds}.")
         text += " " + self._latency_sentence()
         return text.strip() + f" Method: {self.method}, because {self.why}."
 
