@@ -83,9 +83,10 @@ def test_approximate_solver_open_and_mixed_models(tmp_path, capsys):
     ("classes: {a: {population: 2}}\nstations: {cpu: {demands: {b: 1}}}\n",
      "model.yaml: stations.cpu.demands.b: no such class"),
     ("classes: {a: {population: 2}}\nstations: {cpu: {demands: {a: -1}}}\n",
-     "model.yaml: stations.cpu.demands.a: must be a number >= 0"),
+     "model.yaml: stations.cpu.demands.a: must be a number of seconds from 0 to 1,000,000,000 (about 32 years), "
+     "got -1"),
     ("classes: {a: {population: 2}}\nstations: {cpu: {servers: 0, demands: {a: 1}}}\n",
-     "model.yaml: stations.cpu.servers: must be >= 1"),
+     "model.yaml: stations.cpu.servers: must be a whole number >= 1, got 0"),
     ("classes: {a: {population: 2, arrival_rate: 1}}\nstations: {cpu: {demands: {a: 1}}}\n",
      "model.yaml: classes.a: give either population"),
     ("classes: {a: {population: 2}}\nstations: {cpu: {demands: {a: 1}}}\nsolver: magic\n",

@@ -23,6 +23,7 @@ def fails(capsys, path):
     return captured.err
 
 
+SECONDS_WANTED = "must be a number of seconds from 0 to 1,000,000,000 (about 32 years)"
 ONE = "classes: {a: {population: %s}}\nstations: {cpu: {servers: %s, demands: {a: %s}}}\n"
 
 
@@ -30,8 +31,8 @@ ONE = "classes: {a: {population: %s}}\nstations: {cpu: {servers: %s, demands: {a
     ("2", "1000000000000", "0.1", "servers[cpu] = 1,000,000,000,000 is more than 1,000,000"),
     ("20000", "20000", "0.1", "exact multi-class MVA would keep 800,160,006 numbers (6.0 GiB"),
     ("100000000000000000000", "1", "0.1", "populations[a] = 100000000000000000000 customers is more than"),
-    ("2", "1", "'0.1'", "stations.cpu.demands.a: must be a number >= 0, got the text '0.1'"),
-    ("2", "1", "true", "stations.cpu.demands.a: must be a number >= 0, got True"),
+    ("2", "1", "'0.1'", f"stations.cpu.demands.a: {SECONDS_WANTED}, got the text '0.1'"),
+    ("2", "1", "true", f"stations.cpu.demands.a: {SECONDS_WANTED}, got True"),
 ])
 def test_one_line_before_any_work(tmp_path, capsys, population, servers, demand, expected):
     err = fails(capsys, write(tmp_path, ONE % (population, servers, demand)))
@@ -51,7 +52,7 @@ def test_the_python_api_refuses_the_same_with_input_errors():
     seconds = r"must be a number of seconds from 0 to 1,000,000,000 \(about 32 years\)"
     with pytest.raises(InputError, match=rf"demands\[cpu\]\[a\] {seconds}, got '0.1'"):
         multiclass_mva({"cpu": {"a": "0.1"}}, {"a": 2})
-    with pytest.raises(InputError, match=r"think_times\[a\] must be a finite number >= 0, got True"):
+    with pytest.raises(InputError, match=rf"think_times\[a\] {seconds}, got True"):
         multiclass_mva({"cpu": {"a": 0.1}}, {"a": 2}, {"a": True})
     with pytest.raises(InputError, match="customers is more than"):
         multiclass_mva({"cpu": {"a": 0.1}}, {"a": 10**20})

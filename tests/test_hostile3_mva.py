@@ -66,7 +66,8 @@ def test_a_number_yaml_reads_as_text_is_refused_with_how_to_write_it(tmp_path, c
     status, out, err = _mva(tmp_path, capsys, "classes: {a: {population: 3}}\n"
                             f"stations: {{cpu: {{demands: {{a: {written}}}}}}}\n")
     assert status == 2 and out == ""
-    assert f"stations.cpu.demands.a: must be a number >= 0, got the text" in err
+    assert "stations.cpu.demands.a: must be a number of seconds from 0 to 1,000,000,000 (about 32 years), got the " \
+           "text" in err
     assert f"write it unquoted as {suggested})" in err
     # and the suggestion is a number to YAML, giving the answer of a single queue: X = 1 / D
     status, out, err = _mva(tmp_path, capsys, "classes: {a: {population: 3}}\n"

@@ -20,6 +20,9 @@ MAX_SECONDS = 1e9
 SERVERS = Number(int, 1, math.inf, name="c (number of servers)", required=True)
 NONNEGATIVE = Number(float, 0.0, math.inf, text=False, required=True)
 POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
+#: a service demand or think time, in seconds: at most ``MAX_SECONDS``, from Python and from a model file alike
+SECONDS = Number(float, 0.0, MAX_SECONDS, text=False, required=True,
+                 wanted_text=f"a number of seconds from 0 to {MAX_SECONDS:,.0f} (about 32 years)")
 PROBABILITY = Number(float, 0.0, 1.0, low_open=True, high_open=True, text=False, required=True,
                      wanted_text="a probability strictly between 0 and 1 (e.g. 0.95)")
 

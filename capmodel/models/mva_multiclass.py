@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from capmodel.errors import CapmodelError, InputError, shown
+from capmodel.models.laws import MAX_SECONDS
 from capmodel.models.mva_loaddep import LoadDependent, residence_factor
 from capmodel.models.mva_network import DELAY, QUEUE, MulticlassResult, Network, build_network, class_vector
 
@@ -39,7 +40,7 @@ def closed_network(demands, populations, think_times=None, servers=None):
     order = [str(c) for c in populations]
     net = build_network(demands, servers, classes=order)
     n = class_vector(populations, net.classes, "populations", integer=True)
-    z = class_vector(think_times, net.classes, "think_times", default=0.0)
+    z = class_vector(think_times, net.classes, "think_times", default=0.0, high=MAX_SECONDS)
     stuck = [c for i, c in enumerate(net.classes) if n[i] > 0 and z[i] == 0 and not np.any(net.demands[:, i] > 0)]
     if stuck:
         raise InputError(f"class {stuck[0]!r} has no service demand anywhere and no think time: its throughput "

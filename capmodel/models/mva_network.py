@@ -20,9 +20,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from capmodel.constraints import Number, with_name
+from capmodel.constraints import with_name
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.models.laws import MAX_SECONDS, NONNEGATIVE, check_servers
+from capmodel.models.laws import MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
 from capmodel.models.renamed import table_frame
 
@@ -33,9 +33,6 @@ MAX_STATIONS = 1_000
 MAX_CLASSES = 100
 MAX_SERVERS = 1_000_000
 MAX_POPULATION = 10**9
-#: a service demand or think time, in seconds (capmodel.constraints), at most ``MAX_SECONDS`` (models/laws.py)
-SECONDS = Number(float, 0.0, MAX_SECONDS, text=False, required=True,
-                 wanted_text=f"a number of seconds from 0 to {MAX_SECONDS:,.0f} (about 32 years)")
 
 
 def check_number(value, name: str, high: float | None = None) -> float:
@@ -136,8 +133,9 @@ def build_network(demands, servers=None, classes=None) -> Network:
     return Network(tuple(stations), tuple(names), d, tuple(kinds))
 
 
-def class_vector(values, classes, what: str, default=None, integer=False) -> np.ndarray:
-    """{class: value} (or one number for every class) as an array in class order, checked >= 0."""
+def class_vector(values, classes, what: str, default=None, integer=False, high: float | None = None) -> np.ndarray:
+    """{class: value} (or one number for every class) as an array in class order, checked >= 0 (and, with ``high``,
+    as seconds up to it: ``check_number``)."""
     if values is None:
         if default is None:
             raise InputError(f"{what} must be given for every class {list(classes)}")
@@ -151,7 +149,7 @@ def class_vector(values, classes, what: str, default=None, integer=False) -> np.
     for c in classes:
         if c not in values and default is None:
             raise InputError(f"{what} has no value for class {c!r}")
-        v = check_number(values.get(c, default), f"{what}[{c}]")
+        v = check_number(values.get(c, default), f"{what}[{c}]", high)
         if integer and not float(v).is_integer():
             raise InputError(f"{what}[{c}] must be a whole number of customers, got {values.get(c)!r}")
         if integer and v > MAX_POPULATION:

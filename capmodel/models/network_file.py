@@ -18,11 +18,20 @@ mappings; ``solve(model, solver)`` dispatches it to the solver its classes call 
 """
 from __future__ import annotations
 
+import math
+
+from capmodel.constraints import Number
 from capmodel.errors import InputError
-from capmodel.models.laws import MAX_SECONDS   # laws is light: the CLI imports this module to list SOLVERS
+from capmodel.models.laws import SECONDS   # laws is light: the CLI imports this module to list SOLVERS
 
 #: the largest arrival rate of an open class, requests per second
 MAX_ARRIVAL_RATE = 1e9
+# What each number of the file may be (capmodel.constraints; times are the solvers' own ``SECONDS``): YAML numbers
+# only, no text and no true/false.
+POPULATION = Number(int, 0, math.inf, text=False, required=True, wanted_text="a whole number >= 0")
+ARRIVAL_RATE = Number(float, 0.0, MAX_ARRIVAL_RATE, text=False, required=True,
+                      wanted_text=f"a number of requests per second from 0 to {MAX_ARRIVAL_RATE:,.0f}")
+SERVER_COUNT = Number(int, 1, math.inf, text=False, required=True, wanted_text="a whole number >= 1")
 
 SOLVERS = ("exact", "linearizer", "schweitzer")
 
@@ -31,22 +40,20 @@ def _fail(path: str, key: str, problem: str):
     raise InputError(f"{path}: {key}: {problem}")
 
 
-def _number(path, key, value, integer=False, high=None, unit=""):
-    if isinstance(value, str) and _reads_as_number(value) and high is not None and float(value) > high:
-        _fail(path, key, f"must be at most {high:,.0f}{unit}, got the text {value!r}")
+def _number(path, key, value, constraint: Number):
+    """``value`` checked by ``constraint``, the error naming the file and the key. Text that reads as a number is
+    refused with a hint: YAML 1.1 (PyYAML) reads 1e-4 and 3e5 as text, only 1.0e-4, 3.0e+5 or 0.0001 as numbers."""
+    name = f"{path}: {key}:"
     if isinstance(value, str) and _reads_as_number(value):
-        # YAML 1.1 (PyYAML) reads 1e-4 and 3e5 as text: only 1.0e-4, 3.0e+5 or 0.0001 are numbers to it
+        refusal = f"{name} must be {constraint.wanted()}, got the text {value!r}"
+        try:
+            constraint.check(float(value), InputError, name)
+        except InputError:      # out of range as a number too: the range is the news, not how to write it
+            raise InputError(refusal) from None
         written = repr(float(value))                        # 0.0003, 2500.0 or 1e+308 (signed exponent)
         written = written.replace("e", ".0e", 1) if "e" in written and "." not in written else written
-        _fail(path, key, f"must be a number >= 0, got the text {value!r} (quoted, or an exponent YAML reads as text:"
-                         f" write it unquoted as {written})")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
-        _fail(path, key, f"must be a number >= 0, got {value!r}")
-    if integer and not float(value).is_integer():
-        _fail(path, key, f"must be a whole number, got {value!r}")
-    if high is not None and value > high:
-        _fail(path, key, f"must be at most {high:,.0f}{unit}, got {value:g}")
-    return int(value) if integer else float(value)
+        raise InputError(f"{refusal} (quoted, or an exponent YAML reads as text: write it unquoted as {written})")
+    return constraint.check(value, InputError, name)
 
 
 def _names(path: str, key: str, mapping: dict) -> None:
@@ -58,8 +65,6 @@ def _names(path: str, key: str, mapping: dict) -> None:
 
 
 def _reads_as_number(text: str) -> bool:
-    import math
-
     try:
         return math.isfinite(float(text))
     except ValueError:
@@ -102,14 +107,12 @@ def load_model(path: str) -> dict:
         if ("population" in cls) == ("arrival_rate" in cls):
             _fail(path, key, "give either population (closed class) or arrival_rate (open class)")
         if "population" in cls:
-            model["closed"][str(name)] = _number(path, f"{key}.population", cls["population"], integer=True)
-            model["think"][str(name)] = _number(path, f"{key}.think_time", cls.get("think_time", 0.0),
-                                                 high=MAX_SECONDS, unit=" s")
+            model["closed"][str(name)] = _number(path, f"{key}.population", cls["population"], POPULATION)
+            model["think"][str(name)] = _number(path, f"{key}.think_time", cls.get("think_time", 0.0), SECONDS)
         else:
             if "think_time" in cls:
                 _fail(path, f"{key}.think_time", "an open class (arrival_rate) has no think time")
-            model["open"][str(name)] = _number(path, f"{key}.arrival_rate", cls["arrival_rate"],
-                                              high=MAX_ARRIVAL_RATE, unit=" per second")
+            model["open"][str(name)] = _number(path, f"{key}.arrival_rate", cls["arrival_rate"], ARRIVAL_RATE)
     classes = set(model["closed"]) | set(model["open"])
     for name, station in spec["stations"].items():
         key = f"stations.{name}"
@@ -122,8 +125,7 @@ def load_model(path: str) -> dict:
         for cls, value in station["demands"].items():
             if str(cls) not in classes:
                 _fail(path, f"{key}.demands.{cls}", f"no such class (classes: {', '.join(sorted(classes))})")
-            demands[str(cls)] = _number(path, f"{key}.demands.{cls}", value, high=MAX_SECONDS,
-                                       unit=" s")
+            demands[str(cls)] = _number(path, f"{key}.demands.{cls}", value, SECONDS)
         model["demands"][str(name)] = demands
         if not isinstance(station.get("delay", False), bool):
             _fail(path, f"{key}.delay", f"must be true or false, got {station['delay']!r}")
@@ -132,10 +134,7 @@ def load_model(path: str) -> dict:
                 _fail(path, f"{key}.servers", "a delay station has no server count")
             model["servers"][str(name)] = "delay"
         else:
-            servers = _number(path, f"{key}.servers", station.get("servers", 1), integer=True)
-            if servers < 1:
-                _fail(path, f"{key}.servers", f"must be >= 1, got {servers}")
-            model["servers"][str(name)] = servers
+            model["servers"][str(name)] = _number(path, f"{key}.servers", station.get("servers", 1), SERVER_COUNT)
     return model
 
 
