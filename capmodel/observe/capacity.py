@@ -113,14 +113,14 @@ class ServerCapacity:
         pct = f"{self.level:.0%}"
         d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
                                self.spare_fraction)
-        basis = (f"Each operation costs the server **{number(d.estimate)} ms of CPU** ({pct} interval "
-                 f"{number(d.low)}–{number(d.high)} ms)")
+        basis = f"Each operation costs the server **{number(d.estimate)} ms of CPU**" + (
+            f" ({pct} interval {number(d.low)}–{number(d.high)} ms)" if shows_width(d.low, d.high) else "")
         basis += (f", on top of {number(self.background_cores, 2)} cores of background CPU. " if self.background_cores
                   > 0 else ". ")
         basis += (f"With {_cores(self.cores)} ({self.cores_source}) the bottleneck law puts saturation at "
-                  f"**{_ops(sat.estimate)}** ({_span(sat)}).")
+                  f"**{_ops(sat.estimate)}**{_span(sat)}.")
         text = (f"{basis} At {self.utilization_target:.0%} utilization the server carries "
-                f"**{_ops(plan.estimate)}** ({_span(plan)}); the observed peak "
+                f"**{_ops(plan.estimate)}**{_span(plan)}; the observed peak "
                 f"(95th percentile of {self.busy_intervals:,} busy intervals) is {_ops(self.observed_peak_throughput)}")
         bounds = (f"{_pct(spare.low)} to {_pct(spare.high)}" if shows_width(spare.low, spare.high, _pct, finite=False)
                   else "")
@@ -175,10 +175,12 @@ def _ops(x: float) -> str:
 
 
 def _span(e: Estimate) -> str:
-    """``low–high ops/s`` of an estimate's interval."""
+    """`` (low–high ops/s)`` of an estimate's interval ("" when it has none to show)."""
+    if not shows_width(e.low, e.high, finite=False):
+        return ""
     if not math.isfinite(e.high):
-        return f"{number(e.low)} ops/s or more"
-    return f"{number(e.low)}–{number(e.high)} ops/s"
+        return f" ({number(e.low)} ops/s or more)"
+    return f" ({number(e.low)}–{number(e.high)} ops/s)"
 
 
 def _pct(x: float) -> str:

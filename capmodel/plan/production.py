@@ -207,9 +207,10 @@ class ProductionAnswer:
         else:
             sat, plan, spare = self.saturation_throughput, self.planned_throughput, self.spare_fraction
             pct = f"{self.level:.0%}"
-            text = (f"The USL latency fit puts the server's peak at **{number(sat.estimate)} ops/s** ({pct} interval "
-                    f"{number(sat.low)}–{number(sat.high)}, at {number(self.usl.peak_concurrency, 2)} operations "
-                    f"at once). Planned at {percent(self.utilization_target, 2)} of it, "
+            width = (f"{pct} interval {number(sat.low)}–{number(sat.high)}, "
+                     if shows_width(sat.low, sat.high) else "")
+            text = (f"The USL latency fit puts the server's peak at **{number(sat.estimate)} ops/s** ({width}at "
+                    f"{number(self.usl.peak_concurrency, 2)} operations at once). Planned at {percent(self.utilization_target, 2)} of it, "
                     f"**{number(plan.estimate)} ops/s**; the observed peak is {observed}, ")
             bounds = (f" ({percent(spare.low, 2)} to {percent(spare.high, 2)})"
                       if shows_width(spare.low, spare.high, lambda x: percent(x, 2)) else "")
