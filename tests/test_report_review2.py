@@ -56,3 +56,25 @@ def test_report_01s_knee_section_does_not_contradict_its_answer():
     knee = ["".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## 5. Why the knee matters")]
     assert len(knee) == 1
     assert "not the peak" not in knee[0] and "or the peak" in knee[0]
+
+
+def _fleet_rows(runways):
+    import pandas as pd
+
+    return pd.DataFrame([{"cluster": "rs0", "member": f"m{i}:27017", "folder": f"/f{i}", "error": None,
+                          "verdict": "weak", "runway_months": r, "runway_low": r * 0.9, "runway_high": r * 1.1,
+                          "spare_fraction": 0.2, "spare_low": 0.1, "spare_high": 0.3} for i, r in enumerate(runways)])
+
+
+def test_report_08s_runway_axis_mentions_the_cap_only_where_a_bar_is_cut():
+    # a fleet whose longest runway is 13.9 months read "months (bars end at 36)" under an axis ending at 14
+    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, runway_figure
+
+    short = runway_figure(_fleet_rows([0.0, 0.4, 9.3, 13.9]), 0.8)
+    assert short.layout.xaxis.title.text == "months"
+    long = runway_figure(_fleet_rows([2.0, RUNWAY_CAP_MONTHS + 2.5]), 0.8)
+    assert f"end at {RUNWAY_CAP_MONTHS:g}" in long.layout.xaxis.title.text
+    bars = [x for trace in long.data for x in trace.x]
+    assert max(bars) == RUNWAY_CAP_MONTHS and "38.5 months" in [t for trace in long.data for t in trace.text]
+    # the title names what the runway runs to, as the load figure's legend does ("planned at 80% CPU")
+    assert short.layout.title.text == "Months until the busiest load reaches its planned throughput (80% CPU)"
