@@ -78,3 +78,21 @@ def test_report_08s_runway_axis_mentions_the_cap_only_where_a_bar_is_cut():
     assert max(bars) == RUNWAY_CAP_MONTHS and "38.5 months" in [t for trace in long.data for t in trace.text]
     # the title names what the runway runs to, as the load figure's legend does ("planned at 80% CPU")
     assert short.layout.title.text == "Months until the busiest load reaches its planned throughput (80% CPU)"
+
+
+def test_report_03s_intro_names_only_the_objectives_and_runway_the_plan_has():
+    # a catalog of one's own with curves, no baseline and no users today: no latency objective is set and no runway
+    # can be computed (the page says "No runway"), but the intro promised "a latency objective" and "the growth runway"
+    from capmodel.plan import Objectives
+    from capmodel.report.plan_report import plan_report
+
+    def intro(**given):
+        return plan_report(catalog=HERE + "catalog_chf.csv", curves=HERE + "curves_chf.csv", vm_column="vm",
+                           ops_per_user=0.5, targets=[5000], bootstrap=0, **given).intro
+
+    bare = intro(objectives=Objectives(utilization_target=0.8))
+    assert "latency objective" not in bare and "runway" not in bare
+    assert bare.startswith("A capacity plan of the VMs in catalog_chf.csv: the usable throughput of each under a "
+                           "utilization target, users per VM,")
+    full = intro(objectives=Objectives(utilization_target=0.8, latency_p95_ms=3.0), current_users=5000, growth=0.05)
+    assert "under a utilization target and a latency objective" in full and "the growth runway, and the" in full

@@ -15,9 +15,9 @@ BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud
                  "candidate, the usable throughput under a utilization target and a latency objective, users per VM, "
                  "cost per user, the Pareto frontier of cost against users, the growth runway, and the cheapest VM "
                  "for each growth target.")
-USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of each under a utilization target and "
-              "a latency objective, users per VM, cost per user, the Pareto frontier of cost against users, the "
-              "growth runway, and the cheapest VM for each growth target.")
+USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of each under a utilization target"
+              "{latency}, users per VM, cost per user, the Pareto frontier of cost against users, {runway}and the "
+              "cheapest VM for each growth target.")
 
 
 @dataclass
@@ -48,7 +48,13 @@ class PlanReport:
     @property
     def intro(self) -> str:
         """What this report is about: the bundled study's story only when the bundled study is the input."""
-        return BUNDLED_INTRO if self.bundled else USER_INTRO.format(source=self.source)
+        if self.bundled:
+            return BUNDLED_INTRO
+        objectives = self.study.plan.objectives     # a latency objective and a runway only where the plan has them
+        latency = objectives.latency_p95_ms is not None or objectives.latency_increase is not None
+        runway = "runway_months" in self.vms.columns and self.vms["runway_months"].notna().any()
+        return USER_INTRO.format(source=self.source, latency=" and a latency objective" if latency else "",
+                                 runway="the growth runway, " if runway else "")
 
     @property
     def evidence(self) -> Evidence:
