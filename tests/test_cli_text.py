@@ -62,3 +62,25 @@ def test_figures_carry_separators_and_units(tmp_path):
     # the DocumentDB study: 1,000,000 inserts/s on 16 shards of 62,500, 64 client processes each
     shards = run(["shards"], tmp_path)
     assert ["1,000,000", "16", "16", "1,000,000", "100%", f"{16 * 64:,}"] in [line.split() for line in shards.splitlines()]
+
+
+def test_mva_prints_the_answer_first_and_tables_with_units(tmp_path):
+    # one customer, no think time: nothing queues, so X = 1 / (0.004 + 0.006 + 0.002) s = 83.33 ops/s, R = 12 ms,
+    # U(cpu) = 0.004 X = 33.3%, U(disk) = 0.006 X = 50%, and the delay's mean population 0.002 X = 0.167 (Jain 1991,
+    # ch. 34: the operational laws). The text was pandas' own print: response_time 0.012 (seconds, no unit),
+    # utilization 0.333333, an index header on a line of its own, and the answer under the tables.
+    model = tmp_path / "one.yaml"
+    model.write_text("classes:\n  reads: {population: 1, think_time: 0}\n"
+                     "stations:\n  cpu: {demands: {reads: 0.004}}\n  disk: {demands: {reads: 0.006}}\n"
+                     "  net: {delay: true, demands: {reads: 0.002}}\n")
+    lines = run(["mva", str(model)], tmp_path).splitlines()
+    assert lines[0].startswith(f"{model}: exact MVA: ") and "Bottleneck: disk" in lines[0]
+    header = lines.index(next(line for line in lines if line.startswith("class ")))
+    assert lines[header].split("  ")[0] == "class" and "response time (ms)" in lines[header]
+    assert "throughput (ops/s)" in lines[header] and "at cpu (ms)" in lines[header]
+    assert lines[header + 1].split() == ["reads", "1", "0", "83.33", "12", "4", "6", "2"]
+    stations = {line.split()[0]: line.split() for line in lines if line.split()[:1] in (["cpu"], ["disk"], ["net"])}
+    assert stations["cpu"][-2:] == ["33.3%", "0.333"] and stations["disk"][-2:] == ["50%", "0.5"]
+    assert stations["net"][-2:] == ["—", "0.167"]
+    tables = "\n".join(lines[header:])
+    assert "0.012" not in tables and "queue_reads" not in tables and "response_time" not in tables

@@ -42,8 +42,6 @@ def _json(result, solver) -> dict:
 
 
 def run(args) -> int:
-    import pandas as pd
-
     from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
 
@@ -66,11 +64,42 @@ def run(args) -> int:
     if args.json:
         print_json(_json(result, solver))
         return 0
-    with pd.option_context("display.width", 120, "display.max_columns", 30, "display.float_format", "{:.6g}".format):
-        print(f"{args.model}: {result.method}")
-        print(result.table.to_string(na_rep="-"))   # -: not a figure of this class or station (an open
-        print()                                              # class has no population, a delay no utilization)
-        print(result.station_table().to_string(na_rep="-"))
-    for note in [result.describe(), *result.notes]:
+    answer = result.describe()                          # the answer first, then the tables behind it
+    print(f"{args.model}: {answer}" if answer.startswith(result.method) else f"{args.model}: {result.method}\n{answer}")
+    for note in result.notes:
         print(note)
+    print()
+    print(class_table(result).text())
+    print()
+    print(station_table(result).text())
     return 0
+
+
+CLASS_NOTE = "—: not a figure of this class (an open class has no population or think time, a closed one no arrival)"
+STATION_NOTE = "—: a delay station has no utilization (it never queues)"
+
+
+def class_table(result):
+    """Per class, for people: populations and rates with their units, times in ms (the model's are seconds)."""
+    from capmodel.formatting import Column, table
+
+    frame = result.table.reset_index()
+    times = ["response_time"] + [f"residence_{s}" for s in result.network.stations]
+    frame[times] = frame[times] * 1000.0
+    columns = {"class": Column("class", "text"), "population": Column("population", "int"),
+               "think_time": Column("think time (s)"), "arrival_rate": Column("arrival rate (ops/s)"),
+               "throughput": Column("throughput (ops/s)", digits=4), "response_time": Column("response time (ms)"),
+               **{f"residence_{s}": Column(f"at {s} (ms)") for s in result.network.stations}}
+    return table(frame, columns, footnotes=[CLASS_NOTE])
+
+
+def station_table(result):
+    """Per station: its servers, its utilization as a percentage and the mean queue of each class."""
+    from capmodel.formatting import Column, table
+
+    frame = result.station_table().reset_index()
+    queues = [c for c in frame.columns if c.startswith("queue_")]
+    columns = {"station": Column("station", "text"), "servers": Column("servers", "text"),
+               "utilization": Column("utilization", "percent", digits=3),
+               **{c: Column(f"queue of {c.removeprefix('queue_')}") for c in queues}}
+    return table(frame, columns, footnotes=[STATION_NOTE])
