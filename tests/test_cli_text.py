@@ -84,3 +84,21 @@ def test_mva_prints_the_answer_first_and_tables_with_units(tmp_path):
     assert stations["net"][-2:] == ["—", "0.167"]
     tables = "\n".join(lines[header:])
     assert "0.012" not in tables and "queue_reads" not in tables and "response_time" not in tables
+
+
+def test_plan_prints_its_answer_first_and_months_to_one_decimal(tmp_path):
+    # the recommendations (the answer to --target-users) came last, under the VM table, the runway and the notes; and
+    # the runway read "26 months (interval 25.7 to 26)" beside "19.6 months". c4-2xlarge-4-SSD carries 89,000 users
+    # (23,140 ops/s / 0.26) and today's 25,000 grow 5% a month: ln(89,000 / 25,000) / ln(1.05) = 26.03 months.
+    import math
+
+    lines = run(["plan", "--target-users", "50000", "90000", "--growth", "0.05"], tmp_path).splitlines()
+    assert lines[0] == "Recommendations:" and "50,000 users -> s3-2xlarge-8-SAS" in lines[1]
+    assert lines[3] == "Evidence of the answer (the VMs it names): weak"
+    assert lines.index("Recommendations:") < min(i for i, line in enumerate(lines) if line.startswith("Workload:"))
+    months = math.log(89_000 / 25_000) / math.log(1.05)
+    ssd = next(line for line in lines if line.strip().startswith("c4-2xlarge-4-SSD ") and "months" in line)
+    assert ssd.split()[1:3] == [f"{months:.1f}", "months"] and ssd.endswith(f"to {months:.1f})")
+    # without targets there is no recommendation: the evidence stays under the plan
+    plain = run(["plan"], tmp_path).splitlines()
+    assert "Recommendations:" not in plain and plain[-1].startswith("  - weak: ")

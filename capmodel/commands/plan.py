@@ -198,9 +198,7 @@ def _months(value) -> str:
         return "unknown"
     if value == float("inf"):
         return "never (no growth)"
-    from capmodel.formatting import number
-
-    return "now (already there)" if value == 0 else f"{number(value)} months"
+    return "now (already there)" if value == 0 else f"{value:,.1f} months"   # one decimal, as the reports
 
 
 def _recommendation_lines(recommendations, currency: str = "", growth: float | None = None) -> list[str]:
@@ -221,14 +219,14 @@ def _recommendation_lines(recommendations, currency: str = "", growth: float | N
 
 def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
     """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
-    from capmodel.formatting import integer, number, percent
+    from capmodel.formatting import integer, percent
 
     lines = [f"Runway at {percent(growth)} monthly growth from {integer(current_users)} users (months until each VM "
              "is full):"]
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
         finite = all(v is not None and v == v and v != float("inf") for v in (low, high))
-        span = (f" (interval {number(low)} to {number(high)})" if finite and (low, high) != (r["runway_months"],) * 2
+        span = (f" (interval {low:,.1f} to {high:,.1f})" if finite and (low, high) != (r["runway_months"],) * 2
                 else "")
         full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
         lines.append(f"  {r['vm']:<20} {full}")
@@ -252,6 +250,13 @@ def run(args) -> int:
         print_json(plan_record(plan, recommendations, study.evidence))
         return 0
     currency = _currency(plan)
+    lines = study.evidence.lines()
+    evidence = [f"Evidence of the answer (the VMs it names): {lines[0].removeprefix('evidence: ')}", *lines[1:]]
+    if args.target_users:            # the answer first: the VM for each target and its verdict, then the plan behind it
+        print("Recommendations:")
+        print("\n".join(_recommendation_lines(recommendations, currency, args.growth)))
+        print("\n".join(evidence))
+        print()
     print(plan.summary())
     if currency:
         print(f"Costs are per month in {currency} (the catalog's currency).")
@@ -259,10 +264,7 @@ def run(args) -> int:
         current = args.current_users if args.current_users is not None else plan.workload.baseline_users
         print()
         print("\n".join(_runway_lines(plan, args.growth, current)))
-    if args.target_users:
-        print("\nRecommendations:")
-        print("\n".join(_recommendation_lines(recommendations, currency, args.growth)))
-    lines = study.evidence.lines()
-    print(f"\nEvidence of the answer (the VMs it names): {lines[0].removeprefix('evidence: ')}")
-    print("\n".join(lines[1:]))
+    if not args.target_users:
+        print()
+        print("\n".join(evidence))
     return 0
