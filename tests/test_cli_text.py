@@ -124,3 +124,25 @@ def test_fleet_text_shows_a_spare_interval_only_where_it_has_width():
     a, b = (next(line for line in lines if line.split()[1:2] == [m]) for m in ("a:27017", "b:27017"))
     assert "-26%" in a.split() and "(-26%" not in a
     assert "-26% (-30% to -20%)" in b
+
+
+def test_fit_opens_with_its_answer(tmp_path):
+    # the peak (or what the data support instead) sat under the formula, the parameter table and the peak's details;
+    # the first line now says it. USL peak by the closed form: N* = sqrt((1 - σ) / κ), X(N*) = λN* / (1 + σ(N* - 1)
+    # + κN*(N* - 1)) (Gunther 2007), from the JSON's own parameters
+    import json
+    import math
+
+    params = json.loads(run(["fit", "data/plgm_workload1.csv", "--json"], tmp_path))
+    s, k, lam = params["sigma"], params["kappa"], params["lambda"]
+    n = math.sqrt((1 - s) / k)
+    x = lam * n / (1 + s * (n - 1) + k * n * (n - 1))
+    first = run(["fit", "data/plgm_workload1.csv"], tmp_path).splitlines()[0]
+    assert first == f"Answer: throughput peaks at {x:,.0f} ops/s at about {n:.1f} clients (USL; evidence: weak)."
+    amdahl = json.loads(run(["fit", "data/plgm_workload1.csv", "--model", "amdahl", "--json"], tmp_path))
+    first = run(["fit", "data/plgm_workload1.csv", "--model", "amdahl"], tmp_path).splitlines()[0]
+    assert first.startswith(f"Answer: no peak; throughput approaches a ceiling of "
+                            f"{amdahl['lambda'] / amdahl['sigma']:,.0f} ops/s (Amdahl; evidence: ")
+    bound = run(["fit", "tests/fixtures/client_bound_sweep/curve.csv"], tmp_path).splitlines()[0]
+    assert bound.startswith("Answer: no peak or ceiling is supported by these data; every step was client-bound")
+    assert bound.endswith(".") and not bound.endswith("..")
