@@ -146,3 +146,19 @@ def test_fit_opens_with_its_answer(tmp_path):
     bound = run(["fit", "tests/fixtures/client_bound_sweep/curve.csv"], tmp_path).splitlines()[0]
     assert bound.startswith("Answer: no peak or ceiling is supported by these data; every step was client-bound")
     assert bound.endswith(".") and not bound.endswith("..")
+
+
+def test_mva_observed_says_which_load_it_answers_for(tmp_path):
+    # with --scale the figures were printed as "obslive: reads 4,184 ops/s ..." with nothing telling them from the
+    # observed load; with --rates a class not named ran no operations, silently
+    from capmodel.observe import bundled_sample, observe_ftdc
+
+    sample = bundled_sample()
+    observe_ftdc(sample["path"], sample["since"], sample["until"]).write(tmp_path / "obs")
+    base = ["mva", "--observed", str(tmp_path / "obs"), "--cores", "1", "--bootstrap", "0"]
+    scaled = run(base + ["--scale", "reads=1.3,writes=2"], tmp_path).splitlines()
+    assert scaled[0] == "What if: reads ×1.3, writes ×2 (the other classes as observed)."
+    only = run(base + ["--rates", "reads=300"], tmp_path).splitlines()
+    assert only[0] == "What if: reads at 300 ops/s (no other operations)."
+    assert "reads 300 ops/s" in only[1] and "writes" not in only[1]
+    assert run(base, tmp_path).splitlines()[0] == "The observed load (no --scale or --rates asked):"
