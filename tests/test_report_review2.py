@@ -96,3 +96,18 @@ def test_report_03s_intro_names_only_the_objectives_and_runway_the_plan_has():
                            "utilization target, users per VM,")
     full = intro(objectives=Objectives(utilization_target=0.8, latency_p95_ms=3.0), current_users=5000, growth=0.05)
     assert "under a utilization target and a latency objective" in full and "the growth runway, and the" in full
+
+
+def test_report_06s_fit_section_mentions_a_plan_only_where_one_follows():
+    # every step client-bound: the Fit section said "the plan below uses the USL" above "No plan is shown"
+    import capmodel
+    from capmodel.report.bench_report import bench_report
+
+    usable = bench_report(capmodel.datasets.load_curve("plgm_workload1"), [], {}, "a server", "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+    assert usable.plan_table() is not None and "the plan below uses the USL" in usable.fit_note
+    bound = bench_report(capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv"), [], {}, "a server",
+                         "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+    assert bound.plan_table() is None and "No plan is shown" in bound.no_plan
+    assert "plan below" not in bound.fit_note and "no plan is drawn from them" in bound.fit_note
+    cells = json.loads((NOTEBOOKS / "06_live_benchmark.ipynb").read_text())["cells"]
+    assert not [c for c in cells if c["cell_type"] == "markdown" and "plan below" in "".join(c["source"])]
