@@ -103,7 +103,8 @@ def test_report_06s_fit_section_mentions_a_plan_only_where_one_follows():
     import capmodel
     from capmodel.report.bench_report import bench_report
 
-    usable = bench_report(capmodel.datasets.load_curve("plgm_workload1"), [], {}, "a server", "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+    usable = bench_report(capmodel.datasets.load_curve("plgm_workload1"), [], {}, "a server", "ycsb-c", 5.0, 0.8,
+                          0.26, 0.95, {})
     assert usable.plan_table() is not None and "the plan below uses the USL" in usable.fit_note
     bound = bench_report(capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv"), [], {}, "a server",
                          "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
