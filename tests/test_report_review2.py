@@ -112,3 +112,17 @@ def test_report_06s_fit_section_mentions_a_plan_only_where_one_follows():
     assert "plan below" not in bound.fit_note and "no plan is drawn from them" in bound.fit_note
     cells = json.loads((NOTEBOOKS / "06_live_benchmark.ipynb").read_text())["cells"]
     assert not [c for c in cells if c["cell_type"] == "markdown" and "plan below" in "".join(c["source"])]
+
+
+def test_report_02_says_the_band_describes_the_steps_when_the_verdict_is_unusable():
+    # every step client-bound: the answer says no saturation can be located, yet "The chosen model, with its
+    # confidence band" drew the Amdahl curve and band on to 48 clients with nothing saying what they stand for
+    from capmodel.report.fit_report import fit_report
+
+    bound = fit_report(file=HERE + "client_bound_sweep.csv", bootstrap=0)
+    assert bound.evidence.grade == "unusable"
+    assert bound.band_note.startswith("The verdict is unusable, so the curve and its band below describe the "
+                                      "measured steps, not where the server saturates. Why: every one of the 5 steps")
+    assert fit_report(bootstrap=0).band_note == ""        # plgm_workload1: a usable verdict needs no such note
+    cells = json.loads((NOTEBOOKS / "02_fit_curve.ipynb").read_text())["cells"]
+    assert any("result.band_note" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
