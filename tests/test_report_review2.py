@@ -126,3 +126,16 @@ def test_report_02_says_the_band_describes_the_steps_when_the_verdict_is_unusabl
     assert fit_report(bootstrap=0).band_note == ""        # plgm_workload1: a usable verdict needs no such note
     cells = json.loads((NOTEBOOKS / "02_fit_curve.ipynb").read_text())["cells"]
     assert any("result.band_note" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+def test_report_03s_answer_says_where_the_growth_starts():
+    # "For 50,000 users (reached in 14.2 months at 5% a month)" did not say from how many users: the baseline's
+    # 25,000 (benchANT), or the current_users given. ln(50,000 / 25,000) / ln(1.05) = 14.2 months; from 30,000: 10.5
+    import math
+
+    from capmodel.report.plan_report import plan_report
+
+    assert (f"(reached in {math.log(2) / math.log(1.05):.1f} months from today's 25,000 at 5% a month)"
+            in plan_report(targets=[50_000]).answer)
+    assert (f"(reached in {math.log(5 / 3) / math.log(1.05):.1f} months from today's 30,000 at 5% a month)"
+            in plan_report(targets=[50_000], current_users=30_000).answer)

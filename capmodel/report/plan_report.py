@@ -29,6 +29,7 @@ class PlanReport:
     bundled: bool
     source: str
     borrowed: dict = field(default_factory=dict)
+    current_users: float | None = None    # the users the growth starts from (given, or the baseline's)
 
     question = QUESTION
 
@@ -74,7 +75,9 @@ class PlanReport:
         when = ""
         months = row.get("months_until_target")
         if self.study.monthly_growth and months is not None and math.isfinite(months):
-            when = f" (reached in {number(months, 3)} months at {percent(self.study.monthly_growth)} a month)"
+            start = f" from today's {integer(self.current_users)}" if self.current_users else ""
+            when = (f" (reached in {number(months, 3)} months{start} at {percent(self.study.monthly_growth)} "
+                    "a month)")
         return (f"For **{users} users**{when}: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)}, "
                 f"carrying {integer(row['users'])} users"
                 f"{interval_words(row['users'], vm['users_low'], vm['users_high'], integer)}.")
@@ -172,5 +175,7 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         from capmodel.plan.study import BENCHANT
 
         inputs = {name: str(datasets.path(ds)) for name, ds in BENCHANT.items()}
+    start = current_users or getattr(study.plan.workload, "baseline_users", None)   # the growth's, as plan_vms's
     return PlanReport(study=study, inputs=inputs, bundled=not catalog,
-                      source=Path(catalog).name if catalog else "the bundled benchANT study")
+                      source=Path(catalog).name if catalog else "the bundled benchANT study",
+                      current_users=start if start and math.isfinite(start) else None)
