@@ -251,7 +251,7 @@ def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_pa
     assert f"the most urgent is {urgent.host} of rs0: " in answer
     assert heads[0]["evidence"]["grade"] in ("sound", "weak")
     page = (rendered / "08_fleet_capacity.html").read_text()
-    assert "Months until the busiest load reaches 80% of capacity" in page
+    assert "Months until the busiest load reaches its planned throughput (80% CPU)" in page
 
 
 def _row(**values):

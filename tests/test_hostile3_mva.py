@@ -41,7 +41,7 @@ def test_text_tables_show_a_dash_not_nan_where_a_figure_does_not_apply(tmp_path,
     assert status == 0, err
     assert "NaN" not in out and "nan" not in out.lower().replace("mixed", "")
     station_rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("cpu ", "net "))}
-    assert station_rows["net"][1:3] == ["delay", "-"]
+    assert station_rows["net"][1:3] == ["delay", "—"]     # the formatting layer's dash, explained under the table
     # the closed class at the queue: D' = 0.1 / (1 - 0.5) = 0.2 per visit, N = 4, no think time, plus the 0.05 delay:
     # single-class MVA by hand
     q, d, delay = 0.0, 0.2, 0.05

@@ -80,6 +80,24 @@ def quality_line(fit) -> str:
     return "; ".join(part for part in (r2, spread, criteria) if part)
 
 
+def answer_line(fit, evidence) -> str:
+    """The answer in one line, above everything that supports it: where the model peaks or levels off and its
+    verdict, or (verdict unusable) what the data support instead."""
+    from capmodel.models.assessment import supported_instead
+    from capmodel.models.labels import model_label
+
+    if not evidence.usable:
+        return f"Answer: no peak or ceiling is supported by these data; {supported_instead(fit, evidence).rstrip('.')}."
+    which = f"({model_label(fit.model)}; evidence: {evidence.grade})"
+    ceiling = getattr(fit, "ceiling", math.inf)
+    if math.isfinite(fit.peak_concurrency):
+        return (f"Answer: throughput peaks at {number(fit.peak_throughput)} ops/s at about "
+                f"{number(fit.peak_concurrency)} clients {which}.")
+    if math.isfinite(ceiling):
+        return f"Answer: no peak; throughput approaches a ceiling of {number(ceiling)} ops/s {which}."
+    return f"Answer: no peak and no ceiling; throughput grows in proportion to the clients {which}."
+
+
 def fit_text(fit, level: float, evidence, comparison=None) -> str:
     """Everything ``capmodel fit`` prints without --json."""
     from capmodel.models.assessment import supported_instead
@@ -89,7 +107,7 @@ def fit_text(fit, level: float, evidence, comparison=None) -> str:
     head = [f"{model_label(fit.model)} fit: {fit.formula}",
             f"points: {integer(fit.n_points)}, concurrency {number(n.min())} to {number(n.max())} clients"
             + (", weighted" if getattr(fit, "weights", None) is not None else "")]
-    parts = []
+    parts = [answer_line(fit, evidence)]
     if comparison is not None:
         parts.append(comparison_text(comparison))
     parts.append("\n".join(head) + "\n\n" + parameter_text(fit, level))

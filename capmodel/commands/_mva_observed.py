@@ -113,6 +113,22 @@ def run_observed(args) -> int:
         print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,
                     "evidence": result.evidence.to_json()})
         return 0
+    print(asked_load(scale, rates))
     print(result.describe())
     print(result.evidence.describe().replace("**", ""))     # markdown for reports; plain on a terminal
     return 0
+
+
+def asked_load(scale: dict | None, rates: dict | None) -> str:
+    """The load the answer is for, said before it (the figures alone do not tell a scaled load from the observed
+    one): 'What if: reads ×1.3, writes ×2 (the other classes as observed).'"""
+    from capmodel.formatting import number
+    from capmodel.models.mix_production import CLASSES
+
+    if rates:      # a class not named runs no operations (models.mix_production.scaled_rates)
+        named = ", ".join(f"{c} at {number(v, 4)} ops/s" for c, v in rates.items())
+        return f"What if: {named}" + ("." if set(CLASSES) <= set(rates) else " (no other operations).")
+    if scale:
+        return "What if: " + ", ".join(f"{c} ×{number(v, 4)}" for c, v in scale.items()) + \
+            " (the other classes as observed)."
+    return "The observed load (no --scale or --rates asked):"

@@ -28,13 +28,14 @@ def register(subparsers) -> None:
 def _text(fleet) -> str:
     import math
 
-    from capmodel.formatting import percent, shows_width
-
+    shown = fleet.reading_table()    # the spare cell as the report writes it (no interval where it has no width)
+    spare_at = list(shown.columns).index("spare")
+    spares = [cells[spare_at] for cells in shown.cells()]
     lines = [fleet.describe(), ""]
     header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} " \
              f"{'verdict':<9} {'runway (months)':>16}"
     lines.append(header)
-    for _, row in fleet.rows.iterrows():
+    for (_, row), spare in zip(fleet.rows.iterrows(), spares):
         name = (row["member"] if isinstance(row["member"], str) else row["folder"])[-28:]
         cluster = row["cluster"] if isinstance(row["cluster"], str) else "-"
         if isinstance(row["error"], str):
@@ -46,8 +47,6 @@ def _text(fleet) -> str:
                                 if r.get("grade") == "unusable")
             lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
             continue
-        spare = percent(row["spare_fraction"]) + (f" ({percent(row['spare_low'])} to {percent(row['spare_high'])})"
-                                                  if shows_width(row["spare_low"], row["spare_high"], percent) else "")
         runway = row["runway_months"]
         if runway is None or math.isnan(runway):
             runway_text = "-"

@@ -21,7 +21,8 @@ def register(subparsers) -> None:
                          help="a capmodel observe output folder (samples.csv); repeat for each member of a replica set")
     what_if.add_argument("--cores", type=int, help="processors each observed mongod may use")
     what_if.add_argument("--scale", help="factors of the observed rates per class, e.g. reads=1.3,writes=2")
-    what_if.add_argument("--rates", help="or the rates themselves in ops/s, e.g. reads=3000,writes=800")
+    what_if.add_argument("--rates", help="or the rates themselves in ops/s, e.g. reads=3000,writes=800 (a class "
+                         "not named runs none)")
     what_if.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals (200)")
     what_if.add_argument("--level", type=float, default=0.95, help="interval level (0.95, as fit, plan and observe)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -42,8 +43,6 @@ def _json(result, solver) -> dict:
 
 
 def run(args) -> int:
-    import pandas as pd
-
     from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
 
@@ -66,11 +65,42 @@ def run(args) -> int:
     if args.json:
         print_json(_json(result, solver))
         return 0
-    with pd.option_context("display.width", 120, "display.max_columns", 30, "display.float_format", "{:.6g}".format):
-        print(f"{args.model}: {result.method}")
-        print(result.table.to_string(na_rep="-"))   # -: not a figure of this class or station (an open
-        print()                                              # class has no population, a delay no utilization)
-        print(result.station_table().to_string(na_rep="-"))
-    for note in [result.describe(), *result.notes]:
+    answer = result.describe()                          # the answer first, then the tables behind it
+    print(f"{args.model}: {answer}" if answer.startswith(result.method) else f"{args.model}: {result.method}\n{answer}")
+    for note in result.notes:
         print(note)
+    print()
+    print(class_table(result).text())
+    print()
+    print(station_table(result).text())
     return 0
+
+
+CLASS_NOTE = "—: not a figure of this class (an open class has no population or think time, a closed one no arrival)"
+STATION_NOTE = "—: a delay station has no utilization (it never queues)"
+
+
+def class_table(result):
+    """Per class, for people: populations and rates with their units, times in ms (the model's are seconds)."""
+    from capmodel.formatting import Column, table
+
+    frame = result.table.reset_index()
+    times = ["response_time"] + [f"residence_{s}" for s in result.network.stations]
+    frame[times] = frame[times] * 1000.0
+    columns = {"class": Column("class", "text"), "population": Column("population", "int"),
+               "think_time": Column("think time (s)"), "arrival_rate": Column("arrival rate (ops/s)"),
+               "throughput": Column("throughput (ops/s)", digits=4), "response_time": Column("response time (ms)"),
+               **{f"residence_{s}": Column(f"at {s} (ms)") for s in result.network.stations}}
+    return table(frame, columns, footnotes=[CLASS_NOTE])
+
+
+def station_table(result):
+    """Per station: its servers, its utilization as a percentage and the mean queue of each class."""
+    from capmodel.formatting import Column, table
+
+    frame = result.station_table().reset_index()
+    queues = [c for c in frame.columns if c.startswith("queue_")]
+    columns = {"station": Column("station", "text"), "servers": Column("servers", "text"),
+               "utilization": Column("utilization", "percent", digits=3),
+               **{c: Column(f"queue of {c.removeprefix('queue_')}") for c in queues}}
+    return table(frame, columns, footnotes=[STATION_NOTE])

@@ -192,15 +192,18 @@ def _money(value: float, currency: str) -> str:
     return money(value, currency)
 
 
+def _tenths(value) -> str:
+    """Months to one decimal, as the figure they stand beside."""
+    return f"{value:,.1f}"
+
+
 def _months(value) -> str:
     """A number of months for reading: 'now' at 0, 'never' when users do not grow, else one decimal."""
     if value is None or value != value:
         return "unknown"
     if value == float("inf"):
         return "never (no growth)"
-    from capmodel.formatting import number
-
-    return "now (already there)" if value == 0 else f"{number(value)} months"
+    return "now (already there)" if value == 0 else f"{value:,.1f} months"   # one decimal, as the reports
 
 
 def _recommendation_lines(recommendations, currency: str = "", growth: float | None = None) -> list[str]:
@@ -221,13 +224,13 @@ def _recommendation_lines(recommendations, currency: str = "", growth: float | N
 
 def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
     """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
-    from capmodel.formatting import integer, number, percent, shows_width
+    from capmodel.formatting import integer, percent, shows_width
 
     lines = [f"Runway at {percent(growth)} monthly growth from {integer(current_users)} users (months until each VM "
              "is full):"]
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
-        span = f" (interval {number(low)} to {number(high)})" if shows_width(low, high, number) else ""
+        span = f" (interval {tenths(low)} to {tenths(high)})" if shows_width(low, high, _tenths) else ""
         full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
         lines.append(f"  {r['vm']:<20} {full}")
     return lines
@@ -250,6 +253,13 @@ def run(args) -> int:
         print_json(plan_record(plan, recommendations, study.evidence))
         return 0
     currency = _currency(plan)
+    lines = study.evidence.lines()
+    evidence = [f"Evidence of the answer (the VMs it names): {lines[0].removeprefix('evidence: ')}", *lines[1:]]
+    if args.target_users:            # the answer first: the VM for each target and its verdict, then the plan behind it
+        print("Recommendations:")
+        print("\n".join(_recommendation_lines(recommendations, currency, args.growth)))
+        print("\n".join(evidence))
+        print()
     print(plan.summary())
     if currency:
         print(f"Costs are per month in {currency} (the catalog's currency).")
@@ -257,10 +267,7 @@ def run(args) -> int:
         current = args.current_users if args.current_users is not None else plan.workload.baseline_users
         print()
         print("\n".join(_runway_lines(plan, args.growth, current)))
-    if args.target_users:
-        print("\nRecommendations:")
-        print("\n".join(_recommendation_lines(recommendations, currency, args.growth)))
-    lines = study.evidence.lines()
-    print(f"\nEvidence of the answer (the VMs it names): {lines[0].removeprefix('evidence: ')}")
-    print("\n".join(lines[1:]))
+    if not args.target_users:
+        print()
+        print("\n".join(evidence))
     return 0

@@ -103,3 +103,14 @@ def runway_figure(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None
                           annotation_text=f"{row.target_users:,.0f} users in {row.months_until_target:.1f} months",
                           annotation_position="top left")
     return fig
+
+
+NO_RUNWAY = "No runway: give today's users (`current_users`) or a baseline to grow from."
+
+
+def runway_or_note(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None) -> go.Figure | str:
+    """The runway figure when some VM has a runway, else the sentence saying what it needs (a catalog of one's own
+    with no baseline and no users today has no ``runway_months`` column at all)."""
+    if "runway_months" in vms.columns and pd.to_numeric(vms["runway_months"], errors="coerce").notna().any():
+        return runway_figure(vms, recommendations)
+    return NO_RUNWAY

@@ -61,10 +61,14 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                              textposition="outside", cliponaxis=False,
                              error_x=dict(type="data", symmetric=False, array=high, arrayminus=low,
                                           color="#555555")))
-    fig.update_layout(title=title or (f"Months until the busiest load reaches {utilization_target:.0%} of capacity"
-                                      if by_runway else "Spare fraction of the planned throughput at the busiest load"),
+    # the cap is said only where a bar is cut by it
+    cut = by_runway and bool((runway[runway.notna()] > RUNWAY_CAP_MONTHS).any())
+    fig.update_layout(title=title or (f"Months until the busiest load reaches its planned throughput "
+                                      f"({utilization_target:.0%} CPU)" if by_runway else
+                                      "Spare fraction of the planned throughput at the busiest load"),
                       height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
-                      xaxis_title=unit + (f" (bars end at {RUNWAY_CAP_MONTHS:g})" if by_runway else ""),
+                      xaxis_title=unit + (f" (longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value)"
+                                          if cut else ""),
                       yaxis=dict(title="server (replica set · host:port)", categoryorder="array",
                                  categoryarray=[_label(rows.iloc[i]) for i in order]),
                       showlegend=True, legend=dict(orientation="h", y=-0.2))

@@ -107,6 +107,13 @@ class BenchReport:
         return text + "."
 
     @property
+    def fit_note(self) -> str:
+        """What the fit section is for: the plan below uses the USL only when there is a plan below."""
+        return "Every rival model is fitted and ranked" + (
+            "; the plan below uses the USL, whose peak and latency answers it needs." if self.plan_table() is not None
+            else "; no plan is drawn from them (the Plan section says why).")
+
+    @property
     def no_plan(self) -> str:
         """Why the plan's table is not shown (the curve gives no plan, or the data cannot support it)."""
         if isinstance(self.plan, PlanError):

@@ -104,6 +104,16 @@ class FitReport:
         return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     @property
+    def band_note(self) -> str:
+        """Under the chosen model's figure heading: when the data cannot support the answer, that the curve and its band
+        describe the measured steps only (empty otherwise)."""
+        if self.evidence.usable:
+            return ""
+        unusable = "; ".join(r.message for r in self.evidence.reasons if r.grade == "unusable")
+        return ("The verdict is unusable, so the curve and its band below describe the measured steps, not where the "
+                f"server saturates. Why: {unusable}.")
+
+    @property
     def has_latency(self) -> bool:
         return any(c.startswith("latency_") for c in self.curve.columns)
 

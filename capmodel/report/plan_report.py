@@ -15,9 +15,9 @@ BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud
                  "candidate, the usable throughput under a utilization target and a latency objective, users per VM, "
                  "cost per user, the Pareto frontier of cost against users, the growth runway, and the cheapest VM "
                  "for each growth target.")
-USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of each under a utilization target and "
-              "a latency objective, users per VM, cost per user, the Pareto frontier of cost against users, the "
-              "growth runway, and the cheapest VM for each growth target.")
+USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of each under a utilization target"
+              "{latency}, users per VM, cost per user, the Pareto frontier of cost against users, {runway}and the "
+              "cheapest VM for each growth target.")
 
 
 @dataclass
@@ -29,6 +29,7 @@ class PlanReport:
     bundled: bool
     source: str
     borrowed: dict = field(default_factory=dict)
+    current_users: float | None = None    # the users the growth starts from (given, or the baseline's)
 
     question = QUESTION
 
@@ -48,7 +49,13 @@ class PlanReport:
     @property
     def intro(self) -> str:
         """What this report is about: the bundled study's story only when the bundled study is the input."""
-        return BUNDLED_INTRO if self.bundled else USER_INTRO.format(source=self.source)
+        if self.bundled:
+            return BUNDLED_INTRO
+        objectives = self.study.plan.objectives     # a latency objective and a runway only where the plan has them
+        latency = objectives.latency_p95_ms is not None or objectives.latency_increase is not None
+        runway = "runway_months" in self.vms.columns and self.vms["runway_months"].notna().any()
+        return USER_INTRO.format(source=self.source, latency=" and a latency objective" if latency else "",
+                                 runway="the growth runway, " if runway else "")
 
     @property
     def evidence(self) -> Evidence:
@@ -68,7 +75,9 @@ class PlanReport:
         when = ""
         months = row.get("months_until_target")
         if self.study.monthly_growth and months is not None and math.isfinite(months):
-            when = f" (reached in {number(months, 3)} months at {percent(self.study.monthly_growth)} a month)"
+            start = f" from today's {integer(self.current_users)}" if self.current_users else ""
+            when = (f" (reached in {number(months, 3)} months{start} at {percent(self.study.monthly_growth)} "
+                    "a month)")
         return (f"For **{users} users**{when}: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)}, "
                 f"carrying {integer(row['users'])} users"
                 f"{interval_words(row['users'], vm['users_low'], vm['users_high'], integer)}.")
@@ -166,5 +175,7 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         from capmodel.plan.study import BENCHANT
 
         inputs = {name: str(datasets.path(ds)) for name, ds in BENCHANT.items()}
+    start = current_users or getattr(study.plan.workload, "baseline_users", None)   # the growth's, as plan_vms's
     return PlanReport(study=study, inputs=inputs, bundled=not catalog,
-                      source=Path(catalog).name if catalog else "the bundled benchANT study")
+                      source=Path(catalog).name if catalog else "the bundled benchANT study",
+                      current_users=start if start and math.isfinite(start) else None)
