@@ -230,7 +230,7 @@ def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
              "is full):"]
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
-        span = f" (interval {tenths(low)} to {tenths(high)})" if shows_width(low, high, _tenths) else ""
+        span = f" (interval {_tenths(low)} to {_tenths(high)})" if shows_width(low, high, _tenths) else ""
         full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
         lines.append(f"  {r['vm']:<20} {full}")
     return lines
