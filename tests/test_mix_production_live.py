@@ -38,169 +38,27 @@ a margin of 5 points for a run worse than these eleven). The CPU was within 14 %
 of the F sweeps' intervals within 4 % in ten (27 % short once, the client starved), which is why it is now taken
 over the steady intervals (they admit 20 %, so this check is the weaker one).
 """
-import json
-import os
 import subprocess
 import sys
 import threading
-import time
-from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from capmodel.bench.server.start import embedded_server
-from capmodel.models.mix_production import mix_what_if, typical, usable_intervals
+from capmodel.models.mix_production import mix_what_if
 from capmodel.observe.observation import observe_uri
+from mix_lab import can_pin, predict_f, run_lab  # tests/mix_lab.py: the lab, shared with benchmarks/bench_mix.py
 
 pytestmark = pytest.mark.mongod
-SLOT = 4.5          # seconds of load per slot (after WARMUP)
-WARMUP = 0.5
-RECORDS = 2000
-COLLECTION = "usertable"
-MIXES = {"ycsb-c": {"reads": 1.0, "writes": 0.0}, "ycsb-a": {"reads": 0.5, "writes": 0.5},
-         "ycsb-f": {"reads": 1.0, "writes": 0.5}}      # server operations per bench operation
-F_RATE = 800
-# bench operations per second; the mixes a palindrome (a steady drift cancels), each training mix at two loads (the
-# CPU regression needs them to tell the background from the per-operation CPU)
-PLAN = [("ycsb-c", 1000), ("ycsb-f", F_RATE), ("ycsb-a", 700), ("ycsb-a", 1200), ("ycsb-f", F_RATE),
-        ("ycsb-c", 1600)]
-STEADY = 0.2
-FAVOURED = int(os.environ.get("MIX_NICE", "-10"))
 BOUND = 0.15                # per-class throughput and the CPU (issue 19, point 4)
 LATENCY_BOUND = 0.35        # per-class latency: 15 % does not hold on the shared machine (see the module doc)
 
 
-def drive(out: str) -> None:
-    """The load generator, run as ``python THIS_FILE OUT`` pinned to core 1: imports while the server starts, then
-    reads a JSON line [uri, plan] from stdin (the records already loaded) and runs one open-loop sweep per
-    (workload, rate) of the plan, back to back in this one process; prints for each a JSON line [workload, rate,
-    start, end]: from its clients' start to its step's end (epoch seconds)."""
-    from capmodel.bench.sweep.config import BenchConfig
-    from capmodel.bench.sweep.sweep import run_sweep
-
-    uri, plan = json.loads(sys.stdin.readline())
-    for i, (workload, rate) in enumerate(plan):
-        times = {}
-
-        def log(message):
-            times.setdefault("start" if message.startswith("clients:") else "end" if message.startswith("c=")
-                             else "other", time.time())
-
-        config = BenchConfig(workload=workload, rate=rate, concurrency=[8], collection=COLLECTION, calibrate=False,
-                             allow_existing=True, duration=SLOT, warmup=WARMUP)
-        run_sweep(uri, config, Path(out) / f"{i}-{workload}", progress=False, log=log)
-        print(json.dumps([workload, rate, times["start"], times["end"]]), flush=True)
-
-
-def start_driver(out):
-    """The load generator's process (see ``drive``), importing."""
-    return subprocess.Popen([sys.executable, __file__, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_pinned(1))
-
-
-def run_plan(server, driver, plan):
-    """Load the records, then drive ``plan`` while sampling the server; (samples with the other processes' CPU on
-    the server's core, the sweeps' [workload, rate, start, end])."""
-    from capmodel.bench.client.operations import load_records
-    from capmodel.bench.workload.definition import load_workload
-
-    with server.client() as client:
-        workload = load_workload("ycsb-c", records=RECORDS, collection=COLLECTION)
-        load_records(client["capmodel_bench"][COLLECTION], workload, 0, RECORDS)
-    stop, box, core0 = threading.Event(), {}, []
-    sampler = threading.Thread(target=lambda: box.update(obs=observe_uri(
-        server.uri, 1.0, 300, should_stop=stop.is_set, on_row=lambda row: core0.append(core_busy_seconds(0)))))
-    sampler.start()
-    try:
-        stdout, stderr = driver.communicate(json.dumps([server.uri, plan]) + "\n", timeout=300)
-    finally:
-        stop.set()
-        sampler.join()
-    assert driver.returncode == 0, stderr[-3000:]
-    samples = box["obs"].samples
-    assert len(samples) == len(core0) - 1
-    busy = np.diff(core0) / samples["interval_s"].to_numpy()
-    samples["other_cpu_cores"] = np.clip(busy - samples["cpu_cores"].to_numpy(), 0, None)
-    return samples, [json.loads(line) for line in stdout.splitlines()]
-
-
-def core_busy_seconds(core):
-    """Seconds core ``core`` has spent busy since boot (/proc/stat: all but idle and iowait)."""
-    with open("/proc/stat") as stat:
-        for line in stat:
-            if line.startswith(f"cpu{core} "):
-                ticks = [int(v) for v in line.split()[1:]]
-                return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
-    raise AssertionError(f"no cpu{core} in /proc/stat")
-
-
-def _pinned(core):
-    def pin():
-        if len(os.sched_getaffinity(0)) > 1:
-            os.sched_setaffinity(0, {core})
-        favour(0)
-    return pin
-
-
-def favour(pid):
-    """Process ``pid`` (0: this one), every thread of it, ahead of the machine's other jobs on its core: nice
-    FAVOURED (their later threads inherit it), where this user may (root); left as it is otherwise."""
-    tasks = [0] if pid == 0 else [int(t) for t in os.listdir(f"/proc/{pid}/task")]
-    for task in tasks:
-        try:
-            os.setpriority(os.PRIO_PROCESS, task, FAVOURED)
-        except ProcessLookupError:      # a thread that has just ended
-            continue
-        except PermissionError:
-            return
-
-
-def sweep_intervals(samples, sweeps, steady=None):
-    """{workload: its intervals}: those wholly inside one of its sweeps' load after the warm-up; with ``steady``,
-    only those whose per-class rates are within that fraction of the offered (not a starved client's)."""
-    table = usable_intervals(samples)
-    end = (pd.to_datetime(table["time"], utc=True) - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
-    begin = end - table["interval_s"]
-    out = {}
-    for workload, rate, start, stop in sweeps:
-        inside = (begin >= start + WARMUP) & (end <= stop)
-        for c, per_op in MIXES[workload].items():
-            if steady is not None:
-                inside &= (table[f"{c}_per_s"] - rate * per_op).abs() <= steady * rate * max(per_op, 0.5)
-        out.setdefault(workload, []).append(table[inside])
-    return {w: pd.concat(parts) for w, parts in out.items()}
-
-
 def test_two_observed_mixes_predict_a_third(tmp_path):
-    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+    if not can_pin():
         pytest.skip("CPU affinity (Linux) and two cores are needed")
-    plan = PLAN
-    driver = start_driver(tmp_path)     # its imports overlap the server's start
-    try:
-        with embedded_server(cpus="0") as server:
-            favour(server.pid)
-            samples, sweeps = run_plan(server, driver, plan)
-    finally:
-        if driver.poll() is None:
-            driver.kill()
-            driver.wait()
-    by_mix = sweep_intervals(samples, sweeps, steady=STEADY)
-    for workload, table in by_mix.items():
-        assert len(table) >= 3, f"{workload}: {len(table)} steady intervals\n{samples.to_string()}"
-    training = pd.concat([by_mix["ycsb-c"], by_mix["ycsb-a"]])
-    measured = by_mix["ycsb-f"]
-    result = mix_what_if({"embedded": training}, cores=1, rates={"reads": F_RATE, "writes": F_RATE / 2},
-                         n_bootstrap=100)
+    samples, sweeps = run_lab(tmp_path)
+    training, measured, result, rows = predict_f(samples, sweeps)
     p = result.predicted.loc["embedded"]
-    rows = []
-    for c in ("reads", "writes"):
-        x = np.average(measured[f"{c}_per_s"], weights=measured["interval_s"])
-        latency = measured[f"{c}_latency_ms"].to_numpy(float)
-        kept = typical(latency, np.isfinite(latency))    # the rule the fit applies to the training intervals
-        r = np.average(latency[kept], weights=measured[f"{c}_per_s"].to_numpy(float)[kept])
-        rows.append((c, p[f"{c}_throughput"], x, p[f"{c}_latency_ms"], r))
     cpu = measured["cpu_cores"].mean()
     print("\nclass, predicted ops/s, measured ops/s, predicted latency ms, measured latency ms")
     for row in rows:
@@ -246,6 +104,3 @@ def test_every_member_of_the_replica_set_and_the_one_that_saturates_first(replic
     assert result.limiting_member == primary
     assert "writes" in [m for m in result.members if m.member == primary][0].classes
 
-
-if __name__ == "__main__":
-    drive(sys.argv[1])
