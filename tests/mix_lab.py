@@ -84,10 +84,14 @@ def run_plan(server, driver, plan):
     with server.client() as client:
         workload = load_workload("ycsb-c", records=RECORDS, collection=COLLECTION)
         load_records(client["capmodel_bench"][COLLECTION], workload, 0, RECORDS)
-    stop, box, core0 = threading.Event(), {}, []
+    stop, box, core0, waits = threading.Event(), {}, [], []
+
+    def on_row(row):
+        core0.append(core_busy_seconds(SERVER_CORE))
+        waits.append(thread_waits(server.pid))
+
     sampler = threading.Thread(target=lambda: box.update(obs=observe_uri(
-        server.uri, 1.0, 300, should_stop=stop.is_set,
-        on_row=lambda row: core0.append(core_busy_seconds(SERVER_CORE)))))
+        server.uri, 1.0, 300, should_stop=stop.is_set, on_row=on_row)))
     sampler.start()
     try:
         stdout, stderr = driver.communicate(json.dumps([server.uri, plan]) + "\n", timeout=300)
@@ -99,15 +103,20 @@ def run_plan(server, driver, plan):
     assert len(samples) == len(core0) - 1
     busy = np.diff(core0) / samples["interval_s"].to_numpy()
     samples["other_cpu_cores"] = np.clip(busy - samples["cpu_cores"].to_numpy(), 0, None)
+    samples["cpu_wait_per_s"] = [sum(v - before.get(t, 0) for t, v in after.items()) / 1e9 / dt
+                                    for before, after, dt in zip(waits, waits[1:], samples["interval_s"])]
     return samples, [json.loads(line) for line in stdout.splitlines()]
 
 
-def run_lab(out, slot: float = SLOT, plan=PLAN):
-    """One start of the embedded server pinned to SERVER_CORE, the plan driven from CLIENT_CORE: (samples, sweeps)."""
+def run_lab(out, slot: float = SLOT, plan=PLAN, group: bool = True):
+    """One start of the embedded server pinned to SERVER_CORE, the plan driven from CLIENT_CORE: (samples, sweeps).
+    ``group``: the server's session (its autogroup) favoured too (``favour_group``)."""
     driver = start_driver(out, slot)     # its imports overlap the server's start
     try:
         with embedded_server(cpus=str(SERVER_CORE)) as server:
             favour(server.pid)
+            if group:
+                favour_group(server.pid)
             return run_plan(server, driver, plan)
     finally:
         if driver.poll() is None:
@@ -123,6 +132,19 @@ def core_busy_seconds(core):
                 ticks = [int(v) for v in line.split()[1:]]
                 return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
     raise AssertionError(f"no cpu{core} in /proc/stat")
+
+
+def thread_waits(pid) -> dict:
+    """{thread id: nanoseconds it has waited on a run queue (runnable, not running)} for every thread of ``pid``
+    (/proc/PID/task/TID/schedstat, second field): the time the server waited for a core."""
+    out = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as stat:
+                out[int(task)] = int(stat.read().split()[1])
+        except (OSError, IndexError, ValueError):     # a thread that has just ended
+            continue
+    return out
 
 
 def pin_self(core=CLIENT_CORE):
@@ -152,6 +174,20 @@ def favour(pid):
             return
 
 
+def favour_group(pid) -> bool:
+    """The scheduling weight of ``pid``'s autogroup at nice FAVOURED (Linux with autogroups, root); False where not
+    permitted. Why: with autogroups (``/proc/sys/kernel/sched_autogroup_enabled``) the kernel first shares a core
+    fairly between sessions, and a thread's own nice counts only inside its session; the embedded mongod has a
+    session of its own (it outlives none of this: the group ends with it), so ``favour`` alone leaves it an equal
+    share with every busy session on its core, and its threads wait for the core (``thread_waits``)."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as group:
+            group.write(str(FAVOURED))
+        return True
+    except OSError:
+        return False
+
+
 def sweep_intervals(samples, sweeps, steady=None):
     """{workload: its intervals}: those wholly inside one of its sweeps' load after the warm-up; with ``steady``,
     only those whose per-class rates are within that fraction of the offered (not a starved client's)."""
@@ -178,16 +214,26 @@ def measured_latency_ms(measured, c, filtered=True):
     return float(np.average(latency[kept], weights=measured[f"{c}_per_s"].to_numpy(float)[kept]))
 
 
-def predict_f(samples, sweeps, n_bootstrap=100, **options):
+def window_wait(table) -> float:
+    """The server's wait for its core per operation over these intervals (s)."""
+    return float(table["cpu_wait_per_s"].sum() / table[[f"{c}_per_s" for c in ("reads", "writes", "commands")]]
+                 .sum(axis=1).sum())
+
+
+def predict_f(samples, sweeps, n_bootstrap=100, wait=True):
     """Train on C and A, predict F: (training intervals, measured intervals, what-if result, per-class rows
-    (class, predicted ops/s, measured ops/s, predicted ms, measured ms))."""
+    (class, predicted ops/s, measured ops/s, predicted ms, measured ms)). ``wait``: the model takes the server's
+    wait for its core (``cpu_wait_per_s``) into account, at the measured window's; else the column is left out."""
+    samples = samples.rename(columns={"server_wait_per_s": "cpu_wait_per_s"})   # the first runs' name for it
+    if not wait:
+        samples = samples.drop(columns=["cpu_wait_per_s"], errors="ignore")
     by_mix = sweep_intervals(samples, sweeps, steady=STEADY)
     for workload, table in by_mix.items():
         assert len(table) >= 3, f"{workload}: {len(table)} steady intervals\n{samples.to_string()}"
     training = pd.concat([by_mix["ycsb-c"], by_mix["ycsb-a"]])
     measured = by_mix["ycsb-f"]
     result = mix_what_if({"embedded": training}, cores=1, rates={"reads": F_RATE, "writes": F_RATE / 2},
-                         n_bootstrap=n_bootstrap, **options)
+                         n_bootstrap=n_bootstrap, wait_per_op=window_wait(measured) if wait else None)
     p = result.predicted.loc["embedded"]
     rows = []
     for c in ("reads", "writes"):
