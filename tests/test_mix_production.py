@@ -105,6 +105,24 @@ def test_the_wait_for_the_cores_is_fitted_and_a_what_if_at_another_wait_is_the_m
         assert f"at {w * 1e6:,.0f} µs of the server's wait per operation ({said}" in result.describe()
 
 
+def test_a_class_slowed_by_another_classes_share_of_the_mix_is_fitted_and_predicted_at_the_asked_mix():
+    # reads take 40 us longer when every operation is a write than when none is (writes in progress hold them up:
+    # the embedded server's reads are ~10 % slower in YCSB A's mix than in C's at the same CPU)
+    samples = synthetic_samples(n=40, seed=5)
+    ops = samples[["reads_per_s", "writes_per_s", "commands_per_s"]].sum(axis=1)
+    samples["reads_latency_ms"] += 40e-6 * samples["writes_per_s"] / ops * 1000
+    fit = fit_server_demands(samples, cores=1)
+    assert fit.latency_mix["reads"]["writes"] == pytest.approx(40e-6, rel=1e-6)
+    assert fit.latency_fixed["reads"] == pytest.approx(TRUTH["a"]["reads"], rel=1e-6)
+    assert "writes" not in fit.latency_mix and "commands" not in fit.latency_mix    # no such effect in the truth
+    rates = {"reads": 600.0, "writes": 1200.0, "commands": 0.0}
+    u = TRUTH["b"] + sum(rates[c] * TRUTH["d"][c] for c in rates)
+    result = mix_what_if({"m": samples}, cores=1, rates=rates, n_bootstrap=0)
+    expected = (TRUTH["a"]["reads"] + TRUTH["l"]["reads"] / (1 - u) + 40e-6 * 1200 / 1800) * 1000
+    assert result.predicted.loc["m", "reads_latency_ms"] == pytest.approx(expected, rel=1e-6)
+    assert "m: reads take longer as the share of writes grows (+0.04 ms from none to all)." in result.describe()
+
+
 def test_without_the_wait_column_no_wait_is_fitted_nor_said():
     result = mix_what_if({"m": synthetic_samples()}, cores=1, rates={"reads": 100, "writes": 50}, n_bootstrap=0,
                          wait_per_op=0.001)

@@ -1,42 +1,44 @@
 """The mix what-if validated on a real embedded mongod under capmodel's own load (issue 19, point 4).
 
-The server is pinned to core 0 and the load generator to core 1 (CPU affinity, Linux), so the mongod's CPU is its
-own. ``capmodel bench`` runs open loop (the offered rate is known) while ``observe_uri`` samples the server once a
-second, all the time, in one mongod start. Two mixes train the model: YCSB C (reads only) and YCSB A (50 % reads,
-50 % updates), each at two loads; it then predicts a third, YCSB F (YCSB's workloadf: readproportion 0.5,
-readmodifywriteproportion 0.5, so every operation reads and half of them also write: server reads = rate, writes =
-rate / 2), which is measured. The test asserts per-class throughput and the CPU within 15 %, and per-class latency
-within 35 %: the issue's 15 % for latency does not hold on the shared machine (the runs below).
+The lab (tests/mix_lab.py, shared with benchmarks/bench_mix.py): the server pinned to core 0, the load generator to
+core 1, open-loop ``capmodel bench`` sweeps as a palindrome C, F, A, A, F, C while ``observe_uri`` samples the server
+once a second. The model (``mix_what_if``) is trained on YCSB C (reads only) and YCSB A (50 % reads, 50 % updates),
+each at two loads, and predicts YCSB F (every operation reads, half of them also write: reads = rate, writes =
+rate / 2), which is measured. Asserted: per-class throughput and the CPU within 15 %; per-class latency within 25 %
+when the server's wait for its core per operation is steady between the training and the measured windows (within
+30 %), within 35 % otherwise; the test prints which applied and why. 15 % for latency does not hold on this shared
+machine (below).
 
-Why the prediction used to be off (latency errors of +9 % to +17 % for writes, up to 35 % allowed), and what
-changed:
-- The CPU regression failed: two mixes at one load each are two points for three unknowns (the background and two
-  demands), and the few commands a second (the driver's own) are collinear with the background; the regression gave
-  a class no CPU and the model fell back to apportioning the CPU by time in the server, which splits it by noisy
-  latencies. Now each training mix runs at two loads, and a minor class no longer takes the regression down
-  (``fit_server_demands``): the demands come from the regression.
-- Neighbours: on the shared machine other processes took ~0.8 of core 0 (the server's; measured from /proc/stat and
-  printed), so a burst on the core lands on whichever mix runs at that moment. The mixes are now interleaved as a
-  palindrome (C, F, A, A, F, C) so that the training and the measured mix see the same neighbours, the server and
-  its load generator run at nice -10 where allowed (root), and the measured mean drops the disturbed intervals by
-  the rule the fit applies to its own (``typical``, Hampel's).
-- A starved client: at 1,600-2,000 ops/s the client on the shared core 1 fell behind (open loop: the offered rate
-  was not the served one); the rates are lower, and an interval counts only when its rates are within 20 % of the
-  offered (``STEADY``; a server that could not keep up leaves fewer than three and fails the test). Throughput is
-  compared over those intervals: over all of the F sweeps' it was once 27 % short, the client's doing.
-- Time: the test took ~70 s; ``capmodel bench``'s subprocess per mix (imports, client calibration, a 1-3 s
-  client-side mean over every HdrHistogram bucket, now summed over the recorded ones only) and a sampler per mix
-  are replaced by one driver process that imports while the server starts and runs the six sweeps back to back
-  (``drive``), and one sampler: ~47-55 s on a machine at load 8-10, of which 6 x 5 s is load.
+What makes the latency miss (benchmarks/bench_mix.py, 24 Nov 2026, load average 3.9-10.5): the other processes on
+the server's core. They are CPU-bound and take whatever the server leaves (core 0 is ~100 % busy in every interval:
+their CPU is 1 - the server's, so ``other_cpu_cores`` carries no information and its correlation with the latency is
+negative, -0.21 for reads and -0.32 for writes over 71 and 41 intervals). What they do to the server shows in its
+threads' time runnable but waiting for the core (/proc/PID/task/*/schedstat, ``cpu_wait_per_s``): 0.3 to 6.5 ms per
+operation, varying 20-fold within a run, and the per-interval latency follows it (correlation 0.75 for reads, 0.83
+for writes; latency = 0.084 ms + 1.8 % of the wait per operation for reads, 0.099 ms + 3.0 % for writes: a small
+share of the wait falls inside opLatencies' window, a preemption in mid-operation; the rest is before the server
+reads the request). Across runs the latency error follows the change of that wait from the training to the measured
+window (correlation -0.98 and -0.82 over three runs; a run whose wait rose 166 % missed by -33 % and -35 %, one whose
+wait fell 46 % by +11 % and +23 %). The other candidates are ruled out: the measure (``typical`` dropped no F
+interval in 13 of 14 runs: the raw means are the same), the MVA formula (at 1 core the model's latency is
+A + L / (1 - U), the M/M/1 processor-sharing residence, checked by hand), the CPU demands (the CPU is predicted
+within 15 % in every run).
 
-Eleven runs on the shared machine (07:08-07:19 UTC, load average 4.7-9.2, other processes 0.5-0.8 of core 0),
-``pytest -q -s tests/test_mix_production_live.py -k two_observed``, latency errors (predicted / measured - 1) of
-reads / writes: +13.5 / -3.5, +10.8 / -13.0, +1.2 / -10.6, -8.6 / -8.9, +6.0 / -2.2 (five in a row within 15 %),
-then +17.1 / -4.7, +30.0 / +9.0, -29.4 / -20.8, -2.2 / -5.4, +3.2 / -2.2, -13.9 / -12.9 %. The errors change sign
-from run to run (neighbour noise, not a bias of the model); the largest is 30.0 %, so the bound is 35 % (as it was,
-a margin of 5 points for a run worse than these eleven). The CPU was within 14 % in every run; throughput over all
-of the F sweeps' intervals within 4 % in ten (27 % short once, the client starved), which is why it is now taken
-over the steady intervals (they admit 20 %, so this check is the weaker one).
+The server's autogroup: with autogroups (Linux's default) a thread's nice counts only inside its session, so
+``favour``'s nice -10 on the mongod's threads did not put it ahead of other sessions; ``favour_group`` now sets the
+server's autogroup's nice (root). Side by side (``bench_mix.py --repeat 6 --group alternate``) the wait fell from
+1.3-2.4 ms to 0.3-0.8 ms per operation. The wait as a model input (``wait_per_op``, fitted per class) did not help
+reliably (its slope from a run's ~15 training intervals is noisy: reads +41 % in one run, writes given none), so this
+test predicts without it.
+
+Runs (reads / writes latency errors, predicted / measured - 1, and the wait's change measured / training - 1), all
+``.venv/bin/python benchmarks/bench_mix.py`` with the autogroup favoured unless said: -7.9 / -3.1 % (wait -3 %),
+-8.0 / -5.4 % (-26 %), -17.2 / -16.4 % (-25 %), -4.3 / +7.3 % (-11 %), -7.1 / +9.6 % (-7 %), +11.3 / +23.3 %
+(-46 %); not favoured: -19.0 / -9.4 % (+9 %), -13.4 / -10.6 % (+19 %), -3.0 / -10.5 % (+39 %), -15.2 / -11.0 %
+(+41 %), +1.9 / -18.9 % (-56 %), -33.4 / -35.0 % (+166 %). With the wait steady (within 30 %) the largest error is
+19.0 %, so the bound there is 25 %; otherwise 35.0 %, the bound 35 %. Reads are predicted low in 10 of the 12 runs
+(median -8 %): a bias beside the neighbours' noise, not yet explained. Throughput within 3.4 % and the CPU within
+15 % (-14.5 % once) in every run.
 """
 import subprocess
 import sys
@@ -46,18 +48,20 @@ import pytest
 
 from capmodel.models.mix_production import mix_what_if
 from capmodel.observe.observation import observe_uri
-from mix_lab import can_pin, predict_f, run_lab  # tests/mix_lab.py: the lab, shared with benchmarks/bench_mix.py
+from mix_lab import can_pin, predict_f, run_lab, window_wait  # tests/mix_lab.py, shared with benchmarks/bench_mix.py
 
 pytestmark = pytest.mark.mongod
 BOUND = 0.15                # per-class throughput and the CPU (issue 19, point 4)
-LATENCY_BOUND = 0.35        # per-class latency: 15 % does not hold on the shared machine (see the module doc)
+STEADY_WAIT = 0.3           # the server's wait for its core per operation, measured / training - 1, within this
+STEADY_LATENCY_BOUND = 0.25  # per-class latency when the wait is steady (the module doc: 15 % does not hold here)
+LATENCY_BOUND = 0.35        # per-class latency otherwise
 
 
 def test_two_observed_mixes_predict_a_third(tmp_path):
     if not can_pin():
         pytest.skip("CPU affinity (Linux) and two cores are needed")
     samples, sweeps = run_lab(tmp_path)
-    training, measured, result, rows = predict_f(samples, sweeps)
+    training, measured, result, rows = predict_f(samples, sweeps, wait=False)
     p = result.predicted.loc["embedded"]
     cpu = measured["cpu_cores"].mean()
     print("\nclass, predicted ops/s, measured ops/s, predicted latency ms, measured latency ms")
@@ -67,10 +71,16 @@ def test_two_observed_mixes_predict_a_third(tmp_path):
     print("CPU cores predicted %.3f measured %.3f (%+.1f %%)" % (p["cpu_cores"], cpu, (p["cpu_cores"] / cpu - 1) * 100))
     print("other processes on the server's core: %.2f cores while training, %.2f while measured"
           % (training["other_cpu_cores"].mean(), measured["other_cpu_cores"].mean()))
+    change = window_wait(measured) / window_wait(training) - 1
+    latency_bound = STEADY_LATENCY_BOUND if abs(change) <= STEADY_WAIT else LATENCY_BOUND
+    print("the server waited for its core %.0f us per operation while training, %.0f while measured (%+.0f %%): "
+          "latency bound %.0f %% (%s)" % (window_wait(training) * 1e6, window_wait(measured) * 1e6, change * 100,
+                                          latency_bound * 100, "the wait steady" if abs(change) <= STEADY_WAIT else
+                                          "the neighbours changed the wait between the windows"))
     print(result.describe())
     for c, x_pred, x_meas, r_pred, r_meas in rows:
         assert x_pred == pytest.approx(x_meas, rel=BOUND), c
-        assert r_pred == pytest.approx(r_meas, rel=LATENCY_BOUND), c
+        assert r_pred == pytest.approx(r_meas, rel=latency_bound), c
     assert p["cpu_cores"] == pytest.approx(cpu, rel=BOUND)
 
 

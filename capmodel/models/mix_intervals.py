@@ -52,6 +52,12 @@ def typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return ok & ~(values > median + 4 * max(mad, 1e-12))
 
 
+def mix_shares(rates) -> dict:
+    """Each class's share of the operations at these per-class rates ({} when there are none)."""
+    total = sum(rates.values())
+    return {c: v / total for c, v in rates.items()} if total > 0 else {}
+
+
 def wait_per_op(table: pd.DataFrame) -> np.ndarray | None:
     """Per interval, the server's wait for its cores per operation (s): ``cpu_wait_per_s`` over the operations per
     second; None where the samples do not carry the wait (or carry no figure of it)."""

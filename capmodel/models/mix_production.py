@@ -26,6 +26,9 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   inside the latency window, stretched as the CPU gets busier; fitted per class by non-negative least squares over
   the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
   identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time, and the verdict says so.
+  Two more terms where the intervals show them: M_ck times another class k's share of the operations (where that
+  share spans 0.1: on the embedded server reads take ~10 % longer in YCSB A's mix than alone at the same CPU), and
+  the server's wait for its cores per operation (``capmodel.models.mix_intervals``).
 
 A what-if scales each class's observed mean rate (or sets the rates) and solves the network again. Production traffic
 is open (many independent application requests), so a class's throughput is its offered rate while the CPU keeps up;
@@ -48,8 +51,8 @@ from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
-from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, typical, usable_intervals, wait_per_op,
-                                          wait_slope)
+from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, mix_shares, typical, usable_intervals,
+                                          wait_per_op, wait_slope)
 from capmodel.models.open_networks import open_network
 from capmodel.models.renamed import table_frame
 
@@ -66,6 +69,7 @@ MIN_STRETCH_SPREAD = 0.25
 #: the server's wait for its cores per operation a what-if may ask (s): up to a second per operation
 WAIT_PER_OP = Number(float, 0.0, 1.0, name="wait per operation", wanted_text="a number of seconds from 0 to 1",
                      text=False)
+MIN_SHARE_SPREAD = 0.1   # a class's share of the mix must span this much to tell its effect on the others' latency
 MINOR_SHARE = 0.02       # a class with a smaller share of the operations is "minor" (see fit_server_demands)
 BACKGROUND = "background"
 
@@ -95,6 +99,7 @@ class ServerDemands:
     reasons: tuple = ()
     latency_wait: dict = field(default_factory=dict)  # class -> k_c, latency (s) per second of wait per operation
     wait_per_op: float = 0.0  # the server's mean wait for its cores per operation over the intervals (s)
+    latency_mix: dict = field(default_factory=dict)   # class -> {other class: latency (s) from none to all of it}
 
     @cached_property
     def evidence(self) -> Evidence:
@@ -111,12 +116,13 @@ class ServerDemands:
         result = open_network(arrivals, {"cpu": {**d, BACKGROUND: self.background_cores}}, {"cpu": self.cores})
         return u, float(_stretch(np.array([u]), self.cores)[0]), result
 
-    def latency(self, stretch: float, wait: float | None = None) -> dict:
-        """Per-class mean server-side latency (s) at CPU stretch S and the server's wait for its cores per operation
-        ``wait`` (s; default: as observed)."""
+    def latency(self, stretch: float, wait: float | None = None, rates: Mapping[str, float] | None = None) -> dict:
+        """Per-class mean server-side latency (s) at CPU stretch S, the server's wait for its cores per operation
+        ``wait`` (s; default: as observed) and the mix of ``rates`` (default: as observed)."""
         wait = self.wait_per_op if wait is None else wait
+        share = mix_shares(rates or self.baseline)
         return {c: self.latency_fixed[c] + self.latency_cpu[c] * stretch + self.latency_wait.get(c, 0.0) * wait
-                for c in self.classes}
+                + sum(m * share.get(k, 0.0) for k, m in self.latency_mix.get(c, {}).items()) for c in self.classes}
 
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -192,8 +198,9 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cpu_per_op = {c: float(v) for c, v in zip(classes, d)}
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
-    fixed, inside, assumed, slopes = {}, {}, [], {}
+    fixed, inside, assumed, slopes, mixed = {}, {}, [], {}, {}
     wait = wait_per_op(table)
+    share = x / x.sum(axis=1)[:, None]
     for j, c in enumerate(classes):
         ok = np.isfinite(r[:, j]) & (x[:, j] > 0) & np.isfinite(stretch)
         spread = ok.sum() >= MIN_INTERVALS and np.ptp(stretch[ok]) >= MIN_STRETCH_SPREAD * np.min(stretch[ok])
@@ -207,14 +214,21 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
         weight = np.sqrt(x[ok, j])
         rj, sj = r[ok, j] - k * w[ok], stretch[ok]
         mean_r = float(np.average(rj, weights=x[ok, j])) if ok.any() else 0.0
+        # the others' share of the mix (major classes, where it varies) takes what it explains of the fixed part
+        others = [i for i in range(len(classes)) if i != j and not minor[i] and ok.sum() >= MIN_INTERVALS
+                  and np.ptp(share[ok, i]) >= MIN_SHARE_SPREAD]
+        mix = share[ok][:, others]
         # the class's own intervals must span the stretch by MIN_STRETCH_SPREAD (relative) to separate A_c and L_c
         if ok.sum() >= MIN_INTERVALS and np.ptp(sj) >= MIN_STRETCH_SPREAD * np.min(sj):
-            a, b = _nnls(np.column_stack([np.ones(ok.sum()), sj]) * weight[:, None], rj * weight)
+            a, b, *m = _nnls(np.column_stack([np.ones(ok.sum()), sj, mix]) * weight[:, None], rj * weight)
         else:
             s_mean = float(np.average(sj, weights=x[ok, j])) if ok.any() else 1.0
             b = min(cpu_per_op[c], mean_r / s_mean)
-            a = mean_r - b * s_mean
+            a, m = mean_r - b * s_mean, []
+            if others:
+                a, *m = _nnls(np.column_stack([np.ones(ok.sum()), mix]) * weight[:, None], (rj - b * sj) * weight)
             assumed.append(c)
+        mixed[c] = {classes[i]: float(v) for i, v in zip(others, m) if v > 1e-9}   # a nanosecond: none
         fixed[c], inside[c] = float(a), float(b)
     if assumed:
         reasons.append(Reason("latency_split_assumed", "weak", f"{member}: the CPU utilization hardly varies while "
@@ -223,7 +237,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     baseline = {c: float(x[:, j].mean()) for j, c in enumerate(classes)}
     mean_wait = float(np.average(np.nan_to_num(wait), weights=x.sum(axis=1))) if wait is not None else 0.0
     return ServerDemands(member, cores, classes, cpu_per_op, background, fixed, inside, baseline, len(table),
-                         tuple(reasons), slopes, mean_wait)
+                         tuple(reasons), slopes, mean_wait, {c: m for c, m in mixed.items() if m})
 
 
 def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = None,
@@ -251,7 +265,7 @@ def _predict(demands: ServerDemands, rates: dict, wait: float | None = None) -> 
     u, stretch, _ = demands.solve(rates)
     fits = (demands.cores - demands.background_cores) / max(u * demands.cores - demands.background_cores, 1e-300)
     row = {"utilization": u, "load_factor_that_fits": fits}
-    latency = demands.latency(stretch, wait) if np.isfinite(stretch) else {c: np.nan for c in demands.classes}
+    latency = demands.latency(stretch, wait, rates) if np.isfinite(stretch) else {c: np.nan for c in demands.classes}
     for c in demands.classes:
         row[f"{c}_throughput"] = rates[c] if u < 1 else np.nan
         row[f"{c}_latency_ms"] = latency[c] * 1000.0
@@ -320,6 +334,9 @@ class MixWhatIf:
                 lines.append(f"{m.member}: the latencies include waiting for the CPU while other processes hold it, "
                              f"at {self.waits[m.member] * 1e6:,.0f} µs of the server's wait per operation "
                              + ("(as asked)." if self.waits_given else "(as observed; a busier host waits longer)."))
+            for c, slowed in m.latency_mix.items():
+                lines.append(f"{m.member}: {c} take longer as the share of " + " and ".join(
+                    f"{k} grows (+{v * 1000:.2g} ms from none to all)" for k, v in slowed.items()) + ".")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
         answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
