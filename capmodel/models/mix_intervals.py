@@ -52,6 +52,19 @@ def typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return ok & ~(values > median + 4 * max(mad, 1e-12))
 
 
+def regress_cpu(x: np.ndarray, cpu: np.ndarray):
+    """cpu_t = B + sum_c D_c X_c,t by non-negative least squares: (B, D, R^2), or None where the intervals cannot
+    separate the terms (rank) or are too few for them."""
+    design = np.column_stack([np.ones(len(x)), x])
+    scale = np.maximum(np.abs(design).max(axis=0), 1e-12)
+    if np.linalg.matrix_rank(design / scale, tol=1e-6) < design.shape[1] or len(x) < design.shape[1] + 2:
+        return None
+    coef = nnls(design / scale, cpu)[0] / scale
+    fitted = design @ coef
+    r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
+    return float(coef[0]), coef[1:], float(r2)
+
+
 def mix_shares(rates) -> dict:
     """Each class's share of the operations at these per-class rates ({} when there are none)."""
     total = sum(rates.values())

@@ -51,8 +51,8 @@ from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
-from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, mix_shares, typical, usable_intervals,
-                                          wait_per_op, wait_slope)
+from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, mix_shares, regress_cpu, typical,
+                                          usable_intervals, wait_per_op, wait_slope)
 from capmodel.models.open_networks import open_network
 from capmodel.models.renamed import table_frame
 
@@ -129,19 +129,6 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return nnls(a, b)[0]
 
 
-def _regress(x: np.ndarray, cpu: np.ndarray):
-    """cpu_t = B + sum_c D_c X_c,t by non-negative least squares: (B, D, R^2), or None where the intervals cannot
-    separate the terms (rank) or are too few for them."""
-    design = np.column_stack([np.ones(len(x)), x])
-    scale = np.maximum(np.abs(design).max(axis=0), 1e-12)
-    if np.linalg.matrix_rank(design / scale, tol=1e-6) < design.shape[1] or len(x) < design.shape[1] + 2:
-        return None
-    coef = _nnls(design / scale, cpu) / scale
-    fitted = design @ coef
-    r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
-    return float(coef[0]), coef[1:], float(r2)
-
-
 def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> ServerDemands:
     """Per-class CPU demands and latency split from one server's observe samples (see the module doc).
 
@@ -159,14 +146,14 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cpu = table["cpu_cores"].to_numpy(float)
     r = np.column_stack([table[f"{c}_latency_ms"].to_numpy(float) / 1000.0 for c in classes])
     reasons = []
-    regression = _regress(x, cpu)
+    regression = regress_cpu(x, cpu)
     mean_x = x.mean(axis=0)
     minor = mean_x < MINOR_SHARE * mean_x.sum()
     if (regression is None or min(regression[1]) <= 0) and minor.any() and not minor.all():
         # a class with a few operations a second (health checks, the driver's own commands) cannot be told from the
         # background by the regression, and would take the others' fit down with it: the others are regressed, and
         # its CPU per operation is its time in the server times the CPU per second in the server of the others
-        major = _regress(x[:, ~minor], cpu)
+        major = regress_cpu(x[:, ~minor], cpu)
         if major is not None and min(major[1]) > 0:
             r_mean = np.array([np.nanmean(r[:, j]) if np.isfinite(r[:, j]).any() else 0.0 for j in range(len(classes))])
             ratio = float(mean_x[~minor] @ major[1]) / max(float(mean_x[~minor] @ r_mean[~minor]), 1e-300)
