@@ -226,14 +226,13 @@ def predict_f(samples, sweeps, n_bootstrap=100, wait=True):
     (class, predicted ops/s, measured ops/s, predicted ms, measured ms)). ``wait``: the model takes the server's
     wait for its core (``cpu_wait_per_s``) into account, at the measured window's; else the column is left out."""
     samples = samples.rename(columns={"server_wait_per_s": "cpu_wait_per_s"})   # the first runs' name for it
-    if not wait:
-        samples = samples.drop(columns=["cpu_wait_per_s"], errors="ignore")
     by_mix = sweep_intervals(samples, sweeps, steady=STEADY)
     for workload, table in by_mix.items():
         assert len(table) >= 3, f"{workload}: {len(table)} steady intervals\n{samples.to_string()}"
     training = pd.concat([by_mix["ycsb-c"], by_mix["ycsb-a"]])
     measured = by_mix["ycsb-f"]
-    result = mix_what_if({"embedded": training}, cores=1, rates={"reads": F_RATE, "writes": F_RATE / 2},
+    result = mix_what_if({"embedded": training if wait else training.drop(columns=["cpu_wait_per_s"], errors="ignore")},
+                         cores=1, rates={"reads": F_RATE, "writes": F_RATE / 2},
                          n_bootstrap=n_bootstrap, wait_per_op=window_wait(measured) if wait else None)
     p = result.predicted.loc["embedded"]
     rows = []

@@ -53,8 +53,10 @@ from mix_lab import can_pin, predict_f, run_lab, window_wait  # tests/mix_lab.py
 pytestmark = pytest.mark.mongod
 BOUND = 0.15                # per-class throughput and the CPU (issue 19, point 4)
 STEADY_WAIT = 0.3           # the server's wait for its core per operation, measured / training - 1, within this
-STEADY_LATENCY_BOUND = 0.25  # per-class latency when the wait is steady (the module doc: 15 % does not hold here)
-LATENCY_BOUND = 0.35        # per-class latency otherwise
+# per-class latency when that wait is steady (the largest errors over 11 such runs: reads 15.5 %, writes 23.9 %; the
+# module doc), and otherwise (35.0 %); 15 % does not hold on this shared machine
+STEADY_LATENCY_BOUND = {"reads": 0.2, "writes": 0.3}
+LATENCY_BOUND = 0.35
 
 
 def test_two_observed_mixes_predict_a_third(tmp_path):
@@ -72,15 +74,17 @@ def test_two_observed_mixes_predict_a_third(tmp_path):
     print("other processes on the server's core: %.2f cores while training, %.2f while measured"
           % (training["other_cpu_cores"].mean(), measured["other_cpu_cores"].mean()))
     change = window_wait(measured) / window_wait(training) - 1
-    latency_bound = STEADY_LATENCY_BOUND if abs(change) <= STEADY_WAIT else LATENCY_BOUND
+    steady = abs(change) <= STEADY_WAIT
+    bounds = STEADY_LATENCY_BOUND if steady else {c: LATENCY_BOUND for c in STEADY_LATENCY_BOUND}
     print("the server waited for its core %.0f us per operation while training, %.0f while measured (%+.0f %%): "
-          "latency bound %.0f %% (%s)" % (window_wait(training) * 1e6, window_wait(measured) * 1e6, change * 100,
-                                          latency_bound * 100, "the wait steady" if abs(change) <= STEADY_WAIT else
-                                          "the neighbours changed the wait between the windows"))
+          "latency bounds %s (%s)" % (window_wait(training) * 1e6, window_wait(measured) * 1e6, change * 100,
+                                     ", ".join(f"{c} {b:.0%}" for c, b in bounds.items()),
+                                     f"the wait steady, within {STEADY_WAIT:.0%}" if steady else
+                                     "the neighbours changed the server's wait between the windows"))
     print(result.describe())
     for c, x_pred, x_meas, r_pred, r_meas in rows:
         assert x_pred == pytest.approx(x_meas, rel=BOUND), c
-        assert r_pred == pytest.approx(r_meas, rel=latency_bound), c
+        assert r_pred == pytest.approx(r_meas, rel=bounds[c]), c
     assert p["cpu_cores"] == pytest.approx(cpu, rel=BOUND)
 
 
