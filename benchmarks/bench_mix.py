@@ -1,26 +1,32 @@
 """The mix what-if against a real embedded mongod, repeated: how far its per-class predictions land, and whether the
 misses follow the other processes on the server's core (issue 19, point 4).
 
-    .venv/bin/python benchmarks/bench_mix.py [--repeat 5] [--slot 4.5] [--out DIR] [--from DIR]
+    .venv/bin/python benchmarks/bench_mix.py [--repeat 5] [--slot 4.5] [--group on|off|alternate] [--out DIR]
+    .venv/bin/python benchmarks/bench_mix.py --from DIR      # the model again on runs kept by --out (no server)
 
 Each run is the lab of tests/test_mix_production_live.py (tests/mix_lab.py, shared, not copied): a fresh embedded
 mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, six open-loop slots of
 ``--slot`` seconds as a palindrome of YCSB C, F, A, A, F, C; the model (``mix_what_if``) is trained on the C and A
-intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is measured. About 50 s a run.
+intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is measured. About 40 s a run, 3.5
+minutes for five. ``--group``: the server's autogroup favoured (nice -10, root; the lab's default), left as it is, or
+alternately (odd runs favoured), to see the neighbours' effect side by side.
 
-Per run and per class it prints the predicted and measured throughput (ops/s) and server-side latency (ms, the
+Per run and per class: the predicted and measured throughput (ops/s) and server-side latency (ms, the
 operations-weighted mean of opLatencies per interval, disturbed intervals left out by the fit's own rule
-``typical``; ``raw`` is the mean without that filter) with the errors (predicted / measured - 1), the mongod's CPU
-(cores) predicted and measured, and the other processes' CPU on the server's core (``other``: core 0's busy time
-from /proc/stat less the mongod's own, in cores) over the training and the measured intervals, and the utilization
-of that core by the mongod and by the others. Then per class over the runs: the median error and the largest
-absolute one, and the correlation (Pearson) of the latency error with the difference of the neighbours' load,
-measured window minus training windows. How to read it: errors that change sign from run to run and correlate
-with that difference point at the neighbours (the server waits for its core while they run, which its own CPU time
-does not show); errors of one sign in every run point at the model or the measure.
+``typical``; ``raw``: without that filter) with the errors (predicted / measured - 1); the mongod's CPU (cores)
+predicted and measured; the other processes' CPU on the server's core (``other``: core 0's busy time from /proc/stat
+less the mongod's own, in cores) over the training and the measured intervals; the server's wait for its core per
+operation (its threads' time runnable but not running, /proc/PID/task/*/schedstat) over both; and the latency
+predicted by the model that also takes that wait (``cpu_wait_per_s``), at the measured window's. Then per class over
+the runs: the median error and the largest absolute one, and the correlation (Pearson) of the latency error with the
+change of the neighbours' load and with the change of the server's wait, measured window minus training windows.
 
-``--out DIR`` keeps each run's samples and sweeps (``run-N-samples.csv``, ``run-N-sweeps.json``); ``--from DIR``
-reads them back instead of running the server (the model re-evaluated on the same telemetry).
+How to read it: throughput and CPU within a few per cent say the demands are right. Latency errors that change sign
+from run to run and follow the change of the server's wait point at the neighbours (the server waits for its core
+while they run, which its own CPU time does not show; ``other`` does not show it either where they are CPU-bound and
+take whatever the server leaves: core 0 then stays ~100 % busy and ``other`` is 1 minus the server's CPU). Errors of
+one sign in every run point at the model or the measure. On a quiet machine the wait is small and steady and the
+errors should be too.
 """
 from __future__ import annotations
 
@@ -81,7 +87,8 @@ def show(i: int, run: dict) -> None:
              f"{run['wait_meas']:.1f} while measured" if "wait_train" in run else ""))
     for c in ("reads", "writes"):
         r = run[c]
-        print(f"  {c:6s} throughput {r['x_pred']:7.1f} predicted {r['x_meas']:7.1f} measured ({r['x_err'] * 100:+5.1f} %)"
+        print(f"  {c:6s} throughput {r['x_pred']:7.1f} predicted {r['x_meas']:7.1f} measured "
+              f"({r['x_err'] * 100:+5.1f} %)"
               f"   latency {r['r_pred']:.4f} predicted {r['r_meas']:.4f} measured ms ({r['r_err'] * 100:+5.1f} %;"
               f" raw {r['r_raw']:.4f})")
         if c + "_wait" in run:
@@ -119,7 +126,8 @@ def summary(runs: list[dict], title="") -> None:
         for c in ("reads", "writes"):
             e = np.array([r[c]["r_err"] for r in runs])
             print(f"  correlation of the {c} latency error with the server's wait for its core per operation "
-                  f"(measured - training, {wait.min():+.1f} to {wait.max():+.1f} us): {np.corrcoef(e, wait)[0, 1]:+.2f}")
+                  f"(measured - training, {wait.min():+.1f} to {wait.max():+.1f} us): "
+                  f"{np.corrcoef(e, wait)[0, 1]:+.2f}")
 
 
 def main(argv=None) -> int:
