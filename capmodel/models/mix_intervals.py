@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from scipy.optimize import nnls
 
 from capmodel.errors import InputError
@@ -63,6 +64,19 @@ def regress_cpu(x: np.ndarray, cpu: np.ndarray):
     fitted = design @ coef
     r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
     return float(coef[0]), coef[1:], float(r2)
+
+
+def explains(base: np.ndarray, extra: np.ndarray, y: np.ndarray, weight: np.ndarray, level: float = 0.05) -> bool:
+    """Whether the columns ``extra`` explain ``y`` beyond the columns ``base`` more than chance would (weighted
+    non-negative least squares of both designs; an F-test on their residuals at ``level``)."""
+    n, p0, q = len(y), base.shape[1], extra.shape[1]
+    if q == 0 or n <= p0 + q + 1:
+        return False
+    rss0 = nnls(base * weight[:, None], y * weight)[1] ** 2
+    rss1 = nnls(np.column_stack([base, extra]) * weight[:, None], y * weight)[1] ** 2
+    if rss1 <= 1e-12 * max(rss0, 1e-300):
+        return rss0 > rss1
+    return bool(stats.f.sf((rss0 - rss1) / q / (rss1 / (n - p0 - q)), q, n - p0 - q) < level)
 
 
 def mix_shares(rates) -> dict:

@@ -51,7 +51,7 @@ from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
-from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, mix_shares, regress_cpu, typical,
+from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, explains, mix_shares, regress_cpu, typical,
                                           usable_intervals, wait_per_op, wait_slope)
 from capmodel.models.open_networks import open_network
 from capmodel.models.renamed import table_frame
@@ -201,19 +201,22 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
         weight = np.sqrt(x[ok, j])
         rj, sj = r[ok, j] - k * w[ok], stretch[ok]
         mean_r = float(np.average(rj, weights=x[ok, j])) if ok.any() else 0.0
-        # the others' share of the mix (major classes, where it varies) takes what it explains of the fixed part
+        # the others' share of the mix (major classes, where it varies and explains the latency beyond chance: an
+        # F-test) takes what it explains of the fixed part
         others = [i for i in range(len(classes)) if i != j and not minor[i] and ok.sum() >= MIN_INTERVALS
                   and np.ptp(share[ok, i]) >= MIN_SHARE_SPREAD]
-        mix = share[ok][:, others]
+        mix, ones = share[ok][:, others], np.ones((ok.sum(), 1))
         # the class's own intervals must span the stretch by MIN_STRETCH_SPREAD (relative) to separate A_c and L_c
         if ok.sum() >= MIN_INTERVALS and np.ptp(sj) >= MIN_STRETCH_SPREAD * np.min(sj):
-            a, b, *m = _nnls(np.column_stack([np.ones(ok.sum()), sj, mix]) * weight[:, None], rj * weight)
+            base = np.column_stack([ones, sj])
+            mix = mix if explains(base, mix, rj, weight) else mix[:, :0]
+            a, b, *m = _nnls(np.column_stack([base, mix]) * weight[:, None], rj * weight)
         else:
             s_mean = float(np.average(sj, weights=x[ok, j])) if ok.any() else 1.0
             b = min(cpu_per_op[c], mean_r / s_mean)
             a, m = mean_r - b * s_mean, []
-            if others:
-                a, *m = _nnls(np.column_stack([np.ones(ok.sum()), mix]) * weight[:, None], (rj - b * sj) * weight)
+            if others and explains(ones, mix, rj - b * sj, weight):
+                a, *m = _nnls(np.column_stack([ones, mix]) * weight[:, None], (rj - b * sj) * weight)
             assumed.append(c)
         mixed[c] = {classes[i]: float(v) for i, v in zip(others, m) if v > 1e-9}   # a nanosecond: none
         fixed[c], inside[c] = float(a), float(b)
