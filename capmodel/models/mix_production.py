@@ -27,8 +27,9 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
   identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time, and the verdict says so.
   Two more terms where the intervals show them: M_ck times another class k's share of the operations (where that
-  share spans 0.1: on the embedded server reads take ~10 % longer in YCSB A's mix than alone at the same CPU), and
-  the server's wait for its cores per operation (``capmodel.models.mix_intervals``).
+  share spans 0.1 and explains the latency beyond chance, an F-test at 5 %: on the embedded server reads take ~10 %
+  longer in YCSB A's mix than alone at the same CPU), and the server's wait for its cores per operation
+  (``capmodel.models.mix_intervals``).
 
 A what-if scales each class's observed mean rate (or sets the rates) and solves the network again. Production traffic
 is open (many independent application requests), so a class's throughput is its offered rate while the CPU keeps up;
