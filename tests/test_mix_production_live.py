@@ -40,7 +40,9 @@ Runs with the wait steady (reads / writes latency errors, the wait's change), au
 favoured: -7.9 / -9.4 (+9 %), -13.4 / -10.6 (+19 %); largest 17.2 % and 23.9 %, hence 25 % and 30 %. Otherwise:
 favoured +29.7 / +23.3 (-46 %), +14.9 / +11.8 (-39 %); not favoured -3.0 / -10.5 (+39 %), -8.0 / -11.0 (+41 %),
 +1.9 / -18.9 (-56 %), -33.4 / -35.0 (+166 %); largest 35.0 % (29.7 % with the autogroup favoured, as the lab now
-does), hence 35 %.
+does), hence 35 %. Five more runs with the final model (``bench_mix.py --repeat 5``, 10:07 UTC, load average
+7.1-9.1, favoured): steady +8.8 / +17.6 (-11 %), -0.1 / +8.5 (+11 %), +19.4 / +10.1 (-9 %); otherwise -6.4 / -3.1
+(+34 %), +2.8 / +15.0 (+32 %); throughput within 4.1 %, CPU within 5.3 %.
 """
 import subprocess
 import sys
