@@ -67,6 +67,74 @@ def test_what_if_equals_the_m_m_1_formulas_and_names_the_member_that_saturates_f
     assert result.limiting_member == "b" and "Saturates first: b." in result.describe()
 
 
+# seconds of latency per second of the server's wait for its cores per operation (the share of that wait that
+# falls inside an operation's latency window); commands none
+WAIT_SLOPE = {"reads": 0.02, "writes": 0.03, "commands": 0.0}
+
+
+def waiting_samples(n=40, seed=3):
+    """``synthetic_samples`` on a host whose other processes make the server wait for its core: a column
+    cpu_wait_per_s (0.1-5 s a second, independent of the load) and each class's latency longer by
+    WAIT_SLOPE[c] x the wait per operation."""
+    samples = synthetic_samples(n=n, seed=seed)
+    rng = np.random.default_rng(seed + 100)
+    samples["cpu_wait_per_s"] = rng.uniform(0.1, 5.0, n)
+    ops = samples[["reads_per_s", "writes_per_s", "commands_per_s"]].sum(axis=1)
+    for c, k in WAIT_SLOPE.items():
+        samples[f"{c}_latency_ms"] += k * samples["cpu_wait_per_s"] / ops * 1000
+    return samples
+
+
+def test_the_wait_for_the_cores_is_fitted_and_a_what_if_at_another_wait_is_the_m_m_1_plus_that_wait():
+    samples = waiting_samples()
+    fit = fit_server_demands(samples, cores=1)
+    ops = samples[["reads_per_s", "writes_per_s", "commands_per_s"]].sum(axis=1)
+    assert fit.wait_per_op == pytest.approx(samples["cpu_wait_per_s"].sum() / ops.sum(), rel=1e-9)
+    for c in ("reads", "writes", "commands"):
+        assert fit.latency_wait[c] == pytest.approx(WAIT_SLOPE[c], rel=1e-6, abs=1e-9)
+        assert fit.latency_fixed[c] == pytest.approx(TRUTH["a"][c], rel=1e-5, abs=1e-10)
+        assert fit.latency_cpu[c] == pytest.approx(TRUTH["l"][c], rel=1e-5, abs=1e-10)
+    rates = {"reads": 1500.0, "writes": 600.0, "commands": 20.0}
+    u = TRUTH["b"] + sum(rates[c] * TRUTH["d"][c] for c in rates)
+    for wait, said in ((None, "as observed"), (0.004, "as asked")):
+        result = mix_what_if({"m": samples}, cores=1, rates=rates, n_bootstrap=0, wait_per_op=wait)
+        w = fit.wait_per_op if wait is None else wait
+        for c in rates:   # M/M/1 under processor sharing: A + L / (1 - U), plus the wait's share
+            expected = (TRUTH["a"][c] + TRUTH["l"][c] / (1 - u) + WAIT_SLOPE[c] * w) * 1000
+            assert result.predicted.loc["m", f"{c}_latency_ms"] == pytest.approx(expected, rel=1e-5)
+        assert f"at {w * 1e6:,.0f} µs of the server's wait per operation ({said}" in result.describe()
+
+
+def test_a_class_slowed_by_another_classes_share_of_the_mix_is_fitted_and_predicted_at_the_asked_mix():
+    # reads take 40 us longer when every operation is a write than when none is (writes in progress hold them up:
+    # the embedded server's reads are ~10 % slower in YCSB A's mix than in C's at the same CPU)
+    samples = synthetic_samples(n=40, seed=5)
+    ops = samples[["reads_per_s", "writes_per_s", "commands_per_s"]].sum(axis=1)
+    samples["reads_latency_ms"] += 40e-6 * samples["writes_per_s"] / ops * 1000
+    fit = fit_server_demands(samples, cores=1)
+    assert fit.latency_mix["reads"]["writes"] == pytest.approx(40e-6, rel=1e-6)
+    assert fit.latency_fixed["reads"] == pytest.approx(TRUTH["a"]["reads"], rel=1e-6)
+    assert "writes" not in fit.latency_mix and "commands" not in fit.latency_mix    # no such effect in the truth
+    rates = {"reads": 600.0, "writes": 1200.0, "commands": 0.0}
+    u = TRUTH["b"] + sum(rates[c] * TRUTH["d"][c] for c in rates)
+    result = mix_what_if({"m": samples}, cores=1, rates=rates, n_bootstrap=0)
+    expected = (TRUTH["a"]["reads"] + TRUTH["l"]["reads"] / (1 - u) + 40e-6 * 1200 / 1800) * 1000
+    assert result.predicted.loc["m", "reads_latency_ms"] == pytest.approx(expected, rel=1e-6)
+    assert "m: reads take longer as the share of writes grows (+0.04 ms from none to all)." in result.describe()
+
+
+def test_without_the_wait_column_no_wait_is_fitted_nor_said():
+    result = mix_what_if({"m": synthetic_samples()}, cores=1, rates={"reads": 100, "writes": 50}, n_bootstrap=0,
+                         wait_per_op=0.001)
+    assert result.members[0].latency_wait == {} and "wait" not in result.describe()
+
+
+@pytest.mark.parametrize("wait", [-0.001, 2.0, "1", float("nan")])
+def test_a_bad_wait_per_operation_is_refused(wait):
+    with pytest.raises(InputError, match="wait_per_op must be a number of seconds from 0 to 1"):
+        mix_what_if({"m": waiting_samples()}, cores=1, n_bootstrap=0, wait_per_op=wait)
+
+
 def test_a_load_that_does_not_fit_is_unusable_and_says_how_much_does():
     result = mix_what_if({"m": synthetic_samples()}, cores=1, scale={"reads": 5, "writes": 5}, n_bootstrap=0)
     assert result.evidence.grade == "unusable"

@@ -10,7 +10,7 @@ import io
 from pathlib import Path
 
 from capmodel.errors import InputError, shown
-from capmodel.models.mix_production import usable_intervals
+from capmodel.models.mix_intervals import usable_intervals
 
 
 MAX_SAMPLES_BYTES = 64 * 2**20

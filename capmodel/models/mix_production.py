@@ -26,6 +26,10 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   inside the latency window, stretched as the CPU gets busier; fitted per class by non-negative least squares over
   the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
   identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time, and the verdict says so.
+  Two more terms where the intervals show them: M_ck times another class k's share of the operations (where that
+  share spans 0.1 and explains the latency beyond chance, an F-test at 5 %: on the embedded server reads take ~10 %
+  longer in YCSB A's mix than alone at the same CPU), and the server's wait for its cores per operation
+  (``capmodel.models.mix_intervals``).
 
 A what-if scales each class's observed mean rate (or sets the rates) and solves the network again. Production traffic
 is open (many independent application requests), so a class's throughput is its offered rate while the CPU keeps up;
@@ -48,42 +52,27 @@ from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
+from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, explains, mix_shares, regress_cpu, typical,
+                                          usable_intervals, wait_per_op, wait_slope)
 from capmodel.models.open_networks import open_network
 from capmodel.models.renamed import table_frame
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
 CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
 
-CLASSES = ("reads", "writes", "commands")
 #: what a what-if may ask (capmodel.constraints): a factor of the observed rate, or a rate in ops/s; beyond these a
 #: figure is a slip of the keyboard, and near 1e308 the utilization overflows to infinity
 SCALE_FACTOR = Number(float, 0.0, 1e6, name="scale factor", wanted_text="a number from 0 to 1,000,000",
                       text=False)
 RATE = Number(float, 0.0, 1e9, name="rate", wanted_text="a number from 0 to 1,000,000,000 ops/s",
               text=False)
-MIN_INTERVALS = 5
 MIN_STRETCH_SPREAD = 0.25
+#: the server's wait for its cores per operation a what-if may ask (s): up to a second per operation
+WAIT_PER_OP = Number(float, 0.0, 1.0, name="wait per operation", wanted_text="a number of seconds from 0 to 1",
+                     text=False)
+MIN_SHARE_SPREAD = 0.1   # a class's share of the mix must span this much to tell its effect on the others' latency
 MINOR_SHARE = 0.02       # a class with a smaller share of the operations is "minor" (see fit_server_demands)
 BACKGROUND = "background"
-
-
-def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataFrame:
-    """The intervals a fit may use: not dropped, CPU known, at least one operation; columns checked."""
-    if not isinstance(samples, pd.DataFrame):
-        raise InputError(f"{source}: samples must be a table (capmodel observe's samples.csv)")
-    need = ["cpu_cores"] + [f"{c}_per_s" for c in CLASSES] + [f"{c}_latency_ms" for c in CLASSES]
-    missing = [c for c in need if c not in samples]
-    if missing:
-        raise InputError(f"{source}: no column {missing[0]!r} (is this capmodel observe's samples.csv?)")
-    table = samples.copy()
-    for column in need:
-        table[column] = pd.to_numeric(table[column], errors="coerce")
-    keep = np.isfinite(table["cpu_cores"].to_numpy(float))
-    if "dropped" in table:
-        keep &= table["dropped"].astype(object).fillna("").astype(str).eq("").to_numpy()
-    rates = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float)
-    keep &= rates.sum(axis=1) > 0
-    return table[keep].reset_index(drop=True)
 
 
 def _stretch(u: np.ndarray, cores: int) -> np.ndarray:
@@ -109,6 +98,9 @@ class ServerDemands:
     baseline: dict            # class -> mean observed ops/s
     intervals: int
     reasons: tuple = ()
+    latency_wait: dict = field(default_factory=dict)  # class -> k_c, latency (s) per second of wait per operation
+    wait_per_op: float = 0.0  # the server's mean wait for its cores per operation over the intervals (s)
+    latency_mix: dict = field(default_factory=dict)   # class -> {other class: latency (s) from none to all of it}
 
     @cached_property
     def evidence(self) -> Evidence:
@@ -125,38 +117,17 @@ class ServerDemands:
         result = open_network(arrivals, {"cpu": {**d, BACKGROUND: self.background_cores}}, {"cpu": self.cores})
         return u, float(_stretch(np.array([u]), self.cores)[0]), result
 
-    def latency(self, stretch: float) -> dict:
-        """Per-class mean server-side latency (s) at CPU stretch S."""
-        return {c: self.latency_fixed[c] + self.latency_cpu[c] * stretch for c in self.classes}
-
-
-def typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Of the intervals ``ok``, those whose latency is within 4 scaled MADs above their median (Hampel's rule): a
-    disturbed interval (a checkpoint, a neighbour on the core) is a spike that does not scale with the mix and would
-    decide a small fit, or a measured mean."""
-    ok = np.asarray(ok, bool)
-    if ok.sum() < MIN_INTERVALS:
-        return ok
-    median = np.median(values[ok])
-    mad = 1.4826 * np.median(np.abs(values[ok] - median))
-    return ok & ~(values > median + 4 * max(mad, 1e-12))
+    def latency(self, stretch: float, wait: float | None = None, rates: Mapping[str, float] | None = None) -> dict:
+        """Per-class mean server-side latency (s) at CPU stretch S, the server's wait for its cores per operation
+        ``wait`` (s; default: as observed) and the mix of ``rates`` (default: as observed)."""
+        wait = self.wait_per_op if wait is None else wait
+        share = mix_shares(rates or self.baseline)
+        return {c: self.latency_fixed[c] + self.latency_cpu[c] * stretch + self.latency_wait.get(c, 0.0) * wait
+                + sum(m * share.get(k, 0.0) for k, m in self.latency_mix.get(c, {}).items()) for c in self.classes}
 
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return nnls(a, b)[0]
-
-
-def _regress(x: np.ndarray, cpu: np.ndarray):
-    """cpu_t = B + sum_c D_c X_c,t by non-negative least squares: (B, D, R^2), or None where the intervals cannot
-    separate the terms (rank) or are too few for them."""
-    design = np.column_stack([np.ones(len(x)), x])
-    scale = np.maximum(np.abs(design).max(axis=0), 1e-12)
-    if np.linalg.matrix_rank(design / scale, tol=1e-6) < design.shape[1] or len(x) < design.shape[1] + 2:
-        return None
-    coef = _nnls(design / scale, cpu) / scale
-    fitted = design @ coef
-    r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
-    return float(coef[0]), coef[1:], float(r2)
 
 
 def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> ServerDemands:
@@ -176,14 +147,14 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cpu = table["cpu_cores"].to_numpy(float)
     r = np.column_stack([table[f"{c}_latency_ms"].to_numpy(float) / 1000.0 for c in classes])
     reasons = []
-    regression = _regress(x, cpu)
+    regression = regress_cpu(x, cpu)
     mean_x = x.mean(axis=0)
     minor = mean_x < MINOR_SHARE * mean_x.sum()
     if (regression is None or min(regression[1]) <= 0) and minor.any() and not minor.all():
         # a class with a few operations a second (health checks, the driver's own commands) cannot be told from the
         # background by the regression, and would take the others' fit down with it: the others are regressed, and
         # its CPU per operation is its time in the server times the CPU per second in the server of the others
-        major = _regress(x[:, ~minor], cpu)
+        major = regress_cpu(x[:, ~minor], cpu)
         if major is not None and min(major[1]) > 0:
             r_mean = np.array([np.nanmean(r[:, j]) if np.isfinite(r[:, j]).any() else 0.0 for j in range(len(classes))])
             ratio = float(mean_x[~minor] @ major[1]) / max(float(mean_x[~minor] @ r_mean[~minor]), 1e-300)
@@ -215,29 +186,49 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cpu_per_op = {c: float(v) for c, v in zip(classes, d)}
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
-    fixed, inside, assumed = {}, {}, []
+    fixed, inside, assumed, slopes, mixed = {}, {}, [], {}, {}
+    wait = wait_per_op(table)
+    share = x / x.sum(axis=1)[:, None]
     for j, c in enumerate(classes):
         ok = np.isfinite(r[:, j]) & (x[:, j] > 0) & np.isfinite(stretch)
-        ok &= typical(r[:, j], ok)
+        spread = ok.sum() >= MIN_INTERVALS and np.ptp(stretch[ok]) >= MIN_STRETCH_SPREAD * np.min(stretch[ok])
+        k, w = 0.0, np.zeros(len(table))
+        if wait is not None:   # the latency the server's wait for its cores adds, taken out before the split
+            ok &= np.isfinite(wait)
+            w = np.nan_to_num(wait)
+            k = wait_slope(r[ok, j], w[ok], stretch[ok] if spread else None, np.sqrt(x[ok, j]))
+            slopes[c] = k
+        ok &= typical(r[:, j] - k * w, ok)
         weight = np.sqrt(x[ok, j])
-        rj, sj = r[ok, j], stretch[ok]
+        rj, sj = r[ok, j] - k * w[ok], stretch[ok]
         mean_r = float(np.average(rj, weights=x[ok, j])) if ok.any() else 0.0
+        # the others' share of the mix (major classes, where it varies and explains the latency beyond chance: an
+        # F-test) takes what it explains of the fixed part
+        others = [i for i in range(len(classes)) if i != j and not minor[i] and ok.sum() >= MIN_INTERVALS
+                  and np.ptp(share[ok, i]) >= MIN_SHARE_SPREAD]
+        mix, ones = share[ok][:, others], np.ones((ok.sum(), 1))
         # the class's own intervals must span the stretch by MIN_STRETCH_SPREAD (relative) to separate A_c and L_c
         if ok.sum() >= MIN_INTERVALS and np.ptp(sj) >= MIN_STRETCH_SPREAD * np.min(sj):
-            a, b = _nnls(np.column_stack([np.ones(ok.sum()), sj]) * weight[:, None], rj * weight)
+            base = np.column_stack([ones, sj])
+            mix = mix if explains(base, mix, rj, weight) else mix[:, :0]
+            a, b, *m = _nnls(np.column_stack([base, mix]) * weight[:, None], rj * weight)
         else:
             s_mean = float(np.average(sj, weights=x[ok, j])) if ok.any() else 1.0
             b = min(cpu_per_op[c], mean_r / s_mean)
-            a = mean_r - b * s_mean
+            a, m = mean_r - b * s_mean, []
+            if others and explains(ones, mix, rj - b * sj, weight):
+                a, *m = _nnls(np.column_stack([ones, mix]) * weight[:, None], (rj - b * sj) * weight)
             assumed.append(c)
+        mixed[c] = {classes[i]: float(v) for i, v in zip(others, m) if v > 1e-9}   # a nanosecond: none
         fixed[c], inside[c] = float(a), float(b)
     if assumed:
         reasons.append(Reason("latency_split_assumed", "weak", f"{member}: the CPU utilization hardly varies while "
                               f"{', '.join(assumed)} run, so the share of their latency that grows with CPU "
                               "contention is assumed (at most their CPU time), not measured"))
     baseline = {c: float(x[:, j].mean()) for j, c in enumerate(classes)}
+    mean_wait = float(np.average(np.nan_to_num(wait), weights=x.sum(axis=1))) if wait is not None else 0.0
     return ServerDemands(member, cores, classes, cpu_per_op, background, fixed, inside, baseline, len(table),
-                         tuple(reasons))
+                         tuple(reasons), slopes, mean_wait, {c: m for c, m in mixed.items() if m})
 
 
 def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = None,
@@ -261,11 +252,11 @@ def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = Non
     return out
 
 
-def _predict(demands: ServerDemands, rates: dict) -> dict:
+def _predict(demands: ServerDemands, rates: dict, wait: float | None = None) -> dict:
     u, stretch, _ = demands.solve(rates)
     fits = (demands.cores - demands.background_cores) / max(u * demands.cores - demands.background_cores, 1e-300)
     row = {"utilization": u, "load_factor_that_fits": fits}
-    latency = demands.latency(stretch) if np.isfinite(stretch) else {c: np.nan for c in demands.classes}
+    latency = demands.latency(stretch, wait, rates) if np.isfinite(stretch) else {c: np.nan for c in demands.classes}
     for c in demands.classes:
         row[f"{c}_throughput"] = rates[c] if u < 1 else np.nan
         row[f"{c}_latency_ms"] = latency[c] * 1000.0
@@ -285,6 +276,8 @@ class MixWhatIf:
     level: float
     reasons: tuple = field(default=())
     unseen: tuple = ()                # (member, class) pairs asked for but never observed there
+    waits: dict = field(default_factory=dict)   # member -> the server's wait for its cores per operation used (s)
+    waits_given: bool = False                   # those waits were asked for (else: as observed)
 
     @cached_property
     def limiting_member(self) -> str:
@@ -328,6 +321,13 @@ class MixWhatIf:
                      if self.rates[m.member][c] > 0] or ["no operations asked"]
             lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}, "
                          f"room for {p['load_factor_that_fits']:.2f}x this load before the CPU saturates.")
+            if any(m.latency_wait.get(c, 0) > 0 for c in m.classes):
+                lines.append(f"{m.member}: the latencies include waiting for the CPU while other processes hold it, "
+                             f"at {self.waits[m.member] * 1e6:,.0f} µs of the server's wait per operation "
+                             + ("(as asked)." if self.waits_given else "(as observed; a busier host waits longer)."))
+            for c, slowed in m.latency_mix.items():
+                lines.append(f"{m.member}: {c} take longer as the share of " + " and ".join(
+                    f"{k} grows (+{v * 1000:.2g} ms from none to all)" for k, v in slowed.items()) + ".")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
         answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
@@ -346,10 +346,12 @@ def _cores(cores) -> str:
 
 
 def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rates=None,
-                n_bootstrap: int = 200, level: float = 0.95, seed: int = 0) -> MixWhatIf:
+                n_bootstrap: int = 200, level: float = 0.95, seed: int = 0, wait_per_op=None) -> MixWhatIf:
     """The what-if for each member: ``observations`` = {member: samples}; ``cores`` one count or {member: count};
     ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
-    percentiles of ``n_bootstrap`` refits on intervals resampled with replacement."""
+    percentiles of ``n_bootstrap`` refits on intervals resampled with replacement. ``wait_per_op``: where the
+    samples carry the server's wait for its cores (``cpu_wait_per_s``, see ``capmodel.models.mix_intervals``), that
+    wait per operation in seconds during the what-if (one figure or {member: figure}); default: as observed."""
     if not isinstance(observations, Mapping) or not observations:
         raise InputError("observations must map each member's name to its samples")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or not 0 <= n_bootstrap <= 10_000:
@@ -357,13 +359,16 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     if not 0 < level < 1:
         raise InputError(f"level must be between 0 and 1, got {level!r}")
     rng = np.random.default_rng(seed)
-    members, asked, rows, lows, highs = [], {}, {}, {}, {}
+    members, asked, rows, lows, highs, waits = [], {}, {}, {}, {}, {}
     for name, samples in observations.items():
         c = cores[name] if isinstance(cores, Mapping) else cores
         fit = fit_server_demands(samples, c, str(name))
         members.append(fit)
         asked[fit.member] = scaled_rates(fit, scale, rates)
-        rows[fit.member] = _predict(fit, asked[fit.member])
+        wait = WAIT_PER_OP.check(wait_per_op[name] if isinstance(wait_per_op, Mapping) else wait_per_op, InputError,
+                                 "wait_per_op") if wait_per_op is not None else None
+        waits[fit.member] = fit.wait_per_op if wait is None else wait
+        rows[fit.member] = _predict(fit, asked[fit.member], wait)
         table = usable_intervals(samples, str(name))
         draws = []
         for _ in range(n_bootstrap):
@@ -372,7 +377,8 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
                 refit = fit_server_demands(resample, c, str(name))
             except InputError:
                 continue
-            draws.append(_predict(refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member]))
+            draws.append(_predict(refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member],
+                                  wait))
         boot = pd.DataFrame(draws) if draws else pd.DataFrame([rows[fit.member]])
         lows[fit.member] = boot.quantile((1 - level) / 2)
         highs[fit.member] = boot.quantile((1 + level) / 2)
@@ -384,4 +390,4 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
                       "the CPU: no steady state", float(predicted.loc[m, "utilization"]))
                for m in predicted.index if predicted.loc[m, "utilization"] >= 1]
     return MixWhatIf(tuple(members), asked, predicted, pd.DataFrame(lows).T, pd.DataFrame(highs).T, level,
-                     tuple(reasons), tuple(unseen))
+                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None)

@@ -1,0 +1,246 @@
+"""The lab of the mix what-if's validation on a real embedded mongod (issue 19, point 4), shared by
+tests/test_mix_production_live.py and benchmarks/bench_mix.py.
+
+The server is pinned to core 0 and the load generator to core 1 (CPU affinity, Linux), so the mongod's CPU is its
+own. One driver process (``drive``, this file run as a script) runs open-loop ``capmodel bench`` sweeps back to back
+while ``observe_uri`` samples the server once a second; the other processes' CPU on the server's core (from
+/proc/stat, less the mongod's own) is a column of the samples, ``other_cpu_cores``. Two mixes train the model: YCSB C
+(reads only) and YCSB A (50 % reads, 50 % updates), each at two loads; the third, YCSB F (YCSB's workloadf:
+readproportion 0.5, readmodifywriteproportion 0.5, so every operation reads and half of them also write: server
+reads = rate, writes = rate / 2) is predicted and measured. The mixes run as a palindrome (C, F, A, A, F, C) so that a
+steady drift cancels.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from capmodel.bench.server.start import embedded_server
+from capmodel.models.mix_intervals import typical, usable_intervals
+from capmodel.models.mix_production import mix_what_if
+from capmodel.observe.observation import observe_uri
+
+SLOT = 4.5          # seconds of load per slot (after WARMUP)
+WARMUP = 0.5
+RECORDS = 2000
+COLLECTION = "usertable"
+MIXES = {"ycsb-c": {"reads": 1.0, "writes": 0.0}, "ycsb-a": {"reads": 0.5, "writes": 0.5},
+         "ycsb-f": {"reads": 1.0, "writes": 0.5}}      # server operations per bench operation
+F_RATE = 800
+# bench operations per second; the mixes a palindrome (a steady drift cancels), each training mix at two loads (the
+# CPU regression needs them to tell the background from the per-operation CPU)
+PLAN = [("ycsb-c", 1000), ("ycsb-f", F_RATE), ("ycsb-a", 700), ("ycsb-a", 1200), ("ycsb-f", F_RATE),
+        ("ycsb-c", 1600)]
+STEADY = 0.2
+FAVOURED = int(os.environ.get("MIX_NICE", "-10"))
+SERVER_CORE, CLIENT_CORE = 0, 1
+
+
+def drive(out: str, slot: float) -> None:
+    """The load generator, run as ``python THIS_FILE OUT SLOT`` pinned to the client's core: imports while the
+    server starts, then reads a JSON line [uri, plan] from stdin (the records already loaded) and runs one open-loop
+    sweep per (workload, rate) of the plan, back to back in this one process; prints for each a JSON line
+    [workload, rate, start, end]: from its clients' start to its step's end (epoch seconds)."""
+    from capmodel.bench.sweep.config import BenchConfig
+    from capmodel.bench.sweep.sweep import run_sweep
+
+    uri, plan = json.loads(sys.stdin.readline())
+    for i, (workload, rate) in enumerate(plan):
+        times = {}
+
+        def log(message):
+            times.setdefault("start" if message.startswith("clients:") else "end" if message.startswith("c=")
+                             else "other", time.time())
+
+        config = BenchConfig(workload=workload, rate=rate, concurrency=[8], collection=COLLECTION, calibrate=False,
+                             allow_existing=True, duration=slot, warmup=WARMUP)
+        run_sweep(uri, config, Path(out) / f"{i}-{workload}", progress=False, log=log)
+        print(json.dumps([workload, rate, times["start"], times["end"]]), flush=True)
+
+
+def can_pin() -> bool:
+    """CPU affinity (Linux) and two cores: the lab's precondition."""
+    return hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) >= 2
+
+
+def start_driver(out, slot: float = SLOT):
+    """The load generator's process (see ``drive``), importing."""
+    return subprocess.Popen([sys.executable, __file__, str(out), str(slot)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_pinned(CLIENT_CORE))
+
+
+def run_plan(server, driver, plan):
+    """Load the records, then drive ``plan`` while sampling the server; (samples with the other processes' CPU on
+    the server's core, the sweeps' [workload, rate, start, end])."""
+    from capmodel.bench.client.operations import load_records
+    from capmodel.bench.workload.definition import load_workload
+
+    with server.client() as client:
+        workload = load_workload("ycsb-c", records=RECORDS, collection=COLLECTION)
+        load_records(client["capmodel_bench"][COLLECTION], workload, 0, RECORDS)
+    stop, box, core0, waits = threading.Event(), {}, [], []
+
+    def on_row(row):
+        core0.append(core_busy_seconds(SERVER_CORE))
+        waits.append(thread_waits(server.pid))
+
+    sampler = threading.Thread(target=lambda: box.update(obs=observe_uri(
+        server.uri, 1.0, 300, should_stop=stop.is_set, on_row=on_row)))
+    sampler.start()
+    try:
+        stdout, stderr = driver.communicate(json.dumps([server.uri, plan]) + "\n", timeout=300)
+    finally:
+        stop.set()
+        sampler.join()
+    assert driver.returncode == 0, stderr[-3000:]
+    samples = box["obs"].samples
+    assert len(samples) == len(core0) - 1
+    busy = np.diff(core0) / samples["interval_s"].to_numpy()
+    samples["other_cpu_cores"] = np.clip(busy - samples["cpu_cores"].to_numpy(), 0, None)
+    samples["cpu_wait_per_s"] = [sum(v - before.get(t, 0) for t, v in after.items()) / 1e9 / dt
+                                    for before, after, dt in zip(waits, waits[1:], samples["interval_s"])]
+    return samples, [json.loads(line) for line in stdout.splitlines()]
+
+
+def run_lab(out, slot: float = SLOT, plan=PLAN, group: bool = True):
+    """One start of the embedded server pinned to SERVER_CORE, the plan driven from CLIENT_CORE: (samples, sweeps).
+    ``group``: the server's session (its autogroup) favoured too (``favour_group``)."""
+    driver = start_driver(out, slot)     # its imports overlap the server's start
+    try:
+        with embedded_server(cpus=str(SERVER_CORE)) as server:
+            favour(server.pid)
+            if group:
+                favour_group(server.pid)
+            return run_plan(server, driver, plan)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+
+
+def core_busy_seconds(core):
+    """Seconds core ``core`` has spent busy since boot (/proc/stat: all but idle and iowait)."""
+    with open("/proc/stat") as stat:
+        for line in stat:
+            if line.startswith(f"cpu{core} "):
+                ticks = [int(v) for v in line.split()[1:]]
+                return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+    raise AssertionError(f"no cpu{core} in /proc/stat")
+
+
+def thread_waits(pid) -> dict:
+    """{thread id: nanoseconds it has waited on a run queue (runnable, not running)} for every thread of ``pid``
+    (/proc/PID/task/TID/schedstat, second field): the time the server waited for a core."""
+    out = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as stat:
+                out[int(task)] = int(stat.read().split()[1])
+        except (OSError, IndexError, ValueError):     # a thread that has just ended
+            continue
+    return out
+
+
+def pin_self(core=CLIENT_CORE):
+    """This process (the sampler's thread with it) on ``core``, so that it is not a neighbour of the server."""
+    if can_pin():
+        os.sched_setaffinity(0, {core})
+
+
+def _pinned(core):
+    def pin():
+        if can_pin():
+            os.sched_setaffinity(0, {core})
+        favour(0)
+    return pin
+
+
+def favour(pid):
+    """Process ``pid`` (0: this one), every thread of it, ahead of the machine's other jobs on its core: nice
+    FAVOURED (their later threads inherit it), where this user may (root); left as it is otherwise."""
+    tasks = [0] if pid == 0 else [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    for task in tasks:
+        try:
+            os.setpriority(os.PRIO_PROCESS, task, FAVOURED)
+        except ProcessLookupError:      # a thread that has just ended
+            continue
+        except PermissionError:
+            return
+
+
+def favour_group(pid) -> bool:
+    """The scheduling weight of ``pid``'s autogroup at nice FAVOURED (Linux with autogroups, root); False where not
+    permitted. Why: with autogroups (``/proc/sys/kernel/sched_autogroup_enabled``) the kernel first shares a core
+    fairly between sessions, and a thread's own nice counts only inside its session; the embedded mongod has a
+    session of its own (it outlives none of this: the group ends with it), so ``favour`` alone leaves it an equal
+    share with every busy session on its core, and its threads wait for the core (``thread_waits``)."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as group:
+            group.write(str(FAVOURED))
+        return True
+    except OSError:
+        return False
+
+
+def sweep_intervals(samples, sweeps, steady=None):
+    """{workload: its intervals}: those wholly inside one of its sweeps' load after the warm-up; with ``steady``,
+    only those whose per-class rates are within that fraction of the offered (not a starved client's)."""
+    table = usable_intervals(samples)
+    end = (pd.to_datetime(table["time"], utc=True) - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
+    begin = end - table["interval_s"]
+    out = {}
+    for workload, rate, start, stop in sweeps:
+        inside = (begin >= start + WARMUP) & (end <= stop)
+        for c, per_op in MIXES[workload].items():
+            if steady is not None:
+                inside &= (table[f"{c}_per_s"] - rate * per_op).abs() <= steady * rate * max(per_op, 0.5)
+        out.setdefault(workload, []).append(table[inside])
+    return {w: pd.concat(parts) for w, parts in out.items()}
+
+
+def measured_latency_ms(measured, c, filtered=True):
+    """The measured mean latency of class ``c`` over the F intervals, weighted by their operations; ``filtered``:
+    without the disturbed intervals, by the rule the fit applies to the training intervals (``typical``)."""
+    latency = measured[f"{c}_latency_ms"].to_numpy(float)
+    kept = np.isfinite(latency)
+    if filtered:
+        kept = typical(latency, kept)
+    return float(np.average(latency[kept], weights=measured[f"{c}_per_s"].to_numpy(float)[kept]))
+
+
+def window_wait(table) -> float:
+    """The server's wait for its core per operation over these intervals (s)."""
+    return float(table["cpu_wait_per_s"].sum() / table[[f"{c}_per_s" for c in ("reads", "writes", "commands")]]
+                 .sum(axis=1).sum())
+
+
+def predict_f(samples, sweeps, n_bootstrap=100, wait=True):
+    """Train on C and A, predict F: (training intervals, measured intervals, what-if result, per-class rows
+    (class, predicted ops/s, measured ops/s, predicted ms, measured ms)). ``wait``: the model takes the server's
+    wait for its core (``cpu_wait_per_s``) into account, at the measured window's; else the column is left out."""
+    samples = samples.rename(columns={"server_wait_per_s": "cpu_wait_per_s"})   # the first runs' name for it
+    by_mix = sweep_intervals(samples, sweeps, steady=STEADY)
+    for workload, table in by_mix.items():
+        assert len(table) >= 3, f"{workload}: {len(table)} steady intervals\n{samples.to_string()}"
+    training = pd.concat([by_mix["ycsb-c"], by_mix["ycsb-a"]])
+    measured = by_mix["ycsb-f"]
+    result = mix_what_if({"embedded": training if wait else training.drop(columns=["cpu_wait_per_s"], errors="ignore")},
+                         cores=1, rates={"reads": F_RATE, "writes": F_RATE / 2},
+                         n_bootstrap=n_bootstrap, wait_per_op=window_wait(measured) if wait else None)
+    p = result.predicted.loc["embedded"]
+    rows = []
+    for c in ("reads", "writes"):
+        x = np.average(measured[f"{c}_per_s"], weights=measured["interval_s"])
+        rows.append((c, p[f"{c}_throughput"], x, p[f"{c}_latency_ms"], measured_latency_ms(measured, c)))
+    return training, measured, result, rows
+
+
+if __name__ == "__main__":
+    drive(sys.argv[1], float(sys.argv[2]))
