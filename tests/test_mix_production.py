@@ -10,6 +10,7 @@ import pytest
 
 from capmodel.cli import main
 from capmodel.errors import InputError
+from capmodel.formatting import number
 from capmodel.models.mix_production import fit_server_demands, mix_what_if, scaled_rates
 
 # the truth the synthetic server follows: CPU per op (s), background CPU (cores), latency = A + L / (1 - U) on 1 core
@@ -297,3 +298,27 @@ def test_a_huge_load_that_does_not_fit_is_told_in_readable_percentages(tmp_path,
     fits = (8 - fit.background_cores) / (u * 8 - fit.background_cores)
     assert f"needs {u:,.0%} of 8 cores: it does not fit; {fits * 100:.2g}% of it does." in text
     assert "inf" not in text and "e+" not in text
+
+
+@pytest.mark.parametrize("load", [0.3, 0.9, 0.99, 0.999])
+def test_near_saturation_each_latency_range_holds_its_estimate_and_reads_as_numbers(load):
+    # a refit whose load saturates the CPU has no steady latency: dropping it (as pandas' quantile drops NaN) gave
+    # '2.45 (0.0918 to 1.65) ms' at 99.9% CPU, a range below its own estimate; and the live replica-set run printed
+    # '(0.549-1.64e+03)'. Such refits now count as unbounded, and the numbers are the project's format.
+    samples = synthetic_samples(noise=0.3)
+    first = mix_what_if({"m": samples}, cores=1, n_bootstrap=0)
+    k = load * first.predicted.loc["m", "load_factor_that_fits"]      # this share of the load that just fits
+    result = mix_what_if({"m": samples}, cores=1, scale={"reads": k, "writes": k}, n_bootstrap=200)
+    text = result.describe()
+    assert not re.search(r"\de[+-]?\d", text), text
+    unbounded = False
+    for c in ("reads", "writes"):
+        p, lo, hi = (frame.loc["m", f"{c}_latency_ms"] for frame in (result.predicted, result.low, result.high))
+        assert lo <= p <= hi, (c, lo, p, hi)
+        if np.isinf(hi):
+            unbounded = True
+            assert f"at {number(p)} ms ({number(lo)} ms or more)" in text
+        else:
+            assert f"at {number(p)} ({number(lo)} to {number(hi)}) ms" in text
+    assert unbounded == ("without an upper end: more than 2.5% of the refits" in text)
+    assert unbounded or load < 0.99          # near saturation some refits must saturate

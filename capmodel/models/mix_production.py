@@ -48,7 +48,7 @@ from scipy.optimize import nnls
 
 from capmodel.constraints import Number, with_name
 from capmodel.errors import InputError
-from capmodel.formatting import number
+from capmodel.formatting import interval, number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
@@ -316,18 +316,22 @@ class MixWhatIf:
                              f"does not fit; {_percent(p['load_factor_that_fits'])} of it does.")
                 continue
             low, high = self.low.loc[m.member], self.high.loc[m.member]
-            parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at {p[f'{c}_latency_ms']:.3g} ms "
-                     f"({low[f'{c}_latency_ms']:.3g}-{high[f'{c}_latency_ms']:.3g})" for c in m.classes
-                     if self.rates[m.member][c] > 0] or ["no operations asked"]
+            asked = [c for c in m.classes if self.rates[m.member][c] > 0]
+            parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at " + _latency(p, low, high, c)
+                     for c in asked] or ["no operations asked"]
             lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}, "
                          f"room for {p['load_factor_that_fits']:.2f}x this load before the CPU saturates.")
+            if any(np.isinf(high[f"{c}_latency_ms"]) for c in asked):
+                lines.append(f"{m.member}: a latency range without an upper end: more than "
+                             f"{number((1 - self.level) / 2 * 100)}% of the refits on resampled intervals saturate the "
+                             "CPU at this load, so its latency may grow without bound.")
             if any(m.latency_wait.get(c, 0) > 0 for c in m.classes):
                 lines.append(f"{m.member}: the latencies include waiting for the CPU while other processes hold it, "
                              f"at {self.waits[m.member] * 1e6:,.0f} µs of the server's wait per operation "
                              + ("(as asked)." if self.waits_given else "(as observed; a busier host waits longer)."))
             for c, slowed in m.latency_mix.items():
                 lines.append(f"{m.member}: {c} take longer as the share of " + " and ".join(
-                    f"{k} grows (+{v * 1000:.2g} ms from none to all)" for k, v in slowed.items()) + ".")
+                    f"{k} grows (+{number(v * 1000, 2)} ms from none to all)" for k, v in slowed.items()) + ".")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
         answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
@@ -341,8 +345,28 @@ def _percent(fraction: float) -> str:
     return f"{fraction:,.0%}" if fraction >= 0.01 else f"{fraction * 100:.2g}%"
 
 
+def _latency(p, low, high, c: str) -> str:
+    """'0.11 (0.1 to 0.12) ms', or '2.45 ms (0.09 ms or more)' when the range has no upper end."""
+    col = f"{c}_latency_ms"
+    if np.isinf(high[col]):
+        return f"{number(p[col])} ms ({number(low[col])} ms or more)"
+    return interval(p[col], low[col], high[col], unit="ms")
+
+
 def _cores(cores) -> str:
     return f"{number(cores)} core" + ("" if cores == 1 else "s")
+
+
+def _percentiles(draws: list, level: float) -> tuple[pd.Series, pd.Series]:
+    """The ends of the bootstrap's interval. A refit whose asked load saturates the CPU has no steady latency: it
+    counts as an unbounded one (dropping it would leave an interval below the estimate near saturation), so the
+    upper end is infinite when more than the level's tail of the refits saturate. The ends are drawn values
+    ('lower'/'higher'), not interpolated ones, so an infinite draw never turns into a NaN."""
+    boot = pd.DataFrame(draws)
+    latencies = [col for col in boot.columns if col.endswith("_latency_ms")]
+    boot.loc[boot["utilization"] >= 1, latencies] = np.inf
+    return (boot.quantile((1 - level) / 2, interpolation="lower"),
+            boot.quantile((1 + level) / 2, interpolation="higher"))
 
 
 def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rates=None,
@@ -379,9 +403,7 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
                 continue
             draws.append(_predict(refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member],
                                   wait))
-        boot = pd.DataFrame(draws) if draws else pd.DataFrame([rows[fit.member]])
-        lows[fit.member] = boot.quantile((1 - level) / 2)
-        highs[fit.member] = boot.quantile((1 + level) / 2)
+        lows[fit.member], highs[fit.member] = _percentiles(draws or [rows[fit.member]], level)
     predicted = pd.DataFrame(rows).T
     unseen = [(m.member, c) for m in members for c, v in (rates or {}).items() if c not in m.classes and v]
     reasons = [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
