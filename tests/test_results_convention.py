@@ -164,7 +164,7 @@ def _instances() -> dict:
         "capmodel.models.evidence.Reason": Reason("example", "weak", "an example reason", math.inf),
         "capmodel.models.evidence.Evidence": usl.evidence,
         "capmodel.models.mix.MixPrediction": mix_fit.compare(mixes["plgm_workload3"], mixed, "plgm_workload3"),
-        "capmodel.models.mix_production.MixWhatIf": mix_what_if({"a": _mix_samples(), "b": _mix_samples(2.0)},
+        "capmodel.models.mix_answer.MixWhatIf": mix_what_if({"a": _mix_samples(), "b": _mix_samples(2.0)},
                                                                 cores=1, scale={"reads": 1.3}, n_bootstrap=20),
         "capmodel.models.mix_production.ServerDemands": fit_server_demands(_mix_samples(), cores=1),
         "capmodel.models.mva_network.MulticlassResult": multiclass_mva({"cpu": {"a": 0.01, "b": 0.02}},
@@ -258,7 +258,7 @@ def test_the_old_names_still_work_for_a_release_and_warn(instances):
     with pytest.warns(DeprecationWarning, match=r"ProductionAnswer\.table\(\) is deprecated"):
         shown = answer.table()
     assert shown.text() == answer.capacity_table().text()
-    for key in ("models.mva_network.MulticlassResult", "models.mix_production.MixWhatIf",
+    for key in ("models.mva_network.MulticlassResult", "models.mix_answer.MixWhatIf",
                 "plan.capacity.FitCapacity", "observe.members.ReplicaSetObservation"):
         obj = instances[f"capmodel.{key}"]
         with pytest.warns(DeprecationWarning, match=r"\.table\(\) is deprecated"):

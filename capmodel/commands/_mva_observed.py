@@ -123,7 +123,7 @@ def asked_load(scale: dict | None, rates: dict | None) -> str:
     """The load the answer is for, said before it (the figures alone do not tell a scaled load from the observed
     one): 'What if: reads ×1.3, writes ×2 (the other classes as observed).'"""
     from capmodel.formatting import number
-    from capmodel.models.mix_production import CLASSES
+    from capmodel.models.mix_intervals import CLASSES
 
     if rates:      # a class not named runs no operations (models.mix_production.scaled_rates)
         named = ", ".join(f"{c} at {number(v, 4)} ops/s" for c, v in rates.items())

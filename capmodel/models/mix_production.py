@@ -48,14 +48,14 @@ from scipy.optimize import nnls
 
 from capmodel.constraints import Number, with_name
 from capmodel.errors import InputError
-from capmodel.formatting import interval, number
+from capmodel.formatting import plural
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
 from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, explains, mix_shares, regress_cpu, typical,
                                           usable_intervals, wait_per_op, wait_slope)
+from capmodel.models.mix_answer import MixWhatIf
 from capmodel.models.open_networks import open_network
-from capmodel.models.renamed import table_frame
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
 CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
@@ -138,7 +138,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cores = CORES.check(cores, InputError)
     table = usable_intervals(samples, member)
     if len(table) < MIN_INTERVALS:
-        raise InputError(f"{member}: {len(table)} usable interval(s) with operations and CPU figures; the mix model "
+        raise InputError(f"{member}: {plural(len(table), 'usable interval')} with operations and CPU figures; the mix model "
                          f"needs at least {MIN_INTERVALS}")
     x_all = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float)
     present = [i for i, c in enumerate(CLASSES) if x_all[:, i].mean() > 0]
@@ -262,99 +262,6 @@ def _predict(demands: ServerDemands, rates: dict, wait: float | None = None) -> 
         row[f"{c}_latency_ms"] = latency[c] * 1000.0
     row["cpu_cores"] = u * demands.cores
     return row
-
-
-@dataclass(frozen=True)
-class MixWhatIf:
-    """The what-if over one or more members: per member the predicted figures and their intervals."""
-
-    members: tuple[ServerDemands, ...]
-    rates: dict                       # member -> {class: ops/s asked}
-    predicted: pd.DataFrame           # one row per member
-    low: pd.DataFrame
-    high: pd.DataFrame
-    level: float
-    reasons: tuple = field(default=())
-    unseen: tuple = ()                # (member, class) pairs asked for but never observed there
-    waits: dict = field(default_factory=dict)   # member -> the server's wait for its cores per operation used (s)
-    waits_given: bool = False                   # those waits were asked for (else: as observed)
-
-    @cached_property
-    def limiting_member(self) -> str:
-        """The member with the least room: the smallest factor of the asked load that still fits."""
-        return str(self.predicted["load_factor_that_fits"].idxmin())
-
-    @cached_property
-    def evidence(self) -> Evidence:
-        """The members' fits, plus saturation where the asked load does not fit."""
-        return Evidence.of(*[r for m in self.members for r in m.reasons], *self.reasons)
-
-    @property
-    def table(self) -> pd.DataFrame:
-        """One row per member and class: rate asked, predicted throughput and latency with the interval."""
-        rows = []
-        for m in self.members:
-            p, lo, hi = self.predicted.loc[m.member], self.low.loc[m.member], self.high.loc[m.member]
-            for c in m.classes:
-                rows.append({"member": m.member, "class": c, "observed_per_s": m.baseline[c],
-                             "asked_per_s": self.rates[m.member][c], "throughput": p[f"{c}_throughput"],
-                             "latency_ms": p[f"{c}_latency_ms"], "latency_ms_low": lo[f"{c}_latency_ms"],
-                             "latency_ms_high": hi[f"{c}_latency_ms"], "utilization": p["utilization"]})
-        return table_frame(pd.DataFrame(rows), "MixWhatIf")
-
-    def describe(self) -> str:
-        """The answer in sentences (only those whose condition holds)."""
-        lines = []
-        for m in self.members:
-            p = self.predicted.loc[m.member]
-            missing = [c for member, c in self.unseen if member == m.member]
-            if missing:
-                lines.append(f"{m.member}: not observed serving {', '.join(missing)}: no prediction for this load.")
-                continue
-            if p["utilization"] >= 1:
-                lines.append(f"{m.member}: the asked load needs {_percent(p['utilization'])} of {_cores(m.cores)}: it "
-                             f"does not fit; {_percent(p['load_factor_that_fits'])} of it does.")
-                continue
-            low, high = self.low.loc[m.member], self.high.loc[m.member]
-            asked = [c for c in m.classes if self.rates[m.member][c] > 0]
-            parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at " + _latency(p, low, high, c)
-                     for c in asked] or ["no operations asked"]
-            lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}, "
-                         f"room for {p['load_factor_that_fits']:.2f}x this load before the CPU saturates.")
-            if any(np.isinf(high[f"{c}_latency_ms"]) for c in asked):
-                lines.append(f"{m.member}: a latency range without an upper end: more than "
-                             f"{number((1 - self.level) / 2 * 100)}% of the refits on resampled intervals saturate the "
-                             "CPU at this load, so its latency may grow without bound.")
-            if any(m.latency_wait.get(c, 0) > 0 for c in m.classes):
-                lines.append(f"{m.member}: the latencies include waiting for the CPU while other processes hold it, "
-                             f"at {self.waits[m.member] * 1e6:,.0f} µs of the server's wait per operation "
-                             + ("(as asked)." if self.waits_given else "(as observed; a busier host waits longer)."))
-            for c, slowed in m.latency_mix.items():
-                lines.append(f"{m.member}: {c} take longer as the share of " + " and ".join(
-                    f"{k} grows (+{number(v * 1000, 2)} ms from none to all)" for k, v in slowed.items()) + ".")
-        if len(self.members) > 1:
-            lines.append(f"Saturates first: {self.limiting_member}.")
-        answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
-        if any(self.predicted.loc[answered, "utilization"] < 1):
-            lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
-        return "\n".join(lines)
-
-
-def _percent(fraction: float) -> str:
-    """A fraction as a percentage for people: 1,250,000% for a large one, 0.0042% for a small one."""
-    return f"{fraction:,.0%}" if fraction >= 0.01 else f"{fraction * 100:.2g}%"
-
-
-def _latency(p, low, high, c: str) -> str:
-    """'0.11 (0.1 to 0.12) ms', or '2.45 ms (0.09 ms or more)' when the range has no upper end."""
-    col = f"{c}_latency_ms"
-    if np.isinf(high[col]):
-        return f"{number(p[col])} ms ({number(low[col])} ms or more)"
-    return interval(p[col], low[col], high[col], unit="ms")
-
-
-def _cores(cores) -> str:
-    return f"{number(cores)} core" + ("" if cores == 1 else "s")
 
 
 def _percentiles(draws: list, level: float) -> tuple[pd.Series, pd.Series]:
