@@ -20,8 +20,9 @@ def register(subparsers) -> None:
     what_if.add_argument("--observed", metavar="DIR", action="append",
                          help="a capmodel observe output folder (samples.csv); repeat for each member of a replica set")
     what_if.add_argument("--cores", type=int, help="processors each observed mongod may use")
-    what_if.add_argument("--scale", help="factors of the observed rates per class, e.g. reads=1.3,writes=2")
-    what_if.add_argument("--rates", help="or the rates themselves in ops/s, e.g. reads=3000,writes=800")
+    what_if.add_argument("--scale", action="append", help="factors of the observed rates per class, e.g. "
+                         "reads=1.3,writes=2 (or --scale reads=1.3 --scale writes=2)")
+    what_if.add_argument("--rates", action="append", help="or the rates themselves in ops/s, e.g. reads=3000,writes=800")
     what_if.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals (200)")
     what_if.add_argument("--level", type=float, default=0.95, help="interval level (0.95, as fit, plan and observe)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

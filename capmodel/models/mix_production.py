@@ -263,7 +263,8 @@ def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = Non
 
 def _predict(demands: ServerDemands, rates: dict) -> dict:
     u, stretch, _ = demands.solve(rates)
-    fits = (demands.cores - demands.background_cores) / max(u * demands.cores - demands.background_cores, 1e-300)
+    asked = u * demands.cores - demands.background_cores      # 0 when no operation is asked: any factor of it fits
+    fits = (demands.cores - demands.background_cores) / asked if asked > 0 else np.inf
     row = {"utilization": u, "load_factor_that_fits": fits}
     latency = demands.latency(stretch) if np.isfinite(stretch) else {c: np.nan for c in demands.classes}
     for c in demands.classes:
@@ -325,9 +326,11 @@ class MixWhatIf:
             low, high = self.low.loc[m.member], self.high.loc[m.member]
             parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at {p[f'{c}_latency_ms']:.3g} ms "
                      f"({low[f'{c}_latency_ms']:.3g}-{high[f'{c}_latency_ms']:.3g})" for c in m.classes
-                     if self.rates[m.member][c] > 0] or ["no operations asked"]
-            lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}, "
-                         f"room for {p['load_factor_that_fits']:.2f}x this load before the CPU saturates.")
+                     if self.rates[m.member][c] > 0]
+            room = (f", room for {number(p['load_factor_that_fits'])}x this load before the CPU saturates" if parts
+                    else " (its background work alone)")   # no load asked: no factor of it means anything
+            lines.append(f"{m.member}: " + "; ".join(parts or ["no operations asked"])
+                         + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}{room}.")
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
         answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
