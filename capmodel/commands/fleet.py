@@ -51,7 +51,7 @@ def _text(fleet) -> str:
         if runway is None or math.isnan(runway):
             runway_text = "-"
         else:
-            runway_text = "never" if math.isinf(runway) else f"{runway:.1f}"
+            runway_text = "never" if math.isinf(runway) else f"{runway:,.1f}"
         lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
                      f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>16}")
         if isinstance(row.get("notes"), str):
@@ -63,17 +63,14 @@ def _text(fleet) -> str:
 
 
 def run(args) -> int:
-    import math
-
+    from capmodel.constraints import MONTHLY_GROWTH, UTILIZATION_TARGET
     from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.formatting import plural
     from capmodel.observe.fleet import fleet_table
 
-    if not 0 < args.utilization_target <= 1:
-        raise InputError(f"--utilization-target must be a fraction in (0, 1], got {args.utilization_target:g}")
-    if args.growth is not None and not -1 < args.growth < math.inf:
-        raise InputError(f"--growth must be a finite monthly fraction above -1 (0.05 = 5% a month), got {args.growth}")
+    UTILIZATION_TARGET.check(args.utilization_target, InputError)
+    MONTHLY_GROWTH.check(args.growth, InputError)
     if args.scheduler is not None:
         from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 

@@ -139,12 +139,14 @@ def _read_ftdc(args):
 
 
 def _check_targets(args) -> None:
+    """--cores, --utilization-target and --growth within their declared ranges, before any file is read or server
+    sampled (several members' figures would otherwise each fail alone, and the run exit 0)."""
+    from capmodel.constraints import CORES, MONTHLY_GROWTH, UTILIZATION_TARGET
     from capmodel.errors import InputError
 
-    if args.cores is not None and not args.cores > 0:
-        raise InputError(f"--cores must be a number of CPUs > 0, got {args.cores:g}")
-    if not 0 < args.utilization_target <= 1:
-        raise InputError(f"--utilization-target must be in (0, 1], got {args.utilization_target:g}")
+    for constraint, value in ((CORES, args.cores), (UTILIZATION_TARGET, args.utilization_target),
+                              (MONTHLY_GROWTH, args.growth)):
+        constraint.check(value, InputError)
 
 
 def _capacity(observation, args):
@@ -203,10 +205,12 @@ def _runway(capacity) -> str:
     """", 14.0 months of runway at 5% a month" (or "past its target now"); "" without a growth rate."""
     import math
 
+    from capmodel.formatting import percent
+
     runway = capacity.runway_months
     if runway is None or capacity.monthly_growth is None or not math.isfinite(runway.estimate):
         return "" if runway is None or capacity.monthly_growth is None else \
-            f", never reaches its target at {capacity.monthly_growth:.0%} a month"
+            f", never reaches its target at {percent(capacity.monthly_growth)} a month"
     if runway.estimate <= 0:
         return ", past its target now"
-    return f", {runway.estimate:.1f} months of runway at {capacity.monthly_growth:.0%} growth a month"
+    return f", {runway.estimate:,.1f} months of runway at {percent(capacity.monthly_growth)} growth a month"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import plural
+from capmodel.formatting import percent, plural
 from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
 from capmodel.observe.observation import metadata_identity
@@ -215,7 +215,7 @@ class Fleet:
                 f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {spare_text} ({top['verdict']} evidence)")
         runway = top["runway_months"]
         if runway is not None and math.isfinite(runway) and self.monthly_growth is not None:
-            text += (f"; at {self.monthly_growth:.0%} growth a month it reaches its target in {runway:.1f} months"
+            text += (f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"
                      if runway > 0 else "; it is already past its utilization target")
         return text + "."
 
@@ -225,7 +225,7 @@ class Fleet:
         """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
         with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the
         reasons behind each verdict: ``reasons_text``)."""
-        from capmodel.formatting import Column, percent, table
+        from capmodel.formatting import Column, table
 
         def spare(row) -> str | None:
             if not isinstance(row["verdict"], str) or row["spare_fraction"] is None:
@@ -324,12 +324,27 @@ def mark_copies(rows):
     return rows
 
 
+WORKERS_PER_CPU = 4      # as bench's local client processes: more only queue for the CPUs (and take minutes to start)
+
+
+def local_workers():
+    """The ``--workers`` of an embedded local cluster: 1 to 4 per CPU core of this machine (a capmodel.constraints
+    ``Number``)."""
+    import os
+
+    from capmodel.constraints import Number
+
+    most = WORKERS_PER_CPU * (os.cpu_count() or 1)
+    return Number(int, 1, most, name="--workers",
+                  wanted_text=f"an integer from 1 to {most:,} ({WORKERS_PER_CPU} per CPU core here)")
+
+
 class dask_client:
     """A Dask client on an embedded LocalCluster of ``workers`` single-threaded processes (no dashboard), or on the
     scheduler at ``address``; both closed on exit. Yields (client, a description of the workers)."""
 
     def __init__(self, address: str | None, workers: int = 2):
-        self.address, self.workers = address, int(workers)
+        self.address, self.workers = address, workers
         self.cluster = self.client = None
 
     def __enter__(self):
@@ -337,8 +352,8 @@ class dask_client:
             from distributed import Client, LocalCluster
         except ImportError:
             raise CapmodelError("the fleet runs on Dask: pip install distributed") from None
-        if self.address is None and self.workers < 1:
-            raise InputError(f"--workers must be at least 1, got {self.workers}")
+        if self.address is None:
+            self.workers = local_workers().check(self.workers, InputError)
         try:
             if self.address is None:
                 # the scheduler's HTTP server starts even without a dashboard: on port 0 it never meets another
