@@ -130,12 +130,35 @@ def _read_ftdc(args):
     from capmodel.observe.fleet import server_folders
 
     since, until = _time(args.since, "--since"), _time(args.until, "--until")
+    args.ftdc = _files_as_folder(args.ftdc)
     folders = server_folders(args.ftdc) if len(args.ftdc) == 1 and Path(args.ftdc[0]).is_dir() else None
     if len(args.ftdc) > 1 or (folders and len(folders) > 1):
         from capmodel.observe.members import observe_ftdc_members
 
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
     return observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)   # a parent of one folder: that one
+
+
+def _files_as_folder(paths: list) -> list:
+    """``--ftdc DIR/metrics.*`` (the shell's list of one server's files): that folder, when the files are all of its
+    FTDC files; several files that are not one folder's whole set are refused (give their folder, or one file)."""
+    from capmodel.errors import InputError
+    from capmodel.observe.ftdc import ftdc_files
+
+    files = [Path(p).expanduser() for p in paths]
+    if len(files) < 2 or not all(f.is_file() for f in files):
+        if len(files) > 1 and any(f.is_file() for f in files):
+            raise InputError(f"--ftdc {next(f for f in files if f.is_file())}: a file among folders; give each "
+                             "member's diagnostic.data folder")
+        return paths
+    parents = {f.resolve().parent for f in files}
+    if len(parents) == 1:
+        folder = parents.pop()
+        whole = {f.resolve() for f in ftdc_files(folder)}
+        if whole <= {f.resolve() for f in files}:
+            return [str(folder)]
+    raise InputError(f"--ftdc {files[0]} ...: {len(files):,} FTDC files that are not one folder's whole set; give "
+                     "the diagnostic.data folder (or one file)")
 
 
 def _check_targets(args) -> None:
@@ -177,9 +200,10 @@ def _members(observed, args, write: bool) -> int:
                 assess(member, args.utilization_target, args.growth)
 
     paths = observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
+    unread = sum(m.observation is None for m in observed.members)
     if args.json:
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
-        return 0
+        return _none_read(unread, len(observed.members))
     print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
     for member in observed.members:
         row = member.row()
@@ -198,6 +222,15 @@ def _members(observed, args, write: bool) -> int:
         print("sampling was interrupted: every complete interval is kept")
     print(observed.describe())
     print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
+    return _none_read(unread, len(observed.members))
+
+
+def _none_read(unread: int, members: int) -> int:
+    """0, or (every member's files unreadable: each row says why) one line and exit 2 after the table."""
+    from capmodel.errors import InputError
+
+    if unread and unread == members:
+        raise InputError(f"none of the {members:,} members' FTDC could be read (each row above says why)")
     return 0
 
 

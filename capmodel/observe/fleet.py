@@ -38,6 +38,8 @@ def server_folders(paths) -> list[Path]:
     found: list[Path] = []
     for given in paths:
         path = Path(given).expanduser()
+        if path.is_file():
+            raise InputError(f"{path}: a file, not a folder (give the server's diagnostic.data, {path.parent})")
         if not path.is_dir():
             raise InputError(f"{path}: no such folder (give a server's diagnostic.data or a folder of them)")
         if _has_ftdc(path):
