@@ -308,20 +308,27 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
 
 
 def mark_copies(rows):
-    """The rows with every copy of a server counted once: a row whose host, replica set and window are those of an
-    earlier row (the same FTDC given twice, e.g. a copied folder) gets ``duplicate_of`` (the first row's folder) and
-    an ``error`` saying so, so that it is neither ranked nor counted as a server."""
+    """The rows with every copy of a server counted once: a row whose host, replica set, window and measured figures
+    (busiest load, CPU per operation: the same FTDC decodes to the same figures) are those of an earlier row (the same
+    FTDC given twice, e.g. a copied folder) gets ``duplicate_of`` (the first row's folder) and an ``error`` saying so,
+    so that it is neither ranked nor counted as a server. Two servers that only share a name and a window (containers
+    all called ``mongo:27017``) are both kept."""
     rows = rows.copy()
     seen: dict = {}
     for index, row in rows.iterrows():
         if isinstance(row["error"], str) or not isinstance(row["member"], str):
             continue
-        key = (row["cluster"], row["member"], row["window_start"], row["window_end"])
+        key = (row["cluster"], row["member"], row["window_start"], row["window_end"], row["busiest_ops"],
+               row["cpu_ms_per_op"])
         if key in seen:
             rows.at[index, "duplicate_of"] = seen[key]
             rows.at[index, "error"] = (f"the same server and window as {seen[key]} (a copy of its FTDC): "
                                        "counted once")
         else:
+            namesake = next((folder for other, folder in seen.items() if other[:2] == key[:2]), None)
+            if namesake is not None:   # told apart by the folder, which the text table does not show
+                said = f"another server ({namesake}) reports the same name: this one is {row['folder']}"
+                rows.at[index, "notes"] = "; ".join(n for n in (row["notes"], said) if isinstance(n, str))
             seen[key] = row["folder"]
     return rows
 
