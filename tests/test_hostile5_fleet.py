@@ -45,3 +45,18 @@ def test_namesakes_over_one_window_are_two_servers_and_a_copy_is_still_one(tmp_p
     # the text says which folder is which, since both rows carry one name
     said = [r["notes"] for r in ranked.values() if r["notes"]]
     assert len(said) == 1 and "reports the same name" in said[0]
+
+
+def test_the_embedded_workers_log_nothing_below_critical_to_the_terminal():
+    # before: their handlers passed ERROR, and a heartbeat that failed while the cluster closed printed
+    # "distributed.worker - ERROR - Failed to communicate with scheduler during heartbeat" and a traceback
+    import logging
+
+    from capmodel.observe.fleet import dask_client
+
+    def levels():
+        return [h.level for h in logging.getLogger("distributed").handlers if isinstance(h, logging.StreamHandler)]
+
+    with dask_client(None, 1) as (client, _):
+        (worker_levels,) = client.run(levels).values()
+    assert worker_levels and min(worker_levels) >= logging.CRITICAL

@@ -366,10 +366,11 @@ class dask_client:
         try:
             if self.address is None:
                 # the scheduler's HTTP server starts even without a dashboard: on port 0 it never meets another
-                # cluster's 8787 (and never warns into a report's page)
+                # cluster's 8787 (and never warns into a report's page); the workers' log handlers at CRITICAL: a
+                # heartbeat lost while the cluster closes logged an ERROR and its traceback on the user's terminal
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            silence_logs=logging.ERROR, scheduler_kwargs={"dashboard": False})
+                                            silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard": False})
                 self.client = Client(self.cluster, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
                 described = f"{plural(self.workers, 'local Dask worker')}"
             else:
