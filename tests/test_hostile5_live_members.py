@@ -58,3 +58,14 @@ def test_a_member_that_hangs_mid_run_leaves_the_others_on_their_interval(replica
             table = pd.read_csv(out / "members" / host.replace(":", "_") / "samples.csv")
             assert len(table) == 8
             assert table["interval_s"].max() < 2.5, (host, table["interval_s"].tolist())   # before: 5 to 10 s
+
+
+def test_an_unreachable_uri_with_json_is_a_json_error_without_the_password(tmp_path, capsys):
+    # before: --ftdc --json gave {"error": ...} on stdout, --uri --json a stderr line and an empty stdout
+    uri = "mongodb://alice:s3cretPW@127.0.0.1:1/?directConnection=true"      # port 1: refused at once
+    code = main(["observe", "--uri", uri, "--duration", "2", "--out", str(tmp_path / "o"), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    error = json.loads(out)["error"]
+    assert error.startswith("cannot reach mongodb://alice:***@127.0.0.1:1/") and "Connection refused" in error
+    assert "s3cretPW" not in out + err
