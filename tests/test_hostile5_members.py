@@ -110,3 +110,20 @@ def test_the_fleet_calls_a_file_a_file(folders, capsys):
     assert main(["fleet", str(file)]) == 2
     err = capsys.readouterr().err
     assert err == f"capmodel: error: {file}: a file, not a folder (give the server's diagnostic.data, {good})\n"
+
+
+def test_a_newest_file_cut_mid_document_is_not_said_to_be_a_stopped_mongod_only(folders, tmp_path, capsys):
+    # the newest file of a running server's diagnostic.data ends mid-chunk while mongod appends to it: before, the
+    # note said "(mongod stopped while writing it)" of a server that was running
+    good, _ = folders
+    live = tmp_path / "live" / "diagnostic.data"
+    live.mkdir(parents=True)
+    files = sorted(good.iterdir())
+    for file in files[:-1]:
+        (live / file.name).write_bytes(file.read_bytes())
+    newest = files[-1].read_bytes()
+    (live / files[-1].name).write_bytes(newest[: len(newest) * 2 // 3])
+    status, out, err = _observe(capsys, "--ftdc", live, "--out", tmp_path / "o", "--json")
+    assert status == 0, err
+    (note,) = json.loads(out)["notes"]
+    assert "ends inside the document at byte offset" in note and "or is writing it still" in note
