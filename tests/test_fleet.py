@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from capmodel.cli import main
 from capmodel.observe import ftdc, ftdc_writer, observe_ftdc, synthetic
-from capmodel.observe.fleet import fleet_table, server_folders, server_identity
+from capmodel.observe.fleet import fleet_table, server_identity
+from capmodel.observe.folders import server_folders
 
 START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
 HOURS = 12.0         # from the trough at 00:00 to the peak at 12:00: the load varies enough to separate background

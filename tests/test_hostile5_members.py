@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,43 @@ def test_a_newest_file_cut_mid_document_is_not_said_to_be_a_stopped_mongod_only(
     assert status == 0, err
     (note,) = json.loads(out)["notes"]
     assert "ends inside the document at byte offset" in note and "or is writing it still" in note
+
+
+def test_a_member_folder_that_cannot_be_listed_fails_its_row_instead_of_going_missing(folders, tmp_path):
+    # before: glob passed the unlistable folder by in silence, and a parent of two members was read as the one
+    # readable server (a single observation, no word of the other). As root, chmod stops nothing: the check runs
+    # in a child that drops to user nobody once capmodel is imported (a warm-up run imports what it uses)
+    import pwd
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    good, _ = folders
+    base = Path(tempfile.mkdtemp(prefix="h5locked-"))
+    try:
+        base.chmod(0o777)
+        parent = base / "parent"
+        for name in ("a", "b"):
+            shutil.copytree(good, parent / name / "diagnostic.data")
+        for path in [base, *base.rglob("*")]:
+            path.chmod(0o777 if path.is_dir() else 0o644)
+        (parent / "b").chmod(0)
+        drop = ""
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            drop = f"os.setgid({nobody.pw_gid}); os.setuid({nobody.pw_uid})"
+        code = (f"import os, sys\nfrom capmodel.cli import main\n"
+                f"main(['observe', '--ftdc', {str(good)!r}, {str(good)!r}, '--out', {str(base / 'warm')!r}])\n"
+                f"main(['observe', '--ftdc', {str(good)!r}, '--out', {str(base / 'warm1')!r}])\n"
+                f"sys.stdout.flush(); print('=' * 8, flush=True)\n{drop}\n"
+                f"sys.exit(main(['observe', '--ftdc', {str(parent)!r}, '--out', {str(base / 'o')!r}, '--json']))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout.split("=" * 8 + "\n", 1)[1])
+        rows = {m["host"]: m for m in result["members"]}
+        assert set(rows) == {"good:27017", "b"}
+        assert "Permission denied" in rows["b"]["error"] and rows["b"]["intervals"] == 0
+    finally:
+        (base / "parent" / "b").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)

@@ -136,7 +136,7 @@ def _read_ftdc(args):
     """One server's ``Observation``, or every member's ``ReplicaSetObservation`` when several servers' folders are
     given (or one parent holding them)."""
     from capmodel.observe import observe_ftdc
-    from capmodel.observe.fleet import server_folders
+    from capmodel.observe.folders import server_folders
 
     since, until = _time(args.since, "--since"), _time(args.until, "--until")
     args.ftdc = _files_as_folder(args.ftdc)

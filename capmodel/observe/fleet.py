@@ -19,6 +19,7 @@ from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import percent, plural
 from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
+from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity
 
 CLIENT_TIMEOUT_S = 15
@@ -26,32 +27,6 @@ COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
            "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
            "folder", "duplicate_of", "notes"]
-
-
-def _has_ftdc(folder: Path) -> bool:
-    return any(p.is_file() and p.name.startswith("metrics.") for p in folder.iterdir())
-
-
-def server_folders(paths) -> list[Path]:
-    """Every server's FTDC folder among ``paths``: a folder holding ``metrics.*`` files is one server; any other
-    folder is searched (three levels deep) for such folders. A path with none raises ``InputError`` naming it."""
-    found: list[Path] = []
-    for given in paths:
-        path = Path(given).expanduser()
-        if path.is_file():
-            raise InputError(f"{path}: a file, not a folder (give the server's diagnostic.data, {path.parent})")
-        if not path.is_dir():
-            raise InputError(f"{path}: no such folder (give a server's diagnostic.data or a folder of them)")
-        if _has_ftdc(path):
-            found.append(path)
-            continue
-        inner = sorted({p.parent for pattern in ("*/metrics.*", "*/*/metrics.*", "*/*/*/metrics.*")
-                        for p in path.glob(pattern) if p.is_file()})
-        if not inner:
-            raise InputError(f"{path}: no FTDC files (metrics.*) in this folder or the folders below it")
-        found.extend(inner)
-    unique = list(dict.fromkeys(p.resolve() for p in found))
-    return unique
 
 
 def server_identity(folder) -> dict:

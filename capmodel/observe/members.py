@@ -237,7 +237,8 @@ def _unusable(evidence) -> str:
 
 def observe_ftdc_members(paths, since=None, until=None, utilization_target: float = 0.8) -> ReplicaSetObservation:
     """Every member's FTDC (several folders, or a parent with one per member), each named by its metadata's host."""
-    from capmodel.observe.fleet import server_folders, server_identity
+    from capmodel.observe.fleet import server_identity
+    from capmodel.observe.folders import server_folders
     from capmodel.observe.observation import observe_ftdc
 
     folders = server_folders(paths)
