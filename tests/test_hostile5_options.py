@@ -120,3 +120,20 @@ def test_a_small_growth_is_said_as_it_is_and_long_runways_carry_separators(membe
                             "--growth", growth)
     assert status == 0, err
     assert f"{months:,.1f} months of runway at 0.01% growth a month" in out
+
+
+@pytest.mark.parametrize("fit_on", ["bogus", "Throughput", "", None])
+def test_production_answer_refuses_a_fit_method_it_does_not_know(members, fit_on):
+    # report 07's fit_on: before, "bogus" rendered "ok" with the USL verdict "unusable: the USL could not be fitted:
+    # method: expected 'latency' or 'throughput'" (the user's typo reported as the data's failing)
+    from capmodel.errors import InputError
+    from capmodel.observe.observation import observe_ftdc
+    from capmodel.plan.production import production_answer
+
+    observation = observe_ftdc(members[0])
+    with pytest.raises(InputError) as caught:
+        production_answer(observation.samples, observation.curve, fit_on=fit_on)
+    assert str(caught.value) in (f"fit_on must be one of throughput, latency, got {fit_on!r}", "fit_on must be given")
+    # both known methods are still answered
+    for method in ("throughput", "latency"):
+        assert production_answer(observation.samples, observation.curve, fit_on=method, n_bootstrap=0) is not None
