@@ -137,3 +137,24 @@ def test_production_answer_refuses_a_fit_method_it_does_not_know(members, fit_on
     # both known methods are still answered
     for method in ("throughput", "latency"):
         assert production_answer(observation.samples, observation.curve, fit_on=method, n_bootstrap=0) is not None
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--since", "nan"], "--since 'nan': expected a time such as 2024-05-01T12:00:00Z"),
+    (["--until", "NaT"], "--until 'NaT': expected a time such as 2024-05-01T12:00:00Z"),
+    (["--since", "none"], "--since 'none': expected a time such as 2024-05-01T12:00:00Z"),
+    (["--since", "2026-11-02T00:20:00Z", "--until", "2026-11-02T00:10:00Z"],
+     "--since 2026-11-02T00:20:00Z is after --until 2026-11-02T00:10:00Z"),
+    (["--since", "2026-11-02T00:20:00", "--until", "2026-11-02T00:10:00+00:00"],      # naive is UTC
+     "--since 2026-11-02T00:20:00 is after --until 2026-11-02T00:10:00+00:00"),
+])
+def test_a_window_that_is_no_time_or_backwards_is_refused_before_reading(members, tmp_path, capsys, argv, message):
+    # before: "nan"/"NaT"/"none" read as no bound (the whole window, silently); a backwards window was "no FTDC sample
+    # falls in that window", as if the files were at fault
+    for ftdc in ([members[0]], members):
+        status, out, err = _run(capsys, "observe", "--ftdc", *ftdc, "--out", tmp_path / "o", *argv)
+        assert status == 2 and out == "" and err == f"capmodel: error: {message}\n"
+    status, out, err = _run(capsys, "observe", "--ftdc", members[0], "--out", tmp_path / "o", "--json",
+                            "--since", "2026-11-02T00:10:00Z", "--until", "2026-11-02T00:20:00")
+    assert status == 0, err
+    assert json.loads(out)["intervals"] == 600      # one sample a second over the ten minutes asked

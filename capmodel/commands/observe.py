@@ -54,9 +54,28 @@ def _time(value, option: str):
     import pandas as pd
 
     try:
-        return pd.Timestamp(value)
+        stamp = pd.Timestamp(value)
     except (ValueError, TypeError):
+        stamp = pd.NaT
+    if pd.isna(stamp):        # "nan", "NaT", "none" read as no time at all: the whole window was taken silently
         raise InputError(f"{option} {value!r}: expected a time such as 2024-05-01T12:00:00Z") from None
+    return stamp
+
+
+def _window(args) -> tuple:
+    """--since and --until read, the first not after the second (naive times are UTC)."""
+    import datetime as dt
+
+    from capmodel.errors import InputError
+
+    since, until = _time(args.since, "--since"), _time(args.until, "--until")
+
+    def utc(moment):
+        return moment.replace(tzinfo=dt.timezone.utc) if moment.tzinfo is None else moment
+
+    if since is not None and until is not None and utc(since) > utc(until):
+        raise InputError(f"--since {args.since} is after --until {args.until}")
+    return since, until
 
 
 def run(args) -> int:
@@ -138,7 +157,7 @@ def _read_ftdc(args):
     from capmodel.observe import observe_ftdc
     from capmodel.observe.folders import server_folders
 
-    since, until = _time(args.since, "--since"), _time(args.until, "--until")
+    since, until = _window(args)
     args.ftdc = _files_as_folder(args.ftdc)
     folders = server_folders(args.ftdc) if len(args.ftdc) == 1 and Path(args.ftdc[0]).is_dir() else None
     if len(args.ftdc) > 1 or (folders and len(folders) > 1):
