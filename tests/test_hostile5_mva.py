@@ -97,3 +97,27 @@ def test_a_large_room_factor_is_written_with_separators(observed, capsys):
     status, out, err = _mva(capsys, "--observed", observed, "--cores", 4, "--rates", "writes=1", "--bootstrap", 0)
     assert f"room for {factor:,.0f}x this load" in out
     assert not re.search(r"\d{4}", out.replace(f"{factor:,.0f}", ""))   # no other figure without a separator
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--scale", "reads=2"], "--scale"), (["--rates", "reads=5"], "--rates"), (["--cores", "4"], "--cores"),
+    (["--cores", "4", "--scale", "reads=2"], "--cores, --scale"),
+])
+def test_what_if_options_with_a_model_file_are_refused_not_ignored(tmp_path, capsys, extra, named):
+    # before: the file's network was solved as written and printed as if the what-if had been applied
+    model = tmp_path / "net.yaml"
+    model.write_text("classes:\n  reads: {population: 10, think_time: 0.1}\nstations:\n  cpu: {demands: {reads: 0.01}}\n")
+    status, out, err = _mva(capsys, model, *extra)
+    assert status == 2 and out == ""
+    assert err == (f"capmodel: error: {named} go with --observed DIR (the what-if from production), not with "
+                   f"{model}: change the file's populations, rates or servers instead\n")
+    status, out, err = _mva(capsys, model, "--json")
+    assert status == 0, err
+    (row,) = json.loads(out)["classes"]
+    # exact MVA of one queue (Lazowska et al. 1984, ch. 6), N=10, Z=0.1 s, D=0.01 s, by its recurrence
+    queue = 0.0
+    for n in range(1, 11):
+        response = 0.01 * (1 + queue)
+        throughput = n / (0.1 + response)
+        queue = throughput * response
+    assert row["throughput"] == pytest.approx(throughput, rel=1e-9)

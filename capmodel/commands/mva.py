@@ -52,10 +52,15 @@ def run(args) -> int:
         from capmodel.commands._mva_observed import run_observed
 
         return run_observed(args)
-    if args.model is None:
-        from capmodel.errors import InputError
+    from capmodel.errors import InputError
 
+    if args.model is None:
         raise InputError("give a MODEL.yaml, or --observed DIR for the mix what-if from production")
+    given = [option for option, value in (("--cores", args.cores), ("--scale", args.scale), ("--rates", args.rates))
+             if value is not None]
+    if given:   # they were ignored: the file's network solved as written, as if the what-if had been asked
+        raise InputError(f"{', '.join(given)} go with --observed DIR (the what-if from production), not with "
+                         f"{args.model}: change the file's populations, rates or servers instead")
     from capmodel.models.network_file import load_model, solve
 
     model = load_model(args.model)
