@@ -158,3 +158,11 @@ def test_a_window_that_is_no_time_or_backwards_is_refused_before_reading(members
                             "--since", "2026-11-02T00:10:00Z", "--until", "2026-11-02T00:20:00")
     assert status == 0, err
     assert json.loads(out)["intervals"] == 600      # one sample a second over the ten minutes asked
+
+
+def test_fleet_workers_with_a_scheduler_is_refused_not_ignored(members, capsys):
+    # before: --workers 8 --scheduler ADDRESS ran on the scheduler's workers and said nothing of the 8
+    status, out, err = _run(capsys, "fleet", members[0], "--scheduler", "tcp://127.0.0.1:1", "--workers", "8")
+    assert status == 2 and out == ""
+    assert err == ("capmodel: error: --workers sizes the embedded local cluster; with --scheduler the scheduler's "
+                   "own workers run the tasks: give one or the other\n")

@@ -19,7 +19,7 @@ def register(subparsers) -> None:
                    help="CPU utilization the plan allows (default 0.8)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="an existing Dask scheduler (tcp://HOST:PORT); default an embedded local cluster")
-    p.add_argument("--workers", type=int, default=2, metavar="P",
+    p.add_argument("--workers", type=int, default=None, metavar="P",
                    help="worker processes of the embedded local cluster (default 2)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -71,12 +71,15 @@ def run(args) -> int:
 
     UTILIZATION_TARGET.check(args.utilization_target, InputError)
     MONTHLY_GROWTH.check(args.growth, InputError)
+    if args.scheduler is not None and args.workers is not None:   # it was ignored: the cluster's own workers ran
+        raise InputError("--workers sizes the embedded local cluster; with --scheduler the scheduler's own workers "
+                         "run the tasks: give one or the other")
     if args.scheduler is not None:
         from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 
         probe_scheduler(args.scheduler)  # a silent, garbage or wrong-scheme peer: one line within 10 s, before Dask
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,
-                        scheduler=args.scheduler, workers=args.workers)
+                        scheduler=args.scheduler, workers=2 if args.workers is None else args.workers)
     if args.json:
         print_json(fleet.to_json())
     else:
