@@ -190,3 +190,12 @@ def checked(constraints: Mapping[str, Any], values: Mapping[str, Any],
     """``{parameter: checked value}`` for every constrained parameter of ``values``; the first that breaks its
     constraint raises ``error`` naming it. ``values`` is not changed."""
     return {key: constraint.check(values[key], error) for key, constraint in constraints.items() if key in values}
+
+
+# Options that mean one thing wherever they appear (commands, reports' parameters, the package's functions), declared
+# once here; each caller names them in its own words (``with_name``). A planning target below 1% or a growth past
+# 1,000% a month is a typo, not a plan: every figure derived from one is nonsense (-6e300% spare, inf% a month).
+UTILIZATION_TARGET = Number(float, 0.01, 1.0, name="--utilization-target", wanted_text="a fraction from 0.01 to 1")
+MONTHLY_GROWTH = Number(float, -0.99, 10.0, name="--growth",
+                        wanted_text="a finite monthly fraction from -0.99 to 10 (0.05 = 5% a month)")
+CORES = Number(float, 0.01, 1024.0, name="--cores", wanted_text="a number of CPUs from 0.01 to 1,024")

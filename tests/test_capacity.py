@@ -131,7 +131,7 @@ def test_observe_prints_the_capacity_and_puts_it_in_json(tmp_path, capsys):
     assert f"{expected.saturation_throughput.estimate:,.0f} ops/s" in text and "Evidence: " in text
     assert "**" not in text
     assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "0"]) == 2
-    assert "--cores must be a number of CPUs > 0" in capsys.readouterr().err
+    assert "--cores must be a number of CPUs from 0.01 to 1,024, got 0" in capsys.readouterr().err
 
 
 def test_observe_on_an_idle_server_states_no_capacity(tmp_path, capsys):

@@ -81,8 +81,8 @@ def test_bench_config_refuses_through_its_declared_constraints(kwargs, message):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"utilization_target": 1.5}, "utilization target must be a fraction in (0, 1], got 1.5"),
-    ({"utilization_target": 0.0}, "utilization target must be a fraction in (0, 1], got 0.0"),
+    ({"utilization_target": 1.5}, "utilization target must be a fraction from 0.01 to 1, got 1.5"),
+    ({"utilization_target": 0.0}, "utilization target must be a fraction from 0.01 to 1, got 0.0"),
     ({"peak_fraction": "most"}, "peak fraction must be a fraction in (0, 1], got 'most'"),
     # plan/checks.py's positive figure: its range is said (a target past 1e15 ms made ratios leave a float's range)
     ({"latency_p95_ms": 0.0},

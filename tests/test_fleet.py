@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from capmodel.cli import main
 from capmodel.observe import ftdc, ftdc_writer, observe_ftdc, synthetic
-from capmodel.observe.fleet import fleet_table, server_folders, server_identity
+from capmodel.observe.fleet import fleet_table, server_identity
+from capmodel.observe.folders import server_folders
 
 START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
 HOURS = 12.0         # from the trough at 00:00 to the peak at 12:00: the load varies enough to separate background
@@ -459,7 +460,7 @@ def test_fleet_refuses_a_utilization_target_outside_0_1_before_any_task(generate
     # it ran every task and printed every server as failed, exit 0
     assert main(["fleet", str(generated / "db-b1_27017"), "--utilization-target", "1.5", "--workers", "1"]) == 2
     err = capsys.readouterr().err
-    assert "--utilization-target must be a fraction in (0, 1], got 1.5" in err and err.count("\n") == 1
+    assert "--utilization-target must be a fraction from 0.01 to 1, got 1.5" in err and err.count("\n") == 1
 
 
 def test_a_quieter_unranked_member_does_not_hide_the_limit(generated, tmp_path, capsys):

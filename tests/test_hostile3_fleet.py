@@ -95,7 +95,7 @@ def test_growth_that_is_not_a_finite_fraction_above_minus_one_is_refused_before_
     started = time.monotonic()
     status, out, err = _run(capsys, parent, f"--growth={growth}")
     assert status == 2 and out == ""
-    assert err.startswith("capmodel: error: --growth must be a finite monthly fraction above -1")
+    assert err.startswith("capmodel: error: --growth must be a finite monthly fraction from -0.99 to 10")
     assert time.monotonic() - started < 10  # refused before a Dask cluster starts
 
 

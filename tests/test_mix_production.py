@@ -213,7 +213,7 @@ def test_cli_what_if_json_and_errors(tmp_path, capsys):
     assert "Saturates first: primary." in text and "**" not in text     # plain text on a terminal, not markdown
     assert "Evidence: sound" in text and "1 core," in text and "core(s)" not in text
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
-    for bad, message in ((["--scale", "reads=x"], "--scale: reads='x' is not a number"),
+    for bad, message in ((["--scale", "commands=x"], "--scale: commands='x' is not a number"),   # joins argv's
                          (["--cores", "0"], "cores"), (["--observed", str(tmp_path / "none")], "no samples.csv"),
                          (["--bootstrap", "-5"], "--bootstrap must be from 0"), (["--level", "1.5"], "--level"),
                          (["--observed", str(tmp_path / "other.csv")], "other.csv: no column 'cpu_cores'")):

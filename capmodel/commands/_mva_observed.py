@@ -67,6 +67,13 @@ def read_samples(folder: str):
     return table
 
 
+def samples_path(folder: str) -> Path:
+    """The ``samples.csv`` an ``--observed`` value names, resolved (a folder, its ``samples.csv``, a symlink to
+    either: one file)."""
+    path = Path(folder)
+    return (path / "samples.csv" if path.is_dir() else path).resolve()
+
+
 def member_name(folder: str, taken: set) -> str:
     name = Path(folder).resolve().name if Path(folder).is_dir() else Path(folder).resolve().parent.name
     base, i = name or "server", 2
@@ -89,13 +96,18 @@ def run_observed(args) -> int:
         raise InputError(f"--bootstrap must be from 0 to 10,000 resamples, got {args.bootstrap}")
     if not 0 < args.level < 1:
         raise InputError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level}")
-    observations, taken = {}, set()
+    observations, taken, seen = {}, set(), {}
     for folder in args.observed:
+        where = samples_path(folder)
+        if where in seen:   # one server given twice would be two members, and the set's limit counted twice
+            raise InputError(f"--observed {folder}: the same samples as --observed {seen[where]}: give each member once")
+        seen[where] = folder
         name = member_name(folder, taken)
         taken.add(name)
         observations[name] = read_samples(folder)
-    scale = parse_assignments(args.scale, "--scale", SCALE_FACTOR) if args.scale else None
-    rates = parse_assignments(args.rates, "--rates", RATE) if args.rates else None
+    # a repeated option adds its classes (argparse would keep the last one alone); a class given twice is refused
+    scale = parse_assignments(",".join(args.scale), "--scale", SCALE_FACTOR) if args.scale else None
+    rates = parse_assignments(",".join(args.rates), "--rates", RATE) if args.rates else None
     result = mix_what_if(observations, args.cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
                          level=args.level)
     if args.json:

@@ -19,7 +19,7 @@ def register(subparsers) -> None:
                    help="CPU utilization the plan allows (default 0.8)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="an existing Dask scheduler (tcp://HOST:PORT); default an embedded local cluster")
-    p.add_argument("--workers", type=int, default=2, metavar="P",
+    p.add_argument("--workers", type=int, default=None, metavar="P",
                    help="worker processes of the embedded local cluster (default 2)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -51,7 +51,7 @@ def _text(fleet) -> str:
         if runway is None or math.isnan(runway):
             runway_text = "-"
         else:
-            runway_text = "never" if math.isinf(runway) else f"{runway:.1f}"
+            runway_text = "never" if math.isinf(runway) else f"{runway:,.1f}"
         lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
                      f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>16}")
         if isinstance(row.get("notes"), str):
@@ -63,23 +63,23 @@ def _text(fleet) -> str:
 
 
 def run(args) -> int:
-    import math
-
+    from capmodel.constraints import MONTHLY_GROWTH, UTILIZATION_TARGET
     from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.formatting import plural
     from capmodel.observe.fleet import fleet_table
 
-    if not 0 < args.utilization_target <= 1:
-        raise InputError(f"--utilization-target must be a fraction in (0, 1], got {args.utilization_target:g}")
-    if args.growth is not None and not -1 < args.growth < math.inf:
-        raise InputError(f"--growth must be a finite monthly fraction above -1 (0.05 = 5% a month), got {args.growth}")
+    UTILIZATION_TARGET.check(args.utilization_target, InputError)
+    MONTHLY_GROWTH.check(args.growth, InputError)
+    if args.scheduler is not None and args.workers is not None:   # it was ignored: the cluster's own workers ran
+        raise InputError("--workers sizes the embedded local cluster; with --scheduler the scheduler's own workers "
+                         "run the tasks: give one or the other")
     if args.scheduler is not None:
         from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 
         probe_scheduler(args.scheduler)  # a silent, garbage or wrong-scheme peer: one line within 10 s, before Dask
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,
-                        scheduler=args.scheduler, workers=args.workers)
+                        scheduler=args.scheduler, workers=2 if args.workers is None else args.workers)
     if args.json:
         print_json(fleet.to_json())
     else:

@@ -20,9 +20,10 @@ def register(subparsers) -> None:
     what_if.add_argument("--observed", metavar="DIR", action="append",
                          help="a capmodel observe output folder (samples.csv); repeat for each member of a replica set")
     what_if.add_argument("--cores", type=int, help="processors each observed mongod may use")
-    what_if.add_argument("--scale", help="factors of the observed rates per class, e.g. reads=1.3,writes=2")
-    what_if.add_argument("--rates", help="or the rates themselves in ops/s, e.g. reads=3000,writes=800 (a class "
-                         "not named runs none)")
+    what_if.add_argument("--scale", action="append", help="factors of the observed rates per class, e.g. "
+                         "reads=1.3,writes=2 (or --scale reads=1.3 --scale writes=2)")
+    what_if.add_argument("--rates", action="append", help="or the rates themselves in ops/s, e.g. "
+                         "reads=3000,writes=800 (a class not named runs none)")
     what_if.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals (200)")
     what_if.add_argument("--level", type=float, default=0.95, help="interval level (0.95, as fit, plan and observe)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -50,10 +51,15 @@ def run(args) -> int:
         from capmodel.commands._mva_observed import run_observed
 
         return run_observed(args)
-    if args.model is None:
-        from capmodel.errors import InputError
+    from capmodel.errors import InputError
 
+    if args.model is None:
         raise InputError("give a MODEL.yaml, or --observed DIR for the mix what-if from production")
+    given = [option for option, value in (("--cores", args.cores), ("--scale", args.scale), ("--rates", args.rates))
+             if value is not None]
+    if given:   # they were ignored: the file's network solved as written, as if the what-if had been asked
+        raise InputError(f"{', '.join(given)} go with --observed DIR (the what-if from production), not with "
+                         f"{args.model}: change the file's populations, rates or servers instead")
     from capmodel.models.network_file import load_model, solve
 
     model = load_model(args.model)

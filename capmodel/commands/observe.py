@@ -54,9 +54,28 @@ def _time(value, option: str):
     import pandas as pd
 
     try:
-        return pd.Timestamp(value)
+        stamp = pd.Timestamp(value)
     except (ValueError, TypeError):
+        stamp = pd.NaT
+    if pd.isna(stamp):        # "nan", "NaT", "none" read as no time at all: the whole window was taken silently
         raise InputError(f"{option} {value!r}: expected a time such as 2024-05-01T12:00:00Z") from None
+    return stamp
+
+
+def _window(args) -> tuple:
+    """--since and --until read, the first not after the second (naive times are UTC)."""
+    import datetime as dt
+
+    from capmodel.errors import InputError
+
+    since, until = _time(args.since, "--since"), _time(args.until, "--until")
+
+    def utc(moment):
+        return moment.replace(tzinfo=dt.timezone.utc) if moment.tzinfo is None else moment
+
+    if since is not None and until is not None and utc(since) > utc(until):
+        raise InputError(f"--since {args.since} is after --until {args.until}")
+    return since, until
 
 
 def run(args) -> int:
@@ -76,14 +95,7 @@ def run(args) -> int:
         try:
             observed = _read_ftdc(args)
         except (CapmodelError, OSError) as exc:      # with --json the error is JSON too: {"error": ...}, exit 2
-            if not args.json:
-                raise
-            from capmodel.redact import redact_text
-
-            text = str(exc) if isinstance(exc, CapmodelError) else \
-                f"{exc.filename or args.ftdc[0]}: {exc.strerror or exc}"
-            print_json({"error": " ".join(redact_text(text).split())})
-            return 2
+            return _json_error(exc, args, args.ftdc[0])
         if not isinstance(observed, Observation):
             return _members(observed, args, write=True)
         observation = observed
@@ -93,8 +105,11 @@ def run(args) -> int:
 
         print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s, "
               f"each interval appended to {args.out} as it completes (Ctrl-C stops and keeps them)", file=sys.stderr)
-        observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration, resume=args.resume,
-                              utilization_target=args.utilization_target)
+        try:
+            observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration,
+                                  resume=args.resume, utilization_target=args.utilization_target)
+        except (CapmodelError, OSError) as exc:      # as with --ftdc: an unreachable server is JSON with --json
+            return _json_error(exc, args, args.out)
         if observed.replica_set:
             return _members(observed, args, write=False)
         observation = observed.members[0].observation
@@ -123,13 +138,27 @@ def run(args) -> int:
     return 0
 
 
+def _json_error(exc, args, where) -> int:
+    """With --json, the error as {"error": ...} on stdout and exit 2 (redacted, one line); else raised as it is."""
+    from capmodel.errors import CapmodelError
+    from capmodel.jsonable import print_json
+    from capmodel.redact import redact_text
+
+    if not args.json:
+        raise exc
+    text = str(exc) if isinstance(exc, CapmodelError) else f"{exc.filename or where}: {exc.strerror or exc}"
+    print_json({"error": " ".join(redact_text(text).split())})
+    return 2
+
+
 def _read_ftdc(args):
     """One server's ``Observation``, or every member's ``ReplicaSetObservation`` when several servers' folders are
     given (or one parent holding them)."""
     from capmodel.observe import observe_ftdc
-    from capmodel.observe.fleet import server_folders
+    from capmodel.observe.folders import server_folders
 
-    since, until = _time(args.since, "--since"), _time(args.until, "--until")
+    since, until = _window(args)
+    args.ftdc = _files_as_folder(args.ftdc)
     folders = server_folders(args.ftdc) if len(args.ftdc) == 1 and Path(args.ftdc[0]).is_dir() else None
     if len(args.ftdc) > 1 or (folders and len(folders) > 1):
         from capmodel.observe.members import observe_ftdc_members
@@ -138,13 +167,37 @@ def _read_ftdc(args):
     return observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)   # a parent of one folder: that one
 
 
+def _files_as_folder(paths: list) -> list:
+    """``--ftdc DIR/metrics.*`` (the shell's list of one server's files): that folder, when the files are all of its
+    FTDC files; several files that are not one folder's whole set are refused (give their folder, or one file)."""
+    from capmodel.errors import InputError
+    from capmodel.observe.ftdc import ftdc_files
+
+    files = [Path(p).expanduser() for p in paths]
+    if len(files) < 2 or not all(f.is_file() for f in files):
+        if len(files) > 1 and any(f.is_file() for f in files):
+            raise InputError(f"--ftdc {next(f for f in files if f.is_file())}: a file among folders; give each "
+                             "member's diagnostic.data folder")
+        return paths
+    parents = {f.resolve().parent for f in files}
+    if len(parents) == 1:
+        folder = parents.pop()
+        whole = {f.resolve() for f in ftdc_files(folder)}
+        if whole <= {f.resolve() for f in files}:
+            return [str(folder)]
+    raise InputError(f"--ftdc {files[0]} ...: {len(files):,} FTDC files that are not one folder's whole set; give "
+                     "the diagnostic.data folder (or one file)")
+
+
 def _check_targets(args) -> None:
+    """--cores, --utilization-target and --growth within their declared ranges, before any file is read or server
+    sampled (several members' figures would otherwise each fail alone, and the run exit 0)."""
+    from capmodel.constraints import CORES, MONTHLY_GROWTH, UTILIZATION_TARGET
     from capmodel.errors import InputError
 
-    if args.cores is not None and not args.cores > 0:
-        raise InputError(f"--cores must be a number of CPUs > 0, got {args.cores:g}")
-    if not 0 < args.utilization_target <= 1:
-        raise InputError(f"--utilization-target must be in (0, 1], got {args.utilization_target:g}")
+    for constraint, value in ((CORES, args.cores), (UTILIZATION_TARGET, args.utilization_target),
+                              (MONTHLY_GROWTH, args.growth)):
+        constraint.check(value, InputError)
 
 
 def _capacity(observation, args):
@@ -175,9 +228,10 @@ def _members(observed, args, write: bool) -> int:
                 assess(member, args.utilization_target, args.growth)
 
     paths = observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
+    unread = sum(m.observation is None for m in observed.members)
     if args.json:
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
-        return 0
+        return _none_read(unread, len(observed.members))
     print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
     for member in observed.members:
         row = member.row()
@@ -196,6 +250,15 @@ def _members(observed, args, write: bool) -> int:
         print("sampling was interrupted: every complete interval is kept")
     print(observed.describe())
     print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
+    return _none_read(unread, len(observed.members))
+
+
+def _none_read(unread: int, members: int) -> int:
+    """0, or (every member's files unreadable: each row says why) one line and exit 2 after the table."""
+    from capmodel.errors import InputError
+
+    if unread and unread == members:
+        raise InputError(f"none of the {members:,} members' FTDC could be read (each row above says why)")
     return 0
 
 
@@ -203,10 +266,12 @@ def _runway(capacity) -> str:
     """", 14.0 months of runway at 5% a month" (or "past its target now"); "" without a growth rate."""
     import math
 
+    from capmodel.formatting import percent
+
     runway = capacity.runway_months
     if runway is None or capacity.monthly_growth is None or not math.isfinite(runway.estimate):
         return "" if runway is None or capacity.monthly_growth is None else \
-            f", never reaches its target at {capacity.monthly_growth:.0%} a month"
+            f", never reaches its target at {percent(capacity.monthly_growth)} a month"
     if runway.estimate <= 0:
         return ", past its target now"
-    return f", {runway.estimate:.1f} months of runway at {capacity.monthly_growth:.0%} growth a month"
+    return f", {runway.estimate:,.1f} months of runway at {percent(capacity.monthly_growth)} growth a month"

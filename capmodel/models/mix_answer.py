@@ -66,10 +66,11 @@ class MixWhatIf:
                 continue
             low, high = self.low.loc[m.member], self.high.loc[m.member]
             asked = [c for c in m.classes if self.rates[m.member][c] > 0]
-            parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at " + _latency(p, low, high, c)
-                     for c in asked] or ["no operations asked"]
-            lines.append(f"{m.member}: " + "; ".join(parts) + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}, "
-                         f"room for {p['load_factor_that_fits']:.2f}x this load before the CPU saturates.")
+            parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at " + _latency(p, low, high, c) for c in asked]
+            room = (f", room for {number(p['load_factor_that_fits'])}x this load before the CPU saturates" if parts
+                    else " (its background work alone)")   # no load asked: no factor of it means anything
+            lines.append(f"{m.member}: " + "; ".join(parts or ["no operations asked"])
+                         + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}{room}.")
             if any(np.isinf(high[f"{c}_latency_ms"]) for c in asked):
                 lines.append(f"{m.member}: a latency range without an upper end: more than "
                              f"{number((1 - self.level) / 2 * 100)}% of the refits on resampled intervals saturate the "

@@ -254,7 +254,8 @@ def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = Non
 
 def _predict(demands: ServerDemands, rates: dict, wait: float | None = None) -> dict:
     u, stretch, _ = demands.solve(rates)
-    fits = (demands.cores - demands.background_cores) / max(u * demands.cores - demands.background_cores, 1e-300)
+    asked = u * demands.cores - demands.background_cores      # 0 when no operation is asked: any factor of it fits
+    fits = (demands.cores - demands.background_cores) / asked if asked > 0 else np.inf
     row = {"utilization": u, "load_factor_that_fits": fits}
     latency = demands.latency(stretch, wait, rates) if np.isfinite(stretch) else {c: np.nan for c in demands.classes}
     for c in demands.classes:

@@ -11,16 +11,15 @@ import math
 
 import numpy as np
 
+from capmodel.constraints import MONTHLY_GROWTH, with_name
 from capmodel.errors import InputError
 from capmodel.models.estimate import Estimate
 
 
 def check_growth(monthly_growth: float, error: type[Exception] = InputError) -> float:
-    """The monthly growth as a float: a finite fraction above -1 (0.05 = 5% a month); ``error`` otherwise."""
-    g = float(monthly_growth)
-    if not math.isfinite(g) or g <= -1:
-        raise error(f"monthly growth must be a fraction above -1 (0.05 = 5% a month), got {monthly_growth!r}")
-    return g
+    """The monthly growth as a float, by the one rule for it (``capmodel.constraints.MONTHLY_GROWTH``: -0.99 to 10,
+    0.05 = 5% a month); ``error`` otherwise."""
+    return float(with_name(MONTHLY_GROWTH, "monthly growth").check(monthly_growth, error))
 
 
 def runway_months(capacity, load, monthly_growth: float, error: type[Exception] = InputError):

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
 from capmodel.observe.columns import Columns, empty_cells, numbers
-from capmodel.formatting import number, shows_width
+from capmodel.formatting import number, percent, shows_width
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
@@ -136,10 +137,10 @@ class ServerCapacity:
                 text += f" The {self.utilization_target:.0%} target is already reached: no growth fits under it."
             elif math.isinf(months.estimate):
                 text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
-                         f" At {self.monthly_growth:.0%} growth a month (a shrinking load) it never reaches it.")
+                         f" At {percent(self.monthly_growth)} growth a month (a shrinking load) it never reaches it.")
             else:
-                text += (f" At {self.monthly_growth:.0%} growth a month the target is reached in "
-                         f"**{months.estimate:.1f} months**")
+                text += (f" At {percent(self.monthly_growth)} growth a month the target is reached in "
+                         f"**{months.estimate:,.1f} months**")
                 text += (f" ({_months_text(months.low)} to {_months_text(months.high)})." if shows_width(
                     months.low, months.high, _months_text, finite=False) else ".")
         return text + (f" Method: {self.method} ({self.why})." if with_method else "")
@@ -188,7 +189,7 @@ def _pct(x: float) -> str:
 
 
 def _months_text(x: float) -> str:
-    return "never" if math.isinf(x) else f"{x:.1f}"
+    return "never" if math.isinf(x) else f"{x:,.1f}"
 
 
 def _cores(c: float) -> str:
@@ -256,13 +257,10 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     ``cores`` column of ``samples`` when it has one, else 1 with a reason saying the figures are per core.
     ``latency_target_ms`` is recorded; the operational laws bound throughput, not latency, and the verdict says so.
     """
-    u_target = float(utilization_target)
-    if not 0 < u_target <= 1:
-        raise InputError(f"utilization target must be in (0, 1], got {utilization_target!r}")
+    u_target = with_name(UTILIZATION_TARGET, "utilization target").check(utilization_target, InputError)
     if not 0 < float(level) < 1:
         raise InputError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
-    if monthly_growth is not None:
-        check_growth(monthly_growth)
+    monthly_growth = None if monthly_growth is None else check_growth(monthly_growth)
     cores, cores_source = _cores_of(samples, cores)
     busy = busy_columns(samples)
     reasons: list[Reason | None] = []
@@ -353,10 +351,7 @@ def _r2(x, u, background, demand) -> float:
 
 def _cores_of(samples, cores) -> tuple[float, str]:
     if cores is not None:
-        c = float(cores)
-        if not (math.isfinite(c) and c > 0):
-            raise InputError(f"--cores must be a number of CPUs > 0, got {cores!r}")
-        return c, "given"
+        return CORES.check(cores, InputError), "given"
     if "cores" in samples:
         values = numbers(samples["cores"])
         values = values[~np.isnan(values)]

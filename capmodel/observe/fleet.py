@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import plural
+from capmodel.formatting import percent, plural
 from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
+from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity
 
 CLIENT_TIMEOUT_S = 15
@@ -26,30 +26,6 @@ COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
            "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
            "folder", "duplicate_of", "notes"]
-
-
-def _has_ftdc(folder: Path) -> bool:
-    return any(p.is_file() and p.name.startswith("metrics.") for p in folder.iterdir())
-
-
-def server_folders(paths) -> list[Path]:
-    """Every server's FTDC folder among ``paths``: a folder holding ``metrics.*`` files is one server; any other
-    folder is searched (three levels deep) for such folders. A path with none raises ``InputError`` naming it."""
-    found: list[Path] = []
-    for given in paths:
-        path = Path(given).expanduser()
-        if not path.is_dir():
-            raise InputError(f"{path}: no such folder (give a server's diagnostic.data or a folder of them)")
-        if _has_ftdc(path):
-            found.append(path)
-            continue
-        inner = sorted({p.parent for pattern in ("*/metrics.*", "*/*/metrics.*", "*/*/*/metrics.*")
-                        for p in path.glob(pattern) if p.is_file()})
-        if not inner:
-            raise InputError(f"{path}: no FTDC files (metrics.*) in this folder or the folders below it")
-        found.extend(inner)
-    unique = list(dict.fromkeys(p.resolve() for p in found))
-    return unique
 
 
 def server_identity(folder) -> dict:
@@ -215,7 +191,7 @@ class Fleet:
                 f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {spare_text} ({top['verdict']} evidence)")
         runway = top["runway_months"]
         if runway is not None and math.isfinite(runway) and self.monthly_growth is not None:
-            text += (f"; at {self.monthly_growth:.0%} growth a month it reaches its target in {runway:.1f} months"
+            text += (f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"
                      if runway > 0 else "; it is already past its utilization target")
         return text + "."
 
@@ -304,22 +280,44 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
 
 
 def mark_copies(rows):
-    """The rows with every copy of a server counted once: a row whose host, replica set and window are those of an
-    earlier row (the same FTDC given twice, e.g. a copied folder) gets ``duplicate_of`` (the first row's folder) and
-    an ``error`` saying so, so that it is neither ranked nor counted as a server."""
+    """The rows with every copy of a server counted once: a row whose host, replica set, window and measured figures
+    (busiest load, CPU per operation: the same FTDC decodes to the same figures) are those of an earlier row (the same
+    FTDC given twice, e.g. a copied folder) gets ``duplicate_of`` (the first row's folder) and an ``error`` saying so,
+    so that it is neither ranked nor counted as a server. Two servers that only share a name and a window (containers
+    all called ``mongo:27017``) are both kept."""
     rows = rows.copy()
     seen: dict = {}
     for index, row in rows.iterrows():
         if isinstance(row["error"], str) or not isinstance(row["member"], str):
             continue
-        key = (row["cluster"], row["member"], row["window_start"], row["window_end"])
+        key = (row["cluster"], row["member"], row["window_start"], row["window_end"], row["busiest_ops"],
+               row["cpu_ms_per_op"])
         if key in seen:
             rows.at[index, "duplicate_of"] = seen[key]
             rows.at[index, "error"] = (f"the same server and window as {seen[key]} (a copy of its FTDC): "
                                        "counted once")
         else:
+            namesake = next((folder for other, folder in seen.items() if other[:2] == key[:2]), None)
+            if namesake is not None:   # told apart by the folder, which the text table does not show
+                said = f"another server ({namesake}) reports the same name: this one is {row['folder']}"
+                rows.at[index, "notes"] = "; ".join(n for n in (row["notes"], said) if isinstance(n, str))
             seen[key] = row["folder"]
     return rows
+
+
+WORKERS_PER_CPU = 4      # as bench's local client processes: more only queue for the CPUs (and take minutes to start)
+
+
+def local_workers():
+    """The ``--workers`` of an embedded local cluster: 1 to 4 per CPU core of this machine (a capmodel.constraints
+    ``Number``)."""
+    import os
+
+    from capmodel.constraints import Number
+
+    most = WORKERS_PER_CPU * (os.cpu_count() or 1)
+    return Number(int, 1, most, name="--workers",
+                  wanted_text=f"an integer from 1 to {most:,} ({WORKERS_PER_CPU} per CPU core here)")
 
 
 class dask_client:
@@ -327,7 +325,7 @@ class dask_client:
     scheduler at ``address``; both closed on exit. Yields (client, a description of the workers)."""
 
     def __init__(self, address: str | None, workers: int = 2):
-        self.address, self.workers = address, int(workers)
+        self.address, self.workers = address, workers
         self.cluster = self.client = None
 
     def __enter__(self):
@@ -335,15 +333,16 @@ class dask_client:
             from distributed import Client, LocalCluster
         except ImportError:
             raise CapmodelError("the fleet runs on Dask: pip install distributed") from None
-        if self.address is None and self.workers < 1:
-            raise InputError(f"--workers must be at least 1, got {self.workers}")
+        if self.address is None:
+            self.workers = local_workers().check(self.workers, InputError)
         try:
             if self.address is None:
                 # the scheduler's HTTP server starts even without a dashboard: on port 0 it never meets another
-                # cluster's 8787 (and never warns into a report's page)
+                # cluster's 8787 (and never warns into a report's page); the workers' log handlers at CRITICAL: a
+                # heartbeat lost while the cluster closes logged an ERROR and its traceback on the user's terminal
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            silence_logs=logging.ERROR, scheduler_kwargs={"dashboard": False})
+                                            silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard": False})
                 self.client = Client(self.cluster, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
                 described = f"{plural(self.workers, 'local Dask worker')}"
             else:

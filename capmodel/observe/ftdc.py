@@ -379,7 +379,8 @@ def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=N
             if dropped is None or file != files[-1]:
                 raise
             dropped.append(f"{file}: truncated FTDC file: it ends inside the document at byte offset {cut.offset} "
-                           "(mongod stopped while writing it); its complete chunks are read, that one is dropped")
+                           "(mongod stopped while writing it, or is writing it still: a running server's folder); "
+                           "its complete chunks are read, that one is dropped")
     if not len(rows):
         if (low is not None or high is not None) and covered[0] <= covered[1]:
             raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "

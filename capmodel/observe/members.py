@@ -234,21 +234,28 @@ def _unusable(evidence) -> str:
 
 def observe_ftdc_members(paths, since=None, until=None, utilization_target: float = 0.8) -> ReplicaSetObservation:
     """Every member's FTDC (several folders, or a parent with one per member), each named by its metadata's host."""
-    from capmodel.observe.fleet import server_folders, server_identity
+    from capmodel.observe.fleet import server_identity
+    from capmodel.observe.folders import server_folders
     from capmodel.observe.observation import observe_ftdc
 
     folders = server_folders(paths)
     members, sets = [], set()
     for folder in folders:
-        identity = server_identity(folder)
-        host = identity["host"] or folder.name
-        if identity["replica_set"]:
-            sets.add(identity["replica_set"])
+        # a member whose files cannot be read (damaged, empty, not readable) fails its own row, as in the fleet
+        named = folder.parent.name if folder.name == "diagnostic.data" and folder.parent.name else folder.name
+        identity = {"host": None, "cores": None}
         try:
+            identity = server_identity(folder)
+            if identity["replica_set"]:
+                sets.add(identity["replica_set"])
             observation = observe_ftdc(folder, since, until)
-            members.append(assess(Member(host, observation, identity["cores"]), utilization_target))
+            members.append(assess(Member(identity["host"] or named, observation, identity["cores"]),
+                                  utilization_target))
         except CapmodelError as exc:
-            members.append(Member(host, None, identity["cores"], error=str(exc)))
+            members.append(Member(identity["host"] or named, None, identity["cores"], error=str(exc)))
+        except OSError as exc:
+            members.append(Member(identity["host"] or named, None, identity["cores"],
+                                  error=f"{exc.filename or folder}: {exc.strerror or exc}"))
     hosts = [m.host for m in members]
     if len(set(hosts)) < len(hosts):
         duplicated = sorted({h for h in hosts if hosts.count(h) > 1})

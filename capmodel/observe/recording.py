@@ -175,7 +175,7 @@ def _record(out, source, name, clients, notes, interval, duration, resume, shoul
             last[host] = row
 
     interrupted = sampler.sample_ticks(clients, interval, duration, on_tick, should_stop,
-                                       where={h: redact_uri(f"mongodb://{h}") for h in clients})
+                                       where={h: redact_uri(f"mongodb://{h}") for h in clients}, notes=notes)
     state.close(interrupted)
     return finish(out, name, list(clients), cores, source, interrupted, notes, utilization_target)
 

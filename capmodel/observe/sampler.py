@@ -135,17 +135,27 @@ def check_timing(interval: float, duration: float) -> None:
 
 
 def sample_ticks(clients: dict, interval: float, duration: float, on_tick: Callable[[dict], None],
-                 should_stop: Callable[[], bool] | None = None, where: dict | None = None) -> bool:
+                 should_stop: Callable[[], bool] | None = None, where: dict | None = None,
+                 notes: list | None = None) -> bool:
     """Every ``interval`` seconds for ``duration`` seconds, one ``serverStatus`` from each of ``clients`` (name ->
     pymongo client, e.g. one direct connection per replica-set member), handed to ``on_tick`` as {name: raw row}
     (a member that did not answer this tick is left out). Returns whether sampling was interrupted: Ctrl-C,
     ``should_stop()``, or no member answering after the first tick. No member answering the first tick raises
-    ``ServerError``."""
-    from pymongo.errors import PyMongoError
+    ``ServerError``.
+
+    Members are asked at once, each on its own thread: a member that hangs (stopped, partitioned) is left out of the
+    ticks while its call is pending, and the others keep their interval (asked one after another, every tick waited
+    up to the driver's timeouts for it, their intervals stretched to ~10 s). Each row carries the server's own
+    ``localTime``, so an answer that comes late is still placed right. With a ``notes`` list, a member that stopped
+    answering gets a sentence there."""
+    from concurrent.futures import ThreadPoolExecutor, wait
 
     count = int(round(duration / interval)) + 1
     start = time.monotonic()
     first = True
+    pool = ThreadPoolExecutor(max_workers=max(len(clients), 1), thread_name_prefix="capmodel-observe")
+    pending: dict = {}
+    silent: dict = {}                      # name -> when it last answered, while it does not
     try:
         for i in range(count):
             delay = start + i * interval - time.monotonic()
@@ -153,20 +163,51 @@ def sample_ticks(clients: dict, interval: float, duration: float, on_tick: Calla
                 time.sleep(delay)
             if should_stop is not None and should_stop():
                 return True
-            tick, failures = {}, {}
             for name, client in clients.items():
-                try:
-                    tick[name] = snapshot(client.admin.command("serverStatus"))
-                except PyMongoError as exc:
-                    failures[name] = redact_text(str(exc)).splitlines()[0][:300] if str(exc) else type(exc).__name__
-            if not tick:
-                if first:
-                    name, reason = next(iter(failures.items()))
-                    shown = (where or {}).get(name, name)
-                    raise ServerError(f"serverStatus on {shown} failed: {reason}")
+                if name not in pending:
+                    pending[name] = pool.submit(_status, client)
+            # the first tick waits for every member (a slow first answer is not "unreachable"); later ticks until the
+            # next tick is due
+            wait(list(pending.values()), timeout=None if first else max(start + (i + 1) * interval
+                                                                         - time.monotonic(), 0.0) * 0.9)
+            tick, failures = {}, {}
+            for name, future in list(pending.items()):
+                if not future.done():
+                    silent.setdefault(name, i)
+                    continue
+                del pending[name]
+                row, failure = future.result()
+                if failure is None:
+                    tick[name] = row
+                    silent.pop(name, None)
+                else:
+                    failures[name] = failure
+                    silent.setdefault(name, i)
+            if not tick and first:
+                name, reason = next(iter(failures.items()))
+                shown = (where or {}).get(name, name)
+                raise ServerError(f"serverStatus on {shown} failed: {reason}")
+            if not tick and not pending:      # every member refused (stopped, gone): nothing more to sample
                 return True
             first = False
-            on_tick(tick)
+            if tick:
+                on_tick(tick)
     except KeyboardInterrupt:
         return True
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        if notes is not None:
+            for name, since in silent.items():
+                notes.append(f"member {name} stopped answering after {since * interval:g} s: its intervals up to "
+                             "then are kept")
     return False
+
+
+def _status(client) -> tuple:
+    """(raw row, None) from one ``serverStatus``, or (None, the driver's error in one redacted line)."""
+    from pymongo.errors import PyMongoError
+
+    try:
+        return snapshot(client.admin.command("serverStatus")), None
+    except PyMongoError as exc:
+        return None, redact_text(str(exc)).splitlines()[0][:300] if str(exc) else type(exc).__name__

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from capmodel.constraints import Number, checked, with_name
+from capmodel.constraints import UTILIZATION_TARGET, Number, checked, with_name
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
 from capmodel.models.evidence import Evidence, Reason
@@ -33,7 +33,7 @@ from capmodel.plan.latency import p95_to_mean_ratio
 # What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
 # line say it (capmodel.constraints).
 OBJECTIVE_CONSTRAINTS = {
-    "utilization_target": with_name(FRACTION, "utilization target"),
+    "utilization_target": with_name(UTILIZATION_TARGET, "utilization target"),   # one range in every command
     "peak_fraction": with_name(FRACTION, "peak fraction"),
     "latency_p95_ms": with_name(POSITIVE, "latency target",
                                 wanted_text=f"a positive number of milliseconds (from {SMALLEST:g} to {LARGEST:g})"),

@@ -296,6 +296,10 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
 
     if latency_target_ms is not None and not latency_target_ms > 0:
         raise InputError(f"latency target must be > 0 ms, got {latency_target_ms!r}")
+    from capmodel.constraints import Choice
+
+    # a misspelt method is the user's mistake, said as one; inside the fit it became an "unusable" verdict
+    Choice(("throughput", "latency"), name="fit_on", required=True).check(fit_on, InputError)
     capacity, error = None, None
     try:
         capacity = server_capacity(samples, cores=cores, utilization_target=utilization_target,

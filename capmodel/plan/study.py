@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.formatting import interval_words
+from capmodel.formatting import interval_words, percent
 from capmodel.plan.calibration import calibrate_workload, workload_from_ops_per_user
 from capmodel.plan.capacity import Objectives
 from capmodel.plan.catalog import join_measurements
@@ -82,7 +82,7 @@ class PlanStudy:
 
 def _target_line(r: pd.Series, vms: pd.DataFrame, growth: float | None) -> str:
     months = r.get("months_until_target", math.nan)
-    when = (f", reached in {months:.1f} months at {growth:.0%} a month"
+    when = (f", reached in {months:,.1f} months at {percent(growth)} a month"
             if growth is not None and months is not None and math.isfinite(months) else "")
     if not isinstance(r["vm"], str):
         return f"- **{r['target_users']:,.0f} users**{when}: {r['reason']}."

@@ -31,6 +31,7 @@ PARAMETER_CONSTRAINTS = {name: Number(None, low, high) for name, (low, high) in 
     "max_nodes": (1, 100_000), "max_shards": (1, 100_000), "batch_size": (1, 1_000_000),
     "database_cpus": (1, 10_000), "tenant_threads": (1, 100_000),
     "clusters": (1, 1_000), "members": (1, 50), "hours": (0.05, 24 * 31), "utilization_target": (0.01, 1.0),
+    "workers": (1, 1_024), "cores": (0.0, 1_024), "monthly_growth": (-0.99, 10.0), "seed": (0, 2**32 - 1),
     "concurrency": (1, 10_000), "duration": (0.001, 86_400), "warmup": (0.0, 3_600), "records": (0, 1_000_000_000),
 }.items()}
 ANY = Number(None, -ANY_NUMBER, ANY_NUMBER)
