@@ -61,7 +61,7 @@ def register(subparsers) -> None:
                      "above the baseline's (0.05 = 5%%; the bundled study's default)")
     obj.add_argument("--no-latency", action="store_true", help="no latency objective (also for the bundled study)")
     out = p.add_argument_group("targets and output")
-    out.add_argument("--target-users", type=float, nargs="+", metavar="N", help="user counts to recommend a VM for")
+    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N", help="user counts to recommend a VM for")
     out.add_argument("--growth", type=float, metavar="G", help="monthly user growth (0.05 = 5%%): adds runway months")
     out.add_argument("--current-users", type=float, metavar="N", help="users today (default: the baseline users)")
     out.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap samples per fitted curve")

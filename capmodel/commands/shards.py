@@ -24,7 +24,7 @@ def register(subparsers) -> None:
         "bundled DocumentDB study (1,000,000 inserts/s; 62,500 per shard, linear). --json prints {source, model, "
         "rows: [{target_rate, shards, throughput, efficiency, linear_shards, clients, reachable, reason, evidence}], "
         "evidence}.")
-    p.add_argument("--target-rate", type=float, nargs="+", metavar="R",
+    p.add_argument("--target-rate", type=float, nargs="+", action="extend", metavar="R",
                    help=f"inserts/s wanted (default: the study's {DOCUMENTDB_TARGET_RATE:,.0f})")
     assumed = p.add_argument_group("assumed scaling (default: the study's per-shard rate, linear)")
     assumed.add_argument("--per-shard-throughput", type=float, metavar="X",

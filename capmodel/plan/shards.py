@@ -34,7 +34,7 @@ SHARD_CONSTRAINTS = {
     "kappa": KAPPA,
     "bootstrap": Number(int, 0, 100_000, name="bootstrap"),
     "level": Number(float, 0.0, 1.0, low_open=True, high_open=True, name="level", required=True),
-    "max_shards": with_name(POSITIVE, "max shards"),
+    "max_shards": Number(int, 1, 1_000_000, name="max shards"),   # a count of shards: whole
     "batch_size": Number(int, 1, 1_000_000, name="batch size", required=True),
     "batch_latency_ms": with_name(POSITIVE, "batch latency (ms)"),
     "clients_per_shard": Number(int, 1, 1_000_000, name="clients per shard"),
