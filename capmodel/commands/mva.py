@@ -61,12 +61,22 @@ def run(args) -> int:
     solver = args.solver or model["solver"]
     try:
         result = solve(model, solver)
-    except CapmodelError as exc:
-        raise type(exc)(f"{args.model}: {exc}") from None
+    except CapmodelError as exc:   # the exact solver's size limits advise the Python call; here it is --solver
+        advice = str(exc).replace("use approximate_multiclass_mva (method='linearizer' or 'schweitzer') or raise "
+                                  "max_states", "solve it with --solver linearizer or --solver schweitzer")
+        advice = advice.replace("use approximate_multiclass_mva (method='linearizer' or 'schweitzer')",
+                                "solve it with --solver linearizer or --solver schweitzer")
+        advice = advice.replace("use approximate_multiclass_mva (c-server stations by Seidmann's transformation) or "
+                                "raise max_cells", "solve it with --solver linearizer or --solver schweitzer "
+                                "(c-server stations by Seidmann's transformation)")
+        raise type(exc)(f"{args.model}: {advice}") from None
     if args.json:
         print_json(_json(result, solver))
         return 0
-    with pd.option_context("display.width", 120, "display.max_columns", 30, "display.float_format", "{:.6g}".format):
+    from capmodel.formatting import number
+
+    shown = lambda value: number(value, 6)   # noqa: E731 - 100,000,000 customers, not 1e+08
+    with pd.option_context("display.width", 120, "display.max_columns", 30, "display.float_format", shown):
         print(f"{args.model}: {result.method}")
         print(result.table.to_string(na_rep="-"))   # -: not a figure of this class or station (an open
         print()                                              # class has no population, a delay no utilization)
