@@ -192,12 +192,12 @@ def _money(value: float, currency: str) -> str:
     return money(value, currency)
 
 
-def _months(value) -> str:
-    """A number of months for reading: 'now' at 0, 'never' when users do not grow, else one decimal."""
+def _months(value, growth: float = 0.0) -> str:
+    """A number of months for reading: 'now' at 0, 'never' when users do not grow (or shrink), else one decimal."""
     if value is None or value != value:
         return "unknown"
     if value == float("inf"):
-        return "never (no growth)"
+        return "never (users shrink)" if growth < 0 else "never (no growth)"
     from capmodel.formatting import number
 
     return "now (already there)" if value == 0 else f"{number(value)} months"
@@ -210,7 +210,7 @@ def _recommendation_lines(recommendations, currency: str = "", growth: float | N
     for _, r in recommendations.iterrows():
         when = ""
         if growth is not None and "months_until_target" in r:
-            when = f" [reached in {_months(r['months_until_target'])} at {percent(growth)} a month]"
+            when = f" [reached in {_months(r['months_until_target'], growth)} at {percent(growth)} a month]"
         if isinstance(r.get("vm"), str):
             lines.append(f"{integer(r['target_users']):>10} users -> {r['vm']} ({_money(r['monthly_cost'], currency)}"
                          f"/month, {integer(r['users'])} users capacity){when}")
@@ -228,7 +228,7 @@ def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
         span = f" (interval {number(low)} to {number(high)})" if shows_width(low, high, number) else ""
-        full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
+        full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"], growth) + span
         lines.append(f"  {r['vm']:<20} {full}")
     return lines
 
