@@ -22,7 +22,12 @@ ROUNDOFF = 1e-13             # a step that raises the cost by less than this (re
 
 def curve_arrays(curve):
     """(curve, concurrency, throughput) from a curve table; the full validation runs only when a quick check fails."""
+    import pandas as pd   # already loaded wherever a table comes from
+
     try:
+        if not (isinstance(curve, pd.DataFrame) and curve.columns.is_unique
+                and all(curve[c].dtype.kind in "iuf" for c in ("concurrency", "throughput"))):
+            raise TypeError("not a plain table of real numbers")   # the gate below names what it is
         n = curve["concurrency"].to_numpy(dtype=float)
         x = curve["throughput"].to_numpy(dtype=float)
         low, high = CONCURRENCY_RANGE
