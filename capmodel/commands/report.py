@@ -54,6 +54,17 @@ def _parameters(args, names, notebooks) -> dict:
 
     defaults = {name: notebook_parameters(notebooks.path(name)) for name in names}
     chosen = {name: {} for name in names}
+    given: dict = {}   # (report, parameter) -> the -p that set it: one value per parameter, not the last silently
+    for key, text in args.parameter:
+        for name in names:
+            target = _renamed(key, name, defaults[name])
+            if target not in defaults[name]:
+                continue
+            before = given.get((name, target))
+            if before is not None and before[1] != text:
+                raise InputError(f"report: -p {before[0]} {before[1]!r} and -p {key} {text!r} set {name}'s "
+                                 f"'{target}' twice; give it once")
+            given[(name, target)] = (key, text)
     for key, text in args.parameter:
         for name in names:
             new = _renamed(key, name, defaults[name])
