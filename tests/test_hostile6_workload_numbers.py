@@ -81,3 +81,23 @@ def test_a_scan_length_out_of_range_is_refused(tmp_path, value):
     with pytest.raises(Exception) as info:
         load_workload(str(path))
     assert f"scan.max_length must be an integer from 1 to {MAX_SCAN_LENGTH:,}" in str(info.value)
+
+
+@pytest.mark.parametrize("weights", [[-1, 2], [float("nan"), 1], [0, 0], [float("inf"), 1], ["1", 1], [True, 1]])
+def test_a_choice_generator_with_weights_that_are_no_finite_proportions_is_refused(weights):
+    from capmodel.bench.workload.definition import parse_workload
+
+    spec = {"name": "w", "collection": "c", "records": 10, "operations": [{"op": "insert"}],
+            "document": {"x": {"gen": "choice", "values": ["a", "b"], "weights": weights}}}
+    with pytest.raises(Exception) as info:
+        parse_workload(spec, "w.yaml")
+    assert type(info.value).__name__ == "InputError"
+    assert "w.yaml" in str(info.value) and "'weights' must be numbers from 0 to 1e+12, not all 0" in str(info.value)
+
+
+def test_a_choice_generator_with_plain_weights_still_loads():
+    from capmodel.bench.workload.definition import parse_workload
+
+    spec = {"name": "w", "collection": "c", "records": 10, "operations": [{"op": "insert"}],
+            "document": {"x": {"gen": "choice", "values": ["a", "b"], "weights": [1, 3]}}}
+    assert parse_workload(spec, "w.yaml").collection == "c"
