@@ -62,3 +62,22 @@ def test_a_report_parameter_set_twice_is_refused_before_any_kernel(tmp_path, cap
     assert status == 2
     assert f"{first} and {second} set 03_vm_capacity_plan's 'utilization_target' twice" in err, err
     assert not out_dir.exists() or not any(out_dir.iterdir())
+
+
+def test_an_interrupted_bench_says_what_it_kept(tmp_path):
+    """The sentence ``bench`` prints on Ctrl-C, from the folder as an interrupted run leaves it (the live case is
+    tests/test_bench_cli.py::test_ctrl_c_keeps_completed_steps_and_resume_finishes)."""
+    import json
+
+    from capmodel.bench.server import Terminated
+    from capmodel.commands.bench import _kept
+
+    out = tmp_path / "run"
+    assert _kept(out, KeyboardInterrupt()) == f"interrupted; no step had completed, nothing was kept in {out}"
+    out.mkdir()
+    (out / "steps.jsonl").write_text(json.dumps({"status": "ok"}) + "\n" + json.dumps({"status": "failed"}) + "\n"
+                                     + json.dumps({"status": "ok"}) + "\n" + '{"status": "ok", "torn')
+    assert _kept(out, KeyboardInterrupt()) == (
+        f"interrupted; kept 2 completed steps in {out / 'steps.jsonl'} and {out / 'curve.csv'}: run the same "
+        "command with --resume to go on")
+    assert _kept(out, Terminated("received signal 15")).startswith("interrupted (received signal 15); kept 2")
