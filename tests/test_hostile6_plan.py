@@ -36,3 +36,19 @@ def test_a_runway_that_never_ends_says_why(capsys, growth, words):
     nevers = [ln for ln in runway.splitlines() if "never" in ln]
     assert nevers and all(words in ln for ln in nevers), runway
     assert f"reached in {words}" in out
+
+
+def test_a_misspelled_baseline_vm_is_named_before_the_calibration_complains(tmp_path, capsys):
+    # before: "give the ops/s at the baseline ... or a baseline VM whose measurements hold an absolute throughput",
+    # which sends the user after a column they have, not after the name they mistyped
+    (tmp_path / "cat.csv").write_text("vm,monthly_cost\na,100\nb,200\n")
+    (tmp_path / "meas.csv").write_text("vm,throughput\na,1000\nb,2500\n")
+    common = ["plan", "--catalog", tmp_path / "cat.csv", "--measurements", tmp_path / "meas.csv",
+              "--baseline-users", 1000]
+    status, out, err = _cli(capsys, *common, "--baseline-vm", "A")
+    assert status == 2 and out == "" and err == "capmodel: error: unknown baseline VM 'A' (known: a, b)\n", err
+    status, out, err = _cli(capsys, *common, "--baseline-vm", "a", "--json")
+    assert status == 0, err
+    import json
+
+    assert json.loads(out)["workload"]["ops_per_user"] == 1000 / 1000    # 1,000 ops/s over 1,000 users
