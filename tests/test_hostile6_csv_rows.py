@@ -61,3 +61,22 @@ def test_a_wide_row_past_the_first_lines_is_still_refused_naming_its_line(tmp_pa
     lines[30] += ",5"           # file line 31, beyond the 20 lines the dialect reads first
     path, status, out, err = _fit(tmp_path, capsys, "late.csv", "\n".join(lines) + "\n")
     assert status == 2 and str(path) in err and "line 31" in err, err
+
+
+@pytest.mark.parametrize("where", ["header", "cell", "late"])
+def test_a_latin1_byte_is_named_by_its_offset_in_the_file(tmp_path, capsys, where):
+    # before: "'utf-8' codec can't decode byte 0xe8 in position 4", a position inside pandas' read buffer
+    rows = [f"{c},{x},a" for c, x in ROWS] * (400 if where == "late" else 1)
+    header = "concurrency,throughput," + ("syst\xe8me" if where == "header" else "system")
+    if where != "header":
+        rows[-1] = rows[-1][:-1] + "\xe9t\xe9"
+    data = ("\n".join([header, *rows]) + "\n").encode("latin-1")
+    offset = data.index(b"\xe8" if where == "header" else b"\xe9")
+    path = tmp_path / "latin.csv"
+    path.write_bytes(data)
+    status = main(["fit", str(path)])
+    out, err = capsys.readouterr()
+    line = data.count(b"\n", 0, offset) + 1
+    assert status == 2 and out == ""
+    assert f"{path}: not UTF-8 text: byte {offset:,} (line {line}) is 0x{data[offset]:02x}; save the file as UTF-8" \
+        in err, err
