@@ -32,10 +32,34 @@ class UsageError(CapmodelError):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line on stderr and exit 2, like every other input error."""
+    """argparse, but a usage mistake is one line on stderr and exit 2, like every other input error; and an option
+    that takes one value, given twice with different values, is refused (argparse keeps the last one silently, so
+    ``--concurrency 1,2 --concurrency 4`` would measure 4 alone). The same value twice is harmless and allowed."""
 
     def error(self, message):  # noqa: D401 - argparse's API
         raise UsageError(message, prog=self.prog)
+
+    def parse_args(self, args=None, namespace=None):
+        _GIVEN.clear()
+        return super().parse_args(args, namespace)
+
+    def _get_values(self, action, arg_strings):
+        values = super()._get_values(action, arg_strings)
+        if type(action) is argparse._StoreAction and action.option_strings:
+            key = (id(self), action.dest)
+            if key in _GIVEN and _GIVEN[key] != values:
+                self.error(f"{'/'.join(action.option_strings)} given twice ({_word(_GIVEN[key])} and "
+                           f"{_word(values)}); give it once")
+            _GIVEN[key] = values
+        return values
+
+
+#: the value each single-valued option was given in the parse under way ((parser id, dest) -> value)
+_GIVEN: dict = {}
+
+
+def _word(value) -> str:
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,6 +35,9 @@ class ReportError(CapmodelError):
 
 def shown(value, limit: int = 60) -> str:
     """``repr(value)`` cut to a readable length for a message (a 1 MB cell must not become a 1 MB error line)."""
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        value = item()  # a numpy scalar reads as the number it holds, not as np.float64(0.0)
     try:
         text = repr(value) if not isinstance(value, str) else repr(value[: limit + 1])
     except ValueError:  # an integer beyond Python's digit limit for str()

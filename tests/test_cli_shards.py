@@ -127,7 +127,7 @@ CURVE = ["--curve", "tests/fixtures/curve_threads.csv", "--concurrency", "thread
     (["--target-rate", "-5"], "target rates: every value must be a number > 0"),
     (["--per-shard-throughput", "0"], "per-shard throughput must be a number > 0"),
     (["--sigma", "-0.1"], "sigma must be a number >= 0"),
-    (["--max-shards", "-3"], "max shards must be a number > 0"),
+    (["--max-shards", "-3"], "max shards must be an integer from 1 to 1,000,000, got -3"),
     (["--curve", "/nonexistent/shards.csv"], "/nonexistent/shards.csv"),
     ([*CURVE, "--sigma", "0.01"], "do not also give sigma"),
     ([*CURVE, "--kappa", "0", "--per-shard-throughput", "5"], "do not also give per-shard throughput, kappa"),

@@ -97,7 +97,7 @@ def test_plan_shard_study_is_the_documentdb_benchmark_by_default():
     # sigma = 0.02: smallest s with 62,500 s / (1 + 0.02 (s - 1)) >= 1,000,000
     s002 = next(s for s in range(1, 33) if 62_500 * s / (1 + 0.02 * (s - 1)) >= 1_000_000)
     text = study.describe()
-    assert "needs **16 shards**" in text and "**1024 client processes**" in text
+    assert "needs **16 shards**" in text and "**1,024 client processes**" in text
     assert f"σ = 0.02: {s002}" in text and "unreachable within 32 shards: σ = 0.05" in text
     assert 62_500 * 32 / (1 + 0.05 * 31) < 1_000_000
 

@@ -37,8 +37,10 @@ def test_runway_by_hand_and_its_edges():
 
 
 @pytest.mark.parametrize("args, message", [((1000, 0, 0.05), "current users must be > 0"),
-                                           ((1000, 10, -1.0), "monthly growth must be a fraction above -1"),
-                                           ((1000, 10, math.nan), "monthly growth must be a fraction above -1")])
+                                           ((1000, 10, -1.0), "monthly growth must be a finite monthly fraction "
+                                                                  "from -0.99 to 10"),
+                                           ((1000, 10, math.nan), "from -0.99 to 10"),
+                                           ((1000, 10, 10.5), "from -0.99 to 10")])
 def test_bad_inputs_raise_the_callers_error(args, message):
     with pytest.raises(InputError, match=message):
         runway_months(*args)

@@ -57,7 +57,7 @@ def test_exactly_determined_models_are_fitted_but_not_ranked():
     assert result.recommended == "amdahl" and result.table["delta"].isna().sum() == 2
     with pytest.raises(InputError, match="no model could be fitted"):
         compare_models(few.iloc[:2], models=["usl"])
-    with pytest.raises(InputError, match="no model could be ranked with 1 points"):
+    with pytest.raises(InputError, match="no model could be ranked with 1 point "):
         compare_models(few.iloc[:1])
 
 

@@ -118,17 +118,21 @@ def run(args) -> int:
     uri = args.uri or os.environ.get(URI_ENV)
     from capmodel.bench import server as srv
 
-    if uri:
-        # SIGTERM becomes an exception, so the sweep's finally-blocks stop a local cluster's client processes too
-        with srv.stop_on_signals():
-            result = Sweep(uri, config, args.out, resume=args.resume, progress=bars, log=log).run()
-    else:
-        with srv.stop_on_signals():
-            log("starting an embedded mongod ...")
-            with srv.embedded_server() as server:
-                log(f"embedded mongod {server.version or ''} at {server.uri}")
-                result = Sweep(server.uri, config, args.out, resume=args.resume, progress=bars, log=log,
-                               server_pids=server.pids).run()
+    try:
+        if uri:
+            # SIGTERM becomes an exception, so the sweep's finally-blocks stop a local cluster's client processes too
+            with srv.stop_on_signals():
+                result = Sweep(uri, config, args.out, resume=args.resume, progress=bars, log=log).run()
+        else:
+            with srv.stop_on_signals():
+                log("starting an embedded mongod ...")
+                with srv.embedded_server() as server:
+                    log(f"embedded mongod {server.version or ''} at {server.uri}")
+                    result = Sweep(server.uri, config, args.out, resume=args.resume, progress=bars, log=log,
+                                   server_pids=server.pids).run()
+    except (KeyboardInterrupt, srv.Terminated) as exc:
+        print(f"capmodel: {_kept(args.out, exc)}", file=sys.stderr)
+        return 130
     if args.json:
         from capmodel.jsonable import print_json
 
@@ -139,3 +143,27 @@ def run(args) -> int:
         print(f"wrote {Path(args.out) / 'curve.csv'} ({len(result.curve)} steps); "
               f"fit it with: capmodel fit {Path(args.out) / 'curve.csv'}")
     return 0
+
+
+def _kept(out, exc) -> str:
+    """What an interrupted run leaves: the completed steps in --out (each fsync'ed as it ended) and how to go on."""
+    import json
+
+    from capmodel.bench.server import Terminated
+
+    how = f"interrupted ({exc})" if isinstance(exc, Terminated) else "interrupted"
+    steps = Path(out) / "steps.jsonl"
+    try:
+        lines = steps.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return f"{how}; no step had completed, nothing was kept in {out}"
+    done = 0
+    for line in lines:
+        try:
+            done += json.loads(line).get("status") == "ok"
+        except (ValueError, AttributeError):
+            pass
+    if not done:
+        return f"{how}; no step had completed, nothing was kept in {out}"
+    return (f"{how}; kept {done} completed step{'' if done == 1 else 's'} in {steps} and {Path(out) / 'curve.csv'}: "
+            "run the same command with --resume to go on")

@@ -66,8 +66,15 @@ def run(args) -> int:
     solver = args.solver or model["solver"]
     try:
         result = solve(model, solver)
-    except CapmodelError as exc:
-        raise type(exc)(f"{args.model}: {exc}") from None
+    except CapmodelError as exc:   # the exact solver's size limits advise the Python call; here it is --solver
+        advice = str(exc).replace("use approximate_multiclass_mva (method='linearizer' or 'schweitzer') or raise "
+                                  "max_states", "solve it with --solver linearizer or --solver schweitzer")
+        advice = advice.replace("use approximate_multiclass_mva (method='linearizer' or 'schweitzer')",
+                                "solve it with --solver linearizer or --solver schweitzer")
+        advice = advice.replace("use approximate_multiclass_mva (c-server stations by Seidmann's transformation) or "
+                                "raise max_cells", "solve it with --solver linearizer or --solver schweitzer "
+                                "(c-server stations by Seidmann's transformation)")
+        raise type(exc)(f"{args.model}: {advice}") from None
     if args.json:
         print_json(_json(result, solver))
         return 0

@@ -47,11 +47,23 @@ def _table(args):
 
     if args.table and args.reference_ops is not None:
         raise PlanError("give either --table or --reference-ops/--candidate-ops, not both")
+    single = args.reference_ops is not None or args.candidate_ops is not None
+    row_options = [flag for flag, value, default in (
+        ("--reference-nodes", args.reference_nodes, 3), ("--candidate-nodes", args.candidate_nodes, None),
+        ("--workload", args.workload, "custom")) if value != default]
+    if row_options and not single:   # said, and would be ignored: the table (or the Micron brief) has its own
+        raise PlanError(f"{row_options[0]} describes the single row given by --reference-ops/--candidate-ops; "
+                        "give those too (a --table carries its own column)")
     if args.table:
         return read_table(args.table), args.table
-    if args.reference_ops is not None or args.candidate_ops is not None:
+    if single:
         if args.reference_ops is None or args.candidate_ops is None:
             raise PlanError("--reference-ops and --candidate-ops go together")
+        from capmodel.constraints import Number
+
+        count = Number(int, 1, 1_000_000, text=False)
+        for flag in ("--reference-nodes", "--candidate-nodes"):
+            count.check(getattr(args, flag[2:].replace("-", "_")), PlanError, f"{flag} (a node count)")
         candidate_nodes = args.candidate_nodes if args.candidate_nodes is not None else args.reference_nodes
         return pd.DataFrame([{
             "workload": args.workload, "reference_ops_per_s": args.reference_ops,

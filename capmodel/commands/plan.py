@@ -61,7 +61,7 @@ def register(subparsers) -> None:
                      "above the baseline's (0.05 = 5%%; the bundled study's default)")
     obj.add_argument("--no-latency", action="store_true", help="no latency objective (also for the bundled study)")
     out = p.add_argument_group("targets and output")
-    out.add_argument("--target-users", type=float, nargs="+", metavar="N", help="user counts to recommend a VM for")
+    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N", help="user counts to recommend a VM for")
     out.add_argument("--growth", type=float, metavar="G", help="monthly user growth (0.05 = 5%%): adds runway months")
     out.add_argument("--current-users", type=float, metavar="N", help="users today (default: the baseline users)")
     out.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap samples per fitted curve")
@@ -197,13 +197,13 @@ def _tenths(value) -> str:
     return f"{value:,.1f}"
 
 
-def _months(value) -> str:
-    """A number of months for reading: 'now' at 0, 'never' when users do not grow, else one decimal."""
+def _months(value, growth: float = 0.0) -> str:
+    """A number of months for reading: 'now' at 0, 'never' when users do not grow (or shrink), else one decimal."""
     if value is None or value != value:
         return "unknown"
     if value == float("inf"):
-        return "never (no growth)"
-    return "now (already there)" if value == 0 else f"{value:,.1f} months"   # one decimal, as the reports
+        return "never (users shrink)" if growth < 0 else "never (no growth)"
+    return "now (already there)" if value == 0 else f"{_tenths(value)} months"   # one decimal, as the reports
 
 
 def _recommendation_lines(recommendations, currency: str = "", growth: float | None = None) -> list[str]:
@@ -213,7 +213,7 @@ def _recommendation_lines(recommendations, currency: str = "", growth: float | N
     for _, r in recommendations.iterrows():
         when = ""
         if growth is not None and "months_until_target" in r:
-            when = f" [reached in {_months(r['months_until_target'])} at {percent(growth)} a month]"
+            when = f" [reached in {_months(r['months_until_target'], growth)} at {percent(growth)} a month]"
         if isinstance(r.get("vm"), str):
             lines.append(f"{integer(r['target_users']):>10} users -> {r['vm']} ({_money(r['monthly_cost'], currency)}"
                          f"/month, {integer(r['users'])} users capacity){when}")
@@ -231,7 +231,7 @@ def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
         span = f" (interval {_tenths(low)} to {_tenths(high)})" if shows_width(low, high, _tenths) else ""
-        full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"]) + span
+        full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"], growth) + span
         lines.append(f"  {r['vm']:<20} {full}")
     return lines
 

@@ -54,6 +54,17 @@ def _parameters(args, names, notebooks) -> dict:
 
     defaults = {name: notebook_parameters(notebooks.path(name)) for name in names}
     chosen = {name: {} for name in names}
+    given: dict = {}   # (report, parameter) -> the -p that set it: one value per parameter, not the last silently
+    for key, text in args.parameter:
+        for name in names:
+            target = _renamed(key, name, defaults[name])
+            if target not in defaults[name]:
+                continue
+            before = given.get((name, target))
+            if before is not None and before[1] != text:
+                raise InputError(f"report: -p {before[0]} {before[1]!r} and -p {key} {text!r} set {name}'s "
+                                 f"'{target}' twice; give it once")
+            given[(name, target)] = (key, text)
     for key, text in args.parameter:
         for name in names:
             new = _renamed(key, name, defaults[name])
@@ -99,7 +110,11 @@ def run(args) -> int:
 
     from capmodel.report.render import render
 
-    runs, index = render(names, args.out, chosen, jobs=args.jobs, show_code=args.show_code, checked=True)
+    try:
+        runs, index = render(names, args.out, chosen, jobs=args.jobs, show_code=args.show_code, checked=True)
+    except KeyboardInterrupt:
+        print(f"capmodel: {_kept(args.out, names)}", file=sys.stderr)
+        return 130
     failed = [r for r in runs if r.error]
     if args.json:
         print_json({"index": str(index), "reports": [r.record() for r in runs]})
@@ -114,3 +129,17 @@ def run(args) -> int:
         raise ReportError("; ".join(f"report {r.name} failed: {r.error}" for r in failed)
                           + f" (the traceback is in {Path(args.out) / (failed[0].name + '.log')})")
     return 0
+
+
+def _kept(out, names) -> str:
+    """What a render interrupted by Ctrl-C leaves: the pages it finished, listed in a fresh index, and which not."""
+    from capmodel.report.index import reports_in, write_index
+
+    done = [r["name"] for r in reports_in(out) if r.get("name") in names and r.get("html") and not r.get("error")]
+    if not done:
+        return f"interrupted; no report was finished, nothing was kept in {out}"
+    index = write_index(out)
+    rest = [n for n in names if n not in done]
+    left = f"; not rendered: {', '.join(rest)} (render them again)" if rest else ""
+    return (f"interrupted; kept {len(done)} finished report{'' if len(done) == 1 else 's'} ({', '.join(done)}) in "
+            f"{out}, listed in {index}{left}")

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
         "bundled DocumentDB study (1,000,000 inserts/s; 62,500 per shard, linear). --json prints {source, model, "
         "rows: [{target_rate, shards, throughput, efficiency, linear_shards, clients, reachable, reason, evidence}], "
         "evidence}.")
-    p.add_argument("--target-rate", type=float, nargs="+", metavar="R",
+    p.add_argument("--target-rate", type=float, nargs="+", action="extend", metavar="R",
                    help=f"inserts/s wanted (default: the study's {DOCUMENTDB_TARGET_RATE:,.0f})")
     assumed = p.add_argument_group("assumed scaling (default: the study's per-shard rate, linear)")
     assumed.add_argument("--per-shard-throughput", type=float, metavar="X",
@@ -97,9 +97,9 @@ def shards_table(model: dict, rows: list[dict]):
             row.update(shards=float("inf"), note=r["reason"])
         shown.append(row)
     return table(pd.DataFrame(shown), {
-        "target_rate": Column("target (inserts/s)", "int"), "shards": Column("shards", "int"),
+        "target_rate": Column("target (inserts/s)", "num"), "shards": Column("shards", "int"),
         "linear_shards": Column("linear estimate (shards)", "int"),
-        "throughput": Column("delivered (inserts/s)", "int"), "efficiency": Column("efficiency", "percent", digits=3),
+        "throughput": Column("delivered (inserts/s)", "num"), "efficiency": Column("efficiency", "percent", digits=3),
         "clients": Column("client processes", "int"), "note": Column("note", "text", missing="")},
         footnotes=['"unreachable": no shard count up to the limit reaches the target',
                    '"—": no figure where there is no shard count'])
@@ -117,7 +117,7 @@ def _text(source: str, model: dict, rows: list[dict], no_inputs: bool, evidence=
             f"ceiling {integer(model['peak_throughput'])} inserts/s" if model["peak_throughput"] is not None
             else "linear, no peak")
     lines.append(f"Source: {source}; {model['basis']}")
-    lines.append(f"Model: {integer(model['per_shard_throughput'])} inserts/s per shard, sigma = "
+    lines.append(f"Model: {number(model['per_shard_throughput'])} inserts/s per shard, sigma = "
                  f"{number(model['sigma'], 4)}, kappa = {number(model['kappa'], 4)} ({peak}); at most "
                  f"{integer(model['max_shards'])} shards; clients: {model['clients_rule']}")
     lines.extend(f"Warning: {w}" for w in model.get("warnings", []))

@@ -54,6 +54,9 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     per_op = tuple(c for c in out.columns if isinstance(c, str) and PER_OP_LATENCY.match(c) and c not in LATENCY)
     numeric = REQUIRED + tuple(c for c in OPTIONAL_NUMERIC if c in out.columns) + per_op
     for col in numeric:
+        kind = {"m": "durations", "M": "dates", "c": "complex numbers"}.get(getattr(out[col].dtype, "kind", ""))
+        if kind:   # pandas would read a duration as nanoseconds, a complex number as its real part
+            raise InputError(f"{where}{column(col)} holds {kind} ({out[col].dtype}), not real numbers")
         values = numbers(out[col], f"{where}{column(col)}")
         bad = values.isna() & out[col].notna()
         if bad.any():
@@ -130,6 +133,6 @@ def require_points(curve: pd.DataFrame, n_params: int, model: str, source: str |
     """Raise ``InputError`` unless the curve has more points than the model has parameters."""
     if len(curve) <= n_params:
         raise InputError(
-            f"{_where(source)}{len(curve)} points cannot fit {model} with {n_params} parameters; "
+            f"{_where(source)}{len(curve)} point{'' if len(curve) == 1 else 's'} cannot fit {model} with {n_params} parameters; "
             f"measure at least {n_params + 1} points"
         )

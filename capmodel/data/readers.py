@@ -154,6 +154,8 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
         return pd.DataFrame([read_ycsb_run(p)])
     except InputError:
         raise
+    except UnicodeDecodeError:   # pandas' position counts inside its own read buffer: name the byte in the file
+        raise InputError(_not_utf8(p)) from None
     except (ValueError, OSError, pd.errors.ParserError, ImportError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{p}: cannot read as {fmt}: {first}") from None
@@ -161,6 +163,18 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
         if type(exc).__module__.startswith("pyarrow"):
             raise InputError(f"{p}: cannot read as {fmt}: {exc}") from None
         raise
+
+
+def _not_utf8(p: Path) -> str:
+    """Where a file stops being UTF-8: the byte offset, the line, the byte itself, and what to do."""
+    data = p.read_bytes()     # bounded by check_size before any reader runs
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return (f"{p}: not UTF-8 text: byte {exc.start:,} (line {line}) is 0x{data[exc.start]:02x}; save the file "
+                "as UTF-8 (a spreadsheet's Latin-1 or Windows-1252 export is not)")
+    return f"{p}: not UTF-8 text; save the file as UTF-8"
 
 
 def _read_json(p: Path) -> pd.DataFrame:

@@ -12,6 +12,7 @@ import numpy as np
 
 from capmodel.data.curve import CONCURRENCY_RANGE, MAX_SPAN, MAX_THROUGHPUT, validate_curve
 from capmodel.errors import FitError, InputError
+from capmodel.formatting import plural
 
 SOLVER_TOLERANCE = 1e-15     # relative change of the cost at which the iteration stops
 SOLVER_MAX_ITERATIONS = 500
@@ -22,7 +23,12 @@ ROUNDOFF = 1e-13             # a step that raises the cost by less than this (re
 
 def curve_arrays(curve):
     """(curve, concurrency, throughput) from a curve table; the full validation runs only when a quick check fails."""
+    import pandas as pd   # already loaded wherever a table comes from
+
     try:
+        if not (isinstance(curve, pd.DataFrame) and curve.columns.is_unique
+                and all(curve[c].dtype.kind in "iuf" for c in ("concurrency", "throughput"))):
+            raise TypeError("not a plain table of real numbers")   # the gate below names what it is
         n = curve["concurrency"].to_numpy(dtype=float)
         x = curve["throughput"].to_numpy(dtype=float)
         low, high = CONCURRENCY_RANGE
@@ -86,11 +92,12 @@ def check_identifiable(model, n: np.ndarray, x: np.ndarray) -> None:
     """As many points and distinct concurrency levels as parameters (exactly determined is allowed), some throughput."""
     k = model.n_params
     if len(n) < k:
-        raise InputError(f"{len(n)} points cannot fit {model.name} with {k} parameters; measure at least {k} points "
+        raise InputError(f"{plural(len(n), 'point')} cannot fit {model.name} with {k} parameters; measure at least "
+                         f"{k} points "
                          f"({k + 1} or more for intervals)")
     levels = len(np.unique(n))
     if levels < k:
-        raise InputError(f"only {levels} distinct concurrency levels: {model.name} with {k} parameters needs "
+        raise InputError(f"only {plural(levels, 'distinct concurrency level')}: {model.name} with {k} parameters needs "
                          f"at least {k}")
     if not np.any(x > 0):
         raise FitError("every throughput is 0: nothing to fit")

@@ -229,7 +229,9 @@ class MulticlassResult:
 
     def describe(self, time_unit: str = "s") -> str:
         """One sentence per class and the bottleneck, in words."""
-        parts = [f"{c}: {x:,.4g} per {time_unit} at {r:.4g} {time_unit}" for c, x, r in
+        from capmodel.formatting import number
+
+        parts = [f"{c}: {number(x, 4)} per {time_unit} at {number(r, 4)} {time_unit}" for c, x, r in
                  zip(self.network.classes, self.throughput, self.response_time)]
         if self.bottleneck is None:
             return f"{self.method}: " + "; ".join(parts) + ". No station queues (delays only)."

@@ -8,12 +8,13 @@ forms answer. Its members follow the results convention every results class shar
 from __future__ import annotations
 
 import math
+import numbers
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
+from capmodel.errors import InputError, shown
 from capmodel.formatting import plural
 from capmodel.models.assessment import EXTRAPOLATION_WEAK
 
@@ -30,8 +31,25 @@ def t_quantile(level: float, dof: int) -> float:
 
 
 def check_level(level) -> None:
-    if not (0 < level < 1):
-        raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not (0 < level < 1):
+        raise InputError(f"level: expected a confidence level between 0 and 1, got {shown(level)}")
+
+
+#: the largest concurrency ``predict`` evaluates (past it N(N-1) loses every digit that matters)
+MAX_PREDICT_CONCURRENCY = 1e15
+
+
+def concurrencies(n) -> np.ndarray:
+    """``n`` as an array of concurrencies to evaluate, each a finite number from 0 to MAX_PREDICT_CONCURRENCY."""
+    try:
+        values = np.asarray(n, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"n: expected concurrencies (numbers >= 0), got {shown(n)}") from None
+    bad = ~((values >= 0) & (values <= MAX_PREDICT_CONCURRENCY))
+    if bad.any():
+        raise InputError(f"n: a concurrency is a number from 0 to {MAX_PREDICT_CONCURRENCY:g}, got "
+                         f"{shown(values[bad].ravel()[0])}")
+    return values
 
 
 class ScalabilityFit:
@@ -233,10 +251,11 @@ class ScalabilityFit:
         (gradient' Cov gradient, Student t with n - p degrees of freedom); it is not a prediction interval for a new
         measurement, which would also carry the residual scatter. It widens away from the measured concurrencies.
         """
+        values = concurrencies(n)
         if level is None:
             return self.spec.evaluate(n, self.estimates)
         check_level(level)
-        flat = np.atleast_1d(np.asarray(n, dtype=float)).ravel()
+        flat = np.atleast_1d(values).ravel()
         fit = self.spec.evaluate(flat, self.estimates)
         grad = self.spec.jacobian(flat, self.estimates)
         var = np.einsum("ij,jk,ik->i", grad, self.covariance, grad)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
+from capmodel.formatting import plural
 from capmodel.models.engine import curve_arrays
 from capmodel.models.family import MODELS, get_model
 from capmodel.models.labels import model_label
@@ -117,7 +118,7 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
     if not rankable.any():
         why = ([f"exactly determined: {', '.join(exact)}"] if exact else []) + (
             [f"R² below 0: {', '.join(negative)}"] if negative else [])
-        raise InputError(f"no model could be ranked with {n_points} points ({'; '.join(why)}); measure more points")
+        raise InputError(f"no model could be ranked with {plural(n_points, 'point')} ({'; '.join(why)}); measure more points")
     fallback = ""
     if criterion == "aicc" and not np.isfinite(table.loc[rankable, "aicc"]).all():
         undefined = ", ".join(table.loc[rankable & ~np.isfinite(table["aicc"]), "model"])

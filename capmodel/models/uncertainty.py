@@ -7,10 +7,12 @@ would.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
+from capmodel.errors import InputError, shown
 from capmodel.models.engine import batch_fit
 
 
@@ -34,13 +36,20 @@ class BootstrapResult:
         return f"<BootstrapResult {self.method}: {len(self.samples)} samples, {self.n_failed} failed>"
 
 
+#: resamples x points a bootstrap may hold at once (a few 8-byte arrays of that size: some 400 MB at the bound)
+MAX_BOOTSTRAP_CELLS = 10_000_000
+
+
 def bootstrap_fit(fit, n_samples: int = 1000, seed: int | None = 0, method: str = "case") -> BootstrapResult:
     """Case (rows) or residual bootstrap of a fitted USL-family model (``ScalabilityFit``); see ``ScalabilityFit.bootstrap``."""
-    if n_samples < 1:
-        raise InputError(f"n_samples: expected at least 1, got {n_samples}")
-    rng = np.random.default_rng(seed)
+    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
+        raise InputError(f"n_samples: expected a whole number at least 1, got {shown(n_samples)}")
     n, x = fit.concurrency, fit.throughput
     m = len(n)
+    if n_samples * m > MAX_BOOTSTRAP_CELLS:   # the resampled indices and data are held at once
+        raise InputError(f"n_samples: {n_samples:,} resamples of {m:,} points hold {n_samples * m:,} values at once, "
+                         f"more than {MAX_BOOTSTRAP_CELLS:,}; ask for at most {max(MAX_BOOTSTRAP_CELLS // m, 1):,}")
+    rng = np.random.default_rng(seed)
     w = np.ones(m) if fit.weights is None else fit.weights
     sw = np.sqrt(w)
     if method == "residual":

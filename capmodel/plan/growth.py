@@ -29,6 +29,8 @@ def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: flo
     the target (with ``utilization_needed`` on it when a utilization target was used).
     """
     target = positive(target_users, "target users")
+    if not float(target).is_integer():   # a count of people: 0.5 users would be planned and printed as "0 users"
+        raise PlanError(f"target users must be a whole number of users, got {target:g}")
     usable = vms[np.isfinite(vms["users"].astype(float))]
     fits = usable[usable["users"] >= target].sort_values(["monthly_cost", "users"], ascending=[True, False])
     row = {"target_users": target, "vm": None}

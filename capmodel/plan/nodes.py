@@ -45,8 +45,19 @@ def validate_node_table(table: pd.DataFrame, source: str | None = None) -> pd.Da
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise PlanError(f"{where}column '{col}', row {row + 1}: {shown(out[col].iloc[row])} must be a number > 0")
+        if col.endswith("_nodes") and not bool((values == np.floor(values)).all()):
+            row = int(np.flatnonzero((values != np.floor(values)).to_numpy())[0])
+            raise PlanError(f"{where}column '{col}', row {row + 1}: {shown(out[col].iloc[row])} is not a whole "
+                            "number of nodes")
         out[col] = values.astype(float)
-    out["workload"] = out["workload"].astype(str)
+    labels = out["workload"].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+    for row, label in enumerate(labels):
+        if not label.strip():
+            raise PlanError(f"{where}column 'workload', row {row + 1}: the workload has no name")
+        if label in labels.iloc[:row].values:
+            raise PlanError(f"{where}column 'workload', row {row + 1}: workload {shown(label)} appears twice "
+                            f"(rows {labels.iloc[:row].tolist().index(label) + 1} and {row + 1}); name each row once")
+    out["workload"] = labels
     return out
 
 
@@ -203,6 +214,10 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     bundled Micron brief). The candidate scales over node count by a USL with ``sigma``/``kappa``, or fitted to
     ``node_curve`` (concurrency = node count; adds ``bootstrap`` intervals). ``sensitivity``: contention values for a
     scan of the USL count (``NodeStudy.sensitivity``). ``source``/``curve_source`` name the inputs in messages."""
+    from capmodel.constraints import Number
+
+    max_nodes = Number(int, 1, 1_000_000, text=False).check(max_nodes, PlanError, "max nodes (--max-nodes)")
+    bootstrap = Number(int, 0, 100_000, text=False).check(bootstrap, PlanError, "bootstrap (--bootstrap)")
     if table is None:
         from capmodel.data import datasets
 
@@ -211,8 +226,6 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     if node_curve is not None:
         from capmodel.models.usl import fit_usl
 
-        if bootstrap < 0:
-            raise PlanError(f"--bootstrap must be >= 0, got {bootstrap}")
         fit = fit_usl(node_curve)
         sigma, kappa, basis = fit.sigma, fit.kappa, f"fitted to {curve_source or 'the node curve'}"
         samples = fit.bootstrap(bootstrap).samples if bootstrap else None

@@ -10,6 +10,7 @@ import numpy as np
 
 from capmodel.constraints import with_name
 from capmodel.errors import PlanError
+from capmodel.formatting import number, plural
 from capmodel.models.closed_form import concurrency_for_throughput, usl_peak, usl_throughput, whole_peak
 from capmodel.plan.checks import KAPPA, SIGMA
 
@@ -41,15 +42,21 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
             n += 1
         if float(usl_throughput(n, sigma, kappa, lambda_)) >= target * (1 - 1e-12):
             if n > max_units:
-                return None, f"unreachable: needs {n} {unit}, more than the limit of {max_units:g}"
+                return None, (f"unreachable: needs {_count(n, unit)}, more than the limit of "
+                              f"{number(max_units, 6)}")
             return n, ""
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     if math.isfinite(n_peak):
         n_best = whole_peak(n_peak, lambda k: usl_throughput(k, sigma, kappa, lambda_))
         x_best = float(usl_throughput(n_best, sigma, kappa, lambda_))
-        return None, (f"unreachable: throughput peaks at {x_best:,.0f} {rate_unit} with {n_best:,} {unit}, below "
-                      f"{target:,.0f} {rate_unit}")
-    return None, f"unreachable: the throughput ceiling {x_peak:,.0f} {rate_unit} is below {target:,.0f} {rate_unit}"
+        return None, (f"unreachable: throughput peaks at {number(x_best)} {rate_unit} with {_count(n_best, unit)}, "
+                      f"below {number(target)} {rate_unit}")
+    return None, f"unreachable: the throughput ceiling {number(x_peak)} {rate_unit} is below {number(target)} {rate_unit}"
+
+
+def _count(n: int, unit: str) -> str:
+    """``1 shard``, ``16,000,000,000 shards``: a count and its plural ``unit`` (nodes, shards, units)."""
+    return plural(n, unit[:-1] if unit.endswith("s") else unit, unit)
 
 
 def units_interval(target: float, measured: float, measured_units: float, samples, max_units: float = math.inf,

@@ -16,6 +16,7 @@ import pandas as pd
 
 from capmodel.constraints import Number, Sequence, checked, with_name
 from capmodel.errors import PlanError
+from capmodel.formatting import integer, number, plural
 from capmodel.models.evidence import Evidence
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
@@ -34,7 +35,7 @@ SHARD_CONSTRAINTS = {
     "kappa": KAPPA,
     "bootstrap": Number(int, 0, 100_000, name="bootstrap"),
     "level": Number(float, 0.0, 1.0, low_open=True, high_open=True, name="level", required=True),
-    "max_shards": with_name(POSITIVE, "max shards"),
+    "max_shards": Number(int, 1, 1_000_000, name="max shards"),   # a count of shards: whole
     "batch_size": Number(int, 1, 1_000_000, name="batch size", required=True),
     "batch_latency_ms": with_name(POSITIVE, "batch latency (ms)"),
     "clients_per_shard": Number(int, 1, 1_000_000, name="clients per shard"),
@@ -119,11 +120,13 @@ class ShardStudy:
             elif unsupported:
                 verdict = "has **no shard count the data can support** (see the evidence)."
             else:
-                verdict = (f"needs **{row['shards']} shards** (linear estimate {row['linear_shards']}), delivering "
-                           f"{row['throughput']:,.0f} inserts/s at {row['efficiency']:.0%} of linear efficiency, "
-                           f"driven by **{row['clients']} client processes** ({m['clients_rule']}).")
-            text.append(f"At {m['per_shard_throughput']:,.0f} inserts/s per shard, a target of "
-                        f"{row['target_rate']:,.0f} inserts/s with σ = {m['sigma']:g} and κ = {m['kappa']:g} "
+                verdict = (f"needs **{plural(row['shards'], 'shard')}** (linear estimate "
+                           f"{integer(row['linear_shards'])}), delivering {number(row['throughput'])} inserts/s at "
+                           f"{row['efficiency']:.0%} of linear efficiency, driven by "
+                           f"**{plural(row['clients'], 'client process', 'client processes')}** "
+                           f"({m['clients_rule']}).")
+            text.append(f"At {number(m['per_shard_throughput'])} inserts/s per shard, a target of "
+                        f"{number(row['target_rate'])} inserts/s with σ = {m['sigma']:g} and κ = {m['kappa']:g} "
                         f"{verdict}")
             if self.scenarios is not None:
                 mine = self.scenarios[self.scenarios["target_rate"] == row["target_rate"]]
@@ -238,7 +241,7 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     labels = [f"{row['target_rate']:,.0f}/s" for row in rows]
     evidence, per = assess_scale_out({label: row["shards"] for label, row in zip(labels, rows)}, fit,
                                      {label: measured_shards for label in labels},
-                                     f"{model['per_shard_throughput']:,.0f}/s per shard, sigma = {model['sigma']:g}, "
+                                     f"{number(model['per_shard_throughput'])}/s per shard, sigma = {model['sigma']:g}, "
                                      f"kappa = {model['kappa']:g}", "shards")
     return ShardStudy(source=source, model=model, rows=rows, scenarios=scan, evidence=evidence,
                       row_evidence=tuple(per[label] for label in labels))

@@ -160,6 +160,11 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
         objectives = objectives if objectives is not None else BENCHANT_OBJECTIVES
     table = catalog if measurements is None else join_measurements(catalog, measurements, source,
                                                                    measurements_source or source)
+    known = [str(v) for v in pd.DataFrame(table)["vm"]] if "vm" in pd.DataFrame(table).columns else []
+    if baseline_vm is not None and known and str(baseline_vm) not in known and str(baseline_vm) not in (fits or {}):
+        # named before the calibration, whose complaint (no absolute throughput) would hide the misspelled name
+        raise PlanError(f"unknown baseline VM {str(baseline_vm)[:60]!r} (known: {', '.join(known[:20])}"
+                        f"{' ...' if len(known) > 20 else ''})")
     if ops_per_user is not None:
         workload = workload_from_ops_per_user(ops_per_user)
     else:

@@ -21,12 +21,15 @@ from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_pas
 # number without an entry must still be finite and at most ANY_NUMBER in size. A list (concurrency, targets,
 # sensitivity, scenarios) has every value checked.
 ANY_NUMBER = 1e15
-PARAMETER_CONSTRAINTS = {name: Number(None, low, high) for name, (low, high) in {
+#: rates the shard study divides by or targets: 0 is refused before a kernel starts, not inside it (03's
+#: ops_per_user and baseline_users keep 0: it is their "not given")
+ABOVE_ZERO = {"target_rate", "per_shard_throughput"}
+PARAMETER_CONSTRAINTS = {name: Number(None, low, high, low_open=name in ABOVE_ZERO) for name, (low, high) in {
     "upto": (0, 100_000), "bootstrap": (0, 100_000), "level": (0.5, 0.9999), "peak_fraction": (0.01, 1.0),
     "growth": (-0.99, 10.0), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0), "lambda_": (1e-9, 1e12),
     "sensitivity": (0.0, 1.0), "scenarios": (0.0, 1.0), "read_share": (0.0, 1.0),
     "latency_target_ms": (0.0, 1e7), "latency_p95_ms": (0.0, 1e7), "latency_increase": (0.0, 100.0), "batch_latency_ms": (0.0, 1e7),
-    "baseline_users": (0.0, 1e12), "current_users": (0.0, 1e12), "targets": (0.0, 1e12), "target_rate": (0.0, 1e12),
+    "baseline_users": (0.0, 1e12), "current_users": (0.0, 1e12), "targets": (1, 1e12), "target_rate": (0.0, 1e12),
     "per_shard_throughput": (0.0, 1e12), "ops_per_user": (0.0, 1e9),
     "max_nodes": (1, 100_000), "max_shards": (1, 100_000), "batch_size": (1, 1_000_000),
     "database_cpus": (1, 10_000), "tenant_threads": (1, 100_000),

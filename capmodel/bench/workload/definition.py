@@ -46,6 +46,10 @@ MAX_WORKLOAD_BYTES = 1 * 2**20
 MAX_RECORDS = 1_000_000_000
 MAX_DOCUMENT_BYTES = 16 * 2**20  # MongoDB's BSON document limit
 MAX_BATCH_BYTES = 256 * 2**20    # documents held in memory at once: a load batch (1,000) or an insert's 'batch'
+MAX_WEIGHT = 1e12                # operation weights are relative; their sum must stay a finite number
+MAX_COLLECTION_BYTES = 190       # the namespace "<database>.<collection>" is at most 255 bytes; the database's name
+#                                  (at most 64 bytes) and the dot take the rest
+MAX_SCAN_LENGTH = 1_000_000      # documents per scan (YCSB E: 100); a zipfian length table costs O(max) per client
 LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.client.operations.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
              "readallfields", "writeallfields", "scan", "throughput", "operations"}
@@ -157,11 +161,12 @@ def _parse_operations(raw, where: str) -> list[Operation]:
         _require(isinstance(entry, dict) and "op" in entry, at, "each operation needs 'op'")
         kind = str(entry["op"]).lower().replace("-", "").replace("_", "")
         _require(kind in OPERATION_KINDS, at, f"unknown op {entry['op']!r}; choose one of {', '.join(OPERATION_KINDS)}")
-        try:
-            weight = float(entry.get("weight", entry.get("proportion", 1.0)))
-        except (TypeError, ValueError):
-            raise InputError(f"{at}: weight {entry.get('weight')!r} is not a number") from None
-        _require(weight >= 0, at, f"weight {weight} must be >= 0")
+        given = entry.get("weight", entry.get("proportion", 1.0))
+        _require(isinstance(given, (int, float)) and not isinstance(given, bool), at,
+                 f"weight {shown(given)} is not a number (YAML reads 1e-3 and 1.0e3 as text: write 0.001 or 1.0e+3)")
+        weight = float(given)
+        _require(0 <= weight <= MAX_WEIGHT, at, f"weight {shown(given)} must be a number from 0 to {MAX_WEIGHT:g} "
+                 "(weights are relative: 0.5 and 0.5, or 1 and 1, mean the same)")
         params = {k: v for k, v in entry.items() if k not in ("op", "weight", "proportion", "name")}
         if "batch" in params:
             _require(isinstance(params["batch"], int) and params["batch"] >= 1, at, "'batch' must be an integer >= 1")
@@ -211,8 +216,11 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     spec = copy.deepcopy(spec)
     name = str(spec.get("name") or Path(source).stem)
     collection = str(spec.get("collection") or name.replace("-", "_"))
-    _require(collection and "$" not in collection and not collection.startswith("system."), where,
-             f"collection name {collection!r} is not allowed")
+    _require(collection and "$" not in collection and "\x00" not in collection
+             and not collection.startswith("system."), where, f"collection name {shown(collection)} is not allowed")
+    _require(len(collection.encode("utf-8")) <= MAX_COLLECTION_BYTES, where,
+             f"collection name {shown(collection)} is {len(collection.encode('utf-8')):,} bytes long; at most "
+             f"{MAX_COLLECTION_BYTES} (MongoDB's namespace, database.collection, is at most 255 bytes)")
     records = spec.get("records", 0)
     _require(isinstance(records, int) and not isinstance(records, bool) and 0 <= records <= MAX_RECORDS, where,
              f"'records' must be an integer >= 0 and <= {MAX_RECORDS:,}, got {shown(records)}")
@@ -254,7 +262,8 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     scan = spec.get("scan") or {}
     _require(isinstance(scan, dict), where, "'scan' must be {max_length: N, length_distribution: ...}")
     scan_max = scan.get("max_length", 100)
-    _require(isinstance(scan_max, int) and scan_max >= 1, where, "scan.max_length must be an integer >= 1")
+    _require(isinstance(scan_max, int) and not isinstance(scan_max, bool) and 1 <= scan_max <= MAX_SCAN_LENGTH,
+             where, f"scan.max_length must be an integer from 1 to {MAX_SCAN_LENGTH:,}, got {shown(scan_max)}")
     scan_dist = scan.get("length_distribution", "uniform")
     _require(scan_dist in ("uniform", "zipfian"), where, "scan.length_distribution must be uniform or zipfian")
 

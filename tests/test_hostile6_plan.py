@@ -1,0 +1,54 @@
+"""`capmodel plan` at the edges of its options (hostile round six).
+
+Before: ``--target-users 0.5`` was planned and printed as "0 users -> m3-xlarge-8-SAS"; a shrinking user base
+(``--growth -0.5``) read "never (no growth)"; a repeated ``--target-users`` kept only the last one (tested in
+test_hostile6_nodes_shards.py beside ``shards --target-rate``).
+"""
+from __future__ import annotations
+
+import pytest
+
+from capmodel.cli import main
+
+
+def _cli(capsys, *argv):
+    status = main([*map(str, argv)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("value", ["0.5", "50000.5", "1e-12"])
+def test_a_target_that_is_not_a_whole_number_of_users_is_refused(capsys, value):
+    status, out, err = _cli(capsys, "plan", "--target-users", 50000, value)
+    assert status == 2 and out == "" and "target users must be a whole number of users" in err, err
+
+
+def test_a_whole_target_given_as_a_float_is_still_planned(capsys):
+    status, out, err = _cli(capsys, "plan", "--target-users", "5e4")
+    assert status == 0 and "50,000 users -> s3-2xlarge-8-SAS" in out, out   # the benchANT study's answer
+
+
+@pytest.mark.parametrize("growth, words", [("-0.5", "never (users shrink)"), ("0", "never (no growth)")])
+def test_a_runway_that_never_ends_says_why(capsys, growth, words):
+    status, out, err = _cli(capsys, "plan", "--growth", growth, "--current-users", 15000, "--target-users", 30000)
+    assert status == 0, err
+    runway = out.split("Runway at", 1)[1].split("\n\n", 1)[0]
+    nevers = [ln for ln in runway.splitlines() if "never" in ln]
+    assert nevers and all(words in ln for ln in nevers), runway
+    assert f"reached in {words}" in out
+
+
+def test_a_misspelled_baseline_vm_is_named_before_the_calibration_complains(tmp_path, capsys):
+    # before: "give the ops/s at the baseline ... or a baseline VM whose measurements hold an absolute throughput",
+    # which sends the user after a column they have, not after the name they mistyped
+    (tmp_path / "cat.csv").write_text("vm,monthly_cost\na,100\nb,200\n")
+    (tmp_path / "meas.csv").write_text("vm,throughput\na,1000\nb,2500\n")
+    common = ["plan", "--catalog", tmp_path / "cat.csv", "--measurements", tmp_path / "meas.csv",
+              "--baseline-users", 1000]
+    status, out, err = _cli(capsys, *common, "--baseline-vm", "A")
+    assert status == 2 and out == "" and err == "capmodel: error: unknown baseline VM 'A' (known: a, b)\n", err
+    status, out, err = _cli(capsys, *common, "--baseline-vm", "a", "--json")
+    assert status == 0, err
+    import json
+
+    assert json.loads(out)["workload"]["ops_per_user"] == 1000 / 1000    # 1,000 ops/s over 1,000 users
