@@ -84,12 +84,14 @@ def member_name(folder: str, taken: set) -> str:
 
 def run_observed(args) -> int:
     from capmodel.jsonable import print_json
-    from capmodel.models.mix_production import RATE, SCALE_FACTOR, mix_what_if
+    from capmodel.constraints import with_name
+    from capmodel.models.mix_production import CORES, RATE, SCALE_FACTOR, mix_what_if
 
     if args.model is not None:
         raise InputError("give either MODEL.yaml or --observed DIR, not both")
     if args.cores is None:
         raise InputError("--observed needs --cores N: the processors the observed mongod may use")
+    with_name(CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name
     if args.scale and args.rates:
         raise InputError("give either --scale or --rates, not both")
     if not 0 <= args.bootstrap <= 10_000:
