@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     debug = os.environ.get("CAPMODEL_DEBUG") == "1"
     if not debug:  # numerical noise (RuntimeWarning) and libraries' warnings are not the user's business
         warnings.simplefilter("ignore")
+    args = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -93,24 +94,36 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         prog = exc.prog if isinstance(exc, UsageError) else "capmodel"
-        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
-        return EXIT_USAGE
+        return _error(f"{prog}: error: ", one_line(exc), args, argv)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return 0
     except OSError as exc:  # a file that is missing, unreadable or unwritable
         if debug:
             raise
-        print(f"capmodel: error: {one_line(os_error_text(exc))}", file=sys.stderr)
-        return EXIT_USAGE
+        return _error("capmodel: error: ", one_line(os_error_text(exc)), args, argv)
     except RecursionError:  # a structure nested too deeply for a check that should have caught it
         if debug:
             raise
-        print("capmodel: error: the input is nested too deeply", file=sys.stderr)
-        return EXIT_USAGE
+        return _error("capmodel: error: ", "the input is nested too deeply", args, argv)
     except KeyboardInterrupt:
         print("capmodel: interrupted", file=sys.stderr)
         return 130
+
+
+def _error(prefix: str, message: str, args, argv) -> int:
+    """An error ends every command the same way: one line on stderr and exit 2; with --json also
+    {"error": MESSAGE} on stdout, so that a script reading the JSON reads the error too."""
+    print(prefix + message, file=sys.stderr)
+    wants_json = getattr(args, "json", False) if args is not None else "--json" in (argv or sys.argv[1:])
+    if wants_json:
+        from capmodel.jsonable import print_json
+
+        try:
+            print_json({"error": message})
+        except BrokenPipeError:
+            pass
+    return EXIT_USAGE
 
 
 #: errors a write meets when the disk, the quota or a size limit refuses more bytes

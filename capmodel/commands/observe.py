@@ -80,7 +80,7 @@ def _window(args) -> tuple:
 
 def run(args) -> int:
     from capmodel.jsonable import print_json
-    from capmodel.errors import CapmodelError, InputError
+    from capmodel.errors import InputError
     from capmodel.observe.observation import Observation
 
     if args.uri is not None and (args.since or args.until):
@@ -92,10 +92,7 @@ def run(args) -> int:
 
     check_folder(args.out)  # a file named like --out: said before the FTDC is read or the server sampled
     if args.ftdc is not None:
-        try:
-            observed = _read_ftdc(args)
-        except (CapmodelError, OSError) as exc:      # with --json the error is JSON too: {"error": ...}, exit 2
-            return _json_error(exc, args, args.ftdc[0])
+        observed = _read_ftdc(args)      # an error: a line, and with --json {"error": ...} too (capmodel.cli)
         if not isinstance(observed, Observation):
             return _members(observed, args, write=True)
         observation = observed
@@ -105,11 +102,8 @@ def run(args) -> int:
 
         print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s, "
               f"each interval appended to {args.out} as it completes (Ctrl-C stops and keeps them)", file=sys.stderr)
-        try:
-            observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration,
-                                  resume=args.resume, utilization_target=args.utilization_target)
-        except (CapmodelError, OSError) as exc:      # as with --ftdc: an unreachable server is JSON with --json
-            return _json_error(exc, args, args.out)
+        observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration,
+                              resume=args.resume, utilization_target=args.utilization_target)
         if observed.replica_set:
             return _members(observed, args, write=False)
         observation = observed.members[0].observation
@@ -136,19 +130,6 @@ def run(args) -> int:
             print(capacity.describe().replace("**", ""))
         print(evidence.describe().replace("**", ""))
     return 0
-
-
-def _json_error(exc, args, where) -> int:
-    """With --json, the error as {"error": ...} on stdout and exit 2 (redacted, one line); else raised as it is."""
-    from capmodel.errors import CapmodelError
-    from capmodel.jsonable import print_json
-    from capmodel.redact import redact_text
-
-    if not args.json:
-        raise exc
-    text = str(exc) if isinstance(exc, CapmodelError) else f"{exc.filename or where}: {exc.strerror or exc}"
-    print_json({"error": " ".join(redact_text(text).split())})
-    return 2
 
 
 def _read_ftdc(args):
