@@ -8,8 +8,14 @@ STAMP  := $(VENV)/.capmodel-installed
 .PHONY: venv test report clean chromium
 
 # The browser tests drive Debian's chromium (tests/test_browser.py); `make test` installs it when it is missing, with
-# apt-get as root or through sudo. PYTEST_ARGS passes options on, e.g. make test PYTEST_ARGS='-m "not browser"'.
+# apt-get as root or through sudo. MARK narrows the tests by marker, e.g. make test MARK='not browser'; PYTEST_ARGS
+# passes other options on, e.g. make test PYTEST_ARGS=tests/test_fit.py.
+# The tests run in two parts: first those that may share the machine, on two pytest-xdist workers; then the ones
+# marked serial (they pin CPUs or measure rates or time: tests/conftest.py) alone. Both parts always run; the exit
+# status is the first failure's (pytest's 5, no test selected in a part, is not one).
+MARK ?=
 PYTEST_ARGS ?=
+AND_MARK = $(if $(MARK), and ($(MARK)))
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,13 +31,18 @@ chromium:
 	  elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
 	  else echo "make: the browser tests need Debian's chromium; run 'apt-get install chromium' as root" >&2; exit 1; fi; \
 	  command -v apt-get >/dev/null 2>&1 || { echo "make: chromium is missing and there is no apt-get to install it;" \
-	    "install chromium, or run make test PYTEST_ARGS='-m \"not browser\"'" >&2; exit 1; }; \
+	    "install chromium, or run make test MARK='not browser'" >&2; exit 1; }; \
 	  echo "make: installing Debian's chromium for the browser tests"; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test: $(STAMP) chromium
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@status=0; \
+	$(BIN)/python -m pytest -n 2 --dist loadscope -m "not serial$(AND_MARK)" $(PYTEST_ARGS) || status=$$?; \
+	[ $$status = 5 ] && status=0; \
+	$(BIN)/python -m pytest -m "serial$(AND_MARK)" $(PYTEST_ARGS) || { s=$$?; [ $$s = 5 ] || \
+	  [ $$status != 0 ] || status=$$s; }; \
+	exit $$status
 
 report: $(STAMP)
 	$(BIN)/capmodel report --all --live --out reports

@@ -7,6 +7,8 @@ loudly if one cannot start.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -36,8 +38,46 @@ def mongo_client(mongod):
     client.close()
 
 
+# Modules whose tests pin CPUs or measure throughput, latency or time: ``make test`` runs them alone, after the rest
+# has run on two pytest-xdist workers, so that another test's load never bends what they measure.
+SERIAL_MODULES = {
+    "test_headroom_live", "test_mix_production_live", "test_bench_election", "test_members", "test_bench_sweep",
+    "test_bench_local_cluster", "test_bench_dask_hosts", "test_bench_runner", "test_server", "test_observe",
+}
+# Modules that share the session's one render of every report (tests/rendered_reports.py, cached under the session's
+# temporary folder, which is one per xdist worker), with test_fleet's report-08 test: one work unit of one worker, so
+# the reports are rendered once.
+RENDERED_REPORT_MODULES = {"test_browser", "test_notebooks", "test_observe_notebook", "test_report"}
+
+
 def pytest_collection_modifyitems(items):
-    """Tests that use a real server get the ``mongod`` marker, so ``-m "not mongod"`` can leave them out."""
+    """Tests that use a real server get the ``mongod`` marker, so ``-m "not mongod"`` can leave them out; tests of
+    SERIAL_MODULES the ``serial`` marker."""
     for item in items:
         if {"mongod", "replica_set", "mongo_client"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.mongod)
+        if Path(str(item.fspath)).stem in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
+
+
+def work_unit(nodeid: str) -> str:
+    """The pytest-xdist work unit of a test: its module (module-scoped fixtures are built once), or one unit for every
+    reader of the rendered reports."""
+    module = nodeid.split("::", 1)[0]
+    if Path(module).stem in RENDERED_REPORT_MODULES or "::test_report_08_" in nodeid:
+        return "rendered reports"
+    return module
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope`` (make test) with work_unit as the scope."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ByWorkUnit(config, log)

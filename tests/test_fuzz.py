@@ -71,9 +71,10 @@ def test_reader_bounds(example):
     assert hf.check_bounded_reader(example) in hi.ACCEPTABLE
 
 
-@settings(QUICK, max_examples=300)
+@settings(QUICK, max_examples=100)
 @given(data=hm.model_files())
 def test_mva_model_files(data):
-    """Issue 20, point 8: a few hundred model files: only one-line refusals naming the file, in bounded time and
-    memory (tests/hostile_models.py)."""
+    """Issue 20, point 8: a hundred model files (every kind the strategy draws; a file of 2,000 classes costs seconds
+    under the memory guard, so ``benchmarks/fuzz.py`` runs the thousands): only one-line refusals naming the file, in
+    bounded time and memory (tests/hostile_models.py)."""
     assert hm.check_model(data) in hi.ACCEPTABLE

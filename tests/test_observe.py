@@ -389,9 +389,11 @@ def test_an_unreachable_server_is_one_readable_sentence(capsys):
     # pymongo's ServerSelectionTimeoutError ends in a TopologyDescription repr; it was printed cut mid-token
     from capmodel.cli import main
 
-    assert main(["observe", "--uri", "mongodb://127.0.0.1:1/", "--duration", "2", "--out", "/nonexistent-obs"]) == 2
+    # the URI's own serverSelectionTimeoutMS is the wait (capmodel's default, 5 s, otherwise), and the line says it
+    uri = "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=1000"
+    assert main(["observe", "--uri", uri, "--duration", "2", "--out", "/nonexistent-obs"]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith("capmodel: error: cannot reach mongodb://127.0.0.1:1/: no server answered within 5 s (")
+    assert err.startswith(f"capmodel: error: cannot reach {uri}: no server answered within 1 s (")
     assert "Connection refused" in err and "Topology" not in err and "<" not in err and err.endswith(")")
 
 

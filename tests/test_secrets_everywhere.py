@@ -14,9 +14,10 @@ SECRET = "Pw4711zz"
 
 
 @pytest.mark.parametrize("uri", [f"user:{SECRET}@127.0.0.1:1", f"http://user:{SECRET}@127.0.0.1:1/",
-                                 f"mongodb://user:{SECRET}@127.0.0.1:1/?appname=x&password={SECRET}",
-                                 f"mongodb://h:1/?authMechanism=MONGODB-AWS&authMechanismProperties="
-                                 f"AWS_SESSION_TOKEN:{SECRET}"])
+                                 f"mongodb://user:{SECRET}@127.0.0.1:1/?appname=x&password={SECRET}"
+                                 "&serverSelectionTimeoutMS=1000",
+                                 f"mongodb://h:1/?authMechanism=MONGODB-AWS&serverSelectionTimeoutMS=1000&"
+                                 f"authMechanismProperties=AWS_SESSION_TOKEN:{SECRET}"])
 def test_bench_error_line_never_shows_the_password(uri, tmp_path, capsys):
     status = main(["bench", "--uri", uri, "--out", str(tmp_path / "o"), "--concurrency", "1", "--quiet",
                    "--timeout-ms", "500"])

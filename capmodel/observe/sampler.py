@@ -18,10 +18,12 @@ from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
 
 def connect(uri: str, timeout_ms: int = 5000, **options):
     """A pymongo client on ``uri`` (``options``: more client options, e.g. one member's ``host``, ``port`` and
-    ``directConnection``), checked with ``ping`` and ``hello``; ``ServerError`` (password masked) if not."""
+    ``directConnection``), checked with ``ping`` and ``hello``; ``ServerError`` (password masked) if not. The URI's
+    own ``serverSelectionTimeoutMS`` wins over ``timeout_ms``, as in ``bench``."""
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
+    timeout_ms = _uri_timeout_ms(uri) or timeout_ms
     try:
         client = MongoClient(uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms,
                              socketTimeoutMS=max(timeout_ms, 10_000), appname="capmodel-observe", **options)
@@ -39,6 +41,15 @@ def connect(uri: str, timeout_ms: int = 5000, **options):
                               f"routers; give its address alone (--uri mongodb://{standalone}/)") from None
         raise ServerError(f"cannot reach {redact_uri(uri)}: {_why_unreachable(exc, timeout_ms)}") from None
     return client
+
+
+def _uri_timeout_ms(uri: str) -> int | None:
+    """The URI's ``serverSelectionTimeoutMS`` (a whole number of milliseconds), or None when it gives none."""
+    for pair in uri.partition("?")[2].split("&"):
+        key, _, value = pair.partition("=")
+        if key.lower() == "serverselectiontimeoutms" and value.isdigit() and int(value) > 0:
+            return int(value)
+    return None
 
 
 def _lone_standalone(uri: str, timeout_ms: int) -> str | None:
