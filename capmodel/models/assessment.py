@@ -34,6 +34,8 @@ The thresholds are module constants so that the reports, the CLI and the tests u
   cautions, a throughput spanning many orders of magnitude, a peak extrapolated (the extrapolation reason itself, at
   most weak as a warning). ``fit.warnings`` is their messages, so every warning ``capmodel fit`` prints is a reason in
   its verdict (one source for both).
+- ``measured_fall``: a model without a peak on data that fall after their peak beyond noise (the rule and how noise is
+  judged: capmodel.models.measured_fall) is contradicted by the data: the server did turn down (unusable).
 - ``CEILING_REACH_WEAK`` = 0.5: for a model without a peak, the ceiling λ/σ is a limit as N grows without bound; when
   the best measured throughput is below half of it, the curve has not bent enough to show where it levels off (weak).
 """
@@ -247,7 +249,8 @@ def check_model_choice(fit, comparison) -> Reason | None:
     delta = float(row["delta"].iloc[0]) if len(row) else math.nan
     criterion = comparison.criterion_label
     used = model_label(fit.model)
-    by = f" (Δ{criterion} of {used}: {delta:.1f})" if math.isfinite(delta) else ""
+    # a model ranked first but passed over (it cannot describe a measured fall) has Δ 0: no figure to give
+    by = f" (Δ{criterion} of {used}: {delta:.1f})" if math.isfinite(delta) and delta > 0 else ""
     return Reason("model_choice", "weak", f"the {used} model was used although the comparison prefers "
                   f"{model_label(comparison.recommended)}{by}", delta if math.isfinite(delta) else None)
 
@@ -293,6 +296,24 @@ def check_ceiling_reach(fit) -> Reason | None:
                   float(best / limit))
 
 
+def check_measured_fall(fit) -> Reason | None:
+    """A model whose curve cannot fall (no peak) on data that fall after their peak beyond noise -> unusable: its
+    "no peak" answer is contradicted by the measurements (capmodel.models.measured_fall has the rule)."""
+    from capmodel.models.measured_fall import FALL_TOLERANCE, can_fall, measured_fall, usl_scatter
+
+    if can_fall(fit):
+        return None
+    fall = measured_fall(fit.concurrency, fit.throughput)
+    if fall is None or not fall.fraction > FALL_TOLERANCE:
+        return None
+    if not fall.beyond_noise:       # no trend in the tail alone: judge the drop by the USL's scatter (one more fit)
+        fall = measured_fall(fit.concurrency, fit.throughput, rse=usl_scatter(fit.curve, fit.weights))
+    if fall is None or not fall.beyond_noise:
+        return None
+    return Reason("measured_fall", "unusable", f"the {model_label(fit.model)} curve cannot fall, but "
+                  f"{fall.sentence()}: the model misses the measured fall", float(fall.fraction))
+
+
 def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
                unit: str = "clients", what: str = "the answer", bootstrap=None) -> Evidence:
     """The verdict on a fit's answer: the peak (or ceiling), or a capacity at ``answer_concurrency``.
@@ -311,6 +332,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_below_one(fit.concurrency),
         check_r2(fit),
         check_past_peak(fit),
+        check_measured_fall(fit),
         answer_extrapolation := check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
         *warning_reasons(fit),
         check_lack_of_fit(fit),
@@ -341,6 +363,10 @@ def supported_instead(fit, evidence: Evidence) -> str:
     if "past_peak" in codes:
         sentences.append(f"the server sustained {_n(best)} ops/s at N = {_n(at)}, so its capacity is at least "
                          f"that; the {model_label(fit.model)} curve does not describe these data")
+    if "measured_fall" in codes:
+        sentences.append(f"the server's throughput peaked at {_n(best)} ops/s at N = {_n(at)} and then fell; "
+                         f"the {model_label(fit.model)} curve cannot fall, so fit a model with a coherency term "
+                         "(the USL)")
     if "r2" in codes:
         sentences.append(f"the {model_label(fit.model)} curve does not describe these data; what was measured is "
                          "a best rate of "
@@ -349,3 +375,4 @@ def supported_instead(fit, evidence: Evidence) -> str:
         sentences.append(f"the data reach {_n(float(np.max(fit.concurrency)))} clients; up to there the server "
                          f"sustained {_n(best)} ops/s; measure higher concurrency to locate the peak")
     return "; ".join(sentences) or f"the best measured rate was {_n(best)} ops/s at N = {_n(at)}"
+

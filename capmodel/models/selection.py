@@ -7,6 +7,9 @@ object) and ``extrapolation`` (fit on the lowest concurrency levels, score the p
 The rule: rank by AICc when the sample is small (n / k < 40, Burnham & Anderson, *Model Selection and Multimodel
 Inference*, 2nd ed. 2002, sec. 2.4), by AIC otherwise; among the models within 2 units of the best, recommend the
 one with the fewest parameters (same source, sec. 2.6: differences below 2 are not support for the bigger model).
+When the measured throughput falls after its peak by more than noise (capmodel.models.measured_fall says how noise is
+judged), a model whose curve cannot fall (no finite peak: Amdahl, linear, a USL with κ at 0) is not recommended: the
+same rule picks among the models that can, and the reason says why the first-ranked one was passed over.
 Only models with residual degrees of freedom left and an R² of at least 0 are ranked: an exactly determined fit
 passes through every point, and a model worse than the mean throughput is no answer. Where AICc is undefined for a
 ranked model (n - k - 1 <= 0, k counting the variance), the ranking falls back to AIC and the reason says so, naming
@@ -21,6 +24,7 @@ from capmodel.errors import CapmodelError, InputError
 from capmodel.models.engine import curve_arrays
 from capmodel.models.family import MODELS, get_model
 from capmodel.models.labels import model_label
+from capmodel.models.measured_fall import can_fall, measured_fall
 
 SMALL_SAMPLE_RATIO = 40
 EQUIVALENT_DELTA = 2.0
@@ -88,6 +92,15 @@ def _pick(table: pd.DataFrame, criterion: str) -> pd.Series:
     return close.sort_values(["n_params", criterion], kind="stable").iloc[0]
 
 
+def _falls(n, x, fits):
+    """The measured fall after the peak when it is beyond noise (capmodel.models.measured_fall), else None; the
+    noise is the USL fit's residual standard error (the model that can rise and fall)."""
+    usl = fits.get("usl")
+    rse = usl.rse if usl is not None and usl.df_resid >= 1 else np.nan
+    fall = measured_fall(n, x, rse=rse)
+    return fall if fall is not None and fall.beyond_noise else None
+
+
 def compare_models(curve, models=None, weights=None, extrapolation: bool = True) -> ModelComparison:
     """Fit every rival model to a curve table and rank them; see the module docstring for the rule.
 
@@ -139,7 +152,17 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
                                 on="model", how="left")
     pick = _pick(table, criterion)
     best = table.iloc[0]
-    if pick["model"] == best["model"]:
+    fall, able = _falls(n, x, fits), None
+    if fall is not None and not can_fall(fits[pick["model"]]):
+        able = table[table["model"].map(lambda m: can_fall(fits[m])) & table["delta"].notna()]
+        if len(able):
+            pick = _pick(able.assign(delta=able[criterion] - able[criterion].min()), criterion)
+    if able is not None and len(able):
+        behind = float(table.loc[table["model"] == pick["model"], "delta"].iloc[0])
+        reason = (f"{model_label(best['model'])} ranks first by {criterion_label(criterion)} but cannot describe a "
+                  f"fall, and {fall.sentence()}; of the models whose curve can fall, {model_label(pick['model'])} "
+                  f"ranks first ({behind:.1f} behind)")
+    elif pick["model"] == best["model"]:
         ranked = table[table["delta"].notna()]
         runner = ranked.iloc[1] if len(ranked) > 1 else None
         reason = f"lowest {criterion_label(criterion)}" + (
