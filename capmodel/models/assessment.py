@@ -376,3 +376,23 @@ def supported_instead(fit, evidence: Evidence) -> str:
                          f"sustained {_n(best)} ops/s; measure higher concurrency to locate the peak")
     return "; ".join(sentences) or f"the best measured rate was {_n(best)} ops/s at N = {_n(at)}"
 
+
+def rivals_ranking(fit):
+    """The rivals' ranking on the fit's own curve and weights (``compare_models`` without the extrapolation check), to
+    say whether the fitted model is the one the data support; None when no model can be ranked (too few points)."""
+    from capmodel.errors import CapmodelError
+    from capmodel.models.selection import compare_models
+
+    try:
+        return compare_models(fit.curve, weights=fit.weights, extrapolation=False)
+    except CapmodelError:
+        return None
+
+
+def fit_verdict(fit, comparison=None, level: float = 0.95, bootstrap=None) -> Evidence:
+    """The one verdict on a fit's own answer (its peak or ceiling), the one ``capmodel fit``, ``fit.evidence`` and
+    ``fit.describe()`` give: ``assess_fit`` with ``comparison``, or without one the rivals' ranking on the same data
+    (``rivals_ranking``), so a model the data do not support is weak wherever it is shown."""
+    if comparison is None:
+        comparison = rivals_ranking(fit)
+    return assess_fit(fit, comparison, level=level, bootstrap=bootstrap)
