@@ -21,8 +21,8 @@ The thresholds are module constants so that the reports, the CLI and the tests u
 - ``BELOW_ONE_SHARE_UNUSABLE`` = 0.5: observed server-side concurrency (N = X·R, Little's law) below 1 means the server
   was mostly idle at those points; when half or more of the points are below one operation at once, the curve has
   not reached any contention, and its bend (the peak) cannot be located from it. Any point below 1 makes it weak.
-- ``INTERVAL_WIDTH_WEAK`` = 0.5: a confidence interval for lambda wider than ±50% of the estimate (low to high spans a
-  factor of 3) does not pin the figure that scales every answer (weak).
+- ``INTERVAL_WIDTH_WEAK`` = 0.5: a confidence interval for lambda whose half-width is over 50% of the estimate (low
+  to high spans a factor of 3 when symmetric) does not pin the figure that scales every answer (weak).
 - ``PAST_PEAK_TOLERANCE`` = 0.05 and ``PAST_PEAK_RSE`` = 2: a model whose peak (or ceiling) lies below the best
   measured throughput by more than 5% and more than two residual standard errors (outside the measurement scatter)
   is contradicted by the data: the server ran faster than the model says it can (unusable).
@@ -207,7 +207,8 @@ def warning_reasons(fit) -> list[Reason]:
 
 
 def check_interval_width(fit, level: float = 0.95, bootstrap=None) -> Reason | None:
-    """lambda's interval wider than ±``INTERVAL_WIDTH_WEAK`` of the estimate -> weak. With ``bootstrap`` (a
+    """lambda's interval with a half-width over ``INTERVAL_WIDTH_WEAK`` of the estimate -> weak; the message gives
+    each end against the estimate ('29% below to 316% above'). With ``bootstrap`` (a
     ``BootstrapResult``, or its ``conf_int(level)`` frame) the wider of the asymptotic and the bootstrap interval is
     judged, so the verdict agrees with the widest interval the page shows."""
     if fit.df_resid < 1 or not fit.lambda_ > 0:
@@ -226,8 +227,18 @@ def check_interval_width(fit, level: float = 0.95, bootstrap=None) -> Reason | N
     if not half > INTERVAL_WIDTH_WEAK:
         return None
     which = f"{kind} " if len(candidates) > 1 else ""
-    return Reason("interval_width", "weak", f"λ's {which}{level:.0%} interval ({_n(float(ci['low']))} to "
-                  f"{_n(float(ci['high']))}) is ±{half:.0%} of its estimate", float(half))
+    low, high = float(ci["low"]), float(ci["high"])
+    return Reason("interval_width", "weak", f"λ's {which}{level:.0%} interval ({_n(low)} to {_n(high)}) runs from "
+                  f"{relative_side(low, fit.lambda_)} to {relative_side(high, fit.lambda_)} its estimate of "
+                  f"{_n(fit.lambda_)}: too wide to pin the rate that scales every answer",
+                  float(half))
+
+
+def relative_side(end: float, estimate: float) -> str:
+    """An interval's end against its estimate, in words: '29% below', '316% above' (an asymmetric interval is
+    said side by side, never as one ± figure)."""
+    share = end / estimate - 1
+    return f"{abs(share):.0%} {'below' if share < 0 else 'above'}"
 
 
 def check_kappa_interval(fit, level: float = 0.95) -> Reason | None:
