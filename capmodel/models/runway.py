@@ -14,6 +14,10 @@ import numpy as np
 from capmodel.errors import InputError
 from capmodel.models.estimate import Estimate
 
+# a runway of 0 (the load already at or past the capacity it runs towards), in words: the one phrase the tables and
+# the figures show for it
+PAST_TARGET_WORDS = "past the target now"
+
 
 def check_growth(monthly_growth: float, error: type[Exception] = InputError) -> float:
     """The monthly growth as a float: a finite fraction above -1 (0.05 = 5% a month); ``error`` otherwise."""
