@@ -30,8 +30,24 @@ def test_recommendation_reason_counts_the_vms_that_carry_the_target(users):
     vms = [v for v in out["vms"] if v["users"] is not None and v["users"] >= users]
     [rec] = out["recommendations"]
     n = len(vms)
-    assert rec["reason"] == (f"cheapest of {n} VM{'s' if n != 1 else ''} that {'carries' if n == 1 else 'carry'} "
-                             f"{users:,} users")
+    assert rec["reason"] == (f"the only VM that carries {users:,} users" if n == 1 else
+                             f"cheapest of the {n} VMs that carry {users:,} users")
+
+
+@pytest.mark.parametrize("carriers", [1, 2, 5])
+@pytest.mark.parametrize("target", [1, 40_000])
+def test_the_reason_for_a_vm_reads_for_one_carrier_and_for_many(carriers, target):
+    # `carriers` VMs carry the target, one more does not; the cheapest carrier is chosen
+    from capmodel.plan.growth import cheapest_for_target
+
+    vms = pd.DataFrame({"vm": [f"vm{i}" for i in range(carriers + 1)],
+                        "monthly_cost": [100.0 * (i + 1) for i in range(carriers + 1)],
+                        "users": [target * 2.0] * carriers + [target / 2.0]})
+    row = cheapest_for_target(vms, target)
+    users = "1 user" if target == 1 else f"{target:,} users"
+    assert row["vm"] == "vm0"
+    assert row["reason"] == (f"the only VM that carries {users}" if carriers == 1 else
+                             f"cheapest of the {carriers} VMs that carry {users}")
 
 
 @pytest.mark.parametrize("args", [("plan", "--target-users", "50000", "90000"), ("nodes",), ("shards",),
