@@ -191,3 +191,21 @@ def test_the_cores_sentence_reads_for_one_core_and_for_many(cores, reported, wor
         samples["cores"] = float(reported)
     text = production_answer(samples, curve, cores=cores, bins=None, n_bootstrap=20).describe()
     assert words in text
+
+
+def test_a_runway_of_zero_reads_past_the_target_now_in_the_capacity_table():
+    # the bundled FTDC sample (report 07's default): its busiest load is past the 80% plan, so its runway is 0; the
+    # light generated load has months of runway, shown as a number
+    from capmodel.models.runway import PAST_TARGET_WORDS
+    from capmodel.observe.observation import observe_ftdc
+
+    observation = observe_ftdc("data/ftdc_sample/diagnostic.data")
+    past = production_answer(observation.samples, observation.curve, monthly_growth=0.05, bins=None, n_bootstrap=20)
+    samples, curve = observed(LIGHT)
+    room = production_answer(samples, curve, cores=1, monthly_growth=0.05, bins=None, n_bootstrap=20)
+    assert past.runway_months.estimate == 0 and room.runway_months.estimate > 1
+    for answer, expected in ((past, [PAST_TARGET_WORDS, "—", "—"]),
+                             (room, [f"{v:.1f}" for v in (room.runway_months.estimate, room.runway_months.low,
+                                                          room.runway_months.high)])):
+        [row] = [cells for cells in answer.capacity_table().cells() if cells[0] == "runway"]
+        assert row[2:] == expected

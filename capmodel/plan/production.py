@@ -28,7 +28,7 @@ from capmodel.models.closed_form import usl_throughput
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method, table_frame
-from capmodel.models.runway import runway
+from capmodel.models.runway import PAST_TARGET_WORDS, runway
 from capmodel.observe.capacity import LAWS, USL, ServerCapacity, TooFewIntervals, server_capacity
 
 QUESTION = "How much more load can this MongoDB server carry, judged from its own telemetry?"
@@ -256,6 +256,10 @@ class ProductionAnswer:
         # same for its ends (-17.0 / -19.1 / -15.0, not -17 / -19.1 / -15)
         figures = self._figures()
         figures["decimals"] = [_decimals(r.estimate, r.low, r.high) for r in figures.itertuples()]
+        months = self.runway_months
+        if months is not None and months.estimate == 0:   # in the fleet's and the figures' words, not "0 0 0"
+            figures = figures.astype({"estimate": object, "low": object, "high": object})
+            figures.loc[figures["figure"] == "runway", ["estimate", "low", "high"]] = [PAST_TARGET_WORDS, None, None]
         return table(figures, {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
                                "estimate": Column("estimate", decimals_from="decimals"),
                                "low": Column(f"{pct} low", decimals_from="decimals"),
