@@ -38,7 +38,7 @@ def test_a_curve_that_falls_past_its_peak_gets_a_model_that_can_fall(kappa):
     curve = usl(0.02, kappa)
     assert fall_of(curve) > M.FALL_TOLERANCE
     # the USL's own scatter is the noise: about the ±1% built in, far below a fall of 10% or more
-    rse = M.usl_scatter(curve)
+    rse = fit_usl(curve).rse
     assert rse < 0.02 * curve["throughput"].max()
     fall = M.measured_fall(curve["concurrency"], curve["throughput"], rse=rse)
     assert fall.beyond_noise and fall.fraction == pytest.approx(fall_of(curve))
@@ -54,7 +54,7 @@ def test_a_curve_that_falls_past_its_peak_gets_a_model_that_can_fall(kappa):
 @pytest.mark.parametrize("sigma", [0.005, 0.02, 0.05, 0.1])
 def test_a_curve_that_levels_off_is_not_a_fall(sigma):
     curve = amdahl(sigma)
-    fall = M.measured_fall(curve["concurrency"], curve["throughput"], rse=M.usl_scatter(curve))
+    fall = M.measured_fall(curve["concurrency"], curve["throughput"], rse=fit_usl(curve).rse)
     assert fall is None or not fall.beyond_noise
     assert compare_models(curve).recommended == "amdahl" or "cannot describe a fall" not in compare_models(curve).reason
     assert "measured_fall" not in fit_amdahl(curve).evidence.codes()
@@ -64,7 +64,7 @@ def test_a_small_fall_within_the_tolerance_is_noise():
     # κ so small that the curve loses about 1% past its peak (at 96 clients): within FALL_TOLERANCE, not a fall
     curve = usl(0.02, 1e-4)
     assert 0 < fall_of(curve) < M.FALL_TOLERANCE
-    assert not M.measured_fall(curve["concurrency"], curve["throughput"], rse=M.usl_scatter(curve)).beyond_noise
+    assert not M.measured_fall(curve["concurrency"], curve["throughput"], rse=fit_usl(curve).rse).beyond_noise
     assert "measured_fall" not in fit_amdahl(curve).evidence.codes()
 
 

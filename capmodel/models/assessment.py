@@ -307,18 +307,17 @@ def check_ceiling_reach(fit) -> Reason | None:
                   float(best / limit))
 
 
-def check_measured_fall(fit) -> Reason | None:
+def check_measured_fall(fit, comparison=None) -> Reason | None:
     """A model whose curve cannot fall (no peak) on data that fall after their peak beyond noise -> unusable: its
-    "no peak" answer is contradicted by the measurements (capmodel.models.measured_fall has the rule)."""
-    from capmodel.models.measured_fall import FALL_TOLERANCE, can_fall, measured_fall, usl_scatter
+    "no peak" answer is contradicted by the measurements (capmodel.models.measured_fall has the rule; the noise is
+    the comparison's USL fit's scatter, as the model choice judges it, else this fit's own)."""
+    from capmodel.models.measured_fall import can_fall, measured_fall
 
     if can_fall(fit):
         return None
-    fall = measured_fall(fit.concurrency, fit.throughput)
-    if fall is None or not fall.fraction > FALL_TOLERANCE:
-        return None
-    if not fall.beyond_noise:       # no trend in the tail alone: judge the drop by the USL's scatter (one more fit)
-        fall = measured_fall(fit.concurrency, fit.throughput, rse=usl_scatter(fit.curve, fit.weights))
+    usl = comparison.fits.get("usl") if comparison is not None else None
+    rse = usl.rse if usl is not None and usl.df_resid >= 1 else fit.rse
+    fall = measured_fall(fit.concurrency, fit.throughput, rse=rse)
     if fall is None or not fall.beyond_noise:
         return None
     return Reason("measured_fall", "unusable", f"the {model_label(fit.model)} curve cannot fall, but "
@@ -343,7 +342,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_below_one(fit.concurrency),
         check_r2(fit),
         check_past_peak(fit),
-        check_measured_fall(fit),
+        check_measured_fall(fit, comparison),
         answer_extrapolation := check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
         *warning_reasons(fit),
         check_lack_of_fit(fit),
@@ -388,22 +387,12 @@ def supported_instead(fit, evidence: Evidence) -> str:
     return "; ".join(sentences) or f"the best measured rate was {_n(best)} ops/s at N = {_n(at)}"
 
 
-def rivals_ranking(fit):
-    """The rivals' ranking on the fit's own curve and weights (``compare_models`` without the extrapolation check), to
-    say whether the fitted model is the one the data support; None when no model can be ranked (too few points)."""
-    from capmodel.errors import CapmodelError
-    from capmodel.models.selection import compare_models
-
-    try:
-        return compare_models(fit.curve, weights=fit.weights, extrapolation=False)
-    except CapmodelError:
-        return None
-
-
 def fit_verdict(fit, comparison=None, level: float = 0.95, bootstrap=None) -> Evidence:
     """The one verdict on a fit's own answer (its peak or ceiling), the one ``capmodel fit``, ``fit.evidence`` and
     ``fit.describe()`` give: ``assess_fit`` with ``comparison``, or without one the rivals' ranking on the same data
     (``rivals_ranking``), so a model the data do not support is weak wherever it is shown."""
+    from capmodel.models.ranking import rivals_ranking
+
     if comparison is None:
         comparison = rivals_ranking(fit)
     return assess_fit(fit, comparison, level=level, bootstrap=bootstrap)

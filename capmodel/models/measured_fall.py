@@ -97,15 +97,3 @@ def can_fall(fit) -> bool:
     """Whether the fitted curve turns down inside or past the data (a finite peak)."""
     return math.isfinite(getattr(fit, "peak_concurrency", math.inf))
 
-
-def usl_scatter(curve, weights=None) -> float:
-    """The residual standard error of the USL fitted to ``curve`` (the noise ``measured_fall`` judges by; NaN when
-    it cannot be fitted)."""
-    from capmodel.errors import CapmodelError
-    from capmodel.models.usl import fit_usl
-
-    try:
-        fit = fit_usl(curve, weights=weights)
-    except CapmodelError:
-        return math.nan
-    return float(fit.rse) if fit.df_resid >= 1 else math.nan
