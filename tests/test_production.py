@@ -209,3 +209,14 @@ def test_a_runway_of_zero_reads_past_the_target_now_in_the_capacity_table():
                                                           room.runway_months.high)])):
         [row] = [cells for cells in answer.capacity_table().cells() if cells[0] == "runway"]
         assert row[2:] == expected
+
+
+def test_the_laws_answer_says_past_the_plan_once():
+    # the bundled FTDC sample runs 17% above its plan: 'already' and 'reached' are not said twice over
+    from capmodel.observe.observation import observe_ftdc
+
+    observation = observe_ftdc("data/ftdc_sample/diagnostic.data")
+    text = production_answer(observation.samples, observation.curve, monthly_growth=0.05, bins=None,
+                             n_bootstrap=20).describe()
+    assert text.count("already") == 1 and "above** the planned throughput" in text
+    assert "target is already reached" not in text and "No growth fits under the plan." in text

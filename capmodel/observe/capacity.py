@@ -134,7 +134,9 @@ class ServerCapacity:
         months = self.runway_months
         if months is not None:
             if months.estimate == 0:
-                text += f" The {self.utilization_target:.0%} target is already reached: no growth fits under it."
+                # past the plan is said just above; at it exactly, say so once here
+                text += (" No growth fits under the plan." if spare.estimate < 0 else
+                         f" The {self.utilization_target:.0%} target is reached now: no growth fits under it.")
             elif math.isinf(months.estimate):
                 text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
                          f" At {self.monthly_growth:.0%} growth a month (a shrinking load) it never reaches it.")
