@@ -10,6 +10,7 @@ use it.
 """
 from __future__ import annotations
 
+import dataclasses
 import base64
 import csv
 import html
@@ -168,6 +169,7 @@ class Column:
     currency: str = ""
     digits: int = 3
     decimals: int | None = None   # a fixed number of decimals for the whole column (a number column only)
+    decimals_from: str | None = None   # a row field giving that row's decimals (a figure and its interval alike)
 
     def show(self, value) -> str:
         if self.kind == "text" or not (_is_number(value) or is_missing(value) or isinstance(value, bool)):
@@ -205,7 +207,15 @@ class Table:
     csv_name: str = "table.csv"
 
     def cells(self) -> list[list[str]]:
-        return [[col.show(row.get(key)) for key, col in self.columns.items()] for row in self.rows]
+        return [[self._column(col, row).show(row.get(key)) for key, col in self.columns.items()] for row in self.rows]
+
+    @staticmethod
+    def _column(col: Column, row: dict) -> Column:
+        """``col`` with the row's decimals when it takes them from a row field (``Column.decimals_from``)."""
+        places = row.get(col.decimals_from) if col.decimals_from else None
+        if places is None or is_missing(places):
+            return col
+        return dataclasses.replace(col, decimals=int(places))
 
     def csv(self) -> str:
         """The raw values (not rounded) with the readable headers; missing values empty."""

@@ -27,8 +27,8 @@ def test_usl_answer_names_the_peak_the_parameters_and_the_best_point():
     assert shown == pytest.approx(x_peak, rel=2e-3)
     best = curve.loc[curve["throughput"].idxmax()]
     assert text.startswith(f"SPEC SDM91 measured 7 steps from 1 to 216 clients; the best measured rate was "
-                           f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). Fitted, the **USL** "
-                           "model was fitted.")
+                           f"{best['throughput']:,.0f} ops/s (at {best['concurrency']:g} clients). The data support the "
+                           "**USL** model (")
     assert "R² = 0.990" in text and "sigma = 0.02773" in text
     assert not fit.warnings and "warning" not in text   # nothing to warn of, and no sentence saying so twice
 
@@ -47,10 +47,10 @@ def test_answer_with_a_comparison_says_how_the_model_was_chosen():
     comparison = compare_models(curve)
     chosen = comparison.best_fit.describe(comparison=comparison)
     assert comparison.recommended == "amdahl"
-    assert f"the data support the **Amdahl** model ({comparison.reason})" in chosen
+    assert f"The data support the **Amdahl** model ({comparison.reason})" in chosen
     assert "ΔAICc of the others from the best:" in chosen
     asked = fit_usl(curve).describe(comparison=comparison)
-    assert "the **USL** model was fitted as asked; the comparison recommends **Amdahl**" in asked
+    assert "The **USL** model was fitted as asked; the comparison recommends **Amdahl**" in asked
     # the fit's warning is a reason of the verdict, said once (no "- warning:" repeat after it)
     assert asked.count("kappa is at its lower bound 0") == 1
     verdict = asked[asked.index("Evidence: **weak**: "):]

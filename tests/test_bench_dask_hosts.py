@@ -146,7 +146,7 @@ def test_a_sweep_through_the_scheduler_spreads_over_two_hosts_and_leaks_no_passw
     assert hosts == {"127.0.0.2", "127.0.0.3"}
     assert len(steps[1]["client_hosts"]) == 2 and all(h["server_on_host"] for h in steps[1]["client_hosts"].values())
     run = json.loads((out / "run.json").read_text())
-    assert "2 Dask worker(s) on 2 host(s)" in run["clients"] and run["config"]["scheduler"] == cluster.address
+    assert "2 Dask workers on 2 hosts" in run["clients"] and run["config"]["scheduler"] == cluster.address
     assert "shared_host_warning" in run  # the server runs on the load hosts' machine, and the run says so
     # the password is nowhere: not in the scheduler's or the workers' logs, the output files or what was printed
     assert SECRET not in cluster.text()
@@ -266,7 +266,7 @@ def test_littles_law_flags_clients_that_were_not_in_flight():
 
 def test_client_bound_per_process_and_per_host():
     gil = verdict.client_bound_reasons(_result(mean_ms=16.0, workers=[_worker(cpu=0.9), _worker(cpu=0.2)]), None)
-    assert len(gil) == 1 and "1 of 2 client process(es)" in gil[0] and "0.90" in gil[0]
+    assert len(gil) == 1 and "1 of 2 client processes" in gil[0] and "0.90" in gil[0]
     busy = verdict.client_bound_reasons(_result(mean_ms=16.0, workers=[_worker(host="b", host_cpu=0.95,
                                                                                server=True)]), None)
     assert len(busy) == 1 and "client host b" in busy[0] and "shared with the server" in busy[0] and "95%" in busy[0]

@@ -4,20 +4,20 @@ from capmodel.bench.sweep.describe import describe_sweep
 
 def _step(c, status="ok", bound=False):
     return {"concurrency": c, "status": status, "client_bound": bound, "failure": None if status == "ok" else "boom",
-            "client_bound_reasons": ["client host vm: its 2 CPU(s) shared with the server under test were 97% busy"]
+            "client_bound_reasons": ["client host vm: its 2 CPUs shared with the server under test were 97% busy"]
             if bound else []}
 
 
 def test_describe_names_where_the_clients_ran_and_the_client_bound_steps():
-    run = {"clients": "2 Dask worker(s) on 1 host(s) (scheduler tcp://127.0.0.1:1)",
+    run = {"clients": "2 Dask workers on 1 host (scheduler tcp://127.0.0.1:1)",
            "shared_host_warning": "the clients run on the server's host (this machine)"}
     text = describe_sweep(run, [_step(1), _step(4, bound=True), _step(8, bound=True), _step(16, "failed")])
-    assert text.startswith("The clients ran as 2 Dask worker(s) on 1 host(s)")
-    assert "3 step(s) measured, 1 failed (boom)." in text
+    assert text.startswith("The clients ran as 2 Dask workers on 1 host")
+    assert "3 steps measured, 1 failed (boom)." in text
     assert "2 of 3 steps may be limited by the client, not the server (at 4, 8 clients)" in text
     assert "97% busy" in text and text.endswith("(this machine).")
 
 
 def test_describe_says_when_nothing_points_at_the_client():
     text = describe_sweep({"clients": "1 process (this one)"}, [_step(1), _step(2)])
-    assert "2 step(s) measured." in text and "No step shows a sign" in text and "Note" not in text
+    assert "2 steps measured." in text and "No step shows a sign" in text and "Note" not in text

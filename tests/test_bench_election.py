@@ -19,6 +19,7 @@ from capmodel.bench.sweep import verdict
 from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.client.runner import StepResult
 from capmodel.bench.sweep.config import BenchConfig
+from capmodel.formatting import plural
 from capmodel.bench.sweep.sweep import run_sweep
 
 DB = "capmodel_test_election"
@@ -71,7 +72,7 @@ def test_a_step_across_an_election_says_so_and_is_not_ok(own_replica_set, tmp_pa
     assert election["term_after"] is None or election["term_after"] > election["term_before"]
     assert across["status"] == "failed" and "elected a new primary" in across["failure"]
     # a planned step-down hands the election off: the driver may hide it entirely (no failure, no long pause)
-    assert f"{election['operations_failed']:,} operation(s) failed" in across["failure"]
+    assert plural(election["operations_failed"], "operation") + " failed" in across["failure"]
     assert f"paused up to {election['longest_pause_s']:.1f} s" in across["failure"]
     assert across["server"] is None  # counters of two servers are never subtracted
     after = steps[-1]
@@ -106,9 +107,9 @@ def test_the_election_verdict(before, after, result, seen, fails):
     failure = verdict.election_failure(record)
     assert (failure is not None) == fails
     if fails:
-        assert "elected a new primary" in failure and f"{result.error_count:,} operation(s) failed" in failure
+        assert "elected a new primary" in failure and plural(result.error_count, "operation") + " failed" in failure
         if result.failed_attempts:
-            assert f"{max(result.failed_attempts - result.error_count, 0):,} attempt(s) retried" in failure
+            assert plural(max(result.failed_attempts - result.error_count, 0), "attempt") + " retried" in failure
 
 
 def test_replica_state_of_a_standalone_is_none_and_of_a_set_names_its_primary(mongod, replica_set):

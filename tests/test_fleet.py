@@ -282,9 +282,8 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
     assert ordered["member"].tolist()[:3] == ["a:1", "b:1", "c:1"] and ordered["error"].notna().tolist()[-1]
     fleet = Fleet(ordered, "2 local Dask workers", 0.05)
     assert fleet.describe() == ("Of 4 servers (1 unreadable; 1 not ranked (verdict unusable)), the most urgent is "
-                              "a:1 of rs0: busiest at 1,030 ops/s of a capacity of 1,250 ops/s (operational laws), already 3% "
-                              "above its planned throughput (weak evidence); it is already past its utilization "
-                              "target.")
+                              "a:1 of rs0: busiest at 1,030 ops/s of a capacity of 1,250 ops/s (operational laws); past "
+                              "its utilization target now, 3% above its planned throughput (weak evidence).")
     figure = runway_figure(ordered)
     traces = {t.name: t for t in figure.data}
     assert set(traces) == {"sound", "weak", "unusable", "failed"}
@@ -505,3 +504,38 @@ def test_a_spare_interval_without_width_shows_the_figure_alone():
     assert spare_phrase(Capacity()) == "already 3.3% above its planned throughput"
     Capacity.spare_fraction = Estimate(0.31, 0.25, 0.36)
     assert spare_phrase(Capacity()) == "31% of its planned throughput spare (25% to 36%)"
+
+
+@pytest.mark.parametrize("busiest, capacity, spare, runway", [
+    (1030.0, 1250.0, -0.03, 0.0),       # past the target, below the capacity
+    (13325.0, 13266.0, -0.03, 0.0),     # past the capacity: saturated (report 08's generated fleet)
+    (1250.0, 1250.0, -0.25, 0.0),       # exactly at the capacity: saturated
+    (500.0, 2000.0, 0.6, 18.8),         # room left, a runway
+    (800.0, 1000.0, 0.0, 0.0),          # exactly at the target
+])
+def test_the_fleet_answer_says_each_fact_once_and_names_a_saturated_server(busiest, capacity, spare, runway):
+    import pandas as pd
+
+    from capmodel.commands.fleet import _text
+    from capmodel.models.runway import PAST_TARGET_WORDS
+    from capmodel.observe.fleet import COLUMNS, Fleet
+
+    rows = pd.DataFrame([_row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=busiest, capacity_ops=capacity,
+                              method="operational laws", spare_fraction=spare, spare_low=spare, spare_high=spare,
+                              verdict="weak", runway_months=runway, runway_low=runway, runway_high=runway,
+                              evidence={"grade": "weak", "reasons": []})], columns=COLUMNS)
+    fleet = Fleet(rows, "1 local Dask worker", 0.05)
+    answer = fleet.describe()
+    assert answer.count("past its utilization target") == (1 if runway == 0 else 0)
+    assert answer.count("already") == 0
+    saturated = busiest >= capacity
+    assert ("saturated: its busiest load" in answer) == saturated
+    if saturated:
+        assert f"{busiest:,.0f} ops/s, is at or past its capacity of {capacity:,.0f} ops/s" in answer
+    if runway > 0:
+        assert f"reaches its target in {runway:.1f} months" in answer
+    # the table, the CLI text and the figure say a runway of 0 in one phrase
+    cells = dict(zip([c.header for c in fleet.reading_table().columns.values()], fleet.reading_table().cells()[0]))
+    assert cells["runway (months)"] == (PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}")
+    row = next(line for line in _text(fleet).splitlines() if line.startswith("rs0 "))
+    assert row.endswith(PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}") and " 0.0" not in row

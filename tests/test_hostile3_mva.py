@@ -11,6 +11,7 @@ import json
 import pytest
 
 from capmodel.cli import main
+from capmodel.formatting import number
 
 
 def _mva(tmp_path, capsys, text, *options):
@@ -28,7 +29,7 @@ def test_a_delay_flag_that_is_not_true_or_false_is_refused(tmp_path, capsys, wor
                             f"stations: {{cpu: {{delay: {word}, demands: {{a: 0.1}}}}}}\n")
     if word in ("no", "off"):  # YAML 1.1 reads these unquoted words as the boolean false: a queue, X = 1 / D
         assert status == 0, err
-        assert "a: 10 per s at 0.3 s" in out
+        assert "a: 10 ops/s at 300 ms" in out
         return
     assert status == 2 and out == ""
     assert "stations.cpu.delay: must be true or false" in err and err.count("\n") == 1
@@ -49,7 +50,7 @@ def test_text_tables_show_a_dash_not_nan_where_a_figure_does_not_apply(tmp_path,
         r_cpu = d * (1 + q)
         x = n / (r_cpu + delay)
         q = x * r_cpu
-    assert f"b: {x:,.4g} per s at {r_cpu + delay:.4g} s" in out
+    assert f"b: {number(x, 4)} ops/s at {number((r_cpu + delay) * 1000)} ms" in out
 
 
 def test_a_network_with_no_load_names_no_bottleneck(tmp_path, capsys):
@@ -57,7 +58,7 @@ def test_a_network_with_no_load_names_no_bottleneck(tmp_path, capsys):
                             "stations: {cpu: {demands: {a: 0}}, disk: {demands: {a: 0}}}\n")
     assert status == 0, err
     assert "No station carries load, so none is the bottleneck." in out and "Bottleneck" not in out
-    assert "a: 3 per s at 0 s" in out  # X = N / Z when no station takes time
+    assert "a: 3 ops/s at 0 ms" in out  # X = N / Z when no station takes time
 
 
 @pytest.mark.parametrize("written, suggested", [("1e-7", "1.0e-07"), ("3e-4", "0.0003"), ("2.5e3", "2500.0"),

@@ -78,7 +78,7 @@ def test_capacity_of_the_bundled_sample_matches_the_go_decoder():
 
 def test_report_answers_with_the_laws_and_states_method_and_verdict(headline_text):
     expected = go_laws()
-    assert f"From the bundled FTDC sample ({expected['intervals']} intervals" in headline_text
+    assert f"Read from the bundled FTDC sample: {expected['intervals']} intervals" in headline_text
     assert f"saturation at {expected['saturation']:,.0f} ops/s" in headline_text
     assert f"{expected['d_ms']:.3g} ms of CPU" in headline_text
     assert "Method: operational laws" in headline_text and "Evidence: weak" in headline_text
@@ -100,7 +100,7 @@ def test_report_renders_an_observe_folder_without_sampling(tmp_path, capsys):
     assert run.error is None, run.error
     text = _headline_text(run.notebook)
     expected = go_laws()
-    assert "From the observe folder obs" in text
+    assert "Read from the observe folder obs: " in text
     assert f"saturation at {expected['saturation']:,.0f} ops/s" in text
     digest = hashlib.sha256((folder / "samples.csv").read_bytes()).hexdigest()   # the file the report read
     assert f"observed = samples.csv SHA-256 {digest}" in text

@@ -109,31 +109,35 @@ def test_a_model_the_comparison_ranks_worse_is_flagged_or_replaced(tmp_path):
 
     args = _two_vm_curves(tmp_path)
     default = json.loads(ok("plan", *args, "--json"))
-    sdm = {r["vm"]: r for r in default["vms"]}["sdm"]
-    assert [r["code"] for r in sdm["evidence"]["reasons"]] == ["model_choice"]
-    assert "prefers Amdahl" in sdm["evidence"]["reasons"][0]["message"]
-    assert any("sdm: planned from the usl model although the comparison recommends amdahl" in n
+    rows = {r["vm"]: r for r in default["vms"]}
+    # the raytracer never turns down: the comparison prefers Amdahl, so the USL the plan uses by default is flagged
+    # (with its κ at 0 as well); SPEC SDM91 falls past its peak, so the USL is the one recommended and not flagged
+    ray = rows["ray"]
+    assert "model_choice" in [r["code"] for r in ray["evidence"]["reasons"]]
+    assert "prefers Amdahl" in [r for r in ray["evidence"]["reasons"] if r["code"] == "model_choice"][0]["message"]
+    assert "model_choice" not in [r["code"] for r in rows["sdm"]["evidence"]["reasons"]]
+    assert any("ray: planned from the usl model although the comparison recommends amdahl" in n
                for n in default["notes"])
     chosen = json.loads(ok("plan", *args, "--model", "recommended", "--json"))
-    sdm = {r["vm"]: r for r in chosen["vms"]}["sdm"]
-    assert "model_choice" not in [r["code"] for r in sdm["evidence"]["reasons"]]
-    assert any("sdm: planned from the amdahl model, which the comparison recommends" in n for n in chosen["notes"])
+    ray = {r["vm"]: r for r in chosen["vms"]}["ray"]
+    assert "model_choice" not in [r["code"] for r in ray["evidence"]["reasons"]]
+    assert any("ray: planned from the amdahl model, which the comparison recommends" in n for n in chosen["notes"])
     # Amdahl has no peak: without cpu_util the utilization target is 80% of its ceiling λ/σ (scipy's fit here)
-    curve = datasets.load_curve("usl_specsdm91")
+    curve = datasets.load_curve("usl_raytracer")
     n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
-    (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 90])
-    assert sdm["usable_throughput"] == pytest.approx(0.8 * lam / sigma, rel=2e-3)
+    (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 20])
+    assert ray["usable_throughput"] == pytest.approx(0.8 * lam / sigma, rel=2e-3)
 
 
 def test_the_python_keyword_chooses_the_model_too():
-    curve = datasets.load_curve("usl_specsdm91")
+    curve = datasets.load_curve("usl_raytracer")     # the comparison prefers Amdahl (the curve never turns down)
     from capmodel.models.usl import fit_usl
 
     catalog = pd.DataFrame({"vm": ["sdm"], "monthly_cost": [200.0]})
     kept = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, bootstrap=0)
     chosen = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, bootstrap=0,
                         model="recommended")
-    assert kept.plan.vm_evidence["sdm"].codes() == ["model_choice"]
+    assert "model_choice" in kept.plan.vm_evidence["sdm"].codes()
     assert chosen.plan.fit_capacities["sdm"].usable_throughput != kept.plan.fit_capacities["sdm"].usable_throughput
     with pytest.raises(Exception, match="model"):
         plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, model="best")

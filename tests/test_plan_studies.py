@@ -119,14 +119,14 @@ def test_describe_fit_names_the_model_its_intervals_and_the_amdahl_ceiling():
     text = describe_fit(fit, comparison, level=0.9, source="Dataset plgm_workload1")
     n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
     (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 1000])
-    assert comparison.recommended == "amdahl" and "the data support the **Amdahl** model" in text
+    assert comparison.recommended == "amdahl" and "The data support the **Amdahl** model" in text
     assert f"λ/σ = {lam / sigma:,.0f} ops/s" in text or f"λ/σ = {fit.ceiling:,.0f} ops/s" in text
     assert fit.ceiling == pytest.approx(lam / sigma, rel=2e-3)
     best = curve.loc[curve["throughput"].idxmax()]
     assert f"measured {len(curve)} steps" in text and f"best measured rate was {best['throughput']:,.0f}" in text
     assert "with 90% intervals" in text
     asked = describe_fit(comparison.fits["usl"], comparison)
-    assert "the **USL** model was fitted as asked; the comparison recommends **Amdahl**" in asked
+    assert "The **USL** model was fitted as asked; the comparison recommends **Amdahl**" in asked
 
 
 def test_describe_capacity_reads_the_fit_or_says_why_not():

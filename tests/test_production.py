@@ -145,3 +145,78 @@ def test_a_peak_at_one_operation_is_said_in_the_singular():
     fit = LatencyFit(curve, x, r, np.array([sigma, kappa, LAMBDA]), method="throughput")
     knee = next(r for r in usl_verdict(fit, curve).reasons if r.code == "knee_not_reached")
     assert "the fitted peak at 1 operation lies" in knee.message
+
+
+@pytest.mark.parametrize("points, cpu, growth", [(KNEE, True, 0.05), (LIGHT, True, 0.05), (LIGHT, True, 0.5),
+                                                  (LIGHT, False, None), (KNEE, True, None)])
+def test_every_capacity_table_row_shows_its_figure_and_interval_in_one_format(points, cpu, growth):
+    # each row's estimate, low and high carry the same decimals (report 07 read -17 / -19.1 / -15), enough for
+    # three significant digits of the estimate; whole figures none
+    samples, curve = observed(points, cpu=cpu)
+    answer = production_answer(samples, curve, cores=1, monthly_growth=growth, bins=None, n_bootstrap=20)
+    made = answer.capacity_table()
+    headers = [c.header for c in made.columns.values()]
+    for raw, cells in zip(made.rows, made.cells()):
+        shown = dict(zip(headers, cells))
+        numbers = [shown[h] for h in headers[2:] if re.fullmatch(r"-?[\d,]+(\.\d+)?", shown[h])]
+        places = {len(v.split(".")[1]) if "." in v else 0 for v in numbers}
+        assert len(places) <= 1, (raw["figure"], numbers)
+        estimate = raw["estimate"]
+        if numbers and math.isfinite(estimate) and estimate != 0 and not float(estimate).is_integer():
+            want = 0 if abs(estimate) >= 100 else 2 - math.floor(math.log10(abs(estimate)))
+            assert places == {max(0, want)}, (raw["figure"], numbers)
+    # the CSV keeps the raw values
+    for row in made.rows:
+        if isinstance(row["estimate"], float) and not row["estimate"].is_integer():
+            assert repr(row["estimate"]) in made.csv() or str(row["estimate"]) in made.csv()
+
+
+@pytest.mark.parametrize("points, cpu", [(KNEE, True), (LIGHT, True), (LIGHT, False)])
+def test_the_answer_starts_each_sentence_with_a_capital_and_none_after_a_colon(points, cpu):
+    samples, curve = observed(points, cpu=cpu)
+    text = production_answer(samples, curve, cores=None if cpu else 1, monthly_growth=0.05, bins=None,
+                             n_bootstrap=20, source="the test window").describe()
+    assert text.startswith("Read from the test window: 40 intervals, 40 with operations. ")
+    assert not re.search(r": [A-Z][a-z]", text.replace("Method: ", "")), text
+
+
+@pytest.mark.parametrize("cores, reported, words", [
+    (1, None, "With 1 core (as given), the bottleneck law"),
+    (None, 1, "With 1 core (the host's count, as the server reports it), the bottleneck law"),
+    (None, 4, "With 4 cores (the host's count, as the server reports it), the bottleneck law"),
+    (None, None, "With 1 core (assumed: the server did not report its cores), the bottleneck law")])
+def test_the_cores_sentence_reads_for_one_core_and_for_many(cores, reported, words):
+    samples, curve = observed(LIGHT)
+    if reported is not None:
+        samples["cores"] = float(reported)
+    text = production_answer(samples, curve, cores=cores, bins=None, n_bootstrap=20).describe()
+    assert words in text
+
+
+def test_a_runway_of_zero_reads_past_the_target_now_in_the_capacity_table():
+    # the bundled FTDC sample (report 07's default): its busiest load is past the 80% plan, so its runway is 0; the
+    # light generated load has months of runway, shown as a number
+    from capmodel.models.runway import PAST_TARGET_WORDS
+    from capmodel.observe.observation import observe_ftdc
+
+    observation = observe_ftdc("data/ftdc_sample/diagnostic.data")
+    past = production_answer(observation.samples, observation.curve, monthly_growth=0.05, bins=None, n_bootstrap=20)
+    samples, curve = observed(LIGHT)
+    room = production_answer(samples, curve, cores=1, monthly_growth=0.05, bins=None, n_bootstrap=20)
+    assert past.runway_months.estimate == 0 and room.runway_months.estimate > 1
+    for answer, expected in ((past, [PAST_TARGET_WORDS, "—", "—"]),
+                             (room, [f"{v:.1f}" for v in (room.runway_months.estimate, room.runway_months.low,
+                                                          room.runway_months.high)])):
+        [row] = [cells for cells in answer.capacity_table().cells() if cells[0] == "runway"]
+        assert row[2:] == expected
+
+
+def test_the_laws_answer_says_past_the_plan_once():
+    # the bundled FTDC sample runs 17% above its plan: 'already' and 'reached' are not said twice over
+    from capmodel.observe.observation import observe_ftdc
+
+    observation = observe_ftdc("data/ftdc_sample/diagnostic.data")
+    text = production_answer(observation.samples, observation.curve, monthly_growth=0.05, bins=None,
+                             n_bootstrap=20).describe()
+    assert text.count("already") == 1 and "above** the planned throughput" in text
+    assert "target is already reached" not in text and "No growth fits under the plan." in text

@@ -171,7 +171,7 @@ def _instances() -> dict:
                                                                        {"a": 4, "b": 2}, {"a": 0.1, "b": 0.1}),
         "capmodel.models.results.ScalabilityFit": get_model("log_coherency").fit(curve),
         "capmodel.models.usl_results.USLFit": usl,
-        "capmodel.models.selection.ModelComparison": compare_models(curve, extrapolation=False),
+        "capmodel.models.ranking.ModelComparison": compare_models(curve, extrapolation=False),
         "capmodel.models.usl_latency.LatencyFit": fit_usl_latency(observed_curve),
         "capmodel.plan.calibration.Workload": study.plan.workload,
         "capmodel.plan.capacity.Objectives": Objectives(utilization_target=0.8, latency_p95_ms=5.0),
@@ -285,7 +285,7 @@ def test_the_production_table_holds_the_figures_its_formatted_table_shows(instan
 def test_a_comparison_says_its_choice_in_words_and_as_json(instances):
     from capmodel.models.labels import model_label
 
-    comparison = instances["capmodel.models.selection.ModelComparison"]
+    comparison = instances["capmodel.models.ranking.ModelComparison"]
     assert comparison.describe() == f"{model_label(comparison.recommended)} is recommended: {comparison.reason}."
     record = comparison.to_json()
     assert record["recommended"] == comparison.recommended

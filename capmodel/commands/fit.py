@@ -32,11 +32,11 @@ def _finite_or_none(value):
 
 def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
     """The JSON contract of ``capmodel fit --json`` for a fitted USL-family model; ``evidence`` defaults to
-    ``assess_fit(fit, comparison)``. ``supported`` says what the data support when the evidence is unusable."""
-    from capmodel.models.assessment import assess_fit, supported_instead
+    ``fit_verdict(fit, comparison)`` (the one ``fit.evidence`` gives). ``supported`` says what the data support when the evidence is unusable."""
+    from capmodel.models.assessment import fit_verdict, supported_instead
 
     if evidence is None:
-        evidence = assess_fit(fit, comparison, level=level)
+        evidence = fit_verdict(fit, comparison, level=level)
     ci_table = fit.conf_int(level)
     ci = {name: [float(row.low), float(row.high)] for name, row in ci_table.iterrows()}
     params = fit.params
@@ -104,9 +104,9 @@ def run(args) -> int:
         if isinstance(exc, CapmodelError):
             raise type(exc)(where + str(exc)) from None
         raise FitError(f"{where}the {args.model} fit failed: {exc}") from exc
-    from capmodel.models.assessment import assess_fit
+    from capmodel.models.assessment import fit_verdict
 
-    evidence = assess_fit(fit, comparison if comparison is not None else _ranking(curve, weights), level=args.level)
+    evidence = fit_verdict(fit, comparison, level=args.level)
     if args.json:
         print_json(fit_record(fit, args.level, comparison, evidence))
     else:
@@ -115,14 +115,3 @@ def run(args) -> int:
         print(fit_text(fit, args.level, evidence, comparison))
     return 0
 
-
-def _ranking(curve, weights):
-    """The rivals' ranking (without the extrapolation check), to say whether the asked model is the one the data
-    support; None when no model can be ranked (too few points)."""
-    from capmodel.errors import CapmodelError
-    from capmodel.models.selection import compare_models
-
-    try:
-        return compare_models(curve, weights=weights, extrapolation=False)
-    except CapmodelError:
-        return None

@@ -28,12 +28,14 @@ def register(subparsers) -> None:
 def _text(fleet) -> str:
     import math
 
+    from capmodel.models.runway import PAST_TARGET_WORDS
+
     shown = fleet.reading_table()    # the spare cell as the report writes it (no interval where it has no width)
     spare_at = list(shown.columns).index("spare")
     spares = [cells[spare_at] for cells in shown.cells()]
     lines = [fleet.describe(), ""]
     header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} " \
-             f"{'verdict':<9} {'runway (months)':>16}"
+             f"{'verdict':<9} {'runway (months)':>19}"
     lines.append(header)
     for (_, row), spare in zip(fleet.rows.iterrows(), spares):
         name = (row["member"] if isinstance(row["member"], str) else row["folder"])[-28:]
@@ -51,9 +53,9 @@ def _text(fleet) -> str:
         if runway is None or math.isnan(runway):
             runway_text = "-"
         else:
-            runway_text = "never" if math.isinf(runway) else f"{runway:,.1f}"
+            runway_text = "never" if math.isinf(runway) else PAST_TARGET_WORDS if runway == 0 else f"{runway:,.1f}"
         lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
-                     f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>16}")
+                     f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>19}")
         if isinstance(row.get("notes"), str):
             lines.append(f"{'':<10} note: {row['notes']}")
     lines.append("")

@@ -96,13 +96,15 @@ STATION_NOTE = "—: a delay station has no utilization (it never queues)"
 def class_table(result):
     """Per class, for people: populations and rates with their units, times in ms (the model's are seconds)."""
     from capmodel.formatting import Column, table
+    from capmodel.models.mva_network import THROUGHPUT_DIGITS, TIME_DIGITS
 
     frame = result.table.reset_index()
     times = ["response_time"] + [f"residence_{s}" for s in result.network.stations]
     frame[times] = frame[times] * 1000.0
     columns = {"class": Column("class", "text"), "population": Column("population", "int"),
                "think_time": Column("think time (s)"), "arrival_rate": Column("arrival rate (ops/s)"),
-               "throughput": Column("throughput (ops/s)", digits=4), "response_time": Column("response time (ms)"),
+               "throughput": Column("throughput (ops/s)", digits=THROUGHPUT_DIGITS),
+               "response_time": Column("response time (ms)", digits=TIME_DIGITS),
                **{f"residence_{s}": Column(f"at {s} (ms)") for s in result.network.stations}}
     return table(frame, columns, footnotes=[CLASS_NOTE])
 
@@ -110,10 +112,11 @@ def class_table(result):
 def station_table(result):
     """Per station: its servers, its utilization as a percentage and the mean queue of each class."""
     from capmodel.formatting import Column, table
+    from capmodel.models.mva_network import UTILIZATION_DIGITS
 
     frame = result.station_table().reset_index()
     queues = [c for c in frame.columns if c.startswith("queue_")]
     columns = {"station": Column("station", "text"), "servers": Column("servers", "text"),
-               "utilization": Column("utilization", "percent", digits=3),
+               "utilization": Column("utilization", "percent", digits=UTILIZATION_DIGITS),
                **{c: Column(f"queue of {c.removeprefix('queue_')}") for c in queues}}
     return table(frame, columns, footnotes=[STATION_NOTE])

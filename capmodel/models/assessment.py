@@ -21,8 +21,8 @@ The thresholds are module constants so that the reports, the CLI and the tests u
 - ``BELOW_ONE_SHARE_UNUSABLE`` = 0.5: observed server-side concurrency (N = X·R, Little's law) below 1 means the server
   was mostly idle at those points; when half or more of the points are below one operation at once, the curve has
   not reached any contention, and its bend (the peak) cannot be located from it. Any point below 1 makes it weak.
-- ``INTERVAL_WIDTH_WEAK`` = 0.5: a confidence interval for lambda wider than ±50% of the estimate (low to high spans a
-  factor of 3) does not pin the figure that scales every answer (weak).
+- ``INTERVAL_WIDTH_WEAK`` = 0.5: a confidence interval for lambda whose half-width is over 50% of the estimate (low
+  to high spans a factor of 3 when symmetric) does not pin the figure that scales every answer (weak).
 - ``PAST_PEAK_TOLERANCE`` = 0.05 and ``PAST_PEAK_RSE`` = 2: a model whose peak (or ceiling) lies below the best
   measured throughput by more than 5% and more than two residual standard errors (outside the measurement scatter)
   is contradicted by the data: the server ran faster than the model says it can (unusable).
@@ -34,6 +34,8 @@ The thresholds are module constants so that the reports, the CLI and the tests u
   cautions, a throughput spanning many orders of magnitude, a peak extrapolated (the extrapolation reason itself, at
   most weak as a warning). ``fit.warnings`` is their messages, so every warning ``capmodel fit`` prints is a reason in
   its verdict (one source for both).
+- ``measured_fall``: a model without a peak on data that fall after their peak beyond noise (the rule and how noise is
+  judged: capmodel.models.measured_fall) is contradicted by the data: the server did turn down (unusable).
 - ``CEILING_REACH_WEAK`` = 0.5: for a model without a peak, the ceiling λ/σ is a limit as N grows without bound; when
   the best measured throughput is below half of it, the curve has not bent enough to show where it levels off (weak).
 """
@@ -205,7 +207,8 @@ def warning_reasons(fit) -> list[Reason]:
 
 
 def check_interval_width(fit, level: float = 0.95, bootstrap=None) -> Reason | None:
-    """lambda's interval wider than ±``INTERVAL_WIDTH_WEAK`` of the estimate -> weak. With ``bootstrap`` (a
+    """lambda's interval with a half-width over ``INTERVAL_WIDTH_WEAK`` of the estimate -> weak; the message gives
+    each end against the estimate ('29% below to 316% above'). With ``bootstrap`` (a
     ``BootstrapResult``, or its ``conf_int(level)`` frame) the wider of the asymptotic and the bootstrap interval is
     judged, so the verdict agrees with the widest interval the page shows."""
     if fit.df_resid < 1 or not fit.lambda_ > 0:
@@ -224,8 +227,18 @@ def check_interval_width(fit, level: float = 0.95, bootstrap=None) -> Reason | N
     if not half > INTERVAL_WIDTH_WEAK:
         return None
     which = f"{kind} " if len(candidates) > 1 else ""
-    return Reason("interval_width", "weak", f"λ's {which}{level:.0%} interval ({_n(float(ci['low']))} to "
-                  f"{_n(float(ci['high']))}) is ±{half:.0%} of its estimate", float(half))
+    low, high = float(ci["low"]), float(ci["high"])
+    return Reason("interval_width", "weak", f"λ's {which}{level:.0%} interval ({_n(low)} to {_n(high)}) runs from "
+                  f"{relative_side(low, fit.lambda_)} to {relative_side(high, fit.lambda_)} its estimate of "
+                  f"{_n(fit.lambda_)}: too wide to pin the rate that scales every answer",
+                  float(half))
+
+
+def relative_side(end: float, estimate: float) -> str:
+    """An interval's end against its estimate, in words: '29% below', '316% above' (an asymmetric interval is
+    said side by side, never as one ± figure)."""
+    share = end / estimate - 1
+    return f"{abs(share):.0%} {'below' if share < 0 else 'above'}"
 
 
 def check_kappa_interval(fit, level: float = 0.95) -> Reason | None:
@@ -247,7 +260,8 @@ def check_model_choice(fit, comparison) -> Reason | None:
     delta = float(row["delta"].iloc[0]) if len(row) else math.nan
     criterion = comparison.criterion_label
     used = model_label(fit.model)
-    by = f" (Δ{criterion} of {used}: {delta:.1f})" if math.isfinite(delta) else ""
+    # a model ranked first but passed over (it cannot describe a measured fall) has Δ 0: no figure to give
+    by = f" (Δ{criterion} of {used}: {delta:.1f})" if math.isfinite(delta) and delta > 0 else ""
     return Reason("model_choice", "weak", f"the {used} model was used although the comparison prefers "
                   f"{model_label(comparison.recommended)}{by}", delta if math.isfinite(delta) else None)
 
@@ -293,6 +307,23 @@ def check_ceiling_reach(fit) -> Reason | None:
                   float(best / limit))
 
 
+def check_measured_fall(fit, comparison=None) -> Reason | None:
+    """A model whose curve cannot fall (no peak) on data that fall after their peak beyond noise -> unusable: its
+    "no peak" answer is contradicted by the measurements (capmodel.models.measured_fall has the rule; the noise is
+    the comparison's USL fit's scatter, as the model choice judges it, else this fit's own)."""
+    from capmodel.models.measured_fall import can_fall, measured_fall
+
+    if can_fall(fit):
+        return None
+    usl = comparison.fits.get("usl") if comparison is not None else None
+    rse = usl.rse if usl is not None and usl.df_resid >= 1 else fit.rse
+    fall = measured_fall(fit.concurrency, fit.throughput, rse=rse)
+    if fall is None or not fall.beyond_noise:
+        return None
+    return Reason("measured_fall", "unusable", f"the {model_label(fit.model)} curve cannot fall, but "
+                  f"{fall.sentence()}: the model misses the measured fall", float(fall.fraction))
+
+
 def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
                unit: str = "clients", what: str = "the answer", bootstrap=None) -> Evidence:
     """The verdict on a fit's answer: the peak (or ceiling), or a capacity at ``answer_concurrency``.
@@ -311,6 +342,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_below_one(fit.concurrency),
         check_r2(fit),
         check_past_peak(fit),
+        check_measured_fall(fit, comparison),
         answer_extrapolation := check_extrapolation(answer_n, float(np.max(fit.concurrency)), what, unit),
         *warning_reasons(fit),
         check_lack_of_fit(fit),
@@ -341,6 +373,10 @@ def supported_instead(fit, evidence: Evidence) -> str:
     if "past_peak" in codes:
         sentences.append(f"the server sustained {_n(best)} ops/s at N = {_n(at)}, so its capacity is at least "
                          f"that; the {model_label(fit.model)} curve does not describe these data")
+    if "measured_fall" in codes:
+        sentences.append(f"the server's throughput peaked at {_n(best)} ops/s at N = {_n(at)} and then fell; "
+                         f"the {model_label(fit.model)} curve cannot fall, so fit a model with a coherency term "
+                         "(the USL)")
     if "r2" in codes:
         sentences.append(f"the {model_label(fit.model)} curve does not describe these data; what was measured is "
                          "a best rate of "
@@ -349,3 +385,14 @@ def supported_instead(fit, evidence: Evidence) -> str:
         sentences.append(f"the data reach {_n(float(np.max(fit.concurrency)))} clients; up to there the server "
                          f"sustained {_n(best)} ops/s; measure higher concurrency to locate the peak")
     return "; ".join(sentences) or f"the best measured rate was {_n(best)} ops/s at N = {_n(at)}"
+
+
+def fit_verdict(fit, comparison=None, level: float = 0.95, bootstrap=None) -> Evidence:
+    """The one verdict on a fit's own answer (its peak or ceiling), the one ``capmodel fit``, ``fit.evidence`` and
+    ``fit.describe()`` give: ``assess_fit`` with ``comparison``, or without one the rivals' ranking on the same data
+    (``rivals_ranking``), so a model the data do not support is weak wherever it is shown."""
+    from capmodel.models.ranking import rivals_ranking
+
+    if comparison is None:
+        comparison = rivals_ranking(fit)
+    return assess_fit(fit, comparison, level=level, bootstrap=bootstrap)

@@ -21,15 +21,16 @@ def _where(fit) -> str:
 
 
 def _verdict(fit, comparison) -> str:
+    """Which model was fitted and whether the data support it, as one sentence (no full stop)."""
     used = model_label(fit.model)
     if comparison is None:
-        return f"the **{used}** model was fitted"
+        return f"The **{used}** model was fitted; too few points to rank it against its rivals"
     others = ", ".join(f"{model_label(r.model)} {number(r.delta, missing='not ranked')}"
                        for r in comparison.table.itertuples() if r.model != fit.model)
     if fit.model == comparison.recommended:
-        text = f"the data support the **{used}** model ({comparison.reason})"
+        text = f"The data support the **{used}** model ({comparison.reason})"
     else:
-        text = (f"the **{used}** model was fitted as asked; the comparison recommends "
+        text = (f"The **{used}** model was fitted as asked; the comparison recommends "
                 f"**{model_label(comparison.recommended)}** ({comparison.reason})")
     return f"{text}. Δ{comparison.criterion_label} of the others from the best: {others or 'none'}"
 
@@ -53,12 +54,16 @@ def answer_sentence(fit, evidence) -> str:
 
 def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The curve") -> str:
     """The fit in words (markdown). ``comparison`` (from ``compare_models``) adds which model the data support;
-    ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1").
-    The verdict (``assess_fit``) follows the answer; when it is unusable the answer says what the data support
+    ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1"); without
+    ``comparison`` the rivals' ranking on the same data stands in, so the verdict (``fit_verdict``, the one
+    ``capmodel fit`` and ``fit.evidence`` give) follows the answer; when it is unusable the answer says what the data support
     instead of a peak or ceiling."""
-    from capmodel.models.assessment import assess_fit
+    from capmodel.models.assessment import fit_verdict
+    from capmodel.models.ranking import rivals_ranking
 
-    evidence = assess_fit(fit, comparison, level=level)
+    if comparison is None:
+        comparison = rivals_ranking(fit)
+    evidence = fit_verdict(fit, comparison, level=level)
     curve = fit.curve
     if getattr(fit, "df_resid", 1) > 0:
         intervals = fit.parameter_table(level)
@@ -71,5 +76,5 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     best = curve.loc[curve["throughput"].idxmax()]
     return (f"{source} measured {number(len(curve))} steps from {number(curve['concurrency'].min())} to "
             f"{number(curve['concurrency'].max())} clients; the best measured rate was {number(best['throughput'])} "
-            f"ops/s (at {number(best['concurrency'])} clients). Fitted, {_verdict(fit, comparison)}.\n"
+            f"ops/s (at {number(best['concurrency'])} clients). {_verdict(fit, comparison)}.\n"
             f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n")

@@ -110,6 +110,10 @@ class ScalabilityModel:
         """Fit this model to a curve table with the shared engine; returns its results object."""
         return fit_model(self, curve, allow_superlinear=allow_superlinear, weights=weights, bounds=bounds)
 
+    def rivals(self) -> dict:
+        """Every declared model (name -> model), this one among them: what a fit of it is ranked against."""
+        return MODELS
+
     def __repr__(self):
         return f"<ScalabilityModel {self.name}: {self.formula}>"
 

@@ -22,6 +22,7 @@ import pandas as pd
 
 from capmodel.constraints import with_name
 from capmodel.errors import CapmodelError, InputError, shown
+from capmodel.formatting import number, percent
 from capmodel.models.laws import MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
 from capmodel.models.renamed import table_frame
@@ -228,10 +229,10 @@ class MulticlassResult:
         return out
 
     def describe(self, time_unit: str = "s") -> str:
-        """One sentence per class and the bottleneck, in words."""
-        from capmodel.formatting import number
-
-        parts = [f"{c}: {number(x, 4)} per {time_unit} at {number(r, 4)} {time_unit}" for c, x, r in
+        """One sentence per class and the bottleneck, in words: with the model's times in seconds (the default),
+        throughput in ops/s and response times in ms, as ``capmodel mva``'s tables show them (``class_figures``);
+        the utilization as its station table does (``UTILIZATION_DIGITS``)."""
+        parts = [f"{c}: {class_figures(x, r, time_unit)}" for c, x, r in
                  zip(self.network.classes, self.throughput, self.response_time)]
         if self.bottleneck is None:
             return f"{self.method}: " + "; ".join(parts) + ". No station queues (delays only)."
@@ -239,7 +240,24 @@ class MulticlassResult:
         if not u > 0:
             return f"{self.method}: " + "; ".join(parts) + ". No station carries load, so none is the bottleneck."
         return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
-                f"(utilization {u:.1%}).")
+                f"(utilization {percent(u, UTILIZATION_DIGITS)}).")
 
     def __repr__(self):
         return f"<MulticlassResult {self.method}: {self.describe()}>"
+
+
+# significant digits of a utilization (as a percentage), of a class's throughput and of its response time in ms:
+# the describe() sentence and capmodel mva's tables show each figure alike
+UTILIZATION_DIGITS = 3
+THROUGHPUT_DIGITS = 4
+TIME_DIGITS = 3
+
+
+def class_figures(throughput: float, response_time: float, time_unit: str = "s") -> str:
+    """'2,933 ops/s at 3.64 ms' for a class with the model's times in seconds; in another unit the figures as
+    given ('2.9 per min at 0.5 min')."""
+    if time_unit == "s":
+        return (f"{number(throughput, THROUGHPUT_DIGITS)} ops/s at "
+                f"{number(response_time * 1000.0, TIME_DIGITS)} ms")
+    return (f"{number(throughput, THROUGHPUT_DIGITS)} per {time_unit} at {number(response_time, TIME_DIGITS)} "
+            f"{time_unit}")

@@ -238,10 +238,11 @@ class ScalabilityFit:
 
     @cached_property
     def evidence(self):
-        """How far the data support this fit's answer (its peak or ceiling): ``assess_fit(self)``, an ``Evidence``."""
-        from capmodel.models.assessment import assess_fit
+        """How far the data support this fit's answer (its peak or ceiling), an ``Evidence``: ``fit_verdict(self)``,
+        the verdict ``capmodel fit`` prints for the same data (the rivals' ranking included)."""
+        from capmodel.models.assessment import fit_verdict
 
-        return assess_fit(self)
+        return fit_verdict(self)
 
     # -- prediction and uncertainty --------------------------------------------------------------------------------
     def predict(self, n, level: float | None = None):

@@ -15,6 +15,10 @@ from capmodel.constraints import MONTHLY_GROWTH, with_name
 from capmodel.errors import InputError
 from capmodel.models.estimate import Estimate
 
+# a runway of 0 (the load already at or past the capacity it runs towards), in words: the one phrase the tables and
+# the figures show for it
+PAST_TARGET_WORDS = "past the target now"
+
 
 def check_growth(monthly_growth: float, error: type[Exception] = InputError) -> float:
     """The monthly growth as a float, by the one rule for it (``capmodel.constraints.MONTHLY_GROWTH``: -0.99 to 10,

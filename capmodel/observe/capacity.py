@@ -118,7 +118,8 @@ class ServerCapacity:
             f" ({pct} interval {number(d.low)}–{number(d.high)} ms)" if shows_width(d.low, d.high) else "")
         basis += (f", on top of {number(self.background_cores, 2)} cores of background CPU. " if self.background_cores
                   > 0 else ". ")
-        basis += (f"With {_cores(self.cores)} ({self.cores_source}) the bottleneck law puts saturation at "
+        basis += (f"With {_cores(self.cores)} ({CORES_WORDS.get(self.cores_source, self.cores_source)}), the "
+                  "bottleneck law puts saturation at "
                   f"**{_ops(sat.estimate)}**{_span(sat)}.")
         text = (f"{basis} At {self.utilization_target:.0%} utilization the server carries "
                 f"**{_ops(plan.estimate)}**{_span(plan)}; the observed peak "
@@ -134,7 +135,9 @@ class ServerCapacity:
         months = self.runway_months
         if months is not None:
             if months.estimate == 0:
-                text += f" The {self.utilization_target:.0%} target is already reached: no growth fits under it."
+                # past the plan is said just above; at it exactly, say so once here
+                text += (" No growth fits under the plan." if spare.estimate < 0 else
+                         f" The {self.utilization_target:.0%} target is reached now: no growth fits under it.")
             elif math.isinf(months.estimate):
                 text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
                          f" At {percent(self.monthly_growth)} growth a month (a shrinking load) it never reaches it.")
@@ -190,6 +193,12 @@ def _pct(x: float) -> str:
 
 def _months_text(x: float) -> str:
     return "never" if math.isinf(x) else f"{x:,.1f}"
+
+
+HOST_CORES = "the host's, as the server reports them"
+# the cores' source (``cores_source``, as the JSON gives it) in the answer's words, for one core as for many
+CORES_WORDS = {"given": "as given", "assumed": "assumed: the server did not report its cores",
+               HOST_CORES: "the host's count, as the server reports it"}
 
 
 def _cores(c: float) -> str:
@@ -356,7 +365,7 @@ def _cores_of(samples, cores) -> tuple[float, str]:
         values = numbers(samples["cores"])
         values = values[~np.isnan(values)]
         if len(values) and values[-1] > 0:
-            return float(values[-1]), "the host's, as the server reports them"
+            return float(values[-1]), HOST_CORES
     return 1.0, "assumed"
 
 

@@ -184,15 +184,19 @@ class Fleet:
             return f"{counts}, none has a usable capacity verdict, so none can be ranked."
         top = usable.iloc[0]
         where = f"{top['member']}" + (f" of {top['cluster']}" if isinstance(top["cluster"], str) else "")
-        spare = top["spare_fraction"]
-        spare_text = (f"{spare:,.0%} of its planned throughput spare" if spare >= 0 else
-                      f"already {-spare:,.0%} above its planned throughput")
-        text = (f"{counts}, the most urgent is {where}: busiest at {top['busiest_ops']:,.0f} ops/s of a capacity of "
-                f"{top['capacity_ops']:,.0f} ops/s ({top['method']}), {spare_text} ({top['verdict']} evidence)")
+        spare, busiest, capacity = top["spare_fraction"], top["busiest_ops"], top["capacity_ops"]
+        load = (f"saturated: its busiest load, {busiest:,.0f} ops/s, is at or past its capacity of {capacity:,.0f} "
+                f"ops/s ({top['method']})" if busiest >= capacity else
+                f"busiest at {busiest:,.0f} ops/s of a capacity of {capacity:,.0f} ops/s ({top['method']})")
         runway = top["runway_months"]
-        if runway is not None and math.isfinite(runway) and self.monthly_growth is not None:
-            text += (f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"
-                     if runway > 0 else "; it is already past its utilization target")
+        past = spare < 0 or (runway is not None and runway == 0)
+        spare_text = (f"past its utilization target now, {-spare:,.0%} above its planned throughput" if spare < 0
+                      else "past its utilization target now" if past
+                      else f"{spare:,.0%} of its planned throughput spare")
+        text = f"{counts}, the most urgent is {where}: {load}; {spare_text} ({top['verdict']} evidence)"
+        if (not past and runway is not None and math.isfinite(runway) and runway > 0
+                and self.monthly_growth is not None):
+            text += f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"
         return text + "."
 
     answer = renamed_method("describe", "answer")
@@ -202,6 +206,7 @@ class Fleet:
         with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the
         reasons behind each verdict: ``reasons_text``)."""
         from capmodel.formatting import Column, percent, shows_width, table
+        from capmodel.models.runway import PAST_TARGET_WORDS
 
         def spare(row) -> str | None:
             if not isinstance(row["verdict"], str) or row["spare_fraction"] is None:
@@ -210,8 +215,13 @@ class Fleet:
             shown = percent(row["spare_fraction"])
             return f"{shown} ({percent(low)} to {percent(high)})" if shows_width(low, high, percent) else shown
 
+        def runway(row):   # a runway of 0 in the figure's words (PAST_TARGET_WORDS), not "0.0"
+            months = row["runway_months"]
+            return PAST_TARGET_WORDS if months is not None and months == 0 else months
+
         frame = self.rows.astype(object).where(self.rows.notna(), None)
         shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],
+                             runway_months=[runway(r) for _, r in frame.iterrows()],
                              verdict=[("copy" if isinstance(r.get("duplicate_of"), str) else "failed")
                                       if isinstance(r["error"], str) else r["verdict"] for _, r in frame.iterrows()])
         return table(shown, {

@@ -153,8 +153,7 @@ class Observation:
             lines.append(f"intervals: {integer(len(samples))} ending {self.start:%Y-%m-%dT%H:%M:%SZ} to "
                          f"{self.end:%Y-%m-%dT%H:%M:%SZ}")
         lines.append(f"curve points: {integer(len(curve))}")
-        dropped = ", ".join(f"{integer(v)} {k.replace('_', ' ')}" for k, v in self.dropped.items())
-        lines.append(f"dropped: {dropped or 'none'}")
+        lines.append(dropped_words(self.dropped))
         if len(curve):
             x, n = (np.asarray(_values(curve[name]), dtype=float) for name in ("throughput", "concurrency"))
             lines.append(f"throughput: {number(np.nanmedian(x), 4)} ops/s median, {number(np.nanmax(x), 4)} ops/s "
@@ -163,6 +162,17 @@ class Observation:
         if self.interrupted:
             lines.append("sampling was interrupted: every complete interval is kept")
         return "\n".join(lines)
+
+
+def dropped_words(dropped: dict) -> str:
+    """What was dropped and why, in words: '21 intervals dropped: no operations in them; 1 interval dropped: a
+    counter went back (the server restarted)', or 'no interval dropped'."""
+    from capmodel.formatting import plural
+
+    said = [f"{plural(count, 'interval')} dropped: "
+            f"{serverstatus.DROPPED_WORDS.get(reason, reason.replace('_', ' '))}"
+            for reason, count in dropped.items() if count]
+    return "; ".join(said) or "no interval dropped"
 
 
 def _values(column) -> np.ndarray:

@@ -56,6 +56,8 @@ CLASSES = ("reads", "writes", "commands")
 OPCOUNTERS = ("insert", "query", "update", "delete", "getmore", "command")
 FIGURES = {**IDENTITY, **COUNTERS, **GAUGES}
 COUNTER_RESET, NO_OPERATIONS = "counter_reset", "no_operations"
+#: why an interval was dropped, in words for "N intervals dropped: ..."
+DROPPED_WORDS = {COUNTER_RESET: "a counter went back (the server restarted)", NO_OPERATIONS: "no operations in them"}
 
 
 def ftdc_metrics() -> dict:

@@ -41,8 +41,7 @@ def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: flo
             users_low=float(best.get("users_low", math.nan)), users_high=float(best.get("users_high", math.nan)),
             spare_users=float(best["users"] - target), cost_per_user=float(best["monthly_cost"]) / target,
             meets_target_at_low_end=bool(best.get("users_low", best["users"]) >= target),
-            reason=f"cheapest of {plural(len(fits), 'VM')} that {'carries' if len(fits) == 1 else 'carry'} "
-                   f"{target:,.0f} users",
+            reason=carriers_words(len(fits), target),
         )
         if utilization_target is not None:
             row["utilization_at_target"] = utilization_target * target / float(best["users"])
@@ -63,6 +62,14 @@ def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: flo
         if needed <= 1:
             row["reason"] += f" (it would need {needed:.1%} utilization)"
     return row
+
+
+def carriers_words(count: int, target: float) -> str:
+    """Why this VM, in words: 'the only VM that carries 40,000 users', 'cheapest of the 3 VMs that carry 1 user'."""
+    users = plural(target, "user")
+    if count == 1:
+        return f"the only VM that carries {users}"
+    return f"cheapest of the {plural(count, 'VM')} that carry {users}"
 
 
 def growth_plan(vms: pd.DataFrame, targets, current_users: float | None = None, monthly_growth: float | None = None,

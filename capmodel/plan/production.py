@@ -28,7 +28,7 @@ from capmodel.models.closed_form import usl_throughput
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method, table_frame
-from capmodel.models.runway import runway
+from capmodel.models.runway import PAST_TARGET_WORDS, runway
 from capmodel.observe.capacity import LAWS, USL, ServerCapacity, TooFewIntervals, server_capacity
 
 QUESTION = "How much more load can this MongoDB server carry, judged from its own telemetry?"
@@ -192,8 +192,8 @@ class ProductionAnswer:
     def _origin(self) -> str:
         if not self.source:
             return ""
-        return (f"From {self.source} ({number(self.intervals)} intervals, {number(self.used_intervals)} with "
-                "operations): ")
+        return (f"Read from {self.source}: {number(self.intervals)} intervals, {number(self.used_intervals)} with "
+                "operations. ")
 
     def _answer(self, observed: str) -> str:
         if self.method == NO_METHOD:
@@ -252,9 +252,18 @@ class ProductionAnswer:
     def capacity_table(self):
         """``table`` formatted for reading (a ``capmodel.formatting.Table``: units, intervals, footnotes)."""
         pct = f"{self.level:.0%}"
-        return table(self._figures(), {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
-                                       "estimate": Column("estimate"), "low": Column(f"{pct} low"),
-                                       "high": Column(f"{pct} high")},
+        # a figure and its interval in one format: the decimals the estimate needs (three significant digits), the
+        # same for its ends (-17.0 / -19.1 / -15.0, not -17 / -19.1 / -15)
+        figures = self._figures()
+        figures["decimals"] = [_decimals(r.estimate, r.low, r.high) for r in figures.itertuples()]
+        months = self.runway_months
+        if months is not None and months.estimate == 0:   # in the fleet's and the figures' words, not "0 0 0"
+            figures = figures.astype({"estimate": object, "low": object, "high": object})
+            figures.loc[figures["figure"] == "runway", ["estimate", "low", "high"]] = [PAST_TARGET_WORDS, None, None]
+        return table(figures, {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
+                               "estimate": Column("estimate", decimals_from="decimals"),
+                               "low": Column(f"{pct} low", decimals_from="decimals"),
+                               "high": Column(f"{pct} high", decimals_from="decimals")},
                      caption=(f"Capacity by the {self.method}" if self.method != NO_METHOD else
                               "What the data support: the observed load only"), csv_name="capacity.csv",
                      footnotes=["—: no interval for this figure", "unreachable: never, at this growth"])
@@ -280,6 +289,17 @@ class ProductionAnswer:
                          "low": 100 * spare.low, "high": 100 * spare.high})
         add("runway", "months", self.runway_months)
         return pd.DataFrame(rows, columns=["figure", "unit", "estimate", "low", "high"])
+
+
+def _decimals(*values) -> int:
+    """Decimals that show a figure (the first finite non-zero of ``values``: the estimate, else an end) to three
+    significant digits as ``formatting.number`` does, for it and its interval alike; none at 100 or more, or when
+    every value is whole."""
+    finite = [float(v) for v in values if v is not None and pd.notna(v) and math.isfinite(v)]
+    lead = next((v for v in finite if v != 0), 0.0)
+    if all(v.is_integer() for v in finite) or lead == 0 or abs(lead) >= 100:
+        return 0
+    return max(0, 2 - math.floor(math.log10(abs(lead))))
 
 
 def _months(x: float) -> str:

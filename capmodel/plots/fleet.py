@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
+from capmodel.models.runway import PAST_TARGET_WORDS
 from capmodel.plots.curves import HEIGHT
 
 VERDICT_COLORS = {"sound": "#2ca02c", "weak": "#ff7f0e", "unusable": "#9e9e9e", "failed": "#d62728"}
@@ -49,7 +50,7 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                 value = float(row["runway_months"])
                 shown = min(value, RUNWAY_CAP_MONTHS)
                 texts.append("never at this growth" if math.isinf(value) else
-                             "past the target now" if value == 0 else f"{value:.1f} months")
+                             PAST_TARGET_WORDS if value == 0 else f"{value:.1f} months")
                 lo = min(float(row["runway_low"]), RUNWAY_CAP_MONTHS)
                 hi = min(float(row["runway_high"]), RUNWAY_CAP_MONTHS)
             else:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capmodel.errors import InputError, PlanError
-from capmodel.formatting import Column, integer, number, table
+from capmodel.formatting import Column, integer, number, plural, table
 from capmodel.models.assessment import assess_fit, check_model_choice, supported_instead
 from capmodel.models.evidence import Evidence
 
@@ -37,7 +37,7 @@ def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise InputError(f"parameter bench_dir: {folder / RUN_FILE} is not a readable run record") from None
     if len(curve) < 3:
-        raise InputError(f"parameter bench_dir: {folder} holds {len(curve)} successful step(s); a fit needs 3")
+        raise InputError(f"parameter bench_dir: {folder} holds {plural(len(curve), 'successful step')}; a fit needs 3")
     return curve, steps, run if isinstance(run, dict) else {}
 
 

@@ -14,7 +14,7 @@ from capmodel.formatting import Column, interval, number, percent, r_squared, ta
 from capmodel.models.assessment import assess_fit, supported_instead
 from capmodel.models.evidence import Evidence
 from capmodel.models.labels import model_label
-from capmodel.models.selection import criterion_label
+from capmodel.models.ranking import criterion_label
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
 PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}

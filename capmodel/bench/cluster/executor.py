@@ -28,6 +28,7 @@ from capmodel.bench.cluster.scheduler_probe import CALL_TIMEOUT_S, CONNECT_TIMEO
 from capmodel.bench.cluster.share import Secret, ShareRequest, close_clients, run_share, worker_version
 from capmodel.bench.cluster.split_merge import merge, portion, split
 from capmodel.errors import BenchError
+from capmodel.formatting import plural
 
 START_LEAD_S = 1.0  # the step starts this long after its tasks are sent ...
 PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its workers open their connections)
@@ -127,7 +128,8 @@ class DaskExecutor:
     @property
     def workers_described(self) -> str:
         hosts = {self._workers.get(a, "?") for a in self.targets()}
-        return f"{self.size} Dask worker(s) on {len(hosts)} host(s) (scheduler {self.address})"
+        return (f"{plural(self.size, 'Dask worker')} on {plural(len(hosts), 'host')} "
+                f"(scheduler {self.address})")
 
     def _info(self) -> dict:
         """{address: host} of the workers alive now, straight from the scheduler (raises when it is lost)."""

@@ -24,6 +24,7 @@ A step is **client-bound** when the client, not the server, may have set its pac
 from __future__ import annotations
 
 from capmodel.bench.client.runner import UNREACHABLE
+from capmodel.formatting import plural
 
 CEILING_FRACTION = 0.8
 CPU_FRACTION = 0.85
@@ -42,13 +43,14 @@ def client_bound_reasons(result, ceiling: float | None) -> list[str]:
     busy = [w for w in result.workers if w["cpu_cores"] >= CPU_FRACTION]
     if busy:
         worst = max(busy, key=lambda w: w["cpu_cores"])
-        reasons.append(f"{len(busy)} of {len(result.workers)} client process(es) used >= {CPU_FRACTION} of a core "
+        processes = plural(len(result.workers), "client process", "client processes")
+        reasons.append(f"{len(busy)} of {processes} used >= {CPU_FRACTION} of a core "
                        f"(the GIL; {worst['address']} on {worst['host']}: {worst['cpu_cores']:.2f}): more client "
                        "processes or hosts would push harder")
     for host, rows in hosts(result.workers).items():
         if rows["host_cpu"] >= CPU_FRACTION:
             shared = " shared with the server under test" if rows["server_on_host"] else ""
-            reasons.append(f"client host {host}: its {rows['host_cores']} CPU(s){shared} were "
+            reasons.append(f"client host {host}: its {plural(rows['host_cores'], 'CPU')}{shared} were "
                            f"{rows['host_cpu']:.0%} busy")
     little = littles_law(result)
     if little is not None and little["ratio"] < LITTLE_FRACTION:
@@ -89,11 +91,11 @@ def failure(result, error_threshold: float, samples: dict) -> str | None:
     """Why the step failed, or None when it is a measurement (``samples``: redacted error texts by kind)."""
     attempts = result.operations + result.error_count
     if result.runner_failures:
-        return f"{result.runner_failures} worker(s) of the runner failed" + first_error({"RunnerFailure": 1}, samples)
+        return f"{plural(result.runner_failures, 'worker')} of the runner failed" + first_error({"RunnerFailure": 1}, samples)
     if result.ended_early:
         return result.ended_early + first_error(result.errors, samples)
     if result.stuck_workers:
-        return f"{result.stuck_workers} worker(s) still waiting on the server after the step"
+        return f"{plural(result.stuck_workers, 'worker')} still waiting on the server after the step"
     if result.operations == 0:
         return "no operation completed" + first_error(result.errors, samples)
     if any(kind in UNREACHABLE for kind in result.errors):
@@ -104,7 +106,7 @@ def failure(result, error_threshold: float, samples: dict) -> str | None:
     stall = max(STALL_MIN_S, STALL_FRACTION * result.seconds)
     if result.mode == "closed" and result.longest_silence_s >= stall:
         return (f"no operation completed for {result.longest_silence_s:.1f} s of the {result.seconds:.1f} s window: "
-                f"the server stopped answering ({result.in_flight_at_end} operation(s) in flight at its end)"
+                f"the server stopped answering ({plural(result.in_flight_at_end, 'operation')} in flight at its end)"
                 + first_error(result.errors, samples))
     return None
 
@@ -130,9 +132,9 @@ def election_failure(record: dict | None) -> str | None:
         return None
     after = (f"{record['primary_after']}, term {record['term_after']}" if record["primary_after"]
              else "no primary at the step's end")
-    parts = [f"{record['operations_failed']:,} operation(s) failed"]
+    parts = [f"{plural(record['operations_failed'], 'operation')} failed"]
     if record["attempts_retried"] is not None:
-        parts.append(f"{record['attempts_retried']:,} attempt(s) retried by the driver")
+        parts.append(f"{plural(record['attempts_retried'], 'attempt')} retried by the driver")
     parts.append(f"operations paused up to {record['longest_pause_s']:.1f} s")
     return (f"the replica set elected a new primary during the step ({record['primary_before']}, term "
             f"{record['term_before']} -> {after}): " + ", ".join(parts)

@@ -211,7 +211,8 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
-    _require(not unknown, where, f"unknown key(s) {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
+    keys = "an unknown key" if len(unknown) == 1 else "unknown keys"
+    _require(not unknown, where, f"{keys} {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
     check_depth(spec, where)
     spec = copy.deepcopy(spec)
     name = str(spec.get("name") or Path(source).stem)

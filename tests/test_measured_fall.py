@@ -1,0 +1,97 @@
+"""A measured fall after the peak (capmodel.models.measured_fall): the model choice does not recommend a model whose
+curve cannot fall, and the verdict on such a model is unusable; curves that merely level off keep Amdahl. The
+curves are built here from the USL and Amdahl formulas with a fixed multiplicative scatter, and the expected fall is
+computed from the built points."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from capmodel import datasets
+from capmodel.models import measured_fall as M
+from capmodel.models.rivals import fit_amdahl
+from capmodel.models.selection import compare_models
+from capmodel.models.usl import fit_usl
+
+N = np.array([1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128], dtype=float)
+# a fixed scatter of about ±1% (deterministic, so the test does not depend on a random stream)
+SCATTER = 1 + 0.01 * np.array([0.3, -0.8, 0.5, -0.2, 0.9, -0.6, 0.1, -0.9, 0.6, -0.3, 0.4])
+
+
+def usl(sigma, kappa, lam=100.0):
+    return pd.DataFrame({"concurrency": N, "throughput": lam * N / (1 + sigma * (N - 1) + kappa * N * (N - 1))
+                         * SCATTER})
+
+
+def amdahl(sigma, lam=100.0):
+    return usl(sigma, 0.0, lam)
+
+
+def fall_of(curve):
+    x = curve["throughput"].to_numpy()
+    top = int(np.argmax(x))
+    return (x[top] - x[-1]) / x[top]
+
+
+# κ chosen so that the built curves fall past their peak by about 10%, 24%, 47% and 69% by N = 128
+@pytest.mark.parametrize("kappa", [2e-4, 4e-4, 1e-3, 3e-3])
+def test_a_curve_that_falls_past_its_peak_gets_a_model_that_can_fall(kappa):
+    curve = usl(0.02, kappa)
+    assert fall_of(curve) > M.FALL_TOLERANCE
+    # the USL's own scatter is the noise: about the ±1% built in, far below a fall of 10% or more
+    rse = fit_usl(curve).rse
+    assert rse < 0.02 * curve["throughput"].max()
+    fall = M.measured_fall(curve["concurrency"], curve["throughput"], rse=rse)
+    assert fall.beyond_noise and fall.fraction == pytest.approx(fall_of(curve))
+    comparison = compare_models(curve)
+    assert M.can_fall(comparison.best_fit), comparison.reason
+    # Amdahl asked for on the same data: the verdict says it misses the measured fall, and no ceiling is printed
+    forced = fit_amdahl(curve)
+    assert forced.evidence.grade == "unusable" and "measured_fall" in forced.evidence.codes()
+    text = forced.describe()
+    assert "misses the measured fall" in text and "never passes the ceiling" not in text
+
+
+@pytest.mark.parametrize("sigma", [0.005, 0.02, 0.05, 0.1])
+def test_a_curve_that_levels_off_is_not_a_fall(sigma):
+    curve = amdahl(sigma)
+    fall = M.measured_fall(curve["concurrency"], curve["throughput"], rse=fit_usl(curve).rse)
+    assert fall is None or not fall.beyond_noise
+    assert compare_models(curve).recommended == "amdahl" or "cannot describe a fall" not in compare_models(curve).reason
+    assert "measured_fall" not in fit_amdahl(curve).evidence.codes()
+
+
+def test_a_small_fall_within_the_tolerance_is_noise():
+    # κ so small that the curve loses about 1% past its peak (at 96 clients): within FALL_TOLERANCE, not a fall
+    curve = usl(0.02, 1e-4)
+    assert 0 < fall_of(curve) < M.FALL_TOLERANCE
+    assert not M.measured_fall(curve["concurrency"], curve["throughput"], rse=fit_usl(curve).rse).beyond_noise
+    assert "measured_fall" not in fit_amdahl(curve).evidence.codes()
+
+
+def test_a_tail_that_wobbles_without_a_trend_is_noise():
+    # 20% below the best at the last step, but the steps after the best go down and up: the slope's interval
+    # reaches above 0 (computed here with the same t quantile)
+    curve = pd.DataFrame({"concurrency": [1, 2, 4, 8, 16, 32], "throughput": [100, 190, 350, 1000, 600, 800.0]})
+    fall = M.measured_fall(curve["concurrency"], curve["throughput"])
+    from scipy import stats
+
+    n, x = np.array([8, 16, 32.0]), np.array([1000, 600, 800.0])
+    res = stats.linregress(n, x)
+    assert res.slope + stats.t.ppf(0.975, 1) * res.stderr > 0
+    assert fall.fraction == pytest.approx(0.2) and not fall.beyond_noise
+
+
+def test_a_single_step_after_the_best_is_judged_against_the_fits_scatter():
+    n, x = [1, 2, 4, 8, 16], [100, 195, 380, 700, 500.0]
+    assert M.measured_fall(n, x, rse=10).beyond_noise            # 200 > 2·√2·10
+    assert not M.measured_fall(n, x, rse=100).beyond_noise       # 200 < 2·√2·100 = 283
+    assert not M.measured_fall(n, x).beyond_noise                # one step after the best, no scatter given
+
+
+def test_specsdm91_auto_recommends_the_usl_and_says_why():
+    # 1,853 ops/s at 72 clients, then 1,829, 1,775, 1,702 at 216: 8% lower along a falling line
+    curve = datasets.load_curve("usl_specsdm91")
+    comparison = compare_models(curve)
+    assert comparison.table.iloc[0]["model"] == "amdahl" and comparison.recommended == "usl"
+    assert "cannot describe a fall" in comparison.reason and "1,853 ops/s at 72 clients" in comparison.reason
+    assert fit_usl(curve).evidence.grade == "sound"
