@@ -41,9 +41,13 @@ def mongo_client(mongod):
 # Modules whose tests pin CPUs or measure throughput, latency or time: ``make test`` runs them alone, after the rest
 # has run on two pytest-xdist workers, so that another test's load never bends what they measure.
 SERIAL_MODULES = {
-    "test_headroom_live", "test_mix_production_live", "test_bench_election", "test_members", "test_bench_sweep",
-    "test_bench_local_cluster", "test_bench_dask_hosts", "test_bench_runner", "test_server", "test_observe",
+    "test_headroom_live", "test_mix_production_live", "test_bench_election", "test_bench_sweep",
+    "test_bench_local_cluster", "test_bench_dask_hosts", "test_bench_runner",
 }
+# Modules whose live tests (those on a server: LIVE_FIXTURES) run alone, their FTDC and text tests on the workers
+# (test_members' generated replica set took 20 s of the serial part).
+LIVE_TESTS_SERIAL_MODULES = {"test_members", "test_observe"}
+LIVE_FIXTURES = {"mongod", "replica_set", "mongo_client", "run"}
 # Modules that share the session's one render of every report (tests/rendered_reports.py, cached under the session's
 # temporary folder, which is one per xdist worker), with test_fleet's report-08 test: one work unit of one worker, so
 # the reports are rendered once.
@@ -52,11 +56,13 @@ RENDERED_REPORT_MODULES = {"test_browser", "test_notebooks", "test_observe_noteb
 
 def pytest_collection_modifyitems(items):
     """Tests that use a real server get the ``mongod`` marker, so ``-m "not mongod"`` can leave them out; tests of
-    SERIAL_MODULES the ``serial`` marker."""
+    SERIAL_MODULES, and the live tests of LIVE_TESTS_SERIAL_MODULES, the ``serial`` marker."""
     for item in items:
         if {"mongod", "replica_set", "mongo_client"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.mongod)
-        if Path(str(item.fspath)).stem in SERIAL_MODULES:
+        module = Path(str(item.fspath)).stem
+        if module in SERIAL_MODULES or (module in LIVE_TESTS_SERIAL_MODULES
+                                        and LIVE_FIXTURES & set(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.serial)
 
 

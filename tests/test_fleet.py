@@ -292,7 +292,7 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
     assert list(traces["failed"].text) == ["failed: unreadable FTDC"]
     assert list(traces["sound"].error_x.array) == pytest.approx([20.0 - 18.8])
     assert list(figure.layout.yaxis.categoryarray)[-1] == "rs0 · a:1"        # the most urgent drawn at the top
-    assert figure.layout.yaxis.title.text and figure.layout.xaxis.title.text.startswith("months")
+    assert figure.layout.yaxis.title.text and figure.layout.xaxis.title.text.startswith("runway (months")
 
     load = load_figure(ordered, utilization_target=0.8)
     bars = {t.name: t for t in load.data}

@@ -139,4 +139,4 @@ def test_observed_what_if_bounds_the_cores_before_any_work(tmp_path, capsys):
         out, err = capsys.readouterr()
         assert time.monotonic() - started < 30
         assert status == 2 and out == ""
-        assert f"cores (processors the server may use) must be an integer from 1 to 1,024, got {cores}\n" in err
+        assert f"--cores must be an integer from 1 to 1,024, got {cores}\n" in err

@@ -115,7 +115,7 @@ def test_server_counts_and_times_given_as_numpy_or_whole_floats_are_read_as_numb
 
 
 def test_the_cli_user_sees_the_models_sentence_for_a_bad_server_count(tmp_path, capsys):
-    """``capmodel mva --observed DIR --cores N`` hands --cores to the model; its refusal is the one line."""
+    """``capmodel mva --observed DIR --cores N``: the model's rule for the cores, said in the option's name."""
     from capmodel.cli import main
     from test_mix_production import synthetic_samples
 
@@ -124,5 +124,5 @@ def test_the_cli_user_sees_the_models_sentence_for_a_bad_server_count(tmp_path, 
     for cores in ("0", "-2", "1025"):   # 1,024: the what-if's work grows with the cores (10^5 ran for minutes)
         assert main(["mva", "--observed", str(tmp_path / "primary"), "--cores", cores]) == 2
         err = capsys.readouterr().err
-        assert err == ("capmodel: error: cores (processors the server may use) must be an integer from 1 to 1,024, "
+        assert err == ("capmodel: error: --cores must be an integer from 1 to 1,024, "
                        f"got {cores}\n")

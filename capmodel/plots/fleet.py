@@ -29,7 +29,7 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
     table has no runway; colour = verdict; failed and unranked servers get a labelled stub."""
     runway = pd.to_numeric(rows["runway_months"], errors="coerce")
     by_runway = runway.notna().any()
-    column, unit = ("runway", "months") if by_runway else ("spare", "spare fraction")
+    column, unit = ("runway", "runway (months") if by_runway else ("spare", "spare (fraction of the planned throughput")
     fig = go.Figure()
     order = list(range(len(rows)))[::-1]              # plotly draws the first category at the bottom
     for state, color in VERDICT_COLORS.items():
@@ -68,8 +68,8 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                                       f"({utilization_target:.0%} CPU)" if by_runway else
                                       "Spare fraction of the planned throughput at the busiest load"),
                       height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
-                      xaxis_title=unit + (f" (longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value)"
-                                          if cut else ""),
+                      xaxis_title=unit + (f"; longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value)"
+                                          if cut else ")"),     # the unit in parentheses, as every axis
                       yaxis=dict(title="server (replica set · host:port)", categoryorder="array",
                                  categoryarray=[_label(rows.iloc[i]) for i in order]),
                       showlegend=True, legend=dict(orientation="h", y=-0.2))
