@@ -118,12 +118,13 @@ def test_every_member_of_the_replica_set_and_the_one_that_saturates_first(replic
             w.join()
     with replica_set.client() as client:
         primary = client.admin.command("hello")["primary"]
-    result = mix_what_if(samples, cores=2, scale={"reads": 1.3, "writes": 2}, n_bootstrap=50)
+    # the assertions read the point predictions (who saturates first), not the intervals: no bootstrap
+    result = mix_what_if(samples, cores=2, scale={"reads": 1.3, "writes": 2}, n_bootstrap=0)
     print("\n" + result.describe())
     assert set(result.predicted.index) == set(samples)
     assert result.limiting_member in samples
     assert "writes" in [m for m in result.members if m.member == primary][0].classes
-    reads = mix_what_if(samples, cores=2, scale={"reads": 10}, n_bootstrap=50)
+    reads = mix_what_if(samples, cores=2, scale={"reads": 10}, n_bootstrap=0)
     print("\n" + reads.describe())
     assert reads.limiting_member != primary
     served = {m.member: m.classes for m in reads.members}

@@ -137,7 +137,11 @@ class Sweep:
         workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection,
                                  allow_server_js=cfg.allow_server_js)
         ping(client, self.uri)
-        database = client[cfg.database]
+        from pymongo import ReadPreference
+
+        # the set-up reads the primary whatever --read-preference says: a lagging secondary's count of the loaded
+        # records started the inserts' key sequence below the last record (DuplicateKeyError on a replica set)
+        database = client.get_database(cfg.database, read_preference=ReadPreference.PRIMARY)
         collection, action, _ = prepare_collection(database, workload, allow_existing=cfg.allow_existing)
         self.run_info.update({
             "config": cfg.to_dict(), "uri": redact_uri(self.uri), "workload": {
