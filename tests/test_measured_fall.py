@@ -95,3 +95,14 @@ def test_specsdm91_auto_recommends_the_usl_and_says_why():
     assert comparison.table.iloc[0]["model"] == "amdahl" and comparison.recommended == "usl"
     assert "cannot describe a fall" in comparison.reason and "1,853 ops/s at 72 clients" in comparison.reason
     assert fit_usl(curve).evidence.grade == "sound"
+
+
+def test_the_fall_is_said_with_client_counts_for_people_at_any_scale():
+    # ',.4g' wrote 10,000 clients as '1e+04'
+    n = N * 100                                   # 100 to 12,800 clients
+    x = 100.0 * N / (1 + 0.02 * (N - 1) + 1e-3 * N * (N - 1)) * SCATTER
+    fall = M.measured_fall(n, x)
+    top = int(np.argmax(x))
+    assert fall is not None and fall.best_n == n[top] and fall.last_n == 12_800
+    text = fall.sentence()
+    assert f"at {n[top]:,.0f} clients" in text and "ops/s at 12,800 (" in text and "e+" not in text

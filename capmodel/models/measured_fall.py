@@ -41,8 +41,10 @@ class MeasuredFall:
 
     def sentence(self) -> str:
         """The measured fall in words (no full stop)."""
-        return (f"the measured throughput falls from {self.best:,.0f} ops/s at {self.best_n:,.4g} clients to "
-                f"{self.last:,.0f} ops/s at {self.last_n:,.4g} ({self.fraction:.0%} lower; {self.how})")
+        from capmodel.formatting import number
+
+        return (f"the measured throughput falls from {self.best:,.0f} ops/s at {number(self.best_n, 4)} clients to "
+                f"{self.last:,.0f} ops/s at {number(self.last_n, 4)} ({self.fraction:.0%} lower; {self.how})")
 
 
 def level_means(concurrency, throughput) -> tuple[np.ndarray, np.ndarray]:
