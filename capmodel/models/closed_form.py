@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from capmodel.errors import InputError
+from capmodel.formatting import number
 
 
 def usl_throughput(n, sigma, kappa, lambda_):
@@ -94,7 +95,7 @@ LATENCY_REASONS = {
 
 def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
     reachable = reason not in ("below_zero_load", "past_peak")
-    ms = f"{seconds * 1000:,.4g} ms"
+    ms = f"{number(seconds * 1000, 4)} ms"
     if reason == "below_zero_load":
         message = f"a response time of {ms} is unreachable: even at the lightest load it is {zero_load * 1000:,.4g} ms"
     elif reason == "past_peak":

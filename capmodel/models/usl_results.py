@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.formatting import number
 from capmodel.models.closed_form import LatencyLimit, latency_limit, usl_throughput, whole_peak
 from capmodel.models.results import ScalabilityFit
 
@@ -84,12 +85,12 @@ class USLFit(ScalabilityFit):
     def _summary_extra(self) -> list:
         lines = []
         if math.isfinite(self.peak_concurrency):
-            lines.append(f"peak concurrency: {self.peak_concurrency:.4g} (real-valued); recommended "
+            lines.append(f"peak concurrency: {number(self.peak_concurrency, 4)} (real-valued); recommended "
                          f"{self.recommended_concurrency} (floor or ceil, whichever gives the higher throughput)")
         else:
             lines.append("peak concurrency: none (kappa = 0: throughput keeps rising towards the ceiling)")
-        lines.append(f"peak throughput: {self.peak_throughput:.5g}" if math.isfinite(self.peak_throughput)
+        lines.append(f"peak throughput: {number(self.peak_throughput, 5)}" if math.isfinite(self.peak_throughput)
                      else "peak throughput: unbounded (sigma = kappa = 0)")
-        lines.append(f"ceiling lambda/sigma: {self.ceiling:.5g}" if math.isfinite(self.ceiling)
+        lines.append(f"ceiling lambda/sigma: {number(self.ceiling, 5)}" if math.isfinite(self.ceiling)
                      else "ceiling lambda/sigma: none (sigma = 0)")
         return lines

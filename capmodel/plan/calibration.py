@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from capmodel.errors import PlanError
+from capmodel.formatting import number
 from capmodel.plan.checks import fraction, positive
 
 
@@ -40,9 +41,9 @@ class Workload:
         return calibrate_workload(self.baseline_users, throughput, self.baseline_utilization)
 
     def summary(self) -> str:
-        text = f"{self.ops_per_user:.4g} ops/s per user"
+        text = f"{number(self.ops_per_user, 4)} ops/s per user"
         if self.ops_per_user_low != self.ops_per_user_high:
-            text += f" ({self.ops_per_user_low:.4g}-{self.ops_per_user_high:.4g})"
+            text += f" ({number(self.ops_per_user_low, 4)}-{number(self.ops_per_user_high, 4)})"
         if self.baseline_users is not None:
             text += f", from {self.baseline_users:,.0f} users at {self.baseline_throughput:,.0f} ops/s"
             if self.baseline_utilization is not None:

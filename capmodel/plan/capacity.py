@@ -21,6 +21,7 @@ import numpy as np
 
 from capmodel.constraints import UTILIZATION_TARGET, Number, checked, with_name
 from capmodel.errors import PlanError
+from capmodel.formatting import number
 from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import table_frame
@@ -142,13 +143,13 @@ class FitCapacity:
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
         fastest = self.latency.zero_load_seconds * self.latency_p95_ratio * 1000.0
-        return (f"no load meets p95 <= {self.latency_target_ms:,.4g} ms: even at the lightest load (one client) the "
-                f"fitted p95 is {fastest:,.4g} ms")
+        return (f"no load meets p95 <= {number(self.latency_target_ms, 4)} ms: even at the lightest load (one client) "
+                f"the fitted p95 is {number(fastest, 4)} ms")
 
     def _latency_sentence(self) -> str:
         if self.latency is None or not self.latency.reachable:
             return ""
-        target = f"p95 <= {self.latency_target_ms:,.4g} ms"
+        target = f"p95 <= {number(self.latency_target_ms, 4)} ms"
         if self.latency.reason == "unbounded":
             return f" The latency target ({target}) never binds: the fitted response time does not grow with load."
         if self.latency.reason == "capped_at_peak":
