@@ -8,7 +8,8 @@ write: reads = rate, writes = rate / 2), which is measured. Asserted: per-class 
 per-class latency within 25 % (reads) and 30 % (writes) when the server's wait for its core per operation is steady
 between the training and the measured windows (within 30 %), within 35 % otherwise; the test prints which applied
 and why. The issue's 15 % for latency held in 16 of 25 runs, and in 10 of 13 with the wait steady: not on this shared
-machine as a rule (below). Run with ``taskset -c 1 .venv/bin/pytest -q -s tests/test_mix_production_live.py``.
+machine as a rule, and not for writes even on a quiet one (below). Run with
+``taskset -c 1 .venv/bin/pytest -q -s tests/test_mix_production_live.py``.
 
 Evidence (``benchmarks/bench_mix.py``, 24 Nov 2026 09:30-10:05 UTC, load average 3.9-10.5, 25 usable runs of 26):
 - The other processes on the server's core make the latency noise. They are CPU-bound and take whatever the server
@@ -43,6 +44,18 @@ favoured +29.7 / +23.3 (-46 %), +14.9 / +11.8 (-39 %); not favoured -3.0 / -10.5
 does), hence 35 %. Five more runs with the final model (``bench_mix.py --repeat 5``, 10:07 UTC, load average
 7.1-9.1, favoured): steady +8.8 / +17.6 (-11 %), -0.1 / +8.5 (+11 %), +19.4 / +10.1 (-9 %); otherwise -6.4 / -3.1
 (+34 %), +2.8 / +15.0 (+32 %); throughput within 4.1 %, CPU within 5.3 %.
+
+On a quiet machine the neighbours are not the whole story (``bench_mix.py --repeat 5``, 24 Nov 2026 11:27 UTC, after
+every other job had stopped: load average 0.7-1.1, other processes 0.00-0.05 cores on the server's core): reads
++13.2, -0.9, -0.7, -11.7, +5.3 % (within 15 % in all five); writes -6.1, -15.8, -12.7, -23.1, -19.1 % (median -15.8 %):
+the write latency is predicted low in every run, a bias of the model. F's writes are read-modify-write updates, slower
+at F's mix than YCSB A's updates predict, and with writes in one training mix only (A) the model cannot learn how
+their latency moves with the mix (``latency_mix`` needs the share to span 0.1). What is left of issue 19 point 4:
+train on a second mix with writes (e.g. YCSB B, 5 % updates, or an update-only mix) so that it can, then tighten
+the writes' bound. Throughput within 3.0 % and CPU within 12.7 % in those runs. Note also that the server's wait for
+its core fell by 50-70 % from the training to the measured windows in every quiet run (the training slots run at
+higher rates: that wait is the server's own queue there), so the "steady wait" rule below picks the 35 % bound on a
+quiet machine; it tells neighbour-disturbed runs apart only on a busy one.
 """
 import subprocess
 import sys
