@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from capmodel.errors import CapmodelError
 
-__all__ = ["parse_number_list", "single_curve"]
+__all__ = ["parse_number_list", "single_curve", "whole_number"]
 
 
 def parse_number_list(text: str, option: str, kind=float) -> list:
@@ -16,8 +16,11 @@ def parse_number_list(text: str, option: str, kind=float) -> list:
 
     from capmodel.errors import shown
 
+    parts = text.replace(" ", "").split(",")
+    if len(parts) > 1 and "" in parts:      # '1,,2' or '1,2,': a number left out, not a list to guess at
+        raise CapmodelError(f"{option}: item {parts.index('') + 1} of {shown(text)} is empty")
     try:
-        values = [kind(part) for part in text.replace(" ", "").split(",") if part]
+        values = [kind(part) for part in parts if part]
     except (ValueError, OverflowError):
         raise CapmodelError(f"{option}: expected a comma-separated list of numbers, got {shown(text)}") from None
     if any(not math.isfinite(v) for v in values):
@@ -25,6 +28,25 @@ def parse_number_list(text: str, option: str, kind=float) -> list:
     if not values:
         raise CapmodelError(f"{option}: the list is empty")
     return values
+
+
+def whole_number(text: str) -> int:
+    """An argparse type for counts that may be large: '1000000', '1e9' and '1_000_000' are whole numbers; '1.5',
+    'nan' and text are not (argparse names the option)."""
+    import argparse
+    import math
+
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not value.is_integer():
+        raise argparse.ArgumentTypeError(f"expected a whole number (such as 1000 or 1e9), got {text!r}")
+    return int(value)
 
 
 def single_curve(curve, source: str):

@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from capmodel.commands import whole_number
+
 URI_ENV = "CAPMODEL_BENCH_URI"
 
 
@@ -23,12 +25,12 @@ def register(subparsers) -> None:
                         "Credentials are never written to any file or log.")
     p.add_argument("--workload", default=None,
                    help="bundled workload (ycsb-a..ycsb-f, docdb-insert, orders-mix) or a YAML file (default ycsb-b)")
-    p.add_argument("--records", type=int, default=None, help="records to load (default: the workload's)")
+    p.add_argument("--records", type=whole_number, default=None, help="records to load (default: the workload's)")
     p.add_argument("--concurrency", default=None,
                    help="comma-separated client counts, e.g. 1,2,4,8,16,32,64 (with --adaptive: the range)")
     p.add_argument("--duration", type=float, default=None, help="measured seconds per step (default 10)")
     p.add_argument("--warmup", type=float, default=None, help="discarded seconds before each step (default 2)")
-    p.add_argument("--operations", type=int, default=None, help="measure this many operations per step instead")
+    p.add_argument("--operations", type=whole_number, default=None, help="measure this many operations per step instead")
     p.add_argument("--rate", type=float, default=None,
                    help="open loop: target ops/s per step; latency counts from the intended start")
     p.add_argument("--arrivals", choices=("uniform", "poisson"), default=None,
