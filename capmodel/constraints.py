@@ -180,6 +180,21 @@ def _absent(constraint, error, name=None):
     return None
 
 
+def number_in(text: str, kind: type):
+    """``text`` read as a ``kind`` number where it reads as one (for ``int``: ``8.0``, ``1e3`` and ``1_000`` are
+    integers), else ``text`` unchanged, for a constraint or a caller to refuse showing what was typed."""
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return int(value) if kind is int and value.is_integer() else value
+
+
 def with_name(constraint, name: str, **changes):
     """``constraint`` under another name (and ``changes``): one declaration, each caller's word for it."""
     return dataclasses.replace(constraint, name=name, **changes)

@@ -34,19 +34,13 @@ def whole_number(text: str) -> int:
     """An argparse type for counts that may be large: '1000000', '1e9' and '1_000_000' are whole numbers; '1.5',
     'nan' and text are not (argparse names the option)."""
     import argparse
-    import math
 
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or not value.is_integer():
+    from capmodel.constraints import number_in
+
+    value = number_in(text, int)
+    if type(value) is not int:
         raise argparse.ArgumentTypeError(f"expected a whole number (such as 1000 or 1e9), got {text!r}")
-    return int(value)
+    return value
 
 
 def single_curve(curve, source: str):

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from urllib.parse import unquote
 
-from capmodel.constraints import Number, Sequence, with_name
+from capmodel.constraints import Number, Sequence, number_in, with_name
 from capmodel.errors import InputError, ReportError
 from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_password, url_password
 
@@ -91,20 +91,6 @@ def notebook_parameters(path: str | Path) -> dict:
     return defaults
 
 
-def _number_in(text: str, kind: type):
-    """``text`` read as a ``kind`` number where it reads as one (``8.0`` and ``1e3`` are integers), else ``text``."""
-    if kind is int:
-        try:
-            return int(text)
-        except ValueError:
-            pass
-    try:
-        value = float(text)
-    except ValueError:
-        return text   # the constraint refuses it, showing what was typed
-    return int(value) if kind is int and value.is_integer() else value
-
-
 def _coerce_scalar(text: str, like, name: str, constraint: Number | None = None):
     text = text.strip()
     if isinstance(like, bool):
@@ -116,7 +102,7 @@ def _coerce_scalar(text: str, like, name: str, constraint: Number | None = None)
         raise InputError(f"parameter {name}: expected true or false, got {text[:40]!r}")
     if isinstance(like, (int, float)):
         constraint = constraint or parameter_constraint(name, like)
-        return constraint.check(_number_in(text, type(like)), InputError)
+        return constraint.check(number_in(text, type(like)), InputError)
     if like is None:  # no type to follow: a number or literal if it reads as one, else text
         try:
             return ast.literal_eval(text)
