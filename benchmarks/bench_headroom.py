@@ -6,8 +6,9 @@
    load generator: mongojet clients) to ``--client-cpu``, so that the server's core is the bottleneck.
 2. Loads ``data/ftdc_sample/workload.yaml`` (unindexed range scans, point finds, updates: server-heavy) and measures
    two closed-loop seconds to size the light load.
-3. Light load: open-loop steps (``--rate``) sized at 18%, 26% and 34% of the server's core (20-40% as measured),
-   with ``observe_uri`` sampling ``serverStatus`` beside them. ``server_capacity`` on those samples predicts the
+3. Light load: open-loop steps (``--rate``) sized at 18%, 26% and 34% of the server's core (20-40% as measured):
+   the first on the closed-loop step's CPU per operation, each next one on the light step before it; with
+   ``observe_uri`` sampling ``serverStatus`` beside them. ``server_capacity`` on those samples predicts the
    saturation throughput from the operational laws (CPU per operation, bottleneck law) with the server's one core.
 4. Saturation: a closed-loop sweep (``--concurrency``); the measured saturation is its highest throughput.
 5. Prints prediction, measurement and their ratio, and the server's and the client's CPU per operation (from the
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 WORKLOAD = ROOT / "data" / "ftdc_sample" / "workload.yaml"
-LIGHT_FRACTIONS = (0.18, 0.26, 0.34)   # of the core, as sized by one closed-loop step (it reads a little low)
+LIGHT_FRACTIONS = (0.18, 0.26, 0.34)   # of the server's core (the first sized by a closed-loop step, which reads low)
 
 
 def set_autogroup_nice(pid: int, nice: int) -> bool:
@@ -43,6 +44,16 @@ def set_autogroup_nice(pid: int, nice: int) -> bool:
         return True
     except OSError:
         return False
+
+
+def cpu_per_operation(step: dict, otherwise: float | None = None) -> float:
+    """The server's CPU seconds per operation in one measured step (its own meters); ``otherwise`` when the step
+    did no operations."""
+    if step["throughput"] > 0 and step["server"]["cpu_cores"] > 0:
+        return step["server"]["cpu_cores"] / step["throughput"]
+    if otherwise is None:
+        raise RuntimeError(f"the sizing step measured no server CPU per operation: {step}")
+    return otherwise
 
 
 def _steps(folder: Path) -> list[dict]:
@@ -81,17 +92,21 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
 
             first = sweep("size", concurrency=[1], duration=2.0)[0]          # loads the records, sizes the load
             loaded_at = datetime.now(timezone.utc)
-            demand_s = first["server"]["cpu_cores"] / first["throughput"]
-            rates = [f / demand_s for f in LIGHT_FRACTIONS]
-            log(f"light load: open loop at {', '.join(f'{r:,.0f}' for r in rates)} ops/s "
-                f"({', '.join(f'{f:.0%}' for f in LIGHT_FRACTIONS)} of the server's core)")
+            demand_s = cpu_per_operation(first)
             stop, seen = threading.Event(), {}
             sampler = threading.Thread(target=lambda: seen.setdefault("obs", observe_uri(
                 server.uri, interval=1.0, duration=3600.0, should_stop=stop.is_set)))
             sampler.start()
+            light, rates = [], []
             try:
-                light = [sweep(f"light{i}", rate=rate, concurrency=[8], duration=light_seconds)[0]
-                         for i, rate in enumerate(rates)]
+                for i, fraction in enumerate(LIGHT_FRACTIONS):
+                    rates.append(fraction / demand_s)
+                    log(f"light load {i + 1}: open loop at {rates[-1]:,.0f} ops/s ({fraction:.0%} of the server's "
+                        f"core at {1000 * demand_s:.2f} ms of CPU per operation)")
+                    light.append(sweep(f"light{i}", rate=rates[-1], concurrency=[8], duration=light_seconds)[0])
+                    # the next step sized on this one: open loop at light load, the very regime being sized (the
+                    # closed-loop sizing step reads the CPU per operation up to 2x low right after the load)
+                    demand_s = cpu_per_operation(light[-1], demand_s)
             finally:
                 stop.set()
                 sampler.join()

@@ -37,7 +37,9 @@ def test_light_load_predicts_the_measured_saturation():
     capacity = r["capacity"]
     assert capacity.method == LAWS and capacity.evidence.usable
     assert capacity.cores == 1
-    # the light load really was light: every open-loop step under 60% of the server's core (20-40% intended)
+    # the light load really was light: every open-loop step under 60% of the server's core (18-34% intended; each
+    # step sized on the one before it: sized on the closed-loop step alone, a clean-clone CI run's third step
+    # reached 0.67 cores)
     assert max(r["light_server_cores"]) < 0.6
     # the workload is server-bound: mongod's CPU per operation well above the client's
     assert r["server_ms_per_op"] > 2 * r["client_ms_per_op"]
