@@ -74,3 +74,49 @@ def test_the_python_api_checks_too(tmp_path, no_kernel_no_server):
     with pytest.raises(InputError, match="parameter file: nothere.csv does not exist"):
         render(["02_fit_curve"], tmp_path / "out", {"02_fit_curve": {"file": "nothere.csv"}})
     assert not (tmp_path / "out").exists()
+
+
+def _path_cases(tmp_path):
+    """A folder with no FTDC, a folder holding only a CSV, a plain file, a missing path (the class of inputs that
+    named the wrong kind of path and failed inside the kernel)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    csvs = tmp_path / "csvs"
+    csvs.mkdir()
+    (csvs / "curve.csv").write_text("concurrency,throughput\n1,100\n2,190\n4,350\n")
+    a_file = tmp_path / "metrics.csv"
+    a_file.write_text("concurrency,throughput\n1,100\n")
+    return empty, csvs, a_file, tmp_path / "missing"
+
+
+@pytest.mark.parametrize("report, name, which, reason", [
+    ("02_fit_curve", "file", "empty", "is a folder, not a file"),
+    ("02_fit_curve", "file", "csvs", "is a folder, not a file"),
+    ("03_vm_capacity_plan", "catalog", "csvs", "is a folder, not a file"),
+    ("04_node_multiplier", "table", "csvs", "is a folder, not a file"),
+    ("08_fleet_capacity", "folders", "empty", "holds no FTDC files (metrics.*), in it or the folders below it"),
+    ("08_fleet_capacity", "folders", "csvs", "holds no FTDC files (metrics.*), in it or the folders below it"),
+    ("08_fleet_capacity", "folders", "a_file", "is not a folder"),
+    ("08_fleet_capacity", "folders", "missing", "does not exist"),
+    ("07_production_capacity", "ftdc", "empty", "holds no FTDC files (metrics.*)"),
+    ("07_production_capacity", "ftdc", "missing", "does not exist"),
+    ("07_production_capacity", "observed", "a_file", "is not a folder"),
+])
+def test_a_path_of_the_wrong_kind_is_refused_naming_the_parameter_and_the_path(tmp_path, capsys, no_kernel_no_server,
+                                                                               report, name, which, reason):
+    empty, csvs, a_file, missing = _path_cases(tmp_path)
+    path = {"empty": empty, "csvs": csvs, "a_file": a_file, "missing": missing}[which]
+    code = main(["report", report, "-p", name, str(path), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == f"capmodel: error: parameter {name}: {path} {reason}", err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_fleet_parent_of_ftdc_folders_and_a_diagnostic_data_folder_pass_the_check(tmp_path):
+    from capmodel.report.checks import check_parameters
+
+    member = tmp_path / "rs0" / "diagnostic.data"
+    member.mkdir(parents=True)
+    (member / "metrics.2026-01-01T00-00-00Z-00000").write_bytes(b"\0" * 16)
+    check_parameters({"folders": ""}, {"folders": f"{tmp_path}, {member}"})
+    check_parameters({"ftdc": ""}, {"ftdc": str(member)})

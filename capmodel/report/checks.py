@@ -19,18 +19,21 @@ def _fail(name: str, reason: str) -> InputError:
     return InputError(f"parameter {name}: {reason}")
 
 
-def _existing(name: str, value: str, folder: bool = False) -> Path:
-    path = Path(value)
+def _existing(name: str, value: str, folder: bool = False, file: bool = False) -> Path:
+    """The path ``value`` of parameter ``name``, which exists (and is a folder, or a file, when asked)."""
+    path = Path(value).expanduser()
     if not path.exists():
         raise _fail(name, f"{value} does not exist")
     if folder and not path.is_dir():
         raise _fail(name, f"{value} is not a folder")
+    if file and path.is_dir():
+        raise _fail(name, f"{value} is a folder, not a file")
     return path
 
 
 def _reader(name: str, value: str, read):
-    """``read()`` with its error reworded to name the parameter."""
-    _existing(name, value)
+    """``read()`` of the file ``value`` with its error reworded to name the parameter."""
+    _existing(name, value, file=True)
     try:
         return read()
     except CapmodelError as exc:
@@ -156,10 +159,17 @@ def _uri(name, value, values):
 
 
 def _folders(name, value, values):
-    """Comma-separated folders (servers' diagnostic.data or parents of many): each must exist and be a folder."""
+    """Comma-separated folders (servers' diagnostic.data or parents of many): each must exist, be a folder and hold
+    FTDC files (``metrics.*``) in it or the folders below it, as the fleet report finds them."""
+    from capmodel.observe.folders import server_folders
+
     for part in (p.strip() for p in str(value).split(",")):
         if part:
             _existing(name, part, folder=True)
+            try:
+                server_folders([part])
+            except CapmodelError:
+                raise _fail(name, f"{part} holds no FTDC files (metrics.*), in it or the folders below it") from None
 
 
 def _observed(name, value, values):
@@ -172,8 +182,15 @@ def _observed(name, value, values):
 
 
 def _ftdc(name, value, values):
+    """One server's FTDC: a ``metrics.*`` file or a ``diagnostic.data`` folder that holds some."""
     if value:
-        _existing(name, value)
+        from capmodel.observe.ftdc import ftdc_files
+
+        if _existing(name, value).is_dir():
+            try:
+                ftdc_files(value)
+            except CapmodelError:
+                raise _fail(name, f"{value} holds no FTDC files (metrics.*)") from None
 
 
 CHECKS = {
