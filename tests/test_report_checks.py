@@ -155,3 +155,14 @@ def test_a_scheduler_address_and_a_window_that_can_work_pass_the_checks():
 
     check_parameters({"scheduler": ""}, {"scheduler": "tcp://10.0.0.5:8786"})
     check_parameters({"since": "", "until": ""}, {"since": "2026-11-02T01:00:00Z", "until": "2026-11-02 02:00"})
+
+
+@pytest.mark.parametrize("extra, known", [
+    ([], "(known: m3-xlarge-8-SAS, "),
+    (["-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv"], "(known: zurich-small, zurich-medium, zurich-large)"),
+])
+def test_an_unknown_baseline_vm_is_refused_before_the_kernel(tmp_path, capsys, no_kernel_no_server, extra, known):
+    # it failed inside the kernel: "PlanError: unknown baseline VM 'abc'"
+    code = main(["report", "03_vm_capacity_plan", "-p", "baseline_vm", "abc", *extra, "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("capmodel: error: parameter baseline_vm: unknown VM 'abc' " + known), err

@@ -85,6 +85,26 @@ def _curves(name, value, values):
             raise _fail("vm_column", f"{value} has no column '{column}' naming each row's VM")
 
 
+def _baseline_vm(name, value, values):
+    """A VM of the catalog (the bundled benchANT study's without one), or of the curves."""
+    if not value.strip():
+        return
+    from capmodel import datasets
+    from capmodel.data.readers import read_table
+
+    catalog = values.get("catalog")
+    table = read_table(catalog) if catalog else datasets.load("benchant_vms")
+    known = [str(v) for v in table["vm"]] if "vm" in table.columns else []
+    if values.get("curves"):
+        from capmodel.data.readers import read_curve
+
+        curves = read_curve(values["curves"], system=values.get("vm_column") or "system")
+        known += [str(v) for v in curves["system"].unique()]
+    if known and value not in known:
+        raise _fail(name, f"unknown VM '{value[:60]}' (known: {', '.join(dict.fromkeys(known[:20]))}"
+                          f"{' ...' if len(known) > 20 else ''})")
+
+
 def _model(name, value, values):
     if value not in MODELS:
         raise _fail(name, f"'{value}' is not one of {', '.join(MODELS)}")
@@ -246,7 +266,7 @@ CHECKS = {
     "measurements": _table_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
     "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri, "folders": _folders,
     "observed": _observed, "ftdc": _ftdc, "since": _time, "until": _time, "fit_on": _fit_on,
-    "scheduler": _scheduler,
+    "scheduler": _scheduler, "baseline_vm": _baseline_vm,
 }
 
 

@@ -28,6 +28,7 @@ class MethodologyReport:
     tenants: object
     tenant_threads: int
     inputs: dict
+    upto: float = 128.0   # the largest concurrency drawn (0 given: 1.5 x the largest measured, as in report 02)
 
     question = QUESTION
 
@@ -184,6 +185,7 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
 
     curve = capmodel.datasets.load_curve(dataset)
     fit = capmodel.fit_usl(curve)
+    upto = float(upto or 1.5 * float(curve["concurrency"].max()))   # 0 means what it means in report 02
     mva = usl_vs_mva(fit, concurrency=np.unique(np.linspace(1, upto, 33).round()))
     mixed = {"read": read_share, "write": 1 - read_share}
     mix = fit_mix_demands({"plgm_workload1": (capmodel.datasets.load_curve("plgm_workload1"), {"read": 1.0}),
@@ -196,4 +198,4 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
         [dataset, baseline, "plgm_workload1", "plgm_workload2", "plgm_workload3"])}
     return MethodologyReport(dataset=dataset, curve=curve, fit=fit, baseline=capmodel.datasets.load(baseline).iloc[0],
                              latency_target_ms=latency_target_ms, mva=mva, mix=mix, what_if=what_if, tenants=tenants,
-                             tenant_threads=tenant_threads, inputs=inputs)
+                             tenant_threads=tenant_threads, inputs=inputs, upto=upto)
