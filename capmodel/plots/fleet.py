@@ -53,6 +53,8 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                              PAST_TARGET_WORDS if value == 0 else f"{value:.1f} months")
                 lo = min(float(row["runway_low"]), RUNWAY_CAP_MONTHS)
                 hi = min(float(row["runway_high"]), RUNWAY_CAP_MONTHS)
+                if math.isinf(value):      # no growth reaches the target: no interval to draw at the cap
+                    lo = hi = shown
             else:
                 shown = float(row["spare_fraction"])
                 texts.append(f"{shown:.0%} spare")
@@ -62,14 +64,17 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                              textposition="outside", cliponaxis=False,
                              error_x=dict(type="data", symmetric=False, array=high, arrayminus=low,
                                           color="#555555")))
-    # the cap is said only where a bar is cut by it
-    cut = by_runway and bool((runway[runway.notna()] > RUNWAY_CAP_MONTHS).any())
+    # the cap is said only where a bar is cut by it: a longer runway (labelled with its value) or one never reached
+    known = runway[runway.notna()]
+    longer = by_runway and bool(((known > RUNWAY_CAP_MONTHS) & (known < math.inf)).any())
+    never = by_runway and bool((known == math.inf).any())
+    cap = "; ".join(([f"longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value"] if longer else []) +
+                    ([f"'never at this growth' bars end at {RUNWAY_CAP_MONTHS:g}"] if never else []))
     fig.update_layout(title=title or (f"Months until the busiest load reaches its planned throughput "
                                       f"({utilization_target:.0%} CPU)" if by_runway else
                                       "Spare fraction of the planned throughput at the busiest load"),
                       height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
-                      xaxis_title=unit + (f"; longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value)"
-                                          if cut else ")"),     # the unit in parentheses, as every axis
+                      xaxis_title=unit + (f"; {cap})" if cap else ")"),     # the unit in parentheses, as every axis
                       yaxis=dict(title="server (replica set · host:port)", categoryorder="array",
                                  categoryarray=[_label(rows.iloc[i]) for i in order]),
                       showlegend=True, legend=dict(orientation="h", y=-0.2))
