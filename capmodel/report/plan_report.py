@@ -125,7 +125,7 @@ class PlanReport:
     def latency_table(self):
         return table(self.vms, {"vm": Column("VM", "text"), "latency_ok": Column("meets the latency objective",
                                                                                   "text"),
-                                "latency_note": Column("why not", "text", missing=""),
+                                "latency_note": Column("how it was judged", "text", missing=""),
                                 "binding_limit": Column("binding limit", "text")},
                      caption="The latency objective", csv_name="latency.csv",
                      footnotes=['"—": no latency objective was set, or no latency was measured for this VM'])

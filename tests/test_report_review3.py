@@ -1,0 +1,91 @@
+"""A third review of the pages as an analyst reads them: a column of figures printed under one precision rule, and
+sentences that claim only what the page shows."""
+from __future__ import annotations
+
+import pandas as pd
+
+
+def _fleet_rows(cpu_ms):
+    """Fleet rows as fleet_table returns them (the fields reading_table shows), one per CPU-per-operation value."""
+    n = len(cpu_ms)
+    return pd.DataFrame({
+        "cluster": ["rs0"] * n, "member": [f"m{i}:27017" for i in range(n)], "folder": ["x"] * n,
+        "hours": [6.0] * n, "busiest_ops": [1000.0] * n, "capacity_ops": [5000.0] * n, "method": ["operational laws"] * n,
+        "cpu_ms_per_op": cpu_ms, "cores": [8] * n, "spare_fraction": [0.5] * n, "spare_low": [0.5] * n,
+        "spare_high": [0.5] * n, "verdict": ["weak"] * n, "runway_months": [12.0] * n, "error": [None] * n,
+        "duplicate_of": [None] * n, "evidence": [{"grade": "weak", "reasons": []}] * n})
+
+
+def test_report_08s_cpu_per_operation_column_has_one_precision_rule():
+    # the page showed 0.236 above 0.38: 0.38 is 0.380 at the column's three significant digits
+    from capmodel.observe.fleet import Fleet
+
+    fleet = Fleet(_fleet_rows([0.236, 0.374, 0.376, 0.38]), workers="local", monthly_growth=0.05)
+    column = [row[6] for row in fleet.reading_table().cells()]
+    assert column == ["0.236", "0.374", "0.376", "0.380"]
+
+
+def test_a_column_with_one_decimal_figure_keeps_it_short_and_a_mixed_one_keeps_its_zeros():
+    from capmodel.formatting import table
+
+    shown = table(pd.DataFrame({"a": [1, 0.5, 3], "b": [2.5, 0.25, 1234.5]}), {"a": "a", "b": "b"}).cells()
+    assert [r[0] for r in shown] == ["1", "0.5", "3"]              # one decimal figure: nothing to align
+    assert [r[1] for r in shown] == ["2.50", "0.250", "1,234"]     # three significant digits each, zeros kept
+    p95 = table(pd.DataFrame({"p95": [1.9, 2.0, 2.2, 10.9]}), {"p95": "p95 latency (ms)"}).cells()
+    assert [r[0] for r in p95] == ["1.90", "2.00", "2.20", "10.9"]    # report 02's measured curve showed 2 among them
+    # report 01's Little's-law table: 0.17% under 0.532% (the difference column, three significant digits)
+    from capmodel.formatting import Column
+
+    shares = table(pd.DataFrame({"d": [0.00532, 0.0017, 0.8]}), {"d": Column("difference", "percent", digits=3)})
+    assert [r[0] for r in shares.cells()] == ["0.532%", "0.170%", "80%"]
+
+
+def test_report_01s_upto_0_means_what_it_means_in_report_02():
+    # -p upto 0 failed inside 01's kernel ("concurrency must be whole numbers >= 1, got [0.0, 1.0]"); in 02 it means
+    # 1.5 x the largest measured concurrency
+    import capmodel
+    from capmodel.report.methodology_report import methodology_report
+
+    largest = float(capmodel.datasets.load_curve("plgm_workload1")["concurrency"].max())
+    result = methodology_report(upto=0)
+    assert result.upto == 1.5 * largest
+    assert float(result.mva["concurrency"].max()) == round(1.5 * largest)
+
+
+def test_report_08s_runway_axis_says_what_a_never_bar_is_and_draws_no_interval_at_the_cap():
+    # growth 0: every bar read "never at this growth" at 36 months, under an axis saying "longer runways end at 36,
+    # labelled with their value", each with an interval whisker at the cap
+    import math
+
+    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, runway_figure
+
+    rows = pd.DataFrame([{"cluster": "rs0", "member": f"m{i}:27017", "folder": f"/f{i}", "error": None,
+                          "verdict": "weak", "runway_months": r, "runway_low": r * 0.9, "runway_high": r * 1.1,
+                          "spare_fraction": 0.2, "spare_low": 0.1, "spare_high": 0.3}
+                         for i, r in enumerate([0.0, math.inf, math.inf])])
+    figure = runway_figure(rows, 0.8)
+    title = figure.layout.xaxis.title.text
+    assert title == f"runway (months; 'never at this growth' bars end at {RUNWAY_CAP_MONTHS:g})", title
+    never = [(x, up, down) for trace in figure.data for x, t, up, down in
+             zip(trace.x, trace.text, trace.error_x.array, trace.error_x.arrayminus) if t == "never at this growth"]
+    assert never == [(RUNWAY_CAP_MONTHS, 0.0, 0.0)] * 2
+    both = runway_figure(rows.assign(runway_months=[40.0, math.inf, 3.0], runway_low=[39, math.inf, 2.9],
+                                     runway_high=[41, math.inf, 3.1]), 0.8).layout.xaxis.title.text
+    assert both == (f"runway (months; longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value; "
+                    f"'never at this growth' bars end at {RUNWAY_CAP_MONTHS:g})")
+
+
+def test_report_03s_latency_table_does_not_head_a_met_objective_why_not():
+    # on a catalog of one's own with a 20 ms p95 objective every VM met it, and the column beside "yes" was headed
+    # "why not" above "p95 = 1.9 x N/X (median over measured points)": how the latency was judged, not a failure
+    from capmodel.plan import Objectives
+    from capmodel.report.plan_report import plan_report
+
+    here = "tests/fixtures/user_study/"
+    result = plan_report(catalog=here + "catalog_chf.csv", curves=here + "curves_chf.csv", vm_column="vm",
+                         ops_per_user=0.5, targets=[10000], objectives=Objectives(utilization_target=0.8, latency_p95_ms=20.0),
+                         bootstrap=0)
+    shown = result.latency_table()
+    headers = [c.header for c in shown.columns.values()]
+    met = [row for row in shown.cells() if row[1] == "yes"]
+    assert met and "why not" not in headers and "how it was judged" in headers
