@@ -89,3 +89,22 @@ def test_report_03s_latency_table_does_not_head_a_met_objective_why_not():
     headers = [c.header for c in shown.columns.values()]
     met = [row for row in shown.cells() if row[1] == "yes"]
     assert met and "why not" not in headers and "how it was judged" in headers
+
+
+def test_report_07_on_a_cut_ftdc_file_says_what_was_dropped(tmp_path):
+    # a diagnostic.data whose newest file ends inside a document (mongod stopped while writing): observe says so on
+    # stderr, but the page said nothing of it
+    from pathlib import Path
+
+    from capmodel.report.render import render
+
+    sample = next(Path("data/ftdc_sample/diagnostic.data").glob("metrics.*"))
+    cut = tmp_path / "diagnostic.data"
+    cut.mkdir()
+    data = sample.read_bytes()
+    (cut / sample.name).write_bytes(data[: len(data) * 2 // 3])
+    runs, _ = render(["07_production_capacity"], tmp_path / "out", {"07_production_capacity": {
+        "ftdc": str(cut), "bootstrap": 0}}, jobs=1)
+    assert runs[0].error is None, runs[0].error
+    page = (tmp_path / "out" / "07_production_capacity.html").read_text()
+    assert "truncated FTDC file: it ends inside the document at byte offset" in page
