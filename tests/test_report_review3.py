@@ -108,3 +108,14 @@ def test_report_07_on_a_cut_ftdc_file_says_what_was_dropped(tmp_path):
     assert runs[0].error is None, runs[0].error
     page = (tmp_path / "out" / "07_production_capacity.html").read_text()
     assert "truncated FTDC file: it ends inside the document at byte offset" in page
+
+
+def test_report_05s_unreachable_answer_says_it_once_and_names_the_kappa_of_its_scenarios():
+    # sigma 0.5, kappa 1, scenarios 0 read "cannot be reached: unreachable: throughput peaks at 62,500 inserts/s with
+    # 1 shard ... Unreachable within 32 shards when σ is 0." (σ = 0 is unreachable only because κ = 1)
+    from capmodel.report.shard_report import shard_report
+
+    answer = shard_report(1_000_000, 62_500, 0.5, 1.0, scenarios=[0.0]).answer
+    assert "**cannot be reached**: throughput peaks at 62,500 inserts/s with 1 shard" in answer, answer
+    assert "unreachable: " not in answer and answer.endswith("Unreachable within 32 shards when σ is 0 (κ = 1).")
+    assert "(κ" not in shard_report(2_000_000, 62_500, 0.0, 0.0, scenarios=[0.05]).answer
