@@ -119,3 +119,14 @@ def test_report_05s_unreachable_answer_says_it_once_and_names_the_kappa_of_its_s
     assert "**cannot be reached**: throughput peaks at 62,500 inserts/s with 1 shard" in answer, answer
     assert "unreachable: " not in answer and answer.endswith("Unreachable within 32 shards when σ is 0 (κ = 1).")
     assert "(κ" not in shard_report(2_000_000, 62_500, 0.0, 0.0, scenarios=[0.05]).answer
+
+
+def test_report_01s_usl_terms_legend_says_when_curves_coincide_and_has_no_exponent():
+    # sigma = kappa = 0 drew three legend entries over one visible line; kappa 0.00001 read "kappa = 1e-05"
+    from capmodel.plots.methodology import usl_terms_figure
+
+    names = [t.name for t in usl_terms_figure(0.0, 0.0, 1000.0).data]
+    assert names == ["linear: lambda*N", "Amdahl: sigma = 0 (on the linear line)",
+                     "USL: sigma = 0, kappa = 0 (on the Amdahl line)"]
+    names = [t.name for t in usl_terms_figure(0.05, 0.00001, 1000.0).data]
+    assert names[1:] == ["Amdahl: sigma = 0.05", "USL: sigma = 0.05, kappa = 0.00001"]
