@@ -130,3 +130,15 @@ def test_report_01s_usl_terms_legend_says_when_curves_coincide_and_has_no_expone
                      "USL: sigma = 0, kappa = 0 (on the Amdahl line)"]
     names = [t.name for t in usl_terms_figure(0.05, 0.00001, 1000.0).data]
     assert names[1:] == ["Amdahl: sigma = 0.05", "USL: sigma = 0.05, kappa = 0.00001"]
+
+
+def test_report_06s_no_plan_sentence_does_not_nest_its_reasons_in_parentheses():
+    # "No plan is shown: the data cannot support one (every one of the 5 steps was client-bound (the load
+    # generator, not the server, set the pace): the curve describes the client)."
+    import capmodel
+    from capmodel.report.bench_report import bench_report
+
+    bound = bench_report(capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv"), [], {}, "a server",
+                         "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+    reason = next(r.message for r in bound.evidence.reasons if r.grade == "unusable")
+    assert bound.no_plan == f"No plan is shown, because the data cannot support one: {reason}."
