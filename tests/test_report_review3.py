@@ -142,3 +142,15 @@ def test_report_06s_no_plan_sentence_does_not_nest_its_reasons_in_parentheses():
                          "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
     reason = next(r.message for r in bound.evidence.reasons if r.grade == "unusable")
     assert bound.no_plan == f"No plan is shown, because the data cannot support one: {reason}."
+
+
+def test_report_01_with_no_latency_target_says_the_peak_alone_bounds_the_clients():
+    # -p latency_target_ms 0 failed inside 01's kernel: "PlanError: latency target must be > 0"
+    from capmodel.formatting import integer
+    from capmodel.report.methodology_report import methodology_report
+
+    result = methodology_report(latency_target_ms=0.0)
+    fit = result.fit
+    assert (f"- **The knee**: no latency target was given (latency_target_ms = 0), so only the peak bounds the "
+            f"clients: at most {integer(fit.recommended_concurrency)} clients ({integer(fit.peak_throughput)} ops/s)."
+            in result.answer)

@@ -144,11 +144,18 @@ class MethodologyReport:
                 f"throughput has no peak (κ = 0) and approaches {integer(fit.ceiling)} ops/s")
         lines.append(f"- **USL fit** of `{self.dataset}`: σ = {number(fit.sigma)}, κ = {number(fit.kappa)}, λ = "
                      f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {peak}.")
-        knee = self.knee
+        knee = self.knee if self.latency_target_ms else None   # 0: no target given, no knee to look for
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
         target = f"{number(self.latency_target_ms)} ms"
-        past_peak = math.isfinite(fit.peak_concurrency) and knee.reachable and knee.concurrency > fit.peak_concurrency
-        if past_peak:   # the retrograde branch: the peak binds before the target does
+        past_peak = knee is not None and math.isfinite(fit.peak_concurrency) and knee.reachable and \
+            knee.concurrency > fit.peak_concurrency
+        if knee is None:
+            lines.append("- **The knee**: no latency target was given (latency_target_ms = 0), so only the peak "
+                         "bounds the clients" + (f": at most {integer(fit.recommended_concurrency)} clients "
+                                                 f"({integer(fit.peak_throughput)} ops/s)."
+                                                 if math.isfinite(fit.peak_concurrency) else
+                                                 ", and on this fit throughput has no peak."))
+        elif past_peak:   # the retrograde branch: the peak binds before the target does
             lines.append(f"- **The knee**: the mean latency reaches {target} only at "
                          f"{number(knee.concurrency)} clients, past the peak (N* ≈ {number(fit.peak_concurrency)}): "
                          "throughput stops growing before the target binds, so the peak decides: at most "
