@@ -154,3 +154,15 @@ def test_report_01_with_no_latency_target_says_the_peak_alone_bounds_the_clients
     assert (f"- **The knee**: no latency target was given (latency_target_ms = 0), so only the peak bounds the "
             f"clients: at most {integer(fit.recommended_concurrency)} clients ({integer(fit.peak_throughput)} ops/s)."
             in result.answer)
+
+
+def test_report_08s_failed_server_is_labelled_by_whole_folder_names():
+    # a server whose files could not be read was labelled "ew3-fleet2/bad/diagnostic.data" (the last 30 characters
+    # of /tmp/review3-fleet2/bad/diagnostic.data, cut inside a folder name)
+    from capmodel.plots.fleet import runway_figure
+
+    rows = pd.DataFrame([{"cluster": None, "member": None, "folder": "/tmp/review3-fleet2/bad/diagnostic.data",
+                          "error": "not an FTDC file", "verdict": None, "runway_months": None, "runway_low": None,
+                          "runway_high": None, "spare_fraction": None, "spare_low": None, "spare_high": None}])
+    labels = [y for trace in runway_figure(rows, 0.8).data for y in trace.y]
+    assert labels == ["…/bad/diagnostic.data"]

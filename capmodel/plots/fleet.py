@@ -14,8 +14,22 @@ VERDICT_COLORS = {"sound": "#2ca02c", "weak": "#ff7f0e", "unusable": "#9e9e9e", 
 RUNWAY_CAP_MONTHS = 36.0          # longer runways are drawn to this length and labelled with their value
 
 
+def _short_folder(folder, width: int = 30) -> str:
+    """A folder's last whole path parts within ``width`` characters, "…/" before them when some are left out
+    ("…/bad/diagnostic.data", not "ew3-fleet2/bad/diagnostic.data")."""
+    from pathlib import PurePath
+
+    parts = PurePath(str(folder)).parts
+    kept = parts[-1] if parts else str(folder)
+    for part in reversed(parts[:-1]):
+        if len(part) + 1 + len(kept) > width - 2:
+            return "…/" + kept if len(kept) <= width else "…" + kept[-(width - 1):]
+        kept = part.rstrip("/") + "/" + kept if part != "/" else "/" + kept
+    return kept if len(kept) <= width else "…" + kept[-(width - 1):]
+
+
 def _label(row) -> str:
-    member = row["member"] if isinstance(row["member"], str) else str(row["folder"])[-30:]
+    member = row["member"] if isinstance(row["member"], str) else _short_folder(row["folder"])
     return f"{row['cluster']} · {member}" if isinstance(row["cluster"], str) else member
 
 
