@@ -166,3 +166,16 @@ def test_report_08s_failed_server_is_labelled_by_whole_folder_names():
                           "runway_high": None, "spare_fraction": None, "spare_low": None, "spare_high": None}])
     labels = [y for trace in runway_figure(rows, 0.8).data for y in trace.y]
     assert labels == ["…/bad/diagnostic.data"]
+
+
+def test_report_03s_vm_table_says_a_runway_of_0_in_words():
+    # the bundled study's baseline VM carries today's 25,000 users: its runway read "0.0" months
+    from capmodel.models.runway import PAST_TARGET_WORDS
+    from capmodel.report.plan_report import plan_report
+
+    result = plan_report(targets=[50000], bootstrap=0)
+    shown = result.vm_table()
+    column = list(shown.columns).index("runway_months")
+    runways = {row[0]: row[column] for row in shown.cells()}
+    assert float(result.vms.set_index("vm").loc["m3-xlarge-8-SAS", "runway_months"]) == 0.0
+    assert runways["m3-xlarge-8-SAS"] == PAST_TARGET_WORDS and runways["c4-2xlarge-4-SSD"] == "26.0"
