@@ -179,3 +179,19 @@ def test_report_03s_vm_table_says_a_runway_of_0_in_words():
     runways = {row[0]: row[column] for row in shown.cells()}
     assert float(result.vms.set_index("vm").loc["m3-xlarge-8-SAS", "runway_months"]) == 0.0
     assert runways["m3-xlarge-8-SAS"] == PAST_TARGET_WORDS and runways["c4-2xlarge-4-SSD"] == "26.0"
+
+
+def test_the_index_names_the_live_reports_it_does_not_hold(tmp_path):
+    # `report --all` renders every report but the live benchmark; the index said "7 reports" and nothing of 06
+    import nbformat
+
+    from capmodel.report import notebooks
+    from capmodel.report.index import write_index
+
+    live = [name for name in notebooks.names() if notebooks.is_live(name)]
+    assert live == ["06_live_benchmark"]
+    assert "Not rendered: 06_live_benchmark, which benchmarks a live server" in write_index(tmp_path).read_text()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["capmodel"] = {"report": {"name": "06_live_benchmark", "question": "Q?", "status": "ok"}}
+    nbformat.write(nb, tmp_path / "06_live_benchmark.ipynb")
+    assert "Not rendered" not in write_index(tmp_path).read_text()
