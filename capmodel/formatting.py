@@ -111,11 +111,12 @@ def money(value, currency: str = "", missing: str = DASH, infinite: str = "unrea
     return f"{text} {currency}".strip()
 
 
-def percent(value, digits: int = 2, missing: str = DASH) -> str:
-    """A fraction as a percentage to ``digits`` significant digits (0.0355 -> "3.5%", 0.8 -> "80%")."""
+def percent(value, digits: int = 2, missing: str = DASH, trim: bool = True) -> str:
+    """A fraction as a percentage to ``digits`` significant digits (0.0355 -> "3.5%", 0.8 -> "80%"; trailing zeros
+    kept when ``trim`` is False: 0.0017 -> "0.17%" or "0.170%" at 3 digits)."""
     if is_missing(value) or math.isinf(float(value)):
         return missing
-    shown = number(float(value) * 100.0, digits=digits)
+    shown = number(float(value) * 100.0, digits=digits, trim=trim)
     return f"{shown}%"
 
 
@@ -170,6 +171,7 @@ class Column:
     digits: int = 3
     decimals: int | None = None   # a fixed number of decimals for the whole column (a number column only)
     decimals_from: str | None = None   # a row field giving that row's decimals (a figure and its interval alike)
+    trim: bool = True   # trailing zeros dropped ("0.38"); a Table keeps them where its column shows several decimals
 
     def show(self, value) -> str:
         if self.kind == "text" or not (_is_number(value) or is_missing(value) or isinstance(value, bool)):
@@ -185,14 +187,17 @@ class Column:
         if self.kind == "money":
             return money(value, "", self.missing, self.infinite)
         if self.kind == "percent":
-            return percent(value, self.digits, self.missing)
+            return percent(value, self.digits, self.missing, self.trim)
         if self.kind == "r2":
             return r_squared(value, self.missing)
         if self.kind == "seconds":
             return seconds(value, self.missing)
         if self.decimals is not None and not is_missing(value) and math.isfinite(float(value)):
             return f"{float(value):,.{self.decimals}f}"
-        return number(value, self.digits, self.missing, self.infinite)
+        if not self.trim and self.kind == "num" and not is_missing(value) and float(value).is_integer() and \
+                0 < abs(float(value)) < 10 ** (self.digits - 1):   # 2 among 1.90 and 2.20 is 2.00
+            return f"{float(value):,.{self.digits - 1 - math.floor(math.log10(abs(float(value))))}f}"
+        return number(value, self.digits, self.missing, self.infinite, self.trim)
 
 
 @dataclass
@@ -207,7 +212,18 @@ class Table:
     csv_name: str = "table.csv"
 
     def cells(self) -> list[list[str]]:
-        return [[self._column(col, row).show(row.get(key)) for key, col in self.columns.items()] for row in self.rows]
+        columns = {key: self._one_rule(key, col) for key, col in self.columns.items()}
+        return [[self._column(col, row).show(row.get(key)) for key, col in columns.items()] for row in self.rows]
+
+    def _one_rule(self, key: str, col: Column) -> Column:
+        """``col`` keeping trailing zeros when more than one of its numbers shows decimals: one precision rule for
+        a column (0.236 above 0.380, not 0.38)."""
+        if col.kind not in ("num", "percent") or col.decimals is not None or col.decimals_from or not col.trim:
+            return col
+        kept = dataclasses.replace(col, trim=False)
+        with_decimals = sum("." in col.show(row.get(key)) for row in self.rows
+                            if _is_number(row.get(key)) and not isinstance(row.get(key), bool))
+        return kept if with_decimals > 1 else col
 
     @staticmethod
     def _column(col: Column, row: dict) -> Column:

@@ -74,3 +74,95 @@ def test_the_python_api_checks_too(tmp_path, no_kernel_no_server):
     with pytest.raises(InputError, match="parameter file: nothere.csv does not exist"):
         render(["02_fit_curve"], tmp_path / "out", {"02_fit_curve": {"file": "nothere.csv"}})
     assert not (tmp_path / "out").exists()
+
+
+def _path_cases(tmp_path):
+    """A folder with no FTDC, a folder holding only a CSV, a plain file, a missing path (the class of inputs that
+    named the wrong kind of path and failed inside the kernel)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    csvs = tmp_path / "csvs"
+    csvs.mkdir()
+    (csvs / "curve.csv").write_text("concurrency,throughput\n1,100\n2,190\n4,350\n")
+    a_file = tmp_path / "metrics.csv"
+    a_file.write_text("concurrency,throughput\n1,100\n")
+    return empty, csvs, a_file, tmp_path / "missing"
+
+
+@pytest.mark.parametrize("report, name, which, reason", [
+    ("02_fit_curve", "file", "empty", "is a folder, not a file"),
+    ("02_fit_curve", "file", "csvs", "is a folder, not a file"),
+    ("03_vm_capacity_plan", "catalog", "csvs", "is a folder, not a file"),
+    ("04_node_multiplier", "table", "csvs", "is a folder, not a file"),
+    ("08_fleet_capacity", "folders", "empty", "holds no FTDC files (metrics.*), in it or the folders below it"),
+    ("08_fleet_capacity", "folders", "csvs", "holds no FTDC files (metrics.*), in it or the folders below it"),
+    ("08_fleet_capacity", "folders", "a_file", "is not a folder"),
+    ("08_fleet_capacity", "folders", "missing", "does not exist"),
+    ("07_production_capacity", "ftdc", "empty", "holds no FTDC files (metrics.*)"),
+    ("07_production_capacity", "ftdc", "missing", "does not exist"),
+    ("07_production_capacity", "observed", "a_file", "is not a folder"),
+])
+def test_a_path_of_the_wrong_kind_is_refused_naming_the_parameter_and_the_path(tmp_path, capsys, no_kernel_no_server,
+                                                                               report, name, which, reason):
+    empty, csvs, a_file, missing = _path_cases(tmp_path)
+    path = {"empty": empty, "csvs": csvs, "a_file": a_file, "missing": missing}[which]
+    code = main(["report", report, "-p", name, str(path), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == f"capmodel: error: parameter {name}: {path} {reason}", err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_fleet_parent_of_ftdc_folders_and_a_diagnostic_data_folder_pass_the_check(tmp_path):
+    from capmodel.report.checks import check_parameters
+
+    member = tmp_path / "rs0" / "diagnostic.data"
+    member.mkdir(parents=True)
+    (member / "metrics.2026-01-01T00-00-00Z-00000").write_bytes(b"\0" * 16)
+    check_parameters({"folders": ""}, {"folders": f"{tmp_path}, {member}"})
+    check_parameters({"ftdc": ""}, {"ftdc": str(member)})
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["07_production_capacity", "-p", "interval", "0"], "parameter interval must be a number from 0.01 to 3600, got 0"),
+    (["07_production_capacity", "-p", "bins", "-1"], "parameter bins must be an integer from 0 to 10,000, got -1"),
+    (["07_production_capacity", "-p", "fit_on", "abc"], "parameter fit_on: 'abc' is not throughput or latency"),
+    (["07_production_capacity", "-p", "since", "abc"], "parameter since: 'abc' is not a time (give one such as "),
+    (["07_production_capacity", "-p", "since", "nan"], "parameter since: 'nan' is not a time"),
+    (["07_production_capacity", "-p", "since", "2026-01-02", "-p", "until", "2026-01-01"],
+     "parameter until: 2026-01-01 is before since 2026-01-02"),
+    (["07_production_capacity", "-p", "uri", "abc"], "parameter uri: abc is not a MongoDB URI"),
+    (["08_fleet_capacity", "-p", "scheduler", "abc"], "parameter scheduler: 'abc' is not a scheduler address such as"),
+    (["03_vm_capacity_plan", "-p", "targets", ""], "parameter targets: give at least one value (the default is "
+     "50000, 90000)"),
+    (["04_node_multiplier", "-p", "sensitivity", " "], "parameter sensitivity: give at least one value"),
+    (["05_shard_scale_out", "-p", "scenarios", "[]"], "parameter scenarios: give at least one value"),
+])
+def test_an_edge_value_is_refused_in_one_line_naming_the_parameter(tmp_path, capsys, no_kernel_no_server, argv,
+                                                                   message):
+    code = main(["report", *argv, "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_observe_folder_that_is_not_one_is_refused_naming_the_parameter(tmp_path, capsys, no_kernel_no_server):
+    code = main(["report", "07_production_capacity", "-p", "observed", str(tmp_path), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith(f"capmodel: error: parameter observed: {tmp_path}: no samples.csv here"), err
+
+
+def test_a_scheduler_address_and_a_window_that_can_work_pass_the_checks():
+    from capmodel.report.checks import check_parameters
+
+    check_parameters({"scheduler": ""}, {"scheduler": "tcp://10.0.0.5:8786"})
+    check_parameters({"since": "", "until": ""}, {"since": "2026-11-02T01:00:00Z", "until": "2026-11-02 02:00"})
+
+
+@pytest.mark.parametrize("extra, known", [
+    ([], "(known: m3-xlarge-8-SAS, "),
+    (["-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv"], "(known: zurich-small, zurich-medium, zurich-large)"),
+])
+def test_an_unknown_baseline_vm_is_refused_before_the_kernel(tmp_path, capsys, no_kernel_no_server, extra, known):
+    # it failed inside the kernel: "PlanError: unknown baseline VM 'abc'"
+    code = main(["report", "03_vm_capacity_plan", "-p", "baseline_vm", "abc", *extra, "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("capmodel: error: parameter baseline_vm: unknown VM 'abc' " + known), err

@@ -87,7 +87,7 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
     (["03_vm_capacity_plan", "-p", "targets", "[50000, true]"],
      "parameter targets: every value must be a number from 1 to 1e+12, got True"),
     (["07_production_capacity", "-p", "bins", "1e16"],
-     "parameter bins must be an integer from -1e+15 to 1e+15, got 10000000000000000"),
+     "parameter bins must be an integer from 0 to 10,000, got 10000000000000000"),
     (["01_methodology", "--jobs", "0"], "--jobs must be an integer from 1 to 64, got 0"),
 ])
 def test_report_parameters_out_of_range_exit_2_before_any_kernel(tmp_path, capsys, argv, message):

@@ -14,8 +14,22 @@ VERDICT_COLORS = {"sound": "#2ca02c", "weak": "#ff7f0e", "unusable": "#9e9e9e", 
 RUNWAY_CAP_MONTHS = 36.0          # longer runways are drawn to this length and labelled with their value
 
 
+def _short_folder(folder, width: int = 30) -> str:
+    """A folder's last whole path parts within ``width`` characters, "…/" before them when some are left out
+    ("…/bad/diagnostic.data", not "ew3-fleet2/bad/diagnostic.data")."""
+    from pathlib import PurePath
+
+    parts = PurePath(str(folder)).parts
+    kept = parts[-1] if parts else str(folder)
+    for part in reversed(parts[:-1]):
+        if len(part) + 1 + len(kept) > width - 2:
+            return "…/" + kept if len(kept) <= width else "…" + kept[-(width - 1):]
+        kept = part.rstrip("/") + "/" + kept if part != "/" else "/" + kept
+    return kept if len(kept) <= width else "…" + kept[-(width - 1):]
+
+
 def _label(row) -> str:
-    member = row["member"] if isinstance(row["member"], str) else str(row["folder"])[-30:]
+    member = row["member"] if isinstance(row["member"], str) else _short_folder(row["folder"])
     return f"{row['cluster']} · {member}" if isinstance(row["cluster"], str) else member
 
 
@@ -53,6 +67,8 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                              PAST_TARGET_WORDS if value == 0 else f"{value:.1f} months")
                 lo = min(float(row["runway_low"]), RUNWAY_CAP_MONTHS)
                 hi = min(float(row["runway_high"]), RUNWAY_CAP_MONTHS)
+                if math.isinf(value):      # no growth reaches the target: no interval to draw at the cap
+                    lo = hi = shown
             else:
                 shown = float(row["spare_fraction"])
                 texts.append(f"{shown:.0%} spare")
@@ -62,14 +78,17 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                              textposition="outside", cliponaxis=False,
                              error_x=dict(type="data", symmetric=False, array=high, arrayminus=low,
                                           color="#555555")))
-    # the cap is said only where a bar is cut by it
-    cut = by_runway and bool((runway[runway.notna()] > RUNWAY_CAP_MONTHS).any())
+    # the cap is said only where a bar is cut by it: a longer runway (labelled with its value) or one never reached
+    known = runway[runway.notna()]
+    longer = by_runway and bool(((known > RUNWAY_CAP_MONTHS) & (known < math.inf)).any())
+    never = by_runway and bool((known == math.inf).any())
+    cap = "; ".join(([f"longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value"] if longer else []) +
+                    ([f"'never at this growth' bars end at {RUNWAY_CAP_MONTHS:g}"] if never else []))
     fig.update_layout(title=title or (f"Months until the busiest load reaches its planned throughput "
                                       f"({utilization_target:.0%} CPU)" if by_runway else
                                       "Spare fraction of the planned throughput at the busiest load"),
                       height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
-                      xaxis_title=unit + (f"; longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value)"
-                                          if cut else ")"),     # the unit in parentheses, as every axis
+                      xaxis_title=unit + (f"; {cap})" if cap else ")"),     # the unit in parentheses, as every axis
                       yaxis=dict(title="server (replica set · host:port)", categoryorder="array",
                                  categoryarray=[_label(rows.iloc[i]) for i in order]),
                       showlegend=True, legend=dict(orientation="h", y=-0.2))

@@ -16,12 +16,15 @@ def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 6
                      title: str = "The three terms of the Universal Scalability Law") -> go.Figure:
     """Linear scaling (lambda only), Amdahl (adds contention sigma) and the full USL (adds coherency kappa); the
     y axis stops a little above Amdahl and the USL, so the linear line leaves the top as in the textbooks."""
+    from capmodel.formatting import number
     from capmodel.models.closed_form import usl_throughput
 
     n = np.linspace(1.0, float(upto), 200)
     fig = go.Figure()
-    for i, (name, s, k) in enumerate([("linear: lambda*N", 0.0, 0.0), (f"Amdahl: sigma = {sigma:g}", sigma, 0.0),
-                                      (f"USL: sigma = {sigma:g}, kappa = {kappa:g}", sigma, kappa)]):
+    # a term of 0 draws its curve on top of the one before: the legend says so (σ = κ = 0 showed one line of three)
+    amdahl = f"Amdahl: sigma = {number(sigma)}" + (" (on the linear line)" if sigma == 0 else "")
+    usl = f"USL: sigma = {number(sigma)}, kappa = {number(kappa)}" + (" (on the Amdahl line)" if kappa == 0 else "")
+    for i, (name, s, k) in enumerate([("linear: lambda*N", 0.0, 0.0), (amdahl, sigma, 0.0), (usl, sigma, kappa)]):
         fig.add_trace(go.Scatter(x=n, y=usl_throughput(n, s, k, lambda_), mode="lines", name=name,
                                  line=dict(color=COLORS[i], width=2, dash="dot" if i == 0 else None)))
     top = max(max(fig.data[1].y), max(fig.data[2].y))

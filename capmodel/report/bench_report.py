@@ -119,7 +119,8 @@ class BenchReport:
         if isinstance(self.plan, PlanError):
             return f"No plan from this curve: {self.plan}."
         unusable = [r.message for r in self.evidence.reasons if r.grade == "unusable"]
-        return f"No plan is shown: the data cannot support one ({'; '.join(unusable)})." if unusable else ""
+        # the reasons carry their own parentheses: after a colon, not inside another pair
+        return f"No plan is shown, because the data cannot support one: {'; '.join(unusable)}." if unusable else ""
 
     def plan_table(self):
         """The plan's figures; None when there is no plan or the data cannot support one (``no_plan`` says why)."""

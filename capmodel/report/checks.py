@@ -19,18 +19,21 @@ def _fail(name: str, reason: str) -> InputError:
     return InputError(f"parameter {name}: {reason}")
 
 
-def _existing(name: str, value: str, folder: bool = False) -> Path:
-    path = Path(value)
+def _existing(name: str, value: str, folder: bool = False, file: bool = False) -> Path:
+    """The path ``value`` of parameter ``name``, which exists (and is a folder, or a file, when asked)."""
+    path = Path(value).expanduser()
     if not path.exists():
         raise _fail(name, f"{value} does not exist")
     if folder and not path.is_dir():
         raise _fail(name, f"{value} is not a folder")
+    if file and path.is_dir():
+        raise _fail(name, f"{value} is a folder, not a file")
     return path
 
 
 def _reader(name: str, value: str, read):
-    """``read()`` with its error reworded to name the parameter."""
-    _existing(name, value)
+    """``read()`` of the file ``value`` with its error reworded to name the parameter."""
+    _existing(name, value, file=True)
     try:
         return read()
     except CapmodelError as exc:
@@ -82,6 +85,26 @@ def _curves(name, value, values):
             raise _fail("vm_column", f"{value} has no column '{column}' naming each row's VM")
 
 
+def _baseline_vm(name, value, values):
+    """A VM of the catalog (the bundled benchANT study's without one), or of the curves."""
+    if not value.strip():
+        return
+    from capmodel import datasets
+    from capmodel.data.readers import read_table
+
+    catalog = values.get("catalog")
+    table = read_table(catalog) if catalog else datasets.load("benchant_vms")
+    known = [str(v) for v in table["vm"]] if "vm" in table.columns else []
+    if values.get("curves"):
+        from capmodel.data.readers import read_curve
+
+        curves = read_curve(values["curves"], system=values.get("vm_column") or "system")
+        known += [str(v) for v in curves["system"].unique()]
+    if known and value not in known:
+        raise _fail(name, f"unknown VM '{value[:60]}' (known: {', '.join(dict.fromkeys(known[:20]))}"
+                          f"{' ...' if len(known) > 20 else ''})")
+
+
 def _model(name, value, values):
     if value not in MODELS:
         raise _fail(name, f"'{value}' is not one of {', '.join(MODELS)}")
@@ -121,6 +144,17 @@ def _processes(name, value, values):
         raise _fail(name, f"{count} is outside 1 to 1024")
 
 
+def _uri_form(name, value, values):
+    """A server given at all is written as a MongoDB URI (whether the report samples or benchmarks it)."""
+    if not value or values.get("bench_dir"):
+        return
+    from capmodel.redact import redact_url_password
+
+    if not value.startswith(("mongodb://", "mongodb+srv://")):
+        shown = redact_url_password(value)
+        raise _fail(name, f"{shown} is not a MongoDB URI (it starts with mongodb:// or mongodb+srv://)")
+
+
 def _uri(name, value, values):
     """A server given to benchmark must answer a ping now (not after a kernel and a sweep have started)."""
     if not value or values.get("bench_dir"):
@@ -128,8 +162,7 @@ def _uri(name, value, values):
     from capmodel.redact import redact_url_password
 
     shown = redact_url_password(value)
-    if not value.startswith(("mongodb://", "mongodb+srv://")):
-        raise _fail(name, f"{shown} is not a MongoDB URI (it starts with mongodb:// or mongodb+srv://)")
+    _uri_form(name, value, values)
     try:
         import pymongo
         from pymongo.errors import ConfigurationError, InvalidURI, PyMongoError
@@ -156,10 +189,17 @@ def _uri(name, value, values):
 
 
 def _folders(name, value, values):
-    """Comma-separated folders (servers' diagnostic.data or parents of many): each must exist and be a folder."""
+    """Comma-separated folders (servers' diagnostic.data or parents of many): each must exist, be a folder and hold
+    FTDC files (``metrics.*``) in it or the folders below it, as the fleet report finds them."""
+    from capmodel.observe.folders import server_folders
+
     for part in (p.strip() for p in str(value).split(",")):
         if part:
             _existing(name, part, folder=True)
+            try:
+                server_folders([part])
+            except CapmodelError:
+                raise _fail(name, f"{part} holds no FTDC files (metrics.*), in it or the folders below it") from None
 
 
 def _observed(name, value, values):
@@ -168,19 +208,65 @@ def _observed(name, value, values):
         from capmodel.observe import read_observation
 
         _existing(name, value, folder=True)
-        read_observation(value)
+        try:
+            read_observation(value)
+        except CapmodelError as exc:
+            why = str(exc)
+            raise _fail(name, why if why.startswith(value) else f"{value}: {why}") from None
+
+
+def _time(name, value, values):
+    """An FTDC window's end: a time pandas reads (ISO 8601, UTC unless it says otherwise), and since not after
+    until."""
+    if not value.strip():
+        return
+    import pandas as pd
+
+    def moment(text):
+        try:
+            stamp = pd.Timestamp(text)
+        except (ValueError, TypeError, OverflowError):
+            stamp = pd.NaT
+        return None if pd.isna(stamp) else stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp
+
+    if moment(value) is None:
+        raise _fail(name, f"{value!r} is not a time (give one such as 2024-05-01T12:00:00Z)")
+    since, until = str(values.get("since") or ""), str(values.get("until") or "")
+    if name == "until" and since.strip() and moment(since) is not None and moment(since) > moment(value):
+        raise _fail(name, f"{value} is before since {since}")
+
+
+def _fit_on(name, value, values):
+    if value not in ("throughput", "latency"):
+        raise _fail(name, f"'{value}' is not throughput or latency")
+
+
+def _scheduler(name, value, values):
+    """An existing Dask scheduler's address, SCHEME://HOST:PORT (tcp://10.0.0.5:8786)."""
+    import re
+
+    if value and not re.fullmatch(r"[a-z][a-z0-9+.-]*://[^\s/:]+(:[0-9]{1,5})?/?", value.strip()):
+        raise _fail(name, f"'{value}' is not a scheduler address such as tcp://10.0.0.5:8786")
 
 
 def _ftdc(name, value, values):
+    """One server's FTDC: a ``metrics.*`` file or a ``diagnostic.data`` folder that holds some."""
     if value:
-        _existing(name, value)
+        from capmodel.observe.ftdc import ftdc_files
+
+        if _existing(name, value).is_dir():
+            try:
+                ftdc_files(value)
+            except CapmodelError:
+                raise _fail(name, f"{value} holds no FTDC files (metrics.*)") from None
 
 
 CHECKS = {
     "dataset": _dataset, "baseline": _dataset, "file": _curve_file, "catalog": _table_file,
     "measurements": _table_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
     "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri, "folders": _folders,
-    "observed": _observed, "ftdc": _ftdc,
+    "observed": _observed, "ftdc": _ftdc, "since": _time, "until": _time, "fit_on": _fit_on,
+    "scheduler": _scheduler, "baseline_vm": _baseline_vm,
 }
 
 
@@ -189,9 +275,9 @@ def check_parameters(defaults: dict, given: dict, live: bool = False) -> None:
     ``InputError`` naming the first parameter that cannot work, and why. The server behind ``uri`` must answer
     only for a ``live`` report (one that benchmarks it)."""
     values = {**defaults, **given}
-    order = [k for k in values if k != "uri"] + (["uri"] if "uri" in values and live else [])  # the network last
+    order = [k for k in values if k != "uri"] + (["uri"] if "uri" in values else [])  # the network last
     for name in order:
-        check = CHECKS.get(name)
+        check = CHECKS.get(name) if name != "uri" or live else _uri_form   # a server only a live report pings
         value = values[name]
         if check is not None and isinstance(value, str):
             check(name, value, values)

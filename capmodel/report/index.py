@@ -11,6 +11,8 @@ from pathlib import Path
 
 import nbformat
 
+from capmodel.errors import CapmodelError
+
 from capmodel.report.writing import write_text
 
 PAGE = """<!DOCTYPE html>
@@ -31,7 +33,7 @@ td.when {{ white-space: nowrap; }}
 </head>
 <body>
 <h1>capmodel reports</h1>
-<p>{count}; each page is self-contained (figures work offline).</p>
+<p>{count}; each page is self-contained (figures work offline).{skipped}</p>
 <table>
 <thead>
 <tr><th>Report</th><th>Question</th><th>Evidence</th><th>Parameters</th><th>Rendered (UTC)</th><th>Status</th></tr>
@@ -83,12 +85,29 @@ def _row(record: dict) -> str:
             f'<td class="when">{date}</td><td>{status}</td></tr>')
 
 
+def _live_not_here(records: list[dict]) -> str:
+    """A sentence naming the bundled live reports the folder lacks (``--all`` leaves them out unless ``--live``)."""
+    from capmodel.report import notebooks
+
+    here = {r.get("name") for r in records}
+    try:
+        missing = [name for name in notebooks.names() if name not in here and notebooks.is_live(name)]
+    except CapmodelError:
+        return ""
+    if not missing:
+        return ""
+    names = ", ".join(html.escape(name) for name in missing)
+    verb = "benchmarks" if len(missing) == 1 else "benchmark"
+    return (f" Not rendered: {names}, which {verb} a live server (render with <code>--all --live</code>, or "
+            "with <code>-p bench_dir FOLDER</code> from a recorded sweep).")
+
+
 def write_index(folder: str | Path) -> Path:
     """Write ``folder/index.html`` listing every report there; returns its path."""
     folder = Path(folder)
     records = reports_in(folder)
     count = f"{len(records):,} report" + ("" if len(records) == 1 else "s")
-    page = PAGE.format(count=count, rows="\n".join(_row(r) for r in records))
+    page = PAGE.format(count=count, skipped=_live_not_here(records), rows="\n".join(_row(r) for r in records))
     target = folder / "index.html"
     write_text(target, page)
     return target

@@ -28,6 +28,7 @@ class MethodologyReport:
     tenants: object
     tenant_threads: int
     inputs: dict
+    upto: float = 128.0   # the largest concurrency drawn (0 given: 1.5 x the largest measured, as in report 02)
 
     question = QUESTION
 
@@ -143,11 +144,18 @@ class MethodologyReport:
                 f"throughput has no peak (κ = 0) and approaches {integer(fit.ceiling)} ops/s")
         lines.append(f"- **USL fit** of `{self.dataset}`: σ = {number(fit.sigma)}, κ = {number(fit.kappa)}, λ = "
                      f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {peak}.")
-        knee = self.knee
+        knee = self.knee if self.latency_target_ms else None   # 0: no target given, no knee to look for
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
         target = f"{number(self.latency_target_ms)} ms"
-        past_peak = math.isfinite(fit.peak_concurrency) and knee.reachable and knee.concurrency > fit.peak_concurrency
-        if past_peak:   # the retrograde branch: the peak binds before the target does
+        past_peak = knee is not None and math.isfinite(fit.peak_concurrency) and knee.reachable and \
+            knee.concurrency > fit.peak_concurrency
+        if knee is None:
+            lines.append("- **The knee**: no latency target was given (latency_target_ms = 0), so only the peak "
+                         "bounds the clients" + (f": at most {integer(fit.recommended_concurrency)} clients "
+                                                 f"({integer(fit.peak_throughput)} ops/s)."
+                                                 if math.isfinite(fit.peak_concurrency) else
+                                                 ", and on this fit throughput has no peak."))
+        elif past_peak:   # the retrograde branch: the peak binds before the target does
             lines.append(f"- **The knee**: the mean latency reaches {target} only at "
                          f"{number(knee.concurrency)} clients, past the peak (N* ≈ {number(fit.peak_concurrency)}): "
                          "throughput stops growing before the target binds, so the peak decides: at most "
@@ -184,6 +192,7 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
 
     curve = capmodel.datasets.load_curve(dataset)
     fit = capmodel.fit_usl(curve)
+    upto = float(upto or 1.5 * float(curve["concurrency"].max()))   # 0 means what it means in report 02
     mva = usl_vs_mva(fit, concurrency=np.unique(np.linspace(1, upto, 33).round()))
     mixed = {"read": read_share, "write": 1 - read_share}
     mix = fit_mix_demands({"plgm_workload1": (capmodel.datasets.load_curve("plgm_workload1"), {"read": 1.0}),
@@ -196,4 +205,4 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
         [dataset, baseline, "plgm_workload1", "plgm_workload2", "plgm_workload3"])}
     return MethodologyReport(dataset=dataset, curve=curve, fit=fit, baseline=capmodel.datasets.load(baseline).iloc[0],
                              latency_target_ms=latency_target_ms, mva=mva, mix=mix, what_if=what_if, tenants=tenants,
-                             tenant_threads=tenant_threads, inputs=inputs)
+                             tenant_threads=tenant_threads, inputs=inputs, upto=upto)

@@ -36,6 +36,7 @@ PARAMETER_CONSTRAINTS = {name: Number(None, low, high, low_open=name in ABOVE_ZE
     "clusters": (1, 1_000), "members": (1, 50), "hours": (0.05, 24 * 31), "utilization_target": (0.01, 1.0),
     "workers": (1, 1_024), "cores": (0.0, 1_024), "monthly_growth": (-0.99, 10.0), "seed": (0, 2**32 - 1),
     "concurrency": (1, 10_000), "duration": (0.001, 86_400), "warmup": (0.0, 3_600), "records": (0, 1_000_000_000),
+    "interval": (0.01, 3_600), "bins": (0, 10_000),
 }.items()}
 ANY = Number(None, -ANY_NUMBER, ANY_NUMBER)
 
@@ -58,6 +59,8 @@ def checked_parameter(name: str, value, like=None):
     constraint = parameter_constraint(name, like)
     if _is_number(value) or (_is_number(like) and value is not None):
         return constraint.check(value, InputError)
+    if isinstance(value, (list, tuple)) and not value and isinstance(like, (list, tuple)) and like:
+        raise InputError(f"parameter {name}: give at least one value (the default is {', '.join(map(str, like))})")
     if isinstance(value, (list, tuple)) and (isinstance(like, (list, tuple)) or all(map(_is_number, value))):
         return Sequence(constraint, constraint.name).check(value, InputError)
     return value

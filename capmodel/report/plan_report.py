@@ -109,8 +109,14 @@ class PlanReport:
         return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
 
     def vm_table(self):
+        from capmodel.models.runway import PAST_TARGET_WORDS
+
         cost = self.cost_unit
-        return table(self.vms, {
+        vms = self.vms
+        if "runway_months" in vms.columns:   # a runway of 0 in the fleet's words, not "0.0"
+            vms = vms.astype({"runway_months": object}).assign(runway_months=[
+                PAST_TARGET_WORDS if isinstance(m, (int, float)) and m == 0 else m for m in vms["runway_months"]])
+        return table(vms, {
             "vm": Column("VM", "text"), "monthly_cost": Column(f"monthly cost ({cost})", "money"),
             "throughput": Column("throughput (ops/s)", "int"),
             "usable_throughput": Column("usable (ops/s)", "int", missing="none"),
@@ -125,7 +131,7 @@ class PlanReport:
     def latency_table(self):
         return table(self.vms, {"vm": Column("VM", "text"), "latency_ok": Column("meets the latency objective",
                                                                                   "text"),
-                                "latency_note": Column("why not", "text", missing=""),
+                                "latency_note": Column("how it was judged", "text", missing=""),
                                 "binding_limit": Column("binding limit", "text")},
                      caption="The latency objective", csv_name="latency.csv",
                      footnotes=['"—": no latency objective was set, or no latency was measured for this VM'])

@@ -39,7 +39,8 @@ class ShardReport:
         r, m = self.row, self.study.model
         target = f"{integer(r['target_rate'])} inserts/s"
         if r["shards"] is None:
-            text = f"A target of {target} **cannot be reached**: {r['reason']}."
+            reason = str(r["reason"]).removeprefix("unreachable: ")   # not "cannot be reached: unreachable: ..."
+            text = f"A target of {target} **cannot be reached**: {reason}."
         else:
             text = (f"A target of {target} needs **{integer(r['shards'])} shards** (linear estimate "
                     f"{integer(r['linear_shards'])}) at {integer(m['per_shard_throughput'])} inserts/s per shard with "
@@ -50,8 +51,9 @@ class ShardReport:
         if scen is not None:
             out = scen.loc[scen["shards"].isna(), "sigma"]
             if len(out):
+                kappa = f" (κ = {number(m['kappa'])})" if m["kappa"] else ""   # κ alone can make it so
                 text += (f" Unreachable within {integer(m['max_shards'])} shards when σ is "
-                         f"{', '.join(number(s) for s in out)}.")
+                         f"{', '.join(number(s) for s in out)}{kappa}.")
         return text
 
     @property
