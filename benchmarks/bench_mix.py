@@ -55,6 +55,7 @@ def one_run(samples, sweeps) -> dict:
     out = {"cpu_pred": p["cpu_cores"], "cpu_meas": measured["cpu_cores"].mean(),
            "other_train": training["other_cpu_cores"].mean(), "other_meas": measured["other_cpu_cores"].mean(),
            "describe": result.describe()}
+    out["quiet"], out["neighbours"] = mix_lab.neighbours(training, measured)
     if waited:     # the server's threads' time waiting for a core, per operation (us), and the model that knows it
         training, measured, _, with_wait = mix_lab.predict_f(samples, sweeps, n_bootstrap=0, wait=True)
         out["wait_train"], out["wait_meas"] = mix_lab.window_wait(training) * 1e6, mix_lab.window_wait(measured) * 1e6
@@ -85,6 +86,11 @@ def show(i: int, run: dict) -> None:
           f"{run['other_train']:.2f} cores while training, {run['other_meas']:.2f} while measured"
           + (f"; the server waited for its core {run['wait_train']:.1f} us per operation while training, "
              f"{run['wait_meas']:.1f} while measured" if "wait_train" in run else ""))
+    bound = mix_lab.latency_bound(run["quiet"])
+    within = all(abs(run[c]["x_err"]) <= mix_lab.BOUND and abs(run[c]["r_err"]) <= bound for c in ("reads", "writes")) \
+        and abs(run["cpu_pred"] / run["cpu_meas"] - 1) <= mix_lab.BOUND
+    print(f"  {run['neighbours']}: the test's latency bound {bound:.0%}, throughput and CPU {mix_lab.BOUND:.0%}; "
+          f"this run's classes {'within them' if within else 'NOT within them'}")
     for c in ("reads", "writes"):
         r = run[c]
         print(f"  {c:6s} throughput {r['x_pred']:7.1f} predicted {r['x_meas']:7.1f} measured "
@@ -99,12 +105,20 @@ def show(i: int, run: dict) -> None:
 
 def summary(runs: list[dict], title="") -> None:
     groups = {r.get("group") for r in runs}
+    quiet = {r["quiet"] for r in runs}
+    if not title and len(quiet) > 1:
+        summary(runs, " (all)")
+        for q in (True, False):
+            summary([r for r in runs if r["quiet"] == q], " with the server's core " + ("quiet" if q else
+                                                                                        "shared with neighbours"))
+        return
     if len(groups) > 1:
         for group in (True, False):
             summary([r for r in runs if r.get("group") == group], " with the server's autogroup "
                     + ("favoured" if group else "as it is"))
         return
-    print(f"\nover {len(runs)} runs{title}: error median (largest absolute)")
+    print(f"\nover {len(runs)} runs{title}: error median (largest absolute); quiet core in "
+          f"{sum(r['quiet'] for r in runs)} of them")
     for c in ("reads", "writes"):
         x = np.array([r[c]["x_err"] for r in runs]) * 100
         e = np.array([r[c]["r_err"] for r in runs]) * 100
