@@ -4,11 +4,11 @@ tests/test_mix_production_live.py and benchmarks/bench_mix.py.
 The server is pinned to core 0 and the load generator to core 1 (CPU affinity, Linux), so the mongod's CPU is its
 own. One driver process (``drive``, this file run as a script) runs open-loop ``capmodel bench`` sweeps back to back
 while ``observe_uri`` samples the server once a second; the other processes' CPU on the server's core (from
-/proc/stat, less the mongod's own) is a column of the samples, ``other_cpu_cores``. Two mixes train the model: YCSB C
-(reads only) and YCSB A (50 % reads, 50 % updates), each at two loads; the third, YCSB F (YCSB's workloadf:
-readproportion 0.5, readmodifywriteproportion 0.5, so every operation reads and half of them also write: server
-reads = rate, writes = rate / 2) is predicted and measured. The mixes run as a palindrome (C, F, A, A, F, C) so that a
-steady drift cancels.
+/proc/stat, less the mongod's own) is a column of the samples, ``other_cpu_cores``. Three mixes train the model, each
+at two loads: YCSB C (reads only), YCSB B (95 % reads, 5 % updates) and YCSB A (50 % reads, 50 % updates); the
+fourth, YCSB F (YCSB's workloadf: readproportion 0.5, readmodifywriteproportion 0.5, so every operation reads and half
+of them also write: server reads = rate, writes = rate / 2, reads 67 % of the operations) is predicted and measured.
+The mixes run as a palindrome (C, B, F, A, A, F, B, C) so that a steady drift cancels.
 """
 import json
 import os
@@ -249,20 +249,21 @@ def neighbours(training, measured) -> tuple[bool, str]:
     mean ``other_cpu_cores`` at most QUIET_CORES), and the sentence that says so with the figures."""
     other = training["other_cpu_cores"].mean(), measured["other_cpu_cores"].mean()
     quiet = max(other) <= QUIET_CORES
+    where = "both windows" if min(other) > QUIET_CORES else "one window"
     return quiet, ("other processes on the server's core %.2f cores while training, %.2f while measured: %s"
                    % (*other, f"quiet (both at most {QUIET_CORES:.2f})" if quiet else
-                      f"neighbours present (over {QUIET_CORES:.2f} in {'both windows' if min(other) > QUIET_CORES else 'one window'})"))
+                      f"neighbours present (over {QUIET_CORES:.2f} in {where})"))
 
 
-def predict_f(samples, sweeps, n_bootstrap=100, wait=True):
-    """Train on C, B and A (those the sweeps ran), predict F: (training intervals, measured intervals, what-if result, per-class rows
-    (class, predicted ops/s, measured ops/s, predicted ms, measured ms)). ``wait``: the model takes the server's
+def predict_f(samples, sweeps, n_bootstrap=100, wait=True, train=TRAINING):
+    """Train on the mixes ``train`` (C, B and A; those the sweeps ran), predict F: (training intervals, measured
+    intervals, what-if result, per-class rows (class, predicted ops/s, measured ops/s, predicted ms, measured ms)). ``wait``: the model takes the server's
     wait for its core (``cpu_wait_per_s``) into account, at the measured window's; else the column is left out."""
     samples = samples.rename(columns={"server_wait_per_s": "cpu_wait_per_s"})   # the first runs' name for it
     by_mix = sweep_intervals(samples, sweeps, steady=STEADY)
     for workload, table in by_mix.items():
         assert len(table) >= 3, f"{workload}: {len(table)} steady intervals\n{samples.to_string()}"
-    training = pd.concat([by_mix[w] for w in TRAINING if w in by_mix])
+    training = pd.concat([by_mix[w] for w in train if w in by_mix])
     measured = by_mix["ycsb-f"]
     result = mix_what_if({"embedded": training if wait else training.drop(columns=["cpu_wait_per_s"], errors="ignore")},
                          cores=1, rates={"reads": F_RATE, "writes": F_RATE / 2},

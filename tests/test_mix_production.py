@@ -341,7 +341,8 @@ def shares_samples(low=0.1, high=0.4, n=40):
                "commands_latency_ms": np.nan}
         for c in rate:
             row[f"{c}_per_s"] = rate[c]
-            row[f"{c}_latency_ms"] = (TRUTH["a"][c] + TRUTH["l"][c] / (1 - u) + (40e-6 * f if c == "reads" else 0)) * 1e3
+            slowed = 40e-6 * f if c == "reads" else 0.0
+            row[f"{c}_latency_ms"] = (TRUTH["a"][c] + TRUTH["l"][c] / (1 - u) + slowed) * 1e3
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -378,3 +379,29 @@ def test_an_asked_mix_outside_the_fitted_shares_is_said_to_be_an_extrapolation(t
     assert [(o["class"], o["share_of"], o["extrapolated_term"]) for o in out] == [("reads", "writes", True),
                                                                                ("writes", "reads", False)]
     assert out[0]["asked_share"] == pytest.approx(2 / 3) and out[0]["fitted_shares"] == pytest.approx([0.1, 0.4])
+
+
+def test_a_mix_term_is_fitted_where_the_cpu_hardly_varies_and_the_stretched_part_is_assumed():
+    # the lab's case: writes 5 % to 50 % of the operations (YCSB B to A), the CPU between 15 % and 22 % (the stretch
+    # spans 9 %: the split of the latency is assumed), writes' latency 30 us + 60 us x the reads' share, none of it
+    # stretched. The stretched part is at most the latency with no reads (30 us), so 60 us is left to the mix.
+    rng = np.random.default_rng(11)
+    share, total = np.linspace(0.5, 0.95, 40), rng.permutation(np.linspace(900, 1300, 40))
+    rows = []
+    for i, (f, t) in enumerate(zip(share, total)):
+        rate = {"reads": t * f, "writes": t * (1 - f)}
+        u = TRUTH["b"] + sum(rate[c] * TRUTH["d"][c] for c in rate)
+        rows.append({"time": f"2026-01-01T00:00:{i:02d}Z", "cpu_cores": u, "dropped": "", "commands_per_s": 0.0,
+                     "commands_latency_ms": np.nan, "reads_per_s": rate["reads"], "writes_per_s": rate["writes"],
+                     "reads_latency_ms": (TRUTH["a"]["reads"] + TRUTH["l"]["reads"] / (1 - u)) * 1e3,
+                     "writes_latency_ms": (30e-6 + 60e-6 * f) * 1e3})
+    samples = pd.DataFrame(rows)
+    fit = fit_server_demands(samples, cores=1)
+    assert "latency_split_assumed" in [r.code for r in fit.reasons]
+    assert fit.latency_mix["writes"]["reads"] == pytest.approx(60e-6, rel=0.02)
+    # reads 55 % and 90 %: near either end of the fitted shares; within 2 %, not exactly: the 30 us the fit takes as
+    # stretched (the split assumed) is stretched at the asked CPU, which differs from the observed mean's
+    for reads, writes in ((550, 450), (900, 100)):
+        result = mix_what_if({"m": samples}, cores=1, rates={"reads": reads, "writes": writes}, n_bootstrap=0)
+        expected = (30e-6 + 60e-6 * reads / (reads + writes)) * 1e3
+        assert result.predicted.loc["m", "writes_latency_ms"] == pytest.approx(expected, rel=0.02)

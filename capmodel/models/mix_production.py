@@ -25,7 +25,8 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
 - **Latency per class** R_c = A_c + L_c S(U): A_c the time that does not grow with CPU contention, L_c the CPU time
   inside the latency window, stretched as the CPU gets busier; fitted per class by non-negative least squares over
   the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
-  identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time, and the verdict says so.
+  identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time (R_c the latency with none
+  of the other classes where a mix term below is fitted, else the mean), and the verdict says so.
   Two more terms where the intervals show them: M_ck times another class k's share of the operations (where that
   share spans 0.1 and explains the latency beyond chance, an F-test at 5 %: on the embedded server reads take ~10 %
   longer in YCSB A's mix than alone at the same CPU), and the server's wait for its cores per operation
@@ -239,7 +240,12 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
             s_mean = float(np.average(sj, weights=x[ok, j])) if ok.any() else 1.0
             b = min(cpu_per_op[c], mean_r / s_mean)
             a, m = mean_r - b * s_mean, []
-            if others and explains(ones, mix, rj - b * sj, weight):
+            if others and explains(np.column_stack([ones, sj]), mix, rj, weight):
+                # the part stretched is at most the latency with none of the others (the intercept of the latency on
+                # their shares), not the mean latency: where the mean is all stretched (b = mean / S), nothing is
+                # left for the mix to explain, and its term could not be fitted however clearly it shows
+                alone = _nnls(np.column_stack([ones, mix]) * weight[:, None], rj * weight)[0]
+                b = min(cpu_per_op[c], alone / s_mean)
                 a, *m = _nnls(np.column_stack([ones, mix]) * weight[:, None], (rj - b * sj) * weight)
             assumed.append(c)
         mixed[c] = {classes[i]: float(v) for i, v in zip(others, m) if v > 1e-9}   # a nanosecond: none
