@@ -257,8 +257,9 @@ def neighbours(training, measured) -> tuple[bool, str]:
 
 def predict_f(samples, sweeps, n_bootstrap=100, wait=True, train=TRAINING):
     """Train on the mixes ``train`` (C, B and A; those the sweeps ran), predict F: (training intervals, measured
-    intervals, what-if result, per-class rows (class, predicted ops/s, measured ops/s, predicted ms, measured ms)). ``wait``: the model takes the server's
-    wait for its core (``cpu_wait_per_s``) into account, at the measured window's; else the column is left out."""
+    intervals, what-if result, per-class rows (class, predicted ops/s, measured ops/s, predicted ms, measured ms)).
+    ``wait``: the model takes the server's wait for its core (``cpu_wait_per_s``) into account, at the measured
+    window's; else the column is left out."""
     samples = samples.rename(columns={"server_wait_per_s": "cpu_wait_per_s"})   # the first runs' name for it
     by_mix = sweep_intervals(samples, sweeps, steady=STEADY)
     for workload, table in by_mix.items():
