@@ -42,8 +42,8 @@ steady intervals, load average 17.8). Over the 11: reads median -1.2 % (largest 
 run), about what the quiet machine's -15.8 % bias asks (the busy machine's own bias was smaller, so it overshoots
 here). Throughput within 5.5 %, CPU within 11.3 %. The test itself (14:36, before the intercept fix): -20.9 / -23.2 %,
 neighbours 0.63 and 0.44 cores, passed at 35 %, 62 s; with the final model (15:14, load average 5.3-7.1): +1.3 /
-+28.6 %, neighbours 0.68 and 0.76, passed at 35 % (this file's two tests 76 s). To be confirmed on a quiet machine: ``bench_mix.py --repeat 5``
-prints each run's classification, errors and mix terms, and the medians.
++28.6 %, neighbours 0.68 and 0.76, passed at 35 % (this file's two tests 76 s). To be confirmed on a quiet machine:
+``bench_mix.py --repeat 5`` prints each run's classification, errors and mix terms, and the medians.
 
 Evidence of the first lab (C, F, A, A, F, C, trained on C and A; ``benchmarks/bench_mix.py``, 24 Nov 2026
 09:30-10:05 UTC, load average 3.9-10.5, 25 usable runs of 26):
