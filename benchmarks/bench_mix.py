@@ -5,20 +5,23 @@ misses follow the other processes on the server's core (issue 19, point 4).
     .venv/bin/python benchmarks/bench_mix.py --from DIR      # the model again on runs kept by --out (no server)
 
 Each run is the lab of tests/test_mix_production_live.py (tests/mix_lab.py, shared, not copied): a fresh embedded
-mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, six open-loop slots of
-``--slot`` seconds as a palindrome of YCSB C, F, A, A, F, C; the model (``mix_what_if``) is trained on the C and A
-intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is measured. About 40 s a run, 3.5
-minutes for five. ``--group``: the server's autogroup favoured (nice -10, root; the lab's default), left as it is, or
-alternately (odd runs favoured), to see the neighbours' effect side by side.
+mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, eight open-loop slots
+of ``--slot`` seconds as a palindrome of YCSB C, B, F, A, A, F, B, C; the model (``mix_what_if``) is trained on
+the C, B and A intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is measured. About
+50 s a run, 4.5 minutes for five. ``--group``: the server's autogroup favoured (nice -10, root; the lab's default),
+left as it is, or alternately (odd runs favoured), to see the neighbours' effect side by side.
 
 Per run and per class: the predicted and measured throughput (ops/s) and server-side latency (ms, the
 operations-weighted mean of opLatencies per interval, disturbed intervals left out by the fit's own rule
 ``typical``; ``raw``: without that filter) with the errors (predicted / measured - 1); the mongod's CPU (cores)
 predicted and measured; the other processes' CPU on the server's core (``other``: core 0's busy time from /proc/stat
 less the mongod's own, in cores) over the training and the measured intervals; the server's wait for its core per
-operation (its threads' time runnable but not running, /proc/PID/task/*/schedstat) over both; and the latency
-predicted by the model that also takes that wait (``cpu_wait_per_s``), at the measured window's. Then per class over
-the runs: the median error and the largest absolute one, and the correlation (Pearson) of the latency error with the
+operation (its threads' time runnable but not running, /proc/PID/task/*/schedstat) over both; the latency
+predicted by the model that also takes that wait (``cpu_wait_per_s``), at the measured window's; and the test's
+classification of the run (the server's core quiet of neighbours in both windows, or not: ``mix_lab.neighbours``), the
+bounds it applies and whether the run is within them. Then per class over the runs (and over the quiet and the
+neighbour-disturbed runs apart, where there are both): the median error and the largest absolute one, and the
+correlation (Pearson) of the latency error with the
 change of the neighbours' load and with the change of the server's wait, measured window minus training windows.
 
 How to read it: throughput and CPU within a few per cent say the demands are right. Latency errors that change sign
@@ -55,6 +58,11 @@ def one_run(samples, sweeps) -> dict:
     out = {"cpu_pred": p["cpu_cores"], "cpu_meas": measured["cpu_cores"].mean(),
            "other_train": training["other_cpu_cores"].mean(), "other_meas": measured["other_cpu_cores"].mean(),
            "describe": result.describe()}
+    out["quiet"], out["neighbours"] = mix_lab.neighbours(training, measured)
+    if any(w == "ycsb-b" for w, *_ in sweeps):   # side by side: the same run trained without B (C and A only)
+        for c, _, _, r_pred, r_meas in mix_lab.predict_f(samples, sweeps, n_bootstrap=0, wait=False,
+                                                         train=("ycsb-c", "ycsb-a"))[3]:
+            out[c + "_no_b"] = {"r_pred": r_pred, "r_err": r_pred / r_meas - 1}
     if waited:     # the server's threads' time waiting for a core, per operation (us), and the model that knows it
         training, measured, _, with_wait = mix_lab.predict_f(samples, sweeps, n_bootstrap=0, wait=True)
         out["wait_train"], out["wait_meas"] = mix_lab.window_wait(training) * 1e6, mix_lab.window_wait(measured) * 1e6
@@ -85,12 +93,23 @@ def show(i: int, run: dict) -> None:
           f"{run['other_train']:.2f} cores while training, {run['other_meas']:.2f} while measured"
           + (f"; the server waited for its core {run['wait_train']:.1f} us per operation while training, "
              f"{run['wait_meas']:.1f} while measured" if "wait_train" in run else ""))
+    bound = mix_lab.latency_bound(run["quiet"])
+    within = all(abs(run[c]["x_err"]) <= mix_lab.BOUND and abs(run[c]["r_err"]) <= bound for c in ("reads", "writes")) \
+        and abs(run["cpu_pred"] / run["cpu_meas"] - 1) <= mix_lab.BOUND
+    print(f"  {run['neighbours']}: the test's latency bound {bound:.0%}, throughput and CPU {mix_lab.BOUND:.0%}; "
+          f"this run's classes {'within them' if within else 'NOT within them'}")
+    for line in run["describe"].splitlines():     # the latency's terms in the mix, fitted where they explain it
+        if "take longer as the share" in line or "extrapolat" in line or "observed only where" in line:
+            print("  model: " + line.split(": ", 1)[1])
     for c in ("reads", "writes"):
         r = run[c]
         print(f"  {c:6s} throughput {r['x_pred']:7.1f} predicted {r['x_meas']:7.1f} measured "
               f"({r['x_err'] * 100:+5.1f} %)"
               f"   latency {r['r_pred']:.4f} predicted {r['r_meas']:.4f} measured ms ({r['r_err'] * 100:+5.1f} %;"
               f" raw {r['r_raw']:.4f})")
+        if c + "_no_b" in run:
+            print(f"  {c:6s} trained on C and A only (without B): latency {run[c + '_no_b']['r_pred']:.4f} predicted "
+                  f"({run[c + '_no_b']['r_err'] * 100:+5.1f} %)")
         if c + "_wait" in run:
             w = run[c + "_wait"]
             print(f"  {c:6s} with the wait for the core in the model, at the measured window's: latency "
@@ -99,17 +118,28 @@ def show(i: int, run: dict) -> None:
 
 def summary(runs: list[dict], title="") -> None:
     groups = {r.get("group") for r in runs}
+    quiet = {r["quiet"] for r in runs}
+    if not title and len(quiet) > 1:
+        summary(runs, " (all)")
+        for q in (True, False):
+            summary([r for r in runs if r["quiet"] == q], " with the server's core " + ("quiet" if q else
+                                                                                        "shared with neighbours"))
+        return
     if len(groups) > 1:
         for group in (True, False):
             summary([r for r in runs if r.get("group") == group], " with the server's autogroup "
                     + ("favoured" if group else "as it is"))
         return
-    print(f"\nover {len(runs)} runs{title}: error median (largest absolute)")
+    print(f"\nover {len(runs)} runs{title}: error median (largest absolute); quiet core in "
+          f"{sum(r['quiet'] for r in runs)} of them")
     for c in ("reads", "writes"):
         x = np.array([r[c]["x_err"] for r in runs]) * 100
         e = np.array([r[c]["r_err"] for r in runs]) * 100
         print(f"  {c:6s} throughput {np.median(x):+5.1f} % ({np.abs(x).max():.1f} %)   latency {np.median(e):+5.1f} %"
               f" ({np.abs(e).max():.1f} %)")
+        if all(c + "_no_b" in r for r in runs):
+            e = np.array([r[c + "_no_b"]["r_err"] for r in runs]) * 100
+            print(f"  {c:6s} latency trained without B {np.median(e):+5.1f} % ({np.abs(e).max():.1f} %)")
         if all(c + "_wait" in r for r in runs):
             e = np.array([r[c + "_wait"]["r_err"] for r in runs]) * 100
             print(f"  {c:6s} latency with the wait in the model {np.median(e):+5.1f} % ({np.abs(e).max():.1f} %)")

@@ -4,11 +4,11 @@ tests/test_mix_production_live.py and benchmarks/bench_mix.py.
 The server is pinned to core 0 and the load generator to core 1 (CPU affinity, Linux), so the mongod's CPU is its
 own. One driver process (``drive``, this file run as a script) runs open-loop ``capmodel bench`` sweeps back to back
 while ``observe_uri`` samples the server once a second; the other processes' CPU on the server's core (from
-/proc/stat, less the mongod's own) is a column of the samples, ``other_cpu_cores``. Two mixes train the model: YCSB C
-(reads only) and YCSB A (50 % reads, 50 % updates), each at two loads; the third, YCSB F (YCSB's workloadf:
-readproportion 0.5, readmodifywriteproportion 0.5, so every operation reads and half of them also write: server
-reads = rate, writes = rate / 2) is predicted and measured. The mixes run as a palindrome (C, F, A, A, F, C) so that a
-steady drift cancels.
+/proc/stat, less the mongod's own) is a column of the samples, ``other_cpu_cores``. Three mixes train the model, each
+at two loads: YCSB C (reads only), YCSB B (95 % reads, 5 % updates) and YCSB A (50 % reads, 50 % updates); the
+fourth, YCSB F (YCSB's workloadf: readproportion 0.5, readmodifywriteproportion 0.5, so every operation reads and half
+of them also write: server reads = rate, writes = rate / 2, reads 67 % of the operations) is predicted and measured.
+The mixes run as a palindrome (C, B, F, A, A, F, B, C) so that a steady drift cancels.
 """
 import json
 import os
@@ -30,13 +30,17 @@ SLOT = 4.5          # seconds of load per slot (after WARMUP)
 WARMUP = 0.5
 RECORDS = 2000
 COLLECTION = "usertable"
-MIXES = {"ycsb-c": {"reads": 1.0, "writes": 0.0}, "ycsb-a": {"reads": 0.5, "writes": 0.5},
-         "ycsb-f": {"reads": 1.0, "writes": 0.5}}      # server operations per bench operation
+MIXES = {"ycsb-c": {"reads": 1.0, "writes": 0.0}, "ycsb-b": {"reads": 0.95, "writes": 0.05},
+         "ycsb-a": {"reads": 0.5, "writes": 0.5}, "ycsb-f": {"reads": 1.0, "writes": 0.5}}  # server ops per bench op
+TRAINING = ("ycsb-c", "ycsb-b", "ycsb-a")
 F_RATE = 800
 # bench operations per second; the mixes a palindrome (a steady drift cancels), each training mix at two loads (the
-# CPU regression needs them to tell the background from the per-operation CPU)
-PLAN = [("ycsb-c", 1000), ("ycsb-f", F_RATE), ("ycsb-a", 700), ("ycsb-a", 1200), ("ycsb-f", F_RATE),
-        ("ycsb-c", 1600)]
+# CPU regression needs them to tell the background from the per-operation CPU). B (reads 95 % of the operations)
+# and A (50 %) both carry writes, so F's 67 % lies between two training mixes of the writes, and the writes' latency
+# against the mix (``latency_mix``) is an interpolation; B at 1,200 and 1,800 ops/s gives 60 and 90 writes a second
+B_RATES = (1200, 1800)
+PLAN = [("ycsb-c", 1000), ("ycsb-b", B_RATES[0]), ("ycsb-f", F_RATE), ("ycsb-a", 700), ("ycsb-a", 1200),
+        ("ycsb-f", F_RATE), ("ycsb-b", B_RATES[1]), ("ycsb-c", 1600)]
 STEADY = 0.2
 FAVOURED = int(os.environ.get("MIX_NICE", "-10"))
 SERVER_CORE, CLIENT_CORE = 0, 1
@@ -221,15 +225,46 @@ def window_wait(table) -> float:
                  .sum(axis=1).sum())
 
 
-def predict_f(samples, sweeps, n_bootstrap=100, wait=True):
-    """Train on C and A, predict F: (training intervals, measured intervals, what-if result, per-class rows
-    (class, predicted ops/s, measured ops/s, predicted ms, measured ms)). ``wait``: the model takes the server's
-    wait for its core (``cpu_wait_per_s``) into account, at the measured window's; else the column is left out."""
+#: the other processes' CPU on the server's core (cores, mean over a window) at or under which the core counts as quiet
+#: of neighbours. Measured: 0.00-0.05 with no other job on the machine (24 Nov 2026 11:27 UTC, five runs), 0.6-0.9 with
+#: the other helpers' CPU-bound jobs (09:30-10:05 UTC, 25 runs: they take whatever the server leaves); 0.2 is four
+#: times the quiet figures' largest and a third of the busy ones' smallest
+QUIET_CORES = 0.2
+
+
+#: the test's bounds (tests/test_mix_production_live.py): per-class throughput and the CPU always, per-class latency
+#: when the server's core was quiet of neighbours (issue 19, point 4); with neighbours, latency within NEIGHBOURS_BOUND
+#: (the largest error over the 25 runs with neighbours of 24 Nov 2026: 35.0 %; the test's module doc)
+BOUND = 0.15
+NEIGHBOURS_BOUND = 0.35
+
+
+def latency_bound(quiet: bool) -> float:
+    """The per-class latency bound the test applies."""
+    return BOUND if quiet else NEIGHBOURS_BOUND
+
+
+def neighbours(training, measured) -> tuple[bool, str]:
+    """Whether the server's core was quiet of other processes in both the training and the measured windows (their
+    mean ``other_cpu_cores`` at most QUIET_CORES), and the sentence that says so with the figures."""
+    other = training["other_cpu_cores"].mean(), measured["other_cpu_cores"].mean()
+    quiet = max(other) <= QUIET_CORES
+    where = "both windows" if min(other) > QUIET_CORES else "one window"
+    return quiet, ("other processes on the server's core %.2f cores while training, %.2f while measured: %s"
+                   % (*other, f"quiet (both at most {QUIET_CORES:.2f})" if quiet else
+                      f"neighbours present (over {QUIET_CORES:.2f} in {where})"))
+
+
+def predict_f(samples, sweeps, n_bootstrap=100, wait=True, train=TRAINING):
+    """Train on the mixes ``train`` (C, B and A; those the sweeps ran), predict F: (training intervals, measured
+    intervals, what-if result, per-class rows (class, predicted ops/s, measured ops/s, predicted ms, measured ms)).
+    ``wait``: the model takes the server's wait for its core (``cpu_wait_per_s``) into account, at the measured
+    window's; else the column is left out."""
     samples = samples.rename(columns={"server_wait_per_s": "cpu_wait_per_s"})   # the first runs' name for it
     by_mix = sweep_intervals(samples, sweeps, steady=STEADY)
     for workload, table in by_mix.items():
         assert len(table) >= 3, f"{workload}: {len(table)} steady intervals\n{samples.to_string()}"
-    training = pd.concat([by_mix["ycsb-c"], by_mix["ycsb-a"]])
+    training = pd.concat([by_mix[w] for w in train if w in by_mix])
     measured = by_mix["ycsb-f"]
     result = mix_what_if({"embedded": training if wait else training.drop(columns=["cpu_wait_per_s"], errors="ignore")},
                          cores=1, rates={"reads": F_RATE, "writes": F_RATE / 2},

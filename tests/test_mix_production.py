@@ -326,3 +326,82 @@ def test_near_saturation_each_latency_range_holds_its_estimate_and_reads_as_numb
             assert f"at {number(p)} ({number(lo)} to {number(hi)}) ms" in text
     assert unbounded == ("without an upper end: more than 2.5% of the refits" in text)
     assert unbounded or load < 0.99          # near saturation some refits must saturate
+
+
+def shares_samples(low=0.1, high=0.4, n=40):
+    """Telemetry whose writes are ``low`` to ``high`` of the operations (evenly spread, the load varying apart from
+    the mix), reads 40 us slower from none to all writes (as in the test above), no commands."""
+    rng = np.random.default_rng(7)
+    share, total = np.linspace(low, high, n), rng.permutation(np.linspace(600, 3500, n))
+    rows = []
+    for i, (f, t) in enumerate(zip(share, total)):
+        rate = {"reads": t * (1 - f), "writes": t * f}
+        u = TRUTH["b"] + sum(rate[c] * TRUTH["d"][c] for c in rate)
+        row = {"time": f"2026-01-01T00:00:{i:02d}Z", "cpu_cores": u, "dropped": "", "commands_per_s": 0.0,
+               "commands_latency_ms": np.nan}
+        for c in rate:
+            row[f"{c}_per_s"] = rate[c]
+            slowed = 40e-6 * f if c == "reads" else 0.0
+            row[f"{c}_latency_ms"] = (TRUTH["a"][c] + TRUTH["l"][c] / (1 - u) + slowed) * 1e3
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_an_asked_mix_outside_the_fitted_shares_is_said_to_be_an_extrapolation(tmp_path, capsys):
+    samples = shares_samples()        # writes 10 % to 40 % of the operations, so reads 60 % to 90 %
+    fit = fit_server_demands(samples, cores=1)
+    assert fit.latency_mix == {"reads": {"writes": pytest.approx(40e-6, rel=1e-6)}}
+    assert fit.mix_seen["reads"]["writes"] == pytest.approx((0.1, 0.4))
+    assert fit.mix_seen["writes"]["reads"] == pytest.approx((0.6, 0.9))
+    # writes 1,200 of 1,800 operations: 67 %, outside the reads' term's 10-40 %; reads 33 %, more than 0.1 below
+    # the 60-90 % the writes were seen at (they have no term in it: their latency assumes the mix does not matter)
+    result = mix_what_if({"m": samples}, cores=1, rates={"reads": 600, "writes": 1200}, n_bootstrap=0)
+    text = result.describe()
+    assert ("m: the reads' latency at this mix is an extrapolation: it grows with the share of writes, fitted where "
+            "writes were 10% to 40% of the operations, and the asked mix has 67%.") in text
+    assert ("m: writes were observed only where reads were 60% to 90% of the operations: at the asked 33% their "
+            "latency assumes the mix does not change it (not measured there).") in text
+    reasons = [r for r in result.evidence.reasons if r.code == "mix_extrapolated"]
+    assert [r.value for r in reasons] == pytest.approx([1200 / 1800, 600 / 1800]) and result.evidence.grade == "weak"
+    # writes 45 %: outside 10-40 % (the reads' term is extrapolated); reads 55 %: within 0.1 of the writes' 60 %
+    edge = mix_what_if({"m": samples}, cores=1, rates={"reads": 550, "writes": 450}, n_bootstrap=0)
+    assert [(r[0], r[1], r[5]) for r in edge.outside_mix["m"]] == [("reads", "writes", True)]
+    assert "writes were observed only" not in edge.describe()
+    # writes 20 %, reads 80 %: inside both, nothing said
+    inside = mix_what_if({"m": samples}, cores=1, rates={"reads": 1000, "writes": 250}, n_bootstrap=0)
+    assert inside.outside_mix["m"] == [] and "extrapolat" not in inside.describe() + inside.evidence.describe()
+    assert inside.evidence.grade == "sound"
+    (tmp_path / "m").mkdir()
+    samples.to_csv(tmp_path / "m" / "samples.csv", index=False)
+    assert main(["mva", "--observed", str(tmp_path / "m"), "--cores", "1", "--rates", "reads=600,writes=1200",
+                 "--bootstrap", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["members"][0]["mix_outside_fitted"]
+    assert [(o["class"], o["share_of"], o["extrapolated_term"]) for o in out] == [("reads", "writes", True),
+                                                                               ("writes", "reads", False)]
+    assert out[0]["asked_share"] == pytest.approx(2 / 3) and out[0]["fitted_shares"] == pytest.approx([0.1, 0.4])
+
+
+def test_a_mix_term_is_fitted_where_the_cpu_hardly_varies_and_the_stretched_part_is_assumed():
+    # the lab's case: writes 5 % to 50 % of the operations (YCSB B to A), the CPU between 15 % and 22 % (the stretch
+    # spans 9 %: the split of the latency is assumed), writes' latency 30 us + 60 us x the reads' share, none of it
+    # stretched. The stretched part is at most the latency with no reads (30 us), so 60 us is left to the mix.
+    rng = np.random.default_rng(11)
+    share, total = np.linspace(0.5, 0.95, 40), rng.permutation(np.linspace(900, 1300, 40))
+    rows = []
+    for i, (f, t) in enumerate(zip(share, total)):
+        rate = {"reads": t * f, "writes": t * (1 - f)}
+        u = TRUTH["b"] + sum(rate[c] * TRUTH["d"][c] for c in rate)
+        rows.append({"time": f"2026-01-01T00:00:{i:02d}Z", "cpu_cores": u, "dropped": "", "commands_per_s": 0.0,
+                     "commands_latency_ms": np.nan, "reads_per_s": rate["reads"], "writes_per_s": rate["writes"],
+                     "reads_latency_ms": (TRUTH["a"]["reads"] + TRUTH["l"]["reads"] / (1 - u)) * 1e3,
+                     "writes_latency_ms": (30e-6 + 60e-6 * f) * 1e3})
+    samples = pd.DataFrame(rows)
+    fit = fit_server_demands(samples, cores=1)
+    assert "latency_split_assumed" in [r.code for r in fit.reasons]
+    assert fit.latency_mix["writes"]["reads"] == pytest.approx(60e-6, rel=0.02)
+    # reads 55 % and 90 %: near either end of the fitted shares; within 2 %, not exactly: the 30 us the fit takes as
+    # stretched (the split assumed) is stretched at the asked CPU, which differs from the observed mean's
+    for reads, writes in ((550, 450), (900, 100)):
+        result = mix_what_if({"m": samples}, cores=1, rates={"reads": reads, "writes": writes}, n_bootstrap=0)
+        expected = (30e-6 + 60e-6 * reads / (reads + writes)) * 1e3
+        assert result.predicted.loc["m", "writes_latency_ms"] == pytest.approx(expected, rel=0.02)

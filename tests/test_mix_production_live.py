@@ -1,17 +1,52 @@
 """The mix what-if validated on a real embedded mongod under capmodel's own load (issue 19, point 4).
 
 The lab (tests/mix_lab.py, shared with benchmarks/bench_mix.py): the server pinned to core 0 with its autogroup
-favoured, the load generator on core 1, open-loop ``capmodel bench`` sweeps as a palindrome C, F, A, A, F, C while
-``observe_uri`` samples the server once a second. The model (``mix_what_if``) is trained on YCSB C (reads only) and
-YCSB A (50 % reads, 50 % updates), each at two loads, and predicts YCSB F (every operation reads, half of them also
-write: reads = rate, writes = rate / 2), which is measured. Asserted: per-class throughput and the CPU within 15 %;
-per-class latency within 25 % (reads) and 30 % (writes) when the server's wait for its core per operation is steady
-between the training and the measured windows (within 30 %), within 35 % otherwise; the test prints which applied
-and why. The issue's 15 % for latency held in 16 of 25 runs, and in 10 of 13 with the wait steady: not on this shared
-machine as a rule, and not for writes even on a quiet one (below). Run with
+favoured, the load generator on core 1, open-loop ``capmodel bench`` sweeps as a palindrome C, B, F, A, A, F, B, C
+while ``observe_uri`` samples the server once a second. The model (``mix_what_if``) is trained on YCSB C (reads only),
+YCSB B (95 % reads, 5 % updates) and YCSB A (50 % reads, 50 % updates), each at two loads, and predicts YCSB F (every
+operation reads, half of them also write: reads = rate, writes = rate / 2; reads 67 % of the operations), which is
+measured. Asserted: per-class throughput and the CPU within 15 %; F's mix inside the shares the latency terms were
+fitted on (``outside_mix``: an interpolation, not an extrapolation); per-class latency within the issue's 15 % when
+the server's core was quiet of neighbours in both the training and the measured windows (the other processes' CPU
+on it, ``other_cpu_cores``, at most ``mix_lab.QUIET_CORES`` = 0.2 cores in each), within 35 % otherwise; the test
+prints which applied and why. About 60 s. Run with
 ``taskset -c 1 .venv/bin/pytest -q -s tests/test_mix_production_live.py``.
 
-Evidence (``benchmarks/bench_mix.py``, 24 Nov 2026 09:30-10:05 UTC, load average 3.9-10.5, 25 usable runs of 26):
+Why split on the neighbours' CPU, not the server's wait for its core (the rule before): on a quiet machine that wait
+falls 50-70 % from the training to the measured windows in every run (the training slots run at higher rates: it is
+the server's own queue), so a "steady wait" rule picked the wide bound exactly where the narrow one should hold. The
+neighbours' CPU on the server's core tells the two machines apart by a factor of six or more (window means): 0.00-0.05
+cores in each of five quiet runs (11:27 UTC below), 0.6-0.9 in the first lab's 25 runs with other jobs and 0.33-0.83
+in this lab's 12 (below); 0.2 is four times the quiet figures' largest and 0.6 of the busy ones' smallest. The 35 %:
+the largest latency error over the first lab's 25 runs with neighbours was 35.0 % (below); this lab's, over the 11
+usable bench runs below, 21.6 %, and 28.6 % in one test run (writes, predicted high).
+
+Why B: on the quiet machine (last paragraph) writes were predicted low in every run (median -15.8 %): they ran in one
+training mix only (A), so the model could not learn how their latency moves with the mix. B's writes are the second
+mix (reads 95 %, so F's 67 % lies between A's 50 % and B's); at 1,200 and 1,800 ops/s they are 77-82 writes a second
+(measured: the steady intervals' mean), enough for a per-interval mean latency (its spread across B's intervals
+12-29 % of the mean, A's 7-43 %, with neighbours). B's writes are slower than A's in every run (1.1-2x), but no run
+fitted the writes' term at first: on this lab the CPU varies too little to split the latency into its fixed and
+stretched parts, and the assumed split took the mean latency as stretched, leaving the mix nothing (the intercept is
+kept non-negative). The stretched part is now at most the latency with none of the other classes (the term's
+intercept), and the term is fitted where it explains the latency (5 of 7 runs, ``bench_mix.py --from``).
+
+Evidence of this lab (``benchmarks/bench_mix.py``, 24 Nov 2026, shared with three other helpers' jobs: every run
+"neighbours present"; per run reads / writes latency errors, then the writes' error of the same run trained on C and
+A only). ``--repeat 2 --out`` 14:33 UTC, load average 0.9-3.5, and ``--repeat 5 --out`` 14:37, 3.4-7.2, both
+re-evaluated with the final model by ``--from``: -1.2 / +7.7 (+7.8), +2.8 / +11.6 (-6.7); +8.5 / +11.3 (-10.5),
++8.2 / +6.6 (-6.6), -18.3 / -8.5 (-30.5), +1.8 / +12.9 (-0.6), -2.5 / +21.6 (+7.3). ``--repeat 5`` 14:45, 4.0-22.3:
++9.7 / +20.6 (+7.8), -8.5 / -15.4 (-17.2), -7.1 / +11.6 (-2.6), -21.2 / +7.1 (-7.1); one not usable (A's slots had 2
+steady intervals, load average 17.8). Over the 11: reads median -1.2 % (largest 21.2 %); writes median +11.3 % (largest
+21.6 %), against -6.6 % (30.5 %) trained without B: B moves the writes' error up by a median 14.2 points (paired, per
+run), about what the quiet machine's -15.8 % bias asks (the busy machine's own bias was smaller, so it overshoots
+here). Throughput within 5.5 %, CPU within 11.3 %. The test itself (14:36, before the intercept fix): -20.9 / -23.2 %,
+neighbours 0.63 and 0.44 cores, passed at 35 %, 62 s; with the final model (15:14, load average 5.3-7.1): +1.3 /
++28.6 %, neighbours 0.68 and 0.76, passed at 35 % (this file's two tests 76 s). To be confirmed on a quiet machine:
+``bench_mix.py --repeat 5`` prints each run's classification, errors and mix terms, and the medians.
+
+Evidence of the first lab (C, F, A, A, F, C, trained on C and A; ``benchmarks/bench_mix.py``, 24 Nov 2026
+09:30-10:05 UTC, load average 3.9-10.5, 25 usable runs of 26):
 - The other processes on the server's core make the latency noise. They are CPU-bound and take whatever the server
   leaves: core 0 is ~100 % busy in every interval, so their CPU (``other_cpu_cores``, 0.6-0.9 cores) is 1 minus the
   server's and says nothing (its correlation with the per-interval latency: -0.21 reads, -0.32 writes over 71 and 41
@@ -54,8 +89,8 @@ their latency moves with the mix (``latency_mix`` needs the share to span 0.1). 
 train on a second mix with writes (e.g. YCSB B, 5 % updates, or an update-only mix) so that it can, then tighten
 the writes' bound. Throughput within 3.0 % and CPU within 12.7 % in those runs. Note also that the server's wait for
 its core fell by 50-70 % from the training to the measured windows in every quiet run (the training slots run at
-higher rates: that wait is the server's own queue there), so the "steady wait" rule below picks the 35 % bound on a
-quiet machine; it tells neighbour-disturbed runs apart only on a busy one.
+higher rates: that wait is the server's own queue there), so the "steady wait" rule picked the 35 % bound on a quiet
+machine; it told neighbour-disturbed runs apart only on a busy one (replaced by the neighbours' CPU, above).
 """
 import subprocess
 import sys
@@ -65,15 +100,10 @@ import pytest
 
 from capmodel.models.mix_production import mix_what_if
 from capmodel.observe.observation import observe_uri
-from mix_lab import can_pin, predict_f, run_lab, window_wait  # tests/mix_lab.py, shared with benchmarks/bench_mix.py
+from mix_lab import (BOUND, can_pin, latency_bound, neighbours, predict_f, run_lab,  # tests/mix_lab.py, shared
+                     window_wait)                                                    # with benchmarks/bench_mix.py
 
 pytestmark = pytest.mark.mongod
-BOUND = 0.15                # per-class throughput and the CPU (issue 19, point 4)
-STEADY_WAIT = 0.3           # the server's wait for its core per operation, measured / training - 1, within this
-# per-class latency when that wait is steady (the largest errors over 13 such runs: reads 17.2 %, writes 23.9 %; the
-# module doc), and otherwise (35.0 %); 15 % does not hold on this shared machine
-STEADY_LATENCY_BOUND = {"reads": 0.25, "writes": 0.3}
-LATENCY_BOUND = 0.35
 
 
 def test_two_observed_mixes_predict_a_third(tmp_path):
@@ -88,21 +118,20 @@ def test_two_observed_mixes_predict_a_third(tmp_path):
         print("%s %.0f %.0f %.4f %.4f (errors %+.1f %%, %+.1f %%)" % (*row, (row[1] / row[2] - 1) * 100,
                                                                        (row[3] / row[4] - 1) * 100))
     print("CPU cores predicted %.3f measured %.3f (%+.1f %%)" % (p["cpu_cores"], cpu, (p["cpu_cores"] / cpu - 1) * 100))
-    print("other processes on the server's core: %.2f cores while training, %.2f while measured"
-          % (training["other_cpu_cores"].mean(), measured["other_cpu_cores"].mean()))
-    change = window_wait(measured) / window_wait(training) - 1
-    steady = abs(change) <= STEADY_WAIT
-    bounds = STEADY_LATENCY_BOUND if steady else {c: LATENCY_BOUND for c in STEADY_LATENCY_BOUND}
-    print("the server waited for its core %.0f us per operation while training, %.0f while measured (%+.0f %%): "
-          "latency bounds %s (%s)" % (window_wait(training) * 1e6, window_wait(measured) * 1e6, change * 100,
-                                     ", ".join(f"{c} {b:.0%}" for c, b in bounds.items()),
-                                     f"the wait steady, within {STEADY_WAIT:.0%}" if steady else
-                                     "the neighbours changed the server's wait between the windows"))
+    quiet, why = neighbours(training, measured)
+    bound = latency_bound(quiet)
+    print(f"{why}: per-class latency within {bound:.0%}" + ("" if quiet else
+          f", not the issue's {BOUND:.0%}: other processes hold the server's core, and the share of the server's wait "
+          "for it that falls inside operations moves the latency from window to window"))
+    print("the server waited for its core %.0f us per operation while training, %.0f while measured"
+          % (window_wait(training) * 1e6, window_wait(measured) * 1e6))
     print(result.describe())
     for c, x_pred, x_meas, r_pred, r_meas in rows:
         assert x_pred == pytest.approx(x_meas, rel=BOUND), c
-        assert r_pred == pytest.approx(r_meas, rel=bounds[c]), c
+        assert r_pred == pytest.approx(r_meas, rel=bound), c
     assert p["cpu_cores"] == pytest.approx(cpu, rel=BOUND)
+    # F's mix (reads 67 % of the operations) lies between the training mixes with writes (A 50 %, B 95 %)
+    assert not [row for row in result.outside_mix["embedded"] if row[0] in ("reads", "writes")]
 
 
 def test_every_member_of_the_replica_set_and_the_one_that_saturates_first(replica_set, tmp_path):

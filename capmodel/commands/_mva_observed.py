@@ -123,6 +123,10 @@ def run_observed(args) -> int:
                 "utilization_interval": [result.low.loc[m.member, "utilization"],
                                          result.high.loc[m.member, "utilization"]],
                 "load_factor_that_fits": p["load_factor_that_fits"],
+                # where the asked mix leaves the shares a class's latency was fitted on (mix_production.outside_mix)
+                "mix_outside_fitted": [{"class": c, "share_of": k, "asked_share": asked, "fitted_shares": [low, high],
+                                        "extrapolated_term": term}
+                                       for c, k, asked, low, high, term in result.outside_mix.get(m.member, [])],
                 "classes": [row for row in result.table.to_dict(orient="records") if row["member"] == m.member]})
         print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,
                     "evidence": result.evidence.to_json()})

@@ -27,6 +27,7 @@ class MixWhatIf:
     unseen: tuple = ()                # (member, class) pairs asked for but never observed there
     waits: dict = field(default_factory=dict)   # member -> the server's wait for its cores per operation used (s)
     waits_given: bool = False                   # those waits were asked for (else: as observed)
+    outside_mix: dict = field(default_factory=dict)   # member -> ServerDemands.outside_mix at the asked rates
 
     @cached_property
     def limiting_member(self) -> str:
@@ -82,12 +83,23 @@ class MixWhatIf:
             for c, slowed in m.latency_mix.items():
                 lines.append(f"{m.member}: {c} take longer as the share of " + " and ".join(
                     f"{k} grows (+{number(v * 1000, 2)} ms from none to all)" for k, v in slowed.items()) + ".")
+            lines += [f"{m.member}: {mix_sentence(*row)}." for row in self.outside_mix.get(m.member, [])]
         if len(self.members) > 1:
             lines.append(f"Saturates first: {self.limiting_member}.")
         answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
         if any(self.predicted.loc[answered, "utilization"] < 1):
             lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
         return "\n".join(lines)
+
+
+def mix_sentence(c: str, k: str, asked: float, low: float, high: float, term: bool) -> str:
+    """What ``ServerDemands.outside_mix``'s row means, for people (no closing full stop: a reason's message)."""
+    seen = f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%} to {high:.0%}"
+    if term:
+        return (f"the {c}' latency at this mix is an extrapolation: it grows with the share of {k}, fitted where {k} "
+                f"were {seen} of the operations, and the asked mix has {asked:.0%}")
+    return (f"{c} were observed only where {k} were {seen} of the operations: at the asked {asked:.0%} their latency "
+            f"assumes the mix does not change it (not measured there)")
 
 
 def _percent(fraction: float) -> str:

@@ -25,7 +25,8 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
 - **Latency per class** R_c = A_c + L_c S(U): A_c the time that does not grow with CPU contention, L_c the CPU time
   inside the latency window, stretched as the CPU gets busier; fitted per class by non-negative least squares over
   the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
-  identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time, and the verdict says so.
+  identified (noise would decide it): L_c is then min(D_c, R_c / S), at most its CPU time (R_c the latency with none
+  of the other classes where a mix term below is fitted, else the mean), and the verdict says so.
   Two more terms where the intervals show them: M_ck times another class k's share of the operations (where that
   share spans 0.1 and explains the latency beyond chance, an F-test at 5 %: on the embedded server reads take ~10 %
   longer in YCSB A's mix than alone at the same CPU), and the server's wait for its cores per operation
@@ -54,7 +55,7 @@ from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
 from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, explains, mix_shares, regress_cpu, typical,
                                           usable_intervals, wait_per_op, wait_slope)
-from capmodel.models.mix_answer import MixWhatIf
+from capmodel.models.mix_answer import MixWhatIf, mix_sentence
 from capmodel.models.open_networks import open_network
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
@@ -72,6 +73,7 @@ WAIT_PER_OP = Number(float, 0.0, 1.0, name="wait per operation", wanted_text="a 
                      text=False)
 MIN_SHARE_SPREAD = 0.1   # a class's share of the mix must span this much to tell its effect on the others' latency
 MINOR_SHARE = 0.02       # a class with a smaller share of the operations is "minor" (see fit_server_demands)
+SHARE_SLACK = 0.005      # an asked share this far outside the fitted ones still counts as inside (shown in whole %)
 BACKGROUND = "background"
 
 
@@ -101,6 +103,8 @@ class ServerDemands:
     latency_wait: dict = field(default_factory=dict)  # class -> k_c, latency (s) per second of wait per operation
     wait_per_op: float = 0.0  # the server's mean wait for its cores per operation over the intervals (s)
     latency_mix: dict = field(default_factory=dict)   # class -> {other class: latency (s) from none to all of it}
+    mix_seen: dict = field(default_factory=dict)      # class -> {other major class: (lowest, highest) share of the
+    #                                                   operations over the intervals its latency was fitted on}
 
     @cached_property
     def evidence(self) -> Evidence:
@@ -124,6 +128,24 @@ class ServerDemands:
         share = mix_shares(rates or self.baseline)
         return {c: self.latency_fixed[c] + self.latency_cpu[c] * stretch + self.latency_wait.get(c, 0.0) * wait
                 + sum(m * share.get(k, 0.0) for k, m in self.latency_mix.get(c, {}).items()) for c in self.classes}
+
+
+    def outside_mix(self, rates: Mapping[str, float]) -> list:
+        """Where the mix of ``rates`` leaves what the latency fits saw: (class, other class, asked share, lowest and
+        highest fitted share, term) for each class asked for whose latency was fitted only where the other class's
+        share of the operations lay elsewhere. ``term``: the latency has a term in that share (``latency_mix``), so
+        the prediction extrapolates it; otherwise (listed only when the share is more than MIN_SHARE_SPREAD out) the
+        mix's effect was not measured there and the prediction assumes none."""
+        share, out = mix_shares(rates), []
+        for c in self.classes:
+            if not rates.get(c):
+                continue
+            for k, (low, high) in self.mix_seen.get(c, {}).items():
+                term = k in self.latency_mix.get(c, {})
+                slack, asked = (SHARE_SLACK if term else MIN_SHARE_SPREAD), share.get(k, 0.0)
+                if asked < low - slack or asked > high + slack:
+                    out.append((c, k, asked, low, high, term))
+        return out
 
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -186,7 +208,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cpu_per_op = {c: float(v) for c, v in zip(classes, d)}
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
-    fixed, inside, assumed, slopes, mixed = {}, {}, [], {}, {}
+    fixed, inside, assumed, slopes, mixed, seen = {}, {}, [], {}, {}, {}
     wait = wait_per_op(table)
     share = x / x.sum(axis=1)[:, None]
     for j, c in enumerate(classes):
@@ -207,6 +229,8 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
         others = [i for i in range(len(classes)) if i != j and not minor[i] and ok.sum() >= MIN_INTERVALS
                   and np.ptp(share[ok, i]) >= MIN_SHARE_SPREAD]
         mix, ones = share[ok][:, others], np.ones((ok.sum(), 1))
+        seen[c] = {classes[i]: (float(share[ok, i].min()), float(share[ok, i].max()))
+                   for i in range(len(classes)) if i != j and not minor[i] and ok.any()}
         # the class's own intervals must span the stretch by MIN_STRETCH_SPREAD (relative) to separate A_c and L_c
         if ok.sum() >= MIN_INTERVALS and np.ptp(sj) >= MIN_STRETCH_SPREAD * np.min(sj):
             base = np.column_stack([ones, sj])
@@ -216,7 +240,12 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
             s_mean = float(np.average(sj, weights=x[ok, j])) if ok.any() else 1.0
             b = min(cpu_per_op[c], mean_r / s_mean)
             a, m = mean_r - b * s_mean, []
-            if others and explains(ones, mix, rj - b * sj, weight):
+            if others and explains(np.column_stack([ones, sj]), mix, rj, weight):
+                # the part stretched is at most the latency with none of the others (the intercept of the latency on
+                # their shares), not the mean latency: where the mean is all stretched (b = mean / S), nothing is
+                # left for the mix to explain, and its term could not be fitted however clearly it shows
+                alone = _nnls(np.column_stack([ones, mix]) * weight[:, None], rj * weight)[0]
+                b = min(cpu_per_op[c], alone / s_mean)
                 a, *m = _nnls(np.column_stack([ones, mix]) * weight[:, None], (rj - b * sj) * weight)
             assumed.append(c)
         mixed[c] = {classes[i]: float(v) for i, v in zip(others, m) if v > 1e-9}   # a nanosecond: none
@@ -228,7 +257,8 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     baseline = {c: float(x[:, j].mean()) for j, c in enumerate(classes)}
     mean_wait = float(np.average(np.nan_to_num(wait), weights=x.sum(axis=1))) if wait is not None else 0.0
     return ServerDemands(member, cores, classes, cpu_per_op, background, fixed, inside, baseline, len(table),
-                         tuple(reasons), slopes, mean_wait, {c: m for c, m in mixed.items() if m})
+                         tuple(reasons), slopes, mean_wait, {c: m for c, m in mixed.items() if m},
+                         {c: v for c, v in seen.items() if v})
 
 
 def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = None,
@@ -319,5 +349,8 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     reasons += [Reason("saturated", "unusable", f"{m}: the asked load needs {predicted.loc[m, 'utilization']:.0%} of "
                       "the CPU: no steady state", float(predicted.loc[m, "utilization"]))
                for m in predicted.index if predicted.loc[m, "utilization"] >= 1]
+    outside = {m.member: m.outside_mix(asked[m.member]) for m in members}
+    reasons += [Reason("mix_extrapolated", "weak", f"{member}: {mix_sentence(*row)}", float(row[2]))
+                for member, rows in outside.items() for row in rows]
     return MixWhatIf(tuple(members), asked, predicted, pd.DataFrame(lows).T, pd.DataFrame(highs).T, level,
-                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None)
+                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None, outside)
