@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import plural
+from capmodel.formatting import number, plural
 from capmodel.models.labels import model_label
 from capmodel.models.measured_fall import can_fall, measured_fall
 
@@ -104,11 +104,18 @@ def rank_fits(n, x, fits: dict, skipped: dict, extrap: pd.DataFrame | None = Non
         "rmse": f.rmse, "r2": f.r2, "params": f.params,
     } for name, f in fits.items()])
     exact = [name for name, f in fits.items() if f.df_resid < 1]
-    negative = [name for name, f in fits.items() if f.df_resid >= 1 and not f.r2 >= 0]
-    rankable = ~table["model"].isin(exact + negative)
+    negative = [name for name, f in fits.items() if f.df_resid >= 1 and f.r2 < 0]
+    undefined = [name for name, f in fits.items() if f.df_resid >= 1 and not np.isfinite(f.r2)]
+    rankable = ~table["model"].isin(exact + negative + undefined)
     if not rankable.any():
+        x = np.asarray(x, dtype=float)
+        if len(x) > 1 and np.ptp(x) == 0:     # R² is undefined, not negative: there is no variation to explain
+            raise InputError(f"no model could be ranked: the throughput is {number(x[0])} ops/s at all "
+                             f"{plural(n_points, 'point')}, so R² is undefined (there is no variation to explain); "
+                             "measure concurrencies where the throughput changes")
         why = ([f"exactly determined: {', '.join(exact)}"] if exact else []) + (
-            [f"R² below 0: {', '.join(negative)}"] if negative else [])
+            [f"R² below 0: {', '.join(negative)}"] if negative else []) + (
+            [f"R² undefined: {', '.join(undefined)}"] if undefined else [])
         raise InputError(f"no model could be ranked with {plural(n_points, 'point')} ({'; '.join(why)}); "
                          "measure more points")
     fallback = ""
@@ -162,6 +169,8 @@ def rank_fits(n, x, fits: dict, skipped: dict, extrap: pd.DataFrame | None = Non
         reason += "; not ranked (exactly determined, no residual left): " + ", ".join(map(model_label, exact))
     if negative:
         reason += "; not ranked (R² below 0, worse than the mean): " + ", ".join(map(model_label, negative))
+    if undefined:
+        reason += "; not ranked (R² undefined): " + ", ".join(map(model_label, undefined))
     if skipped:
         reason += "; not fitted: " + ", ".join(map(model_label, skipped))
     return ModelComparison(table, str(pick["model"]), reason, criterion, fits, extrap)
