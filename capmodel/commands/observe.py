@@ -208,11 +208,18 @@ def _members(observed, args, write: bool) -> int:
                 member.cores = args.cores if args.cores is not None else member.cores
                 assess(member, args.utilization_target, args.growth)
 
-    paths = observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
     unread = sum(m.observation is None for m in observed.members)
+    none_read = unread == len(observed.members)
+    # nothing read, nothing written: --out is left as it was found (the error below says why, member by member)
+    paths = {} if none_read else \
+        observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
     if args.json:
+        if none_read:         # one JSON object: the members' rows and the error (capmodel.cli prints the line)
+            print_json({**observed.to_json(), "files": None, "error": _none_read_text(len(observed.members))})
+            print(f"capmodel: error: {_none_read_text(len(observed.members))}", file=sys.stderr)
+            return 2
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
-        return _none_read(unread, len(observed.members))
+        return 0
     print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
     for member in observed.members:
         row = member.row()
@@ -230,17 +237,16 @@ def _members(observed, args, write: bool) -> int:
     if observed.interrupted:
         print("sampling was interrupted: every complete interval is kept")
     print(observed.describe())
+    if none_read:        # every member's files unreadable: each row says why; one line and exit 2 after them
+        from capmodel.errors import InputError
+
+        raise InputError(_none_read_text(len(observed.members)))
     print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
-    return _none_read(unread, len(observed.members))
-
-
-def _none_read(unread: int, members: int) -> int:
-    """0, or (every member's files unreadable: each row says why) one line and exit 2 after the table."""
-    from capmodel.errors import InputError
-
-    if unread and unread == members:
-        raise InputError(f"none of the {members:,} members' FTDC could be read (each row above says why)")
     return 0
+
+
+def _none_read_text(members: int) -> str:
+    return f"none of the {members:,} members' FTDC could be read (each member's row says why); nothing was written"
 
 
 def _runway(capacity) -> str:
