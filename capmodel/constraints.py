@@ -214,3 +214,8 @@ UTILIZATION_TARGET = Number(float, 0.01, 1.0, name="--utilization-target", wante
 MONTHLY_GROWTH = Number(float, -0.99, 10.0, name="--growth",
                         wanted_text="a finite monthly fraction from -0.99 to 10 (0.05 = 5% a month)")
 CORES = Number(float, 0.01, 1024.0, name="--cores", wanted_text="a number of CPUs from 0.01 to 1,024")
+#: observe --uri: seconds between samples (serverStatus answers in milliseconds; below 0.1 s the intervals are its
+#: noise) and seconds to sample (a month at most: a longer watch is FTDC's job)
+SAMPLE_INTERVAL = Number(float, 0.1, 3600.0, name="--interval", wanted_text="a number of seconds from 0.1 to 3,600")
+SAMPLE_DURATION = Number(float, 0.1, 31 * 86400.0, name="--duration",
+                         wanted_text="a number of seconds from 0.1 to 2,678,400 (31 days)")

@@ -22,8 +22,8 @@ def register(subparsers) -> None:
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
     source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC metrics.* files; "
                         "several members' folders (or a parent with one per member) for a replica set")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between samples with --uri (default 1)")
-    p.add_argument("--duration", type=float, default=600.0, help="seconds to sample with --uri (default 600)")
+    p.add_argument("--interval", type=float, default=None, help="seconds between samples with --uri (default 1)")
+    p.add_argument("--duration", type=float, default=None, help="seconds to sample with --uri (default 600)")
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")
     p.add_argument("--until", default=None, help="with --ftdc: last sample time (ISO 8601, UTC by default)")
     p.add_argument("--out", default="observed", help="output folder (default ./observed)")
@@ -87,6 +87,7 @@ def run(args) -> int:
         raise InputError("--since/--until select FTDC samples; with --uri use --duration")
     if args.resume and args.uri is None:
         raise InputError("--resume continues a live observation: it goes with --uri")
+    _check_sampling(args)
     _check_targets(args)
     from capmodel.output_folder import check_folder
 
@@ -100,7 +101,10 @@ def run(args) -> int:
         from capmodel.observe.recording import record_uri
         from capmodel.redact import redact_uri
 
-        print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s, "
+        from capmodel.formatting import number
+
+        print(f"sampling serverStatus of {redact_uri(args.uri)} every {number(args.interval)} s for "
+              f"{number(args.duration)} s, "
               f"each interval appended to {args.out} as it completes (Ctrl-C stops and keeps them)", file=sys.stderr)
         observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration,
                               resume=args.resume, utilization_target=args.utilization_target)
@@ -168,6 +172,30 @@ def _files_as_folder(paths: list) -> list:
             return [str(folder)]
     raise InputError(f"--ftdc {files[0]} ...: {len(files):,} FTDC files that are not one folder's whole set; give "
                      "the diagnostic.data folder (or one file)")
+
+
+def _check_sampling(args) -> None:
+    """--uri not empty; --interval and --duration with --uri only (FTDC's samples are the server's own), in their
+    ranges, the duration at least one interval; the defaults (1 s, 600 s) filled in. Before the first line is
+    printed: it says them."""
+    from capmodel.constraints import SAMPLE_DURATION, SAMPLE_INTERVAL
+    from capmodel.errors import InputError
+
+    if args.uri is None:
+        given = [o for o, v in (("--interval", args.interval), ("--duration", args.duration)) if v is not None]
+        if given:       # they were ignored in silence: FTDC holds what the server sampled, every second
+            raise InputError(f"{' and '.join(given)} set the live sampling of --uri; with --ftdc choose the samples "
+                             "with --since/--until")
+        return
+    if not args.uri.strip():
+        raise InputError("--uri is empty: give a MongoDB URI such as mongodb://localhost:27017/")
+    args.interval = SAMPLE_INTERVAL.check(1.0 if args.interval is None else args.interval, InputError)
+    args.duration = SAMPLE_DURATION.check(600.0 if args.duration is None else args.duration, InputError)
+    if args.duration < args.interval:
+        from capmodel.formatting import number
+
+        raise InputError(f"--duration must be at least one interval ({number(args.interval)} s), got "
+                         f"{number(args.duration)}")
 
 
 def _check_targets(args) -> None:
