@@ -219,3 +219,7 @@ CORES = Number(float, 0.01, 1024.0, name="--cores", wanted_text="a number of CPU
 SAMPLE_INTERVAL = Number(float, 0.1, 3600.0, name="--interval", wanted_text="a number of seconds from 0.1 to 3,600")
 SAMPLE_DURATION = Number(float, 0.1, 31 * 86400.0, name="--duration",
                          wanted_text="a number of seconds from 0.1 to 2,678,400 (31 days)")
+#: the embedded mongod's WiredTiger cache per member, in GB: mongod's own range (below or above it mongod exits at
+#: start with a log line, which is all a user saw)
+CACHE_GB = Number(float, 0.25, 10_000.0, name="--cache-gb",
+                  wanted_text="a number of GB from 0.25 to 10,000 (mongod's range for its WiredTiger cache)")
