@@ -36,6 +36,17 @@ def _bound(value, kind) -> str:
     return f"{value:g}"
 
 
+def _typed(value) -> str:
+    """The refused value as the user would have typed it: a whole float without its '.0' (0, not 0.0; argparse's
+    float() made '0' a 0.0), anything else as ``shown``."""
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        value = item()
+    if type(value) is float and math.isfinite(value) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return shown(value, 40)
+
+
 def _is_bool(value) -> bool:
     """A Python or numpy bool (numpy's is no ``bool`` subclass)."""
     return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b"
@@ -78,7 +89,7 @@ class Number:
             return _absent(self, error, name)
         number = self._number(value)
         if number is None:
-            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {_typed(value)}")
         return number
 
     def _number(self, value):
