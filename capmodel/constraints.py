@@ -36,6 +36,17 @@ def _bound(value, kind) -> str:
     return f"{value:g}"
 
 
+def _typed(value) -> str:
+    """The refused value as the user would have typed it: a whole float without its '.0' (0, not 0.0; argparse's
+    float() made '0' a 0.0), anything else as ``shown``."""
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        value = item()
+    if type(value) is float and math.isfinite(value) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return shown(value, 40)
+
+
 def _is_bool(value) -> bool:
     """A Python or numpy bool (numpy's is no ``bool`` subclass)."""
     return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b"
@@ -78,7 +89,7 @@ class Number:
             return _absent(self, error, name)
         number = self._number(value)
         if number is None:
-            raise error(f"{name or self.name} must be {self.wanted()}, got {shown(value, 40)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {_typed(value)}")
         return number
 
     def _number(self, value):
@@ -214,3 +225,12 @@ UTILIZATION_TARGET = Number(float, 0.01, 1.0, name="--utilization-target", wante
 MONTHLY_GROWTH = Number(float, -0.99, 10.0, name="--growth",
                         wanted_text="a finite monthly fraction from -0.99 to 10 (0.05 = 5% a month)")
 CORES = Number(float, 0.01, 1024.0, name="--cores", wanted_text="a number of CPUs from 0.01 to 1,024")
+#: observe --uri: seconds between samples (serverStatus answers in milliseconds; below 0.1 s the intervals are its
+#: noise) and seconds to sample (a month at most: a longer watch is FTDC's job)
+SAMPLE_INTERVAL = Number(float, 0.1, 3600.0, name="--interval", wanted_text="a number of seconds from 0.1 to 3,600")
+SAMPLE_DURATION = Number(float, 0.1, 31 * 86400.0, name="--duration",
+                         wanted_text="a number of seconds from 0.1 to 2,678,400 (31 days)")
+#: the embedded mongod's WiredTiger cache per member, in GB: mongod's own range (below or above it mongod exits at
+#: start with a log line, which is all a user saw)
+CACHE_GB = Number(float, 0.25, 10_000.0, name="--cache-gb",
+                  wanted_text="a number of GB from 0.25 to 10,000 (mongod's range for its WiredTiger cache)")

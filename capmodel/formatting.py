@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 DASH = "—"
+TINY = 1e-12    # smaller figures (a residual of a curve fitted exactly, a rounding error) read as "about 0"
 SHORT_TEXT = 24  # a text cell up to this long is a name: kept on one line
 
 
@@ -39,7 +40,8 @@ def _is_number(value) -> bool:
 
 def number(value, digits: int = 3, missing: str = DASH, infinite: str = "unreachable", trim: bool = True) -> str:
     """``value`` for reading: whole numbers and values of 1,000 or more as integers with separators, others to
-    ``digits`` significant digits (no exponent above 1e-6; trailing zeros dropped unless ``trim`` is False);
+    ``digits`` significant digits (never an exponent: 0.000000326; below TINY "about 0"; trailing zeros dropped unless
+    ``trim`` is False);
     ``missing`` for None/NaN, ``infinite`` for ±inf."""
     if is_missing(value):
         return missing
@@ -54,8 +56,8 @@ def number(value, digits: int = 3, missing: str = DASH, infinite: str = "unreach
         return "0"
     if abs(value) >= 10 ** (digits - 1) or value.is_integer():
         return f"{round(value):,}"
-    if abs(value) < 1e-6:
-        return f"{value:.{digits - 1}e}"
+    if abs(value) < TINY:           # beyond every figure this toolkit plans with: no exponent, no 300 zeros
+        return "about 0"
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
     text = f"{value:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if trim and "." in text else text
@@ -127,6 +129,8 @@ def r_squared(value, missing: str = DASH) -> str:
     value = float(value)
     if value >= 1.0:
         return "1"
+    if value < -1000:               # far worse than the mean: its digits tell nothing more (-27272727614986764.000)
+        return "below -1,000"
     decimals = 3
     if value > 0.99:
         decimals = min(8, max(3, math.floor(-math.log10(1.0 - value)) + 1))

@@ -102,6 +102,36 @@ def make_folder(out, option: str = "--out") -> Path:
     return out
 
 
+class FolderBefore:
+    """What a folder held before a run (``FolderBefore(out)``, taken before anything is created), so that a run
+    refused before it produced anything leaves the folder as it found it: ``undo(names)`` removes those of
+    ``names`` that were not there before (``LOCK_FILE`` among them), then the folders the run created, innermost
+    first, when they are empty. Call it while holding the lock, so that no other run can take the lock file
+    removed."""
+
+    def __init__(self, out):
+        self.out = Path(out).absolute()
+        self.created = [p for p in (self.out, *self.out.parents) if not os.path.lexists(p)]
+        try:
+            self.before = set(os.listdir(self.out)) if not self.created else set()
+        except OSError:
+            self.before = None            # unreadable: nothing is ever removed
+
+    def undo(self, names) -> None:
+        if self.before is None:
+            return
+        for name in names:
+            if name not in self.before:
+                with contextlib.suppress(OSError):
+                    if not os.path.isdir(self.out / name) or os.path.islink(self.out / name):
+                        os.unlink(self.out / name)
+        for folder in self.created:      # innermost first; stops at the first that is not empty
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
+
+
 def _read_pid(fd: int) -> int | None:
     try:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()

@@ -188,7 +188,7 @@ def test_approximate_refuses_general_load_dependent_stations_and_bad_methods():
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(demands={"cpu": {"a": -1.0}}, populations={"a": 2}),
-     r"demands\[cpu\]\[a\] must be a number of seconds from 0 to 1,000,000,000 \(about 32 years\), got -1.0"),
+     r"demands\[cpu\]\[a\] must be a number of seconds from 0 to 1,000,000,000 \(about 32 years\), got -1"),
     (dict(demands={"cpu": {"b": 1.0}}, populations={"a": 2}), "names class 'b'"),
     (dict(demands={"cpu": {"a": 1.0}}, populations={"a": 2.5}), r"populations\[a\] must be a whole number"),
     (dict(demands={"cpu": {"a": 1.0}}, populations={"a": 2}, servers={"gpu": 2}), r"stations \['gpu'\]"),

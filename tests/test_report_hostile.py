@@ -80,7 +80,7 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
     (["01_methodology", "-p", "upto", "many"], "parameter upto must be an integer from 0 to 100,000, got 'many'"),
     (["01_methodology", "-p", "upto", "true"], "parameter upto must be an integer from 0 to 100,000, got 'true'"),
     (["02_fit_curve", "-p", "level", "0.4"], "parameter level must be a number from 0.5 to 0.9999, got 0.4"),
-    (["02_fit_curve", "-p", "level", "1"], "parameter level must be a number from 0.5 to 0.9999, got 1.0"),
+    (["02_fit_curve", "-p", "level", "1"], "parameter level must be a number from 0.5 to 0.9999, got 1"),
     (["02_fit_curve", "-p", "level", "inf"], "parameter level must be a number from 0.5 to 0.9999, got inf"),
     (["04_node_multiplier", "-p", "sensitivity", "0,nan"],
      "parameter sensitivity: every value must be a number from 0 to 1, got nan"),

@@ -73,7 +73,7 @@ def test_four_points_fall_back_to_aic_and_never_pick_a_negative_r2():
     t = result.table.set_index("model")
     assert r2_linear < 0 and t.loc["linear", "r2"] == pytest.approx(r2_linear, rel=1e-9)
     assert result.criterion == "aic" and result.recommended == "usl"
-    assert "AICc is undefined for amdahl, usl, log_coherency with 4 points, so ranked by AIC" in result.reason
+    assert "AICc is undefined for Amdahl, USL, log-coherency with 4 points, so ranked by AIC" in result.reason
     assert "not ranked (R² below 0, worse than the mean): linear" in result.reason
     assert np.isnan(t.loc["linear", "delta"]) and t.loc["usl", "delta"] == 0
 

@@ -307,7 +307,7 @@ def test_cli_refuses_bad_options_and_a_broken_state_file(tmp_path, monkeypatch, 
     assert main(["server", "start", "--replica-set", "9"]) == 2
     assert "--replica-set 9: a replica set has 1 to 7 members" in capsys.readouterr().err
     assert main(["server", "start", "--cache-gb", "0"]) == 2
-    assert "cache_gb must be > 0" in capsys.readouterr().err
+    assert "--cache-gb must be a number of GB from 0.25 to 10,000" in capsys.readouterr().err
     (tmp_path / "server.json").write_text("{not json")
     assert main(["server", "status"]) == 2
     assert f"cannot read the server state file {tmp_path / 'server.json'}" in capsys.readouterr().err

@@ -19,12 +19,18 @@ def parse_number_list(text: str, option: str, kind=float) -> list:
     parts = text.replace(" ", "").split(",")
     if len(parts) > 1 and "" in parts:      # '1,,2' or '1,2,': a number left out, not a list to guess at
         raise CapmodelError(f"{option}: item {parts.index('') + 1} of {shown(text)} is empty")
-    try:
-        values = [kind(part) for part in parts if part]
-    except (ValueError, OverflowError):
-        raise CapmodelError(f"{option}: expected a comma-separated list of numbers, got {shown(text)}") from None
-    if any(not math.isfinite(v) for v in values):
-        raise CapmodelError(f"{option}: every number must be finite, got {shown(text)}")
+    from capmodel.constraints import number_in
+
+    values = []
+    for i, part in enumerate(p for p in parts if p):
+        value = number_in(part, kind)       # one reading of a typed number: '1e3' and '8.0' are whole numbers
+        if isinstance(value, str):
+            raise CapmodelError(f"{option}: expected a comma-separated list of numbers, got {shown(text)}")
+        if not math.isfinite(value):
+            raise CapmodelError(f"{option}: every number must be finite, got {shown(text)}")
+        if kind is int and type(value) is not int:
+            raise CapmodelError(f"{option}: item {i + 1} of {shown(text)} ({part}) is not a whole number")
+        values.append(kind(value))
     if not values:
         raise CapmodelError(f"{option}: the list is empty")
     return values

@@ -31,7 +31,7 @@ def comparison_text(comparison) -> str:
         "extrapolation_mape": Column("extrapolation error", "percent", digits=2,
                                                               missing="not checked")},
         caption=f"Models ranked by {criterion}",
-        footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean)',
+        footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean) or undefined',
                    '"undefined": too few points for AICc with this many parameters'])
     return f"{ranked.text()}\n\nrecommended: {model_label(comparison.recommended)} ({comparison.reason})"
 

@@ -89,6 +89,13 @@ def run_observed(args) -> int:
 
     if args.model is not None:
         raise InputError("give either MODEL.yaml or --observed DIR, not both")
+    for folder in args.observed:      # a folder that is not there is the first thing to say, before any option
+        if not folder.strip():
+            raise InputError("--observed is empty: give a capmodel observe output folder")
+        if not Path(folder).exists():
+            raise InputError(f"--observed {folder}: no such folder (write one with capmodel observe --out)")
+        if not samples_path(folder).is_file():
+            raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
     if args.cores is None:
         raise InputError("--observed needs --cores N: the processors the observed mongod may use")
     with_name(CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name

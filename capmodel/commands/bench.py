@@ -77,7 +77,18 @@ def register(subparsers) -> None:
 
 
 def process_count(text: str):
-    return "auto" if text == "auto" else int(text)
+    """--processes: 'auto' or a whole number ('4', '4.0', '1e1'); anything else refused in the words BenchConfig uses
+    for a number out of range (argparse would say "invalid process_count value")."""
+    import argparse
+
+    from capmodel.constraints import number_in
+
+    if text == "auto":
+        return text
+    value = number_in(text, int)
+    if type(value) is not int:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 or 'auto', got {text!r}")
+    return value
 
 
 OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",

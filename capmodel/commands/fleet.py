@@ -6,6 +6,8 @@ its own row. ``--growth`` (a monthly fraction) gives the months of runway.
 """
 from __future__ import annotations
 
+import sys
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("fleet", help="capacity, headroom and runway of many servers' FTDC, as Dask tasks",
@@ -82,10 +84,16 @@ def run(args) -> int:
         probe_scheduler(args.scheduler)  # a silent, garbage or wrong-scheme peer: one line within 10 s, before Dask
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,
                         scheduler=args.scheduler, workers=2 if args.workers is None else args.workers)
+    none_read = bool(fleet.failed) and fleet.failed == len(fleet.rows) - fleet.copies
+    error = f"none of the {plural(fleet.failed, 'server')} could be read (each server's row says why)"
     if args.json:
+        if none_read:        # one JSON object, the rows and the error in it (not the rows, then {"error": ...})
+            print_json({**fleet.to_json(), "error": error})
+            print(f"capmodel: error: {error}", file=sys.stderr)
+            return 2
         print_json(fleet.to_json())
     else:
         print(_text(fleet))
-    if fleet.failed and fleet.failed == len(fleet.rows) - fleet.copies:
-        raise InputError(f"none of the {plural(fleet.failed, 'server')} could be read (each row above says why)")
+    if none_read:
+        raise InputError(error)
     return 0

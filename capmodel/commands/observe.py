@@ -22,8 +22,8 @@ def register(subparsers) -> None:
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
     source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC metrics.* files; "
                         "several members' folders (or a parent with one per member) for a replica set")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between samples with --uri (default 1)")
-    p.add_argument("--duration", type=float, default=600.0, help="seconds to sample with --uri (default 600)")
+    p.add_argument("--interval", type=float, default=None, help="seconds between samples with --uri (default 1)")
+    p.add_argument("--duration", type=float, default=None, help="seconds to sample with --uri (default 600)")
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")
     p.add_argument("--until", default=None, help="with --ftdc: last sample time (ISO 8601, UTC by default)")
     p.add_argument("--out", default="observed", help="output folder (default ./observed)")
@@ -87,6 +87,7 @@ def run(args) -> int:
         raise InputError("--since/--until select FTDC samples; with --uri use --duration")
     if args.resume and args.uri is None:
         raise InputError("--resume continues a live observation: it goes with --uri")
+    _check_sampling(args)
     _check_targets(args)
     from capmodel.output_folder import check_folder
 
@@ -100,7 +101,10 @@ def run(args) -> int:
         from capmodel.observe.recording import record_uri
         from capmodel.redact import redact_uri
 
-        print(f"sampling serverStatus of {redact_uri(args.uri)} every {args.interval:g} s for {args.duration:g} s, "
+        from capmodel.formatting import number
+
+        print(f"sampling serverStatus of {redact_uri(args.uri)} every {number(args.interval)} s for "
+              f"{number(args.duration)} s, "
               f"each interval appended to {args.out} as it completes (Ctrl-C stops and keeps them)", file=sys.stderr)
         observed = record_uri(args.uri, args.out, interval=args.interval, duration=args.duration,
                               resume=args.resume, utilization_target=args.utilization_target)
@@ -170,6 +174,30 @@ def _files_as_folder(paths: list) -> list:
                      "the diagnostic.data folder (or one file)")
 
 
+def _check_sampling(args) -> None:
+    """--uri not empty; --interval and --duration with --uri only (FTDC's samples are the server's own), in their
+    ranges, the duration at least one interval; the defaults (1 s, 600 s) filled in. Before the first line is
+    printed: it says them."""
+    from capmodel.constraints import SAMPLE_DURATION, SAMPLE_INTERVAL
+    from capmodel.errors import InputError
+
+    if args.uri is None:
+        given = [o for o, v in (("--interval", args.interval), ("--duration", args.duration)) if v is not None]
+        if given:       # they were ignored in silence: FTDC holds what the server sampled, every second
+            raise InputError(f"{' and '.join(given)} set the live sampling of --uri; with --ftdc choose the samples "
+                             "with --since/--until")
+        return
+    if not args.uri.strip():
+        raise InputError("--uri is empty: give a MongoDB URI such as mongodb://localhost:27017/")
+    args.interval = SAMPLE_INTERVAL.check(1.0 if args.interval is None else args.interval, InputError)
+    args.duration = SAMPLE_DURATION.check(600.0 if args.duration is None else args.duration, InputError)
+    if args.duration < args.interval:
+        from capmodel.formatting import number
+
+        raise InputError(f"--duration must be at least one interval ({number(args.interval)} s), got "
+                         f"{number(args.duration)}")
+
+
 def _check_targets(args) -> None:
     """--cores, --utilization-target and --growth within their declared ranges, before any file is read or server
     sampled (several members' figures would otherwise each fail alone, and the run exit 0)."""
@@ -208,11 +236,18 @@ def _members(observed, args, write: bool) -> int:
                 member.cores = args.cores if args.cores is not None else member.cores
                 assess(member, args.utilization_target, args.growth)
 
-    paths = observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
     unread = sum(m.observation is None for m in observed.members)
+    none_read = unread == len(observed.members)
+    # nothing read, nothing written: --out is left as it was found (the error below says why, member by member)
+    paths = {} if none_read else \
+        observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
     if args.json:
+        if none_read:         # one JSON object: the members' rows and the error (capmodel.cli prints the line)
+            print_json({**observed.to_json(), "files": None, "error": _none_read_text(len(observed.members))})
+            print(f"capmodel: error: {_none_read_text(len(observed.members))}", file=sys.stderr)
+            return 2
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
-        return _none_read(unread, len(observed.members))
+        return 0
     print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
     for member in observed.members:
         row = member.row()
@@ -230,17 +265,16 @@ def _members(observed, args, write: bool) -> int:
     if observed.interrupted:
         print("sampling was interrupted: every complete interval is kept")
     print(observed.describe())
+    if none_read:        # every member's files unreadable: each row says why; one line and exit 2 after them
+        from capmodel.errors import InputError
+
+        raise InputError(_none_read_text(len(observed.members)))
     print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
-    return _none_read(unread, len(observed.members))
-
-
-def _none_read(unread: int, members: int) -> int:
-    """0, or (every member's files unreadable: each row says why) one line and exit 2 after the table."""
-    from capmodel.errors import InputError
-
-    if unread and unread == members:
-        raise InputError(f"none of the {members:,} members' FTDC could be read (each row above says why)")
     return 0
+
+
+def _none_read_text(members: int) -> str:
+    return f"none of the {members:,} members' FTDC could be read (each member's row says why); nothing was written"
 
 
 def _runway(capacity) -> str:

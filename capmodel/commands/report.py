@@ -115,9 +115,21 @@ def run(args) -> int:
     except KeyboardInterrupt:
         print(f"capmodel: {_kept(args.out, names)}", file=sys.stderr)
         return 130
+    from capmodel.redact import redact_text
+
     failed = [r for r in runs if r.error]
+    error = ("; ".join(f"report {r.name} failed: {r.error}" for r in failed)
+             + f" (the traceback is in {Path(args.out) / (failed[0].name + '.log')})") if failed else None
+    if failed:
+        error = " ".join(redact_text(error).split())   # one line, as capmodel.cli prints every error
     if args.json:
-        print_json({"index": str(index), "reports": [r.record() for r in runs]})
+        # one JSON object, the error in it: the records, then {"error": ...}, were two documents on stdout
+        print_json({"index": str(index), "reports": [r.record() for r in runs],
+                    **({"error": error} if failed else {})})
+        if failed:
+            print(f"capmodel: error: {error}", file=sys.stderr)
+            return 2
+        return 0
     else:
         for r in runs:
             if not r.error:
@@ -126,8 +138,7 @@ def run(args) -> int:
         print(f"index: {index.resolve()}")
     if failed:
         sys.stdout.flush()
-        raise ReportError("; ".join(f"report {r.name} failed: {r.error}" for r in failed)
-                          + f" (the traceback is in {Path(args.out) / (failed[0].name + '.log')})")
+        raise ReportError(error)
     return 0
 
 

@@ -51,7 +51,10 @@ def run_start(args) -> int:
     from capmodel.bench import server as srv
     from capmodel.jsonable import print_json
 
-    cache_gb = args.cache_gb if args.cache_gb is not None else srv.DEFAULT_CACHE_GB
+    from capmodel.constraints import CACHE_GB
+    from capmodel.errors import ServerError
+
+    cache_gb = CACHE_GB.check(args.cache_gb if args.cache_gb is not None else srv.DEFAULT_CACHE_GB, ServerError)
     if args.foreground:
         return _run_foreground(args, cache_gb)
     existing = srv.load_state()

@@ -106,7 +106,7 @@ def shards_table(model: dict, rows: list[dict]):
 
 
 def _text(source: str, model: dict, rows: list[dict], no_inputs: bool, evidence=None) -> str:
-    from capmodel.formatting import integer, number
+    from capmodel.formatting import integer, number, plural
 
     lines = []
     if no_inputs:
@@ -119,7 +119,7 @@ def _text(source: str, model: dict, rows: list[dict], no_inputs: bool, evidence=
     lines.append(f"Source: {source}; {model['basis']}")
     lines.append(f"Model: {number(model['per_shard_throughput'])} inserts/s per shard, sigma = "
                  f"{number(model['sigma'], 4)}, kappa = {number(model['kappa'], 4)} ({peak}); at most "
-                 f"{integer(model['max_shards'])} shards; clients: {model['clients_rule']}")
+                 f"{plural(model['max_shards'], 'shard')}; clients: {model['clients_rule']}")
     lines.extend(f"Warning: {w}" for w in model.get("warnings", []))
     lines.append(shards_table(model, rows).text())
     if evidence is not None:

@@ -106,9 +106,11 @@ def check_extrapolation(answer_n: float | None, measured_max: float, what: str =
 
 def check_r2(fit) -> Reason | None:
     """R² below 0 -> unusable; below ``R2_WEAK`` -> weak; not a number -> unusable."""
-    r2 = fit.r2
-    if not math.isfinite(r2):
-        return Reason("r2", "unusable", "R² is not a number: the data or the fitted curve are degenerate", None)
+    r2, x = fit.r2, np.asarray(getattr(fit, "throughput", []), dtype=float)
+    if not math.isfinite(r2):      # flat: R² = 1 - RSS/TSS, TSS = 0: undefined (nothing to explain)
+        return Reason("r2", "unusable", f"R² is undefined: the throughput is {_n(x[0])} ops/s at every point, so no "
+                      "curve's shape can be told from these data" if len(x) > 1 and np.ptp(x) == 0 else
+                      "R² is not a number: the data or the fitted curve are degenerate", None)
     if r2 < 0:
         return Reason("r2", "unusable", f"R² = {r2:.2f}: the {model_label(fit.model)} curve explains the data worse "
                       "than their mean does", float(r2))

@@ -59,9 +59,11 @@ def _number(path, key, value, constraint: Number):
 def _names(path: str, key: str, mapping: dict) -> None:
     """Refuse a name that is not text: YAML reads ``null:``/``~:`` as None, ``1:`` as a number, ``yes:`` as true."""
     for name in mapping:
-        if not isinstance(name, str) or not name.strip():
-            _fail(path, f"{key}.{name!r}" if not isinstance(name, str) else key,
+        if not isinstance(name, str):
+            _fail(path, f"{key}.{name!r}",
                   f"a name must be text, got {name!r} ({type(name).__name__}); quote the name in the file")
+        if not name.strip():                 # text already, quoting does not help: it has no characters to show
+            _fail(path, key, f"a name is empty ({name!r}); give each a name of letters or digits")
 
 
 def _reads_as_number(text: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from capmodel.errors import InputError
+from capmodel.formatting import number
 from capmodel.models.erlang import erlang_c
 from capmodel.models.mva_loaddep import LoadDependent
 from capmodel.models.mva_network import DELAY, QUEUE, MulticlassResult, build_network, class_vector
@@ -52,8 +53,8 @@ def _check_stable(net, u, c, who: str) -> None:
     loaded = np.where(np.isfinite(c), u, 0.0)
     k = int(np.argmax(loaded))
     if loaded[k] >= 1.0:  # the worst station is named: that is the one the rates must be scaled down for
-        raise InputError(f"{who} load station {net.stations[k]} to utilization {u[k]:.4g} >= 1 per server: no steady "
-                         f"state (at most {1.0 / u[k]:.4g} x these arrival rates)")
+        raise InputError(f"{who} load station {net.stations[k]} to utilization {number(u[k], 4)} >= 1 per server: no steady "
+                         f"state (at most {number(1.0 / u[k], 4)} x these arrival rates)")
 
 
 def _stretch(u: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -78,8 +79,14 @@ def open_network(arrival_rates, demands, servers=None) -> MulticlassResult:
     _check_stable(net, u, c, "the arrival rates")
     residence = net.demands * _stretch(u, c)[:, None]
     limit = stability_limit(arrival_rates, demands, servers)
-    notes = [f"stable up to {limit['factor']:.4g} x these arrival rates (bottleneck {limit['bottleneck']})"
-             ] if np.isfinite(limit["factor"]) else ["no queueing station carries load: stable at any arrival rate"]
+    if np.isfinite(limit["factor"]):
+        factor = number(limit["factor"], 4)
+        notes = [f"stable up to {'barely more than 1' if factor == '1' else factor} x these arrival rates "
+                 f"(bottleneck {limit['bottleneck']})"]
+    elif not np.any(lam > 0):      # no load, not "any load": a queueing station with a demand still saturates
+        notes = ["every arrival rate is 0: no station carries load"]
+    else:
+        notes = ["no queueing station carries load: stable at any arrival rate"]
     return MulticlassResult(net, lam, residence, u, "open network", arrival_rates=lam, notes=notes)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import plural
+from capmodel.formatting import number, plural
 from capmodel.models.labels import model_label
 from capmodel.models.measured_fall import can_fall, measured_fall
 
@@ -104,16 +104,23 @@ def rank_fits(n, x, fits: dict, skipped: dict, extrap: pd.DataFrame | None = Non
         "rmse": f.rmse, "r2": f.r2, "params": f.params,
     } for name, f in fits.items()])
     exact = [name for name, f in fits.items() if f.df_resid < 1]
-    negative = [name for name, f in fits.items() if f.df_resid >= 1 and not f.r2 >= 0]
-    rankable = ~table["model"].isin(exact + negative)
+    negative = [name for name, f in fits.items() if f.df_resid >= 1 and f.r2 < 0]
+    no_r2 = [name for name, f in fits.items() if f.df_resid >= 1 and not np.isfinite(f.r2)]
+    rankable = ~table["model"].isin(exact + negative + no_r2)
     if not rankable.any():
+        x = np.asarray(x, dtype=float)
+        if len(x) > 1 and np.ptp(x) == 0:     # R² is undefined, not negative: there is no variation to explain
+            raise InputError(f"no model could be ranked: the throughput is {number(x[0])} ops/s at all "
+                             f"{plural(n_points, 'point')}, so R² is undefined (there is no variation to explain); "
+                             "measure concurrencies where the throughput changes")
         why = ([f"exactly determined: {', '.join(exact)}"] if exact else []) + (
-            [f"R² below 0: {', '.join(negative)}"] if negative else [])
+            [f"R² below 0: {', '.join(negative)}"] if negative else []) + (
+            [f"R² undefined: {', '.join(no_r2)}"] if no_r2 else [])
         raise InputError(f"no model could be ranked with {plural(n_points, 'point')} ({'; '.join(why)}); "
                          "measure more points")
     fallback = ""
     if criterion == "aicc" and not np.isfinite(table.loc[rankable, "aicc"]).all():
-        undefined = ", ".join(table.loc[rankable & ~np.isfinite(table["aicc"]), "model"])
+        undefined = ", ".join(map(model_label, table.loc[rankable & ~np.isfinite(table["aicc"]), "model"]))
         criterion = "aic"
         fallback = f"AICc is undefined for {undefined} with {n_points} points, so ranked by AIC"
     table["delta"] = np.where(rankable, table[criterion] - table.loc[rankable, criterion].min(), np.nan)
@@ -162,6 +169,8 @@ def rank_fits(n, x, fits: dict, skipped: dict, extrap: pd.DataFrame | None = Non
         reason += "; not ranked (exactly determined, no residual left): " + ", ".join(map(model_label, exact))
     if negative:
         reason += "; not ranked (R² below 0, worse than the mean): " + ", ".join(map(model_label, negative))
+    if no_r2:
+        reason += "; not ranked (R² undefined): " + ", ".join(map(model_label, no_r2))
     if skipped:
         reason += "; not fitted: " + ", ".join(map(model_label, skipped))
     return ModelComparison(table, str(pick["model"]), reason, criterion, fits, extrap)

@@ -52,19 +52,37 @@ def is_direct(uri: str) -> bool:
 
 
 def member_client(uri: str, host: str, timeout_ms: int = 5000):
-    """A direct, checked connection to one member with the URI's credentials and TLS options."""
+    """A direct, checked connection to one member with the URI's credentials and options (``member_uri``)."""
+    return connect(member_uri(uri, host), timeout_ms, directConnection=True)
+
+
+def member_uri(uri: str, host: str) -> str:
+    """``uri`` with ``host`` alone in place of its seeds and without the options of a set (replicaSet, read
+    preference, ...): its credentials, database and every other option as written (percent-encoding and case kept, so
+    pymongo reads them as it read the seed's). A ``mongodb+srv`` URI becomes ``mongodb://`` with what SRV implied:
+    TLS on unless the URI says otherwise, and the authSource of its TXT record."""
+    from urllib.parse import quote
+
     from pymongo import uri_parser
 
-
     try:
-        parsed = uri_parser.parse_uri(uri)
+        parsed = uri_parser.parse_uri(uri)        # the seed's URI was read by pymongo already: this fails rarely
     except Exception as exc:  # noqa: BLE001 - pymongo raises InvalidURI, ConfigurationError, ValueError
         raise InputError(f"--uri {redact_uri(uri)}: {type(exc).__name__}") from None
-    options = {k: v for k, v in parsed["options"].items() if k.lower() not in _SET_OPTIONS}
-    if parsed.get("username") is not None:
-        options.update(username=parsed["username"], password=parsed.get("password"))
-        options.setdefault("authSource", parsed.get("database") or "admin")
-    return connect(f"mongodb://{host}/", timeout_ms, directConnection=True, **options)
+    scheme, _, rest = uri.partition("://")
+    authority, _, path = rest.partition("/")       # as pymongo splits it: the user part ends at the last '@'
+    userinfo = authority.rpartition("@")[0]
+    database, _, query = path.partition("?")
+    kept = [pair for pair in query.split("&") if pair and pair.partition("=")[0].lower() not in _SET_OPTIONS]
+    if scheme.lower() == "mongodb+srv":
+        keys = {pair.partition("=")[0].lower() for pair in kept}
+        if not keys & {"tls", "ssl"}:
+            kept.append("tls=true")
+        source = next((v for k, v in parsed["options"].items() if k.lower() == "authsource"), None)
+        if source and "authsource" not in keys:
+            kept.append(f"authSource={quote(str(source), safe='')}")
+    return (f"mongodb://{userinfo + '@' if userinfo else ''}{host}/{database}"
+            + (f"?{'&'.join(kept)}" if kept else ""))
 
 
 def member_cores(client) -> float | None:

@@ -17,16 +17,20 @@ from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
 
 
 def connect(uri: str, timeout_ms: int = 5000, **options):
-    """A pymongo client on ``uri`` (``options``: more client options, e.g. one member's ``host``, ``port`` and
-    ``directConnection``), checked with ``ping`` and ``hello``; ``ServerError`` (password masked) if not. The URI's
-    own ``serverSelectionTimeoutMS`` wins over ``timeout_ms``, as in ``bench``."""
+    """A pymongo client on ``uri`` (``options``: more client options, e.g. ``directConnection``), checked with
+    ``ping`` and ``hello``; ``ServerError`` (password masked) if not. A timeout the URI sets itself
+    (``serverSelectionTimeoutMS``, ``connectTimeoutMS``, ``socketTimeoutMS``, in any case) wins over ``timeout_ms``,
+    as in ``bench``: only the ones it does not set are given here."""
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
-    timeout_ms = _uri_timeout_ms(uri) or timeout_ms
+    given = uri_timeouts_ms(uri)
+    defaults = {"serverSelectionTimeoutMS": timeout_ms, "connectTimeoutMS": timeout_ms,
+                "socketTimeoutMS": max(timeout_ms, 10_000)}
+    timeout_ms = given.get("serverSelectionTimeoutMS", timeout_ms)
     try:
-        client = MongoClient(uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms,
-                             socketTimeoutMS=max(timeout_ms, 10_000), appname="capmodel-observe", **options)
+        client = MongoClient(uri, **{k: v for k, v in defaults.items() if k not in given},
+                             appname="capmodel-observe", **options)
     except (PyMongoError, ValueError, TypeError) as exc:
         raise InputError(f"--uri {redact_uri(uri)}: {redact_text(str(exc))}") from None
     try:
@@ -43,13 +47,23 @@ def connect(uri: str, timeout_ms: int = 5000, **options):
     return client
 
 
-def _uri_timeout_ms(uri: str) -> int | None:
-    """The URI's ``serverSelectionTimeoutMS`` (a whole number of milliseconds), or None when it gives none."""
-    for pair in uri.partition("?")[2].split("&"):
-        key, _, value = pair.partition("=")
-        if key.lower() == "serverselectiontimeoutms" and value.isdigit() and int(value) > 0:
-            return int(value)
-    return None
+#: the timeouts ``connect`` sets unless the URI does
+TIMEOUTS = ("serverSelectionTimeoutMS", "connectTimeoutMS", "socketTimeoutMS")
+
+
+def uri_timeouts_ms(uri: str) -> dict:
+    """The timeouts the URI sets itself (name -> milliseconds, None for pymongo's "no timeout"), read by pymongo's
+    own parser (``uri_parser.parse_uri``: options in any case, ``mongodb+srv``, percent-encoded credentials). A URI
+    pymongo refuses gives {} here; ``MongoClient`` then says why (with the password masked)."""
+    from pymongo import uri_parser
+
+    try:
+        parsed = uri_parser.parse_uri(uri, connect_timeout=5.0)   # resolves mongodb+srv, as MongoClient would
+    except Exception:  # noqa: BLE001 - InvalidURI, ConfigurationError (DNS), ValueError (a malformed value)
+        return {}
+    options = {k.lower(): v for k, v in parsed["options"].items()}
+    return {name: None if options[name.lower()] is None else round(options[name.lower()] * 1000)
+            for name in TIMEOUTS if name.lower() in options}
 
 
 def _lone_standalone(uri: str, timeout_ms: int) -> str | None:

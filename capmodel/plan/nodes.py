@@ -225,8 +225,10 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     samples, basis, fit = None, "assumed", None
     if node_curve is not None:
         from capmodel.models.usl import fit_usl
+        from capmodel.plan.scaling import refuse_no_scaling
 
         fit = fit_usl(node_curve)
+        refuse_no_scaling(fit, curve_source or "the node curve", "node")
         sigma, kappa, basis = fit.sigma, fit.kappa, f"fitted to {curve_source or 'the node curve'}"
         samples = fit.bootstrap(bootstrap).samples if bootstrap else None
     rows = node_multipliers(

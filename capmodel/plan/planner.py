@@ -88,6 +88,23 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
     return add_economics(pd.DataFrame(rows), baseline_vm)
 
 
+#: the table's note on "none", by what its VMs' "none" rows are: objectives failed (o), unsupported curves (u)
+_NONE_NOTES = {
+    frozenset("o"): '"none": the VM fails an objective, so it carries no users',
+    frozenset("u"): '"none": the VM\'s curve supports no capacity (unsupported: see its evidence), so no users '
+                    'are planned on it',
+    frozenset("ou"): '"none": the VM fails an objective, or its curve supports no capacity (unsupported: see its '
+                     'evidence), so it carries no users',
+}
+
+
+def _none_note(frame: pd.DataFrame) -> list[str]:
+    """The note on "none" that is true of the table's "none" rows (none: no note)."""
+    kinds = frozenset("u" if limit == "unsupported" else "o"
+                      for limit, users in zip(frame["limit"], frame["users"]) if users == "none")
+    return [_NONE_NOTES[kinds]] if kinds else []
+
+
 def _estimate(row: pd.Series, name: str, shown) -> str:
     """A figure and its interval for reading (``shown``: a capmodel.formatting function); "none" when missing."""
     from capmodel.formatting import is_missing, shows_width
@@ -162,7 +179,7 @@ class CapacityPlan:
             "throughput": Column("throughput (ops/s)"), "per_cost": Column(f"ops/s per {unit or 'cost unit'}"),
             "usable": Column("usable (ops/s)"), "users": Column("users"),
             "per_users": Column(f"per 1,000 users ({cost})"), "limit": Column("binding limit", "text")},
-            footnotes=['"none": the VM fails an objective, so it carries no users'])
+            footnotes=_none_note(frame))
         if frame.map(lambda v: str(v).endswith(ONE_SIDED)).any().any():
             made.footnotes = [*made.footnotes, ONE_SIDED_NOTE]
         return made

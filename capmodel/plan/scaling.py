@@ -23,6 +23,15 @@ def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
     _KAPPA.check(kappa, PlanError, f"{what}: kappa")
 
 
+def refuse_no_scaling(fit, source: str, unit: str) -> None:
+    """A curve over ``unit`` count whose USL fit has sigma at 1 (the throughput does not grow with the count) gives
+    no count to plan: ``PlanError`` saying so, naming the curve (not "sigma must be below 1, got 1.0", a figure the
+    user never gave)."""
+    if fit.sigma >= 1.0 - 1e-9:
+        raise PlanError(f"{source}: the throughput does not grow with the {unit} count (the USL fit's sigma is 1: no "
+                        f"scaling at all), so no {unit} count can be planned from this curve")
+
+
 def units_for_throughput(target: float, measured: float, measured_units: float, sigma: float, kappa: float,
                          max_units: float = math.inf, unit: str = "units",
                          rate_unit: str = "ops/s") -> tuple[int | None, str]:

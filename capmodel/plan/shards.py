@@ -157,6 +157,9 @@ def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object, obj
         fit = fit_usl(curve)
     except CapmodelError as exc:
         raise type(exc)(f"{source}: {exc}") from None
+    from capmodel.plan.scaling import refuse_no_scaling
+
+    refuse_no_scaling(fit, source, "shard")
     samples = fit.bootstrap(bootstrap).samples if bootstrap else None
     model = {"per_shard_throughput": fit.lambda_, "sigma": fit.sigma, "kappa": fit.kappa,
              "basis": f"fitted to {source} (USL over shard count, {fit.n_points} points, r2 {fit.r2:.4f})",

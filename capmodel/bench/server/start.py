@@ -42,8 +42,9 @@ def start_server(
     """
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
-    if not cache_gb > 0:
-        raise ServerError(f"cache_gb must be > 0 (WiredTiger cache in GB), got {cache_gb}")
+    from capmodel.constraints import CACHE_GB
+
+    cache_gb = CACHE_GB.check(cache_gb, ServerError, "cache_gb")
     cpus = check_cpus(cpus)
     binary = find_mongod()
     check_cpu(binary)

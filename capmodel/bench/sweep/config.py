@@ -11,6 +11,8 @@ from capmodel.errors import BenchError, shown
 
 ON_ERROR = ("stop", "retry", "continue")
 BINDINGS = ("pymongo", "mongojet")
+#: the read preference modes MongoDB's drivers take (case as written: pymongo refuses 'Secondary')
+READ_PREFERENCES = ("primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest")
 SCHEDULER_ENV = "CAPMODEL_DASK_SCHEDULER"
 # configuration keys that define what a sweep measures: a resumed sweep must agree on them
 SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmup", "operations", "rate", "adaptive",
@@ -44,6 +46,7 @@ PARAMETER_CONSTRAINTS = {
     "arrivals": Choice(ARRIVALS, name="--arrivals"),
     "binding": Choice(BINDINGS, name="--binding"),
     "on_error": Choice(ON_ERROR, name="--on-error"),
+    "read_preference": Choice(READ_PREFERENCES, name="--read-preference"),
 }
 
 
@@ -136,6 +139,8 @@ class BenchConfig:
         if out.adaptive and len(concurrency) < 2:
             raise BenchError("--adaptive needs a concurrency range: give at least two values (min and max)")
         check_database_name(out.database)
+        if out.collection is not None and not str(out.collection).strip():   # '' was the workload's name in silence
+            raise BenchError("--collection is empty: give a collection name, or leave it out for the workload's")
         return out
 
     @property

@@ -29,12 +29,13 @@ from capmodel.bench.sweep.config import SWEEP_KEYS, BenchConfig
 from capmodel.bench.cluster.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
                                        versions)
 from capmodel.bench.cluster.executor import SchedulerLost, open_executor
-from capmodel.bench.sweep.files import (RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table, read_run,
-                                  read_steps, write_curve, write_run)
+from capmodel.bench.sweep.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table,
+                                  read_run, read_steps, write_curve, write_run)
 from capmodel.bench.client.runner import UNREACHABLE
 from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
-from capmodel.output_folder import FolderLock, OutputFolderError, make_folder, write_atomic
+from capmodel.output_folder import (LOCK_FILE, FolderBefore, FolderLock, OutputFolderError, make_folder,
+                                   write_atomic)
 from capmodel.redact import redact_text, redact_uri, secrets_masked
 
 __all__ = ["Sweep", "SweepResult", "run_sweep"]
@@ -89,6 +90,7 @@ class Sweep:
         cfg = self.config
         if cfg.scheduler is not None:
             probe_scheduler(cfg.scheduler)  # before anything is loaded: a wrong address is one line within 10 s
+        before = FolderBefore(self.out)
         try:
             make_folder(self.out)
         except OutputFolderError as exc:
@@ -96,7 +98,14 @@ class Sweep:
         # one run at a time in --out (the lock is released when this process ends, however); the URI's password is
         # masked in every line the run writes, wherever it appears (appName, another option, a driver's message)
         with FolderLock(self.out), secrets_masked(self.uri):
-            return self._run_locked(cfg, started=time.perf_counter())
+            try:
+                return self._run_locked(cfg, started=time.perf_counter())
+            except BaseException:
+                # refused or stopped before a step was recorded (the workload, the server, the collection, the load):
+                # --out is left as it was found: what this run created in it is removed, a folder it created too
+                if not getattr(self, "steps", None):
+                    before.undo((RUN_FILE, STEPS_FILE, CURVE_FILE, LOCK_FILE))
+                raise
 
     def _run_locked(self, cfg, started: float) -> SweepResult:
         import pymongo

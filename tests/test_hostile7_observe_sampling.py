@@ -1,0 +1,48 @@
+"""observe --uri's sampling options checked before the first line is printed (hostile round seven).
+
+Before: "sampling serverStatus of URI every nan s for 600 s ..." was printed, then "--interval must be > 0 seconds,
+got nan"; --duration inf was accepted (the line said "for inf s"), --interval 1e-9 too ("every 1e-09 s": a billion
+ticks a second asked of the server), --duration 1e12 ("for 1e+12 s"); with --ftdc, --interval and --duration were
+ignored in silence; --uri '' printed "sampling serverStatus of  every 1 s" before pymongo's "Empty host".
+"""
+from __future__ import annotations
+
+import pytest
+
+from capmodel.cli import main
+
+DEAD = "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200"
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--interval", "nan"], "--interval must be a number of seconds from 0.1 to 3,600, got nan"),
+    (["--interval", "1e-9", "--duration", "1"], "--interval must be a number of seconds from 0.1 to 3,600"),
+    (["--duration", "inf"], "--duration must be a number of seconds from 0.1 to 2,678,400 (31 days), got inf"),
+    (["--duration", "1e12"], "--duration must be a number of seconds from 0.1 to 2,678,400 (31 days)"),
+    (["--interval", "2", "--duration", "1"], "--duration must be at least one interval (2 s), got 1"),
+])
+def test_refused_before_the_sampling_line(tmp_path, capsys, options, words):
+    assert main(["observe", "--uri", DEAD, "--out", str(tmp_path / "o"), *options]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"capmodel: error: {words}\n" if words.endswith(("nan", "got 1")) else words in err
+    assert "sampling serverStatus" not in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_empty_uri_is_called_empty(tmp_path, capsys):
+    assert main(["observe", "--uri", " ", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == \
+        "capmodel: error: --uri is empty: give a MongoDB URI such as mongodb://localhost:27017/\n"
+
+
+@pytest.mark.parametrize("options", [["--interval", "5"], ["--duration", "60"], ["--interval", "5", "--duration", "60"]])
+def test_sampling_options_with_ftdc_are_refused_not_ignored(tmp_path, capsys, options):
+    assert main(["observe", "--ftdc", str(tmp_path), "--out", str(tmp_path / "o"), *options]) == 2
+    err = capsys.readouterr().err
+    assert "set the live sampling of --uri; with --ftdc choose the samples with --since/--until" in err
+
+
+def test_the_sampling_line_reads_its_figures(tmp_path, capsys):
+    assert main(["observe", "--uri", DEAD, "--out", str(tmp_path / "o"), "--interval", "0.25", "--duration",
+                 "1.5"]) == 2
+    assert "every 0.25 s for 1.5 s" in capsys.readouterr().err

@@ -1,0 +1,36 @@
+"""What "none" means in plan's VM table, and why a flat curve is unusable (hostile round seven).
+
+Before: a VM whose fitted curve is unusable (flat: throughput the same at every concurrency) showed "none" under a
+note saying '"none": the VM fails an objective' (it failed none: its curve supports no capacity); a table without a
+"none" printed the note anyway; and its verdict said "R² is not a number: the data or the fitted curve are
+degenerate" where R² is undefined because the throughput does not vary.
+"""
+from __future__ import annotations
+
+from capmodel.cli import main
+
+CATALOG = "vm,monthly_cost,throughput\nA,100,1000\nB,200,2100\n"
+FLAT = "".join(f"A,{n},100\n" for n in (1, 2, 4, 8))
+RISING = "B,1,100\nB,2,190\nB,4,340\nB,8,520\nB,16,560\n"
+
+
+def _plan(tmp_path, capsys, *more):
+    (tmp_path / "cat.csv").write_text(CATALOG)
+    assert main(["plan", "--catalog", str(tmp_path / "cat.csv"), "--ops-per-user", "0.5", *more]) == 0
+    return capsys.readouterr().out
+
+
+def test_an_unsupported_vm_is_not_said_to_fail_an_objective(tmp_path, capsys):
+    (tmp_path / "curves.csv").write_text("system,concurrency,throughput\n" + FLAT + RISING)
+    out = _plan(tmp_path, capsys, "--curves", str(tmp_path / "curves.csv"))
+    row = next(line for line in out.splitlines() if line.startswith("A "))
+    assert row.split()[-1] == "unsupported" and "none" in row
+    assert "fails an objective" not in out
+    assert '"none": the VM\'s curve supports no capacity (unsupported: see its evidence)' in out
+    assert "R² is undefined: the throughput is 100 ops/s at every point" in out
+    assert "R² is not a number" not in out
+
+
+def test_no_none_no_note(tmp_path, capsys):
+    out = _plan(tmp_path, capsys)
+    assert " none " not in out and '"none"' not in out
