@@ -34,3 +34,21 @@ def test_an_unsupported_vm_is_not_said_to_fail_an_objective(tmp_path, capsys):
 def test_no_none_no_note(tmp_path, capsys):
     out = _plan(tmp_path, capsys)
     assert " none " not in out and '"none"' not in out
+
+
+def test_report_03_says_the_same_as_plan_of_an_unsupported_vm(tmp_path):
+    # report 03's VM table and its runway figure read plan's rows: a VM whose curve is flat carries no users because
+    # its curve supports no capacity, not because it fails an objective (its table's note, its bar's label)
+    from capmodel.plots.costs import runway_figure
+    from capmodel.report.plan_report import plan_report
+
+    (tmp_path / "cat.csv").write_text(CATALOG)
+    (tmp_path / "curves.csv").write_text("system,concurrency,throughput\n" + FLAT + RISING)
+    report = plan_report(catalog=str(tmp_path / "cat.csv"), curves=str(tmp_path / "curves.csv"), ops_per_user=0.5,
+                         current_users=100, bootstrap=20)
+    notes = report.vm_table().footnotes
+    assert notes == ['"none": the VM\'s curve supports no capacity (unsupported: see its evidence), so no users are '
+                     'planned on it']
+    labels = {a.x: a.text for a in runway_figure(report.vms).layout.annotations if a.textangle == -90}
+    assert labels["A"] == "unsupported curve"
+    assert "B" not in labels

@@ -98,10 +98,10 @@ _NONE_NOTES = {
 }
 
 
-def _none_note(frame: pd.DataFrame) -> list[str]:
-    """The note on "none" that is true of the table's "none" rows (none: no note)."""
-    kinds = frozenset("u" if limit == "unsupported" else "o"
-                      for limit, users in zip(frame["limit"], frame["users"]) if users == "none")
+def none_note(limits, without_users) -> list[str]:
+    """The note on "none" that is true of a VM table's rows without users (``limits``: each row's binding limit,
+    ``without_users``: whether the row carries none); no such row, no note. Plan's table and report 03's use it."""
+    kinds = frozenset("u" if limit == "unsupported" else "o" for limit, none in zip(limits, without_users) if none)
     return [_NONE_NOTES[kinds]] if kinds else []
 
 
@@ -179,7 +179,7 @@ class CapacityPlan:
             "throughput": Column("throughput (ops/s)"), "per_cost": Column(f"ops/s per {unit or 'cost unit'}"),
             "usable": Column("usable (ops/s)"), "users": Column("users"),
             "per_users": Column(f"per 1,000 users ({cost})"), "limit": Column("binding limit", "text")},
-            footnotes=_none_note(frame))
+            footnotes=none_note(frame["limit"], frame["users"] == "none"))
         if frame.map(lambda v: str(v).endswith(ONE_SIDED)).any().any():
             made.footnotes = [*made.footnotes, ONE_SIDED_NOTE]
         return made

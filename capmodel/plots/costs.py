@@ -85,10 +85,13 @@ def runway_figure(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None
                   title: str = "Growth runway: months until each VM is full") -> go.Figure:
     """Months of growth each VM absorbs (with its interval when the table has ``<months>_low/_high``), and a level
     per growth target at the month it is reached (``recommendations``' ``months_until_target``). A VM without a
-    runway is labelled with why: it fails an objective (no ``users``), or it is full now (0 months)."""
+    runway is labelled with why: its curve supports no capacity (``binding_limit`` "unsupported"), it fails an
+    objective (no ``users``), or it is full now (0 months)."""
     names = vms[label].astype(str)
     users = pd.to_numeric(vms["users"], errors="coerce") if "users" in vms.columns else pd.Series(1.0, vms.index)
-    why = {name: ("fails an objective" if pd.isna(u) else "no runway") for name, u in zip(names, users)}
+    limits = vms["binding_limit"].astype(str) if "binding_limit" in vms.columns else pd.Series("", vms.index)
+    why = {name: ("unsupported curve" if limit == "unsupported" else "fails an objective") if pd.isna(u)
+           else "no runway" for name, u, limit in zip(names, users, limits)}
     fig = bar_figure(vms, months, label=label, title=title, axis_title="runway (months)", fmt=",.1f",
                      missing_text=why)
     for name, v in zip(names, pd.to_numeric(vms[months], errors="coerce")):

@@ -110,6 +110,7 @@ class PlanReport:
 
     def vm_table(self):
         from capmodel.models.runway import PAST_TARGET_WORDS
+        from capmodel.plan.planner import none_note
 
         cost = self.cost_unit
         vms = self.vms
@@ -125,7 +126,8 @@ class PlanReport:
             "pareto": Column("on the Pareto front", "text"),
             "runway_months": Column("runway (months)", missing="none", decimals=1)},
             caption="Every VM under the objectives",
-            footnotes=['"none": the VM fails an objective (see the latency table), so it carries no users'],
+            footnotes=none_note(vms.get("binding_limit", [""] * len(vms)), vms["users"].isna()
+                                if "users" in vms.columns else [False] * len(vms)),
             csv_name="vms.csv")
 
     def latency_table(self):
