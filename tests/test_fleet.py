@@ -539,3 +539,27 @@ def test_the_fleet_answer_says_each_fact_once_and_names_a_saturated_server(busie
     assert cells["runway (months)"] == (PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}")
     row = next(line for line in _text(fleet).splitlines() if line.startswith("rs0 "))
     assert row.endswith(PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}") and " 0.0" not in row
+
+
+def test_a_server_read_from_cut_files_says_so_and_a_failed_one_is_named_by_its_folder():
+    # report 08 ranked a server whose newest file was cut at a third (1 h of its window read) beside the others and
+    # said nothing of the damage that observe --ftdc reports; a failed row showed "—" where its name belongs
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS, Fleet
+
+    cut = "/f/a/metrics.2: truncated FTDC file: it ends inside the document at byte offset 299"
+    evidence = {"grade": "weak", "reasons": [{"code": "x", "grade": "weak", "value": None, "message": "few"}]}
+    rows = pd.DataFrame([
+        _row(cluster="rs0", member="a:27017", hours=1.0, busiest_ops=900.0, capacity_ops=1000.0,
+             method="operational laws", cpu_ms_per_op=1.0, cores=1.0, spare_fraction=-0.125, spare_low=-0.2,
+             spare_high=-0.1, verdict="weak", runway_months=0.0, reasons=["x"], evidence=evidence, notes=cut),
+        _row(folder="/f/bad/diagnostic.data", error="/f/bad/diagnostic.data/metrics.x: not an FTDC file"),
+    ], columns=COLUMNS)
+    fleet = Fleet(rows, "1 local Dask worker", None)
+    assert fleet.describe().endswith("(weak evidence, from the complete part of its cut files).")
+    assert fleet.reasons_text().splitlines()[0] == (
+        f"- **rs0 · a:27017** (weak): few; read from the complete part of its files: {cut}")
+    made = fleet.reading_table()
+    member = [c.header for c in made.columns.values()].index("member")
+    assert [row[member] for row in made.cells()] == ["a:27017", "/f/bad/diagnostic.data"]

@@ -193,7 +193,8 @@ class Fleet:
         spare_text = (f"past its utilization target now, {-spare:,.0%} above its planned throughput" if spare < 0
                       else "past its utilization target now" if past
                       else f"{spare:,.0%} of its planned throughput spare")
-        text = f"{counts}, the most urgent is {where}: {load}; {spare_text} ({top['verdict']} evidence)"
+        text = f"{counts}, the most urgent is {where}: {load}; {spare_text} ({top['verdict']} evidence"
+        text += ", from the complete part of its cut files)" if isinstance(top.get("notes"), str) else ")"
         if (not past and runway is not None and math.isfinite(runway) and runway > 0
                 and self.monthly_growth is not None):
             text += f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"
@@ -220,7 +221,10 @@ class Fleet:
             return PAST_TARGET_WORDS if months is not None and months == 0 else months
 
         frame = self.rows.astype(object).where(self.rows.notna(), None)
-        shown = frame.assign(spare=[spare(r) for _, r in frame.iterrows()],
+        # a server whose files could not be read has no name from them: its folder names it
+        members = [r["folder"] if not isinstance(r["member"], str) and isinstance(r["error"], str) else r["member"]
+                   for _, r in frame.iterrows()]
+        shown = frame.assign(member=members, spare=[spare(r) for _, r in frame.iterrows()],
                              runway_months=[runway(r) for _, r in frame.iterrows()],
                              verdict=[("copy" if isinstance(r.get("duplicate_of"), str) else "failed")
                                       if isinstance(r["error"], str) else r["verdict"] for _, r in frame.iterrows()])
@@ -246,6 +250,8 @@ class Fleet:
                 continue
             reasons = row["evidence"].get("reasons", []) if isinstance(row["evidence"], dict) else []
             said = "; ".join(r.get("message", "") for r in reasons) or "nothing in the data speaks against it"
+            if isinstance(row.get("notes"), str):      # what its files lacked (a cut newest file): said beside it
+                said += f"; read from the complete part of its files: {row['notes']}"
             lines.append(f"- **{name}** ({row['verdict']}): {said}")
         return "\n".join(lines)
 
