@@ -211,3 +211,14 @@ def test_a_shard_count_that_is_not_a_whole_number_is_refused_naming_its_row(tmp_
     pd.DataFrame({"shards": counts, "inserts_per_s": [60_000.0 * c for c in counts]}).to_csv(curve, index=False)
     err = fails(capsys, "--curve", str(curve), "--concurrency", "shards", "--throughput", "inserts_per_s")
     assert str(curve) in err and f"row {row}:" in err and shown in err and "whole number >= 1" in err
+
+
+def test_the_peak_agrees_with_its_shard_count(capsys):
+    # X(s) = X1 s / (1 + sigma (s-1) + kappa s (s-1)) peaks at s* = sqrt((1 - sigma) / kappa): sigma 0.5, kappa 1
+    # puts it below one shard (the model line read "at 1 shards"); sigma 0.01, kappa 0.001 at sqrt(990) = 31.46
+    from capmodel.cli import main
+
+    assert main(["shards", "--sigma", "0.5", "--kappa", "1"]) == 0
+    assert "at 1 shard)" in capsys.readouterr().out
+    assert main(["shards", "--sigma", "0.01", "--kappa", "0.001"]) == 0
+    assert "at 31.5 shards)" in capsys.readouterr().out

@@ -112,7 +112,8 @@ def _text(source: str, model: dict, rows: list[dict], no_inputs: bool, evidence=
     if no_inputs:
         lines.append(f"No inputs given: ran the bundled DocumentDB study, {integer(DOCUMENTDB_TARGET_RATE)} "
                      f"inserts/s on {DOCUMENTDB_SHARDS} shards.")
-    peak = (f"peak {integer(model['peak_throughput'])} inserts/s at {number(model['peak_shards'])} shards"
+    at = number(model["peak_shards"])          # a USL peak may fall between shard counts: 3.5 shards
+    peak = (f"peak {integer(model['peak_throughput'])} inserts/s at {at} shard{'' if at == '1' else 's'}"
             if model["peak_shards"] is not None else
             f"ceiling {integer(model['peak_throughput'])} inserts/s" if model["peak_throughput"] is not None
             else "linear, no peak")
