@@ -204,9 +204,9 @@ def test_a_runway_of_zero_reads_past_the_target_now_in_the_capacity_table():
     samples, curve = observed(LIGHT)
     room = production_answer(samples, curve, cores=1, monthly_growth=0.05, bins=None, n_bootstrap=20)
     assert past.runway_months.estimate == 0 and room.runway_months.estimate > 1
-    for answer, expected in ((past, [PAST_TARGET_WORDS, "—", "—"]),
-                             (room, [f"{v:.1f}" for v in (room.runway_months.estimate, room.runway_months.low,
-                                                          room.runway_months.high)])):
+    months = room.runway_months          # exact generated CPU: an interval of no width, left out (the next test)
+    ends = ["—", "—"] if f"{months.low:.1f}" == f"{months.high:.1f}" else [f"{months.low:.1f}", f"{months.high:.1f}"]
+    for answer, expected in ((past, [PAST_TARGET_WORDS, "—", "—"]), (room, [f"{months.estimate:.1f}", *ends])):
         [row] = [cells for cells in answer.capacity_table().cells() if cells[0] == "runway"]
         assert row[2:] == expected
 
@@ -220,3 +220,17 @@ def test_the_laws_answer_says_past_the_plan_once():
                              n_bootstrap=20).describe()
     assert text.count("already") == 1 and "above** the planned throughput" in text
     assert "target is already reached" not in text and "No growth fits under the plan." in text
+
+
+def test_an_interval_without_width_as_printed_is_left_out_of_the_capacity_table():
+    # generated load whose CPU is exactly 0.1 ms per operation plus 0.02 cores: every bootstrap draw fits the same
+    # line, so each interval's ends equal its estimate; report 07 printed them (-20.0 / -20.0 / -20.0) where the
+    # sentences, by ``shows_width``, say none
+    samples, curve = observed(LIGHT, cpu=True)
+    answer = production_answer(samples, curve, cores=1, monthly_growth=0.05, bins=None, n_bootstrap=20)
+    raw = answer.table.set_index("figure")
+    demand = raw.loc["CPU per operation (service demand)"]
+    assert demand["estimate"] == pytest.approx(0.1) and demand["low"] == pytest.approx(demand["high"])
+    cells = {row[0]: row[2:] for row in answer.capacity_table().cells()}
+    assert cells["CPU per operation (service demand)"] == ["0.100", "—", "—"]
+    assert cells["spare fraction"][1:] == ["—", "—"]

@@ -256,9 +256,15 @@ class ProductionAnswer:
         # same for its ends (-17.0 / -19.1 / -15.0, not -17 / -19.1 / -15)
         figures = self._figures()
         figures["decimals"] = [_decimals(r.estimate, r.low, r.high) for r in figures.itertuples()]
+        # an interval with no width as printed (-20.0 / -20.0 / -20.0 on a member's flat load) is left out, as in the
+        # sentences (``shows_width``)
+        figures = figures.astype({"low": object, "high": object})
+        for i, r in figures.iterrows():
+            if not shows_width(r["low"], r["high"], lambda x, d=int(r["decimals"]): f"{float(x):,.{d}f}", finite=False):
+                figures.loc[i, ["low", "high"]] = [None, None]
         months = self.runway_months
         if months is not None and months.estimate == 0:   # in the fleet's and the figures' words, not "0 0 0"
-            figures = figures.astype({"estimate": object, "low": object, "high": object})
+            figures = figures.astype({"estimate": object})
             figures.loc[figures["figure"] == "runway", ["estimate", "low", "high"]] = [PAST_TARGET_WORDS, None, None]
         return table(figures, {"figure": Column("figure", "text"), "unit": Column("unit", "text"),
                                "estimate": Column("estimate", decimals_from="decimals"),
