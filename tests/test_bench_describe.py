@@ -21,3 +21,13 @@ def test_describe_names_where_the_clients_ran_and_the_client_bound_steps():
 def test_describe_says_when_nothing_points_at_the_client():
     text = describe_sweep({"clients": "1 process (this one)"}, [_step(1), _step(2)])
     assert "2 steps measured." in text and "No step shows a sign" in text and "Note" not in text
+
+
+def test_a_sweep_run_in_one_process_is_not_said_to_run_in_the_reader():
+    # run.json keeps the bench's words for its clients; a report rendered later read "1 process (this one)" as if
+    # the clients had run in the report's kernel. Older files with those words are read as the bench meant them.
+    from capmodel.bench.cluster.executor import InProcess
+
+    for said in (InProcess.workers_described, "1 process (this one)"):
+        text = describe_sweep({"clients": said}, [_step(1)])
+        assert text.startswith("The clients ran as 1 process (the bench's own); 1 step measured."), text

@@ -51,7 +51,7 @@ class InProcess:
     """The step's clients as threads of this process."""
 
     size = 1
-    workers_described = "1 process (this one)"
+    workers_described = "1 process (the bench's own)"   # said in the log and kept in run.json: read later too
 
     def __init__(self, uri: str, config):
         self.uri, self.config = uri, config

@@ -8,7 +8,10 @@ def describe_sweep(run: dict, steps: list[dict]) -> str:
     """The sentences a report prints about a sweep (``run``: run.json's content, ``steps``: steps.jsonl's)."""
     ok = [s for s in steps if s.get("status") == "ok"]
     failed = [s for s in steps if s.get("status") != "ok"]
-    parts = [f"The clients ran as {run.get('clients', 'one process')}; {plural(len(ok), 'step')} measured"
+    clients = run.get("clients", "one process")
+    if clients == "1 process (this one)":     # as older run.json files say it, true only in the bench's own log
+        clients = "1 process (the bench's own)"
+    parts = [f"The clients ran as {clients}; {plural(len(ok), 'step')} measured"
              + (f", {len(failed)} failed ({failed[0].get('failure')})" if failed else "") + "."]
     bound = [s for s in ok if s.get("client_bound")]
     if bound:
