@@ -16,6 +16,9 @@ STAMP  := $(VENV)/.capmodel-installed
 MARK ?=
 PYTEST_ARGS ?=
 AND_MARK = $(if $(MARK), and ($(MARK)))
+# The serial part collects only the files that hold serial tests (python tests/conftest.py names them) unless
+# PYTEST_ARGS names tests itself.
+NAMED_TESTS = $(filter tests tests/% %.py,$(PYTEST_ARGS))$(findstring ::,$(PYTEST_ARGS))
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,7 +43,8 @@ test: $(STAMP) chromium
 	@status=0; \
 	$(BIN)/python -m pytest -n 2 --dist loadscope -m "not serial$(AND_MARK)" $(PYTEST_ARGS) || status=$$?; \
 	[ $$status = 5 ] && status=0; \
-	$(BIN)/python -m pytest -m "serial$(AND_MARK)" $(PYTEST_ARGS) || { s=$$?; [ $$s = 5 ] || \
+	$(BIN)/python -m pytest -m "serial$(AND_MARK)" $(if $(NAMED_TESTS),,$$($(BIN)/python tests/conftest.py)) \
+	  $(PYTEST_ARGS) || { s=$$?; [ $$s = 5 ] || \
 	  [ $$status != 0 ] || status=$$s; }; \
 	exit $$status
 

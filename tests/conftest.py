@@ -87,3 +87,14 @@ def pytest_xdist_make_scheduler(config, log):
             return work_unit(nodeid)
 
     return ByWorkUnit(config, log)
+
+
+def serial_paths() -> list[str]:
+    """The test files that hold serial tests (SERIAL_MODULES and LIVE_TESTS_SERIAL_MODULES), relative to the
+    repository: ``make test`` passes them to its serial part, which would otherwise collect all ~2,000 tests to keep
+    ~90 (tests/test_conftest_serial.py checks that no serial test lives elsewhere)."""
+    return sorted(f"tests/{m}.py" for m in SERIAL_MODULES | LIVE_TESTS_SERIAL_MODULES)
+
+
+if __name__ == "__main__":        # the Makefile: python tests/conftest.py prints the serial part's files
+    print(" ".join(serial_paths()))

@@ -254,3 +254,45 @@ def test_a_capacity_whose_intervals_have_no_width_states_the_figures_alone():
             "saturation at **4,000 ops/s**. At 80% utilization the server carries **3,200 ops/s**;") in text
     assert "so **69%** of the planned throughput is spare." in text and "% interval" not in text and "to " not in text
     assert f"reached in **{months:.1f} months**." in text
+
+
+def _polyfit_bootstrap_interval(x, u, with_intercept, n_bootstrap, seed, level):
+    """The bootstrap as server_capacity computed it before the closed form (one np.polyfit per resample): the
+    reference its closed-form sums must reproduce."""
+    def demand(xs, us, intercept):
+        if intercept:
+            slope, _ = np.polyfit(xs, us, 1)
+            return float(slope)
+        return float(us.sum() / xs.sum())
+
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(n_bootstrap):
+        pick = rng.integers(0, len(x), len(x))
+        d = demand(x[pick], u[pick], with_intercept and np.ptp(x[pick]) > 0)
+        if d > 0:
+            draws.append(d)
+    alpha = (1 - level) / 2
+    return draws, np.quantile(draws, [alpha, 1 - alpha])
+
+
+@pytest.mark.parametrize("x, noise, intercept", [
+    (np.linspace(100, 900, 60), 0.002, True),                    # the regression on a varied load
+    (np.linspace(100, 900, 4321), 0.02, True),                   # many intervals, noisy CPU
+    (np.r_[np.full(8, 300.0), np.full(2, 600.0)], 0.01, True),   # ten intervals: a tenth of the resamples see one load
+    (np.full(30, 400.0), 0.002, False),                          # the ratio: a constant load
+    (np.linspace(100, 110, 40), 0.02, False),                    # the ratio: too little variation to separate
+])
+def test_the_closed_form_bootstrap_equals_the_polyfit_loop(x, noise, intercept):
+    from capmodel.observe.capacity import _bootstrap_demands, _separable
+
+    table = samples(x, noise=noise, seed=7)
+    u = table["cpu_cores"].to_numpy()
+    assert _separable(x) == intercept
+    for seed, level in ((0, 0.95), (11, 0.9)):
+        draws, (low, high) = _polyfit_bootstrap_interval(x, u, intercept, 300, seed, level)
+        fast = _bootstrap_demands(x, u, intercept, 300, seed)
+        np.testing.assert_allclose(fast[fast > 0], draws, rtol=1e-9, atol=0)
+        cap = server_capacity(table, cores=2, n_bootstrap=300, seed=seed, level=level)
+        assert cap.service_demand_ms.low == pytest.approx(low * 1000, rel=1e-9, abs=0)
+        assert cap.service_demand_ms.high == pytest.approx(high * 1000, rel=1e-9, abs=0)

@@ -29,7 +29,7 @@ from capmodel.observe import ftdc, varint
 from capmodel.observe.serverstatus import COUNTER_RESET, ftdc_metrics, FTDC_TIME
 
 WINDOWS = (1, 4, 8)          # client threads per load window
-WINDOW_S = 3.0               # seconds of load per window
+WINDOW_S = 2.0               # seconds of load per window (the counts are compared, not their length)
 IDLE_S = 2.5                 # idle seconds around each window (at least two FTDC samples with no reads or writes)
 PASSWORD = "obs3rve-s3cret"
 

@@ -122,40 +122,97 @@ def _check_unique_keys(node, source) -> None:
         seen[key.value] = (line, key.tag)
 
 
-def _check_event_depth(text: str, source) -> None:
-    """Refuse nesting deeper than ``MAX_DEPTH`` from the parser's events, before the (recursive) composer runs: the
-    parser keeps its own stack, so a 3,000-deep file is refused at level 65 instead of unwinding a RecursionError."""
+def _loader_class():
+    """libyaml's safe loader when PyYAML was built with it (a C parser, ~10x faster), else the pure-Python one: both
+    give the same events, nodes and objects."""
     import yaml
 
-    depth = 0
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _compose(loader, source):
+    """The one document's node graph, composed from the parser's events without recursion (PyYAML's composer
+    recurses, and libyaml's in C could overflow the stack): nesting deeper than ``MAX_DEPTH`` is refused as it is
+    reached (at level 65 of a 3,000-deep file, naming the line), in the one parse that builds the graph. None for an
+    empty stream."""
+    import yaml
+    from yaml.composer import ComposerError
+
+    loader.get_event()                                      # stream start
+    if loader.check_event(yaml.StreamEndEvent):
+        loader.get_event()
+        return None
+    loader.get_event()                                      # document start
+    anchors, stack, root, no_key = {}, [], None, object()   # stack: [collection node, its pending key]
+    while root is None:
+        event = loader.get_event()
+        if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            node = stack.pop()[0]
+            node.end_mark = event.end_mark
+            if not stack:
+                root = node
+            continue
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                raise ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+            node = anchors[event.anchor]
+        else:
+            if event.anchor is not None and event.anchor in anchors:
+                raise ComposerError(f"found duplicate anchor {event.anchor!r}; first occurrence",
+                                    anchors[event.anchor].start_mark, "second occurrence", event.start_mark)
+            kind = (yaml.ScalarNode if isinstance(event, yaml.ScalarEvent) else
+                    yaml.SequenceNode if isinstance(event, yaml.SequenceStartEvent) else yaml.MappingNode)
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = loader.resolve(kind, event.value if kind is yaml.ScalarNode else None, event.implicit)
+            if kind is yaml.ScalarNode:
+                node = kind(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            else:
+                node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
+            if event.anchor is not None:
+                anchors[event.anchor] = node
+        if stack:
+            parent = stack[-1]
+            if isinstance(parent[0], yaml.SequenceNode):
+                parent[0].value.append(node)
+            elif parent[1] is no_key:
+                parent[1] = node
+            else:
+                parent[0].value.append((parent[1], node))
+                parent[1] = no_key
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            if len(stack) >= MAX_DEPTH:
                 raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep (line "
                                  f"{event.start_mark.line + 1})")
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
+            stack.append([node, no_key])
+        elif not stack:
+            root = node
+    loader.get_event()                                      # document end
+    if not loader.check_event(yaml.StreamEndEvent):
+        raise ComposerError("expected a single document in the stream", root.start_mark,
+                            "but found another document", loader.get_event().start_mark)
+    loader.get_event()
+    return root
 
 
 def load_yaml(text: str, source) -> Any:
-    """YAML text (one document) parsed with the safe loader, alias expansion and nesting bounded."""
+    """YAML text (one document) parsed once with the safe loader (libyaml's when present), alias expansion and
+    nesting bounded, a repeated key refused."""
     import yaml
 
     try:
-        loader = yaml.SafeLoader(text)
-    except yaml.YAMLError as exc:  # the reader refuses a control character at once
+        loader = _loader_class()(text)
+    except yaml.YAMLError as exc:  # the pure-Python reader refuses a control character at once
         raise InputError(f"{source}: not valid YAML ({str(exc).splitlines()[0][:100]})") from None
     try:
         try:
-            _check_event_depth(text, source)
-            node = loader.get_single_node()
+            node = _compose(loader, source)
         except RecursionError:
             raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "cannot parse"
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0][:100] or "cannot parse"
             raise InputError(f"{source}: not valid YAML{where} ({problem})") from None
         if node is None:
             return None

@@ -250,6 +250,33 @@ def _demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, 
     return 0.0, float(u.sum() / x.sum())
 
 
+def _bootstrap_demands(x: np.ndarray, u: np.ndarray, with_intercept: bool, n_bootstrap: int, seed: int) -> np.ndarray:
+    """``_demand`` of ``n_bootstrap`` resamples (``seed``'s): each is its counts c of each interval drawn, so its least
+    squares is closed form, with x centred (no cancellation): slope = (n·Σcxu − Σcx·Σcu) / (n·Σcx² − (Σcx)²), the sums
+    one matrix product (tests/test_capacity.py checks it against the polyfit per resample it replaced)."""
+    n = len(x)
+    xc = x - x.mean()
+    stats = np.column_stack([xc, u, xc * xc, xc * u, x])
+    rng = np.random.default_rng(seed)
+    out = np.empty(n_bootstrap)
+    counts = np.empty((max(1, min(n_bootstrap, 2_000_000 // max(n, 1))), n))     # at most ~16 MB, reused
+    for start in range(0, n_bootstrap, len(counts)):
+        rows = min(len(counts), n_bootstrap - start)
+        for r in range(rows):
+            counts[r] = np.bincount(rng.integers(0, n, n), minlength=n)
+        sx, su, sxx, sxu, sx_raw = (counts[:rows] @ stats).T
+        spread = n * sxx - sx * sx                   # n² times the resample's variance of x
+        varies = np.zeros(rows, dtype=bool)
+        if with_intercept:                           # a clearly positive variance, else look at the values drawn
+            varies = spread > 1e-6 * n * n * float(xc @ xc) / n
+            for r in np.flatnonzero(~varies):
+                drawn = x[counts[r] > 0]
+                varies[r] = drawn.max() > drawn.min()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start:start + rows] = np.where(varies, (n * sxu - sx * su) / spread, su / sx_raw)
+    return out
+
+
 def _separable(x: np.ndarray) -> bool:
     """The load varies enough to separate background CPU from CPU per operation (busy >= 1.5 x quiet)."""
     lo, hi = np.percentile(x, [10, 90])
@@ -286,16 +313,10 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     if with_intercept and not (background >= 0 and demand > 0):
         with_intercept = False              # a negative background or slope: noise, not a model; use the ratio
         background, demand = _demand(x, u, False)
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(int(n_bootstrap)):
-        pick = rng.integers(0, len(x), len(x))
-        b, d = _demand(x[pick], u[pick], with_intercept) if with_intercept and np.ptp(x[pick]) > 0 else \
-            _demand(x[pick], u[pick], False)
-        if d > 0:
-            draws.append(d)
+    draws = _bootstrap_demands(x, u, with_intercept, int(n_bootstrap), seed)
+    draws = draws[draws > 0]
     alpha = (1 - float(level)) / 2
-    lo, hi = (np.quantile(draws, [alpha, 1 - alpha]) if draws else (demand, demand))
+    lo, hi = (np.quantile(draws, [alpha, 1 - alpha]) if len(draws) else (demand, demand))
     d_ms = Estimate(demand * 1000.0, float(lo) * 1000.0, float(hi) * 1000.0)
     observed = float(np.percentile(x, 95))
     n = busy["concurrency"]
