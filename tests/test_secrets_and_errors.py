@@ -9,6 +9,7 @@ mid-token; progress bars wrote ``\\r`` lines into redirected logs. Real mongod (
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -97,7 +98,11 @@ def test_an_unreachable_server_is_one_readable_sentence(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "TopologyDescription" not in err and "configured timeouts" not in err
-    assert err.endswith(f"no server answered within 0.8 s (127.0.0.1:{closed}: connection refused; "
+    # the budget as pymongo states it: the URI's 0.8 s, or what was left of it when the driver gave up (a loaded
+    # machine's run read 'within 0.785 s')
+    waited = re.search(r"no server answered within ([0-9.]+) s \(", err)
+    assert waited and 0.5 <= float(waited.group(1)) <= 0.8, err
+    assert err.endswith(f" s (127.0.0.1:{closed}: connection refused; "
                         "nonexistent.invalid:27017: name or service not known)"), err
 
 
