@@ -93,10 +93,12 @@ def show(i: int, run: dict) -> None:
           f"{run['other_train']:.2f} cores while training, {run['other_meas']:.2f} while measured"
           + (f"; the server waited for its core {run['wait_train']:.1f} us per operation while training, "
              f"{run['wait_meas']:.1f} while measured" if "wait_train" in run else ""))
-    bound = mix_lab.latency_bound(run["quiet"])
+    held, said = mix_lab.demands(run["cpu_pred"], run["cpu_meas"])
+    bound = mix_lab.latency_bound(run["quiet"], held)
     within = all(abs(run[c]["x_err"]) <= mix_lab.BOUND and abs(run[c]["r_err"]) <= bound for c in ("reads", "writes")) \
-        and abs(run["cpu_pred"] / run["cpu_meas"] - 1) <= mix_lab.BOUND
-    print(f"  {run['neighbours']}: the test's latency bound {bound:.0%}, throughput and CPU {mix_lab.BOUND:.0%}; "
+        and abs(run["cpu_pred"] / run["cpu_meas"] - 1) <= mix_lab.CPU_BOUND
+    print(f"  {run['neighbours']}; {said}: the test's latency bound {bound:.0%}, throughput {mix_lab.BOUND:.0%}, "
+          f"CPU {mix_lab.CPU_BOUND:.0%}; "
           f"this run's classes {'within them' if within else 'NOT within them'}")
     for line in run["describe"].splitlines():     # the latency's terms in the mix, fitted where they explain it
         if "take longer as the share" in line or "extrapolat" in line or "observed only where" in line:
