@@ -18,7 +18,7 @@ load average 0.4-1.3 after every other job had stopped, the other processes 0.01
 the second five with the loaded records checkpointed before the plan): reads / writes latency errors and the CPU's
 +25.2 / +18.0 (CPU +18.3), +11.4 / +9.8 (+4.1), +1.0 / -3.9 (-6.6), +1.3 / -7.2 (-6.7), -7.5 / -3.2 (-6.1);
 +0.3 / -2.0 (+0.3), -18.4 / -17.4 (-14.5), +7.5 / -4.0 (-2.7), +26.9 / +21.6 (+16.1), +8.5 / +14.0 (-0.9). Per-class
-throughput within 2.9 % in all ten. This test, alone at 15:53 UTC: +0.7 / -4.3 (-2.0). The writes' bias is gone: trained on C and A only, the
+throughput within 2.9 % in all ten. This test, alone at 15:45 UTC: +0.7 / -4.3 (-2.0). The writes' bias is gone: trained on C and A only, the
 same runs' writes read -9.7 to -23.7 % (median -16.0 %); with B, median -3.2 % and -2.0 % per batch. Seven of the ten
 runs hold 15 % for both classes, each of them with the CPU within 6.7 % of the prediction; the three that do not
 have the CPU off by 14.5-18.3 %, and their latency errors follow it (1.2-1.7 times, same sign): a disturbance of one
