@@ -213,6 +213,9 @@ def load_yaml(text: str, source) -> Any:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0][:100] or "cannot parse"
+            if "maximum nesting depth" in problem:   # libyaml's own bound (1,000), met before the composer's
+                line = f" (line {mark.line + 1})" if mark is not None else ""
+                raise InputError(f"{source}: nested more than {MAX_DEPTH} levels deep{line}") from None
             raise InputError(f"{source}: not valid YAML{where} ({problem})") from None
         if node is None:
             return None
