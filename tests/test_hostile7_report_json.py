@@ -18,7 +18,9 @@ def test_a_failed_report_is_one_json_object_with_its_error(tmp_path, capsys):
     assert main(["report", "02_fit_curve", "-p", "file", str(flat), "--out", str(out_dir), "--json"]) == 2
     out, err = capsys.readouterr()
     result = json.loads(out)                      # the whole of stdout is one document
-    assert result["error"].startswith("report 02_fit_curve failed: ") and "R² is undefined" in result["error"]
+    # the error inside the kernel names no file: the line names the parameters the report was given
+    assert result["error"].startswith(f"report 02_fit_curve failed (given -p file {flat}): cell ")
+    assert "R² is undefined" in result["error"]
     assert result["error"].endswith(f"(the traceback is in {out_dir / '02_fit_curve.log'})")
     assert [r["name"] for r in result["reports"]] == ["02_fit_curve"]
     assert err == f"capmodel: error: {result['error']}\n"

@@ -48,6 +48,15 @@ def _renamed(key: str, name: str, defaults: dict) -> str:
     return new if new is not None and key not in defaults and new in defaults else key
 
 
+def _given(parameters: dict) -> str:
+    """The parameters a failed report was given, for its error line (an error inside the kernel names no input:
+    "no model could be ranked" of which file?); secrets already masked (``redacted``)."""
+    if not parameters:
+        return ""
+    said = ", ".join(f"-p {key} {value}" for key, value in parameters.items())
+    return f" (given {said if len(said) <= 200 else said[:200].rsplit(' ', 1)[0] + ' ...'})"
+
+
 def _parameters(args, names, notebooks) -> dict:
     from capmodel.errors import InputError
     from capmodel.report.params import coerce, notebook_parameters
@@ -118,7 +127,7 @@ def run(args) -> int:
     from capmodel.redact import redact_text
 
     failed = [r for r in runs if r.error]
-    error = ("; ".join(f"report {r.name} failed: {r.error}" for r in failed)
+    error = ("; ".join(f"report {r.name} failed{_given(r.parameters)}: {r.error}" for r in failed)
              + f" (the traceback is in {Path(args.out) / (failed[0].name + '.log')})") if failed else None
     if failed:
         error = " ".join(redact_text(error).split())   # one line, as capmodel.cli prints every error
