@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         prog = exc.prog if isinstance(exc, UsageError) else "capmodel"
-        return _error(f"{prog}: error: ", one_line(exc), args, argv)
+        return _error(f"{prog}: error: ", one_line(exc), args, argv, exc.json)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return 0
@@ -111,16 +111,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _error(prefix: str, message: str, args, argv) -> int:
+def _error(prefix: str, message: str, args, argv, payload: dict | None = None) -> int:
     """An error ends every command the same way: one line on stderr and exit 2; with --json also
-    {"error": MESSAGE} on stdout, so that a script reading the JSON reads the error too."""
+    {"error": MESSAGE} on stdout (after ``payload``'s keys, what the command had to say besides: one JSON object), so
+    that a script reading the JSON reads the error too."""
     print(prefix + message, file=sys.stderr)
     wants_json = getattr(args, "json", False) if args is not None else "--json" in (argv or sys.argv[1:])
     if wants_json:
         from capmodel.jsonable import print_json
 
         try:
-            print_json({"error": message})
+            print_json({**(payload or {}), "error": message})
         except BrokenPipeError:
             pass
     return EXIT_USAGE

@@ -6,7 +6,12 @@ stderr. Messages name what the user can act on: the file, the column, the row, t
 
 
 class CapmodelError(Exception):
-    """Base of every error capmodel raises on purpose."""
+    """Base of every error capmodel raises on purpose. ``json``: what a ``--json`` command had to say besides the
+    error (a fleet's rows, the reports' records); the CLI prints it with the error in one JSON object."""
+
+    def __init__(self, *args, json: dict | None = None):
+        super().__init__(*args)
+        self.json = json
 
 
 class InputError(CapmodelError, ValueError):

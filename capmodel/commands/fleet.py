@@ -6,8 +6,6 @@ its own row. ``--growth`` (a monthly fraction) gives the months of runway.
 """
 from __future__ import annotations
 
-import sys
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("fleet", help="capacity, headroom and runway of many servers' FTDC, as Dask tasks",
@@ -85,15 +83,11 @@ def run(args) -> int:
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,
                         scheduler=args.scheduler, workers=2 if args.workers is None else args.workers)
     none_read = bool(fleet.failed) and fleet.failed == len(fleet.rows) - fleet.copies
-    error = f"none of the {plural(fleet.failed, 'server')} could be read (each server's row says why)"
-    if args.json:
-        if none_read:        # one JSON object, the rows and the error in it (not the rows, then {"error": ...})
-            print_json({**fleet.to_json(), "error": error})
-            print(f"capmodel: error: {error}", file=sys.stderr)
-            return 2
-        print_json(fleet.to_json())
-    else:
+    if not args.json:
         print(_text(fleet))
-    if none_read:
-        raise InputError(error)
+    elif not none_read:
+        print_json(fleet.to_json())
+    if none_read:   # with --json capmodel.cli prints the rows and the error as one object (not two documents)
+        raise InputError(f"none of the {plural(fleet.failed, 'server')} could be read (each server's row says why)",
+                         json=fleet.to_json() if args.json else None)
     return 0

@@ -242,10 +242,8 @@ def _members(observed, args, write: bool) -> int:
     paths = {} if none_read else \
         observed.write(args.out) if write else {"table": Path(args.out) / "members.csv"}
     if args.json:
-        if none_read:         # one JSON object: the members' rows and the error (capmodel.cli prints the line)
-            print_json({**observed.to_json(), "files": None, "error": _none_read_text(len(observed.members))})
-            print(f"capmodel: error: {_none_read_text(len(observed.members))}", file=sys.stderr)
-            return 2
+        if none_read:         # one JSON object, the members' rows and the error: capmodel.cli prints it
+            raise _none_read(len(observed.members), json={**observed.to_json(), "files": None})
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
         return 0
     print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
@@ -266,15 +264,16 @@ def _members(observed, args, write: bool) -> int:
         print("sampling was interrupted: every complete interval is kept")
     print(observed.describe())
     if none_read:        # every member's files unreadable: each row says why; one line and exit 2 after them
-        from capmodel.errors import InputError
-
-        raise InputError(_none_read_text(len(observed.members)))
+        raise _none_read(len(observed.members))
     print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
     return 0
 
 
-def _none_read_text(members: int) -> str:
-    return f"none of the {members:,} members' FTDC could be read (each member's row says why); nothing was written"
+def _none_read(members: int, json: dict | None = None):
+    from capmodel.errors import InputError
+
+    return InputError(f"none of the {members:,} members' FTDC could be read (each member's row says why); nothing "
+                      "was written", json=json)
 
 
 def _runway(capacity) -> str:

@@ -124,30 +124,21 @@ def run(args) -> int:
     except KeyboardInterrupt:
         print(f"capmodel: {_kept(args.out, names)}", file=sys.stderr)
         return 130
-    from capmodel.redact import redact_text
-
     failed = [r for r in runs if r.error]
-    error = ("; ".join(f"report {r.name} failed{_given(r.parameters)}: {r.error}" for r in failed)
-             + f" (the traceback is in {Path(args.out) / (failed[0].name + '.log')})") if failed else None
-    if failed:
-        error = " ".join(redact_text(error).split())   # one line, as capmodel.cli prints every error
-    if args.json:
-        # one JSON object, the error in it: the records, then {"error": ...}, were two documents on stdout
-        print_json({"index": str(index), "reports": [r.record() for r in runs],
-                    **({"error": error} if failed else {})})
-        if failed:
-            print(f"capmodel: error: {error}", file=sys.stderr)
-            return 2
-        return 0
-    else:
+    record = {"index": str(index), "reports": [r.record() for r in runs]} if args.json else None
+    if args.json and not failed:
+        print_json(record)
+    elif not args.json:
         for r in runs:
             if not r.error:
                 print(f"{r.name}: ok  [kernel start {r.kernel_start_s:.1f} s, cells {r.execution_s:.1f} s, "
                       f"papermill total {r.total_s:.1f} s, html {r.convert_s:.1f} s] -> {r.html}")
         print(f"index: {index.resolve()}")
-    if failed:
+    if failed:   # with --json capmodel.cli prints the records and the error as one object (not two documents)
         sys.stdout.flush()
-        raise ReportError(error)
+        raise ReportError("; ".join(f"report {r.name} failed{_given(r.parameters)}: {r.error}" for r in failed)
+                          + f" (the traceback is in {Path(args.out) / (failed[0].name + '.log')})",
+                          json=record)
     return 0
 
 
