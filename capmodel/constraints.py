@@ -27,7 +27,7 @@ import numbers
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from capmodel.errors import CapmodelError, shown
+from capmodel.errors import CapmodelError, plain, shown
 
 
 def _bound(value, kind) -> str:
@@ -39,9 +39,7 @@ def _bound(value, kind) -> str:
 def _typed(value) -> str:
     """The refused value as the user would have typed it: a whole float without its '.0' (0, not 0.0; argparse's
     float() made '0' a 0.0), anything else as ``shown``."""
-    item = getattr(value, "item", None)
-    if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
-        value = item()
+    value = plain(value)
     if type(value) is float and math.isfinite(value) and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
     return shown(value, 40)

@@ -38,11 +38,17 @@ class ReportError(CapmodelError):
     """A notebook report could not be executed or converted."""
 
 
-def shown(value, limit: int = 60) -> str:
-    """``repr(value)`` cut to a readable length for a message (a 1 MB cell must not become a 1 MB error line)."""
+def plain(value):
+    """A numpy scalar as the Python number it holds (it reads as 0.0, not as np.float64(0.0)); anything else as is."""
     item = getattr(value, "item", None)
     if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
-        value = item()  # a numpy scalar reads as the number it holds, not as np.float64(0.0)
+        return item()
+    return value
+
+
+def shown(value, limit: int = 60) -> str:
+    """``repr(value)`` cut to a readable length for a message (a 1 MB cell must not become a 1 MB error line)."""
+    value = plain(value)
     try:
         text = repr(value) if not isinstance(value, str) else repr(value[: limit + 1])
     except ValueError:  # an integer beyond Python's digit limit for str()
