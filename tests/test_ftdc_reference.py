@@ -138,11 +138,14 @@ def _expected_tables(chunks) -> tuple[list[dict], list[dict]]:
             ops = diff[f"{kind}_ops"]
             row[f"{kind}_per_s"] = ops / seconds
             row[f"{kind}_latency_ms"] = diff[f"{kind}_latency_us"] / ops / 1000.0 if ops > 0 else math.nan
+        for name in ("oplog_getmores", "repl_applied", "repl_update_position"):
+            row[f"{name}_per_s"] = diff[name] / seconds
         row["cpu_cores"] = (diff["cpu_user_us"] + diff["cpu_system_us"]) / 1e6 / seconds
         for gauge in ("active_readers", "queued_writers", "tickets_read_available", "connections_current",
                       "cache_bytes", "cache_max_bytes", "cores"):
             row[gauge] = float(after[gauge])
         counters = ("insert", "query", "update", "delete", "getmore", "command", "cpu_user_us", "cpu_system_us",
+                    "oplog_getmores", "repl_applied", "repl_update_position",
                     *(f"{k}_{what}" for k in ("reads", "writes", "commands") for what in ("ops", "latency_us")))
         restarted = any(diff[c] < 0 for c in counters) or \
             after["uptime_ms"] < before["uptime_ms"] or after["pid"] != before["pid"]

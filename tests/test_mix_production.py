@@ -11,7 +11,8 @@ import pytest
 from capmodel.cli import main
 from capmodel.errors import InputError
 from capmodel.formatting import number
-from capmodel.models.mix_production import fit_server_demands, mix_what_if, scaled_rates
+from capmodel.models.mix_production import fit_server_demands, mix_what_if
+from capmodel.models.mix_rates import scaled_rates
 
 # the truth the synthetic server follows: CPU per op (s), background CPU (cores), latency = A + L / (1 - U) on 1 core
 TRUTH = {"d": {"reads": 120e-6, "writes": 200e-6, "commands": 50e-6}, "b": 0.02,

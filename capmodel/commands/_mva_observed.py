@@ -85,7 +85,8 @@ def member_name(folder: str, taken: set) -> str:
 def run_observed(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.constraints import with_name
-    from capmodel.models.mix_production import CORES, RATE, SCALE_FACTOR, mix_what_if
+    from capmodel.models.mix_production import CORES, mix_what_if
+    from capmodel.models.mix_rates import RATE, SCALE_FACTOR
 
     if args.model is not None:
         raise InputError("give either MODEL.yaml or --observed DIR, not both")
@@ -130,6 +131,12 @@ def run_observed(args) -> int:
                 "utilization_interval": [result.low.loc[m.member, "utilization"],
                                          result.high.loc[m.member, "utilization"]],
                 "load_factor_that_fits": p["load_factor_that_fits"],
+                # replication: the work that follows the set's writes (a secondary), and the replication operations
+                # served to other members, taken out of their class (models.mix_intervals.split_replication)
+                "replication": {"observed_per_s": m.replication_baseline, "asked_per_s": p["replication_per_s"],
+                                "cpu_per_op_ms": m.replication_cpu_per_op * 1000, "writes_factor": result.writes_factor,
+                                "served_per_s": m.served,
+                                "served_latency_ms": {c: v * 1000 for c, v in m.served_latency.items()}},
                 # where the asked mix leaves the shares a class's latency was fitted on (mix_production.outside_mix)
                 "mix_outside_fitted": [{"class": c, "share_of": k, "asked_share": asked, "fitted_shares": [low, high],
                                         "extrapolated_term": term}
@@ -150,7 +157,7 @@ def asked_load(scale: dict | None, rates: dict | None) -> str:
     from capmodel.formatting import number
     from capmodel.models.mix_intervals import CLASSES
 
-    if rates:      # a class not named runs no operations (models.mix_production.scaled_rates)
+    if rates:      # a class not named runs no operations (models.mix_rates.scaled_rates)
         named = ", ".join(f"{c} at {number(v, 4)} ops/s" for c, v in rates.items())
         return f"What if: {named}" + ("." if set(CLASSES) <= set(rates) else " (no other operations).")
     if scale:

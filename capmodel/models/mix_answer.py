@@ -12,6 +12,9 @@ from capmodel.formatting import interval, number
 from capmodel.models.evidence import Evidence
 from capmodel.models.renamed import table_frame
 
+#: the replication operations a sync source serves, by the class opLatencies counts them in
+SERVED_WORDS = {"reads": "oplog getMores", "commands": "replSetUpdatePosition reports"}
+
 
 @dataclass(frozen=True)
 class MixWhatIf:
@@ -28,6 +31,7 @@ class MixWhatIf:
     waits: dict = field(default_factory=dict)   # member -> the server's wait for its cores per operation used (s)
     waits_given: bool = False                   # those waits were asked for (else: as observed)
     outside_mix: dict = field(default_factory=dict)   # member -> ServerDemands.outside_mix at the asked rates
+    writes_factor: float = 1.0        # the set's writes asked over observed, which the replication work follows
 
     @cached_property
     def limiting_member(self) -> str:
@@ -64,6 +68,7 @@ class MixWhatIf:
             if p["utilization"] >= 1:
                 lines.append(f"{m.member}: the asked load needs {_percent(p['utilization'])} of {_cores(m.cores)}: it "
                              f"does not fit; {_percent(p['load_factor_that_fits'])} of it does.")
+                lines += _replication(m, p)
                 continue
             low, high = self.low.loc[m.member], self.high.loc[m.member]
             asked = [c for c in m.classes if self.rates[m.member][c] > 0]
@@ -72,6 +77,7 @@ class MixWhatIf:
                     else " (its background work alone)")   # no load asked: no factor of it means anything
             lines.append(f"{m.member}: " + "; ".join(parts or ["no operations asked"])
                          + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}{room}.")
+            lines += _replication(m, p)
             if any(np.isinf(high[f"{c}_latency_ms"]) for c in asked):
                 lines.append(f"{m.member}: a latency range without an upper end: more than "
                              f"{number((1 - self.level) / 2 * 100)}% of the refits on resampled intervals saturate the "
@@ -100,6 +106,20 @@ def mix_sentence(c: str, k: str, asked: float, low: float, high: float, term: bo
                 f"were {seen} of the operations, and the asked mix has {asked:.0%}")
     return (f"{c} were observed only where {k} were {seen} of the operations: at the asked {asked:.0%} their latency "
             f"assumes the mix does not change it (not measured there)")
+
+
+def _replication(m, p) -> list:
+    """What the member's replication work is in the answer: a term of its own that follows the writes (a
+    secondary), or the oplog getMores it served counted with the writes (a sync source serving writes)."""
+    if m.replication_cpu_per_op > 0:
+        return [f"{m.member}: its replication work follows the primary's writes: {number(p['replication_per_s'])} "
+                f"oplog entries applied and getMores served a second here ({number(m.replication_baseline)} "
+                f"observed), at {number(m.replication_cpu_per_op * 1e6)} µs of CPU each."]
+    if "writes" in m.classes and any(v > 0 for v in m.served.values()):
+        served = " and ".join(f"{number(v)} {SERVED_WORDS[c]}" for c, v in m.served.items() if v > 0)
+        return [f"{m.member}: the {served} a second it served to other members count with the writes they follow, "
+                "not with the clients' operations."]
+    return []
 
 
 def _percent(fraction: float) -> str:

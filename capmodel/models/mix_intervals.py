@@ -20,10 +20,19 @@ from capmodel.errors import InputError
 CLASSES = ("reads", "writes", "commands")
 MIN_INTERVALS = 5
 WAIT = "cpu_wait_per_s"
+#: observe's replication columns (``capmodel.observe.serverstatus``), and the one the fit reads instead of them
+GETMORES, POSITIONS = "oplog_getmores_per_s", "repl_update_position_per_s"
+APPLIED, REPLICATION = "repl_applied_per_s", "replication_per_s"
+#: the replication operations a sync source serves, by the class ``opLatencies`` counts them in
+SERVED = {"reads": GETMORES, "commands": POSITIONS}
+#: the replication operations' own latency is read where the clients' are at most this share of their class
+PURE_SHARE = 0.01
 
 
 def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataFrame:
-    """The intervals a fit may use: not dropped, CPU known, at least one operation; columns checked."""
+    """The intervals a fit may use: not dropped, CPU known, at least one operation or some replication work; columns
+    checked; the reads and commands are the clients' alone and ``replication_per_s`` the replication work
+    (``split_replication``; the replication operations' latency it used is ``attrs["replication_latency_s"]``)."""
     if not isinstance(samples, pd.DataFrame):
         raise InputError(f"{source}: samples must be a table (capmodel observe's samples.csv)")
     need = ["cpu_cores"] + [f"{c}_per_s" for c in CLASSES] + [f"{c}_latency_ms" for c in CLASSES]
@@ -33,12 +42,71 @@ def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataF
     table = samples.copy()
     for column in need:
         table[column] = pd.to_numeric(table[column], errors="coerce")
+    table = split_replication(table)
     keep = np.isfinite(table["cpu_cores"].to_numpy(float))
     if "dropped" in table:
         keep &= table["dropped"].astype(object).fillna("").astype(str).eq("").to_numpy()
     rates = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float)
-    keep &= rates.sum(axis=1) > 0
+    keep &= rates.sum(axis=1) + table[REPLICATION].to_numpy(float) > 0
     return table[keep].reset_index(drop=True)
+
+
+def _column(table: pd.DataFrame, name: str) -> np.ndarray:
+    """A rate column as floats, 0 where missing or not a number (a standalone has no replication figures)."""
+    if name not in table:
+        return np.zeros(len(table))
+    values = pd.to_numeric(table[name], errors="coerce").to_numpy(float)
+    return np.where(np.isfinite(values) & (values > 0), values, 0.0)
+
+
+def split_replication(table: pd.DataFrame) -> pd.DataFrame:
+    """The clients' operations apart from replication's, and the replication work, per interval.
+
+    A sync source answers its replicas' oplog getMores, which ``opLatencies`` counts as reads, and their
+    ``replSetUpdatePosition`` reports, which it counts as commands; a secondary applies the oplog entries it fetches.
+    All follow the primary's writes. Out: ``reads_per_s`` less the getMores served (``oplog_getmores_per_s``),
+    ``commands_per_s`` less the position reports (``repl_update_position_per_s``), each class's latency that of the
+    clients' operations alone, and ``replication_per_s``: the entries applied plus the getMores and reports served.
+    A class's clients' latency is its summed latency less the replication operations' (their count times their mean
+    latency): that mean is a non-negative regression of the summed latency on the clients' operations and the
+    replication's where their shares vary by 0.1 or more over MIN_INTERVALS intervals or more, else the class's mean
+    latency where the clients' operations are at most PURE_SHARE of it (a primary whose clients read from
+    secondaries), in that many intervals; otherwise it cannot be told, the class's latency stays the mean over both, and ``attrs["replication_latency_s"][class]`` is
+    NaN (the class is absent where no such operation was served). A table already split (one with
+    ``replication_per_s``: a bootstrap resample of one) is returned as it is."""
+    if REPLICATION in table:
+        return table
+    table = table.copy()
+    served = {c: _column(table, column) for c, column in SERVED.items()}
+    table[REPLICATION] = sum(served.values()) + _column(table, APPLIED)
+    table.attrs["replication_latency_s"] = told = {}
+    for c, ops in served.items():
+        if not (ops > 0).any():
+            continue
+        total = _column(table, f"{c}_per_s")
+        latency = table[f"{c}_latency_ms"].to_numpy(float) / 1000.0
+        summed = np.where(total > 0, total * latency, 0.0)              # seconds of latency per second
+        clients = np.clip(total - ops, 0.0, None)
+        told[c] = _served_latency(summed, clients, ops, total)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own = (summed - told[c] * ops) / clients if np.isfinite(told[c]) else latency
+        table[f"{c}_per_s"] = clients
+        table[f"{c}_latency_ms"] = np.where((clients > 0) & (own > 0), own * 1000.0, np.nan)
+    return table
+
+
+def _served_latency(summed: np.ndarray, clients: np.ndarray, served: np.ndarray, total: np.ndarray) -> float:
+    """The replication operations' mean latency (s) over the intervals (see ``split_replication``), NaN if it cannot
+    be told from the clients'."""
+    ok = np.isfinite(summed) & (served > 0)
+    if ok.sum() >= MIN_INTERVALS and np.ptp(clients[ok] / total[ok]) >= 0.1:
+        own, theirs = nnls(np.column_stack([clients[ok], served[ok]]), summed[ok])[0]
+        if own > 0 and theirs > 0:
+            return float(theirs)
+    pure = ok & (clients <= PURE_SHARE * total)
+    if pure.sum() >= MIN_INTERVALS:
+        return float(summed[pure].sum() / total[pure].sum())
+    return float("nan")
 
 
 def typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -64,6 +132,35 @@ def regress_cpu(x: np.ndarray, cpu: np.ndarray):
     fitted = design @ coef
     r2 = 1 - np.sum((cpu - fitted) ** 2) / max(np.sum((cpu - cpu.mean()) ** 2), 1e-300)
     return float(coef[0]), coef[1:], float(r2)
+
+
+def regress_classes(x: np.ndarray, cpu: np.ndarray, r: np.ndarray, minor: np.ndarray, extra: np.ndarray | None = None):
+    """The CPU regression on the classes' rates (and ``extra``, a rate that is not a class: the replication work):
+    ((background, D per class, R^2) or None, D of ``extra``, 0 without it).
+
+    A class with a few operations a second (health checks, the driver's own commands) cannot be told from the
+    background by the regression, and would take the others' fit down with it: the others are regressed, and its CPU
+    per operation is its time in the server times the CPU per second in the server of the others."""
+    k = x.shape[1]
+    design = x if extra is None else np.column_stack([x, extra])
+    regression = regress_cpu(design, cpu)
+    mean_x = x.mean(axis=0)
+    if (regression is None or min(regression[1][:k]) <= 0) and minor.any() and not minor.all():
+        kept = np.concatenate([~minor, np.ones(design.shape[1] - k, dtype=bool)])
+        major = regress_cpu(design[:, kept], cpu)
+        if major is not None and min(major[1][:(~minor).sum()]) > 0:
+            r_mean = np.array([np.nanmean(r[:, j]) if np.isfinite(r[:, j]).any() else 0.0 for j in range(k)])
+            ratio = (float(mean_x[~minor] @ major[1][:(~minor).sum()])
+                     / max(float(mean_x[~minor] @ r_mean[~minor]), 1e-300))
+            d = np.zeros(design.shape[1])
+            d[:k] = np.where(minor, r_mean * ratio, 0.0)
+            d[kept] = major[1]
+            background = max(major[0] - float(mean_x[minor] @ d[:k][minor]), 0.0)
+            regression = (background, d, major[2])
+    if regression is None:
+        return None, 0.0
+    background, d, r2 = regression
+    return (background, d[:k], r2), (float(d[k]) if extra is not None else 0.0)
 
 
 def explains(base: np.ndarray, extra: np.ndarray, y: np.ndarray, weight: np.ndarray, level: float = 0.05) -> bool:

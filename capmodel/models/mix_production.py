@@ -32,6 +32,13 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   longer in YCSB A's mix than alone at the same CPU), and the server's wait for its cores per operation
   (``capmodel.models.mix_intervals``).
 
+- **Replication** (``capmodel.models.mix_intervals.split_replication``): the oplog getMores and position reports a
+  member serves to the others are taken out of its reads and commands (on the embedded set's primary they were all
+  of its "reads"); where the member serves writes their CPU goes with the writes', which they follow; a member that
+  serves none (a secondary) has its replication work (entries applied, operations served) as a term of the CPU
+  regression, scaled in a what-if by the set's writes factor (``capmodel.models.mix_rates.writes_factor``), or in the
+  background where the intervals cannot tell it, and the verdict says so.
+
 A what-if scales each class's observed mean rate (or sets the rates) and solves the network again. Production traffic
 is open (many independent application requests), so a class's throughput is its offered rate while the CPU keeps up;
 at U >= 1 there is no steady state and the answer says how much of the asked load fits instead. Intervals: a
@@ -49,24 +56,19 @@ from scipy.optimize import nnls
 
 from capmodel.constraints import Number, with_name
 from capmodel.errors import InputError
-from capmodel.formatting import plural
+from capmodel.formatting import number, plural
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
-from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, explains, mix_shares, regress_cpu, typical,
-                                          usable_intervals, wait_per_op, wait_slope)
-from capmodel.models.mix_answer import MixWhatIf, mix_sentence
+from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, REPLICATION, SERVED, explains, mix_shares,
+                                          regress_classes, typical, usable_intervals, wait_per_op, wait_slope)
+from capmodel.models.mix_answer import SERVED_WORDS, MixWhatIf, mix_sentence
+from capmodel.models.mix_rates import scaled_rates, writes_factor
 from capmodel.models.open_networks import open_network
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
 CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
 
-#: what a what-if may ask (capmodel.constraints): a factor of the observed rate, or a rate in ops/s; beyond these a
-#: figure is a slip of the keyboard, and near 1e308 the utilization overflows to infinity
-SCALE_FACTOR = Number(float, 0.0, 1e6, name="scale factor", wanted_text="a number from 0 to 1,000,000",
-                      text=False)
-RATE = Number(float, 0.0, 1e9, name="rate", wanted_text="a number from 0 to 1,000,000,000 ops/s",
-              text=False)
 MIN_STRETCH_SPREAD = 0.25
 #: the server's wait for its cores per operation a what-if may ask (s): up to a second per operation
 WAIT_PER_OP = Number(float, 0.0, 1.0, name="wait per operation", wanted_text="a number of seconds from 0 to 1",
@@ -75,6 +77,7 @@ MIN_SHARE_SPREAD = 0.1   # a class's share of the mix must span this much to tel
 MINOR_SHARE = 0.02       # a class with a smaller share of the operations is "minor" (see fit_server_demands)
 SHARE_SLACK = 0.005      # an asked share this far outside the fitted ones still counts as inside (shown in whole %)
 BACKGROUND = "background"
+REPLICATION_CLASS = "replication"
 
 
 def _stretch(u: np.ndarray, cores: int) -> np.ndarray:
@@ -105,20 +108,32 @@ class ServerDemands:
     latency_mix: dict = field(default_factory=dict)   # class -> {other class: latency (s) from none to all of it}
     mix_seen: dict = field(default_factory=dict)      # class -> {other major class: (lowest, highest) share of the
     #                                                   operations over the intervals its latency was fitted on}
+    replication_cpu_per_op: float = 0.0   # CPU seconds per unit of replication work (a member serving no writes)
+    replication_baseline: float = 0.0     # its mean replication work: oplog entries applied + getMores served, per s
+    served: dict = field(default_factory=dict)          # class -> mean replication operations per s it served to
+    #                                                     other members, taken out of the class (SERVED_WORDS)
+    served_latency: dict = field(default_factory=dict)  # class -> their mean latency (s); NaN: not told from the
+    #                                                     clients' operations'
 
     @cached_property
     def evidence(self) -> Evidence:
         """The verdict on the fitted demands."""
         return Evidence.of(*self.reasons)
 
-    def solve(self, rates: Mapping[str, float]):
-        """The open network at these per-class rates: (utilization per core, stretch S, result or None if U >= 1)."""
+    def solve(self, rates: Mapping[str, float], writes_factor: float = 1.0):
+        """The open network at these per-class rates, the replication work the observed times ``writes_factor``:
+        (utilization per core, stretch S, result or None if U >= 1)."""
         d = {c: self.cpu_per_op[c] for c in self.classes}
-        u = (self.background_cores + sum(rates[c] * d[c] for c in self.classes)) / self.cores
+        replicated = self.replication_baseline * writes_factor if self.replication_cpu_per_op > 0 else 0.0
+        u = (self.background_cores + sum(rates[c] * d[c] for c in self.classes)
+             + replicated * self.replication_cpu_per_op) / self.cores
         if u >= 1:
             return u, float("nan"), None
         arrivals = {**{c: rates[c] for c in self.classes}, BACKGROUND: 1.0}
-        result = open_network(arrivals, {"cpu": {**d, BACKGROUND: self.background_cores}}, {"cpu": self.cores})
+        demands = {**d, BACKGROUND: self.background_cores}
+        if replicated > 0:
+            arrivals[REPLICATION_CLASS], demands[REPLICATION_CLASS] = replicated, self.replication_cpu_per_op
+        result = open_network(arrivals, {"cpu": demands}, {"cpu": self.cores})
         return u, float(_stretch(np.array([u]), self.cores)[0]), result
 
     def latency(self, stretch: float, wait: float | None = None, rates: Mapping[str, float] | None = None) -> dict:
@@ -169,21 +184,29 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cpu = table["cpu_cores"].to_numpy(float)
     r = np.column_stack([table[f"{c}_latency_ms"].to_numpy(float) / 1000.0 for c in classes])
     reasons = []
-    regression = regress_cpu(x, cpu)
+    replication = table[REPLICATION].to_numpy(float)
+    served_latency = dict(table.attrs.get("replication_latency_s", {}))
+    served = {c: float(np.nan_to_num(pd.to_numeric(table[SERVED[c]], errors="coerce").to_numpy(float)).mean())
+              for c in served_latency}
+    for c, latency in served_latency.items():
+        if not np.isfinite(latency):
+            reasons.append(Reason("latency_mixed_with_replication", "weak", f"{member}: its {c} include the "
+                                  f"{SERVED_WORDS[c]} it served to other members, whose latency could not be told from "
+                                  f"the clients' (no intervals without the clients' {c}, nor enough change in their "
+                                  f"shares): the {c}' latency is the mean over both"))
+    # the replication work follows the writes: where the member serves writes, its cost is theirs (a regressor of its
+    # own would be their copy); where it serves none (a secondary), it is a term of its own, scaled with the writes
+    follows = replication if "writes" not in classes and replication.mean() > 0 else None
     mean_x = x.mean(axis=0)
     minor = mean_x < MINOR_SHARE * mean_x.sum()
-    if (regression is None or min(regression[1]) <= 0) and minor.any() and not minor.all():
-        # a class with a few operations a second (health checks, the driver's own commands) cannot be told from the
-        # background by the regression, and would take the others' fit down with it: the others are regressed, and
-        # its CPU per operation is its time in the server times the CPU per second in the server of the others
-        major = regress_cpu(x[:, ~minor], cpu)
-        if major is not None and min(major[1]) > 0:
-            r_mean = np.array([np.nanmean(r[:, j]) if np.isfinite(r[:, j]).any() else 0.0 for j in range(len(classes))])
-            ratio = float(mean_x[~minor] @ major[1]) / max(float(mean_x[~minor] @ r_mean[~minor]), 1e-300)
-            d = np.where(minor, r_mean * ratio, 0.0)
-            d[~minor] = major[1]
-            background = max(major[0] - float(mean_x[minor] @ d[minor]), 0.0)
-            regression = (background, d, major[2])
+    regression, replication_cpu = regress_classes(x, cpu, r, minor, follows)
+    if follows is not None and (regression is None or replication_cpu <= 0):
+        regression, replication_cpu = regress_classes(x, cpu, r, minor)
+    if follows is not None and replication_cpu <= 0:
+        reasons.append(Reason("replication_in_background", "weak", f"{member}: the CPU of its replication work "
+                              f"({number(follows.mean())} oplog entries applied and getMores served a second) could "
+                              "not be told from the rest, so it is counted as background: a what-if with more writes "
+                              "understates this member's CPU"))
     regressed = regression is not None
     if regressed:
         background, d, r2 = regression
@@ -197,6 +220,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
                                   "of its own (its rate hardly varies apart from the others'), so it is not used"))
             regressed = False
     if not regressed:
+        replication_cpu = 0.0          # apportioned: every CPU second goes to a class, the replication's too
         share = np.nan_to_num(x * r).sum(axis=0)
         share = share / share.sum() if share.sum() > 0 else np.full(len(classes), 1 / len(classes))
         background = 0.0
@@ -210,7 +234,8 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
     fixed, inside, assumed, slopes, mixed, seen = {}, {}, [], {}, {}, {}
     wait = wait_per_op(table)
-    share = x / x.sum(axis=1)[:, None]
+    total = x.sum(axis=1)[:, None]
+    share = np.divide(x, total, out=np.zeros_like(x), where=total > 0)
     for j, c in enumerate(classes):
         ok = np.isfinite(r[:, j]) & (x[:, j] > 0) & np.isfinite(stretch)
         spread = ok.sum() >= MIN_INTERVALS and np.ptp(stretch[ok]) >= MIN_STRETCH_SPREAD * np.min(stretch[ok])
@@ -258,32 +283,12 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     mean_wait = float(np.average(np.nan_to_num(wait), weights=x.sum(axis=1))) if wait is not None else 0.0
     return ServerDemands(member, cores, classes, cpu_per_op, background, fixed, inside, baseline, len(table),
                          tuple(reasons), slopes, mean_wait, {c: m for c, m in mixed.items() if m},
-                         {c: v for c, v in seen.items() if v})
+                         {c: v for c, v in seen.items() if v}, replication_cpu,
+                         float(follows.mean()) if follows is not None else 0.0, served, served_latency)
 
 
-def scaled_rates(demands: ServerDemands, scale: Mapping[str, float] | None = None,
-                 rates: Mapping[str, float] | None = None) -> dict:
-    """Per-class rates of the what-if: ``rates`` as given, or the observed means times ``scale`` (default 1)."""
-    if rates is not None and scale is not None:
-        raise InputError("give either scale (factors of the observed rates) or rates (ops/s), not both")
-    given = dict(rates if rates is not None else (scale or {}))
-    unknown = sorted(set(map(str, given)) - set(CLASSES))
-    if unknown:
-        raise InputError(f"{'rates' if rates is not None else 'scale'} names {unknown[0]!r}; classes are "
-                         f"{', '.join(CLASSES)}")
-    out = {}
-    for c in demands.classes:
-        value = given.get(c, None if rates is not None else 1.0)
-        if value is None:
-            value = 0.0
-        value = (RATE if rates is not None else SCALE_FACTOR).check(
-            value, InputError, f"{'rates' if rates is not None else 'scale'}: {c}")
-        out[c] = float(value) if rates is not None else float(value) * demands.baseline[c]
-    return out
-
-
-def _predict(demands: ServerDemands, rates: dict, wait: float | None = None) -> dict:
-    u, stretch, _ = demands.solve(rates)
+def _predict(demands: ServerDemands, rates: dict, wait: float | None = None, writes_factor: float = 1.0) -> dict:
+    u, stretch, _ = demands.solve(rates, writes_factor)
     asked = u * demands.cores - demands.background_cores      # 0 when no operation is asked: any factor of it fits
     fits = (demands.cores - demands.background_cores) / asked if asked > 0 else np.inf
     row = {"utilization": u, "load_factor_that_fits": fits}
@@ -292,6 +297,7 @@ def _predict(demands: ServerDemands, rates: dict, wait: float | None = None) -> 
         row[f"{c}_throughput"] = rates[c] if u < 1 else np.nan
         row[f"{c}_latency_ms"] = latency[c] * 1000.0
     row["cpu_cores"] = u * demands.cores
+    row["replication_per_s"] = demands.replication_baseline * writes_factor
     return row
 
 
@@ -322,15 +328,17 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
         raise InputError(f"level must be between 0 and 1, got {level!r}")
     rng = np.random.default_rng(seed)
     members, asked, rows, lows, highs, waits = [], {}, {}, {}, {}, {}
+    fits = {name: fit_server_demands(samples, cores[name] if isinstance(cores, Mapping) else cores, str(name))
+            for name, samples in observations.items()}
+    factor, reasons = writes_factor(list(fits.values()), scale, rates)
     for name, samples in observations.items():
-        c = cores[name] if isinstance(cores, Mapping) else cores
-        fit = fit_server_demands(samples, c, str(name))
+        c, fit = (cores[name] if isinstance(cores, Mapping) else cores), fits[name]
         members.append(fit)
         asked[fit.member] = scaled_rates(fit, scale, rates)
         wait = WAIT_PER_OP.check(wait_per_op[name] if isinstance(wait_per_op, Mapping) else wait_per_op, InputError,
                                  "wait_per_op") if wait_per_op is not None else None
         waits[fit.member] = fit.wait_per_op if wait is None else wait
-        rows[fit.member] = _predict(fit, asked[fit.member], wait)
+        rows[fit.member] = _predict(fit, asked[fit.member], wait, factor)
         table = usable_intervals(samples, str(name))
         draws = []
         for _ in range(n_bootstrap):
@@ -340,11 +348,11 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
             except InputError:
                 continue
             draws.append(_predict(refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member],
-                                  wait))
+                                  wait, factor))
         lows[fit.member], highs[fit.member] = _percentiles(draws or [rows[fit.member]], level)
     predicted = pd.DataFrame(rows).T
     unseen = [(m.member, c) for m in members for c, v in (rates or {}).items() if c not in m.classes and v]
-    reasons = [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
+    reasons += [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
                       "them has no demand to apply to (observe a period with some)") for member, c in unseen]
     reasons += [Reason("saturated", "unusable", f"{m}: the asked load needs {predicted.loc[m, 'utilization']:.0%} of "
                       "the CPU: no steady state", float(predicted.loc[m, "utilization"]))
@@ -353,4 +361,4 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     reasons += [Reason("mix_extrapolated", "weak", f"{member}: {mix_sentence(*row)}", float(row[2]))
                 for member, rows in outside.items() for row in rows]
     return MixWhatIf(tuple(members), asked, predicted, pd.DataFrame(lows).T, pd.DataFrame(highs).T, level,
-                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None, outside)
+                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None, outside, factor)

@@ -26,6 +26,9 @@ COUNTERS = {
     "writes_latency_us": "opLatencies.writes.latency",
     "commands_ops": "opLatencies.commands.ops",
     "commands_latency_us": "opLatencies.commands.latency",
+    "oplog_getmores": "metrics.repl.network.oplogGetMoresProcessed.num",
+    "repl_applied": "metrics.repl.apply.ops",
+    "repl_update_position": "metrics.commands.replSetUpdatePosition.total",
     "cpu_user_us": "extra_info.user_time_us",
     "cpu_system_us": "extra_info.system_time_us",
 }
@@ -53,6 +56,7 @@ CORES, FTDC_CORES, HOSTINFO_CORES = "cores", "systemMetrics.cpu.num_cpus", "syst
 IDENTITY = {"uptime_ms": "uptimeMillis", "pid": "pid"}
 TIME_PATH = "localTime"
 CLASSES = ("reads", "writes", "commands")
+REPLICATION = ("oplog_getmores", "repl_applied", "repl_update_position")
 OPCOUNTERS = ("insert", "query", "update", "delete", "getmore", "command")
 FIGURES = {**IDENTITY, **COUNTERS, **GAUGES}
 COUNTER_RESET, NO_OPERATIONS = "counter_reset", "no_operations"
@@ -149,6 +153,8 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
             out[f"{name}_per_s"] = ops / seconds
             out[f"{name}_latency_ms"] = np.where(ops > 0, latency_us / ops / 1000.0, np.nan)
             operations = operations + np.nan_to_num(ops, nan=0.0)
+        for name in REPLICATION:
+            out[f"{name}_per_s"] = diff(name) / seconds
         out["cpu_cores"] = (diff("cpu_user_us") + diff("cpu_system_us")) / 1e6 / seconds
     for column in GAUGES:
         out[column] = values(column)[1:].copy()      # its own block: the snapshots can be let go of
