@@ -40,6 +40,43 @@ def discover(client) -> tuple[str | None, list[str]]:
     return name, members
 
 
+def seed_hosts(uri: str) -> list[str]:
+    """The URI's seeds as ``host:port`` (its own spelling), [] when pymongo cannot read it."""
+    from pymongo import uri_parser
+
+    try:
+        nodes = uri_parser.parse_uri(uri, connect_timeout=5.0).get("nodelist") or []
+    except Exception:  # noqa: BLE001 - InvalidURI, ConfigurationError (DNS), ValueError
+        return []
+    return [f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in nodes]
+
+
+def reconcile_seeds(name: str, hosts: list[str], seed_replies: dict) -> tuple[dict, list[str]]:
+    """Where to reach each member (member -> address) and what to say about it, from the set's ``hosts`` and the
+    ``hello`` replies of the URI's seeds that the set does not list (seed -> reply, on a direct connection).
+
+    A seed that answers as a *hidden* member of the set (``hidden: true``: hello lists it nowhere, so discovery
+    alone never samples it, though the URI named it) is a member, named by its ``me``. A seed whose ``me`` is a
+    member the set lists by another name (split horizon: the set's names resolve inside its network, the URI's
+    here) is that member, reached at the seed's address. Other seeds (another set, a standalone) are left out."""
+    reach = {host: host for host in hosts}
+    notes = []
+    for seed, reply in seed_replies.items():
+        if seed in reach or not isinstance(reply, dict) or reply.get("setName") != name:
+            continue
+        me = reply.get("me") if isinstance(reply.get("me"), str) and reply.get("me") else seed
+        if reply.get("hidden"):
+            if me not in reach:
+                reach[me] = seed
+                notes.append(f"member {me} is hidden (hello lists it nowhere): sampled because the URI names it"
+                             + (f" (at {seed})" if seed != me else ""))
+        elif me in reach and reach[me] == me:
+            reach[me] = seed
+            notes.append(f"member {me} reached at {seed}, the address the URI gives it (the set knows it by the "
+                         "other name)")
+    return reach, notes
+
+
 def is_direct(uri: str) -> bool:
     """True when the URI asks for one server by name (``directConnection=true``): only that one is sampled."""
     from urllib.parse import parse_qsl, urlsplit
