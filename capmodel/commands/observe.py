@@ -144,12 +144,17 @@ def _read_ftdc(args):
 
     since, until = _window(args)
     args.ftdc = _files_as_folder(args.ftdc)
-    folders = server_folders(args.ftdc) if len(args.ftdc) == 1 and Path(args.ftdc[0]).is_dir() else None
-    if len(args.ftdc) > 1 or (folders and len(folders) > 1):
+    folders = server_folders(args.ftdc) if all(Path(p).expanduser().is_dir() for p in args.ftdc) else None
+    if len(args.ftdc) > 1 and folders is None or (folders and len(folders) > 1):
         from capmodel.observe.members import observe_ftdc_members
 
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
-    return observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)   # a parent of one folder: that one
+    # one server: a folder, a file, a parent of one folder, or one folder named several times (read once)
+    observation = observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)
+    if len(args.ftdc) > 1:
+        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({folders[0]}): "
+                                 "read once, as one server")
+    return observation
 
 
 def _files_as_folder(paths: list) -> list:
@@ -227,6 +232,7 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
+    from capmodel.formatting import plural
     from capmodel.jsonable import print_json
     from capmodel.observe.members import assess, spare_phrase
 
@@ -250,12 +256,12 @@ def _members(observed, args, write: bool) -> int:
     for member in observed.members:
         row = member.row()
         if member.capacity is None:
-            print(f"  {member.host}: {row['intervals']:,} intervals; no capacity: {member.error}")
+            print(f"  {member.host}: {plural(row['intervals'], 'interval')}; no capacity: {member.error}")
         elif not member.usable:
-            print(f"  {member.host}: {row['intervals']:,} intervals; not ranked, verdict unusable: "
+            print(f"  {member.host}: {plural(row['intervals'], 'interval')}; not ranked, verdict unusable: "
                   f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
         else:
-            print(f"  {member.host}: {row['intervals']:,} intervals, busiest {row['busiest_ops']:,.0f} ops/s, "
+            print(f"  {member.host}: {plural(row['intervals'], 'interval')}, busiest {row['busiest_ops']:,.0f} ops/s, "
                   f"saturation {row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
                   f"{_runway(member.capacity)}, {row['verdict']} evidence")
     for note in observed.notes:

@@ -43,9 +43,9 @@ def server_identity(folder) -> dict:
     except ftdc.TruncatedTail:                    # a cut newest file: its complete chunks serve (observe_ftdc notes it)
         pass
     repl = (_reference_document(last).get("serverStatus") or {}).get("repl") or {} if last else {}
-    if isinstance(repl.get("me"), str):
+    if isinstance(repl.get("me"), str) and repl["me"].strip():
         identity["host"] = repl["me"]
-    if isinstance(repl.get("setName"), str):
+    if isinstance(repl.get("setName"), str) and repl["setName"].strip():
         identity["replica_set"] = repl["setName"]
     return identity
 

@@ -205,7 +205,8 @@ class ReplicaSetObservation:
         ranked = sum(m.usable for m in self.members)
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:
-            return f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'member')}."
+            least = "the only member given" if ranked == 1 else f"the least of the {_count(ranked, 'member')}"
+            return f"{top.host} {limits}: {figures}, {least}."
         busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
         if not busier:      # the members not ranked carried less load than the one named
             return (f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'ranked member')}; "
@@ -311,12 +312,55 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
         except OSError as exc:
             members.append(Member(identity["host"] or named, None, identity["cores"],
                                   error=f"{exc.filename or folder}: {exc.strerror or exc}"))
-    hosts = [m.host for m in members]
-    if len(set(hosts)) < len(hosts):
-        duplicated = sorted({h for h in hosts if hosts.count(h) > 1})
-        raise InputError(f"--ftdc: the folders name the same member more than once ({', '.join(duplicated)}): give "
-                         "one diagnostic.data per member")
-    notes = [f"the folders belong to {len(sets)} replica sets ({', '.join(sorted(sets))})"] if len(sets) > 1 else []
+    members, notes = _namesakes(members, folders)
+    notes += _apart(members)
+    if len(sets) > 1:
+        notes.insert(0, f"the folders belong to {len(sets)} replica sets ({', '.join(sorted(sets))})")
     return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 else None, members,
                                  "FTDC " + ", ".join(str(f) for f in folders), notes=notes,
                                  replica_sets=max(len(sets), 1))
+
+
+def _namesakes(members: list[Member], folders: list) -> tuple[list[Member], list[str]]:
+    """The members with each copy of a member's FTDC counted once (the same host, window and figures: a copied
+    folder) and namesakes told apart by their folder (containers that all call themselves ``mongo:27017``, metadata
+    naming no host), with a note saying which; the folders stand in the same order as ``members``."""
+    kept, notes, seen = [], [], {}
+    for member, folder in zip(members, folders):
+        observation = member.observation
+        key = (member.host, observation.start, observation.end, len(observation.samples),
+               member.capacity.observed_peak_throughput if member.capacity is not None else None) \
+            if observation is not None else None
+        if key is not None and key in seen:
+            notes.append(f"{folder} holds a copy of {seen[key]}'s FTDC (the same member and window): counted once")
+            continue
+        if key is not None:
+            seen[key] = folder
+        kept.append((member, folder))
+    hosts = [m.host for m, _ in kept]
+    for host in dict.fromkeys(h for h in hosts if hosts.count(h) > 1):
+        notes.append(f"{hosts.count(host):,} folders name the member {host} (different FTDC): each is named by its "
+                     "folder too")
+    for member, folder in kept:
+        if hosts.count(member.host) > 1:
+            member.host = f"{member.host} ({folder})"
+    return [m for m, _ in kept], notes
+
+
+def _apart(members: list[Member]) -> list[str]:
+    """A note when the members' windows do not all overlap: their loads were measured at different times, so the
+    limit compares one member's hours with another's."""
+    windows = [(m.observation.start, m.observation.end, m.host) for m in members
+               if m.observation is not None and m.observation.start is not None]
+    if len(windows) < 2:
+        return []
+    latest = max(windows, key=lambda w: w[0])
+    earliest = min(windows, key=lambda w: w[1])
+    if latest[0] <= earliest[1]:
+        return []
+
+    def span(window) -> str:
+        return f"{window[0]:%Y-%m-%d %H:%M} to {window[1]:%Y-%m-%d %H:%M} UTC"
+
+    return [f"the members' windows do not overlap ({earliest[2]}: {span(earliest)}; {latest[2]}: {span(latest)}): "
+            "their loads were measured at different times, so the member named compares hours that differ"]

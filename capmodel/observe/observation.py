@@ -223,6 +223,7 @@ def identity_of(doc: dict) -> dict:
     system = (doc.get("hostInfo") or {}).get("system") or {}
     parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
     host = system.get("hostname")
+    host = host.strip() if isinstance(host, str) and host.strip() else None   # "" names no host (not ":27017")
     port = (parsed.get("net") or {}).get("port")
     if isinstance(host, str) and ":" not in host:
         host = f"{host}:{port or 27017}"
