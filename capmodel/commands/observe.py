@@ -232,6 +232,7 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
+    from capmodel.commands import one_row
     from capmodel.formatting import plural
     from capmodel.jsonable import print_json
     from capmodel.observe.members import assess, spare_phrase
@@ -241,6 +242,9 @@ def _members(observed, args, write: bool) -> int:
             if member.observation is not None and not member.error:
                 member.cores = args.cores if args.cores is not None else member.cores
                 assess(member, args.utilization_target, args.growth)
+
+    def say(text: str) -> None:        # a member named with a newline (its folder) stays one line
+        print(one_row(text))
 
     unread = sum(m.observation is None for m in observed.members)
     none_read = unread == len(observed.members)
@@ -252,26 +256,26 @@ def _members(observed, args, write: bool) -> int:
             raise _none_read(len(observed.members), json={**observed.to_json(), "files": None})
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
         return 0
-    print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
+    say(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
     for member in observed.members:
         row = member.row()
         if member.capacity is None:
-            print(f"  {member.host}: {plural(row['intervals'], 'interval')}; no capacity: {member.error}")
+            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; no capacity: {member.error}")
         elif not member.usable:
-            print(f"  {member.host}: {plural(row['intervals'], 'interval')}; not ranked, verdict unusable: "
+            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; not ranked, verdict unusable: "
                   f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
         else:
-            print(f"  {member.host}: {plural(row['intervals'], 'interval')}, busiest {row['busiest_ops']:,.0f} ops/s, "
+            say(f"  {member.host}: {plural(row['intervals'], 'interval')}, busiest {row['busiest_ops']:,.0f} ops/s, "
                   f"saturation {row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
                   f"{_runway(member.capacity)}, {row['verdict']} evidence")
     for note in observed.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
     if observed.interrupted:
-        print("sampling was interrupted: every complete interval is kept")
-    print(observed.describe())
+        say("sampling was interrupted: every complete interval is kept")
+    say(observed.describe())
     if none_read:        # every member's files unreadable: each row says why; one line and exit 2 after them
         raise _none_read(len(observed.members))
-    print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
+    say(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
     return 0
 
 

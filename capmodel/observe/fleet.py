@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import percent, plural
+from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
 from capmodel.observe.folders import server_folders
@@ -73,23 +74,30 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     """One server's fleet row (runs on a Dask worker): identity, window, capacity and verdict, or ``error``."""
     from capmodel.observe.observation import observe_ftdc
 
+    from capmodel.observe.capacity import TooFewIntervals
+
     row = {column: None for column in COLUMNS}
     row["folder"] = str(folder)
     try:
         identity = server_identity(folder)
         row.update(cluster=identity["replica_set"], member=identity["host"])
         observation = observe_ftdc(folder)
+        row.update(window_start=observation.start.isoformat(), window_end=observation.end.isoformat(),
+                   hours=(observation.end - observation.start).total_seconds() / 3600.0)
+        row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
         capacity = capacity_of(observation.samples, identity["cores"], monthly_growth, utilization_target)
+    except TooFewIntervals as exc:      # read, but too little of it busy: not ranked (as observe says), not failed
+        evidence = Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
+                                      + str(exc).removeprefix("samples: ")))
+        row.update(verdict=evidence.grade, reasons=[r.code for r in evidence.reasons], evidence=evidence.to_json())
+        return row
     except CapmodelError as exc:
         row["error"] = str(exc)
         return row
     except (OSError, MemoryError, ValueError) as exc:        # unreadable files: this row fails, the fleet goes on
         row["error"] = f"{folder}: {type(exc).__name__}: {exc}"[:400]
         return row
-    row.update(window_start=observation.start.isoformat(), window_end=observation.end.isoformat(),
-               hours=(observation.end - observation.start).total_seconds() / 3600.0)
     row.update(capacity_summary(capacity))
-    row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
     return row
 
 

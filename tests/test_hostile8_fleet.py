@@ -1,0 +1,66 @@
+"""``capmodel fleet`` and ``observe --ftdc`` members over servers that were read but say little, and folders whose
+names hold control characters (hostile round eight).
+
+Before: a server whose FTDC was read whole but held one interval was counted "unreadable" in the answer ("Of 2
+servers (1 unreadable)") and its row said "failed: samples: only 1 busy interval(s) ..." as for a damaged file, while
+``observe`` of the same folder called it readable with an unusable verdict. A folder named with a newline split its
+row in two on the terminal, the second half starting at column 0 like a row of its own.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from capmodel.cli import main
+from capmodel.observe import synthetic
+
+START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    parent = tmp_path_factory.mktemp("h8fleet")
+
+    def server(name, **kw):
+        kw = {"hours": 0.25, "start": START, "filler_metrics": 3, "chunks_per_file": 2, **kw}
+        synthetic.write_server(synthetic.SyntheticServer(**kw), parent / name / "diagnostic.data")
+
+    server("busy", host="busy:27017", replica_set="rs", seed=1, mean_rate=1500.0)
+    server("brief", host="brief:27017", replica_set="rs", seed=2, hours=1 / 3600)     # two samples: one interval
+    broken = parent / "bad\nname" / "diagnostic.data"
+    broken.mkdir(parents=True)
+    (broken / "metrics.2026-11-02T00-00-00Z-00000").write_bytes(b"not FTDC at all" * 8)
+    return parent
+
+
+def test_a_server_with_one_interval_is_read_and_not_ranked_not_unreadable(fleet, capsys):
+    assert main(["fleet", str(fleet), "--workers", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    rows = {r["member"]: r for r in result["rows"] if r["member"]}
+    brief = rows["brief:27017"]
+    assert brief["error"] is None and brief["verdict"] == "unusable"
+    assert brief["reasons"] == ["no_capacity"] and brief["window_start"] == brief["window_end"]   # its one interval
+    assert "only 1 busy interval" in brief["evidence"]["reasons"][0]["message"]
+    assert result["failed"] == 1                                     # the newline-named folder's garbage only
+    assert "(1 unreadable; 1 not ranked (verdict unusable))" in result["answer"]
+
+
+def test_every_row_is_one_line_whatever_the_folder_is_called(fleet, capsys):
+    assert main(["fleet", str(fleet), "--workers", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    bad = [line for line in lines if "bad" in line]
+    assert len(bad) == 1 and "bad\\nname/diagnostic.data" in bad[0] and "failed:" in bad[0]
+    assert not [line for line in lines if line.startswith("name/")]       # before: the row's second half
+    brief = [line for line in lines if "brief:27017" in line]
+    assert len(brief) == 1 and "not ranked, verdict unusable: no capacity can be stated: only 1 busy" in brief[0]
+
+
+def test_observe_members_rows_are_one_line_each(fleet, tmp_path, capsys):
+    assert main(["observe", "--ftdc", str(fleet), "--out", str(tmp_path / "o")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("source: FTDC ") and "bad\\nname" in lines[0]
+    members = [line for line in lines[1:] if line.startswith("  ")]
+    assert len(members) == 3 and any(line.startswith("  bad\\nname: 0 intervals; no capacity:") for line in members)
+    assert not [line for line in lines if line.startswith("name")]
