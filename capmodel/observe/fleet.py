@@ -202,7 +202,8 @@ class Fleet:
                       else "past its utilization target now" if past
                       else f"{spare:,.0%} of its planned throughput spare")
         text = f"{counts}, the most urgent is {where}: {load}; {spare_text} ({top['verdict']} evidence"
-        text += ", from the complete part of its cut files)" if isinstance(top.get("notes"), str) else ")"
+        cut = isinstance(top.get("notes"), str) and "truncated FTDC file" in top["notes"]
+        text += ", from the complete part of its cut files)" if cut else ")"
         if (not past and runway is not None and math.isfinite(runway) and runway > 0
                 and self.monthly_growth is not None):
             text += f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"

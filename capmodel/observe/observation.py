@@ -202,6 +202,7 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
         if cores is not None:
             figures[column] = np.full(len(raw), cores)
     samples = serverstatus.interval_columns(raw["time_ms"], figures)
+    dropped += _clock_jumps(path, raw["time_ms"], figures.get("uptime_ms"), samples["dropped"])
     del raw, figures
     observation = Observation(samples, curve_columns(samples), f"FTDC {path}")
     observation.notes = dropped                   # a cut newest file: what was dropped, file and byte offset
@@ -244,6 +245,33 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
 
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
+
+
+CLOCK_JUMP_MS = 2000       # the clock and the uptime may disagree by this much over one interval (NTP slews less)
+
+
+def _clock_jumps(path, time_ms, uptime_ms, dropped) -> list[str]:
+    """Intervals across which the server's clock moved otherwise than its uptime (the clock set back or forward
+    while it ran) marked ``clock_jump`` in ``dropped`` (their rates would be counted over the wrong span: a day's
+    clock set back ten minutes made one interval of 655,000 ops/s), and a sentence saying so; [] when none."""
+    if uptime_ms is None or len(time_ms) < 2:
+        return []
+    clock = np.diff(np.asarray(time_ms, dtype=float))
+    ran = np.diff(np.asarray(uptime_ms, dtype=float))
+    with np.errstate(invalid="ignore"):
+        jump = (ran >= 0) & (np.abs(clock - ran) > np.maximum(CLOCK_JUMP_MS, 0.5 * ran))
+    jump &= dropped != serverstatus.COUNTER_RESET      # a restart is said as one already
+    if not jump.any():
+        return []
+    dropped[jump] = serverstatus.CLOCK_JUMP
+    first = int(np.flatnonzero(jump)[0])
+    when = dt.datetime.fromtimestamp(time_ms[first] / 1000.0, dt.timezone.utc)
+    from capmodel.formatting import number, plural
+
+    return [f"{path}: the server's clock moved otherwise than its uptime across {plural(int(jump.sum()), 'interval')} "
+            f"(the first after {when:%Y-%m-%dT%H:%M:%SZ}: the uptime ran {number(ran[first] / 1000)} s, the clock "
+            f"{number(clock[first] / 1000)} s): the clock was set back or forward; those intervals are dropped, and "
+            "samples whose times repeat earlier ones were read once"]
 
 
 def folder_name(host: str) -> str:
