@@ -64,3 +64,18 @@ def test_observe_members_rows_are_one_line_each(fleet, tmp_path, capsys):
     members = [line for line in lines[1:] if line.startswith("  ")]
     assert len(members) == 3 and any(line.startswith("  bad\\nname: 0 intervals; no capacity:") for line in members)
     assert not [line for line in lines if line.startswith("name")]
+
+
+def test_a_server_four_levels_down_is_found_and_a_symlink_loop_is_searched_once(fleet, tmp_path, capsys):
+    import shutil
+
+    parent = tmp_path / "estate"
+    shutil.copytree(fleet / "busy", parent / "near")
+    shutil.copytree(fleet / "busy", parent / "dc1" / "rack2" / "host3" / "far")     # diagnostic.data 5 levels down
+    (parent / "dc1" / "loop").symlink_to(parent / "dc1")
+    assert main(["observe", "--ftdc", str(parent), "--out", str(tmp_path / "o"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    # the far folder is a copy of the near one: found (before: passed by, the parent read as one server), then
+    # counted once as a copy
+    assert [m["host"] for m in result["members"]] == ["busy:27017"]
+    assert any("holds a copy of" in note and "host3/far/diagnostic.data" in note for note in result["notes"])
