@@ -95,3 +95,18 @@ def test_a_member_with_one_interval_is_counted_in_words(folders, tmp_path, capsy
     assert main(["observe", "--ftdc", folders["a"], folders["one"], "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     assert "  one:27017: 1 interval; no capacity" in out and "1 intervals" not in out
+
+
+def test_many_unranked_members_and_sets_are_summed_up_not_listed_one_by_one(folders, tmp_path, capsys):
+    # before: one reason per member (29 idle members: 29 copies of one sentence on one line) and every set's name,
+    # sorted rs1, rs10, rs11, rs2
+    parent = tmp_path / "estate"
+    for i in range(12):
+        _server(parent, f"m{i:02d}", host=f"m{i}:27017", replica_set=f"rs{i}", seed=20 + i, hours=1 / 3600)
+    shutil.copytree(folders["a"], parent / "a" / "diagnostic.data")
+    result = _members({"p": str(parent)}, ["p"], tmp_path, capsys)
+    assert result["notes"][0] == ("the folders belong to 13 replica sets (rs0, rs1, rs2, rs3, rs4, rs5, rs6, rs7, "
+                                  "rs8, rs9 and 3 more)")
+    answer = result["answer"]
+    assert answer.count("only 1 busy interval") == 1
+    assert "m0:27017, m1:27017, m2:27017, m3:27017, m4:27017 and 7 more: samples: only 1 busy interval" in answer

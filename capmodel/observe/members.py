@@ -199,7 +199,7 @@ class ReplicaSetObservation:
         whole = "the set" if self.replica_sets <= 1 else f"these {self.replica_sets} replica sets' servers"
         limits = "limits the set" if self.replica_sets <= 1 else f"is the closest to its capacity of {whole}"
         unranked = [m for m in self.members if not m.usable]
-        why = "; ".join(f"{m.host}: {m.error or _unusable(m.capacity.evidence)}" for m in unranked)
+        why = _grouped_reasons(unranked)
         if top is None:
             return f"No member can be named as limiting {whole}: no member has a usable capacity verdict ({why})."
         ranked = sum(m.usable for m in self.members)
@@ -284,6 +284,24 @@ def spare_phrase(capacity) -> str:
     return f"already {percent(-spare.estimate)} above its planned throughput" + (f" (spare {bounds})" if known else "")
 
 
+#: hosts named per reason in the answer; the rest counted (every member's row names its own reason)
+NAMED_PER_REASON = 5
+
+
+def _grouped_reasons(members: list[Member]) -> str:
+    """'a:1: why; b:1, c:1: another reason' with the members that share a reason named together (at most
+    ``NAMED_PER_REASON`` of them, then "and N more"): 29 idle members once made one sentence of 29 reasons."""
+    groups: dict = {}
+    for m in members:
+        groups.setdefault(m.error or _unusable(m.capacity.evidence), []).append(m.host)
+    parts = []
+    for reason, hosts in groups.items():
+        named = ", ".join(hosts[:NAMED_PER_REASON])
+        more = len(hosts) - NAMED_PER_REASON
+        parts.append(f"{named}{f' and {more:,} more' if more > 0 else ''}: {reason}")
+    return "; ".join(parts)
+
+
 def _unusable(evidence) -> str:
     return "; ".join(r.message for r in evidence.reasons if r.grade == "unusable") or "verdict unusable"
 
@@ -315,7 +333,9 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
     members, notes = _namesakes(members, folders)
     notes += _apart(members)
     if len(sets) > 1:
-        notes.insert(0, f"the folders belong to {len(sets)} replica sets ({', '.join(sorted(sets))})")
+        named = sorted(sets, key=_natural)
+        shown = ", ".join(named[:10]) + (f" and {len(named) - 10:,} more" if len(named) > 10 else "")
+        notes.insert(0, f"the folders belong to {len(sets):,} replica sets ({shown})")
     return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 else None, members,
                                  "FTDC " + ", ".join(str(f) for f in folders), notes=notes,
                                  replica_sets=max(len(sets), 1))
@@ -364,3 +384,10 @@ def _apart(members: list[Member]) -> list[str]:
 
     return [f"the members' windows do not overlap ({earliest[2]}: {span(earliest)}; {latest[2]}: {span(latest)}): "
             "their loads were measured at different times, so the member named compares hours that differ"]
+
+
+def _natural(name: str) -> list:
+    """A sort key that reads the numbers in a name as numbers: rs2 before rs10."""
+    import re
+
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
