@@ -107,3 +107,51 @@ def test_split_horizon_a_seed_whose_me_is_a_member_reaches_that_member_at_the_se
     assert reach == {"db0.internal:27017": "db0.internal:27017", "db1.internal:27017": "db1.example.com:27017"}
     assert notes == ["member db1.internal:27017 reached at db1.example.com:27017, the address the URI gives it (the "
                      "set knows it by the other name)"]
+
+
+def _set_hidden(client, host: str, hidden: bool, priority) -> None:
+    config = client.admin.command("replSetGetConfig")["config"]
+    member = next(m for m in config["members"] if m["host"] == host)
+    member.update(hidden=hidden, priority=priority)
+    config["version"] += 1
+    client.admin.command("replSetReconfig", config)
+    _wait(lambda: (host in client.admin.command("hello")["hosts"]) != hidden)
+
+
+def test_a_member_that_joins_hellos_list_mid_run_is_named_as_not_sampled(replica_set, tmp_path, capsys):
+    import threading
+
+    client = replica_set.client()
+    try:
+        hello = client.admin.command("hello")
+        joining = sorted(h for h in hello["hosts"] if h != hello["primary"])[0]
+        priority = next(m for m in client.admin.command("replSetGetConfig")["config"]["members"]
+                        if m["host"] == joining).get("priority", 1)
+        _set_hidden(client, joining, True, 0)
+        others = ",".join(h for h in hello["hosts"] if h != joining)
+        samples = tmp_path / "j" / "samples.csv"
+        joined = threading.Event()
+
+        def join_after_the_first_interval():
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not (samples.is_file() and samples.read_text().count("\n") >= 2):
+                time.sleep(0.05)
+            _set_hidden(client, joining, False, priority)
+            joined.set()
+
+        watcher = threading.Thread(target=join_after_the_first_interval)
+        watcher.start()
+        try:
+            code = main(["observe", "--uri", f"mongodb://{others}/?replicaSet={hello['setName']}", "--interval", "1",
+                         "--duration", "4", "--out", str(tmp_path / "j"), "--json"])
+        finally:
+            watcher.join()
+            if not joined.is_set():
+                _set_hidden(client, joining, False, priority)
+    finally:
+        client.close()
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert joining not in {m["host"] for m in result["members"]}
+    assert (f"member {joining} joined the set during the observation: not sampled (observe again to include it)"
+            in result["notes"])                                   # before: nothing said
