@@ -79,3 +79,18 @@ def test_a_server_four_levels_down_is_found_and_a_symlink_loop_is_searched_once(
     # counted once as a copy
     assert [m["host"] for m in result["members"]] == ["busy:27017"]
     assert any("holds a copy of" in note and "host3/far/diagnostic.data" in note for note in result["notes"])
+
+
+def test_a_server_with_one_sample_is_not_ranked_not_unreadable(fleet, tmp_path, capsys):
+    import shutil
+
+    parent = tmp_path / "two"
+    shutil.copytree(fleet / "busy", parent / "busy")
+    synthetic.write_server(synthetic.SyntheticServer(host="single:27017", hours=0, start=START, filler_metrics=3,
+                                                     seed=9), parent / "single" / "diagnostic.data")
+    assert main(["fleet", str(parent), "--workers", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    single = next(r for r in result["rows"] if r["member"] == "single:27017")
+    assert single["error"] is None and single["verdict"] == "unusable" and result["failed"] == 0
+    assert "1 serverStatus sample in the FTDC data; an interval needs two" in \
+        single["evidence"]["reasons"][0]["message"]

@@ -75,6 +75,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     from capmodel.observe.observation import observe_ftdc
 
     from capmodel.observe.capacity import TooFewIntervals
+    from capmodel.observe.observation import TooFewSamples
 
     row = {column: None for column in COLUMNS}
     row["folder"] = str(folder)
@@ -86,7 +87,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
                    hours=(observation.end - observation.start).total_seconds() / 3600.0)
         row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
         capacity = capacity_of(observation.samples, identity["cores"], monthly_growth, utilization_target)
-    except TooFewIntervals as exc:      # read, but too little of it busy: not ranked (as observe says), not failed
+    except (TooFewIntervals, TooFewSamples) as exc:   # read, but too little: not ranked (as observe says), not failed
         evidence = Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
                                       + str(exc).removeprefix("samples: ")))
         row.update(verdict=evidence.grade, reasons=[r.code for r in evidence.reasons], evidence=evidence.to_json())

@@ -185,6 +185,11 @@ def _observation(raw, source: str, interrupted: bool = False, own_commands: int 
     return Observation(samples, curve_from_samples(samples), source, interrupted)
 
 
+class TooFewSamples(InputError):
+    """The FTDC was read but holds one sample (no interval): a finding about the data, which the fleet reports as a
+    server it cannot rank, not as unreadable files."""
+
+
 def observe_ftdc(path, since=None, until=None) -> Observation:
     """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
     host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them). Its
@@ -193,8 +198,11 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
     raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                                    since=since, until=until, dropped=dropped)
     if len(raw) < 2:
+        from capmodel.formatting import plural
+
         cut = f"; {dropped[0]}" if dropped else ""
-        raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two{cut}")
+        refused = TooFewSamples if len(raw) == 1 else InputError     # none at all: nothing was read
+        raise refused(f"{path}: {plural(len(raw), 'serverStatus sample')} in the FTDC data; an interval needs two{cut}")
     figures = {name: raw[name] for name in raw.names if name != "time_ms"}
     column = serverstatus.CORES
     if column not in figures or np.isnan(figures[column]).all():
