@@ -18,8 +18,14 @@ def _has_ftdc(folder: Path) -> bool:
 
 
 def server_folders(paths) -> list[Path]:
-    """Every server's FTDC folder among ``paths``: a folder holding ``metrics.*`` files is one server; any other
-    folder is searched (``DEPTH`` levels deep) for such folders. A path with none raises ``InputError`` naming it."""
+    """Every server's FTDC folder among ``paths`` (a list of folders, or one): a folder holding ``metrics.*`` files
+    is one server; any other folder is searched (``DEPTH`` levels deep) for such folders. A path with none, or no
+    path, raises ``InputError`` naming it."""
+    if isinstance(paths, (str, bytes, os.PathLike)):   # one folder given as itself: not its characters one by one
+        paths = [os.fsdecode(paths)]
+    paths = list(paths)
+    if not paths:
+        raise InputError("no folder given: give a server's diagnostic.data or a folder of them")
     found: list[Path] = []
     for given in paths:
         path = Path(given).expanduser()
