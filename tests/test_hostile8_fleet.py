@@ -94,3 +94,23 @@ def test_a_server_with_one_sample_is_not_ranked_not_unreadable(fleet, tmp_path, 
     assert single["error"] is None and single["verdict"] == "unusable" and result["failed"] == 0
     assert "1 serverStatus sample in the FTDC data; an interval needs two" in \
         single["evidence"]["reasons"][0]["message"]
+
+
+def test_the_reports_reasons_show_hostile_names_literally_one_item_each():
+    # before: a server whose metadata names its host '<img src=x onerror=alert(1)>' put that element into report
+    # 08's page (the reasons are markdown, which passes HTML through); a folder named with a newline split its item
+    import mistune
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS, Fleet
+
+    evidence = {"grade": "weak", "reasons": [{"code": "x", "grade": "weak", "value": None, "message": "few *intervals*"}]}
+    row = {column: None for column in COLUMNS}
+    hostile = dict(row, cluster="rs_1", member="<img src=x onerror=alert(1)>:27017", verdict="weak", evidence=evidence,
+                   folder="/f/a")
+    failed = dict(row, folder="/f/bad\nname", error="/f/bad\nname/metrics.1: not an FTDC file")
+    text = Fleet(pd.DataFrame([hostile, failed], columns=COLUMNS), "1 local Dask worker", None).reasons_text()
+    page = mistune.html(text)
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;:27017" in page
+    assert "rs_1" in page and "few *intervals*" in page                    # marks shown as written
+    assert page.count("<li>") == 2 and "/f/bad\\nname/metrics.1" in page

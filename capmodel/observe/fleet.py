@@ -255,14 +255,15 @@ class Fleet:
         for _, row in self.rows.iterrows():
             name = row["member"] if isinstance(row["member"], str) else str(row["folder"])
             name = f"{row['cluster']} · {name}" if isinstance(row["cluster"], str) else name
+            name = _markdown_text(name)           # names come from folders and from the servers' own metadata
             if isinstance(row["error"], str):
-                lines.append(f"- **{name}**: failed: {row['error']}")
+                lines.append(f"- **{name}**: failed: {_markdown_text(row['error'])}")
                 continue
             reasons = row["evidence"].get("reasons", []) if isinstance(row["evidence"], dict) else []
             said = "; ".join(r.get("message", "") for r in reasons) or "nothing in the data speaks against it"
             if isinstance(row.get("notes"), str):      # what its files lacked (a cut newest file): said beside it
                 said += f"; read from the complete part of its files: {row['notes']}"
-            lines.append(f"- **{name}** ({row['verdict']}): {said}")
+            lines.append(f"- **{name}** ({row['verdict']}): {_markdown_text(said)}")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -271,6 +272,17 @@ class Fleet:
         return {"servers": len(self.rows) - self.copies, "failed": self.failed, "copies": self.copies,
                 "workers": self.workers, "monthly_growth": self.monthly_growth, "answer": self.describe(),
                 "rows": to_jsonable(self.rows)}
+
+
+def _markdown_text(text: str) -> str:
+    """Text as markdown shows it literally: HTML's characters escaped (a host named ``<img onerror=...>`` in a
+    server's metadata is shown, never run, in the report), markdown's marks escaped, control characters (a newline
+    in a folder's name) written as their escapes so that a list item stays one line."""
+    import html
+
+    shown = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
+    shown = html.escape(shown, quote=False)
+    return "".join("\\" + c if c in "\\`*_[]#|~" else c for c in shown)
 
 
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,
