@@ -114,3 +114,38 @@ def test_the_reports_reasons_show_hostile_names_literally_one_item_each():
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;:27017" in page
     assert "rs_1" in page and "few *intervals*" in page                    # marks shown as written
     assert page.count("<li>") == 2 and "/f/bad\\nname/metrics.1" in page
+
+
+def test_an_unreadable_file_fails_its_row_in_the_systems_words(fleet, tmp_path):
+    # before: "<folder>: PermissionError: [Errno 13] Permission denied: '<file>'" (Python's repr of the exception).
+    # As root, chmod stops nothing: the row is made in a child that drops to user nobody once capmodel is imported
+    import os
+    import pwd
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    base = Path(tempfile.mkdtemp(prefix="h8locked-"))
+    try:
+        base.chmod(0o777)
+        folder = base / "busy" / "diagnostic.data"
+        shutil.copytree(fleet / "busy" / "diagnostic.data", folder)
+        for path in [base, *base.rglob("*")]:
+            path.chmod(0o777 if path.is_dir() else 0o644)
+        locked = sorted(folder.iterdir())[1]                      # an archive after the first (metadata is read)
+        locked.chmod(0)
+        drop = ""
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            drop = f"os.setgid({nobody.pw_gid}); os.setuid({nobody.pw_uid})"
+        warm = fleet / "busy" / "diagnostic.data"
+        code = (f"import os, json\nfrom capmodel.observe.fleet import analyse_server\n"
+                f"analyse_server({str(warm)!r})\n{drop}\n"
+                f"print(json.dumps(analyse_server({str(folder)!r})['error']))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout.strip().splitlines()[-1]) == f"{locked}: Permission denied"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

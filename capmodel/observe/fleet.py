@@ -95,7 +95,10 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     except CapmodelError as exc:
         row["error"] = str(exc)
         return row
-    except (OSError, MemoryError, ValueError) as exc:        # unreadable files: this row fails, the fleet goes on
+    except OSError as exc:              # an unreadable file: the system's words and the file, as observe says them
+        row["error"] = f"{exc.filename or folder}: {exc.strerror or exc}"[:400]
+        return row
+    except (MemoryError, ValueError) as exc:        # undecodable files: this row fails, the fleet goes on
         row["error"] = f"{folder}: {type(exc).__name__}: {exc}"[:400]
         return row
     row.update(capacity_summary(capacity))
