@@ -110,3 +110,46 @@ def test_many_unranked_members_and_sets_are_summed_up_not_listed_one_by_one(fold
     answer = result["answer"]
     assert answer.count("only 1 busy interval") == 1
     assert "m0:27017, m1:27017, m2:27017, m3:27017, m4:27017 and 7 more: samples: only 1 busy interval" in answer
+
+
+def test_a_second_observation_into_one_folder_leaves_nothing_of_the_first(folders, tmp_path, capsys):
+    # before: observing a, b, late, then a and b into the same --out left members/late_27017 (read later by
+    # 'mva --observed' as if current); then one server left members.csv and every member's folder beside its tables
+    out = tmp_path / "o"
+    for names in (["a", "b", "late"], ["a", "b"], ["a"]):
+        assert main(["observe", "--ftdc", *[folders[n] for n in names], "--out", str(out)]) == 0
+        capsys.readouterr()
+        if len(names) > 1:
+            assert sorted(p.name for p in (out / "members").iterdir()) == [f"{n}_27017" for n in sorted(names)]
+    assert sorted(p.name for p in out.iterdir()) == [".capmodel.lock", "curve.csv", "observe.json", "samples.csv"]
+
+
+def test_a_changed_or_foreign_file_of_the_first_observation_is_left_as_found(folders, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["observe", "--ftdc", folders["a"], folders["b"], "--out", str(out)]) == 0
+    (out / "members" / "b_27017" / "notes.txt").write_text("mine")
+    with open(out / "members.csv", "a") as handle:
+        handle.write("edited\n")
+    assert main(["observe", "--ftdc", folders["a"], "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert (out / "members.csv").read_text().endswith("edited\n")
+    assert sorted(p.name for p in (out / "members" / "b_27017").iterdir()) == ["notes.txt"]
+
+
+def test_an_ftdc_folder_is_not_offered_to_resume_and_a_live_one_not_overwritten(folders, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["observe", "--ftdc", folders["a"], "--out", str(out)]) == 0
+    capsys.readouterr()
+    # before: "already holds observe.json; pass --resume to continue that observation", which --resume refused
+    assert main(["observe", "--uri", "mongodb://127.0.0.1:1/", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"holds the observation of FTDC {folders['a']}, which live sampling cannot continue" in err
+    assert "--resume" not in err
+    live = tmp_path / "live"
+    live.mkdir()
+    (live / "observe.json").write_text(json.dumps({"format_version": 1, "source": "mongodb://u:***@h:1/",
+                                                   "members": ["h:1"], "sessions": []}))
+    (live / "samples.csv").write_text("time,interval_s,dropped\n")
+    # before: "samples.csv was not written by capmodel (or was changed since)", of a file capmodel wrote
+    assert main(["observe", "--ftdc", folders["a"], "--out", str(live)]) == 2
+    assert "holds a live observation of mongodb://u:***@h:1/" in capsys.readouterr().err

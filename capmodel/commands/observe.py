@@ -92,6 +92,7 @@ def run(args) -> int:
     from capmodel.output_folder import check_folder
 
     check_folder(args.out)  # a file named like --out: said before the FTDC is read or the server sampled
+    _check_earlier(args)
     if args.ftdc is not None:
         observed = _read_ftdc(args)      # an error: a line, and with --json {"error": ...} too (capmodel.cli)
         if not isinstance(observed, Observation):
@@ -177,6 +178,33 @@ def _files_as_folder(paths: list) -> list:
             return [str(folder)]
     raise InputError(f"--ftdc {files[0]} ...: {len(files):,} FTDC files that are not one folder's whole set; give "
                      "the diagnostic.data folder (or one file)")
+
+
+def _check_earlier(args) -> None:
+    """An --out that holds another kind of observation is refused saying which: a live one (its ``observe.json``
+    has sessions) is not overwritten by FTDC tables (before: "samples.csv was not written by capmodel", though it
+    was), and an FTDC one cannot be resumed or appended to by live sampling (before: "pass --resume" to a folder
+    that --resume then refused)."""
+    import json
+
+    from capmodel.errors import InputError
+    from capmodel.redact import redact_text
+
+    record = Path(args.out) / "observe.json"
+    try:
+        earlier = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return                          # none, or not ours: the writers refuse it naming the file
+    if not isinstance(earlier, dict):
+        return
+    source = redact_text(str(earlier.get("source") or "another source"))
+    live = "sessions" in earlier
+    if args.ftdc is not None and live:
+        raise InputError(f"--out {args.out}: holds a live observation of {source}; FTDC tables would mix with its "
+                         "intervals: choose another folder")
+    if args.uri is not None and not live:
+        raise InputError(f"--out {args.out}: holds the observation of {source}, which live sampling cannot continue: "
+                         "choose another folder")
 
 
 def _check_sampling(args) -> None:

@@ -235,7 +235,8 @@ class ReplicaSetObservation:
             if frames:
                 both = pd.concat(frames, ignore_index=True)
                 combined[name] = both[["member", *[c for c in both.columns if c != "member"]]]
-        written = write_tables(out, {**combined, "members": self.table}, self.source)
+        written = write_tables(out, {**combined, "members": self.table}, self.source,
+                               members=[folder_name(m.host) for m in observed])
         paths.update({name: path for name, path in written.items() if name != "members"})
         paths["table"] = written["members"]
         return paths

@@ -44,16 +44,21 @@ def _written_tables(record: Path) -> dict:
     return tables if isinstance(tables, dict) else {}
 
 
-def write_tables(out_dir, tables: dict, source: str) -> dict:
+def write_tables(out_dir, tables: dict, source: str, members: list[str] | None = None) -> dict:
     """Write each table as ``<name>.csv`` into ``out_dir``, replaced whole (never half-written), under the folder's
     lock; ``observe.json`` records their SHA-256, so that a later write replaces only files an earlier one wrote (an
-    existing table it did not write, a symlink or a device is refused, naming it). Returns name -> path."""
+    existing table it did not write, a symlink or a device is refused, naming it). Returns name -> path.
+
+    The observation replaces the one before it: the earlier one's tables that this one does not write (its
+    ``members.csv``, a member's folder under ``members/`` other than ``members``' folder names) are removed when
+    they are as it wrote them, so that none is read later as part of this one; a changed or foreign file stays."""
     from capmodel.output_folder import FolderLock, refuse_foreign, write_atomic
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with FolderLock(out):
-        written = _written_tables(out / OBSERVE_RECORD)
+        written = _retire(out, keep={f"{name}.csv" for name in tables})
+        _retire_members(out, set(members or []))
         for name in tables:
             refuse_foreign(out / f"{name}.csv", lambda p: written.get(p.name) == _sha256(p))
         paths = {}
@@ -74,6 +79,43 @@ def write_tables(out_dir, tables: dict, source: str) -> dict:
             "format_version": 1, "kind": "tables", "source": source,
             "tables": {**written, **{p.name: _sha256(p) for p in paths.values()}}}, indent=1))
     return paths
+
+
+def _retire(out: Path, keep: set) -> dict:
+    """Remove the tables ``out``'s record lists, other than ``keep``, that are as it wrote them; the record's
+    remaining entries (name -> SHA-256)."""
+    written = _written_tables(out / OBSERVE_RECORD)
+    for name in [n for n in written if n not in keep]:
+        path = out / name
+        if Path(name).name == name and path.is_file() and not path.is_symlink() and _sha256(path) == written[name]:
+            path.unlink()
+            del written[name]
+    return written
+
+
+def _retire_members(out: Path, keep: set) -> None:
+    """An earlier observation's member folders (``members/<host_port>``) that this one does not write: emptied of
+    the tables it wrote, and removed once nothing else is in them."""
+    from capmodel.output_folder import LOCK_FILE
+
+    folder = out / "members"
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for member in folder.iterdir():
+        if member.name in keep or not member.is_dir() or member.is_symlink() \
+                or not (member / OBSERVE_RECORD).is_file():
+            continue
+        if not _retire(member, keep=set()):        # every table it recorded is gone: its record and lock too
+            for name in (OBSERVE_RECORD, LOCK_FILE):
+                (member / name).unlink(missing_ok=True)
+            try:
+                member.rmdir()
+            except OSError:                        # something else is in it: left as found
+                pass
+    try:
+        folder.rmdir()                             # empty once the last member went
+    except OSError:
+        pass
 
 
 class Observation:
