@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from capmodel.errors import CapmodelError
 
-__all__ = ["one_row", "parse_number_list", "single_curve", "whole_number"]
+__all__ = ["parse_number_list", "single_curve", "whole_number"]
 
 
 def parse_number_list(text: str, option: str, kind=float) -> list:
@@ -60,9 +60,3 @@ def single_curve(curve, source: str):
             shown = "; ".join(", ".join(f"{k}={v}" for k, v in row.items()) for _, row in groups.head(4).iterrows())
             raise InputError(f"{source}: holds {len(groups)} curves ({shown}); split the file and fit one curve")
 
-
-def one_row(text: str) -> str:
-    """A line of a table or list as one line on the terminal: control characters that a folder's or a host's name
-    can hold (a newline, a carriage return, a tab, an escape) written as their escapes, so that a row is never split
-    in two or its neighbours overwritten."""
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))

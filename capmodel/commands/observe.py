@@ -117,8 +117,10 @@ def run(args) -> int:
     capacity, evidence = _capacity(observation, args)
     notes = getattr(observation, "notes", [])
     if not args.json:
+        from capmodel.observe.observation import printable
+
         for note in notes:
-            print(f"note: {note}", file=sys.stderr)
+            print(printable(f"note: {note}"), file=sys.stderr)
     if args.json:
         print_json({"notes": notes,
             "source": observation.source, "intervals": len(observation.tables["samples"]), "curve_points":
@@ -130,7 +132,7 @@ def run(args) -> int:
         })
     else:
         print(observation.summary())
-        print(f"wrote {paths['samples']} and {paths['curve']}")
+        print(printable(f"wrote {paths['samples']} and {paths['curve']}"))
         if capacity is not None:
             print(capacity.describe().replace("**", ""))
         print(evidence.describe().replace("**", ""))
@@ -260,7 +262,7 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
-    from capmodel.commands import one_row
+    from capmodel.observe.observation import printable
     from capmodel.formatting import plural
     from capmodel.jsonable import print_json
     from capmodel.observe.members import assess, spare_phrase
@@ -272,7 +274,7 @@ def _members(observed, args, write: bool) -> int:
                 assess(member, args.utilization_target, args.growth)
 
     def say(text: str) -> None:        # a member named with a newline (its folder) stays one line
-        print(one_row(text))
+        print(printable(text))
 
     unread = sum(m.observation is None for m in observed.members)
     none_read = unread == len(observed.members)

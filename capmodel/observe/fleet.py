@@ -20,7 +20,7 @@ from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
-from capmodel.observe.observation import metadata_identity
+from capmodel.observe.observation import metadata_identity, printable
 
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
@@ -282,8 +282,7 @@ def _markdown_text(text: str) -> str:
     in a folder's name) written as their escapes so that a list item stays one line."""
     import html
 
-    shown = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
-    shown = html.escape(shown, quote=False)
+    shown = html.escape(printable(text), quote=False)
     return "".join("\\" + c if c in "\\`*_[]#|~" else c for c in shown)
 
 

@@ -190,7 +190,7 @@ class Observation:
         from capmodel.formatting import integer, number
 
         samples, curve = self.tables["samples"], self.tables["curve"]
-        lines = [f"source: {self.source}"]
+        lines = [f"source: {printable(self.source)}"]
         if self.start is not None:
             lines.append(f"intervals: {integer(len(samples))} ending {self.start:%Y-%m-%dT%H:%M:%SZ} to "
                          f"{self.end:%Y-%m-%dT%H:%M:%SZ}")
@@ -204,6 +204,13 @@ class Observation:
         if self.interrupted:
             lines.append("sampling was interrupted: every complete interval is kept")
         return "\n".join(lines)
+
+
+def printable(text) -> str:
+    """Text as one line on a terminal or in a list: control characters that a folder's or a host's name can hold (a
+    newline, a carriage return, a tab, an escape) written as their escapes, so that a row is never split in two or
+    its neighbours overwritten."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
 
 
 def dropped_words(dropped: dict) -> str:
