@@ -153,3 +153,11 @@ def test_an_ftdc_folder_is_not_offered_to_resume_and_a_live_one_not_overwritten(
     # before: "samples.csv was not written by capmodel (or was changed since)", of a file capmodel wrote
     assert main(["observe", "--ftdc", folders["a"], "--out", str(live)]) == 2
     assert "holds a live observation of mongodb://u:***@h:1/" in capsys.readouterr().err
+
+
+def test_a_standalones_ftdc_beside_a_sets_members_is_said_and_crowns_no_set_limit(folders, tmp_path, capsys):
+    # before: "(replica set rsA)" in the source line and "a:27017 limits the set" with a standalone server among them
+    result = _members(folders, ["a", "blank"], tmp_path, capsys)
+    assert result["replica_set"] is None
+    assert "blank names no replica set in its FTDC (a standalone server), beside members of rsA" in result["notes"]
+    assert "limits the set" not in result["answer"]

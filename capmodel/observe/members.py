@@ -314,7 +314,7 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
     from capmodel.observe.observation import observe_ftdc
 
     folders = server_folders(paths)
-    members, sets = [], set()
+    members, sets, alone = [], set(), []
     for folder in folders:
         # a member whose files cannot be read (damaged, empty, not readable) fails its own row, as in the fleet
         named = folder.parent.name if folder.name == "diagnostic.data" and folder.parent.name else folder.name
@@ -323,6 +323,8 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
             identity = server_identity(folder)
             if identity["replica_set"]:
                 sets.add(identity["replica_set"])
+            else:
+                alone.append(identity["host"] or named)
             observation = observe_ftdc(folder, since, until)
             members.append(assess(Member(identity["host"] or named, observation, identity["cores"]),
                                   utilization_target))
@@ -337,9 +339,13 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
         named = sorted(sets, key=_natural)
         shown = ", ".join(named[:10]) + (f" and {len(named) - 10:,} more" if len(named) > 10 else "")
         notes.insert(0, f"the folders belong to {len(sets):,} replica sets ({shown})")
-    return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 else None, members,
+    if sets and alone:   # a standalone's FTDC among a set's members: not one of them, and no set's limit
+        notes.append(f"{', '.join(alone[:5])}{f' and {len(alone) - 5:,} more' if len(alone) > 5 else ''} "
+                     f"name{'s' if len(alone) == 1 else ''} no replica set in {'its' if len(alone) == 1 else 'their'} "
+                     f"FTDC (a standalone server), beside members of {', '.join(sorted(sets, key=_natural)[:10])}")
+    return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 and not alone else None, members,
                                  "FTDC " + ", ".join(str(f) for f in folders), notes=notes,
-                                 replica_sets=max(len(sets), 1))
+                                 replica_sets=max(len(sets) + (len(alone) if sets else 0), 1))
 
 
 def _namesakes(members: list[Member], folders: list) -> tuple[list[Member], list[str]]:
