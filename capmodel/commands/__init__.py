@@ -59,4 +59,3 @@ def single_curve(curve, source: str):
         if len(groups) > 1:
             shown = "; ".join(", ".join(f"{k}={v}" for k, v in row.items()) for _, row in groups.head(4).iterrows())
             raise InputError(f"{source}: holds {len(groups)} curves ({shown}); split the file and fit one curve")
-
