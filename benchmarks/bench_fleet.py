@@ -29,7 +29,8 @@ def _peak_rss_mb() -> float:
 
 
 def measure(folders, workers: int) -> dict:
-    from capmodel.observe.fleet import analyse_on, dask_client
+    from capmodel.observe.fleet import analyse_on
+    from capmodel.observe.fleet_cluster import dask_client
 
     with dask_client(None, workers) as (client, _):
         client.run(_peak_rss_mb)                                              # workers up before the clock starts

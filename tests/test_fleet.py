@@ -314,7 +314,7 @@ def test_the_embedded_cluster_warns_of_nothing_when_another_holds_the_dashboard_
     import socket
     import warnings
 
-    from capmodel.observe.fleet import dask_client
+    from capmodel.observe.fleet_cluster import dask_client
 
     holder = socket.socket()
     try:

@@ -52,7 +52,7 @@ def test_the_embedded_workers_log_nothing_below_critical_to_the_terminal():
     # "distributed.worker - ERROR - Failed to communicate with scheduler during heartbeat" and a traceback
     import logging
 
-    from capmodel.observe.fleet import dask_client
+    from capmodel.observe.fleet_cluster import dask_client
 
     def levels():
         return [h.level for h in logging.getLogger("distributed").handlers if isinstance(h, logging.StreamHandler)]

@@ -156,7 +156,8 @@ def test_a_member_folder_that_cannot_be_listed_fails_its_row_instead_of_going_mi
             nobody = pwd.getpwnam("nobody")
             drop = f"os.setgid({nobody.pw_gid}); os.setuid({nobody.pw_uid})"
         code = (f"import os, sys\nfrom capmodel.cli import main\n"
-                f"main(['observe', '--ftdc', {str(good)!r}, {str(good)!r}, '--out', {str(base / 'warm')!r}])\n"
+                f"main(['observe', '--ftdc', {str(good)!r}, {str(parent / 'a' / 'diagnostic.data')!r}, '--out', "
+                f"{str(base / 'warm')!r}])\n"     # two folders (one a copy): the members' code imported
                 f"main(['observe', '--ftdc', {str(good)!r}, '--out', {str(base / 'warm1')!r}])\n"
                 f"sys.stdout.flush(); print('=' * 8, flush=True)\n{drop}\n"
                 f"sys.exit(main(['observe', '--ftdc', {str(parent)!r}, '--out', {str(base / 'o')!r}, '--json']))")

@@ -61,7 +61,9 @@ def _text(fleet) -> str:
     lines.append("")
     methods = ", ".join(sorted(set(fleet.rows["method"].dropna()))) or "no method"
     lines.append(f"busiest and capacity in ops/s; capacity by {methods}; computed on {fleet.workers}")
-    return "\n".join(lines)
+    from capmodel.observe.observation import printable
+
+    return "\n".join(printable(line) for line in lines)    # a folder named with a newline: still one row
 
 
 def run(args) -> int:

@@ -92,6 +92,7 @@ def run(args) -> int:
     from capmodel.output_folder import check_folder
 
     check_folder(args.out)  # a file named like --out: said before the FTDC is read or the server sampled
+    _check_earlier(args)
     if args.ftdc is not None:
         observed = _read_ftdc(args)      # an error: a line, and with --json {"error": ...} too (capmodel.cli)
         if not isinstance(observed, Observation):
@@ -116,8 +117,10 @@ def run(args) -> int:
     capacity, evidence = _capacity(observation, args)
     notes = getattr(observation, "notes", [])
     if not args.json:
+        from capmodel.observe.observation import printable
+
         for note in notes:
-            print(f"note: {note}", file=sys.stderr)
+            print(printable(f"note: {note}"), file=sys.stderr)
     if args.json:
         print_json({"notes": notes,
             "source": observation.source, "intervals": len(observation.tables["samples"]), "curve_points":
@@ -129,7 +132,7 @@ def run(args) -> int:
         })
     else:
         print(observation.summary())
-        print(f"wrote {paths['samples']} and {paths['curve']}")
+        print(printable(f"wrote {paths['samples']} and {paths['curve']}"))
         if capacity is not None:
             print(capacity.describe().replace("**", ""))
         print(evidence.describe().replace("**", ""))
@@ -144,12 +147,17 @@ def _read_ftdc(args):
 
     since, until = _window(args)
     args.ftdc = _files_as_folder(args.ftdc)
-    folders = server_folders(args.ftdc) if len(args.ftdc) == 1 and Path(args.ftdc[0]).is_dir() else None
-    if len(args.ftdc) > 1 or (folders and len(folders) > 1):
+    folders = server_folders(args.ftdc) if all(Path(p).expanduser().is_dir() for p in args.ftdc) else None
+    if len(args.ftdc) > 1 and folders is None or (folders and len(folders) > 1):
         from capmodel.observe.members import observe_ftdc_members
 
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
-    return observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)   # a parent of one folder: that one
+    # one server: a folder, a file, a parent of one folder, or one folder named several times (read once)
+    observation = observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)
+    if len(args.ftdc) > 1:
+        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({folders[0]}): "
+                                 "read once, as one server")
+    return observation
 
 
 def _files_as_folder(paths: list) -> list:
@@ -172,6 +180,33 @@ def _files_as_folder(paths: list) -> list:
             return [str(folder)]
     raise InputError(f"--ftdc {files[0]} ...: {len(files):,} FTDC files that are not one folder's whole set; give "
                      "the diagnostic.data folder (or one file)")
+
+
+def _check_earlier(args) -> None:
+    """An --out that holds another kind of observation is refused saying which: a live one (its ``observe.json``
+    has sessions) is not overwritten by FTDC tables (before: "samples.csv was not written by capmodel", though it
+    was), and an FTDC one cannot be resumed or appended to by live sampling (before: "pass --resume" to a folder
+    that --resume then refused)."""
+    import json
+
+    from capmodel.errors import InputError
+    from capmodel.redact import redact_text
+
+    record = Path(args.out) / "observe.json"
+    try:
+        earlier = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return                          # none, or not ours: the writers refuse it naming the file
+    if not isinstance(earlier, dict):
+        return
+    source = redact_text(str(earlier.get("source") or "another source"))
+    live = "sessions" in earlier
+    if args.ftdc is not None and live:
+        raise InputError(f"--out {args.out}: holds a live observation of {source}; FTDC tables would mix with its "
+                         "intervals: choose another folder")
+    if args.uri is not None and not live:
+        raise InputError(f"--out {args.out}: holds the observation of {source}, which live sampling cannot continue: "
+                         "choose another folder")
 
 
 def _check_sampling(args) -> None:
@@ -227,6 +262,8 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
+    from capmodel.observe.observation import printable
+    from capmodel.formatting import plural
     from capmodel.jsonable import print_json
     from capmodel.observe.members import assess, spare_phrase
 
@@ -235,6 +272,9 @@ def _members(observed, args, write: bool) -> int:
             if member.observation is not None and not member.error:
                 member.cores = args.cores if args.cores is not None else member.cores
                 assess(member, args.utilization_target, args.growth)
+
+    def say(text: str) -> None:        # a member named with a newline (its folder) stays one line
+        print(printable(text))
 
     unread = sum(m.observation is None for m in observed.members)
     none_read = unread == len(observed.members)
@@ -246,26 +286,26 @@ def _members(observed, args, write: bool) -> int:
             raise _none_read(len(observed.members), json={**observed.to_json(), "files": None})
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
         return 0
-    print(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
+    say(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
     for member in observed.members:
         row = member.row()
         if member.capacity is None:
-            print(f"  {member.host}: {row['intervals']:,} intervals; no capacity: {member.error}")
+            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; no capacity: {member.error}")
         elif not member.usable:
-            print(f"  {member.host}: {row['intervals']:,} intervals; not ranked, verdict unusable: "
+            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; not ranked, verdict unusable: "
                   f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
         else:
-            print(f"  {member.host}: {row['intervals']:,} intervals, busiest {row['busiest_ops']:,.0f} ops/s, "
+            say(f"  {member.host}: {plural(row['intervals'], 'interval')}, busiest {row['busiest_ops']:,.0f} ops/s, "
                   f"saturation {row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
                   f"{_runway(member.capacity)}, {row['verdict']} evidence")
     for note in observed.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
     if observed.interrupted:
-        print("sampling was interrupted: every complete interval is kept")
-    print(observed.describe())
+        say("sampling was interrupted: every complete interval is kept")
+    say(observed.describe())
     if none_read:        # every member's files unreadable: each row says why; one line and exit 2 after them
         raise _none_read(len(observed.members))
-    print(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
+    say(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
     return 0
 
 

@@ -10,18 +10,18 @@ be read fails its own row (``error`` says why), never the fleet.
 """
 from __future__ import annotations
 
-import logging
 import math
 from dataclasses import dataclass
 
-from capmodel.errors import CapmodelError, InputError
+from capmodel.errors import CapmodelError
 from capmodel.formatting import percent, plural
+from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
+from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
-from capmodel.observe.observation import metadata_identity
+from capmodel.observe.observation import metadata_identity, printable
 
-CLIENT_TIMEOUT_S = 15
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
            "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
@@ -43,9 +43,9 @@ def server_identity(folder) -> dict:
     except ftdc.TruncatedTail:                    # a cut newest file: its complete chunks serve (observe_ftdc notes it)
         pass
     repl = (_reference_document(last).get("serverStatus") or {}).get("repl") or {} if last else {}
-    if isinstance(repl.get("me"), str):
+    if isinstance(repl.get("me"), str) and repl["me"].strip():
         identity["host"] = repl["me"]
-    if isinstance(repl.get("setName"), str):
+    if isinstance(repl.get("setName"), str) and repl["setName"].strip():
         identity["replica_set"] = repl["setName"]
     return identity
 
@@ -73,23 +73,34 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     """One server's fleet row (runs on a Dask worker): identity, window, capacity and verdict, or ``error``."""
     from capmodel.observe.observation import observe_ftdc
 
+    from capmodel.observe.capacity import TooFewIntervals
+    from capmodel.observe.observation import TooFewSamples
+
     row = {column: None for column in COLUMNS}
     row["folder"] = str(folder)
     try:
         identity = server_identity(folder)
         row.update(cluster=identity["replica_set"], member=identity["host"])
         observation = observe_ftdc(folder)
+        row.update(window_start=observation.start.isoformat(), window_end=observation.end.isoformat(),
+                   hours=(observation.end - observation.start).total_seconds() / 3600.0)
+        row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
         capacity = capacity_of(observation.samples, identity["cores"], monthly_growth, utilization_target)
+    except (TooFewIntervals, TooFewSamples) as exc:   # read, but too little: not ranked (as observe says), not failed
+        evidence = Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
+                                      + str(exc).removeprefix("samples: ")))
+        row.update(verdict=evidence.grade, reasons=[r.code for r in evidence.reasons], evidence=evidence.to_json())
+        return row
     except CapmodelError as exc:
         row["error"] = str(exc)
         return row
-    except (OSError, MemoryError, ValueError) as exc:        # unreadable files: this row fails, the fleet goes on
+    except OSError as exc:              # an unreadable file: the system's words and the file, as observe says them
+        row["error"] = f"{exc.filename or folder}: {exc.strerror or exc}"[:400]
+        return row
+    except (MemoryError, ValueError) as exc:        # undecodable files: this row fails, the fleet goes on
         row["error"] = f"{folder}: {type(exc).__name__}: {exc}"[:400]
         return row
-    row.update(window_start=observation.start.isoformat(), window_end=observation.end.isoformat(),
-               hours=(observation.end - observation.start).total_seconds() / 3600.0)
     row.update(capacity_summary(capacity))
-    row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
     return row
 
 
@@ -194,7 +205,8 @@ class Fleet:
                       else "past its utilization target now" if past
                       else f"{spare:,.0%} of its planned throughput spare")
         text = f"{counts}, the most urgent is {where}: {load}; {spare_text} ({top['verdict']} evidence"
-        text += ", from the complete part of its cut files)" if isinstance(top.get("notes"), str) else ")"
+        cut = isinstance(top.get("notes"), str) and "truncated FTDC file" in top["notes"]
+        text += ", from the complete part of its cut files)" if cut else ")"
         if (not past and runway is not None and math.isfinite(runway) and runway > 0
                 and self.monthly_growth is not None):
             text += f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"
@@ -245,14 +257,15 @@ class Fleet:
         for _, row in self.rows.iterrows():
             name = row["member"] if isinstance(row["member"], str) else str(row["folder"])
             name = f"{row['cluster']} · {name}" if isinstance(row["cluster"], str) else name
+            name = _markdown_text(name)           # names come from folders and from the servers' own metadata
             if isinstance(row["error"], str):
-                lines.append(f"- **{name}**: failed: {row['error']}")
+                lines.append(f"- **{name}**: failed: {_markdown_text(row['error'])}")
                 continue
             reasons = row["evidence"].get("reasons", []) if isinstance(row["evidence"], dict) else []
             said = "; ".join(r.get("message", "") for r in reasons) or "nothing in the data speaks against it"
             if isinstance(row.get("notes"), str):      # what its files lacked (a cut newest file): said beside it
                 said += f"; read from the complete part of its files: {row['notes']}"
-            lines.append(f"- **{name}** ({row['verdict']}): {said}")
+            lines.append(f"- **{name}** ({row['verdict']}): {_markdown_text(said)}")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -261,6 +274,16 @@ class Fleet:
         return {"servers": len(self.rows) - self.copies, "failed": self.failed, "copies": self.copies,
                 "workers": self.workers, "monthly_growth": self.monthly_growth, "answer": self.describe(),
                 "rows": to_jsonable(self.rows)}
+
+
+def _markdown_text(text: str) -> str:
+    """Text as markdown shows it literally: HTML's characters escaped (a host named ``<img onerror=...>`` in a
+    server's metadata is shown, never run, in the report), markdown's marks escaped, control characters (a newline
+    in a folder's name) written as their escapes so that a list item stays one line."""
+    import html
+
+    shown = html.escape(printable(text), quote=False)
+    return "".join("\\" + c if c in "\\`*_[]#|~" else c for c in shown)
 
 
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,
@@ -319,70 +342,3 @@ def mark_copies(rows):
                 rows.at[index, "notes"] = "; ".join(n for n in (row["notes"], said) if isinstance(n, str))
             seen[key] = row["folder"]
     return rows
-
-
-WORKERS_PER_CPU = 4      # as bench's local client processes: more only queue for the CPUs (and take minutes to start)
-
-
-def local_workers():
-    """The ``--workers`` of an embedded local cluster: 1 to 4 per CPU core of this machine (a capmodel.constraints
-    ``Number``)."""
-    import os
-
-    from capmodel.constraints import Number
-
-    most = WORKERS_PER_CPU * (os.cpu_count() or 1)
-    return Number(int, 1, most, name="--workers",
-                  wanted_text=f"an integer from 1 to {most:,} ({WORKERS_PER_CPU} per CPU core here)")
-
-
-class dask_client:
-    """A Dask client on an embedded LocalCluster of ``workers`` single-threaded processes (no dashboard), or on the
-    scheduler at ``address``; both closed on exit. Yields (client, a description of the workers)."""
-
-    def __init__(self, address: str | None, workers: int = 2):
-        self.address, self.workers = address, workers
-        self.cluster = self.client = None
-
-    def __enter__(self):
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise CapmodelError("the fleet runs on Dask: pip install distributed") from None
-        if self.address is None:
-            self.workers = local_workers().check(self.workers, InputError)
-        try:
-            if self.address is None:
-                # the scheduler's HTTP server starts even without a dashboard: on port 0 it never meets another
-                # cluster's 8787 (and never warns into a report's page); the workers' log handlers at CRITICAL: a
-                # heartbeat lost while the cluster closes logged an ERROR and its traceback on the user's terminal
-                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard": False})
-                self.client = Client(self.cluster, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
-                described = f"{plural(self.workers, 'local Dask worker')}"
-            else:
-                self.client = Client(self.address, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
-                count = len(self.client.scheduler_info()["workers"])
-                if not count:   # the tasks would wait for a worker without end
-                    raise CapmodelError(f"the Dask scheduler at {self.address} has no workers: start some "
-                                        f"(dask worker {self.address}) or leave --scheduler out")
-                described = f"{plural(count, 'Dask worker')} at {self.address}"
-        except CapmodelError:
-            self.__exit__(None, None, None)
-            raise
-        except Exception as exc:  # noqa: BLE001 - Dask raises OSError, TimeoutError, ValueError ...
-            self.__exit__(None, None, None)
-            where = f"the Dask scheduler at {self.address}" if self.address else "a local Dask cluster"
-            raise CapmodelError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}"[:400]) from None
-        return self.client, described
-
-    def __exit__(self, *exc_info):
-        for thing in (self.client, self.cluster):
-            if thing is not None:
-                try:
-                    thing.close()
-                except Exception:  # noqa: BLE001 - closing after a lost scheduler
-                    pass
-        self.client = self.cluster = None
-        return False

@@ -40,6 +40,43 @@ def discover(client) -> tuple[str | None, list[str]]:
     return name, members
 
 
+def seed_hosts(uri: str) -> list[str]:
+    """The URI's seeds as ``host:port`` (its own spelling), [] when pymongo cannot read it."""
+    from pymongo import uri_parser
+
+    try:
+        nodes = uri_parser.parse_uri(uri, connect_timeout=5.0).get("nodelist") or []
+    except Exception:  # noqa: BLE001 - InvalidURI, ConfigurationError (DNS), ValueError
+        return []
+    return [f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in nodes]
+
+
+def reconcile_seeds(name: str, hosts: list[str], seed_replies: dict) -> tuple[dict, list[str]]:
+    """Where to reach each member (member -> address) and what to say about it, from the set's ``hosts`` and the
+    ``hello`` replies of the URI's seeds that the set does not list (seed -> reply, on a direct connection).
+
+    A seed that answers as a *hidden* member of the set (``hidden: true``: hello lists it nowhere, so discovery
+    alone never samples it, though the URI named it) is a member, named by its ``me``. A seed whose ``me`` is a
+    member the set lists by another name (split horizon: the set's names resolve inside its network, the URI's
+    here) is that member, reached at the seed's address. Other seeds (another set, a standalone) are left out."""
+    reach = {host: host for host in hosts}
+    notes = []
+    for seed, reply in seed_replies.items():
+        if seed in reach or not isinstance(reply, dict) or reply.get("setName") != name:
+            continue
+        me = reply.get("me") if isinstance(reply.get("me"), str) and reply.get("me") else seed
+        if reply.get("hidden"):
+            if me not in reach:
+                reach[me] = seed
+                notes.append(f"member {me} is hidden (hello lists it nowhere): sampled because the URI names it"
+                             + (f" (at {seed})" if seed != me else ""))
+        elif me in reach and reach[me] == me:
+            reach[me] = seed
+            notes.append(f"member {me} reached at {seed}, the address the URI gives it (the set knows it by the "
+                         "other name)")
+    return reach, notes
+
+
 def is_direct(uri: str) -> bool:
     """True when the URI asks for one server by name (``directConnection=true``): only that one is sampled."""
     from urllib.parse import parse_qsl, urlsplit
@@ -162,13 +199,14 @@ class ReplicaSetObservation:
         whole = "the set" if self.replica_sets <= 1 else f"these {self.replica_sets} replica sets' servers"
         limits = "limits the set" if self.replica_sets <= 1 else f"is the closest to its capacity of {whole}"
         unranked = [m for m in self.members if not m.usable]
-        why = "; ".join(f"{m.host}: {m.error or _unusable(m.capacity.evidence)}" for m in unranked)
+        why = _grouped_reasons(unranked)
         if top is None:
             return f"No member can be named as limiting {whole}: no member has a usable capacity verdict ({why})."
         ranked = sum(m.usable for m in self.members)
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:
-            return f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'member')}."
+            least = "the only member given" if ranked == 1 else f"the least of the {_count(ranked, 'member')}"
+            return f"{top.host} {limits}: {figures}, {least}."
         busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
         if not busier:      # the members not ranked carried less load than the one named
             return (f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'ranked member')}; "
@@ -197,7 +235,8 @@ class ReplicaSetObservation:
             if frames:
                 both = pd.concat(frames, ignore_index=True)
                 combined[name] = both[["member", *[c for c in both.columns if c != "member"]]]
-        written = write_tables(out, {**combined, "members": self.table}, self.source)
+        written = write_tables(out, {**combined, "members": self.table}, self.source,
+                               members=[folder_name(m.host) for m in observed])
         paths.update({name: path for name, path in written.items() if name != "members"})
         paths["table"] = written["members"]
         return paths
@@ -246,6 +285,24 @@ def spare_phrase(capacity) -> str:
     return f"already {percent(-spare.estimate)} above its planned throughput" + (f" (spare {bounds})" if known else "")
 
 
+#: hosts named per reason in the answer; the rest counted (every member's row names its own reason)
+NAMED_PER_REASON = 5
+
+
+def _grouped_reasons(members: list[Member]) -> str:
+    """'a:1: why; b:1, c:1: another reason' with the members that share a reason named together (at most
+    ``NAMED_PER_REASON`` of them, then "and N more"): 29 idle members once made one sentence of 29 reasons."""
+    groups: dict = {}
+    for m in members:
+        groups.setdefault(m.error or _unusable(m.capacity.evidence), []).append(m.host)
+    parts = []
+    for reason, hosts in groups.items():
+        named = ", ".join(hosts[:NAMED_PER_REASON])
+        more = len(hosts) - NAMED_PER_REASON
+        parts.append(f"{named}{f' and {more:,} more' if more > 0 else ''}: {reason}")
+    return "; ".join(parts)
+
+
 def _unusable(evidence) -> str:
     return "; ".join(r.message for r in evidence.reasons if r.grade == "unusable") or "verdict unusable"
 
@@ -257,7 +314,7 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
     from capmodel.observe.observation import observe_ftdc
 
     folders = server_folders(paths)
-    members, sets = [], set()
+    members, sets, alone = [], set(), []
     for folder in folders:
         # a member whose files cannot be read (damaged, empty, not readable) fails its own row, as in the fleet
         named = folder.parent.name if folder.name == "diagnostic.data" and folder.parent.name else folder.name
@@ -266,6 +323,8 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
             identity = server_identity(folder)
             if identity["replica_set"]:
                 sets.add(identity["replica_set"])
+            else:
+                alone.append(identity["host"] or named)
             observation = observe_ftdc(folder, since, until)
             members.append(assess(Member(identity["host"] or named, observation, identity["cores"]),
                                   utilization_target))
@@ -274,12 +333,68 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
         except OSError as exc:
             members.append(Member(identity["host"] or named, None, identity["cores"],
                                   error=f"{exc.filename or folder}: {exc.strerror or exc}"))
-    hosts = [m.host for m in members]
-    if len(set(hosts)) < len(hosts):
-        duplicated = sorted({h for h in hosts if hosts.count(h) > 1})
-        raise InputError(f"--ftdc: the folders name the same member more than once ({', '.join(duplicated)}): give "
-                         "one diagnostic.data per member")
-    notes = [f"the folders belong to {len(sets)} replica sets ({', '.join(sorted(sets))})"] if len(sets) > 1 else []
-    return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 else None, members,
+    members, notes = _namesakes(members, folders)
+    notes += _apart(members)
+    if len(sets) > 1:
+        named = sorted(sets, key=_natural)
+        shown = ", ".join(named[:10]) + (f" and {len(named) - 10:,} more" if len(named) > 10 else "")
+        notes.insert(0, f"the folders belong to {len(sets):,} replica sets ({shown})")
+    if sets and alone:   # a standalone's FTDC among a set's members: not one of them, and no set's limit
+        notes.append(f"{', '.join(alone[:5])}{f' and {len(alone) - 5:,} more' if len(alone) > 5 else ''} "
+                     f"name{'s' if len(alone) == 1 else ''} no replica set in {'its' if len(alone) == 1 else 'their'} "
+                     f"FTDC (a standalone server), beside members of {', '.join(sorted(sets, key=_natural)[:10])}")
+    return ReplicaSetObservation(next(iter(sets)) if len(sets) == 1 and not alone else None, members,
                                  "FTDC " + ", ".join(str(f) for f in folders), notes=notes,
-                                 replica_sets=max(len(sets), 1))
+                                 replica_sets=max(len(sets) + (len(alone) if sets else 0), 1))
+
+
+def _namesakes(members: list[Member], folders: list) -> tuple[list[Member], list[str]]:
+    """The members with each copy of a member's FTDC counted once (the same host, window and figures: a copied
+    folder) and namesakes told apart by their folder (containers that all call themselves ``mongo:27017``, metadata
+    naming no host), with a note saying which; the folders stand in the same order as ``members``."""
+    kept, notes, seen = [], [], {}
+    for member, folder in zip(members, folders):
+        observation = member.observation
+        key = (member.host, observation.start, observation.end, len(observation.samples),
+               member.capacity.observed_peak_throughput if member.capacity is not None else None) \
+            if observation is not None else None
+        if key is not None and key in seen:
+            notes.append(f"{folder} holds a copy of {seen[key]}'s FTDC (the same member and window): counted once")
+            continue
+        if key is not None:
+            seen[key] = folder
+        kept.append((member, folder))
+    hosts = [m.host for m, _ in kept]
+    for host in dict.fromkeys(h for h in hosts if hosts.count(h) > 1):
+        notes.append(f"{hosts.count(host):,} folders name the member {host} (different FTDC): each is named by its "
+                     "folder too")
+    for member, folder in kept:
+        if hosts.count(member.host) > 1:
+            member.host = f"{member.host} ({folder})"
+    return [m for m, _ in kept], notes
+
+
+def _apart(members: list[Member]) -> list[str]:
+    """A note when the members' windows do not all overlap: their loads were measured at different times, so the
+    limit compares one member's hours with another's."""
+    windows = [(m.observation.start, m.observation.end, m.host) for m in members
+               if m.observation is not None and m.observation.start is not None]
+    if len(windows) < 2:
+        return []
+    latest = max(windows, key=lambda w: w[0])
+    earliest = min(windows, key=lambda w: w[1])
+    if latest[0] <= earliest[1]:
+        return []
+
+    def span(window) -> str:
+        return f"{window[0]:%Y-%m-%d %H:%M} to {window[1]:%Y-%m-%d %H:%M} UTC"
+
+    return [f"the members' windows do not overlap ({earliest[2]}: {span(earliest)}; {latest[2]}: {span(latest)}): "
+            "their loads were measured at different times, so the member named compares hours that differ"]
+
+
+def _natural(name: str) -> list:
+    """A sort key that reads the numbers in a name as numbers: rs2 before rs10."""
+    import re
+
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]

@@ -44,16 +44,21 @@ def _written_tables(record: Path) -> dict:
     return tables if isinstance(tables, dict) else {}
 
 
-def write_tables(out_dir, tables: dict, source: str) -> dict:
+def write_tables(out_dir, tables: dict, source: str, members: list[str] | None = None) -> dict:
     """Write each table as ``<name>.csv`` into ``out_dir``, replaced whole (never half-written), under the folder's
     lock; ``observe.json`` records their SHA-256, so that a later write replaces only files an earlier one wrote (an
-    existing table it did not write, a symlink or a device is refused, naming it). Returns name -> path."""
+    existing table it did not write, a symlink or a device is refused, naming it). Returns name -> path.
+
+    The observation replaces the one before it: the earlier one's tables that this one does not write (its
+    ``members.csv``, a member's folder under ``members/`` other than ``members``' folder names) are removed when
+    they are as it wrote them, so that none is read later as part of this one; a changed or foreign file stays."""
     from capmodel.output_folder import FolderLock, refuse_foreign, write_atomic
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with FolderLock(out):
-        written = _written_tables(out / OBSERVE_RECORD)
+        written = _retire(out, keep={f"{name}.csv" for name in tables})
+        _retire_members(out, set(members or []))
         for name in tables:
             refuse_foreign(out / f"{name}.csv", lambda p: written.get(p.name) == _sha256(p))
         paths = {}
@@ -74,6 +79,43 @@ def write_tables(out_dir, tables: dict, source: str) -> dict:
             "format_version": 1, "kind": "tables", "source": source,
             "tables": {**written, **{p.name: _sha256(p) for p in paths.values()}}}, indent=1))
     return paths
+
+
+def _retire(out: Path, keep: set) -> dict:
+    """Remove the tables ``out``'s record lists, other than ``keep``, that are as it wrote them; the record's
+    remaining entries (name -> SHA-256)."""
+    written = _written_tables(out / OBSERVE_RECORD)
+    for name in [n for n in written if n not in keep]:
+        path = out / name
+        if Path(name).name == name and path.is_file() and not path.is_symlink() and _sha256(path) == written[name]:
+            path.unlink()
+            del written[name]
+    return written
+
+
+def _retire_members(out: Path, keep: set) -> None:
+    """An earlier observation's member folders (``members/<host_port>``) that this one does not write: emptied of
+    the tables it wrote, and removed once nothing else is in them."""
+    from capmodel.output_folder import LOCK_FILE
+
+    folder = out / "members"
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for member in folder.iterdir():
+        if member.name in keep or not member.is_dir() or member.is_symlink() \
+                or not (member / OBSERVE_RECORD).is_file():
+            continue
+        if not _retire(member, keep=set()):        # every table it recorded is gone: its record and lock too
+            for name in (OBSERVE_RECORD, LOCK_FILE):
+                (member / name).unlink(missing_ok=True)
+            try:
+                member.rmdir()
+            except OSError:                        # something else is in it: left as found
+                pass
+    try:
+        folder.rmdir()                             # empty once the last member went
+    except OSError:
+        pass
 
 
 class Observation:
@@ -148,7 +190,7 @@ class Observation:
         from capmodel.formatting import integer, number
 
         samples, curve = self.tables["samples"], self.tables["curve"]
-        lines = [f"source: {self.source}"]
+        lines = [f"source: {printable(self.source)}"]
         if self.start is not None:
             lines.append(f"intervals: {integer(len(samples))} ending {self.start:%Y-%m-%dT%H:%M:%SZ} to "
                          f"{self.end:%Y-%m-%dT%H:%M:%SZ}")
@@ -162,6 +204,13 @@ class Observation:
         if self.interrupted:
             lines.append("sampling was interrupted: every complete interval is kept")
         return "\n".join(lines)
+
+
+def printable(text) -> str:
+    """Text as one line on a terminal or in a list: control characters that a folder's or a host's name can hold (a
+    newline, a carriage return, a tab, an escape) written as their escapes, so that a row is never split in two or
+    its neighbours overwritten."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
 
 
 def dropped_words(dropped: dict) -> str:
@@ -185,6 +234,11 @@ def _observation(raw, source: str, interrupted: bool = False, own_commands: int 
     return Observation(samples, curve_from_samples(samples), source, interrupted)
 
 
+class TooFewSamples(InputError):
+    """The FTDC was read but holds one sample (no interval): a finding about the data, which the fleet reports as a
+    server it cannot rank, not as unreadable files."""
+
+
 def observe_ftdc(path, since=None, until=None) -> Observation:
     """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
     host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them). Its
@@ -193,8 +247,11 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
     raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                                    since=since, until=until, dropped=dropped)
     if len(raw) < 2:
+        from capmodel.formatting import plural
+
         cut = f"; {dropped[0]}" if dropped else ""
-        raise InputError(f"{path}: {len(raw)} serverStatus sample(s) in the FTDC data; an interval needs two{cut}")
+        refused = TooFewSamples if len(raw) == 1 else InputError     # none at all: nothing was read
+        raise refused(f"{path}: {plural(len(raw), 'serverStatus sample')} in the FTDC data; an interval needs two{cut}")
     figures = {name: raw[name] for name in raw.names if name != "time_ms"}
     column = serverstatus.CORES
     if column not in figures or np.isnan(figures[column]).all():
@@ -202,6 +259,7 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
         if cores is not None:
             figures[column] = np.full(len(raw), cores)
     samples = serverstatus.interval_columns(raw["time_ms"], figures)
+    dropped += _clock_jumps(path, raw["time_ms"], figures.get("uptime_ms"), samples["dropped"])
     del raw, figures
     observation = Observation(samples, curve_columns(samples), f"FTDC {path}")
     observation.notes = dropped                   # a cut newest file: what was dropped, file and byte offset
@@ -223,6 +281,7 @@ def identity_of(doc: dict) -> dict:
     system = (doc.get("hostInfo") or {}).get("system") or {}
     parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
     host = system.get("hostname")
+    host = host.strip() if isinstance(host, str) and host.strip() else None   # "" names no host (not ":27017")
     port = (parsed.get("net") or {}).get("port")
     if isinstance(host, str) and ":" not in host:
         host = f"{host}:{port or 27017}"
@@ -243,6 +302,33 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
 
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
+
+
+CLOCK_JUMP_MS = 2000       # the clock and the uptime may disagree by this much over one interval (NTP slews less)
+
+
+def _clock_jumps(path, time_ms, uptime_ms, dropped) -> list[str]:
+    """Intervals across which the server's clock moved otherwise than its uptime (the clock set back or forward
+    while it ran) marked ``clock_jump`` in ``dropped`` (their rates would be counted over the wrong span: a day's
+    clock set back ten minutes made one interval of 655,000 ops/s), and a sentence saying so; [] when none."""
+    if uptime_ms is None or len(time_ms) < 2:
+        return []
+    clock = np.diff(np.asarray(time_ms, dtype=float))
+    ran = np.diff(np.asarray(uptime_ms, dtype=float))
+    with np.errstate(invalid="ignore"):
+        jump = (ran >= 0) & (np.abs(clock - ran) > np.maximum(CLOCK_JUMP_MS, 0.5 * ran))
+    jump &= dropped != serverstatus.COUNTER_RESET      # a restart is said as one already
+    if not jump.any():
+        return []
+    dropped[jump] = serverstatus.CLOCK_JUMP
+    first = int(np.flatnonzero(jump)[0])
+    when = dt.datetime.fromtimestamp(time_ms[first] / 1000.0, dt.timezone.utc)
+    from capmodel.formatting import number, plural
+
+    return [f"{path}: the server's clock moved otherwise than its uptime across {plural(int(jump.sum()), 'interval')} "
+            f"(the first after {when:%Y-%m-%dT%H:%M:%SZ}: the uptime ran {number(ran[first] / 1000)} s, the clock "
+            f"{number(clock[first] / 1000)} s): the clock was set back or forward; those intervals are dropped, and "
+            "samples whose times repeat earlier ones were read once"]
 
 
 def folder_name(host: str) -> str:

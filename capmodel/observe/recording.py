@@ -106,8 +106,11 @@ class _State:
         write_atomic(self.path, json.dumps(self.record, indent=1))
 
 
-def _connect_members(uri: str) -> tuple[str | None, dict, list[str]]:
-    """(replica set, host -> client, notes): a standalone's own client, or a direct client per member."""
+def _connect_members(uri: str) -> tuple[str | None, dict, list[str], dict]:
+    """(replica set, host -> client, notes, host -> why it was not reached): a standalone's own client, or a direct
+    client per member. The URI's seeds that the set's ``hello`` does not list are asked themselves
+    (``members.reconcile_seeds``): a hidden member the URI names is sampled, and a member the set names by a name
+    that does not resolve here is reached at the URI's address for it."""
     seed = sampler.connect(uri)
     try:
         name, hosts = replica.discover(seed)
@@ -116,19 +119,35 @@ def _connect_members(uri: str) -> tuple[str | None, dict, list[str]]:
         raise
     if replica.is_direct(uri):                    # one member asked for by name: that member only
         address = seed.address
-        return None, {f"{address[0]}:{address[1]}" if address else "server": seed}, []
+        return None, {f"{address[0]}:{address[1]}" if address else "server": seed}, [], {}
     if name is None:
-        return None, {hosts[0] if hosts else "server": seed}, []
+        return None, {hosts[0] if hosts else "server": seed}, [], {}
     seed.close()
-    clients, notes = {}, []
-    for host in hosts:
+    replies = {}
+    for address in replica.seed_hosts(uri):
+        if address in hosts:
+            continue
         try:
-            clients[host] = replica.member_client(uri, host)
+            client = replica.member_client(uri, address, timeout_ms=2000)
+        except CapmodelError:
+            continue                              # a seed that does not answer: the set's own list stands
+        try:
+            replies[address] = client.admin.command("hello")
+        except Exception:  # noqa: BLE001 - PyMongoError: the same
+            pass
+        finally:
+            client.close()
+    reach, notes = replica.reconcile_seeds(name, hosts, replies)
+    clients, unreached = {}, {}
+    for host, address in reach.items():
+        try:
+            clients[host] = replica.member_client(uri, address)
         except CapmodelError as exc:
-            notes.append(f"member {host} not sampled: {exc}")
+            unreached[host] = str(exc)
     if not clients:
-        raise CapmodelError(f"no member of replica set {name} could be reached ({'; '.join(notes)})")
-    return name, clients, notes
+        raise CapmodelError(f"no member of replica set {name} could be reached "
+                            f"({'; '.join(f'{h}: {why}' for h, why in unreached.items())})")
+    return name, clients, notes, unreached
 
 
 def record_uri(uri: str, out, interval: float = 1.0, duration: float = 600.0, resume: bool = False,
@@ -137,7 +156,7 @@ def record_uri(uri: str, out, interval: float = 1.0, duration: float = 600.0, re
     sampler.check_timing(interval, duration)
     out = Path(out)
     source = redact_uri(uri)
-    name, clients, notes = _connect_members(uri)
+    name, clients, notes, unreached = _connect_members(uri)
     if resume and not (out / STATE).exists():
         for client in clients.values():
             client.close()
@@ -146,15 +165,17 @@ def record_uri(uri: str, out, interval: float = 1.0, duration: float = 600.0, re
         out.mkdir(parents=True, exist_ok=True)
         with FolderLock(out):                       # one observation writes a folder at a time
             return _record(out, source, name, clients, notes, interval, duration, resume, should_stop,
-                           utilization_target)
+                           utilization_target, unreached)
     finally:
         for client in clients.values():
             client.close()
 
 
-def _record(out, source, name, clients, notes, interval, duration, resume, should_stop, utilization_target):
+def _record(out, source, name, clients, notes, interval, duration, resume, should_stop, utilization_target,
+            unreached=None):
+    unreached = unreached or {}
     cores = {host: replica.member_cores(client) for host, client in clients.items()}
-    state = _State(out, source, name, list(clients), interval)
+    state = _State(out, source, name, [*clients, *unreached], interval)
     state.open(resume)
     files = {host: (out / "members" / replica.folder_name(host) / "samples.csv") if name else
              out / "samples.csv" for host in clients}
@@ -177,17 +198,40 @@ def _record(out, source, name, clients, notes, interval, duration, resume, shoul
     interrupted = sampler.sample_ticks(clients, interval, duration, on_tick, should_stop,
                                        where={h: redact_uri(f"mongodb://{h}") for h in clients}, notes=notes)
     state.close(interrupted)
-    return finish(out, name, list(clients), cores, source, interrupted, notes, utilization_target)
+    if name:
+        notes += _joined(clients, [*clients, *unreached])
+    return finish(out, name, list(clients), cores, source, interrupted, notes, utilization_target, unreached)
 
 
-def finish(out: Path, name, hosts, cores, source, interrupted, notes, utilization_target=0.8):
+def _joined(clients: dict, known: list[str]) -> list[str]:
+    """Notes naming the members the set lists now (``hello`` on a member that answers) that it did not list when
+    the observation began: they were not sampled."""
+    for client in clients.values():
+        try:
+            _, hosts = replica.discover(client)
+        except Exception:  # noqa: BLE001 - PyMongoError: ask the next member
+            continue
+        return [f"member {host} joined the set during the observation: not sampled (observe again to include it)"
+                for host in hosts if host not in known]
+    return []
+
+
+def finish(out: Path, name, hosts, cores, source, interrupted, notes, utilization_target=0.8, unreached=None):
     """Curves, capacities and the limiting member from every interval on disk; writes ``curve.csv`` (per member
-    and combined) and, for a replica set, ``members.csv``."""
+    and combined) and, for a replica set, ``members.csv``. A member that could not be reached (``unreached``: host
+    -> why) is a row of its own, never sampled: the set's limit cannot be named past it."""
     result = []
     curves = []
-    for host in hosts:
+    unreached = unreached or {}
+    for host in [*hosts, *unreached]:
         folder = out / "members" / replica.folder_name(host) if name else out
         samples = _read_samples(folder / "samples.csv")
+        if host in unreached:
+            if not len(samples):
+                result.append(replica.Member(host, None, error=f"not sampled: {unreached[host]}"))
+                continue
+            notes.append(f"member {host} not reached this time ({unreached[host]}): its intervals from before are "
+                         "kept")
         curve = curve_from_samples(samples) if len(samples) else pd.DataFrame(columns=["time", "concurrency"])
         _write_whole(folder / "curve.csv", curve)
         curves.append(curve.assign(member=host))

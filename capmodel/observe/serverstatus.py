@@ -59,9 +59,10 @@ CLASSES = ("reads", "writes", "commands")
 REPLICATION = ("oplog_getmores", "repl_applied", "repl_update_position")
 OPCOUNTERS = ("insert", "query", "update", "delete", "getmore", "command")
 FIGURES = {**IDENTITY, **COUNTERS, **GAUGES}
-COUNTER_RESET, NO_OPERATIONS = "counter_reset", "no_operations"
+COUNTER_RESET, NO_OPERATIONS, CLOCK_JUMP = "counter_reset", "no_operations", "clock_jump"
 #: why an interval was dropped, in words for "N intervals dropped: ..."
-DROPPED_WORDS = {COUNTER_RESET: "a counter went back (the server restarted)", NO_OPERATIONS: "no operations in them"}
+DROPPED_WORDS = {COUNTER_RESET: "a counter went back (the server restarted)", NO_OPERATIONS: "no operations in them",
+                 CLOCK_JUMP: "the server's clock was set back or forward across them"}
 
 
 def ftdc_metrics() -> dict:
