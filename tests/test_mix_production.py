@@ -153,6 +153,30 @@ def test_a_rate_for_a_class_the_member_never_served_is_unusable():
     assert result.describe() == "reader: not observed serving writes: no prediction for this load."
 
 
+def test_the_member_that_saturates_first_is_one_with_a_prediction():
+    # the writer could take 50 writes/s; the reader has no prediction at all (never served writes): it is not named
+    # as saturating first, nor is a sole answered member "first" of anything
+    both = {"reader": synthetic_samples(writes=False), "writer": synthetic_samples()}
+    result = mix_what_if(both, cores=1, rates={"reads": 100, "writes": 50}, n_bootstrap=0)
+    assert result.answered == ["writer"] and result.limiting_member == "writer"
+    assert "Saturates first" not in result.describe()
+    three = {**both, "writer2": synthetic_samples(seed=5, lean=(1.0, 2.0))}
+    result = mix_what_if(three, cores=1, rates={"reads": 100, "writes": 50}, n_bootstrap=0)
+    first = min(["writer", "writer2"], key=lambda m: result.predicted.loc[m, "load_factor_that_fits"])
+    assert result.limiting_member == first
+    assert f"Saturates first: {first} (of the members with a prediction)." in result.describe()
+
+
+def test_a_saturating_load_s_reason_spells_its_percentage_as_the_answer_does():
+    result = mix_what_if({"m": synthetic_samples()}, cores=1, scale={"reads": 10_000}, n_bootstrap=0)
+    u = result.predicted.loc["m", "utilization"]
+    assert u > 10      # over 1,000 %: thousands separated in both
+    spelled = f"{u:,.0%}"
+    assert "," in spelled and f"needs {spelled} of 1 core" in result.describe()
+    assert [r.message for r in result.evidence.reasons if r.code == "saturated"] == \
+        [f"m: the asked load needs {spelled} of the CPU: no steady state"]
+
+
 def test_noisy_telemetry_gives_intervals_that_cover_the_truth():
     samples = synthetic_samples(n=60, noise=0.03, seed=4)
     result = mix_what_if({"m": samples}, cores=1, scale={"reads": 1.3, "writes": 2}, n_bootstrap=200)

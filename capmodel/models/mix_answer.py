@@ -35,8 +35,17 @@ class MixWhatIf:
 
     @cached_property
     def limiting_member(self) -> str:
-        """The member with the least room: the smallest factor of the asked load that still fits."""
-        return str(self.predicted["load_factor_that_fits"].idxmin())
+        """The member with the least room: the smallest factor of the asked load that still fits, among the members
+        with a prediction (a member not observed serving a class asked of it has none), else among all."""
+        fits = self.predicted["load_factor_that_fits"]
+        answered = self.answered
+        return str((fits.loc[answered] if answered else fits).idxmin())
+
+    @property
+    def answered(self) -> list:
+        """The members with a prediction: each was observed serving every class asked of it."""
+        unseen = {member for member, _ in self.unseen}
+        return [m.member for m in self.members if m.member not in unseen]
 
     @cached_property
     def evidence(self) -> Evidence:
@@ -66,8 +75,8 @@ class MixWhatIf:
                 lines.append(f"{m.member}: not observed serving {', '.join(missing)}: no prediction for this load.")
                 continue
             if p["utilization"] >= 1:
-                lines.append(f"{m.member}: the asked load needs {_percent(p['utilization'])} of {_cores(m.cores)}: it "
-                             f"does not fit; {_percent(p['load_factor_that_fits'])} of it does.")
+                lines.append(f"{m.member}: the asked load needs {percent(p['utilization'])} of {_cores(m.cores)}: it "
+                             f"does not fit; {percent(p['load_factor_that_fits'])} of it does.")
                 lines += _replication(m, p)
                 continue
             low, high = self.low.loc[m.member], self.high.loc[m.member]
@@ -90,9 +99,10 @@ class MixWhatIf:
                 lines.append(f"{m.member}: {c} take longer as the share of " + " and ".join(
                     f"{k} grows (+{number(v * 1000, 2)} ms from none to all)" for k, v in slowed.items()) + ".")
             lines += [f"{m.member}: {mix_sentence(*row)}." for row in self.outside_mix.get(m.member, [])]
-        if len(self.members) > 1:
-            lines.append(f"Saturates first: {self.limiting_member}.")
-        answered = [m.member for m in self.members if m.member not in {member for member, _ in self.unseen}]
+        answered = self.answered
+        if len(answered) > 1:
+            lines.append(f"Saturates first: {self.limiting_member}" + (
+                "." if len(answered) == len(self.members) else " (of the members with a prediction)."))
         if any(self.predicted.loc[answered, "utilization"] < 1):
             lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
         return "\n".join(lines)
@@ -122,7 +132,7 @@ def _replication(m, p) -> list:
     return []
 
 
-def _percent(fraction: float) -> str:
+def percent(fraction: float) -> str:
     """A fraction as a percentage for people: 1,250,000% for a large one, 0.0042% for a small one."""
     return f"{fraction:,.0%}" if fraction >= 0.01 else f"{number(fraction * 100, 2)}%"
 

@@ -62,7 +62,7 @@ from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
 from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, REPLICATION, SERVED, explains, mix_shares,
                                           regress_classes, typical, usable_intervals, wait_per_op, wait_slope)
-from capmodel.models.mix_answer import SERVED_WORDS, MixWhatIf, mix_sentence
+from capmodel.models.mix_answer import SERVED_WORDS, MixWhatIf, mix_sentence, percent
 from capmodel.models.mix_rates import scaled_rates, writes_factor
 from capmodel.models.open_networks import open_network
 
@@ -354,7 +354,7 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     unseen = [(m.member, c) for m in members for c, v in (rates or {}).items() if c not in m.classes and v]
     reasons += [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
                       "them has no demand to apply to (observe a period with some)") for member, c in unseen]
-    reasons += [Reason("saturated", "unusable", f"{m}: the asked load needs {predicted.loc[m, 'utilization']:.0%} of "
+    reasons += [Reason("saturated", "unusable", f"{m}: the asked load needs {percent(predicted.loc[m, 'utilization'])} of "
                       "the CPU: no steady state", float(predicted.loc[m, "utilization"]))
                for m in predicted.index if predicted.loc[m, "utilization"] >= 1]
     outside = {m.member: m.outside_mix(asked[m.member]) for m in members}
