@@ -15,6 +15,7 @@ import pandas as pd
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import concurrency_for_throughput
 from capmodel.plan.catalog import QUALITATIVE_SUFFIX
+from capmodel.formatting import number
 
 
 def qualitative_columns(table: pd.DataFrame) -> list[str]:
@@ -28,12 +29,14 @@ def point_meets_latency(row: pd.Series, objectives, baseline_p95_ms: float | Non
     if objectives.latency_p95_ms is not None:
         if math.isnan(p95):
             return None, "no p95 latency measured"
-        return p95 <= objectives.latency_p95_ms, f"p95 {p95:g} ms vs target {objectives.latency_p95_ms:g} ms"
+        return p95 <= objectives.latency_p95_ms, (f"p95 {number(p95, 6)} ms vs target "
+                                                  f"{number(objectives.latency_p95_ms, 6)} ms")
     if objectives.latency_increase is None:
         return None, ""
     if not math.isnan(p95) and baseline_p95_ms is not None and math.isfinite(baseline_p95_ms):
         limit = baseline_p95_ms * (1 + objectives.latency_increase)
-        return p95 <= limit, f"p95 {p95:g} ms vs {limit:g} ms (baseline + {objectives.latency_increase:.0%})"
+        return p95 <= limit, (f"p95 {number(p95, 6)} ms vs {number(limit, 6)} ms (baseline + "
+                              f"{objectives.latency_increase:.0%})")
     words = {c[: -len(QUALITATIVE_SUFFIX)]: row.get(c, "") for c in qualitative_columns(row.to_frame().T)}
     words = {op: w for op, w in words.items() if isinstance(w, str) and w}
     if not words:
@@ -52,7 +55,7 @@ def p95_to_mean_ratio(curve: pd.DataFrame) -> tuple[float, str]:
     if usable.empty:
         return 1.0, "mean response time N/X (no p95 measured)"
     ratios = (usable["latency_p95_ms"] / 1000.0) / (usable["concurrency"] / usable["throughput"])
-    return float(np.median(ratios)), f"p95 = {float(np.median(ratios)):.3g} x N/X (median over measured points)"
+    return float(np.median(ratios)), f"p95 = {number(float(np.median(ratios)))} x N/X (median over measured points)"
 
 
 def p95_at_throughput_ms(fit, throughput: float) -> float:
