@@ -16,6 +16,7 @@ import csv
 import html
 import io
 import math
+import re
 from dataclasses import dataclass, field
 
 DASH = "—"
@@ -162,6 +163,20 @@ def seconds(value, missing: str = DASH) -> str:
     return f"{number(value / 60.0)} min"
 
 
+_TAG = re.compile(r"(<[^>]*>)")
+_HYPHENATED = re.compile(r"[^\s<>]*[^\s<>-]-[^\s<>]*[^\s<>-]")
+NOWRAP = '<span style="white-space: nowrap">'
+
+
+def unbroken_names(markup: str) -> str:
+    """``markup`` (HTML) with every hyphenated word of its text (a VM name such as m5-large or c4-2xlarge-4-SSD, a
+    host:port) kept on one line: a browser breaks a line after a hyphen, which splits a name into two that do not
+    exist. Tags and their attributes are left as they are."""
+    parts = _TAG.split(markup)
+    return "".join(part if part.startswith("<") else _HYPHENATED.sub(lambda m: f"{NOWRAP}{m.group(0)}</span>", part)
+                   for part in parts)
+
+
 @dataclass(frozen=True)
 class Column:
     """How one column shows: its header (units in it, e.g. "throughput (ops/s)"), its kind (int, num, money,
@@ -268,9 +283,10 @@ class Table:
         kinds = ["text" if c.kind == "text" else "num" for c in self.columns.values()]
         head = "".join(f'<th class="{k}">{html.escape(c.header)}</th>' for c, k in zip(self.columns.values(), kinds))
 
-        def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do
-            keep = " keep" if kind == "num" or len(value) <= SHORT_TEXT else ""
-            return f'<td class="{kind}{keep}">{html.escape(value)}</td>'
+        def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do,
+            # between words, never inside a hyphenated name they mention ("c4-" / "2xlarge-4-" / "SSD")
+            keep = " keep" if kind == "num" or len(value) <= SHORT_TEXT or " " not in value.strip() else ""
+            return f'<td class="{kind}{keep}">{unbroken_names(html.escape(value))}</td>'
 
         rows = "".join("<tr>" + "".join(cell(v, k) for v, k in zip(r, kinds)) + "</tr>" for r in self.cells())
         data = base64.b64encode(self.csv().encode("utf-8")).decode("ascii")

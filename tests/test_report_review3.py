@@ -170,7 +170,7 @@ def test_report_08s_failed_server_is_labelled_by_whole_folder_names():
 
 def test_report_03s_vm_table_says_a_runway_of_0_in_words():
     # the bundled study's baseline VM carries today's 25,000 users: its runway read "0.0" months
-    from capmodel.models.runway import PAST_TARGET_WORDS
+    from capmodel.plots.costs import FULL_NOW
     from capmodel.report.plan_report import plan_report
 
     result = plan_report(targets=[50000], bootstrap=0)
@@ -178,7 +178,7 @@ def test_report_03s_vm_table_says_a_runway_of_0_in_words():
     column = list(shown.columns).index("runway_months")
     runways = {row[0]: row[column] for row in shown.cells()}
     assert float(result.vms.set_index("vm").loc["m3-xlarge-8-SAS", "runway_months"]) == 0.0
-    assert runways["m3-xlarge-8-SAS"] == PAST_TARGET_WORDS and runways["c4-2xlarge-4-SSD"] == "26.0"
+    assert runways["m3-xlarge-8-SAS"] == FULL_NOW and runways["c4-2xlarge-4-SSD"] == "26.0"
 
 
 def test_the_index_names_the_live_reports_it_does_not_hold(tmp_path):

@@ -18,6 +18,10 @@ from capmodel.plan.catalog import QUALITATIVE_SUFFIX
 from capmodel.formatting import number
 
 
+#: the study's words for a latency against the baseline's, as a sentence reads them
+WORDS_READ = {"lower": "lower than the baseline", "similar": "similar to the baseline", "baseline": "as the baseline"}
+
+
 def qualitative_columns(table: pd.DataFrame) -> list[str]:
     return [c for c in table.columns if str(c).endswith(QUALITATIVE_SUFFIX)]
 
@@ -44,7 +48,11 @@ def point_meets_latency(row: pd.Series, objectives, baseline_p95_ms: float | Non
     worse = sorted(op for op, w in words.items() if w == "higher")
     if worse:
         return False, f"{', '.join(worse)} latency reported worse than the baseline"
-    return True, ""
+    if all(w == "baseline" for w in words.values()):
+        return True, "the baseline VM itself"
+    # a pass says what it rests on, as a failure does (the table's "how it was judged" was empty beside "yes")
+    by_word = {w: " and ".join(sorted(op for op, x in words.items() if x == w)) for w in sorted(set(words.values()))}
+    return True, "; ".join(f"{ops} latency reported {WORDS_READ.get(w, w)}" for w, ops in by_word.items())
 
 
 def p95_to_mean_ratio(curve: pd.DataFrame) -> tuple[float, str]:

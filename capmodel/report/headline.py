@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from capmodel.formatting import unbroken_names
+
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
 CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
 MIME = "application/vnd.capmodel.headline+json"   # the headline as data, beside its HTML, in the executed notebook
@@ -174,7 +176,8 @@ class Headline:
     def _repr_html_(self) -> str:
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return (f'<div class="{CSS_CLASS}"><h1 class="question">{html.escape(self.question)}</h1>'
-                f'<div class="answer">{_markdown(self.answer)}</div>{self._evidence_html()}'
+                f'<div class="answer">{unbroken_names(_markdown(self.answer))}</div>'
+                f'{unbroken_names(self._evidence_html())}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
