@@ -96,3 +96,62 @@ def test_a_pass_on_mixed_words_names_each():
     ok, how = point_meets_latency(row, Objectives(latency_increase=0.05), None)
     assert ok is True and how == "update latency reported lower than the baseline; read latency reported similar " \
                                  "to the baseline"
+
+
+def _bundled_production():
+    from capmodel.observe import bundled_sample, observe_ftdc
+    from capmodel.plan.production import production_answer
+
+    sample = bundled_sample()
+    observation = observe_ftdc(sample["path"], sample["since"], sample["until"])
+    return production_answer(observation.samples, observation.curve, latency_target_ms=5.0, monthly_growth=0.05,
+                             n_bootstrap=50, source="the bundled FTDC sample")
+
+
+def test_report_07s_answer_names_each_figure_as_its_table_shows_it():
+    # the page said "0.0032 cores of background CPU" over a table's 0.00317, and "17% above ... (spare -19% to -15%)"
+    # over -17.0 / -19.1 / -15.0
+    result = _bundled_production()
+    text = result.describe()
+    rows = {r[0]: r for r in result.capacity_table().cells()}
+    background = rows["background CPU"][2]
+    assert f"on top of {background} cores of background CPU" in text
+    spare, low, high = rows["spare fraction"][2:5]
+    above = spare.removeprefix("-") if spare.startswith("-") else None
+    if above is not None:
+        assert f"already **{above}% above**" in text
+    else:
+        assert f"**{spare}%** of the planned throughput is spare" in text
+    if low != "—":
+        assert f"{low}% to {high}%" in text
+    assert rows["CPU per operation (service demand)"][2] in text
+
+
+def test_report_02s_answer_names_each_parameter_as_its_table_shows_it():
+    # the table showed sigma 0.09474 (four digits) beside the answer's 0.0947; a sigma of 0.125 read 0.1250 there
+    from capmodel.report.fit_report import fit_report
+
+    result = fit_report(bootstrap=0)
+    rows = {r[0].split(" ")[0]: r for r in result.parameter_table().cells()}
+    for symbol, (name, estimate, se, low, high, *rest) in rows.items():
+        assert f"{symbol} = {estimate} ({low} to {high})" in result.answer, (symbol, estimate, result.answer)
+
+
+def test_report_08s_answer_names_the_spare_fraction_as_the_fleet_table_does():
+    # the answer said "3% above its planned throughput" over the table's -3.3%
+    from capmodel.observe.fleet import Fleet
+
+    rows = pd.DataFrame({
+        "cluster": ["rs0", "rs0"], "member": ["a:27017", "b:27017"], "folder": ["x", "y"], "hours": [6.0, 6.0],
+        "busiest_ops": [28_058.0, 18_694.0], "capacity_ops": [33_949.0, 33_895.0], "method": ["operational laws"] * 2,
+        "cpu_ms_per_op": [0.236, 0.236], "cores": [8, 8], "spare_fraction": [-0.0331, 0.31],
+        "spare_low": [-0.0331, 0.31], "spare_high": [-0.0331, 0.31], "verdict": ["weak", "weak"],
+        "runway_months": [0.0, 7.6], "error": [None, None], "duplicate_of": [None, None],
+        "evidence": [{"grade": "weak", "reasons": []}] * 2})
+    fleet = Fleet(rows, workers="local", monthly_growth=0.05)
+    table = fleet.reading_table()
+    header = [c.header for c in table.columns.values()]
+    spare_column = next(i for i, h in enumerate(header) if h.startswith("spare"))
+    shown = table.cells()[0][spare_column]
+    assert shown == "-3.3%" and "past its utilization target now, 3.3% above its planned throughput" in \
+        fleet.describe()

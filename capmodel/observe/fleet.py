@@ -190,9 +190,9 @@ class Fleet:
                 f"busiest at {busiest:,.0f} ops/s of a capacity of {capacity:,.0f} ops/s ({top['method']})")
         runway = top["runway_months"]
         past = spare < 0 or (runway is not None and runway == 0)
-        spare_text = (f"past its utilization target now, {-spare:,.0%} above its planned throughput" if spare < 0
+        spare_text = (f"past its utilization target now, {percent(-spare)} above its planned throughput" if spare < 0
                       else "past its utilization target now" if past
-                      else f"{spare:,.0%} of its planned throughput spare")
+                      else f"{percent(spare)} of its planned throughput spare")   # as the fleet table shows it
         text = f"{counts}, the most urgent is {where}: {load}; {spare_text} ({top['verdict']} evidence"
         text += ", from the complete part of its cut files)" if isinstance(top.get("notes"), str) else ")"
         if (not past and runway is not None and math.isfinite(runway) and runway > 0
