@@ -87,7 +87,7 @@ def test_fleet_workers_beyond_four_per_core_are_refused_before_any_process_start
     ("08_fleet_capacity", "workers", "0", "parameter workers must be an integer from 1 to 1,024, got 0"),
     ("08_fleet_capacity", "workers", "99999", "parameter workers must be an integer from 1 to 1,024, got 99999"),
     ("08_fleet_capacity", "seed", "-1", "parameter seed must be an integer from 0 to 4,294,967,295, got -1"),
-    ("07_production_capacity", "cores", "-1", "parameter cores must be a number from 0 to 1024, got -1"),
+    ("07_production_capacity", "cores", "-1", "parameter cores must be a number from 0 to 1,024, got -1"),
     ("07_production_capacity", "monthly_growth", "-5",
      "parameter monthly_growth must be a number from -0.99 to 10, got -5"),
 ])

@@ -155,3 +155,24 @@ def test_report_08s_answer_names_the_spare_fraction_as_the_fleet_table_does():
     shown = table.cells()[0][spare_column]
     assert shown == "-3.3%" and "past its utilization target now, 3.3% above its planned throughput" in \
         fleet.describe()
+
+
+def test_a_parameter_left_at_its_not_given_value_says_what_that_means_on_the_page():
+    # report 03 read "latency_p95_ms = 0 (default)": forwarded, that is a 0 ms target; the notebook's comment says 0
+    # means relative to the baseline
+    from pathlib import Path
+
+    from capmodel.report.headline import headline
+    from capmodel.report.params import not_given_meanings, notebook_parameters
+
+    notebook = Path(__file__).resolve().parents[1] / "notebooks" / "03_vm_capacity_plan.ipynb"
+    meanings = not_given_meanings(notebook)
+    assert meanings["latency_p95_ms"] == "0 means relative to the baseline"
+    assert meanings["catalog"] == '"" means the bundled benchANT study'
+    context = {"defaults": notebook_parameters(notebook), "given": {"growth": 0.1}, "meanings": meanings}
+    block = headline("Q?", "A.")
+    block.provenance = __import__("capmodel.report.headline", fromlist=["provenance"]).provenance(context=context)
+    page = block._repr_html_()
+    assert "<code>latency_p95_ms</code> = 0 (default; 0 means relative to the baseline)" in page
+    assert "<code>sliders</code> = true (default)" in page          # a flag's False/True is no "not given"
+    assert "<code>utilization_target</code> = 0.8 (default)" in page
