@@ -93,3 +93,16 @@ def test_a_refused_value_reads_as_a_person_typed_it(value, shown):
     from capmodel.constraints import typed
 
     assert typed(value) == shown
+
+
+def test_no_notebook_formats_a_figure_with_g():
+    # reports 04 and 05 labelled their curves "σ = {s:g}" (1e-05 for a contention of 0.00001)
+    import json
+
+    found = []
+    for path in sorted((PACKAGE.parent / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                found += [f"{path.name}: {m}" for m in re.findall(r"\{[^{}:\"']+:[^{}\s]*[gGeE]\}", source)]
+    assert not found, found
