@@ -176,3 +176,20 @@ def test_a_parameter_left_at_its_not_given_value_says_what_that_means_on_the_pag
     assert "<code>latency_p95_ms</code> = 0 (default; 0 means relative to the baseline)" in page
     assert "<code>sliders</code> = true (default)" in page          # a flag's False/True is no "not given"
     assert "<code>utilization_target</code> = 0.8 (default)" in page
+
+
+def test_report_07s_table_gives_no_background_figure_the_fit_could_not_measure(tmp_path):
+    # a member's even load: the verdict said "the load varied too little to separate background CPU from CPU per
+    # operation" over a table reading "background CPU 0 cores", a measured-looking 0
+    from capmodel.observe import observe_ftdc
+    from capmodel.observe.synthetic import fleet_servers, write_server
+    from capmodel.plan.production import NOT_SEPARATED, production_answer
+
+    server = fleet_servers(clusters=1, members=1, hours=0.5, seed=3)[0]
+    observation = observe_ftdc(write_server(server, tmp_path / "diagnostic.data"))
+    answer = production_answer(observation.samples, observation.curve, n_bootstrap=20)
+    assert "background_not_separable" in {r.code for r in answer.capacity.evidence.reasons}   # an even load
+    made = answer.capacity_table()
+    rows = {r[0]: r for r in made.cells()}
+    assert rows["background CPU"][2] == NOT_SEPARATED
+    assert any(n.startswith(f"{NOT_SEPARATED}:") for n in made.footnotes)

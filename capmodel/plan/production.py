@@ -277,7 +277,9 @@ class ProductionAnswer:
                                "high": Column(f"{pct} high", decimals_from="decimals")},
                      caption=(f"Capacity by the {self.method}" if self.method != NO_METHOD else
                               "What the data support: the observed load only"), csv_name="capacity.csv",
-                     footnotes=["—: no interval for this figure", "unreachable: never, at this growth"])
+                     footnotes=["—: no interval for this figure", "unreachable: never, at this growth",
+                                f"{NOT_SEPARATED}: the load varied too little to tell background CPU from CPU per "
+                                "operation (counted in it)"])
 
     def _figures(self) -> pd.DataFrame:
         rows = []
@@ -288,7 +290,9 @@ class ProductionAnswer:
 
         if self.method == LAWS:
             add("CPU per operation (service demand)", "ms", self.capacity.service_demand_ms)
-            rows.append({"figure": "background CPU", "unit": "cores", "estimate": self.capacity.background_cores})
+            separated = all(r.code != "background_not_separable" for r in self.capacity.evidence.reasons)
+            rows.append({"figure": "background CPU", "unit": "cores",   # a 0 the fit could not measure is no figure
+                         "estimate": self.capacity.background_cores if separated else NOT_SEPARATED})
             rows.append({"figure": "cores", "unit": "CPUs", "estimate": self.capacity.cores})
         add("saturation throughput", "ops/s", self.saturation_throughput)
         add(f"planned throughput ({percent(self.utilization_target, 2)})", "ops/s", self.planned_throughput)
@@ -301,6 +305,8 @@ class ProductionAnswer:
         add("runway", "months", self.runway_months)
         return pd.DataFrame(rows, columns=["figure", "unit", "estimate", "low", "high"])
 
+
+NOT_SEPARATED = "not separated"   # the background CPU of a load too even to separate it (counted in the demand)
 
 def _months(x: float) -> str:
     return "never" if not math.isfinite(x) else number(x, 2)
