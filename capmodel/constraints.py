@@ -24,24 +24,40 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+from decimal import Decimal
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from capmodel.errors import CapmodelError, plain, shown
+from capmodel.formatting import number
+
+TYPED_DIGITS = 26   # longest refused value written out in full; a longer one keeps its exponent
+BOUND_DIGITS = 12   # a bound is exact (0.999999, 0.000000000001), not a measured figure rounded to three digits
 
 
-def _bound(value, kind) -> str:
-    if kind is int and float(value).is_integer() and abs(value) < 1e15:
+def bound(value, kind: type | None = float) -> str:
+    """A bound of a range in a refusal, as ``capmodel.formatting.number`` writes figures for people: 1,000,000 and
+    0.000000000001, never 1e+06 or 1e-12; every digit kept (a bound is exact)."""
+    if kind is int and float(value).is_integer():
         return f"{int(value):,}"
-    return f"{value:g}"
+    return number(value, digits=BOUND_DIGITS)
 
 
-def _typed(value) -> str:
+def span(low, high, kind: type | None = float) -> str:
+    """'from LOW to HIGH' in ``bound``'s words: the range a refusal names."""
+    return f"from {bound(low, kind)} to {bound(high, kind)}"
+
+
+def typed(value) -> str:
     """The refused value as the user would have typed it: a whole float without its '.0' (0, not 0.0; argparse's
-    float() made '0' a 0.0), anything else as ``shown``."""
+    float() made '0' a 0.0), a float Python writes with an exponent in full where that is short (1e16 ->
+    10,000,000,000,000,000, 1e-13 -> 0.0000000000001; 1e-320 and 1e+308 stay so), anything else as ``shown``."""
     value = plain(value)
     if type(value) is float and math.isfinite(value) and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
+    if type(value) is float and math.isfinite(value) and "e" in repr(value):   # 1e16 typed, 1e+16 in repr
+        positional = f"{Decimal(repr(value)):,f}"
+        return positional if len(positional) <= TYPED_DIGITS else repr(value)   # 1e-320 stays as it was typed
     return shown(value, 40)
 
 
@@ -70,10 +86,10 @@ class Number:
         low, high = math.isfinite(self.low), math.isfinite(self.high)
         if self.kind is not int and not (low and high):
             what = "a finite number"
-        above = f"{'>' if self.low_open else '>='} {_bound(self.low, self.kind)}"
-        below = f"{'<' if self.high_open else '<='} {_bound(self.high, self.kind)}"
+        above = f"{'>' if self.low_open else '>='} {bound(self.low, self.kind)}"
+        below = f"{'<' if self.high_open else '<='} {bound(self.high, self.kind)}"
         if low and high and not (self.low_open or self.high_open):
-            bounds = f" from {_bound(self.low, self.kind)} to {_bound(self.high, self.kind)}"
+            bounds = f" {span(self.low, self.high, self.kind)}"
         elif low and high:
             bounds = f" {above} and {below}"
         else:
@@ -87,7 +103,7 @@ class Number:
             return _absent(self, error, name)
         number = self._number(value)
         if number is None:
-            raise error(f"{name or self.name} must be {self.wanted()}, got {_typed(value)}")
+            raise error(f"{name or self.name} must be {self.wanted()}, got {typed(value)}")
         return number
 
     def _number(self, value):

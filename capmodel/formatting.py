@@ -5,6 +5,13 @@ One set of rules: integers as integers with thousands separators, other numbers 
 NaN/None/inf (the caller says which word: "unreachable", "none fits", "—"), units in column headers. A ``Table`` shows
 as HTML in a notebook (no index column, a CSV download link that works offline) and as aligned text in a terminal.
 
+One figure, one spelling on a page: a column of figures trims its trailing zeros as ``number`` does (0.38 under 0.236,
+0.125 under 0.875), so the sentence beside a table, built by ``number`` in whatever layer, names each figure exactly as
+the table shows it. Trailing zeros that would align a column (0.380) cannot be kept apart from the sentences that name
+the same figures (0.38): a sentence built in ``models`` does not know the column its figure lands in. A column that
+needs fixed decimals declares them (``decimals``: AICc to 0.1, runway months to 0.1; ``decimals_from``: a row of a
+figure and its interval, -17.0 / -19.1 / -15.0), and its sentences use the same (``fixed``).
+
 Standard library only (a table is anything with pandas' ``columns`` and ``to_dict("records")``), so every layer may
 use it.
 """
@@ -16,6 +23,7 @@ import csv
 import html
 import io
 import math
+import re
 from dataclasses import dataclass, field
 
 DASH = "—"
@@ -61,6 +69,24 @@ def number(value, digits: int = 3, missing: str = DASH, infinite: str = "unreach
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
     text = f"{value:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if trim and "." in text else text
+
+
+def decimals_for(*values) -> int:
+    """Decimals that show a figure (the first finite non-zero of ``values``: the estimate, else an end of its
+    interval) to three significant digits as ``number`` does, for it and its interval alike; none at 100 or more, or
+    when every value is whole. A table row of a figure and its interval, and the sentence naming them, use it."""
+    finite = [float(v) for v in values if not is_missing(v) and _is_number(v) and math.isfinite(float(v))]
+    lead = next((v for v in finite if v != 0), 0.0)
+    if all(v.is_integer() for v in finite) or lead == 0 or abs(lead) >= 100:
+        return 0
+    return max(0, 2 - math.floor(math.log10(abs(lead))))
+
+
+def fixed(value, row=()) -> str:
+    """``value`` with the decimals ``decimals_for(*row)`` gives (``row``: the estimate, low and high of the table row
+    showing it; default the value alone), trailing zeros kept: a figure as that row spells it (-17.0 beside -19.1 and
+    -15.0)."""
+    return f"{float(value):,.{decimals_for(*(row or (value,)))}f}"
 
 
 def integer(value, missing: str = DASH, infinite: str = "unreachable") -> str:
@@ -162,6 +188,20 @@ def seconds(value, missing: str = DASH) -> str:
     return f"{number(value / 60.0)} min"
 
 
+_TAG = re.compile(r"(<[^>]*>)")
+_HYPHENATED = re.compile(r"[^\s<>]*[^\s<>-]-[^\s<>]*[^\s<>-]")
+NOWRAP = '<span style="white-space: nowrap">'
+
+
+def unbroken_names(markup: str) -> str:
+    """``markup`` (HTML) with every hyphenated word of its text (a VM name such as m5-large or c4-2xlarge-4-SSD, a
+    host:port) kept on one line: a browser breaks a line after a hyphen, which splits a name into two that do not
+    exist. Tags and their attributes are left as they are."""
+    parts = _TAG.split(markup)
+    return "".join(part if part.startswith("<") else _HYPHENATED.sub(lambda m: f"{NOWRAP}{m.group(0)}</span>", part)
+                   for part in parts)
+
+
 @dataclass(frozen=True)
 class Column:
     """How one column shows: its header (units in it, e.g. "throughput (ops/s)"), its kind (int, num, money,
@@ -175,7 +215,7 @@ class Column:
     digits: int = 3
     decimals: int | None = None   # a fixed number of decimals for the whole column (a number column only)
     decimals_from: str | None = None   # a row field giving that row's decimals (a figure and its interval alike)
-    trim: bool = True   # trailing zeros dropped ("0.38"); a Table keeps them where its column shows several decimals
+    trim: bool = True   # trailing zeros dropped ("0.38", as a sentence says it); False keeps them (declared per column)
 
     def show(self, value) -> str:
         if self.kind == "text" or not (_is_number(value) or is_missing(value) or isinstance(value, bool)):
@@ -216,18 +256,9 @@ class Table:
     csv_name: str = "table.csv"
 
     def cells(self) -> list[list[str]]:
-        columns = {key: self._one_rule(key, col) for key, col in self.columns.items()}
-        return [[self._column(col, row).show(row.get(key)) for key, col in columns.items()] for row in self.rows]
-
-    def _one_rule(self, key: str, col: Column) -> Column:
-        """``col`` keeping trailing zeros when more than one of its numbers shows decimals: one precision rule for
-        a column (0.236 above 0.380, not 0.38)."""
-        if col.kind not in ("num", "percent") or col.decimals is not None or col.decimals_from or not col.trim:
-            return col
-        kept = dataclasses.replace(col, trim=False)
-        with_decimals = sum("." in col.show(row.get(key)) for row in self.rows
-                            if _is_number(row.get(key)) and not isinstance(row.get(key), bool))
-        return kept if with_decimals > 1 else col
+        """Each row's figures as ``Column.show`` writes them: the one spelling a figure has on a page (see the module's
+        note on precision), so a sentence that names it with ``number`` reads as the table does."""
+        return [[self._column(col, row).show(row.get(key)) for key, col in self.columns.items()] for row in self.rows]
 
     @staticmethod
     def _column(col: Column, row: dict) -> Column:
@@ -268,9 +299,10 @@ class Table:
         kinds = ["text" if c.kind == "text" else "num" for c in self.columns.values()]
         head = "".join(f'<th class="{k}">{html.escape(c.header)}</th>' for c, k in zip(self.columns.values(), kinds))
 
-        def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do
-            keep = " keep" if kind == "num" or len(value) <= SHORT_TEXT else ""
-            return f'<td class="{kind}{keep}">{html.escape(value)}</td>'
+        def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do,
+            # between words, never inside a hyphenated name they mention ("c4-" / "2xlarge-4-" / "SSD")
+            keep = " keep" if kind == "num" or len(value) <= SHORT_TEXT or " " not in value.strip() else ""
+            return f'<td class="{kind}{keep}">{unbroken_names(html.escape(value))}</td>'
 
         rows = "".join("<tr>" + "".join(cell(v, k) for v, k in zip(r, kinds)) + "</tr>" for r in self.cells())
         data = base64.b64encode(self.csv().encode("utf-8")).decode("ascii")

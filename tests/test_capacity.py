@@ -250,9 +250,10 @@ def test_a_capacity_whose_intervals_have_no_width_states_the_figures_alone():
                          evidence=Evidence.of(), busy_intervals=40)
     text = cap.describe(with_method=False)
     months = math.log(3200 / 1000) / math.log(1.05)                  # planned 0.8 * 2 cores / 0.5 ms = 3,200 ops/s
-    assert ("Each operation costs the server **0.5 ms of CPU**. With 2 cores (as given), the bottleneck law puts "
+    # the figures as the capacity table's rows show them (three significant digits, zeros kept: 0.500, 68.8)
+    assert ("Each operation costs the server **0.500 ms of CPU**. With 2 cores (as given), the bottleneck law puts "
             "saturation at **4,000 ops/s**. At 80% utilization the server carries **3,200 ops/s**;") in text
-    assert "so **69%** of the planned throughput is spare." in text and "% interval" not in text and "to " not in text
+    assert f"so **{100 * (1 - 1000 / 3200):.1f}%** of the planned throughput is spare." in text and "% interval" not in text and "to " not in text
     assert f"reached in **{months:.1f} months**." in text
 
 

@@ -66,7 +66,7 @@ def test_throughputs_below_a_millionth_per_second_are_a_unit_error(tmp_path, cap
     status, out, err = _fit(tmp_path, capsys, "tiny.csv", ("concurrency,throughput\n" + rows).encode())
     if refused:
         assert status == 2 and error_only(out, err)
-        assert "column 'throughput', row 1:" in err and "above 0 but below 1e-06 (a unit error?)" in err
+        assert "column 'throughput', row 1:" in err and "above 0 but below 0.000001 (a unit error?)" in err
         return
     assert status == 0, err
     fitted = json.loads(out)

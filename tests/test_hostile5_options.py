@@ -72,7 +72,7 @@ def test_an_option_outside_its_range_is_one_line_and_exit_2_in_every_estate_comm
 def test_plan_refuses_a_utilization_target_below_one_percent(capsys):
     status, out, err = _run(capsys, "plan", "--utilization-target", "1e-9")
     assert status == 2 and out == ""
-    assert "utilization target must be a fraction from 0.01 to 1, got 1e-09" in err
+    assert "utilization target must be a fraction from 0.01 to 1, got 0.000000001" in err
 
 
 def test_fleet_workers_beyond_four_per_core_are_refused_before_any_process_starts(members, capsys):
@@ -87,7 +87,7 @@ def test_fleet_workers_beyond_four_per_core_are_refused_before_any_process_start
     ("08_fleet_capacity", "workers", "0", "parameter workers must be an integer from 1 to 1,024, got 0"),
     ("08_fleet_capacity", "workers", "99999", "parameter workers must be an integer from 1 to 1,024, got 99999"),
     ("08_fleet_capacity", "seed", "-1", "parameter seed must be an integer from 0 to 4,294,967,295, got -1"),
-    ("07_production_capacity", "cores", "-1", "parameter cores must be a number from 0 to 1024, got -1"),
+    ("07_production_capacity", "cores", "-1", "parameter cores must be a number from 0 to 1,024, got -1"),
     ("07_production_capacity", "monthly_growth", "-5",
      "parameter monthly_growth must be a number from -0.99 to 10, got -5"),
 ])

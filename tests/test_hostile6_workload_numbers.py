@@ -23,10 +23,10 @@ def _workload(tmp_path, operations="{read: 0.5, update: 0.5}", collection="usert
 
 
 @pytest.mark.parametrize("operations, words", [
-    ("{read: .inf, update: 1}", "weight inf must be a number from 0 to 1e+12"),
-    ("{read: .nan, update: 1}", "weight nan must be a number from 0 to 1e+12"),
-    ("{read: -.inf, update: 1}", "weight -inf must be a number from 0 to 1e+12"),
-    ("{read: 1.0e+308, update: 1.0e+308}", "weight 1e+308 must be a number from 0 to 1e+12"),
+    ("{read: .inf, update: 1}", "weight inf must be a number from 0 to 1,000,000,000,000"),
+    ("{read: .nan, update: 1}", "weight nan must be a number from 0 to 1,000,000,000,000"),
+    ("{read: -.inf, update: 1}", "weight -inf must be a number from 0 to 1,000,000,000,000"),
+    ("{read: 1.0e+308, update: 1.0e+308}", "weight 1e+308 must be a number from 0 to 1,000,000,000,000"),
     ("{read: 1e308, update: 1}", "weight '1e308' is not a number"),
     ("{read: '0.5', update: 0.5}", "weight '0.5' is not a number"),
     ("{read: true, update: 1}", "weight True is not a number"),
@@ -92,7 +92,7 @@ def test_a_choice_generator_with_weights_that_are_no_finite_proportions_is_refus
     with pytest.raises(Exception) as info:
         parse_workload(spec, "w.yaml")
     assert type(info.value).__name__ == "InputError"
-    assert "w.yaml" in str(info.value) and "'weights' must be numbers from 0 to 1e+12, not all 0" in str(info.value)
+    assert "w.yaml" in str(info.value) and "'weights' must be numbers from 0 to 1,000,000,000,000, not all 0" in str(info.value)
 
 
 def test_a_choice_generator_with_plain_weights_still_loads():

@@ -123,7 +123,7 @@ def test_a_fleet_parent_of_ftdc_folders_and_a_diagnostic_data_folder_pass_the_ch
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["07_production_capacity", "-p", "interval", "0"], "parameter interval must be a number from 0.01 to 3600, got 0"),
+    (["07_production_capacity", "-p", "interval", "0"], "parameter interval must be a number from 0.01 to 3,600, got 0"),
     (["07_production_capacity", "-p", "bins", "-1"], "parameter bins must be an integer from 0 to 10,000, got -1"),
     (["07_production_capacity", "-p", "fit_on", "abc"], "parameter fit_on: 'abc' is not throughput or latency"),
     (["07_production_capacity", "-p", "since", "abc"], "parameter since: 'abc' is not a time (give one such as "),

@@ -232,7 +232,7 @@ def test_report_tables_give_months_to_one_decimal_and_the_briefs_range_plainly()
     runway = plan_report(targets=[50_000])
     months = runway.vm_table().cells()
     shown = {r[0]: r[-1] for r in months}
-    assert shown["m3-xlarge-8-SAS"] == "past the target now" and shown["c4-2xlarge-4-SSD"] == "26.0"   # one decimal
+    assert shown["m3-xlarge-8-SAS"] == "full now" and shown["c4-2xlarge-4-SSD"] == "26.0"   # one decimal
     headers = [c.header for c in node_report("", sigma=0.01, kappa=0.0001).nodes_table().columns.values()]
     assert "brief's nodes (low)" in headers and "brief's nodes (high)" in headers and "brief: to" not in headers
 

@@ -16,28 +16,32 @@ def _fleet_rows(cpu_ms):
         "duplicate_of": [None] * n, "evidence": [{"grade": "weak", "reasons": []}] * n})
 
 
-def test_report_08s_cpu_per_operation_column_has_one_precision_rule():
-    # the page showed 0.236 above 0.38: 0.38 is 0.380 at the column's three significant digits
+def test_report_08s_cpu_per_operation_column_spells_each_figure_as_a_sentence_does():
+    # the page showed 0.236 above 0.38, then 0.380 (a column's trailing zeros) where a sentence would say 0.38: one
+    # figure, one spelling on a page (formatting's note on precision; session words4 chose the trimmed column)
+    from capmodel.formatting import number
     from capmodel.observe.fleet import Fleet
 
     fleet = Fleet(_fleet_rows([0.236, 0.374, 0.376, 0.38]), workers="local", monthly_growth=0.05)
     column = [row[6] for row in fleet.reading_table().cells()]
-    assert column == ["0.236", "0.374", "0.376", "0.380"]
+    assert column == ["0.236", "0.374", "0.376", "0.38"] == [number(x) for x in (0.236, 0.374, 0.376, 0.38)]
 
 
-def test_a_column_with_one_decimal_figure_keeps_it_short_and_a_mixed_one_keeps_its_zeros():
-    from capmodel.formatting import table
+def test_a_column_spells_every_figure_as_number_does():
+    from capmodel.formatting import Column, number, percent, table
 
     shown = table(pd.DataFrame({"a": [1, 0.5, 3], "b": [2.5, 0.25, 1234.5]}), {"a": "a", "b": "b"}).cells()
-    assert [r[0] for r in shown] == ["1", "0.5", "3"]              # one decimal figure: nothing to align
-    assert [r[1] for r in shown] == ["2.50", "0.250", "1,234"]     # three significant digits each, zeros kept
+    assert [r[0] for r in shown] == ["1", "0.5", "3"]
+    assert [r[1] for r in shown] == ["2.5", "0.25", "1,234"] == [number(x) for x in (2.5, 0.25, 1234.5)]
     p95 = table(pd.DataFrame({"p95": [1.9, 2.0, 2.2, 10.9]}), {"p95": "p95 latency (ms)"}).cells()
-    assert [r[0] for r in p95] == ["1.90", "2.00", "2.20", "10.9"]    # report 02's measured curve showed 2 among them
+    assert [r[0] for r in p95] == ["1.9", "2", "2.2", "10.9"]
     # report 01's Little's-law table: 0.17% under 0.532% (the difference column, three significant digits)
-    from capmodel.formatting import Column
-
     shares = table(pd.DataFrame({"d": [0.00532, 0.0017, 0.8]}), {"d": Column("difference", "percent", digits=3)})
-    assert [r[0] for r in shares.cells()] == ["0.532%", "0.170%", "80%"]
+    assert [r[0] for r in shares.cells()] == ["0.532%", "0.17%", "80%"] == [percent(x, 3) for x in (0.00532, 0.0017,
+                                                                                                    0.8)]
+    # a column that declares its decimals keeps them (AICc, runway months): its sentences use the same
+    fixed = table(pd.DataFrame({"m": [26.0, 19.63]}), {"m": Column("runway (months)", decimals=1)}).cells()
+    assert [r[0] for r in fixed] == ["26.0", "19.6"]
 
 
 def test_report_01s_upto_0_means_what_it_means_in_report_02():
@@ -170,7 +174,7 @@ def test_report_08s_failed_server_is_labelled_by_whole_folder_names():
 
 def test_report_03s_vm_table_says_a_runway_of_0_in_words():
     # the bundled study's baseline VM carries today's 25,000 users: its runway read "0.0" months
-    from capmodel.models.runway import PAST_TARGET_WORDS
+    from capmodel.plots.costs import FULL_NOW
     from capmodel.report.plan_report import plan_report
 
     result = plan_report(targets=[50000], bootstrap=0)
@@ -178,7 +182,7 @@ def test_report_03s_vm_table_says_a_runway_of_0_in_words():
     column = list(shown.columns).index("runway_months")
     runways = {row[0]: row[column] for row in shown.cells()}
     assert float(result.vms.set_index("vm").loc["m3-xlarge-8-SAS", "runway_months"]) == 0.0
-    assert runways["m3-xlarge-8-SAS"] == PAST_TARGET_WORDS and runways["c4-2xlarge-4-SSD"] == "26.0"
+    assert runways["m3-xlarge-8-SAS"] == FULL_NOW and runways["c4-2xlarge-4-SSD"] == "26.0"
 
 
 def test_the_index_names_the_live_reports_it_does_not_hold(tmp_path):

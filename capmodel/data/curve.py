@@ -13,6 +13,8 @@ import pandas as pd
 from capmodel.data.curve_columns import LATENCY, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import listed
 from capmodel.errors import InputError, shown
+from capmodel.constraints import typed
+from capmodel.formatting import number
 
 # Magnitudes a measured curve can have; values beyond them are a unit error, an outlier or a hostile file, and would
 # only overflow the fit (refused here with the row, not fitted into a silent lambda of 1e298):
@@ -72,43 +74,48 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     conc, thr = out["concurrency"].to_numpy(), out["throughput"].to_numpy()
     if (conc <= 0).any():
         row = int(np.flatnonzero(conc <= 0)[0])
-        raise InputError(f"{where}{column('concurrency')}, row {row + 1}: {conc[row]:g} must be > 0")
+        raise InputError(f"{where}{column('concurrency')}, row {row + 1}: {typed(conc[row])} must be > 0")
     if (thr < 0).any():
         row = int(np.flatnonzero(thr < 0)[0])
-        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} must be >= 0")
+        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {typed(thr[row])} must be >= 0")
     low, high = CONCURRENCY_RANGE
     if ((conc < low) | (conc > high)).any():
         row = int(np.flatnonzero((conc < low) | (conc > high))[0])
-        raise InputError(f"{where}{column('concurrency')}, row {row + 1}: {conc[row]:g} is outside {low:g} to "
-                         f"{high:g} (a unit error?)")
+        raise InputError(f"{where}{column('concurrency')}, row {row + 1}: {typed(conc[row])} is outside "
+                         f"{number(low, 6)} to "
+                         f"{number(high, 6)} (a unit error?)")
     if (thr > MAX_THROUGHPUT).any():
         row = int(np.flatnonzero(thr > MAX_THROUGHPUT)[0])
-        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} is more than "
-                         f"{MAX_THROUGHPUT:g} per second (a unit error or an outlier?)")
+        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {typed(thr[row])} is more than "
+                         f"{number(MAX_THROUGHPUT, 6)} per second (a unit error or an outlier?)")
     if ((thr > 0) & (thr < MIN_THROUGHPUT)).any():
         row = int(np.flatnonzero((thr > 0) & (thr < MIN_THROUGHPUT))[0])
-        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {thr[row]:g} per second is above 0 but below "
-                         f"{MIN_THROUGHPUT:g} (a unit error?)")
+        raise InputError(f"{where}{column('throughput')}, row {row + 1}: {typed(thr[row])} per second is "
+                         f"above 0 but below "
+                         f"{number(MIN_THROUGHPUT, 6)} (a unit error?)")
     positive = np.flatnonzero(thr > 0)
     if len(positive) and thr[positive].max() > MAX_SPAN * thr[positive].min():
         small, large = positive[np.argmin(thr[positive])], positive[np.argmax(thr[positive])]
         raise InputError(f"{where}{column('throughput')}: values span more than {np.log10(MAX_SPAN):.0f} orders of "
-                         f"magnitude (row {small + 1}: {thr[small]:g}, row {large + 1}: {thr[large]:g}); a unit "
+                         f"magnitude (row {small + 1}: {typed(thr[small])}, row {large + 1}: "
+                         f"{typed(thr[large])}); a unit "
                          "error or an outlier?")
     for col in tuple(c for c in LATENCY + ("errors",) if c in out.columns) + per_op:
         values = out[col].to_numpy()
         if (values < 0).any():
             row = int(np.flatnonzero(values < 0)[0])
-            raise InputError(f"{where}{column(col)}, row {row + 1}: {values[row]:g} must be >= 0")
+            raise InputError(f"{where}{column(col)}, row {row + 1}: {typed(values[row])} must be >= 0")
         if (values > MAX_MEASURE).any():
             row = int(np.flatnonzero(values > MAX_MEASURE)[0])
-            raise InputError(f"{where}{column(col)}, row {row + 1}: {values[row]:g} is more than {MAX_MEASURE:g}")
+            raise InputError(f"{where}{column(col)}, row {row + 1}: {typed(values[row])} is more than "
+                             f"{number(MAX_MEASURE, 6)}")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy()
         bad = (cpu < 0) | (cpu > 1)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{where}{column('cpu_util')}, row {row + 1}: {cpu[row]:g} must be a fraction 0-1")
+            raise InputError(f"{where}{column('cpu_util')}, row {row + 1}: {typed(cpu[row])} must be a "
+                             f"fraction 0-1")
     if len(out) < min_points:
         raise InputError(f"{where}{len(out)} data rows, need at least {min_points}")
     return out

@@ -46,7 +46,7 @@ import math
 
 import numpy as np
 
-from capmodel.formatting import plural
+from capmodel.formatting import number, plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.labels import model_label
 
@@ -66,7 +66,7 @@ WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which on
 
 def _n(x: float) -> str:
     """A figure for a sentence: thousands separators, at most 3 significant digits below 100."""
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    return number(x)
 
 
 def client_bound_steps(curve) -> list[float]:
@@ -85,7 +85,7 @@ def check_client_bound(curve) -> Reason | None:
     if len(bound) == len(curve):
         return Reason("client_bound", "unusable", f"every one of the {len(bound)} steps was client-bound (the load "
                       "generator, not the server, set the pace): the curve describes the client", float(len(bound)))
-    steps = ", ".join(f"{n:g}" for n in sorted(set(bound)))
+    steps = ", ".join(f"{number(n, 6)}" for n in sorted(set(bound)))
     return Reason("client_bound", "weak", f"{len(bound)} of {len(curve)} steps were client-bound (at {steps} "
                   "clients): those points measure the load generator, not the server", float(len(bound)))
 
@@ -100,7 +100,7 @@ def check_extrapolation(answer_n: float | None, measured_max: float, what: str =
         return None
     grade = "unusable" if factor > EXTRAPOLATION_UNUSABLE else "weak"
     return Reason("extrapolation", grade, f"{what} ({_n(answer_n)} {unit}) is {factor:.1f}x the largest measured "
-                  f"({_n(measured_max)}); past {EXTRAPOLATION_WEAK:g}x it rests on the formula more than on the data",
+                  f"({_n(measured_max)}); past {number(EXTRAPOLATION_WEAK)}x it rests on the formula more than on the data",
                   float(factor))
 
 
@@ -115,8 +115,8 @@ def check_r2(fit) -> Reason | None:
         return Reason("r2", "unusable", f"R² = {r2:.2f}: the {model_label(fit.model)} curve explains the data worse "
                       "than their mean does", float(r2))
     if r2 < R2_WEAK:
-        return Reason("r2", "weak", f"R² = {r2:.2f} (below {R2_WEAK:g}): the {model_label(fit.model)} curve leaves "
-                      f"{1 - r2:.0%} of the variation unexplained", float(r2))
+        return Reason("r2", "weak", f"R² = {r2:.2f} (below {number(R2_WEAK)}): the {model_label(fit.model)} curve "
+                      f"leaves {1 - r2:.0%} of the variation unexplained", float(r2))
     return None
 
 
@@ -134,7 +134,7 @@ def check_lack_of_fit(fit) -> Reason | None:
         return None
     return Reason("lack_of_fit", "weak", f"the replicates reject the {model_label(fit.model)} curve's shape "
                   "(lack-of-fit "
-                  f"F = {test.f_statistic:.3g}, p = {test.p_value:.2g})", float(test.p_value))
+                  f"F = {number(test.f_statistic)}, p = {number(test.p_value, 2)})", float(test.p_value))
 
 
 def check_below_one(concurrency) -> Reason | None:
@@ -189,8 +189,8 @@ def warning_reasons(fit) -> list[Reason]:
             p = fit.estimates[i]
             side = "lower" if abs(p - fit.lower[i]) <= abs(p - fit.upper[i]) else "upper"
             bound = fit.lower[i] if side == "lower" else fit.upper[i]
-            found.append(Reason("at_bound", "weak", f"{name} is at its {side} bound {bound:g}: the data do not "
-                                f"support {_bound_meaning(name, side)}; its standard error and interval are not "
+            found.append(Reason("at_bound", "weak", f"{name} is at its {side} bound {number(bound, 6)}: the data "
+                                f"do not support {_bound_meaning(name, side)}; its standard error and interval are not "
                                 "reliable", float(bound)))
     found += [Reason("model_caution", "weak", text) for text in fit._model_warnings()]
     positive = fit.throughput[fit.throughput > 0]

@@ -97,17 +97,17 @@ def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
     reachable = reason not in ("below_zero_load", "past_peak")
     ms = f"{number(seconds * 1000, 4)} ms"
     if reason == "below_zero_load":
-        message = f"a response time of {ms} is unreachable: even at the lightest load it is {zero_load * 1000:,.4g} ms"
+        message = f"a response time of {ms} is unreachable: even at the lightest load it is {number(zero_load * 1000, 4)} ms"
     elif reason == "past_peak":
-        message = (f"the response time stays below {ms} up to the peak ({x:,.0f} ops/s at N = {n:,.4g}) and "
+        message = (f"the response time stays below {ms} up to the peak ({x:,.0f} ops/s at N = {number(n, 4)}) and "
                    "reaches it only past the peak, on the retrograde branch")
     elif reason == "unbounded":
         message = f"the response time does not grow with N: a {ms} target bounds neither N nor the throughput"
     elif reason == "capped_at_peak":
-        message = f"the response time stays below {ms} up to the peak: {x:,.0f} ops/s at N = {n:,.4g}"
+        message = f"the response time stays below {ms} up to the peak: {x:,.0f} ops/s at N = {number(n, 4)}"
     else:
         side = "past the peak, on the retrograde branch" if reason == "retrograde" else "on the rising side"
-        message = f"the response time reaches {ms} at N = {n:,.4g}, {x:,.0f} ops/s ({side})"
+        message = f"the response time reaches {ms} at N = {number(n, 4)}, {x:,.0f} ops/s ({side})"
     if not reachable:
         n, x = math.nan, math.nan
     return LatencyLimit(float(n), float(x), reachable, reason, message, branch if reachable else "", seconds,

@@ -21,6 +21,7 @@ from scipy.optimize import brentq
 from capmodel.errors import InputError, PlanError
 from capmodel.models.laws import check_nonnegative, check_positive, check_probability, check_servers, check_stable
 from capmodel.models.renamed import renamed_method
+from capmodel.formatting import number
 
 
 def _check_servers(c, name: str = "c") -> int:
@@ -47,7 +48,7 @@ def erlang_c(c: int, a: float) -> float:
     """
     c = _check_servers(c)
     a = check_nonnegative(a, "a (offered load, Erlangs)")
-    check_stable(a / c, f"utilization a / c (a = {a:.6g} Erlangs, c = {c} servers)")
+    check_stable(a / c, f"utilization a / c (a = {number(a, 6)} Erlangs, c = {c} servers)")
     b = erlang_b(c, a)
     return c * b / (c - a * (1.0 - b))
 
@@ -133,7 +134,8 @@ def mmc(arrival_rate: float, service_rate: float, servers: int) -> MMcResult:
     mu = check_positive(service_rate, "service_rate")
     c = _check_servers(servers, "servers")
     a = lam / mu
-    check_stable(a / c, f"utilization arrival_rate / (servers * service_rate) (more than {a:.6g} servers needed)")
+    check_stable(a / c, f"utilization arrival_rate / (servers * service_rate) (more than {number(a, 6)} servers "
+                        f"needed)")
     return _mmc_from_erlang_b(lam, mu, c, erlang_b(c, a))
 
 
@@ -194,7 +196,7 @@ def servers_for_target(
     # the values each metric approaches, but never reaches, as c grows (with any arrivals at all)
     floors = {
         "max_mean_response": (1.0 / mu, "the mean service time 1/mu"),
-        "max_response_at_percentile": (service_quantile, f"the {p:g} quantile of the service time"),
+        "max_response_at_percentile": (service_quantile, f"the {number(p, 6)} quantile of the service time"),
     }
     if lam > 0:
         floors["max_mean_wait"] = (0.0, "zero: some arrivals always wait")
@@ -202,8 +204,8 @@ def servers_for_target(
     for name, (floor, what) in floors.items():
         if name in targets and targets[name] <= floor:
             raise PlanError(
-                f"{name} = {targets[name]:.6g} cannot be met with any number of servers: it must exceed {what} "
-                f"({floor:.6g})"
+                f"{name} = {number(targets[name], 6)} cannot be met with any number of servers: it must exceed {what} "
+                f"({number(floor, 6)})"
             )
 
     def meets(r: MMcResult) -> bool:

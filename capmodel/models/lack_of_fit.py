@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from capmodel.errors import InputError
+from capmodel.formatting import number
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,9 @@ class LackOfFit:
         verdict = (f"the {self.model} curve misses the replicates' level means by more than their scatter explains"
                    if self.p_value < alpha else
                    f"the {self.model} curve is consistent with the replicate scatter")
-        return (f"lack-of-fit F = {self.f_statistic:.3g} on ({self.df_lack_of_fit}, {self.df_pure_error}) degrees of "
-                f"freedom, p = {self.p_value:.3g}: {verdict} (at {alpha:g})")
+        return (f"lack-of-fit F = {number(self.f_statistic)} on ({self.df_lack_of_fit}, {self.df_pure_error}) "
+                f"degrees of "
+                f"freedom, p = {number(self.p_value)}: {verdict} (at {number(alpha, 6)})")
 
 
 def pure_error(concurrency: np.ndarray, throughput: np.ndarray, weights=None) -> tuple[float, int]:

@@ -11,6 +11,7 @@ import math
 
 from capmodel.constraints import Number
 from capmodel.errors import InputError
+from capmodel.formatting import number
 
 #: the longest service demand or think time, in seconds (about 32 years): a larger figure is a unit slip, and near
 #: 1e308 the queueing solvers' sums overflow into a "no finite solution" that would hide the real problem
@@ -51,7 +52,8 @@ def check_stable(utilization: float, name: str = "utilization") -> float:
     """Return ``utilization`` if it is in [0, 1); a queue at or above 1 has no steady state."""
     u = check_nonnegative(utilization, name)
     if u >= 1:
-        raise InputError(f"{name} = {u:.6g} >= 1: the queue is unstable (arrivals exceed capacity), no steady state")
+        raise InputError(f"{name} = {number(u, 6)} >= 1: the queue is unstable (arrivals exceed capacity), no "
+                         f"steady state")
     return u
 
 
@@ -109,7 +111,8 @@ def interactive_response_time(users: float, throughput: float, think_time: float
     r = n / x - z
     if r < -1e-12 * max(1.0, z):
         raise InputError(
-            f"users / throughput = {n / x:.6g} is below think_time = {z:.6g}: these three measurements cannot "
+            f"users / throughput = {number(n / x, 6)} is below think_time = {number(z, 6)}: these three "
+            f"measurements cannot "
             "belong to one closed system (check units)"
         )
     return max(r, 0.0)

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from capmodel.formatting import number
 
 FALL_TOLERANCE = 0.05
 FALL_NOISE_RSE = 2.0
@@ -88,7 +89,7 @@ def measured_fall(concurrency, throughput, rse: float = math.nan) -> MeasuredFal
         how = (f"a straight line through the {len(tail_n)} steps from the best on falls, its slope's "
                f"{FALL_LEVEL:.0%} interval below 0")
     elif best - last > noise:
-        how = f"more than {FALL_NOISE_RSE:g}·√2 residual standard errors of the USL fit ({noise:,.0f} ops/s)"
+        how = f"more than {number(FALL_NOISE_RSE, 6)}·√2 residual standard errors of the USL fit ({noise:,.0f} ops/s)"
     else:
         how = "no falling trend beyond the scatter"
     return MeasuredFall(best, float(tail_n[0]), last, float(tail_n[-1]), fraction,

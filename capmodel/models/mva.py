@@ -26,6 +26,7 @@ import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError, shown
 from capmodel.models.laws import check_nonnegative, check_servers
+from capmodel.formatting import number
 
 MAX_POPULATION = 10**9
 MAX_POPULATION_ROWS = 100_000  # populations listed (one table row each)
@@ -208,7 +209,7 @@ def _schweitzer_point(n, d, z, queueing_demand, seidmann_delay, tolerance, max_i
     else:
         raise CapmodelError(
             f"approximate MVA did not converge for N = {n} within {max_iterations} iterations "
-            f"(tolerance {tolerance:g}); use exact_mva or loosen the tolerance"
+            f"(tolerance {number(tolerance, 6)}); use exact_mva or loosen the tolerance"
         )
     return x, residence
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from capmodel.errors import InputError
 from capmodel.models.laws import check_servers
+from capmodel.formatting import number
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,8 @@ def usl_station(fit) -> LoadDependent:
         return cache[j]
 
     sigma, kappa = getattr(fit, "sigma", float("nan")), getattr(fit, "kappa", float("nan"))
-    return LoadDependent(multiplier, f"USL sigma={sigma:.4g} kappa={kappa:.4g} lambda={lam:.4g}", demand=1.0 / lam)
+    return LoadDependent(multiplier, f"USL sigma={number(sigma, 4)} kappa={number(kappa, 4)} "
+                                     f"lambda={number(lam, 4)}", demand=1.0 / lam)
 
 
 def residence_factor(marginals: np.ndarray, alpha: np.ndarray, flat_from: int | None, n_total: int) -> np.ndarray:

@@ -59,7 +59,7 @@ class ModelComparison:
         cols = ["model", "n_params", "aic", "aicc", "bic", "rmse", "r2"]
         if "extrapolation_mape" in self.table:
             cols.append("extrapolation_mape")
-        text = self.table[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        text = self.table[cols].to_string(index=False, float_format=lambda v: f"{number(v, 4)}")
         return f"{text}\n\nrecommended: {self.recommended} ({self.reason})"
 
     def to_json(self) -> dict:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import InputError, shown
-from capmodel.formatting import plural
+from capmodel.formatting import number, plural
 from capmodel.models.assessment import EXTRAPOLATION_WEAK
 
 # a peak beyond this multiple of the largest measured concurrency earns a warning (and a weak verdict: the same
@@ -47,7 +47,7 @@ def concurrencies(n) -> np.ndarray:
         raise InputError(f"n: expected concurrencies (numbers >= 0), got {shown(n)}") from None
     bad = ~((values >= 0) & (values <= MAX_PREDICT_CONCURRENCY))
     if bad.any():
-        raise InputError(f"n: a concurrency is a number from 0 to {MAX_PREDICT_CONCURRENCY:g}, got "
+        raise InputError(f"n: a concurrency is a number from 0 to {number(MAX_PREDICT_CONCURRENCY, 6)}, got "
                          f"{shown(values[bad].ravel()[0])}")
     return values
 
@@ -324,7 +324,7 @@ class ScalabilityFit:
     # -- words -----------------------------------------------------------------------------------------------------
     def _summary_extra(self) -> list:
         if math.isfinite(self.peak_concurrency):
-            return [f"peak concurrency: {self.peak_concurrency:.4g}", f"peak throughput: {self.peak_throughput:.5g}"]
+            return [f"peak concurrency: {number(self.peak_concurrency, 4)}", f"peak throughput: {number(self.peak_throughput, 5)}"]
         return ["peak concurrency: none (kappa = 0)"]
 
     def summary(self, level: float = 0.95, evidence=None) -> str:
@@ -333,12 +333,12 @@ class ScalabilityFit:
         warnings."""
         table = self.parameter_table(level)
         lines = [f"{self.model} fit: {self.formula}",
-                 f"points: {self.n_points}, concurrency {np.min(self.concurrency):g}..{np.max(self.concurrency):g}"
+                 f"points: {self.n_points}, concurrency {number(np.min(self.concurrency), 6)}..{number(np.max(self.concurrency), 6)}"
                  + (", weighted" if self.weights is not None else ""),
                  "",
                  f"{'':8}{'estimate':>13}{'std.err':>13}{f'{level:.0%} low':>13}{f'{level:.0%} high':>13}"]
         for name, row in table.iterrows():
-            lines.append(f"{name:8}{row.estimate:13.5g}{row.se:13.4g}{row.low:13.5g}{row.high:13.5g}")
+            lines.append(f"{name:8}{number(row.estimate, 5):>13}{number(row.se, 4):>13}{number(row.low, 5):>13}{number(row.high, 5):>13}")
         lines.append("")
         evidence = self.evidence if evidence is None else evidence
         if evidence.usable:
@@ -348,7 +348,7 @@ class ScalabilityFit:
 
             lines.append(f"peak / ceiling: not supported by these data; {supported_instead(self, evidence)}")
         dof = plural(self.df_resid, "degree of freedom", "degrees of freedom")
-        lines.append(f"residual standard error: {self.rse:.4g} on {dof}")
+        lines.append(f"residual standard error: {number(self.rse, 4)} on {dof}")
         lines.append(f"R-squared: {self.r2:.4f}   AIC: {self.aic:.2f}   BIC: {self.bic:.2f}")
         lines.extend(evidence.lines())
         said = {r.message for r in evidence.reasons}      # a warning is a reason of the fit's verdict: said once
@@ -362,5 +362,5 @@ class ScalabilityFit:
         return describe_fit(self, comparison=comparison, level=level, source=source or "The curve")
 
     def __repr__(self):
-        values = ", ".join(f"{k}={v:.4g}" for k, v in self.params.items())
+        values = ", ".join(f"{k}={number(v, 4)}" for k, v in self.params.items())
         return f"<{type(self).__name__} {self.model}: {values}; n={self.n_points}, R2={self.r2:.4f}>"

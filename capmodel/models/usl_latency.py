@@ -29,6 +29,7 @@ from capmodel.errors import FitError, InputError
 from capmodel.models.closed_form import LatencyLimit, usl_peak
 from capmodel.models.closed_form import latency_limit as solve_latency_limit
 from capmodel.models.usl import fit_usl
+from capmodel.formatting import number
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95
@@ -271,15 +272,18 @@ class LatencyFit:
             "USL latency form R(X) fitted on " + ("(throughput, mean latency)" if self.method == "latency" else
                                                   "(concurrency N = X R, throughput)" + (
                                                       f", {self.bins} bins" if self.bins else "")),
-            f"points: {self.n_points}; sigma {self.sigma:.5g}, kappa {self.kappa:.4g}, lambda {self.lambda_:.5g}; "
+            f"points: {self.n_points}; sigma {number(self.sigma, 5)}, kappa {number(self.kappa, 4)}, lambda "
+            f"{number(self.lambda_, 5)}; "
             f"R-squared (latency) {self.r2:.3f}",
-            f"nose: peak throughput {self.peak_throughput:.5g} ops/s at N = {self.peak_concurrency:.4g}, "
-            f"latency {self.peak_latency_ms:.4g} ms",
-            f"observed peak {self.observed_peak_throughput:.5g} ops/s: {self.spare_fraction:.1%} of the fitted peak spare",
+            f"nose: peak throughput {number(self.peak_throughput, 5)} ops/s at N = {number(self.peak_concurrency, 4)}, "
+            f"latency {number(self.peak_latency_ms, 4)} ms",
+            f"observed peak {number(self.observed_peak_throughput, 5)} ops/s: {self.spare_fraction:.1%} of the "
+            f"fitted peak spare",
         ])
 
     def __repr__(self):
-        return f"<LatencyFit sigma={self.sigma:.4g} kappa={self.kappa:.4g} lambda={self.lambda_:.4g}>"
+        return (f"<LatencyFit sigma={number(self.sigma, 4)} kappa={number(self.kappa, 4)} "
+                f"lambda={number(self.lambda_, 4)}>")
 
 
 def _figures(sigma, kappa, lambda_, observed_peak, planned=None, target_ms=None) -> dict:

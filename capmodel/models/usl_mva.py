@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import InputError
+from capmodel.constraints import typed
 
 
 def usl_parameters(fit_or_sigma, kappa: float | None = None, lambda_: float | None = None) -> tuple[float, ...]:
@@ -38,13 +39,14 @@ def usl_parameters(fit_or_sigma, kappa: float | None = None, lambda_: float | No
         raise InputError(f"sigma, kappa, lambda_ must be numbers, got {sigma!r}, {kappa!r}, {lambda_!r}") from None
     if not 0 <= sigma <= 1:
         raise InputError(
-            f"sigma = {sigma:.6g} is outside [0, 1]: a queueing network has no serial fraction below 0 (superlinear "
+            f"sigma = {typed(sigma)} is outside [0, 1]: a queueing network has no serial fraction below 0 "
+            f"(superlinear "
             "scaling) or above 1"
         )
     if not kappa >= 0 or not np.isfinite(kappa):
-        raise InputError(f"kappa = {kappa:.6g} must be finite and >= 0")
+        raise InputError(f"kappa = {typed(kappa)} must be finite and >= 0")
     if not lambda_ > 0 or not np.isfinite(lambda_):
-        raise InputError(f"lambda_ = {lambda_:.6g} must be finite and > 0 (throughput of one user)")
+        raise InputError(f"lambda_ = {typed(lambda_)} must be finite and > 0 (throughput of one user)")
     return sigma, kappa, lambda_
 
 

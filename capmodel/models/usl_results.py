@@ -38,7 +38,8 @@ class USLFit(ScalabilityFit):
     def _model_warnings(self) -> list:
         found = []
         if self.sigma < 0:
-            found.append(f"sigma = {self.sigma:.4g} < 0: superlinear scaling (allowed by allow_superlinear=True); "
+            found.append(f"sigma = {number(self.sigma, 4)} < 0: superlinear scaling (allowed by "
+                         f"allow_superlinear=True); "
                          "check for cache warm-up or a bad N=1 measurement before trusting the peak")
         if self.kappa > 0 and self.peak_concurrency == 1.0:
             found.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
@@ -79,7 +80,7 @@ class USLFit(ScalabilityFit):
         """
         limit = self.latency_limit(target_seconds, think_time)
         if not limit.reachable or limit.reason == "unbounded":
-            raise PlanError(f"latency target {target_seconds:g} s: {limit.message}")
+            raise PlanError(f"latency target {number(target_seconds, 6)} s: {limit.message}")
         return limit.concurrency, limit.throughput
 
     def _summary_extra(self) -> list:

@@ -28,7 +28,7 @@ import numpy as np
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
 from capmodel.observe.columns import Columns, empty_cells, numbers
-from capmodel.formatting import number, percent, shows_width
+from capmodel.formatting import fixed, number, percent, shows_width
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
@@ -114,9 +114,11 @@ class ServerCapacity:
         pct = f"{self.level:.0%}"
         d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
                                self.spare_fraction)
-        basis = f"Each operation costs the server **{number(d.estimate)} ms of CPU**" + (
-            f" ({pct} interval {number(d.low)}–{number(d.high)} ms)" if shows_width(d.low, d.high) else "")
-        basis += (f", on top of {number(self.background_cores, 2)} cores of background CPU. " if self.background_cores
+        row = (d.estimate, d.low, d.high)   # each figure as the capacity table's row shows it (formatting.fixed)
+        basis = f"Each operation costs the server **{fixed(d.estimate, row)} ms of CPU**" + (
+            f" ({pct} interval {fixed(d.low, row)}–{fixed(d.high, row)} ms)"
+            if shows_width(d.low, d.high) else "")
+        basis += (f", on top of {fixed(self.background_cores)} cores of background CPU. " if self.background_cores
                   > 0 else ". ")
         basis += (f"With {_cores(self.cores)} ({CORES_WORDS.get(self.cores_source, self.cores_source)}), the "
                   "bottleneck law puts saturation at "
@@ -124,13 +126,18 @@ class ServerCapacity:
         text = (f"{basis} At {self.utilization_target:.0%} utilization the server carries "
                 f"**{_ops(plan.estimate)}**{_span(plan)}; the observed peak "
                 f"(95th percentile of {self.busy_intervals:,} busy intervals) is {_ops(self.observed_peak_throughput)}")
+        spare_row = (100 * spare.estimate, 100 * spare.low, 100 * spare.high)
+
+        def _pct(x):   # as the table's row (-17.0 / -19.1 / -15.0)
+            return "unbounded" if not math.isfinite(x) else f"{fixed(100 * x, spare_row)}%"
+
         bounds = (f"{_pct(spare.low)} to {_pct(spare.high)}" if shows_width(spare.low, spare.high, _pct, finite=False)
                   else "")
         if spare.estimate >= 0:
-            text += f", so **{spare.estimate:.0%}** of the planned throughput is spare" + (f" ({bounds})." if bounds
+            text += f", so **{_pct(spare.estimate)}** of the planned throughput is spare" + (f" ({bounds})." if bounds
                                                                                             else ".")
         else:
-            text += f", already **{-spare.estimate:.0%} above** the planned throughput" + (
+            text += f", already **{_pct(-spare.estimate)} above** the planned throughput" + (
                 f" (spare {bounds})." if bounds else ".")
         months = self.runway_months
         if months is not None:
@@ -185,10 +192,6 @@ def _span(e: Estimate) -> str:
     if not math.isfinite(e.high):
         return f" ({number(e.low)} ops/s or more)"
     return f" ({number(e.low)}–{number(e.high)} ops/s)"
-
-
-def _pct(x: float) -> str:
-    return "unbounded" if not math.isfinite(x) else f"{x:.0%}"
 
 
 def _months_text(x: float) -> str:

@@ -201,9 +201,9 @@ class Fleet:
                 f"busiest at {busiest:,.0f} ops/s of a capacity of {capacity:,.0f} ops/s ({top['method']})")
         runway = top["runway_months"]
         past = spare < 0 or (runway is not None and runway == 0)
-        spare_text = (f"past its utilization target now, {-spare:,.0%} above its planned throughput" if spare < 0
+        spare_text = (f"past its utilization target now, {percent(-spare)} above its planned throughput" if spare < 0
                       else "past its utilization target now" if past
-                      else f"{spare:,.0%} of its planned throughput spare")
+                      else f"{percent(spare)} of its planned throughput spare")   # as the fleet table shows it
         text = f"{counts}, the most urgent is {where}: {load}; {spare_text} ({top['verdict']} evidence"
         cut = isinstance(top.get("notes"), str) and "truncated FTDC file" in top["notes"]
         text += ", from the complete part of its cut files)" if cut else ")"

@@ -14,6 +14,7 @@ import pandas as pd
 from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import InputError, ServerError
 from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
+from capmodel.formatting import number
 
 
 def connect(uri: str, timeout_ms: int = 5000, **options):
@@ -111,7 +112,7 @@ def _why_unreachable(exc, timeout_ms: int) -> str:
         return "authentication failed or not authorized"
     if isinstance(exc, ServerSelectionTimeoutError):
         first = text.split(", Timeout:")[0].split(" (configured timeouts")[0].split(", Topology Description")[0]
-        return f"no server answered within {timeout_ms / 1000:g} s ({first.strip()})"
+        return f"no server answered within {number(timeout_ms / 1000, 6)} s ({first.strip()})"
     return text.split(", Topology Description")[0][:300]
 
 
@@ -223,7 +224,8 @@ def sample_ticks(clients: dict, interval: float, duration: float, on_tick: Calla
         pool.shutdown(wait=False, cancel_futures=True)
         if notes is not None:
             for name, since in silent.items():
-                notes.append(f"member {name} stopped answering after {since * interval:g} s: its intervals up to "
+                notes.append(f"member {name} stopped answering after {number(since * interval, 6)} s: its "
+                             f"intervals up to "
                              "then are kept")
     return False
 

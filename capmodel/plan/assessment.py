@@ -15,6 +15,7 @@ import math
 import pandas as pd
 
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.formatting import number
 
 USL_FAMILY = ("linear", "amdahl", "usl")   # the models whose closed forms capacity planning reads (plan.scaling)
 MODEL_CHOICES = ("usl", "recommended")
@@ -153,7 +154,7 @@ def assess_scale_out(answers: dict, fit=None, measured: dict | None = None, assu
         reasons = []
         if n is not None and base and n / base > EXTRAPOLATION_WEAK:
             reasons.append(Reason("extrapolation", "weak", f"{label}: {n:,.0f} {unit} is {n / base:.1f}x the "
-                                  f"{base:g} measured; the count follows from the assumed scaling, not from a "
+                                  f"{number(base, 6)} measured; the count follows from the assumed scaling, not from a "
                                   "measurement at that size", float(n / base)))
         per[label] = Evidence.of(*reasons)
     study = Evidence.of(basis)

@@ -58,7 +58,8 @@ def calibrate_workload(users, throughput, utilization=None, throughput_low=None,
     low = throughput if throughput_low is None else positive(throughput_low, "baseline throughput low")
     high = throughput if throughput_high is None else positive(throughput_high, "baseline throughput high")
     if not low <= throughput <= high:
-        raise PlanError(f"baseline throughput range {low:g}-{high:g} must contain the value {throughput:g}")
+        raise PlanError(f"baseline throughput range {number(low, 6)}-{number(high, 6)} must contain the value "
+                        f"{number(throughput, 6)}")
     if utilization is not None:
         utilization = fraction(utilization, "baseline utilization")
     return Workload(
@@ -79,5 +80,6 @@ def workload_from_ops_per_user(ops_per_user, low=None, high=None) -> Workload:
     low = value if low is None else positive(low, "ops per user low")
     high = value if high is None else positive(high, "ops per user high")
     if not low <= value <= high:
-        raise PlanError(f"ops per user range {low:g}-{high:g} must contain the value {value:g}")
+        raise PlanError(f"ops per user range {number(low, 6)}-{number(high, 6)} must contain the value "
+                        f"{number(value, 6)}")
     return Workload(ops_per_user=value, ops_per_user_low=low, ops_per_user_high=high)

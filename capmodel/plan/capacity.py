@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from capmodel.constraints import UTILIZATION_TARGET, Number, checked, with_name
+from capmodel.constraints import UTILIZATION_TARGET, Number, checked, span, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
 from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
@@ -37,7 +37,7 @@ OBJECTIVE_CONSTRAINTS = {
     "utilization_target": with_name(UTILIZATION_TARGET, "utilization target"),   # one range in every command
     "peak_fraction": with_name(FRACTION, "peak fraction"),
     "latency_p95_ms": with_name(POSITIVE, "latency target",
-                                wanted_text=f"a positive number of milliseconds (from {SMALLEST:g} to {LARGEST:g})"),
+                                wanted_text=f"a positive number of milliseconds ({span(SMALLEST, LARGEST)})"),
     "latency_increase": Number(float, 0.0, LARGEST, name="latency increase", wanted_text="a fraction >= 0"),
 }
 
@@ -83,7 +83,7 @@ class Objectives:
         if self.peak_fraction is not None:
             parts.append(f"throughput <= {self.peak_fraction:.0%} of the fitted peak")
         if self.latency_p95_ms is not None:
-            parts.append(f"p95 <= {self.latency_p95_ms:g} ms")
+            parts.append(f"p95 <= {number(self.latency_p95_ms, 6)} ms")
         if self.latency_increase is not None:
             parts.append(f"p95 no more than {self.latency_increase:.0%} above the baseline's")
         return ", ".join(parts) or "none"
@@ -169,7 +169,7 @@ class FitCapacity:
                 f"{self.operating_concurrency:,.0f} concurrent clients (binding limit: {self.binding_limit})")
         if ops_per_user:
             users = self.usable_throughput / ops_per_user
-            text += f"; at {ops_per_user:g} ops/s per user that is **{users:,.0f} users**"
+            text += f"; at {number(ops_per_user, 6)} ops/s per user that is **{users:,.0f} users**"
         return text + "." + self._latency_sentence() + " " + self.evidence.describe()
 
 
@@ -193,8 +193,8 @@ def _objectives_with(objectives: Objectives, latency_target_ms: float | None, st
                   "Objectives(latency_p95_ms=...) (or latency_increase= with baseline_p95_ms=)", DeprecationWarning,
                   stacklevel=stacklevel + 1)
     if objectives.latency_p95_ms is not None and not math.isclose(objectives.latency_p95_ms, latency_target_ms):
-        raise PlanError(f"two latency targets: latency_target_ms={latency_target_ms:g} and the objectives' "
-                        f"p95 <= {objectives.latency_p95_ms:g} ms; give it once, in Objectives")
+        raise PlanError(f"two latency targets: latency_target_ms={number(latency_target_ms, 6)} and the objectives' "
+                        f"p95 <= {number(objectives.latency_p95_ms, 6)} ms; give it once, in Objectives")
     return Objectives(objectives.utilization_target, objectives.peak_fraction, float(latency_target_ms), None)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.constraints import typed
 
 CATALOG_REQUIRED = ("vm", "monthly_cost")
 CATALOG_NUMERIC = ("vcpu", "ram_gb", "monthly_cost")
@@ -112,7 +113,8 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
         bad = (cpu <= 0) | (cpu > 1)
         row = _first(bad)
         if row is not None:
-            raise PlanError(f"{_where(source)}column 'cpu_util', row {row + 1}: {cpu[row]:g} must be a fraction in (0, 1]")
+            raise PlanError(f"{_where(source)}column 'cpu_util', row {row + 1}: {typed(cpu[row])} must be a "
+                            f"fraction in (0, 1]")
     for col in (c for c in out.columns if str(c).endswith(QUALITATIVE_SUFFIX)):
         text = out[col].fillna("").astype(str).str.strip().str.lower()
         bad = ~text.isin(QUALITATIVE_VALUES + ("",))

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.constraints import typed
 from capmodel.formatting import plural
 from capmodel.models.runway import runway_months as months_to_capacity
 from capmodel.plan.checks import positive
@@ -30,7 +31,7 @@ def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: flo
     """
     target = positive(target_users, "target users")
     if not float(target).is_integer():   # a count of people: 0.5 users would be planned and printed as "0 users"
-        raise PlanError(f"target users must be a whole number of users, got {target:g}")
+        raise PlanError(f"target users must be a whole number of users, got {typed(target)}")
     usable = vms[np.isfinite(vms["users"].astype(float))]
     fits = usable[usable["users"] >= target].sort_values(["monthly_cost", "users"], ascending=[True, False])
     row = {"target_users": target, "vm": None}

@@ -15,6 +15,11 @@ import pandas as pd
 from capmodel.errors import PlanError
 from capmodel.models.closed_form import concurrency_for_throughput
 from capmodel.plan.catalog import QUALITATIVE_SUFFIX
+from capmodel.formatting import number
+
+
+#: the study's words for a latency against the baseline's, as a sentence reads them
+WORDS_READ = {"lower": "lower than the baseline", "similar": "similar to the baseline", "baseline": "as the baseline"}
 
 
 def qualitative_columns(table: pd.DataFrame) -> list[str]:
@@ -28,12 +33,14 @@ def point_meets_latency(row: pd.Series, objectives, baseline_p95_ms: float | Non
     if objectives.latency_p95_ms is not None:
         if math.isnan(p95):
             return None, "no p95 latency measured"
-        return p95 <= objectives.latency_p95_ms, f"p95 {p95:g} ms vs target {objectives.latency_p95_ms:g} ms"
+        return p95 <= objectives.latency_p95_ms, (f"p95 {number(p95, 6)} ms vs target "
+                                                  f"{number(objectives.latency_p95_ms, 6)} ms")
     if objectives.latency_increase is None:
         return None, ""
     if not math.isnan(p95) and baseline_p95_ms is not None and math.isfinite(baseline_p95_ms):
         limit = baseline_p95_ms * (1 + objectives.latency_increase)
-        return p95 <= limit, f"p95 {p95:g} ms vs {limit:g} ms (baseline + {objectives.latency_increase:.0%})"
+        return p95 <= limit, (f"p95 {number(p95, 6)} ms vs {number(limit, 6)} ms (baseline + "
+                              f"{objectives.latency_increase:.0%})")
     words = {c[: -len(QUALITATIVE_SUFFIX)]: row.get(c, "") for c in qualitative_columns(row.to_frame().T)}
     words = {op: w for op, w in words.items() if isinstance(w, str) and w}
     if not words:
@@ -41,7 +48,11 @@ def point_meets_latency(row: pd.Series, objectives, baseline_p95_ms: float | Non
     worse = sorted(op for op, w in words.items() if w == "higher")
     if worse:
         return False, f"{', '.join(worse)} latency reported worse than the baseline"
-    return True, ""
+    if all(w == "baseline" for w in words.values()):
+        return True, "the baseline VM itself"
+    # a pass says what it rests on, as a failure does (the table's "how it was judged" was empty beside "yes")
+    by_word = {w: " and ".join(sorted(op for op, x in words.items() if x == w)) for w in sorted(set(words.values()))}
+    return True, "; ".join(f"{ops} latency reported {WORDS_READ.get(w, w)}" for w, ops in by_word.items())
 
 
 def p95_to_mean_ratio(curve: pd.DataFrame) -> tuple[float, str]:
@@ -52,7 +63,7 @@ def p95_to_mean_ratio(curve: pd.DataFrame) -> tuple[float, str]:
     if usable.empty:
         return 1.0, "mean response time N/X (no p95 measured)"
     ratios = (usable["latency_p95_ms"] / 1000.0) / (usable["concurrency"] / usable["throughput"])
-    return float(np.median(ratios)), f"p95 = {float(np.median(ratios)):.3g} x N/X (median over measured points)"
+    return float(np.median(ratios)), f"p95 = {number(float(np.median(ratios)))} x N/X (median over measured points)"
 
 
 def p95_at_throughput_ms(fit, throughput: float) -> float:

@@ -19,6 +19,7 @@ from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
 from capmodel.models.closed_form import usl_throughput
 from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval
+from capmodel.formatting import number
 
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
 ROUNDING = ("nearest", "up")
@@ -190,11 +191,13 @@ class NodeStudy:
         worst = self.rows.loc[self.rows["multiplier"].idxmax()]
         text = [f"From {self.source}:", "", *lines, "",
                 f"The heaviest case is YCSB {worst['workload']} (×{worst['multiplier']:.2f}). With contention "
-                f"σ = {self.sigma:g} and coherency κ = {self.kappa:g} over node count ({self.basis}), the reachable "
+                f"σ = {number(self.sigma, 6)} and coherency κ = {number(self.kappa, 6)} over node count "
+                f"({self.basis}), the reachable "
                 f"workloads need {extra_total:+.0f} candidate nodes in total beyond the linear rule's answers."]
         if self.sensitivity is not None:
             limit = self.unreachable_from()
-            text.append(f"From σ = {limit:g} on, at least one workload cannot be matched by any number of candidate "
+            text.append(f"From σ = {number(limit, 6)} on, at least one workload cannot be matched by any number "
+                        f"of candidate "
                         "nodes." if limit is not None else
                         "Every workload stays reachable over the contention values tried.")
         note = self.rounding_note()
@@ -240,7 +243,8 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     answers = {f"workload {r['workload']}": (r["nodes_usl"] if r["usl_reachable"] else None)
                for _, r in rows.iterrows()}
     measured = {f"workload {r['workload']}": r["candidate_nodes"] for _, r in rows.iterrows()}
-    evidence, per = assess_scale_out(answers, fit, measured, f"sigma = {sigma:g}, kappa = {kappa:g}", "nodes")
+    evidence, per = assess_scale_out(answers, fit, measured, f"sigma = {number(sigma, 6)}, kappa = "
+                                                             f"{number(kappa, 6)}", "nodes")
     row_evidence = {r["workload"]: per[f"workload {r['workload']}"] for _, r in rows.iterrows()}
     return NodeStudy(rows=rows, sigma=sigma, kappa=kappa, basis=basis, rounding=rounding, source=source or "",
                      input_table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence)

@@ -88,21 +88,26 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
     return add_economics(pd.DataFrame(rows), baseline_vm)
 
 
-#: the table's note on "none", by what its VMs' "none" rows are: objectives failed (o), unsupported curves (u)
+#: the table's note on "none", by what its VMs' "none" rows are: objectives failed (o), unsupported curves (u);
+#: {see}: where the page shows which objective failed (report 03: its latency table), or nothing
 _NONE_NOTES = {
-    frozenset("o"): '"none": the VM fails an objective, so it carries no users',
+    frozenset("o"): '"none": the VM fails an objective{see}, so it carries no users',
     frozenset("u"): '"none": the VM\'s curve supports no capacity (unsupported: see its evidence), so no users '
                     'are planned on it',
-    frozenset("ou"): '"none": the VM fails an objective, or its curve supports no capacity (unsupported: see its '
-                     'evidence), so it carries no users',
+    frozenset("ou"): '"none": the VM fails an objective{see}, or its curve supports no capacity (unsupported: see '
+                     'its evidence), so it carries no users',
 }
 
 
-def none_note(limits, without_users) -> list[str]:
+def none_note(limits, without_users, see: str = "") -> list[str]:
     """The note on "none" that is true of a VM table's rows without users (``limits``: each row's binding limit,
-    ``without_users``: whether the row carries none); no such row, no note. Plan's table and report 03's use it."""
-    kinds = frozenset("u" if limit == "unsupported" else "o" for limit, none in zip(limits, without_users) if none)
-    return [_NONE_NOTES[kinds]] if kinds else []
+    ``without_users``: whether the row carries none); no such row, no note. Plan's table and report 03's use it;
+    ``see`` names where the page shows the failed objective ("the latency table"), said only when a row failed the
+    latency objective."""
+    rows = [limit for limit, none in zip(limits, without_users) if none]
+    kinds = frozenset("u" if limit == "unsupported" else "o" for limit in rows)
+    pointer = f" (see {see})" if see and "latency" in rows else ""
+    return [_NONE_NOTES[kinds].format(see=pointer)] if kinds else []
 
 
 def _estimate(row: pd.Series, name: str, shown) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError, PlanError
-from capmodel.formatting import Column, number, percent, r_squared, shows_width, table
+from capmodel.formatting import Column, decimals_for, number, percent, r_squared, shows_width, table
 from capmodel.models.closed_form import usl_throughput
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
@@ -212,10 +212,10 @@ class ProductionAnswer:
             text = (f"The USL latency fit puts the server's peak at **{number(sat.estimate)} ops/s** ({width}at "
                     f"{number(self.usl.peak_concurrency, 2)} operations at once). Planned at {percent(self.utilization_target, 2)} of it, "
                     f"**{number(plan.estimate)} ops/s**; the observed peak is {observed}, ")
-            bounds = (f" ({percent(spare.low, 2)} to {percent(spare.high, 2)})"
-                      if shows_width(spare.low, spare.high, lambda x: percent(x, 2)) else "")
-            text += (f"so **{percent(spare.estimate, 2)}** is spare{bounds}." if spare.estimate >= 0 else
-                     f"already **{percent(-spare.estimate, 2)} above** that plan.")
+            bounds = (f" ({percent(spare.low, 3)} to {percent(spare.high, 3)})"
+                      if shows_width(spare.low, spare.high, lambda x: percent(x, 3)) else "")
+            text += (f"so **{percent(spare.estimate, 3)}** is spare{bounds}." if spare.estimate >= 0 else
+                     f"already **{percent(-spare.estimate, 3)} above** that plan.")
             months = self.runway_months
             if months is not None:
                 if months.estimate == 0:
@@ -255,12 +255,17 @@ class ProductionAnswer:
         # a figure and its interval in one format: the decimals the estimate needs (three significant digits), the
         # same for its ends (-17.0 / -19.1 / -15.0, not -17 / -19.1 / -15)
         figures = self._figures()
-        figures["decimals"] = [_decimals(r.estimate, r.low, r.high) for r in figures.itertuples()]
+        figures["decimals"] = pd.array([decimals_for(r.estimate, r.low, r.high) for r in figures.itertuples()],
+                                        dtype=object)
+        # the answer names each figure as its row shows it (formatting.fixed); the runway to a tenth of a month, as the
+        # answer and every runway on the pages
+        figures.loc[figures["figure"] == "runway", "decimals"] = 1
         # an interval with no width as printed (-20.0 / -20.0 / -20.0 on a member's flat load) is left out, as in the
         # sentences (``shows_width``)
         figures = figures.astype({"low": object, "high": object})
         for i, r in figures.iterrows():
-            if not shows_width(r["low"], r["high"], lambda x, d=int(r["decimals"]): f"{float(x):,.{d}f}", finite=False):
+            shown = number if pd.isna(r["decimals"]) else lambda x, d=int(r["decimals"]): f"{float(x):,.{d}f}"
+            if not shows_width(r["low"], r["high"], shown, finite=False):
                 figures.loc[i, ["low", "high"]] = [None, None]
         months = self.runway_months
         if months is not None and months.estimate == 0:   # in the fleet's and the figures' words, not "0 0 0"
@@ -272,7 +277,9 @@ class ProductionAnswer:
                                "high": Column(f"{pct} high", decimals_from="decimals")},
                      caption=(f"Capacity by the {self.method}" if self.method != NO_METHOD else
                               "What the data support: the observed load only"), csv_name="capacity.csv",
-                     footnotes=["—: no interval for this figure", "unreachable: never, at this growth"])
+                     footnotes=["—: no interval for this figure", "unreachable: never, at this growth",
+                                f"{NOT_SEPARATED}: the load varied too little to tell background CPU from CPU per "
+                                "operation (counted in it)"])
 
     def _figures(self) -> pd.DataFrame:
         rows = []
@@ -283,7 +290,9 @@ class ProductionAnswer:
 
         if self.method == LAWS:
             add("CPU per operation (service demand)", "ms", self.capacity.service_demand_ms)
-            rows.append({"figure": "background CPU", "unit": "cores", "estimate": self.capacity.background_cores})
+            separated = all(r.code != "background_not_separable" for r in self.capacity.evidence.reasons)
+            rows.append({"figure": "background CPU", "unit": "cores",   # a 0 the fit could not measure is no figure
+                         "estimate": self.capacity.background_cores if separated else NOT_SEPARATED})
             rows.append({"figure": "cores", "unit": "CPUs", "estimate": self.capacity.cores})
         add("saturation throughput", "ops/s", self.saturation_throughput)
         add(f"planned throughput ({percent(self.utilization_target, 2)})", "ops/s", self.planned_throughput)
@@ -297,16 +306,7 @@ class ProductionAnswer:
         return pd.DataFrame(rows, columns=["figure", "unit", "estimate", "low", "high"])
 
 
-def _decimals(*values) -> int:
-    """Decimals that show a figure (the first finite non-zero of ``values``: the estimate, else an end) to three
-    significant digits as ``formatting.number`` does, for it and its interval alike; none at 100 or more, or when
-    every value is whole."""
-    finite = [float(v) for v in values if v is not None and pd.notna(v) and math.isfinite(v)]
-    lead = next((v for v in finite if v != 0), 0.0)
-    if all(v.is_integer() for v in finite) or lead == 0 or abs(lead) >= 100:
-        return 0
-    return max(0, 2 - math.floor(math.log10(abs(lead))))
-
+NOT_SEPARATED = "not separated"   # the background CPU of a load too even to separate it (counted in the demand)
 
 def _months(x: float) -> str:
     return "never" if not math.isfinite(x) else number(x, 2)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from capmodel.constraints import Number, Sequence, checked, with_name
+from capmodel.constraints import Number, Sequence, checked, typed, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import integer, number, plural
 from capmodel.models.evidence import Evidence
@@ -126,15 +126,16 @@ class ShardStudy:
                            f"**{plural(row['clients'], 'client process', 'client processes')}** "
                            f"({m['clients_rule']}).")
             text.append(f"At {number(m['per_shard_throughput'])} inserts/s per shard, a target of "
-                        f"{number(row['target_rate'])} inserts/s with σ = {m['sigma']:g} and κ = {m['kappa']:g} "
+                        f"{number(row['target_rate'])} inserts/s with σ = {number(m['sigma'], 6)} and κ = "
+                        f"{number(m['kappa'], 6)} "
                         f"{verdict}")
             if self.scenarios is not None:
                 mine = self.scenarios[self.scenarios["target_rate"] == row["target_rate"]]
                 reached = mine.dropna(subset=["shards"])
-                spread = ", ".join(f"σ = {r.sigma:g}: {int(r.shards)}" for r in reached.itertuples())
-                unreachable = ", ".join(f"σ = {s:g}" for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
+                spread = ", ".join(f"σ = {number(r.sigma, 6)}: {int(r.shards)}" for r in reached.itertuples())
+                unreachable = ", ".join(f"σ = {number(s, 6)}" for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
                 text.append(f"Across the contention scenarios the shard count is {spread or 'never reachable'}; "
-                            f"unreachable within {m['max_shards']:g} shards: {unreachable}.")
+                            f"unreachable within {number(m['max_shards'], 6)} shards: {unreachable}.")
             text.append("")
         text.append(self.evidence.describe())
         return "\n".join(text).strip()
@@ -144,7 +145,8 @@ def _whole_shard_counts(curve, source: str) -> None:
     """Refuse a shard count (the curve's concurrency) that is not a whole number >= 1, naming its row."""
     for row, count in enumerate(curve["concurrency"].tolist(), start=1):
         if not (count >= 1 and float(count).is_integer()):
-            raise PlanError(f"{source}: row {row}: shard count (concurrency) {count:g} must be a whole number >= 1")
+            raise PlanError(f"{source}: row {row}: shard count (concurrency) {typed(count)} must be a whole "
+                            f"number >= 1")
 
 
 def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object, object]:
@@ -227,7 +229,7 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     model.update(
         max_shards=max_shards, batch_size=batch_size, batch_latency_ms=batch_latency_ms,
         clients_per_shard=None if latency_s else per_shard_clients, min_clients=None if latency_s else min_clients,
-        clients_rule=(f"Little's law, {batch_latency_ms:g} ms per batch of {batch_size}" if latency_s
+        clients_rule=(f"Little's law, {number(batch_latency_ms, 6)} ms per batch of {batch_size}" if latency_s
                       else f"{per_shard_clients} per shard, at least {min_clients}"),
         peak_shards=peak_shards if peak_shards != math.inf else None,
         peak_throughput=peak_throughput if peak_throughput != math.inf else None,
@@ -244,7 +246,8 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     labels = [f"{row['target_rate']:,.0f}/s" for row in rows]
     evidence, per = assess_scale_out({label: row["shards"] for label, row in zip(labels, rows)}, fit,
                                      {label: measured_shards for label in labels},
-                                     f"{number(model['per_shard_throughput'])}/s per shard, sigma = {model['sigma']:g}, "
-                                     f"kappa = {model['kappa']:g}", "shards")
+                                     f"{number(model['per_shard_throughput'])}/s per shard, sigma = "
+                                     f"{number(model['sigma'], 6)}, "
+                                     f"kappa = {number(model['kappa'], 6)}", "shards")
     return ShardStudy(source=source, model=model, rows=rows, scenarios=scan, evidence=evidence,
                       row_evidence=tuple(per[label] for label in labels))

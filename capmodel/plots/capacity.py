@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from capmodel.plots.curves import COLORS, HEIGHT
+from capmodel.formatting import number
 
 
 def cpu_law_figure(busy: pd.DataFrame, capacity, title: str = "Server CPU against throughput: the bottleneck law"
@@ -24,18 +25,19 @@ def cpu_law_figure(busy: pd.DataFrame, capacity, title: str = "Server CPU agains
         grid = np.linspace(0.0, float(busy["throughput"].max()) if len(busy) else 0.0, 100)
         fig.add_trace(go.Scatter(x=grid, y=capacity.background_cores + d_s * grid, mode="lines",
                                  name=f"U = U0 + D·X over the observed load (D = "
-                                      f"{capacity.service_demand_ms.estimate:.3g} ms; verdict unusable: not carried "
+                                      f"{number(capacity.service_demand_ms.estimate)} ms; verdict unusable: not "
+                                      f"carried "
                                       "to saturation)", line=dict(color=COLORS[0], width=2)))
     elif np.isfinite(sat):
         grid = np.linspace(0.0, sat, 100)
         fig.add_trace(go.Scatter(x=grid, y=capacity.background_cores + d_s * grid, mode="lines",
-                                 name=f"U = U0 + D·X (D = {capacity.service_demand_ms.estimate:.3g} ms)",
+                                 name=f"U = U0 + D·X (D = {number(capacity.service_demand_ms.estimate)} ms)",
                                  line=dict(color=COLORS[0], width=2)))
         fig.add_trace(go.Scatter(x=[plan, sat], y=[capacity.utilization_target * capacity.cores, capacity.cores],
                                  mode="markers", name="planned (target) and saturation",
                                  marker=dict(symbol="star", size=14, color=COLORS[1])))
     fig.add_hline(y=capacity.cores, line=dict(color="#b00", dash="dash"),
-                  annotation_text=f"{capacity.cores:g} core{'s' if capacity.cores != 1 else ''}: full use")
+                  annotation_text=f"{number(capacity.cores, 6)} core{'s' if capacity.cores != 1 else ''}: full use")
     fig.add_hline(y=capacity.utilization_target * capacity.cores, line=dict(color="#777", dash="dot"),
                   annotation_text=f"target {capacity.utilization_target:.0%}")
     highest = float(busy["cpu_cores"].max()) if len(busy) else 0.0      # data past the cores stay in view

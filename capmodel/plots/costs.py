@@ -11,6 +11,10 @@ import plotly.graph_objects as go
 from capmodel.plots.curves import COLORS, HEIGHT
 
 
+#: a VM's runway of 0 (today's users already fill it under the objectives): the words its bar and report 03's table
+#: show. Not the fleet's "past the target now": on 03 "target" is a user count to grow to, which this VM need not be past
+FULL_NOW = "full now"
+
 def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | None = None,
                axis_title: str | None = None, highlight=None, fmt: str = ",.0f", highlight_name: str = "recommended",
                missing_text: str = "unreachable") -> go.Figure:
@@ -96,7 +100,7 @@ def runway_figure(vms: pd.DataFrame, recommendations: pd.DataFrame | None = None
                      missing_text=why)
     for name, v in zip(names, pd.to_numeric(vms[months], errors="coerce")):
         if v == 0:   # a zero-height bar shows nothing: say that the VM is full today
-            fig.add_annotation(x=name, y=0, text="full now", showarrow=False, yanchor="bottom", textangle=-90,
+            fig.add_annotation(x=name, y=0, text=FULL_NOW, showarrow=False, yanchor="bottom", textangle=-90,
                                font=dict(color="#b00"))
     if recommendations is not None and "months_until_target" in recommendations.columns:
         for i, row in enumerate(recommendations.itertuples(index=False)):

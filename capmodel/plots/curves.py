@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from capmodel.formatting import number
 
 HEIGHT = 440
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
@@ -100,7 +101,7 @@ def latency_figure(curve: pd.DataFrame, fits=None, target_ms: float | None = Non
                                  line=dict(color=COLORS[(i + 4) % len(COLORS)], width=2)))
     if target_ms is not None:
         fig.add_hline(y=target_ms, line=dict(color="#b00", dash="dash"),
-                      annotation_text=f"target {target_ms:g} ms")
+                      annotation_text=f"target {number(target_ms, 6)} ms")
     fig.update_layout(title=title, height=HEIGHT, xaxis_title="concurrency (clients)", yaxis_title="latency (ms)",
                       legend=dict(orientation="h", y=-0.2))
     return fig

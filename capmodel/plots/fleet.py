@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from capmodel.models.runway import PAST_TARGET_WORDS
 from capmodel.plots.curves import HEIGHT
+from capmodel.formatting import number
 
 VERDICT_COLORS = {"sound": "#2ca02c", "weak": "#ff7f0e", "unusable": "#9e9e9e", "failed": "#d62728"}
 RUNWAY_CAP_MONTHS = 36.0          # longer runways are drawn to this length and labelled with their value
@@ -82,8 +83,8 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
     known = runway[runway.notna()]
     longer = by_runway and bool(((known > RUNWAY_CAP_MONTHS) & (known < math.inf)).any())
     never = by_runway and bool((known == math.inf).any())
-    cap = "; ".join(([f"longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value"] if longer else []) +
-                    ([f"'never at this growth' bars end at {RUNWAY_CAP_MONTHS:g}"] if never else []))
+    cap = "; ".join(([f"longer runways end at {number(RUNWAY_CAP_MONTHS, 6)}, labelled with their value"] if longer else []) +
+                    ([f"'never at this growth' bars end at {number(RUNWAY_CAP_MONTHS, 6)}"] if never else []))
     fig.update_layout(title=title or (f"Months until the busiest load reaches its planned throughput "
                                       f"({utilization_target:.0%} CPU)" if by_runway else
                                       "Spare fraction of the planned throughput at the busiest load"),

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from capmodel.plots.curves import COLORS, HEIGHT
+from capmodel.formatting import number
 
 
 def nose_figure(curve: pd.DataFrame, latency_fit, target_ms: float | None = None,
@@ -24,7 +25,8 @@ def nose_figure(curve: pd.DataFrame, latency_fit, target_ms: float | None = None
         fig.add_trace(go.Scatter(x=[peak], y=[latency_fit.peak_latency_ms], mode="markers", name="peak (nose)",
                                  marker=dict(symbol="star", size=14, color=COLORS[1])))
     if target_ms is not None:
-        fig.add_hline(y=target_ms, line=dict(color="#b00", dash="dash"), annotation_text=f"target {target_ms:g} ms")
+        fig.add_hline(y=target_ms, line=dict(color="#b00", dash="dash"), annotation_text=f"target "
+                                                                                         f"{number(target_ms, 6)} ms")
     top = float(np.nanmax(curve["latency_mean_ms"])) if len(curve) else 1.0
     fig.update_layout(title=title, height=HEIGHT, xaxis_title="throughput (ops/s)", yaxis_title="mean latency (ms)",
                       yaxis_range=[0, 1.3 * max(top, target_ms or 0)], legend=dict(orientation="h", y=-0.2))

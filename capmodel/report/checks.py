@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from capmodel.errors import CapmodelError, InputError
+from capmodel.formatting import number
 
 MODELS = ("auto", "usl", "amdahl", "linear", "log_coherency")
 SERVER_TIMEOUT_MS = 3000
@@ -182,7 +183,7 @@ def _uri(name, value, values):
         client.admin.command("ping")
     except PyMongoError as exc:
         reason = "authentication failed" if "auth" in type(exc).__name__.lower() else \
-            f"no server answered within {SERVER_TIMEOUT_MS / 1000:g} s"
+            f"no server answered within {number(SERVER_TIMEOUT_MS / 1000, 6)} s"
         raise _fail(name, f"{shown}: {reason}") from None
     finally:
         client.close()

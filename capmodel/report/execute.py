@@ -19,7 +19,7 @@ from capmodel.report import notebooks
 from capmodel.report.checks import check_parameters
 from capmodel.report.failure import without_tracebacks
 from capmodel.report.headline import CONTEXT_NAME, MIME
-from capmodel.report.params import checked_parameter, notebook_parameters, redacted, scrub, secrets_in
+from capmodel.report.params import checked_parameter, not_given_meanings, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.writing import write_text
 
 
@@ -95,7 +95,8 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     shown = redacted(parameters)
     run = ReportRun(name=name, notebook=out_dir / f"{name}.ipynb", parameters=shown,
                     rendered_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    context = {"name": name, "rendered_at": run.rendered_at, "defaults": redacted(defaults), "given": shown}
+    context = {"name": name, "rendered_at": run.rendered_at, "defaults": redacted(defaults), "given": shown,
+               "meanings": not_given_meanings(source)}
 
     started = time.perf_counter()
     kernel_ready = []

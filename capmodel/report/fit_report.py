@@ -145,7 +145,7 @@ class FitReport:
         frame["parameter"] = frame["parameter"].map(lambda k: PARAMETER_NAMES.get(k, k))
         lvl = percent(self.level)
         return table(frame, {
-            "parameter": Column("parameter", "text"), "estimate": Column("estimate", digits=4),
+            "parameter": Column("parameter", "text"), "estimate": Column("estimate"),
             "se": Column("standard error"), "low": Column(f"{lvl} low"), "high": Column(f"{lvl} high"),
             "boot_low": Column(f"bootstrap {lvl} low"), "boot_high": Column(f"bootstrap {lvl} high")},
             caption=f"{self.chosen_label} parameters", footnotes=['"—": no interval (exactly determined fit)'],

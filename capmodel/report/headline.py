@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from capmodel.formatting import unbroken_names
+
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
 CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
 MIME = "application/vnd.capmodel.headline+json"   # the headline as data, beside its HTML, in the executed notebook
@@ -47,6 +49,7 @@ class Provenance:
     unused: tuple = ()        # names of parameters these inputs made irrelevant (e.g. a sweep's, for a bench folder)
     borrowed: tuple = ()      # (figure, source)
     recorded: bool = True     # False when run by hand: the parameters are not known to be the report's
+    meanings: tuple = ()      # (name, the notebook's words for its "not given" value: '0 means ...')
 
     def to_json(self) -> dict:
         return {"rendered_at": self.rendered_at, "capmodel_version": self.capmodel_version,
@@ -85,7 +88,8 @@ def provenance(inputs: dict | None = None, borrowed: dict | None = None, mongodb
     rendered = context.get("rendered_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     return Provenance(rendered_at=rendered, capmodel_version=__version__, mongodb_version=mongodb_version,
                       inputs=tuple(rows), parameters=parameters, borrowed=tuple((borrowed or {}).items()),
-                      recorded=bool(context), unused=tuple(unused))
+                      recorded=bool(context), unused=tuple(unused),
+                      meanings=tuple((context.get("meanings") or {}).items()))
 
 
 def _evidence_json(evidence) -> dict | None:
@@ -114,10 +118,16 @@ def _shown(value) -> str:
     return str(value)
 
 
-def _parameter_state(default: bool, unused: bool) -> str:
-    """"(default)", "(set)" in bold, with ", not used" inside the same parentheses when the inputs made it moot."""
-    unused_note = ", not used" if unused else ""
-    return f"(default{unused_note})" if default else f"<strong>(set{unused_note})</strong>"
+def _not_given(value) -> bool:
+    """0 or "": the value a parameters cell uses for "not given" (a flag's False is not one)."""
+    return not isinstance(value, bool) and (value == "" or isinstance(value, (int, float)) and value == 0)
+
+
+def _parameter_state(default: bool, unused: bool, meaning: str | None = None) -> str:
+    """"(default)", "(set)" in bold, with ", not used" inside the same parentheses when the inputs made it moot, and
+    the notebook's words for a "not given" value ('0 means relative to the baseline') where it has one."""
+    note = (", not used" if unused else "") + (f"; {html.escape(meaning)}" if meaning and not unused else "")
+    return f"(default{note})" if default else f"<strong>(set{note})</strong>"
 
 
 @dataclass
@@ -160,10 +170,12 @@ class Headline:
             lines.append("Inputs: " + "; ".join(
                 f"<code>{html.escape(label)}</code> = {html.escape(Path(where).name)} "
                 f'<span class="sha">SHA-256 {sha}</span>' for label, where, sha in p.inputs))
+        meaning = dict(p.meanings)
         if p.parameters:
             lines.append("Parameters: " + "; ".join(
                 f"<code>{html.escape(name)}</code> = {html.escape(_shown(value))} "
-                + _parameter_state(default, name in p.unused) for name, value, default in p.parameters))
+                + _parameter_state(default, name in p.unused, meaning.get(name) if _not_given(value) else None)
+                for name, value, default in p.parameters))
         elif not p.recorded:
             lines.append("Parameters: not recorded (run by hand, not by <code>capmodel report</code>)")
         if p.borrowed:
@@ -174,7 +186,8 @@ class Headline:
     def _repr_html_(self) -> str:
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return (f'<div class="{CSS_CLASS}"><h1 class="question">{html.escape(self.question)}</h1>'
-                f'<div class="answer">{_markdown(self.answer)}</div>{self._evidence_html()}'
+                f'<div class="answer">{unbroken_names(_markdown(self.answer))}</div>'
+                f'{unbroken_names(self._evidence_html())}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -64,6 +65,29 @@ def checked_parameter(name: str, value, like=None):
     if isinstance(value, (list, tuple)) and (isinstance(like, (list, tuple)) or all(map(_is_number, value))):
         return Sequence(constraint, constraint.name).check(value, InputError)
     return value
+
+
+#: a parameters cell's comment saying what a value that stands for "not given" means: '0 means 1.5 x the largest
+#: measured', '"" means the bundled benchANT study', '0: none (...)', '0 takes what the server reports (...)'
+_NOT_GIVEN = re.compile(r'(?:^|;\s*)((?:0|"")(?::| means| takes| reads| runs| starts| generates| recognises)[^;]*)')
+
+
+def not_given_meanings(path: str | Path) -> dict:
+    """Name -> the notebook's own words for its parameter's "not given" value (0 or ""), from the comment beside it in
+    the ``parameters`` cell: a page forwarded with 'latency_p95_ms = 0' must say that 0 is no target of 0 ms."""
+    from capmodel.report.notebooks import read_json
+
+    out = {}
+    for cell in read_json(path)["cells"]:
+        if isinstance(cell, dict) and "parameters" in ((cell.get("metadata") or {}).get("tags") or []):
+            source = cell.get("source", "")
+            for line in ("".join(source) if isinstance(source, list) else str(source)).splitlines():
+                name, _, comment = line.partition("#")
+                found = _NOT_GIVEN.search(comment.strip())
+                if "=" in name and found:
+                    out[name.split("=")[0].strip()] = found.group(1).strip()
+            break
+    return out
 
 
 def notebook_parameters(path: str | Path) -> dict:

@@ -109,14 +109,14 @@ class PlanReport:
         return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
 
     def vm_table(self):
-        from capmodel.models.runway import PAST_TARGET_WORDS
+        from capmodel.plots.costs import FULL_NOW
         from capmodel.plan.planner import none_note
 
         cost = self.cost_unit
         vms = self.vms
-        if "runway_months" in vms.columns:   # a runway of 0 in the fleet's words, not "0.0"
+        if "runway_months" in vms.columns:   # a runway of 0 in its bar's words (the runway figure), not "0.0"
             vms = vms.astype({"runway_months": object}).assign(runway_months=[
-                PAST_TARGET_WORDS if isinstance(m, (int, float)) and m == 0 else m for m in vms["runway_months"]])
+                FULL_NOW if isinstance(m, (int, float)) and m == 0 else m for m in vms["runway_months"]])
         return table(vms, {
             "vm": Column("VM", "text"), "monthly_cost": Column(f"monthly cost ({cost})", "money"),
             "throughput": Column("throughput (ops/s)", "int"),
@@ -127,7 +127,7 @@ class PlanReport:
             "runway_months": Column("runway (months)", missing="none", decimals=1)},
             caption="Every VM under the objectives",
             footnotes=none_note(vms.get("binding_limit", [""] * len(vms)), vms["users"].isna()
-                                if "users" in vms.columns else [False] * len(vms)),
+                                if "users" in vms.columns else [False] * len(vms), see="the latency table"),
             csv_name="vms.csv")
 
     def latency_table(self):

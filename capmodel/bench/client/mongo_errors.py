@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from capmodel.redact import redact_text
+from capmodel.formatting import number
 
 LIMIT = 300
 _CONFIGURED = re.compile(r"\s*\(configured timeouts:[^)]*\)")
@@ -28,7 +29,7 @@ def describe(exc: BaseException) -> str:
         head = _CONFIGURED.sub("", head.split(", Topology Description:")[0])
         reasons = [f"{server}: {_ERRNO.sub('', reason).strip().rstrip('.').lower()}"      # sorted: the driver's
                    for server, reason in sorted(_SERVER_REASON.findall(head))]               # order varies per run
-        within = f" within {float(seconds.group(1)):.3g} s" if seconds else ""
+        within = f" within {number(float(seconds.group(1)))} s" if seconds else ""
         detail = "; ".join(reasons) if reasons else _ERRNO.sub("", head).strip()
         return _cut(redact_text(f"no server answered{within} ({detail})" if detail else f"no server answered{within}"))
     text = text.split(", full error:")[0]

@@ -28,7 +28,7 @@ from capmodel.bench.cluster.scheduler_probe import CALL_TIMEOUT_S, CONNECT_TIMEO
 from capmodel.bench.cluster.share import Secret, ShareRequest, close_clients, run_share, worker_version
 from capmodel.bench.cluster.split_merge import merge, portion, split
 from capmodel.errors import BenchError
-from capmodel.formatting import plural
+from capmodel.formatting import number, plural
 
 START_LEAD_S = 1.0  # the step starts this long after its tasks are sent ...
 PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its workers open their connections)
@@ -36,8 +36,8 @@ ANSWER_GRACE_S = 30.0  # beyond the step's own end and drain timeout, before a w
 WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
 POLL_S = 0.25
 # Dask's own deadlines for an existing scheduler: connect, a silent connection declared dead
-BOUNDED_COMMS = {"distributed.comm.timeouts.connect": f"{CONNECT_TIMEOUT_S * 3:g}s",
-                 "distributed.comm.timeouts.tcp": f"{CALL_TIMEOUT_S:g}s"}
+BOUNDED_COMMS = {"distributed.comm.timeouts.connect": f"{CONNECT_TIMEOUT_S * 3:g}s",  # machine-read (Dask's)
+                 "distributed.comm.timeouts.tcp": f"{CALL_TIMEOUT_S:g}s"}  # machine-read
 
 
 def open_executor(config, uri: str):
@@ -166,7 +166,7 @@ class DaskExecutor:
                                       callback_timeout=CALL_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001 - TimeoutError, CommClosedError ...
             raise SchedulerLost(f"the workers of the Dask scheduler at {self.address} did not say their version "
-                                f"within {CALL_TIMEOUT_S:g} s ({type(exc).__name__})") from None
+                                f"within {number(CALL_TIMEOUT_S, 6)} s ({type(exc).__name__})") from None
         for address, answer in answers.items():
             if isinstance(answer, BaseException):
                 raise BenchError(f"worker {address} did not answer ({type(answer).__name__}: {answer})"[:400])

@@ -17,6 +17,7 @@ import struct
 import time
 
 from capmodel.errors import BenchError
+from capmodel.formatting import number
 
 CONNECT_TIMEOUT_S = 5.0
 HANDSHAKE_TIMEOUT_S = 5.0
@@ -52,7 +53,7 @@ def probe_scheduler(address: str, connect_timeout: float = CONNECT_TIMEOUT_S,
     try:
         sock = socket.create_connection((host, port), timeout=connect_timeout)
     except socket.timeout:
-        raise BenchError(f"cannot reach {where}: no connection within {connect_timeout:g} s") from None
+        raise BenchError(f"cannot reach {where}: no connection within {number(connect_timeout, 6)} s") from None
     except OSError as exc:
         raise BenchError(f"cannot reach {where}: {exc.strerror or exc}") from None
     try:
@@ -94,5 +95,5 @@ def _read_exactly(sock: socket.socket, count: int, deadline: float, where: str, 
 
 
 def _silent(where: str, timeout: float) -> BenchError:
-    return BenchError(f"{where} accepted the connection but sent no handshake within {timeout:g} s (a Dask "
+    return BenchError(f"{where} accepted the connection but sent no handshake within {number(timeout, 6)} s (a Dask "
                       "scheduler speaks first): is it a stopped scheduler, a proxy or another service?")

@@ -14,6 +14,7 @@ import math
 import pandas as pd
 
 from capmodel.errors import CapmodelError
+from capmodel.formatting import number
 
 
 def _snapper(lo: int, hi: int, candidates):
@@ -61,7 +62,8 @@ def choose_next(steps: list[dict], lo: int, hi: int, tolerance: float, history: 
         what = f"knee of the plateau at {fit.ceiling:,.0f}/s"
     if not math.isfinite(peak) or peak >= hi:
         if hi in measured:
-            return None, f"no peak up to concurrency {hi}: throughput is still rising (fitted peak {peak:.3g})", peak
+            return None, (f"no peak up to concurrency {hi}: throughput is still rising (fitted peak "
+                          f"{number(peak)})"), peak
         return hi, "fitted peak beyond the range: measuring the largest concurrency", peak
     peak = max(peak, lo)
     history.append(peak)

@@ -8,6 +8,7 @@ from capmodel.bench.client.arrivals import ARRIVALS
 from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
 from capmodel.constraints import Choice, Flag, Number, Sequence, checked
 from capmodel.errors import BenchError, shown
+from capmodel.formatting import number
 
 ON_ERROR = ("stop", "retry", "continue")
 BINDINGS = ("pymongo", "mongojet")
@@ -123,7 +124,8 @@ class BenchConfig:
         if out.rate is not None:
             seconds = out.warmup + (out.duration if out.operations is None else 0.0)
             if out.rate * seconds > MAX_SCHEDULED_OPERATIONS:
-                raise BenchError(f"--rate {out.rate:g} over {seconds:g} s of warm-up and measurement schedules "
+                raise BenchError(f"--rate {number(out.rate, 6)} over {number(seconds, 6)} s of warm-up and "
+                                 f"measurement schedules "
                                  f"{out.rate * seconds:,.0f} operations a step; at most "
                                  f"{MAX_SCHEDULED_OPERATIONS:,} (lower --rate or --duration)")
         if out.arrivals != "uniform" and out.rate is None:

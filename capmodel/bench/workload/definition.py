@@ -39,6 +39,7 @@ from capmodel.bench.workload.generators import DISTRIBUTIONS
 from capmodel.bench.workload.templates import compile_template, estimated_size
 from capmodel.data.structured import check_depth, load_yaml, read_text
 from capmodel.errors import InputError, shown
+from capmodel.formatting import number
 
 OPERATION_KINDS = ("read", "update", "insert", "scan", "readmodifywrite", "find", "delete", "aggregate", "command")
 KEY_OPERATIONS = ("read", "scan", "readmodifywrite")
@@ -165,7 +166,8 @@ def _parse_operations(raw, where: str) -> list[Operation]:
         _require(isinstance(given, (int, float)) and not isinstance(given, bool), at,
                  f"weight {shown(given)} is not a number (YAML reads 1e-3 and 1.0e3 as text: write 0.001 or 1.0e+3)")
         weight = float(given)
-        _require(0 <= weight <= MAX_WEIGHT, at, f"weight {shown(given)} must be a number from 0 to {MAX_WEIGHT:g} "
+        _require(0 <= weight <= MAX_WEIGHT, at, f"weight {shown(given)} must be a number from 0 to "
+                                                f"{number(MAX_WEIGHT, 6)} "
                  "(weights are relative: 0.5 and 0.5, or 1 and 1, mean the same)")
         params = {k: v for k, v in entry.items() if k not in ("op", "weight", "proportion", "name")}
         if "batch" in params:

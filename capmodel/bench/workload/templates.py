@@ -118,7 +118,7 @@ def _generator(spec: dict, where: str) -> Callable[[WorkerContext], Any]:
             return lambda ctx: ctx.rng.choice(values)
         if not all(isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= 1e12 for w in weights) \
                 or not sum(weights) > 0:   # random.choices would pick by NaN, negative or infinite weights
-            raise InputError(f"{where}: 'weights' must be numbers from 0 to 1e+12, not all 0, got "
+            raise InputError(f"{where}: 'weights' must be numbers from 0 to 1,000,000,000,000, not all 0, got "
                              f"{shown(weights, 120)}")
         cum = list(itertools.accumulate(float(w) for w in weights))
         return lambda ctx: ctx.rng.choices(values, cum_weights=cum)[0]
