@@ -25,8 +25,6 @@ ALLOWED = {
     ("capmodel/observe/capacity.py", "c:g"): "owned by helper block: number(c) (one line)",
     ("capmodel/observe/capacity.py", "latency_target_ms:g"): "owned by helper block: number(...) (one line)",
     ("capmodel/observe/capacity.py", "fitted_background:.3g"): "owned by helper block: number(...) (one line)",
-    ("capmodel/models/mix.py", ":.4g"): "owned by the lead: number(..., 4) (one line)",
-    ("capmodel/commands/nodes.py", "counts[row]:g"): "owned by helper hostile8: typed(...) (one line)",
 }
 
 

@@ -152,11 +152,12 @@ def run(args) -> int:
         node_curve = read_curve(args.node_curve, concurrency=args.concurrency, throughput=args.throughput)
         counts = node_curve["concurrency"].to_numpy(float)
         if (counts != counts.round()).any():
+            from capmodel.constraints import typed
             from capmodel.errors import InputError
 
             row = int((counts != counts.round()).argmax())
-            raise InputError(f"{args.node_curve}: row {row + 1}: a node count is a whole number, got {counts[row]:g} "
-                             "(is --concurrency the node-count column?)")
+            raise InputError(f"{args.node_curve}: row {row + 1}: a node count is a whole number, got "
+                             f"{typed(counts[row])} (is --concurrency the node-count column?)")
     elif args.concurrency or args.throughput:
         from capmodel.errors import PlanError
 

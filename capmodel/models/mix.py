@@ -23,6 +23,7 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from capmodel.errors import FitError, InputError
+from capmodel.formatting import number
 from capmodel.models.laws import check_servers
 from capmodel.models.mva import exact_mva
 
@@ -43,7 +44,7 @@ def check_mix(mix, classes=None) -> dict[str, float]:
             raise InputError(f"mix names class {c!r}, which the fitted model does not know; classes: {list(classes)}")
         out[str(c)] = share
     if abs(sum(out.values()) - 1.0) > 1e-3:
-        raise InputError(f"mix shares must add up to 1, got {sum(out.values()):.4g} for {out}")
+        raise InputError(f"mix shares must add up to 1, got {number(sum(out.values()), 4)} for {out}")
     return out
 
 
