@@ -130,23 +130,25 @@ def dependence(series: np.ndarray) -> Dependence:
 
 def block_counts(rng: np.random.Generator, n: int, block: int, rows: int, out: np.ndarray) -> np.ndarray:
     """How often each of ``n`` intervals is drawn in ``rows`` circular block resamples (into ``out[:rows]``): per
-    resample ceil(n / block) starts drawn uniformly (``rng.integers(0, n, (rows, k))``, the same numbers as one call
-    per resample), each run ``block`` long and the last cut so that n intervals are drawn; block 1 is the ordinary
-    bootstrap."""
+    resample ceil(n / block) starts drawn uniformly (``rng.integers(0, n, k)``), each run ``block`` long and the
+    last cut so that n intervals are drawn; block 1 is the ordinary bootstrap. A run is +1 at its start and −1 past
+    its end in a difference array (a run past the last interval goes on from the first), summed up."""
     k = -(-n // block)
-    starts = rng.integers(0, n, (rows, k))
     if block == 1:
-        flat = (starts + (np.arange(rows) * n)[:, None]).ravel()
-        out[:rows] = np.bincount(flat, minlength=rows * n).reshape(rows, n)
+        for r in range(rows):
+            out[r] = np.bincount(rng.integers(0, n, n), minlength=n)
         return out[:rows]
+    starts = np.stack([rng.integers(0, n, k) for _ in range(rows)])
     lengths = np.full(k, block)
     lengths[-1] = n - (k - 1) * block
-    width = 2 * n + 1                                    # runs reach past the end: fold the second copy back
+    ends = starts + lengths
+    wraps = ends > n
+    width = n + 1
     offsets = (np.arange(rows) * width)[:, None]
-    edges = (np.bincount((starts + offsets).ravel(), minlength=rows * width)
-             - np.bincount((starts + lengths + offsets).ravel(), minlength=rows * width))
-    inside = np.cumsum(edges.reshape(rows, width), axis=1)
-    np.add(inside[:, :n], inside[:, n:2 * n], out=out[:rows])
+    up = np.concatenate([(starts + offsets).ravel(), np.repeat(offsets[:, 0], wraps.sum(axis=1))])
+    down = np.concatenate([(np.minimum(ends, n) + offsets).ravel(), ((ends - n) + offsets)[wraps]])
+    edges = np.bincount(up, minlength=rows * width) - np.bincount(down, minlength=rows * width)
+    np.cumsum(edges.reshape(rows, width)[:, :n], axis=1, out=out[:rows])
     return out[:rows]
 
 
