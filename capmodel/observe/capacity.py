@@ -76,6 +76,9 @@ class ServerCapacity:
     evidence: Evidence
     busy_intervals: int
     latency_target_ms: float | None = None
+    #: the interval's bootstrap: runs of this many consecutive intervals, percentiles widened by this factor
+    interval_block: int = 1
+    interval_widening: float = 1.0
 
     def _laws(self, cpu: float, demand_ms: float) -> float:
         usable = cpu - self.background_cores
@@ -338,7 +341,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                           background_cores=max(background, 0.0), observed_peak_throughput=observed,
                           utilization_target=u_target, monthly_growth=None if monthly_growth is None else
                           float(monthly_growth), level=float(level), evidence=Evidence.of(*reasons),
-                          busy_intervals=len(x), latency_target_ms=latency_target_ms)
+                          busy_intervals=len(x), latency_target_ms=latency_target_ms,
+                          interval_block=block, interval_widening=interval.widening)
 
 
 def _drift_reason(x, u, elapsed, with_intercept, demand, block) -> Reason | None:

@@ -138,17 +138,16 @@ def block_counts(rng: np.random.Generator, n: int, block: int, rows: int, out: n
         for r in range(rows):
             out[r] = np.bincount(rng.integers(0, n, n), minlength=n)
         return out[:rows]
-    starts = np.stack([rng.integers(0, n, k) for _ in range(rows)])
     lengths = np.full(k, block)
     lengths[-1] = n - (k - 1) * block
-    ends = starts + lengths
-    wraps = ends > n
-    width = n + 1
-    offsets = (np.arange(rows) * width)[:, None]
-    up = np.concatenate([(starts + offsets).ravel(), np.repeat(offsets[:, 0], wraps.sum(axis=1))])
-    down = np.concatenate([(np.minimum(ends, n) + offsets).ravel(), ((ends - n) + offsets)[wraps]])
-    edges = np.bincount(up, minlength=rows * width) - np.bincount(down, minlength=rows * width)
-    np.cumsum(edges.reshape(rows, width)[:, :n], axis=1, out=out[:rows])
+    for r in range(rows):                                # one resample at a time: its arrays stay in the cache
+        starts = rng.integers(0, n, k)
+        ends = starts + lengths
+        wraps = ends > n
+        edges = np.bincount(starts, minlength=n + 1) - np.bincount(np.minimum(ends, n), minlength=n + 1)
+        edges[0] += int(wraps.sum())
+        edges -= np.bincount(ends[wraps] - n, minlength=n + 1)
+        np.cumsum(edges[:n], out=out[r])
     return out[:rows]
 
 
