@@ -25,6 +25,8 @@ import numpy as np
 
 #: Politis & White's significance constant c and the run K_N of small autocorrelations that ends the dependence
 PW_C, PW_MIN_RUN = 2.0, 5
+#: difference-array cells the block counts fill at a time (1 MB of int64: a group of resamples stays in the cache)
+CACHED_CELLS = 1 << 17
 
 
 def fit_demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, float]:
@@ -140,14 +142,18 @@ def block_counts(rng: np.random.Generator, n: int, block: int, rows: int, out: n
         return out[:rows]
     lengths = np.full(k, block)
     lengths[-1] = n - (k - 1) * block
-    for r in range(rows):                                # one resample at a time: its arrays stay in the cache
-        starts = rng.integers(0, n, k)
+    width = n + 1
+    group = max(1, CACHED_CELLS // width)                # resamples at a time: their arrays stay in the cache
+    for first in range(0, rows, group):
+        count = min(group, rows - first)
+        starts = np.stack([rng.integers(0, n, k) for _ in range(count)])
         ends = starts + lengths
         wraps = ends > n
-        edges = np.bincount(starts, minlength=n + 1) - np.bincount(np.minimum(ends, n), minlength=n + 1)
-        edges[0] += int(wraps.sum())
-        edges -= np.bincount(ends[wraps] - n, minlength=n + 1)
-        np.cumsum(edges[:n], out=out[r])
+        offsets = (np.arange(count) * width)[:, None]
+        up = np.concatenate([(starts + offsets).ravel(), np.repeat(offsets[:, 0], wraps.sum(axis=1))])
+        down = np.concatenate([(np.minimum(ends, n) + offsets).ravel(), ((ends - n) + offsets)[wraps]])
+        edges = np.bincount(up, minlength=count * width) - np.bincount(down, minlength=count * width)
+        np.cumsum(edges.reshape(count, width)[:, :n], axis=1, out=out[first:first + count])
     return out[:rows]
 
 
