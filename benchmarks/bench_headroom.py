@@ -133,6 +133,9 @@ def measure(server_cpu: int = 0, client_cpu: int = 1, light_seconds: float = 12.
         "client_ms_per_op": 1000 * best["client_cpu"] / best["throughput"],
         "server_cores_at_saturation": best["server"]["cpu_cores"],
         "service_demand_ms": capacity.service_demand_ms.estimate, "evidence": capacity.evidence.grade,
+        "service_demand_interval_ms": (capacity.service_demand_ms.low, capacity.service_demand_ms.high),
+        "interval_block": capacity.interval_block, "interval_widening": capacity.interval_widening,
+        "reasons": [r.message for r in capacity.evidence.reasons],
         "sweep": [(s["concurrency"], s["throughput"], s["server"]["cpu_cores"]) for s in saturation],
         "boosted": boosted, "capacity": capacity, "loaded_at": loaded_at, "finished_at": finished_at,
         "rates": rates, "mongod": version,
@@ -164,6 +167,12 @@ def main(argv=None) -> int:
     print(f"{'measured (closed-loop peak)':32s} {r['measured']:>9,.0f} ops/s  at {r['measured_at_concurrency']} "
           f"clients, server at {r['server_cores_at_saturation']:.0%} of its core")
     print(f"{'ratio predicted / measured':32s} {r['ratio']:>9.3f}")
+    low, high = r["predicted_low"], r["predicted_high"]
+    print(f"the measured peak lies {'inside' if low <= r['measured'] <= high else 'outside'} the predicted interval "
+          f"(measured / low {r['measured'] / low:.3f}, measured / high {r['measured'] / high:.3f}); interval from runs "
+          f"of {r['interval_block']} consecutive intervals, widened {r['interval_widening']:.2f}x")
+    print(f"light-load CPU per operation {r['service_demand_ms']:.3f} ms ({r['service_demand_interval_ms'][0]:.3f}-"
+          f"{r['service_demand_interval_ms'][1]:.3f}); verdict {r['evidence']}: " + "; ".join(r["reasons"]))
     return 0
 
 

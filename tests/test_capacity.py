@@ -257,9 +257,10 @@ def test_a_capacity_whose_intervals_have_no_width_states_the_figures_alone():
     assert f"reached in **{months:.1f} months**." in text
 
 
-def _polyfit_bootstrap_interval(x, u, with_intercept, n_bootstrap, seed, level):
-    """The bootstrap as server_capacity computed it before the closed form (one np.polyfit per resample): the
-    reference its closed-form sums must reproduce."""
+def _polyfit_bootstrap_interval(x, u, with_intercept, n_bootstrap, seed, level, block=1):
+    """The bootstrap as a loop: one np.polyfit per resample, each resample ceil(n / block) runs of ``block``
+    consecutive intervals from starts drawn uniformly (wrapping past the end; the last run cut to n in all): the
+    reference the closed-form sums must reproduce (with block 1, server_capacity's bootstrap before blocks)."""
     def demand(xs, us, intercept):
         if intercept:
             slope, _ = np.polyfit(xs, us, 1)
@@ -267,9 +268,11 @@ def _polyfit_bootstrap_interval(x, u, with_intercept, n_bootstrap, seed, level):
         return float(us.sum() / xs.sum())
 
     rng = np.random.default_rng(seed)
+    n = len(x)
     draws = []
     for _ in range(n_bootstrap):
-        pick = rng.integers(0, len(x), len(x))
+        starts = rng.integers(0, n, -(-n // block))
+        pick = np.concatenate([(s + np.arange(block)) % n for s in starts])[:n]
         d = demand(x[pick], u[pick], with_intercept and np.ptp(x[pick]) > 0)
         if d > 0:
             draws.append(d)
@@ -285,7 +288,8 @@ def _polyfit_bootstrap_interval(x, u, with_intercept, n_bootstrap, seed, level):
     (np.linspace(100, 110, 40), 0.02, False),                    # the ratio: too little variation to separate
 ])
 def test_the_closed_form_bootstrap_equals_the_polyfit_loop(x, noise, intercept):
-    from capmodel.observe.capacity import _bootstrap_demands, _separable
+    from capmodel.observe.capacity import _separable
+    from capmodel.observe.service_demand import bootstrap_demands as _bootstrap_demands
 
     table = samples(x, noise=noise, seed=7)
     u = table["cpu_cores"].to_numpy()
@@ -294,6 +298,10 @@ def test_the_closed_form_bootstrap_equals_the_polyfit_loop(x, noise, intercept):
         draws, (low, high) = _polyfit_bootstrap_interval(x, u, intercept, 300, seed, level)
         fast = _bootstrap_demands(x, u, intercept, 300, seed)
         np.testing.assert_allclose(fast[fast > 0], draws, rtol=1e-9, atol=0)
+        if seed == 0:                                    # runs of 7 consecutive intervals, wrapping at the end
+            runs, _ = _polyfit_bootstrap_interval(x, u, intercept, 300, seed, level, 7)
+            fast = _bootstrap_demands(x, u, intercept, 300, seed, 7)
+            np.testing.assert_allclose(fast[fast > 0], runs, rtol=1e-9, atol=0)
         cap = server_capacity(table, cores=2, n_bootstrap=300, seed=seed, level=level)
         assert cap.service_demand_ms.low == pytest.approx(low * 1000, rel=1e-9, abs=0)
         assert cap.service_demand_ms.high == pytest.approx(high * 1000, rel=1e-9, abs=0)

@@ -16,7 +16,9 @@ if every operation caused it, so at light load it overstates D, most at the ligh
 The intercept separates the two where the window's load varies enough to tell them apart (the 90th percentile of
 the rate at least 1.5 times the 10th); where it does not, the ratio ΣU / ΣX is used, which includes the background
 and so gives a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over
-intervals.
+runs of consecutive intervals (a circular block bootstrap, its block length chosen from the data:
+``capmodel.observe.service_demand``), since consecutive intervals are not independent; where the CPU per operation
+trends within the window, the verdict says by how much.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
 from capmodel.models.runway import check_growth, runway
+from capmodel.observe.service_demand import demand_drift, demand_interval, fit_demand
 
 LAWS, USL = "operational laws", "USL latency fit"
 CLASSES = ("reads", "writes", "commands")
@@ -43,6 +46,8 @@ COARSE_CPU_SECONDS = 0.05
 #: plain ratio CPU / operations then measures the CPU per operation as well as the regression would
 NEGLIGIBLE_BACKGROUND = 0.05
 N_BOOTSTRAP = 400
+#: a trend of the CPU per operation within the window worth telling: this share of it, this many standard errors
+DRIFT_SHARE, DRIFT_T = 0.10, 3.0
 
 
 class TooFewIntervals(InputError):
@@ -71,6 +76,9 @@ class ServerCapacity:
     evidence: Evidence
     busy_intervals: int
     latency_target_ms: float | None = None
+    #: the interval's bootstrap: runs of this many consecutive intervals, percentiles widened by this factor
+    interval_block: int = 1
+    interval_widening: float = 1.0
 
     def _laws(self, cpu: float, demand_ms: float) -> float:
         usable = cpu - self.background_cores
@@ -210,7 +218,8 @@ def _cores(c: float) -> str:
 
 def busy_table(samples):
     """The intervals the laws use (a pandas DataFrame): not dropped, with operations and a CPU figure; columns
-    ``throughput`` (ops/s, all classes), ``cpu_cores``, ``interval_s``, ``concurrency`` (Little's law, N = Σ X·R)."""
+    ``throughput`` (ops/s, all classes), ``cpu_cores``, ``interval_s``, ``elapsed_s`` (seconds from the
+    first interval's start to this one's end: their order in time), ``concurrency`` (Little's law, N = Σ X·R)."""
     import pandas as pd
 
     return pd.DataFrame(busy_columns(samples))
@@ -241,43 +250,9 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
     n = sum(filled(f"{k}_per_s") * filled(f"{k}_latency_ms") / 1000.0 for k in CLASSES)
     cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
     chosen = (x > 0) & np.isfinite(cpu)
+    elapsed = np.cumsum(filled("interval_s"))
     return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
-            "concurrency": n[chosen]}
-
-
-def _demand(x: np.ndarray, u: np.ndarray, with_intercept: bool) -> tuple[float, float]:
-    """(background cores, CPU seconds per operation) by least squares of U on X."""
-    if with_intercept:
-        slope, intercept = np.polyfit(x, u, 1)
-        return float(intercept), float(slope)
-    return 0.0, float(u.sum() / x.sum())
-
-
-def _bootstrap_demands(x: np.ndarray, u: np.ndarray, with_intercept: bool, n_bootstrap: int, seed: int) -> np.ndarray:
-    """``_demand`` of ``n_bootstrap`` resamples (``seed``'s): each is its counts c of each interval drawn, so its least
-    squares is closed form, with x centred (no cancellation): slope = (n·Σcxu − Σcx·Σcu) / (n·Σcx² − (Σcx)²), the sums
-    one matrix product (tests/test_capacity.py checks it against the polyfit per resample it replaced)."""
-    n = len(x)
-    xc = x - x.mean()
-    stats = np.column_stack([xc, u, xc * xc, xc * u, x])
-    rng = np.random.default_rng(seed)
-    out = np.empty(n_bootstrap)
-    counts = np.empty((max(1, min(n_bootstrap, 2_000_000 // max(n, 1))), n))     # at most ~16 MB, reused
-    for start in range(0, n_bootstrap, len(counts)):
-        rows = min(len(counts), n_bootstrap - start)
-        for r in range(rows):
-            counts[r] = np.bincount(rng.integers(0, n, n), minlength=n)
-        sx, su, sxx, sxu, sx_raw = (counts[:rows] @ stats).T
-        spread = n * sxx - sx * sx                   # n² times the resample's variance of x
-        varies = np.zeros(rows, dtype=bool)
-        if with_intercept:                           # a clearly positive variance, else look at the values drawn
-            varies = spread > 1e-6 * n * n * float(xc @ xc) / n
-            for r in np.flatnonzero(~varies):
-                drawn = x[counts[r] > 0]
-                varies[r] = drawn.max() > drawn.min()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[start:start + rows] = np.where(varies, (n * sxu - sx * su) / spread, su / sx_raw)
-    return out
+            "elapsed_s": elapsed[chosen], "concurrency": n[chosen]}
 
 
 def _separable(x: np.ndarray) -> bool:
@@ -311,21 +286,21 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                               f"laws need at least {MIN_BUSY_INTERVALS}")
     x, u = busy["throughput"], busy["cpu_cores"]
     separable = with_intercept = _separable(x)
-    background, demand = _demand(x, u, with_intercept)
+    background, demand = fit_demand(x, u, with_intercept)
     fitted_background = background
     if with_intercept and not (background >= 0 and demand > 0):
         with_intercept = False              # a negative background or slope: noise, not a model; use the ratio
-        background, demand = _demand(x, u, False)
-    draws = _bootstrap_demands(x, u, with_intercept, int(n_bootstrap), seed)
-    draws = draws[draws > 0]
-    alpha = (1 - float(level)) / 2
-    lo, hi = (np.quantile(draws, [alpha, 1 - alpha]) if len(draws) else (demand, demand))
+        background, demand = fit_demand(x, u, False)
+    interval = demand_interval(x, u, with_intercept, background, demand, float(level), int(n_bootstrap), seed)
+    block = interval.block
+    lo, hi = interval.low, interval.high
     d_ms = Estimate(demand * 1000.0, float(lo) * 1000.0, float(hi) * 1000.0)
     observed = float(np.percentile(x, 95))
     n = busy["concurrency"]
     light = float(np.mean(n < 1.0))
     cpu_seconds = u * busy["interval_s"]
     reasons.append(_cores_reason(cores_source))
+    reasons.append(_drift_reason(x, u, busy["elapsed_s"], with_intercept, demand, block))
     reasons.append(Reason("few_busy_intervals", "weak", f"only {len(x)} busy intervals measured the CPU per "
                           "operation", float(len(x))) if len(x) < FEW_BUSY_INTERVALS else None)
     reasons.append(Reason("cpu_sampled_coarsely", "weak", f"the median interval carried {np.median(cpu_seconds):.3f}"
@@ -369,7 +344,23 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                           background_cores=max(background, 0.0), observed_peak_throughput=observed,
                           utilization_target=u_target, monthly_growth=None if monthly_growth is None else
                           float(monthly_growth), level=float(level), evidence=Evidence.of(*reasons),
-                          busy_intervals=len(x), latency_target_ms=latency_target_ms)
+                          busy_intervals=len(x), latency_target_ms=latency_target_ms,
+                          interval_block=block, interval_widening=interval.widening)
+
+
+def _drift_reason(x, u, elapsed, with_intercept, demand, block) -> Reason | None:
+    """A weak reason when the CPU per operation trends within the window by DRIFT_SHARE or more of it, clearly
+    beyond noise (the trend's t-statistic DRIFT_T or more), with its figures at the window's two ends."""
+    first, last, tstat = demand_drift(x, u, elapsed, with_intercept)
+    change = (last - first) / demand if demand > 0 and math.isfinite(first) else 0.0
+    if abs(change) < DRIFT_SHARE or abs(tstat) < DRIFT_T or not (first > 0 and last > 0):
+        return None
+    runs = (f"; consecutive intervals move together, so its interval comes from runs of {block} consecutive "
+            "intervals resampled together" if block > 1 else "")
+    return Reason("demand_drift", "weak", f"the CPU each operation costs {'rose' if change > 0 else 'fell'} from "
+                  f"{number(first * 1000)} ms at the start of the window to {number(last * 1000)} ms at its end "
+                  f"({change:+.0%} of the {number(demand * 1000)} ms measured): the capacity is the window's "
+                  f"average, not a settled figure{runs}", change)
 
 
 def _laws_capacity(cpu: float, background: float, demand: float) -> float:
