@@ -21,10 +21,6 @@ ALLOWED = {
     ("capmodel/bench/server/process.py", "cache_gb:g"): "machine-read: mongod's --wiredTigerCacheSizeGB argument",
     ("capmodel/plan/planner.py", "x:.12g"): "float(f'{x:.12g}'): a rounding, not text",
     ("capmodel/bench/workload/definition.py", "YAML reads 1e-3"): "quotes what a user typed in YAML",
-    # helper "block" owns observe/capacity.py, the lead models/mix*.py, helper "hostile8" commands/
-    ("capmodel/observe/capacity.py", "c:g"): "owned by helper block: number(c) (one line)",
-    ("capmodel/observe/capacity.py", "latency_target_ms:g"): "owned by helper block: number(...) (one line)",
-    ("capmodel/observe/capacity.py", "fitted_background:.3g"): "owned by helper block: number(...) (one line)",
 }
 
 

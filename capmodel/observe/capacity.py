@@ -213,7 +213,7 @@ CORES_WORDS = {"given": "as given", "assumed": "assumed: the server did not repo
 
 
 def _cores(c: float) -> str:
-    return f"{c:g} core" + ("" if c == 1 else "s")
+    return f"{number(c)} core" + ("" if c == 1 else "s")
 
 
 def busy_table(samples):
@@ -315,7 +315,7 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                               "and is a lower bound"))
     elif not with_intercept and abs(fitted_background) > NEGLIGIBLE_BACKGROUND * float(np.mean(u)):
         reasons.append(Reason("background_negative", "weak", f"the regression of CPU on load put the background at "
-                              f"{fitted_background:.3g} cores, below zero (noise or a CPU per operation that changes "
+                              f"{number(fitted_background, 3)} cores, below zero (noise or a CPU per operation that changes "
                               "with load): the CPU per operation is the plain ratio of CPU to operations and the "
                               "capacity a lower bound", fitted_background))
     r2 = _r2(x, u, background, demand)
@@ -335,7 +335,7 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                    if observed > _laws_capacity(u_target * cores, background, demand) else None)
     if latency_target_ms is not None:
         reasons.append(Reason("latency_not_modelled", "weak", "the operational laws bound throughput, not latency: "
-                              f"the {latency_target_ms:g} ms target is not checked", float(latency_target_ms)))
+                              f"the {number(latency_target_ms)} ms target is not checked", float(latency_target_ms)))
     why = (f"the server ran fewer than one operation at a time in {light:.0%} of the intervals, too little "
            "concurrency to locate a USL peak, however busy its CPU; its CPU per operation is what the window measures "
            "well" if light >= 0.5 else
