@@ -10,7 +10,8 @@ import pytest
 from scipy.signal import lfilter
 
 from capmodel.observe.capacity import server_capacity
-from capmodel.observe.service_demand import demand_interval, dependence, fit_demand
+from capmodel.models.block_bootstrap import dependence
+from capmodel.observe.service_demand import demand_interval, fit_demand
 from test_capacity import samples
 
 D_S, U0 = 0.0005, 0.05           # the truth: 0.5 ms of CPU per operation on 0.05 cores of background

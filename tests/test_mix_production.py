@@ -177,6 +177,56 @@ def test_a_saturating_load_s_reason_spells_its_percentage_as_the_answer_does():
         [f"m: the asked load needs {spelled} of the CPU: no steady state"]
 
 
+def _ar1(n, phi, scale, seed):
+    rng = np.random.default_rng(seed)
+    e = np.zeros(n)
+    for i in range(1, n):
+        e[i] = phi * e[i - 1] + scale * np.sqrt(1 - phi ** 2) * rng.standard_normal()
+    return e
+
+
+def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_together():
+    """CPU noise that persists from one interval to the next (AR(1), phi 0.9) gives runs of consecutive intervals and
+    a wider interval than resampling single intervals; independent noise gives the ordinary bootstrap, draw for
+    draw (the same figures as refits on single intervals drawn by rng.integers, computed here)."""
+    from capmodel.models.mix_intervals import usable_intervals
+    from capmodel.models.mix_production import _percentiles, _predict
+
+    asked = {"reads": 2000, "writes": 1000, "commands": 20}   # rates, not factors: the spread is the fit's alone
+
+    def what_if(samples):
+        return mix_what_if({"m": samples}, cores=1, rates=asked, n_bootstrap=100, seed=3)
+
+    def ordinary(samples):       # refits on single intervals drawn by rng.integers, the same seed
+        rng, table = np.random.default_rng(3), usable_intervals(samples, "m")
+        draws = []
+        for _ in range(100):
+            refit = fit_server_demands(table.iloc[rng.integers(0, len(table), len(table))], cores=1, member="m")
+            draws.append(_predict(refit, asked, None, 1.0))
+        return _percentiles(draws, 0.95)
+
+    iid = synthetic_samples(n=120, seed=6)
+    iid["cpu_cores"] += np.random.default_rng(1).normal(0, 0.01, len(iid))
+    result = what_if(iid)
+    assert result.blocks["m"] == (1, 1.0)
+    low, high = ordinary(iid)
+    assert result.low.loc["m"].to_dict() == low.to_dict() and result.high.loc["m"].to_dict() == high.to_dict()
+    assert "resampled in runs" not in result.describe()
+    persistent = synthetic_samples(n=120, seed=6)
+    persistent["cpu_cores"] += _ar1(120, 0.9, 0.01, 1)
+    blocked = what_if(persistent)
+    block, widening = blocked.blocks["m"]
+    assert block > 1 and widening > 1
+    low, high = ordinary(persistent)
+    width = blocked.high.loc["m", "utilization"] - blocked.low.loc["m", "utilization"]
+    print(f"block {block}, widening {widening:.3f}; utilization width {width:.4f} against single intervals' "
+          f"{high['utilization'] - low['utilization']:.4f}")
+    # the load's rates are independent from one interval to the next, the CPU's noise not: the mean level (the
+    # background) is what persists, about 4.4x less certain than 120 independent intervals show (sqrt(1.9 / 0.1))
+    assert width > 1.3 * (high["utilization"] - low["utilization"])
+    assert f"resampled in runs of {block} consecutive intervals (they move together)" in blocked.describe()
+
+
 def test_noisy_telemetry_gives_intervals_that_cover_the_truth():
     samples = synthetic_samples(n=60, noise=0.03, seed=4)
     result = mix_what_if({"m": samples}, cores=1, scale={"reads": 1.3, "writes": 2}, n_bootstrap=200)

@@ -32,6 +32,7 @@ class MixWhatIf:
     waits_given: bool = False                   # those waits were asked for (else: as observed)
     outside_mix: dict = field(default_factory=dict)   # member -> ServerDemands.outside_mix at the asked rates
     writes_factor: float = 1.0        # the set's writes asked over observed, which the replication work follows
+    blocks: dict = field(default_factory=dict)   # member -> (consecutive intervals a bootstrap run, widening)
 
     @cached_property
     def limiting_member(self) -> str:
@@ -104,7 +105,10 @@ class MixWhatIf:
             lines.append(f"Saturates first: {self.limiting_member}" + (
                 "." if len(answered) == len(self.members) else " (of the members with a prediction)."))
         if any(self.predicted.loc[answered, "utilization"] < 1):
-            lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals.")
+            runs = sorted({b for b, _ in self.blocks.values() if b > 1})
+            lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals" + (
+                f", resampled in runs of {' to '.join(map(str, runs[::max(len(runs) - 1, 1)]))} consecutive "
+                "intervals (they move together) and widened for the few runs" if runs else "") + ".")
         return "\n".join(lines)
 
 

@@ -57,6 +57,7 @@ from scipy.optimize import nnls
 from capmodel.constraints import Number, with_name
 from capmodel.errors import InputError
 from capmodel.formatting import number, plural
+from capmodel.models.block_bootstrap import circular_blocks, dependence
 from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
@@ -301,6 +302,14 @@ def _predict(demands: ServerDemands, rates: dict, wait: float | None = None, wri
     return row
 
 
+def cpu_residuals(fit: ServerDemands, table: pd.DataFrame) -> np.ndarray:
+    """Per interval, the process CPU less what the fitted demands give for its rates (cores)."""
+    fitted = fit.background_cores + fit.replication_cpu_per_op * table[REPLICATION].to_numpy(float)
+    for c in fit.classes:
+        fitted = fitted + fit.cpu_per_op[c] * table[f"{c}_per_s"].fillna(0.0).to_numpy(float)
+    return table["cpu_cores"].to_numpy(float) - fitted
+
+
 def _percentiles(draws: list, level: float) -> tuple[pd.Series, pd.Series]:
     """The ends of the bootstrap's interval. A refit whose asked load saturates the CPU has no steady latency: it
     counts as an unbounded one (dropping it would leave an interval below the estimate near saturation), so the
@@ -317,7 +326,9 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
                 n_bootstrap: int = 200, level: float = 0.95, seed: int = 0, wait_per_op=None) -> MixWhatIf:
     """The what-if for each member: ``observations`` = {member: samples}; ``cores`` one count or {member: count};
     ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
-    percentiles of ``n_bootstrap`` refits on intervals resampled with replacement. ``wait_per_op``: where the
+    percentiles of ``n_bootstrap`` refits on intervals resampled with replacement, in runs of consecutive intervals
+    where the CPU regression's residuals show that consecutive intervals move together (a circular block bootstrap,
+    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``). ``wait_per_op``: where the
     samples carry the server's wait for its cores (``cpu_wait_per_s``, see ``capmodel.models.mix_intervals``), that
     wait per operation in seconds during the what-if (one figure or {member: figure}); default: as observed."""
     if not isinstance(observations, Mapping) or not observations:
@@ -327,7 +338,7 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     if not 0 < level < 1:
         raise InputError(f"level must be between 0 and 1, got {level!r}")
     rng = np.random.default_rng(seed)
-    members, asked, rows, lows, highs, waits = [], {}, {}, {}, {}, {}
+    members, asked, rows, lows, highs, waits, blocks = [], {}, {}, {}, {}, {}, {}
     fits = {name: fit_server_demands(samples, cores[name] if isinstance(cores, Mapping) else cores, str(name))
             for name, samples in observations.items()}
     factor, reasons = writes_factor(list(fits.values()), scale, rates)
@@ -340,9 +351,11 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
         waits[fit.member] = fit.wait_per_op if wait is None else wait
         rows[fit.member] = _predict(fit, asked[fit.member], wait, factor)
         table = usable_intervals(samples, str(name))
+        found = dependence(cpu_residuals(fit, table))
+        blocks[fit.member] = (found.block, found.widening(found.block, level))
         draws = []
         for _ in range(n_bootstrap):
-            resample = table.iloc[rng.integers(0, len(table), len(table))]
+            resample = table.iloc[circular_blocks(rng, len(table), found.block)]
             try:
                 refit = fit_server_demands(resample, c, str(name))
             except InputError:
@@ -350,6 +363,11 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
             draws.append(_predict(refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member],
                                   wait, factor))
         lows[fit.member], highs[fit.member] = _percentiles(draws or [rows[fit.member]], level)
+        widen = blocks[fit.member][1]
+        if widen > 1:                            # their distance from the estimate; an infinite end stays one
+            estimate = pd.Series(rows[fit.member])
+            lows[fit.member] = (estimate - widen * (estimate - lows[fit.member])).clip(lower=0.0)
+            highs[fit.member] = estimate + widen * (highs[fit.member] - estimate)
     predicted = pd.DataFrame(rows).T
     unseen = [(m.member, c) for m in members for c, v in (rates or {}).items() if c not in m.classes and v]
     reasons += [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
@@ -361,4 +379,4 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     reasons += [Reason("mix_extrapolated", "weak", f"{member}: {mix_sentence(*row)}", float(row[2]))
                 for member, rows in outside.items() for row in rows]
     return MixWhatIf(tuple(members), asked, predicted, pd.DataFrame(lows).T, pd.DataFrame(highs).T, level,
-                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None, outside, factor)
+                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None, outside, factor, blocks)

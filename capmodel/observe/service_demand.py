@@ -1,5 +1,6 @@
 """The CPU per operation (service demand) of a server's intervals: the least squares of CPU on load, its interval by a
-circular block bootstrap, and its drift over the window (``capmodel.observe.capacity`` states them).
+circular block bootstrap (its block length and widening: ``capmodel.models.block_bootstrap``), and its drift over the
+window (``capmodel.observe.capacity`` states them).
 
 Why blocks. Consecutive intervals of a server are not independent draws: a checkpoint, a cache warming up or a
 changing mix of operations moves the CPU per operation for many seconds at a time (a live run's light step went from
@@ -23,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Politis & White's significance constant c and the run K_N of small autocorrelations that ends the dependence
-PW_C, PW_MIN_RUN = 2.0, 5
+from capmodel.models.block_bootstrap import dependence
+
 #: difference-array cells the block counts fill at a time (1 MB of int64: a group of resamples stays in the cache)
 CACHED_CELLS = 1 << 17
 
@@ -42,92 +43,6 @@ def slope_terms(x: np.ndarray, u: np.ndarray, with_intercept: bool, background: 
     constant): (x − x̄)·e with an intercept, e alone for the ratio; e = u − background − d·x."""
     e = u - background - d * x
     return (x - x.mean()) * e if with_intercept else e
-
-
-def autocovariances(series: np.ndarray, max_lag: int) -> np.ndarray:
-    """Sample autocovariances R(0..max_lag) of ``series`` (divisor n, mean removed), by FFT."""
-    n = len(series)
-    centred = series - series.mean()
-    size = 1 << int(math.ceil(math.log2(max(2 * n, 2))))
-    spectrum = np.fft.rfft(centred, size)
-    return np.fft.irfft(spectrum * np.conj(spectrum), size)[:max_lag + 1] / n
-
-
-@dataclass(frozen=True)
-class Dependence:
-    """What the autocorrelation of a series says about the variance of its mean: its autocovariances ``acov``
-    (lags 0..), the flat-top estimate ``g0`` of the long-run variance Σ R(k) and ``g1`` of Σ |k| R(k) (Politis &
-    White 2004), the number of terms ``n``."""
-
-    acov: np.ndarray
-    g0: float
-    g1: float
-    n: int
-
-    @property
-    def block(self) -> int:
-        """The circular block bootstrap's MSE-optimal block length (Politis & White 2004, corrected by Patton,
-        Politis & White 2009): b = (2 G² / D_CB)^(1/3) n^(1/3), D_CB = 4/3 g(0)², rounded up, from 1 to
-        min(3√n, n/3); 1 where no dependence is found."""
-        if not (self.g0 > 0 and self.g1 != 0):
-            return 1
-        b = (2.0 * self.g1 ** 2 / (4.0 / 3.0 * self.g0 ** 2)) ** (1 / 3) * self.n ** (1 / 3)
-        return int(min(max(math.ceil(b), 1), math.ceil(min(3 * math.sqrt(self.n), self.n / 3))))
-
-    def bartlett(self, block: int) -> float:
-        """v_b = Σ_{|k|<b} (1 − |k|/b) R(k): the variance (times n) of the mean that circular blocks of ``block``
-        intervals reproduce."""
-        k = np.arange(1, min(block, len(self.acov)))
-        return float(self.acov[0]) + 2.0 * float(((1.0 - k / block) * self.acov[k]).sum())
-
-    def widening(self, block: int, level: float) -> float:
-        """How much wider than the circular block bootstrap's percentiles the interval must be, for two known
-        shortfalls of it. Its variance is the Bartlett sum v_b (``bartlett``), low against the long-run variance by
-        about G / b (Künsch 1989; Politis & White 2004): factor sqrt(V / v_b), never below 1, where V is the larger of
-        the flat-top g(0) and 2·v_2b − v_b (the Bartlett sums at b and 2b with their 1/b bias cancelled: flat-top
-        lags stop early under moderate dependence). And it draws only k = ceil(n / b) blocks, so its spread is
-        itself a k-block estimate: Student's t with k − 1 degrees of freedom for the normal quantile. 1 for block 1
-        (the ordinary bootstrap: today's interval where the intervals show no dependence)."""
-        if block <= 1:
-            return 1.0
-        from scipy.special import ndtri, stdtrit
-
-        v_b, v_2b = self.bartlett(block), self.bartlett(2 * block)
-        target = max(2.0 * v_2b - v_b, self.g0)
-        bias = math.sqrt(max(target / v_b, 1.0)) if v_b > 0 else 1.0
-        tail = 0.5 + level / 2.0
-        blocks = -(-self.n // block)
-        return bias * (float(stdtrit(blocks - 1, tail)) / float(ndtri(tail)) if blocks > 1 else 1.0)
-
-
-def dependence(series: np.ndarray) -> Dependence:
-    """``Dependence`` of ``series`` by Politis & White's rule: the flat-top lag window λ(t) (1 to t = 1/2, then
-    falling linearly to 0 at t = 1) over lags up to M, twice the first lag m after which K_N = max(5,
-    sqrt(log10 n)) autocorrelations in a row lie within c·sqrt(log10(n) / n), c = 2 (at most sqrt(n) + K_N)."""
-    n = len(series)
-    if n < 4:
-        return Dependence(np.zeros(1), 0.0, 0.0, n)
-    run = max(PW_MIN_RUN, math.ceil(math.sqrt(math.log10(n))))
-    m_max = math.ceil(math.sqrt(n)) + run
-    max_lag = n - 1
-    acov = autocovariances(series, max_lag)
-    if not acov[0] > 0:
-        return Dependence(acov, 0.0, 0.0, n)
-    small = np.abs(acov[1:] / acov[0]) < PW_C * math.sqrt(math.log10(n) / n)    # small[k - 1]: lag k
-    m_hat = m_max
-    for m in range(0, min(m_max, max_lag - run) + 1):
-        if small[m:m + run].all():                       # lags m+1 .. m+run all small
-            m_hat = m
-            break
-    big_m = min(2 * m_hat, m_max, max_lag)
-    if big_m == 0:
-        return Dependence(acov, float(acov[0]), 0.0, n)
-    lags = np.arange(1, big_m + 1)
-    t = lags / big_m
-    window = np.where(t <= 0.5, 1.0, 2.0 * (1.0 - t))
-    g0 = float(acov[0]) + 2.0 * float((window * acov[1:big_m + 1]).sum())
-    g1 = 2.0 * float((window * lags * acov[1:big_m + 1]).sum())
-    return Dependence(acov, g0, g1, n)
 
 
 def block_counts(rng: np.random.Generator, n: int, block: int, rows: int, out: np.ndarray) -> np.ndarray:
