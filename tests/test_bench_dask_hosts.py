@@ -19,7 +19,7 @@ from pymongo import MongoClient
 
 from capmodel.bench.sweep import verdict
 from capmodel.bench.sweep.config import BenchConfig
-from capmodel.bench.cluster.executor import DaskExecutor
+from capmodel.bench.cluster.executor import RECONNECT_ENV, RECONNECT_S, DaskExecutor, reconnect_seconds
 from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.client.measurements import decode_histogram
 from capmodel.bench.client.runner import StepResult
@@ -210,7 +210,8 @@ def test_a_worker_with_another_capmodel_version_is_named(tmp_path, mongod):
     assert "127.0.0.4" in message and "runs capmodel 0.0.0-other+" in message and "on host" in message
 
 
-def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod):
+def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod, monkeypatch):
+    monkeypatch.setenv(RECONNECT_ENV, "3")  # Dask's client tries to reconnect 3 s, not 15 s (loopback)
     c = Cluster(tmp_path / "dask", hosts=("127.0.0.5",))
     cfg = BenchConfig(workload="ycsb-c", records=200, concurrency=[2, 3, 4, 5], duration=1.5, warmup=0.2,
                       database=DB, scheduler=c.address, calibrate=False)
@@ -240,6 +241,18 @@ def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod):
     steps = read_steps(steps_path)
     assert steps[0]["status"] == "ok"
     assert json.loads((tmp_path / "out" / "run.json").read_text())["status"] == "failed"
+
+
+def test_the_reconnect_deadline_is_read_from_the_environment_and_checked(monkeypatch):
+    monkeypatch.delenv(RECONNECT_ENV, raising=False)
+    assert reconnect_seconds() == RECONNECT_S == 15.0
+    monkeypatch.setenv(RECONNECT_ENV, " 2.5 ")
+    assert reconnect_seconds() == 2.5
+    for bad in ("0", "0.4", "601", "soon", "nan", "inf"):
+        monkeypatch.setenv(RECONNECT_ENV, bad)
+        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_RECONNECT_S must be a number of seconds from 0.5 to 600, "
+                                             rf"got '{bad}'"):
+            reconnect_seconds()
 
 
 # --- the verdict, on figures computed by hand ------------------------------------------------------------------------

@@ -13,12 +13,15 @@ merged ``StepResult`` per step.
 Every step: the clients are split over the workers (``shares.split``), one task per worker, pinned to it; every task
 starts its warm-up at one instant of the scheduler's clock; the answers are merged (``shares.merge``). A worker that
 dies or does not answer in time fails that step only (the sweep's ``--on-error`` decides); the next step uses the
-workers alive then (a nanny restarts a killed one). A lost scheduler ends the sweep with a ``BenchError``.
+workers alive then (a nanny restarts a killed one). A lost scheduler ends the sweep with a ``BenchError``: Dask's
+client tries to reconnect for ``RECONNECT_S`` (15 s, three connect timeouts) first, as it takes that long to connect;
+``$CAPMODEL_DASK_RECONNECT_S`` (seconds, 0.5 to 600) sets both (the tests use 3 s on the loopback).
 Task keys name the step and the share (``capmodel-s3-c64-w1-...``), never the URI.
 """
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import time
 
@@ -35,6 +38,8 @@ PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its 
 ANSWER_GRACE_S = 30.0  # beyond the step's own end and drain timeout, before a worker is declared lost
 WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
 POLL_S = 0.25
+RECONNECT_S = CONNECT_TIMEOUT_S * 3  # connect to an existing scheduler, and reconnect to a lost one, within this
+RECONNECT_ENV = "CAPMODEL_DASK_RECONNECT_S"
 # Dask's own deadlines for an existing scheduler: connect, a silent connection declared dead
 BOUNDED_COMMS = {"distributed.comm.timeouts.connect": f"{CONNECT_TIMEOUT_S * 3:g}s",
                  "distributed.comm.timeouts.tcp": f"{CALL_TIMEOUT_S:g}s"}
@@ -102,7 +107,7 @@ class DaskExecutor:
                 import dask
 
                 with dask.config.set(BOUNDED_COMMS):
-                    self.client = Client(self.address, timeout=CONNECT_TIMEOUT_S * 3, set_as_default=False)
+                    self.client = Client(self.address, timeout=reconnect_seconds(), set_as_default=False)
         except BenchError:
             raise
         except Exception as exc:  # noqa: BLE001 - Dask raises OSError, TimeoutError, ValueError ...
@@ -247,6 +252,20 @@ class DaskExecutor:
                 except Exception:  # noqa: BLE001 - closing after a lost scheduler
                     pass
         self.client = self.cluster = None
+
+
+def reconnect_seconds() -> float:
+    """``$CAPMODEL_DASK_RECONNECT_S`` if set (checked: a number of seconds from 0.5 to 600), else ``RECONNECT_S``."""
+    text = os.environ.get(RECONNECT_ENV, "").strip()
+    if not text:
+        return RECONNECT_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0.5 <= seconds <= 600:
+        raise BenchError(f"${RECONNECT_ENV} must be a number of seconds from 0.5 to 600, got {text!r}")
+    return seconds
 
 
 class SchedulerLost(BenchError):
