@@ -19,7 +19,8 @@ from pymongo import MongoClient
 
 from capmodel.bench.sweep import verdict
 from capmodel.bench.sweep.config import BenchConfig
-from capmodel.bench.cluster.executor import RECONNECT_ENV, RECONNECT_S, DaskExecutor, reconnect_seconds
+from capmodel.bench.cluster.executor import (RECONNECT_ENV, RECONNECT_S, START_LEAD_ENV, START_LEAD_S, DaskExecutor,
+                                             reconnect_seconds, start_lead_seconds)
 from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.client.measurements import decode_histogram
 from capmodel.bench.client.runner import StepResult
@@ -250,9 +251,24 @@ def test_the_reconnect_deadline_is_read_from_the_environment_and_checked(monkeyp
     assert reconnect_seconds() == 2.5
     for bad in ("0", "0.4", "601", "soon", "nan", "inf"):
         monkeypatch.setenv(RECONNECT_ENV, bad)
-        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_RECONNECT_S must be a number of seconds from 0.5 to 600, "
-                                             rf"got '{bad}'"):
+        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_RECONNECT_S must be a number of seconds from 0.5 "
+                                             rf"to 600, got '{bad}'"):
             reconnect_seconds()
+
+
+def test_the_start_lead_is_read_from_the_environment_and_checked(monkeypatch, mongod):
+    monkeypatch.delenv(START_LEAD_ENV, raising=False)
+    assert start_lead_seconds() == START_LEAD_S == 1.0
+    monkeypatch.setenv(START_LEAD_ENV, "0.3")
+    assert start_lead_seconds() == 0.3
+    for bad in ("0", "0.05", "61", "-1", "later", "nan"):
+        monkeypatch.setenv(START_LEAD_ENV, bad)
+        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_START_LEAD_S must be a number of seconds from 0.1 "
+                                             rf"to 60, got '{bad}'"):
+            start_lead_seconds()
+    # refused before a cluster starts: the executor never reaches the (closed) scheduler address
+    with pytest.raises(BenchError, match="START_LEAD_S must be"):
+        DaskExecutor(mongod.uri, BenchConfig(scheduler=f"tcp://127.0.0.1:{_free_port()}").check()).start()
 
 
 # --- the verdict, on figures computed by hand ------------------------------------------------------------------------
