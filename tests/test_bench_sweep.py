@@ -132,7 +132,7 @@ def test_killing_mongod_mid_sweep_ends_the_step_with_errors(tmp_path):
     from capmodel.bench.server import embedded_server
 
     with embedded_server() as server:
-        cfg = BenchConfig(workload="ycsb-c", concurrency=[2, 4, 8], duration=3.0, warmup=0.2, records=200,
+        cfg = BenchConfig(workload="ycsb-c", concurrency=[2, 4, 8], duration=2.0, warmup=0.2, records=200,
                           calibrate=False, timeout_ms=2000, server_selection_timeout_ms=1000)
         outcome = {}
 
@@ -148,7 +148,7 @@ def test_killing_mongod_mid_sweep_ends_the_step_with_errors(tmp_path):
         deadline = time.monotonic() + 60
         while not (steps_path.exists() and steps_path.read_text().count("\n") >= 1) and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(1.0)  # inside the second step
+        time.sleep(1.0)  # inside the second step's 2 s window (0.2 s warm-up)
         for pid in server.pids:
             os.kill(pid, signal.SIGKILL)
         thread.join(120)
