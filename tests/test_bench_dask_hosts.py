@@ -19,7 +19,8 @@ from pymongo import MongoClient
 
 from capmodel.bench.sweep import verdict
 from capmodel.bench.sweep.config import BenchConfig
-from capmodel.bench.cluster.executor import DaskExecutor
+from capmodel.bench.cluster.executor import (RECONNECT_ENV, RECONNECT_S, START_LEAD_ENV, START_LEAD_S, DaskExecutor,
+                                             reconnect_seconds, start_lead_seconds)
 from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.client.measurements import decode_histogram
 from capmodel.bench.client.runner import StepResult
@@ -172,7 +173,7 @@ def test_a_worker_without_a_route_to_the_server_names_itself_and_its_host(cluste
 
 
 def test_a_worker_killed_mid_step_fails_that_step_and_the_sweep_goes_on(cluster, mongod, tmp_path):
-    cfg = BenchConfig(workload="ycsb-c", records=200, concurrency=[2, 4, 6], duration=2.0, warmup=0.2,
+    cfg = BenchConfig(workload="ycsb-c", records=200, concurrency=[2, 4, 6], duration=1.5, warmup=0.2,
                       database=DB, scheduler=cluster.address, on_error="continue", calibrate=False)
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.update(result=run_sweep(mongod.uri, cfg, tmp_path,
@@ -182,7 +183,7 @@ def test_a_worker_killed_mid_step_fails_that_step_and_the_sweep_goes_on(cluster,
     deadline = time.monotonic() + 90
     while not (steps_path.exists() and steps_path.read_text().count("\n") >= 1) and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(1.8)  # inside the second step's window (1 s start lead + 0.2 s warm-up)
+    time.sleep(1.8)  # inside the second step's 1.5 s window (1 s start lead + 0.2 s warm-up: 1.2 to 2.7 s)
     address, victim = max(cluster.worker_pids().items())
     os.kill(victim, signal.SIGKILL)
     thread.join(180)
@@ -210,7 +211,8 @@ def test_a_worker_with_another_capmodel_version_is_named(tmp_path, mongod):
     assert "127.0.0.4" in message and "runs capmodel 0.0.0-other+" in message and "on host" in message
 
 
-def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod):
+def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod, monkeypatch):
+    monkeypatch.setenv(RECONNECT_ENV, "3")  # Dask's client tries to reconnect 3 s, not 15 s (loopback)
     c = Cluster(tmp_path / "dask", hosts=("127.0.0.5",))
     cfg = BenchConfig(workload="ycsb-c", records=200, concurrency=[2, 3, 4, 5], duration=1.5, warmup=0.2,
                       database=DB, scheduler=c.address, calibrate=False)
@@ -240,6 +242,33 @@ def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod):
     steps = read_steps(steps_path)
     assert steps[0]["status"] == "ok"
     assert json.loads((tmp_path / "out" / "run.json").read_text())["status"] == "failed"
+
+
+def test_the_reconnect_deadline_is_read_from_the_environment_and_checked(monkeypatch):
+    monkeypatch.delenv(RECONNECT_ENV, raising=False)
+    assert reconnect_seconds() == RECONNECT_S == 15.0
+    monkeypatch.setenv(RECONNECT_ENV, " 2.5 ")
+    assert reconnect_seconds() == 2.5
+    for bad in ("0", "0.4", "601", "soon", "nan", "inf"):
+        monkeypatch.setenv(RECONNECT_ENV, bad)
+        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_RECONNECT_S must be a number of seconds from 0.5 "
+                                             rf"to 600, got '{bad}'"):
+            reconnect_seconds()
+
+
+def test_the_start_lead_is_read_from_the_environment_and_checked(monkeypatch, mongod):
+    monkeypatch.delenv(START_LEAD_ENV, raising=False)
+    assert start_lead_seconds() == START_LEAD_S == 1.0
+    monkeypatch.setenv(START_LEAD_ENV, "0.3")
+    assert start_lead_seconds() == 0.3
+    for bad in ("0", "0.05", "61", "-1", "later", "nan"):
+        monkeypatch.setenv(START_LEAD_ENV, bad)
+        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_START_LEAD_S must be a number of seconds from 0.1 "
+                                             rf"to 60, got '{bad}'"):
+            start_lead_seconds()
+    # refused before a cluster starts: the executor never reaches the (closed) scheduler address
+    with pytest.raises(BenchError, match="START_LEAD_S must be"):
+        DaskExecutor(mongod.uri, BenchConfig(scheduler=f"tcp://127.0.0.1:{_free_port()}").check()).start()
 
 
 # --- the verdict, on figures computed by hand ------------------------------------------------------------------------

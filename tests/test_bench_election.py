@@ -52,7 +52,7 @@ def _step_down_mid_step(uri: str, done: threading.Event, report: dict) -> None:
 
 
 def test_a_step_across_an_election_says_so_and_is_not_ok(own_replica_set, tmp_path):
-    cfg = BenchConfig(workload="ycsb-a", records=300, concurrency=[4, 5], duration=6.0, warmup=0.3, calibrate=False,
+    cfg = BenchConfig(workload="ycsb-a", records=300, concurrency=[4, 5], duration=3.0, warmup=0.3, calibrate=False,
                       database=DB, on_error="continue", binding="pymongo", server_selection_timeout_ms=20_000,
                       timeout_ms=20_000)
     done, report = threading.Event(), {}

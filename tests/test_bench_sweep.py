@@ -132,7 +132,7 @@ def test_killing_mongod_mid_sweep_ends_the_step_with_errors(tmp_path):
     from capmodel.bench.server import embedded_server
 
     with embedded_server() as server:
-        cfg = BenchConfig(workload="ycsb-c", concurrency=[2, 4, 8], duration=3.0, warmup=0.2, records=200,
+        cfg = BenchConfig(workload="ycsb-c", concurrency=[2, 4, 8], duration=2.0, warmup=0.2, records=200,
                           calibrate=False, timeout_ms=2000, server_selection_timeout_ms=1000)
         outcome = {}
 
@@ -148,7 +148,7 @@ def test_killing_mongod_mid_sweep_ends_the_step_with_errors(tmp_path):
         deadline = time.monotonic() + 60
         while not (steps_path.exists() and steps_path.read_text().count("\n") >= 1) and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(1.0)  # inside the second step
+        time.sleep(1.0)  # inside the second step's 2 s window (0.2 s warm-up)
         for pid in server.pids:
             os.kill(pid, signal.SIGKILL)
         thread.join(120)
@@ -287,7 +287,7 @@ def test_a_frozen_server_fails_its_step_and_the_in_flight_operations_are_counted
     from capmodel.bench.server import embedded_server
 
     with embedded_server() as server:
-        cfg = BenchConfig(workload="ycsb-c", concurrency=[2, 4], duration=4.0, warmup=0.2, records=200,
+        cfg = BenchConfig(workload="ycsb-c", concurrency=[2, 4], duration=3.0, warmup=0.2, records=200,
                           calibrate=False, timeout_ms=3000, server_selection_timeout_ms=1000, on_error="continue")
         thread = threading.Thread(target=lambda: run_sweep(server.uri, cfg, tmp_path, progress=False), daemon=True)
         thread.start()
@@ -295,10 +295,10 @@ def test_a_frozen_server_fails_its_step_and_the_in_flight_operations_are_counted
         deadline = time.monotonic() + 60
         while not (steps_path.exists() and steps_path.read_text().count("\n") >= 1) and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(1.5)  # about 1.3 s into the second step's window
+        time.sleep(0.5)  # about 0.3 s into the second step's 3 s window (0.2 s warm-up): silent for its last 2.5 s
         for pid in server.pids:
             os.kill(pid, signal.SIGSTOP)
-        time.sleep(6.0)
+        time.sleep(3.5)  # past the window's end and the operations' 3 s timeout
         for pid in server.pids:
             os.kill(pid, signal.SIGCONT)
         thread.join(120)
@@ -306,7 +306,7 @@ def test_a_frozen_server_fails_its_step_and_the_in_flight_operations_are_counted
     first, frozen = read_steps(steps_path)
     assert first["status"] == "ok"
     assert frozen["status"] == "failed" and "no operation completed for" in frozen["failure"]
-    assert frozen["longest_silence_s"] >= 2.0  # froze about 1.3 s into a 4 s window
+    assert frozen["longest_silence_s"] >= 2.0  # froze about 0.3 s into a 3 s window
     # every client was inside an operation when the window closed: counted, and their fate recorded (a timeout
     # after 3 s, or a latency of seconds once the server woke up)
     assert frozen["in_flight_at_end"] == 4

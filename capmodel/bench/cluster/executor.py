@@ -13,12 +13,17 @@ merged ``StepResult`` per step.
 Every step: the clients are split over the workers (``shares.split``), one task per worker, pinned to it; every task
 starts its warm-up at one instant of the scheduler's clock; the answers are merged (``shares.merge``). A worker that
 dies or does not answer in time fails that step only (the sweep's ``--on-error`` decides); the next step uses the
-workers alive then (a nanny restarts a killed one). A lost scheduler ends the sweep with a ``BenchError``.
+workers alive then (a nanny restarts a killed one). A lost scheduler ends the sweep with a ``BenchError``: Dask's
+client tries to reconnect for ``RECONNECT_S`` (15 s, three connect timeouts) first, as it takes that long to connect;
+``$CAPMODEL_DASK_RECONNECT_S`` (seconds, 0.5 to 600) sets both (the tests use 3 s on the loopback).
+``$CAPMODEL_DASK_START_LEAD_S`` (seconds, 0.1 to 60) replaces ``START_LEAD_S``, the 1 s between sending a step's tasks
+and its common start (the local-cluster tests use 0.3 s: a worker that misses the start says so in ``late_start_s``).
 Task keys name the step and the share (``capmodel-s3-c64-w1-...``), never the URI.
 """
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import time
 
@@ -35,6 +40,9 @@ PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its 
 ANSWER_GRACE_S = 30.0  # beyond the step's own end and drain timeout, before a worker is declared lost
 WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
 POLL_S = 0.25
+RECONNECT_S = CONNECT_TIMEOUT_S * 3  # connect to an existing scheduler, and reconnect to a lost one, within this
+RECONNECT_ENV = "CAPMODEL_DASK_RECONNECT_S"
+START_LEAD_ENV = "CAPMODEL_DASK_START_LEAD_S"
 # Dask's own deadlines for an existing scheduler: connect, a silent connection declared dead
 BOUNDED_COMMS = {"distributed.comm.timeouts.connect": f"{CONNECT_TIMEOUT_S * 3:g}s",  # machine-read (Dask's)
                  "distributed.comm.timeouts.tcp": f"{CALL_TIMEOUT_S:g}s"}  # machine-read
@@ -86,6 +94,7 @@ class DaskExecutor:
 
     # --- cluster ---------------------------------------------------------------------------------------------------
     def start(self) -> "DaskExecutor":
+        start_lead_seconds()  # a wrong $CAPMODEL_DASK_START_LEAD_S is refused before a cluster starts
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -102,7 +111,7 @@ class DaskExecutor:
                 import dask
 
                 with dask.config.set(BOUNDED_COMMS):
-                    self.client = Client(self.address, timeout=CONNECT_TIMEOUT_S * 3, set_as_default=False)
+                    self.client = Client(self.address, timeout=reconnect_seconds(), set_as_default=False)
         except BenchError:
             raise
         except Exception as exc:  # noqa: BLE001 - Dask raises OSError, TimeoutError, ValueError ...
@@ -249,6 +258,29 @@ class DaskExecutor:
         self.client = self.cluster = None
 
 
+def reconnect_seconds() -> float:
+    """``$CAPMODEL_DASK_RECONNECT_S`` if set (checked: a number of seconds from 0.5 to 600), else ``RECONNECT_S``."""
+    return _seconds_from_env(RECONNECT_ENV, RECONNECT_S, 0.5, 600)
+
+
+def start_lead_seconds() -> float:
+    """``$CAPMODEL_DASK_START_LEAD_S`` if set (checked: a number of seconds from 0.1 to 60), else ``START_LEAD_S``."""
+    return _seconds_from_env(START_LEAD_ENV, START_LEAD_S, 0.1, 60)
+
+
+def _seconds_from_env(name: str, default: float, low: float, high: float) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not low <= seconds <= high:
+        raise BenchError(f"${name} must be a number of seconds from {low:g} to {high:g}, got {text!r}")
+    return seconds
+
+
 class SchedulerLost(BenchError):
     """The Dask scheduler stopped answering."""
 
@@ -277,7 +309,7 @@ class StepRunner:
         shares = split(concurrency, len(targets))
         targets = targets[: len(shares)]
         offset = ex.scheduler_clock()
-        lead = START_LEAD_S + PER_CLIENT_LEAD_S * max(shares)
+        lead = start_lead_seconds() + PER_CLIENT_LEAD_S * max(shares)
         start_at = None if offset is None else time.time() + offset + lead
         options = {"timeout_ms": cfg.timeout_ms, "server_selection_timeout_ms": cfg.server_selection_timeout_ms,
                    "read_preference": cfg.read_preference, "write_concern": cfg.write_concern,
