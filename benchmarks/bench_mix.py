@@ -53,8 +53,9 @@ import mix_lab  # noqa: E402  (tests/mix_lab.py)
 def one_run(samples, sweeps) -> dict:
     """The figures of one run (see the module doc), as a flat dict."""
     waited = "cpu_wait_per_s" in samples or "server_wait_per_s" in samples
-    training, measured, result, rows = mix_lab.predict_f(samples, sweeps, n_bootstrap=0, wait=False)
+    training, measured, result, rows = mix_lab.predict_f(samples, sweeps, n_bootstrap=200, wait=False)
     p = result.predicted.loc["embedded"]
+    low, high = result.low.loc["embedded"], result.high.loc["embedded"]
     out = {"cpu_pred": p["cpu_cores"], "cpu_meas": measured["cpu_cores"].mean(),
            "other_train": training["other_cpu_cores"].mean(), "other_meas": measured["other_cpu_cores"].mean(),
            "describe": result.describe()}
@@ -71,7 +72,8 @@ def one_run(samples, sweeps) -> dict:
     for c, x_pred, x_meas, r_pred, r_meas in rows:
         out[c] = {"x_pred": x_pred, "x_meas": x_meas, "x_err": x_pred / x_meas - 1, "r_pred": r_pred,
                   "r_meas": r_meas, "r_raw": mix_lab.measured_latency_ms(measured, c, filtered=False),
-                  "r_err": r_pred / r_meas - 1}
+                  "r_err": r_pred / r_meas - 1, "r_low": low[f"{c}_latency_ms"], "r_high": high[f"{c}_latency_ms"]}
+    out["block"] = result.blocks["embedded"]
     return out
 
 
@@ -109,6 +111,11 @@ def show(i: int, run: dict) -> None:
               f"({r['x_err'] * 100:+5.1f} %)"
               f"   latency {r['r_pred']:.4f} predicted {r['r_meas']:.4f} measured ms ({r['r_err'] * 100:+5.1f} %;"
               f" raw {r['r_raw']:.4f})")
+        if "r_low" in r:
+            inside = r["r_low"] <= r["r_meas"] <= r["r_high"]
+            print(f"  {c:6s} latency's 95% interval {r['r_low']:.4f} to {r['r_high']:.4f} ms (runs of "
+                  f"{run['block'][0]} intervals, widened {run['block'][1]:.2f}x): the measured "
+                  f"{'inside' if inside else 'OUTSIDE'}")
         if c + "_no_b" in run:
             print(f"  {c:6s} trained on C and A only (without B): latency {run[c + '_no_b']['r_pred']:.4f} predicted "
                   f"({run[c + '_no_b']['r_err'] * 100:+5.1f} %)")
@@ -147,6 +154,10 @@ def summary(runs: list[dict], title="") -> None:
             print(f"  {c:6s} latency with the wait in the model {np.median(e):+5.1f} % ({np.abs(e).max():.1f} %)")
     cpu = np.array([r["cpu_pred"] / r["cpu_meas"] - 1 for r in runs]) * 100
     print(f"  CPU {np.median(cpu):+5.1f} % ({np.abs(cpu).max():.1f} %)")
+    for c in ("reads", "writes"):
+        held = [r[c]["r_low"] <= r[c]["r_meas"] <= r[c]["r_high"] for r in runs if "r_low" in r[c]]
+        if held:
+            print(f"  {c:6s} measured latency inside the predicted 95% interval in {sum(held)} of {len(held)} runs")
     diff = np.array([r["other_meas"] - r["other_train"] for r in runs])
     if len(runs) >= 3 and np.ptp(diff) > 0:
         for c in ("reads", "writes"):

@@ -277,7 +277,7 @@ def _seconds_from_env(name: str, default: float, low: float, high: float) -> flo
     except ValueError:
         seconds = float("nan")
     if not low <= seconds <= high:
-        raise BenchError(f"${name} must be a number of seconds from {low:g} to {high:g}, got {text!r}")
+        raise BenchError(f"${name} must be a number of seconds from {number(low)} to {number(high)}, got {text!r}")
     return seconds
 
 
