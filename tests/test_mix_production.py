@@ -195,12 +195,12 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
     asked = {"reads": 2000, "writes": 1000, "commands": 20}   # rates, not factors: the spread is the fit's alone
 
     def what_if(samples):
-        return mix_what_if({"m": samples}, cores=1, rates=asked, n_bootstrap=100, seed=3)
+        return mix_what_if({"m": samples}, cores=1, rates=asked, n_bootstrap=60, seed=3)
 
     def ordinary(samples):       # refits on single intervals drawn by rng.integers, the same seed
         rng, table = np.random.default_rng(3), usable_intervals(samples, "m")
         draws = []
-        for _ in range(100):
+        for _ in range(60):
             refit = fit_server_demands(table.iloc[rng.integers(0, len(table), len(table))], cores=1, member="m")
             draws.append(_predict(refit, asked, None, 1.0))
         return _percentiles(draws, 0.95)
