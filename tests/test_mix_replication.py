@@ -57,7 +57,8 @@ def secondary(n=40, seed=3, span=(200, 2500)):
         reads, applied, commands = rng.uniform(*span), rng.uniform(100, 800), rng.uniform(2, 20)
         cpu = B + D["reads"] * reads + D_APPLY * applied + D["commands"] * commands
         rows.append(_row(i, cpu, {"reads": reads, "writes": 0.0, "commands": commands}, {},
-                         {"oplog_getmores_per_s": 0.0, "repl_update_position_per_s": 0.0, "repl_applied_per_s": applied}))
+                         {"oplog_getmores_per_s": 0.0, "repl_update_position_per_s": 0.0,
+                          "repl_applied_per_s": applied}))
     return pd.DataFrame(rows)
 
 

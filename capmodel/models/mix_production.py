@@ -328,9 +328,10 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
     percentiles of ``n_bootstrap`` refits on intervals resampled with replacement, in runs of consecutive intervals
     where the CPU regression's residuals show that consecutive intervals move together (a circular block bootstrap,
-    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``). ``wait_per_op``: where the
-    samples carry the server's wait for its cores (``cpu_wait_per_s``, see ``capmodel.models.mix_intervals``), that
-    wait per operation in seconds during the what-if (one figure or {member: figure}); default: as observed."""
+    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``). ``wait_per_op``:
+    where the samples carry the server's wait for its cores (``cpu_wait_per_s``, see
+    ``capmodel.models.mix_intervals``), that wait per operation in seconds during the what-if (one figure or {member:
+    figure}); default: as observed."""
     if not isinstance(observations, Mapping) or not observations:
         raise InputError("observations must map each member's name to its samples")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or not 0 <= n_bootstrap <= 10_000:
@@ -372,8 +373,9 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     unseen = [(m.member, c) for m in members for c, v in (rates or {}).items() if c not in m.classes and v]
     reasons += [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
                       "them has no demand to apply to (observe a period with some)") for member, c in unseen]
-    reasons += [Reason("saturated", "unusable", f"{m}: the asked load needs {percent(predicted.loc[m, 'utilization'])} of "
-                      "the CPU: no steady state", float(predicted.loc[m, "utilization"]))
+    reasons += [Reason("saturated", "unusable", f"{m}: the asked load needs "
+                       f"{percent(predicted.loc[m, 'utilization'])} of the CPU: no steady state",
+                       float(predicted.loc[m, "utilization"]))
                for m in predicted.index if predicted.loc[m, "utilization"] >= 1]
     outside = {m.member: m.outside_mix(asked[m.member]) for m in members}
     reasons += [Reason("mix_extrapolated", "weak", f"{member}: {mix_sentence(*row)}", float(row[2]))
