@@ -244,28 +244,26 @@ def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod, mon
     assert json.loads((tmp_path / "out" / "run.json").read_text())["status"] == "failed"
 
 
-def test_the_reconnect_deadline_is_read_from_the_environment_and_checked(monkeypatch):
-    monkeypatch.delenv(RECONNECT_ENV, raising=False)
-    assert reconnect_seconds() == RECONNECT_S == 15.0
-    monkeypatch.setenv(RECONNECT_ENV, " 2.5 ")
-    assert reconnect_seconds() == 2.5
-    for bad in ("0", "0.4", "601", "soon", "nan", "inf"):
-        monkeypatch.setenv(RECONNECT_ENV, bad)
-        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_RECONNECT_S must be a number of seconds from 0.5 "
-                                             rf"to 600, got '{bad}'"):
-            reconnect_seconds()
+@pytest.mark.parametrize("name, read, default, good, bads, bounds", [
+    (RECONNECT_ENV, reconnect_seconds, RECONNECT_S, (" 2.5 ", 2.5), ("0", "0.4", "601", "soon", "nan", "inf"),
+     "from 0.5 to 600"),
+    (START_LEAD_ENV, start_lead_seconds, START_LEAD_S, ("0.3", 0.3), ("0", "0.05", "61", "-1", "later", "nan"),
+     "from 0.1 to 60"),
+])
+def test_the_dask_waits_are_read_from_the_environment_and_checked(monkeypatch, name, read, default, good, bads,
+                                                                   bounds):
+    monkeypatch.delenv(name, raising=False)
+    assert read() == default == {RECONNECT_ENV: 15.0, START_LEAD_ENV: 1.0}[name]
+    monkeypatch.setenv(name, good[0])
+    assert read() == good[1]
+    for bad in bads:
+        monkeypatch.setenv(name, bad)
+        with pytest.raises(BenchError, match=rf"\${name} must be a number of seconds {bounds}, got '{bad}'"):
+            read()
 
 
-def test_the_start_lead_is_read_from_the_environment_and_checked(monkeypatch, mongod):
-    monkeypatch.delenv(START_LEAD_ENV, raising=False)
-    assert start_lead_seconds() == START_LEAD_S == 1.0
-    monkeypatch.setenv(START_LEAD_ENV, "0.3")
-    assert start_lead_seconds() == 0.3
-    for bad in ("0", "0.05", "61", "-1", "later", "nan"):
-        monkeypatch.setenv(START_LEAD_ENV, bad)
-        with pytest.raises(BenchError, match=rf"\$CAPMODEL_DASK_START_LEAD_S must be a number of seconds from 0.1 "
-                                             rf"to 60, got '{bad}'"):
-            start_lead_seconds()
+def test_a_bad_start_lead_is_refused_before_a_cluster_starts(monkeypatch, mongod):
+    monkeypatch.setenv(START_LEAD_ENV, "61")
     # refused before a cluster starts: the executor never reaches the (closed) scheduler address
     with pytest.raises(BenchError, match="START_LEAD_S must be"):
         DaskExecutor(mongod.uri, BenchConfig(scheduler=f"tcp://127.0.0.1:{_free_port()}").check()).start()
