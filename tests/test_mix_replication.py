@@ -187,7 +187,7 @@ def test_replication_that_never_varies_stays_in_the_background_and_is_said_to():
     assert fit.background_cores == pytest.approx(B + D_APPLY * applied, rel=1e-6)
     reason = [r for r in fit.reasons if r.code == "replication_in_background"][0]
     assert reason.message.startswith("s: the CPU of its replication work (400 oplog entries applied and getMores "
-                                     "served a second) could not be told from the rest")
+                                     "and position reports served a second) could not be told from the rest")
     assert fit.cpu_per_op["reads"] == pytest.approx(D["reads"], rel=1e-6)
 
 

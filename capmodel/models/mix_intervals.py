@@ -51,7 +51,7 @@ def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataF
     return table[keep].reset_index(drop=True)
 
 
-def _column(table: pd.DataFrame, name: str) -> np.ndarray:
+def rate_column(table: pd.DataFrame, name: str) -> np.ndarray:
     """A rate column as floats, 0 where missing or not a number (a standalone has no replication figures)."""
     if name not in table:
         return np.zeros(len(table))
@@ -79,13 +79,13 @@ def split_replication(table: pd.DataFrame) -> pd.DataFrame:
     if REPLICATION in table:
         return table
     table = table.copy()
-    served = {c: _column(table, column) for c, column in SERVED.items()}
-    table[REPLICATION] = sum(served.values()) + _column(table, APPLIED)
+    served = {c: rate_column(table, column) for c, column in SERVED.items()}
+    table[REPLICATION] = sum(served.values()) + rate_column(table, APPLIED)
     table.attrs["replication_latency_s"] = told = {}
     for c, ops in served.items():
         if not (ops > 0).any():
             continue
-        total = _column(table, f"{c}_per_s")
+        total = rate_column(table, f"{c}_per_s")
         latency = table[f"{c}_latency_ms"].to_numpy(float) / 1000.0
         summed = np.where(total > 0, total * latency, 0.0)              # seconds of latency per second
         clients = np.clip(total - ops, 0.0, None)

@@ -62,7 +62,8 @@ from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
 from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, REPLICATION, SERVED, explains, mix_shares,
-                                          regress_classes, typical, usable_intervals, wait_per_op, wait_slope)
+                                          rate_column, regress_classes, typical, usable_intervals, wait_per_op,
+                                          wait_slope)
 from capmodel.models.mix_answer import SERVED_WORDS, MixWhatIf, mix_sentence, percent
 from capmodel.models.mix_rates import scaled_rates, writes_factor
 from capmodel.models.open_networks import open_network
@@ -110,7 +111,7 @@ class ServerDemands:
     mix_seen: dict = field(default_factory=dict)      # class -> {other major class: (lowest, highest) share of the
     #                                                   operations over the intervals its latency was fitted on}
     replication_cpu_per_op: float = 0.0   # CPU seconds per unit of replication work (a member serving no writes)
-    replication_baseline: float = 0.0     # its mean replication work: oplog entries applied + getMores served, per s
+    replication_baseline: float = 0.0     # its mean replication work: oplog entries applied + getMores and reports served, per s
     served: dict = field(default_factory=dict)          # class -> mean replication operations per s it served to
     #                                                     other members, taken out of the class (SERVED_WORDS)
     served_latency: dict = field(default_factory=dict)  # class -> their mean latency (s); NaN: not told from the
@@ -187,8 +188,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     reasons = []
     replication = table[REPLICATION].to_numpy(float)
     served_latency = dict(table.attrs.get("replication_latency_s", {}))
-    served = {c: float(np.nan_to_num(pd.to_numeric(table[SERVED[c]], errors="coerce").to_numpy(float)).mean())
-              for c in served_latency}
+    served = {c: float(rate_column(table, SERVED[c]).mean()) for c in served_latency}
     for c, latency in served_latency.items():
         if not np.isfinite(latency):
             reasons.append(Reason("latency_mixed_with_replication", "weak", f"{member}: its {c} include the "
@@ -205,9 +205,9 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
         regression, replication_cpu = regress_classes(x, cpu, r, minor)
     if follows is not None and replication_cpu <= 0:
         reasons.append(Reason("replication_in_background", "weak", f"{member}: the CPU of its replication work "
-                              f"({number(follows.mean())} oplog entries applied and getMores served a second) could "
-                              "not be told from the rest, so it is counted as background: a what-if with more writes "
-                              "understates this member's CPU"))
+                              f"({number(follows.mean())} oplog entries applied and getMores and position reports "
+                              "served a second) could not be told from the rest, so it is counted as background: a "
+                              "what-if with more writes understates this member's CPU"))
     regressed = regression is not None
     if regressed:
         background, d, r2 = regression
