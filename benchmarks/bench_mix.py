@@ -74,6 +74,7 @@ def one_run(samples, sweeps) -> dict:
                   "r_meas": r_meas, "r_raw": mix_lab.measured_latency_ms(measured, c, filtered=False),
                   "r_err": r_pred / r_meas - 1, "r_low": low[f"{c}_latency_ms"], "r_high": high[f"{c}_latency_ms"]}
     out["block"] = result.blocks["embedded"]
+    out["spread"] = result.spread["embedded"]
     return out
 
 
@@ -113,9 +114,10 @@ def show(i: int, run: dict) -> None:
               f" raw {r['r_raw']:.4f})")
         if "r_low" in r:
             inside = r["r_low"] <= r["r_meas"] <= r["r_high"]
+            s, windows = run.get("spread", {}).get(c, (np.nan, 0))
             print(f"  {c:6s} latency's 95% interval {r['r_low']:.4f} to {r['r_high']:.4f} ms (runs of "
-                  f"{run['block'][0]} intervals, widened {run['block'][1]:.2f}x): the measured "
-                  f"{'inside' if inside else 'OUTSIDE'}")
+                  f"{run['block'][0]} intervals, widened {run['block'][1]:.2f}x; window to window "
+                  f"±{np.expm1(s) * 100:.1f} % over {windows}): the measured {'inside' if inside else 'OUTSIDE'}")
         if c + "_no_b" in run:
             print(f"  {c:6s} trained on C and A only (without B): latency {run[c + '_no_b']['r_pred']:.4f} predicted "
                   f"({run[c + '_no_b']['r_err'] * 100:+5.1f} %)")
@@ -157,7 +159,10 @@ def summary(runs: list[dict], title="") -> None:
     for c in ("reads", "writes"):
         held = [r[c]["r_low"] <= r[c]["r_meas"] <= r[c]["r_high"] for r in runs if "r_low" in r[c]]
         if held:
-            print(f"  {c:6s} measured latency inside the predicted 95% interval in {sum(held)} of {len(held)} runs")
+            up = np.median([r[c]["r_high"] / r[c]["r_pred"] - 1 for r in runs if "r_low" in r[c]]) * 100
+            down = np.median([1 - r[c]["r_low"] / r[c]["r_pred"] for r in runs if "r_low" in r[c]]) * 100
+            print(f"  {c:6s} measured latency inside the predicted 95% interval in {sum(held)} of {len(held)} runs "
+                  f"(its ends a median -{down:.0f} % and +{up:.0f} % from the prediction)")
     diff = np.array([r["other_meas"] - r["other_train"] for r in runs])
     if len(runs) >= 3 and np.ptp(diff) > 0:
         for c in ("reads", "writes"):

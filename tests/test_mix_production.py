@@ -185,12 +185,29 @@ def _ar1(n, phi, scale, seed):
     return e
 
 
+def bootstrap_ends(end, estimate, spread):
+    """The bootstrap's own end of the utilization, the window spread taken back out of a widened one (they combine in
+    quadrature on the log scale: capmodel.models.mix_spread)."""
+    from capmodel.models.mix_spread import half_width
+
+    total = np.log(end["utilization"] / estimate)
+    return estimate * np.exp(np.sign(total) * np.sqrt(max(total ** 2 - half_width(*spread["cpu"], 0.95) ** 2, 0)))
+
+
+def bootstrap_width(result):
+    u = result.predicted.loc["m", "utilization"]
+    return (bootstrap_ends(result.high.loc["m"], u, result.spread["m"])
+            - bootstrap_ends(result.low.loc["m"], u, result.spread["m"]))
+
+
 def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_together():
     """CPU noise that persists from one interval to the next (AR(1), phi 0.9) gives runs of consecutive intervals and
     a wider interval than resampling single intervals; independent noise gives the ordinary bootstrap, draw for
-    draw (the same figures as refits on single intervals drawn by rng.integers, computed here)."""
+    draw (the same figures as refits on single intervals drawn by rng.integers, computed here, then widened by the
+    same windows' spread: tests/test_mix_spread.py tests that part)."""
     from capmodel.models.mix_intervals import usable_intervals
-    from capmodel.models.mix_production import _percentiles, _predict
+    from capmodel.models.mix_production import _predict
+    from capmodel.models.mix_spread import percentiles, widened
 
     asked = {"reads": 2000, "writes": 1000, "commands": 20}   # rates, not factors: the spread is the fit's alone
 
@@ -203,13 +220,14 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
         for _ in range(60):
             refit = fit_server_demands(table.iloc[rng.integers(0, len(table), len(table))], cores=1, member="m")
             draws.append(_predict(refit, asked, None, 1.0))
-        return _percentiles(draws, 0.95)
+        return percentiles(draws, 0.95)
 
     iid = synthetic_samples(n=120, seed=6)
     iid["cpu_cores"] += np.random.default_rng(1).normal(0, 0.01, len(iid))
     result = what_if(iid)
     assert result.blocks["m"] == (1, 1.0)
-    low, high = ordinary(iid)
+    low, high = widened(result.predicted.loc["m"], *ordinary(iid), result.spread["m"], ("reads", "writes", "commands"),
+                        0.95)
     assert result.low.loc["m"].to_dict() == low.to_dict() and result.high.loc["m"].to_dict() == high.to_dict()
     assert "resampled in runs" not in result.describe()
     persistent = synthetic_samples(n=120, seed=6)
@@ -218,7 +236,7 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
     block, widening = blocked.blocks["m"]
     assert block > 1 and widening > 1
     low, high = ordinary(persistent)
-    width = blocked.high.loc["m", "utilization"] - blocked.low.loc["m", "utilization"]
+    width = bootstrap_width(blocked)
     print(f"block {block}, widening {widening:.3f}; utilization width {width:.4f} against single intervals' "
           f"{high['utilization'] - low['utilization']:.4f}")
     # the load's rates are independent from one interval to the next, the CPU's noise not: the mean level (the

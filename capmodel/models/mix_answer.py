@@ -8,8 +8,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from capmodel.formatting import interval, number
+from capmodel.formatting import interval, number, plural
 from capmodel.models.evidence import Evidence
+from capmodel.models.mix_spread import CPU
 from capmodel.models.renamed import table_frame
 
 #: the replication operations a sync source serves, by the class opLatencies counts them in
@@ -33,6 +34,7 @@ class MixWhatIf:
     outside_mix: dict = field(default_factory=dict)   # member -> ServerDemands.outside_mix at the asked rates
     writes_factor: float = 1.0        # the set's writes asked over observed, which the replication work follows
     blocks: dict = field(default_factory=dict)   # member -> (consecutive intervals a bootstrap run, widening)
+    spread: dict = field(default_factory=dict)   # member -> {"cpu" or class: (s, windows)}: mix_spread.window_spread
 
     @cached_property
     def limiting_member(self) -> str:
@@ -108,7 +110,15 @@ class MixWhatIf:
             runs = sorted({b for b, _ in self.blocks.values() if b > 1})
             lines.append(f"Latency ranges: {self.level:.0%} bootstrap intervals over the observed intervals" + (
                 f", resampled in runs of {' to '.join(map(str, runs[::max(len(runs) - 1, 1)]))} consecutive "
-                "intervals (they move together) and widened for the few runs" if runs else "") + ".")
+                "intervals (they move together) and widened for the few runs" if runs else "") + (
+                "; widened too for how far each figure moved from one window of the observation to another" if any(
+                    self.spread.values()) else "") + ".")
+            lines += [f"{m}: how far its figures moved from one window of the observation to another, beyond the fit "
+                      "(root mean square): " + ", ".join(
+                          f"{'the CPU' if key == CPU else f'the {key} latency'} ±{number(np.expm1(s) * 100, 2)}% over "
+                          + (plural(k, "window") if i == 0 else f"{k}") for i, (key, (s, k)) in enumerate(spread.items()))
+                      + "."
+                      for m, spread in self.spread.items() if spread and m in answered]
         return "\n".join(lines)
 
 

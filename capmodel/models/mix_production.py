@@ -42,7 +42,9 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
 A what-if scales each class's observed mean rate (or sets the rates) and solves the network again. Production traffic
 is open (many independent application requests), so a class's throughput is its offered rate while the CPU keeps up;
 at U >= 1 there is no steady state and the answer says how much of the asked load fits instead. Intervals: a
-bootstrap over the intervals (refit and predict on each resample; percentiles).
+bootstrap over the intervals (refit and predict on each resample; percentiles), widened by how far the figures moved
+from one window of the observation to another beyond the fit (``capmodel.models.mix_spread``): a what-if is asked of
+another period than the one observed.
 """
 from __future__ import annotations
 
@@ -58,7 +60,6 @@ from capmodel.constraints import Number, with_name
 from capmodel.errors import InputError
 from capmodel.formatting import number, plural
 from capmodel.models.block_bootstrap import circular_blocks, dependence
-from capmodel.models.erlang import erlang_c
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
 from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, REPLICATION, SERVED, explains, mix_shares,
@@ -66,7 +67,8 @@ from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, REPLICATION, 
                                           wait_slope)
 from capmodel.models.mix_answer import SERVED_WORDS, MixWhatIf, mix_sentence, percent
 from capmodel.models.mix_rates import scaled_rates, writes_factor
-from capmodel.models.open_networks import open_network
+from capmodel.models.mix_spread import CPU, percentiles, widened, window_errors, window_spread
+from capmodel.models.open_networks import stretch
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
 CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
@@ -78,16 +80,18 @@ WAIT_PER_OP = Number(float, 0.0, 1.0, name="wait per operation", wanted_text="a 
 MIN_SHARE_SPREAD = 0.1   # a class's share of the mix must span this much to tell its effect on the others' latency
 MINOR_SHARE = 0.02       # a class with a smaller share of the operations is "minor" (see fit_server_demands)
 SHARE_SLACK = 0.005      # an asked share this far outside the fitted ones still counts as inside (shown in whole %)
-BACKGROUND = "background"
-REPLICATION_CLASS = "replication"
+#: a class's latency moving more than this from one window of the observation to another (root mean square, beyond the
+#: fit) makes the what-if weak: it cannot then be trusted to the 15 % of issue 19's validation
+WINDOW_SPREAD_WEAK = 0.15
 
 
 def _stretch(u: np.ndarray, cores: int) -> np.ndarray:
-    """M/M/c residence / demand at per-server utilization u: 1 + C(c, cU) / (c (1 - U)), as in the open network."""
+    """The CPU's stretch S(U) at per-core utilizations ``u`` (the open network's M/M/c, ``open_networks.stretch``);
+    NaN where there is no steady state (U outside [0, 1))."""
+    u = np.asarray(u, float)
+    steady = (u >= 0) & (u < 1)
     out = np.full(len(u), np.nan)
-    for i, ui in enumerate(np.asarray(u, float)):
-        if 0 <= ui < 1:
-            out[i] = 1.0 + erlang_c(cores, ui * cores) / (cores * (1.0 - ui))
+    out[steady] = stretch(u[steady], np.full(int(steady.sum()), float(cores)))
     return out
 
 
@@ -122,21 +126,13 @@ class ServerDemands:
         """The verdict on the fitted demands."""
         return Evidence.of(*self.reasons)
 
-    def solve(self, rates: Mapping[str, float], writes_factor: float = 1.0):
-        """The open network at these per-class rates, the replication work the observed times ``writes_factor``:
-        (utilization per core, stretch S, result or None if U >= 1)."""
-        d = {c: self.cpu_per_op[c] for c in self.classes}
+    def utilization(self, rates: Mapping[str, float], writes_factor: float = 1.0) -> float:
+        """The CPU's utilization per core at these per-class rates, the replication work the observed times
+        ``writes_factor``: the open network's (``open_networks.open_network``, the background and the replication one
+        class each), whose stretch S(U) every class shares (``_stretch``)."""
         replicated = self.replication_baseline * writes_factor if self.replication_cpu_per_op > 0 else 0.0
-        u = (self.background_cores + sum(rates[c] * d[c] for c in self.classes)
-             + replicated * self.replication_cpu_per_op) / self.cores
-        if u >= 1:
-            return u, float("nan"), None
-        arrivals = {**{c: rates[c] for c in self.classes}, BACKGROUND: 1.0}
-        demands = {**d, BACKGROUND: self.background_cores}
-        if replicated > 0:
-            arrivals[REPLICATION_CLASS], demands[REPLICATION_CLASS] = replicated, self.replication_cpu_per_op
-        result = open_network(arrivals, {"cpu": demands}, {"cpu": self.cores})
-        return u, float(_stretch(np.array([u]), self.cores)[0]), result
+        return (self.background_cores + sum(rates[c] * self.cpu_per_op[c] for c in self.classes)
+                + replicated * self.replication_cpu_per_op) / self.cores
 
     def latency(self, stretch: float, wait: float | None = None, rates: Mapping[str, float] | None = None) -> dict:
         """Per-class mean server-side latency (s) at CPU stretch S, the server's wait for its cores per operation
@@ -289,7 +285,8 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
 
 
 def _predict(demands: ServerDemands, rates: dict, wait: float | None = None, writes_factor: float = 1.0) -> dict:
-    u, stretch, _ = demands.solve(rates, writes_factor)
+    u = demands.utilization(rates, writes_factor)
+    stretch = float(_stretch(np.array([u]), demands.cores)[0]) if u < 1 else float("nan")
     asked = u * demands.cores - demands.background_cores      # 0 when no operation is asked: any factor of it fits
     fits = (demands.cores - demands.background_cores) / asked if asked > 0 else np.inf
     row = {"utilization": u, "load_factor_that_fits": fits}
@@ -310,25 +307,14 @@ def cpu_residuals(fit: ServerDemands, table: pd.DataFrame) -> np.ndarray:
     return table["cpu_cores"].to_numpy(float) - fitted
 
 
-def _percentiles(draws: list, level: float) -> tuple[pd.Series, pd.Series]:
-    """The ends of the bootstrap's interval. A refit whose asked load saturates the CPU has no steady latency: it
-    counts as an unbounded one (dropping it would leave an interval below the estimate near saturation), so the
-    upper end is infinite when more than the level's tail of the refits saturate. The ends are drawn values
-    ('lower'/'higher'), not interpolated ones, so an infinite draw never turns into a NaN."""
-    boot = pd.DataFrame(draws)
-    latencies = [col for col in boot.columns if col.endswith("_latency_ms")]
-    boot.loc[boot["utilization"] >= 1, latencies] = np.inf
-    return (boot.quantile((1 - level) / 2, interpolation="lower"),
-            boot.quantile((1 + level) / 2, interpolation="higher"))
-
-
 def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rates=None,
                 n_bootstrap: int = 200, level: float = 0.95, seed: int = 0, wait_per_op=None) -> MixWhatIf:
     """The what-if for each member: ``observations`` = {member: samples}; ``cores`` one count or {member: count};
     ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
     percentiles of ``n_bootstrap`` refits on intervals resampled with replacement, in runs of consecutive intervals
     where the CPU regression's residuals show that consecutive intervals move together (a circular block bootstrap,
-    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``). ``wait_per_op``:
+    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``), then combined with the
+window-to-window spread of ``capmodel.models.mix_spread``. ``wait_per_op``:
     where the samples carry the server's wait for its cores (``cpu_wait_per_s``, see
     ``capmodel.models.mix_intervals``), that wait per operation in seconds during the what-if (one figure or {member:
     figure}); default: as observed."""
@@ -339,7 +325,7 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     if not 0 < level < 1:
         raise InputError(f"level must be between 0 and 1, got {level!r}")
     rng = np.random.default_rng(seed)
-    members, asked, rows, lows, highs, waits, blocks = [], {}, {}, {}, {}, {}, {}
+    members, asked, rows, lows, highs, waits, blocks, spread = [], {}, {}, {}, {}, {}, {}, {}
     fits = {name: fit_server_demands(samples, cores[name] if isinstance(cores, Mapping) else cores, str(name))
             for name, samples in observations.items()}
     factor, reasons = writes_factor(list(fits.values()), scale, rates)
@@ -363,12 +349,17 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
                 continue
             draws.append(_predict(refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member],
                                   wait, factor))
-        lows[fit.member], highs[fit.member] = _percentiles(draws or [rows[fit.member]], level)
+        lows[fit.member], highs[fit.member] = percentiles(draws or [rows[fit.member]], level)
         widen = blocks[fit.member][1]
         if widen > 1:                            # their distance from the estimate; an infinite end stays one
             estimate = pd.Series(rows[fit.member])
             lows[fit.member] = (estimate - widen * (estimate - lows[fit.member])).clip(lower=0.0)
             highs[fit.member] = estimate + widen * (highs[fit.member] - estimate)
+        spread[fit.member] = window_spread(window_errors(table, fit.classes, lambda rates, replicated: _predict(
+            fit, rates, None, replicated / fit.replication_baseline if fit.replication_baseline > 0 else 1.0),
+            table[REPLICATION].to_numpy(float)))
+        lows[fit.member], highs[fit.member] = widened(pd.Series(rows[fit.member]), lows[fit.member],
+                                                      highs[fit.member], spread[fit.member], fit.classes, level)
     predicted = pd.DataFrame(rows).T
     unseen = [(m.member, c) for m in members for c, v in (rates or {}).items() if c not in m.classes and v]
     reasons += [Reason("class_not_observed", "unusable", f"{member} was not observed serving {c}: the rate asked for "
@@ -377,8 +368,14 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
                        f"{percent(predicted.loc[m, 'utilization'])} of the CPU: no steady state",
                        float(predicted.loc[m, "utilization"]))
                for m in predicted.index if predicted.loc[m, "utilization"] >= 1]
+    reasons += [Reason("window_variation", "weak", f"{m}: its {key} latency moved by {percent(np.expm1(s))} (root mean "
+                       f"square) from one window of the observation to another, beyond what the fit explains: a "
+                       "what-if for another period is no surer than that", float(np.expm1(s)))
+                for m, by in spread.items() for key, (s, _) in by.items()
+                if key != CPU and np.expm1(s) > WINDOW_SPREAD_WEAK and asked[m].get(key, 0) > 0]
     outside = {m.member: m.outside_mix(asked[m.member]) for m in members}
     reasons += [Reason("mix_extrapolated", "weak", f"{member}: {mix_sentence(*row)}", float(row[2]))
                 for member, rows in outside.items() for row in rows]
     return MixWhatIf(tuple(members), asked, predicted, pd.DataFrame(lows).T, pd.DataFrame(highs).T, level,
-                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None, outside, factor, blocks)
+                     tuple(reasons), tuple(unseen), waits, wait_per_op is not None, outside, factor, blocks,
+                     spread)

@@ -57,8 +57,10 @@ def _check_stable(net, u, c, who: str) -> None:
                          f"state (at most {number(1.0 / u[k], 4)} x these arrival rates)")
 
 
-def _stretch(u: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Residence time / demand of an open request at each station: 1/(1-U) queue, M/M/c stretch, 1 at a delay."""
+def stretch(u: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Residence time / demand of an open request at each station (utilization per server ``u`` below 1, servers
+    ``c``): 1/(1-U) queue, M/M/c stretch 1 + C(c, cU) / (c (1 - U)), 1 at a delay (c infinite). Also the mix
+    what-if's CPU stretch S(U) (``capmodel.models.mix_production``)."""
     out = np.ones(len(u))
     for k in range(len(u)):
         if not np.isfinite(c[k]):
@@ -77,7 +79,7 @@ def open_network(arrival_rates, demands, servers=None) -> MulticlassResult:
     c = _servers(net)
     u = net.demands @ lam / np.where(np.isfinite(c), c, 1.0)
     _check_stable(net, u, c, "the arrival rates")
-    residence = net.demands * _stretch(u, c)[:, None]
+    residence = net.demands * stretch(u, c)[:, None]
     limit = stability_limit(arrival_rates, demands, servers)
     if np.isfinite(limit["factor"]):
         factor = number(limit["factor"], 4)
