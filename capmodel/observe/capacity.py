@@ -29,7 +29,8 @@ import numpy as np
 
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
-from capmodel.observe.columns import Columns, empty_cells, numbers
+from capmodel.observe.clients import busy_columns
+from capmodel.observe.columns import numbers
 from capmodel.formatting import fixed, number, percent, shows_width
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
@@ -48,6 +49,8 @@ NEGLIGIBLE_BACKGROUND = 0.05
 N_BOOTSTRAP = 400
 #: a trend of the CPU per operation within the window worth telling: this share of it, this many standard errors
 DRIFT_SHARE, DRIFT_T = 0.10, 3.0
+#: replication's share of the operations above which the answer says the capacity counts the clients' alone
+REPLICATION_SAID = 0.10
 
 
 class TooFewIntervals(InputError):
@@ -79,6 +82,15 @@ class ServerCapacity:
     #: the interval's bootstrap: runs of this many consecutive intervals, percentiles widened by this factor
     interval_block: int = 1
     interval_widening: float = 1.0
+    #: the busy intervals' mean rates: the clients' operations, and the replication operations served and applied
+    clients_mean: float = 0.0
+    replication_mean: float = 0.0
+
+    @property
+    def replication_share(self) -> float:
+        """The replication operations' share of all the operations the server handled (0 without replication)."""
+        total = self.clients_mean + self.replication_mean
+        return self.replication_mean / total if total > 0 else 0.0
 
     def _laws(self, cpu: float, demand_ms: float) -> float:
         usable = cpu - self.background_cores
@@ -161,7 +173,16 @@ class ServerCapacity:
                          f"**{months.estimate:,.1f} months**")
                 text += (f" ({_months_text(months.low)} to {_months_text(months.high)})." if shows_width(
                     months.low, months.high, _months_text, finite=False) else ".")
-        return text + (f" Method: {self.method} ({self.why})." if with_method else "")
+        return text + self._replication() + (f" Method: {self.method} ({self.why})." if with_method else "")
+
+    def _replication(self) -> str:
+        """The sentence on replication's share where it is large (over REPLICATION_SAID), else ""."""
+        if self.replication_share <= REPLICATION_SAID:
+            return ""
+        return (f" Replication made {self.replication_share:.0%} of the operations the server handled "
+                f"({number(self.replication_mean)} ops/s beside the clients' {number(self.clients_mean)}, on average "
+                "over the busy intervals): the figures here count the clients' operations only, and replication's CPU "
+                "is in each client operation's cost, a ratio that holds while the mix of the clients' work holds.")
 
     answer = renamed_method("describe", "answer")
 
@@ -171,7 +192,7 @@ class ServerCapacity:
         why = "; ".join(r.message for r in self.evidence.reasons if r.grade == "unusable")
         return (f"The server carried **{_ops(self.observed_peak_throughput)}** at its busiest (95th percentile of "
                 f"{self.busy_intervals:,} busy intervals): a lower bound on its capacity. The data cannot support a "
-                f"capacity figure beyond that: {why}.")
+                f"capacity figure beyond that: {why}.{self._replication()}")
 
     def to_json(self) -> dict:
         """Plain JSON: the method, every figure with its interval, the evidence."""
@@ -186,6 +207,8 @@ class ServerCapacity:
             "spare_fraction": self.spare_fraction.to_json(), "monthly_growth": self.monthly_growth,
             "runway_months": months.to_json() if months is not None else None,
             "busy_intervals": self.busy_intervals, "evidence": self.evidence.to_json(),
+            "clients_per_s": self.clients_mean, "replication_per_s": self.replication_mean,
+            "replication_share": self.replication_share,
         }
 
 
@@ -217,42 +240,14 @@ def _cores(c: float) -> str:
 
 
 def busy_table(samples):
-    """The intervals the laws use (a pandas DataFrame): not dropped, with operations and a CPU figure; columns
-    ``throughput`` (ops/s, all classes), ``cpu_cores``, ``interval_s``, ``elapsed_s`` (seconds from the
-    first interval's start to this one's end: their order in time), ``concurrency`` (Little's law, N = Σ X·R)."""
+    """The intervals the laws use (a pandas DataFrame): not dropped, with clients' operations and a CPU figure;
+    columns ``throughput`` (the clients' ops/s, all classes: the replication operations a member serves taken out,
+    ``capmodel.observe.clients``), ``cpu_cores``, ``interval_s``, ``elapsed_s`` (seconds from the first interval's
+    start to this one's end: their order in time), ``concurrency`` (Little's law over the clients' operations,
+    N = Σ X·R), ``replication`` (the replication operations per second, served and applied)."""
     import pandas as pd
 
     return pd.DataFrame(busy_columns(samples))
-
-
-def busy_columns(samples, any_cpu: bool = False) -> dict:
-    """``busy_table``'s columns as numpy arrays, of a samples DataFrame or ``Columns``; ``any_cpu``: count the
-    intervals without a CPU figure too."""
-    if not isinstance(samples, Columns):
-        import pandas as pd
-
-        if not isinstance(samples, pd.DataFrame):
-            raise InputError(f"samples must be a DataFrame (observe's samples.csv), got {type(samples).__name__}")
-    missing = [c for c in ("interval_s", "cpu_cores", *(f"{k}_per_s" for k in CLASSES)) if c not in samples]
-    if missing:
-        raise InputError(f"samples: missing column(s) {', '.join(missing)} (expected the samples.csv that "
-                         "'capmodel observe' writes)")
-    keep = (empty_cells(samples["dropped"]) if "dropped" in samples else np.ones(len(samples), dtype=bool))
-
-    def number(name: str) -> np.ndarray:
-        return numbers(samples[name])[keep] if name in samples else np.full(int(keep.sum()), np.nan)
-
-    def filled(name: str) -> np.ndarray:         # NaN as 0 (an infinity stays one)
-        values = number(name)
-        return np.where(np.isnan(values), 0.0, values)
-
-    x = sum(filled(f"{k}_per_s") for k in CLASSES)
-    n = sum(filled(f"{k}_per_s") * filled(f"{k}_latency_ms") / 1000.0 for k in CLASSES)
-    cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
-    chosen = (x > 0) & np.isfinite(cpu)
-    elapsed = np.cumsum(filled("interval_s"))
-    return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
-            "elapsed_s": elapsed[chosen], "concurrency": n[chosen]}
 
 
 def _separable(x: np.ndarray) -> bool:
@@ -345,7 +340,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                           utilization_target=u_target, monthly_growth=None if monthly_growth is None else
                           float(monthly_growth), level=float(level), evidence=Evidence.of(*reasons),
                           busy_intervals=len(x), latency_target_ms=latency_target_ms,
-                          interval_block=block, interval_widening=interval.widening)
+                          interval_block=block, interval_widening=interval.widening,
+                          clients_mean=float(np.mean(x)), replication_mean=float(np.mean(busy["replication"])))
 
 
 def _drift_reason(x, u, elapsed, with_intercept, demand, block) -> Reason | None:
