@@ -372,12 +372,18 @@ def _r2(x, u, background, demand) -> float:
 def _cores_of(samples, cores) -> tuple[float, str]:
     if cores is not None:
         return CORES.check(cores, InputError), "given"
+    recorded = recorded_cores(samples)
+    return (recorded, HOST_CORES) if recorded is not None else (1.0, "assumed")
+
+
+def recorded_cores(samples) -> float | None:
+    """The host's cores as the samples record them (their ``cores`` column's last figure), None without one."""
     if "cores" in samples:
         values = numbers(samples["cores"])
         values = values[~np.isnan(values)]
         if len(values) and values[-1] > 0:
-            return float(values[-1]), HOST_CORES
-    return 1.0, "assumed"
+            return float(values[-1])
+    return None
 
 
 def _cores_reason(source: str) -> Reason | None:
