@@ -36,6 +36,7 @@ from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
 from capmodel.models.runway import check_growth, runway
+from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status
 from capmodel.observe.service_demand import demand_drift, demand_interval, fit_demand
 
 LAWS, USL = "operational laws", "USL latency fit"
@@ -168,6 +169,9 @@ class ServerCapacity:
             elif math.isinf(months.estimate):
                 text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
                          f" At {percent(self.monthly_growth)} growth a month (a shrinking load) it never reaches it.")
+            elif months.estimate > HORIZON_MONTHS:
+                text += (f" At {percent(self.monthly_growth)} growth a month the target is reached in "
+                         f"**{HORIZON_WORDS}**")
             else:
                 text += (f" At {percent(self.monthly_growth)} growth a month the target is reached in "
                          f"**{months.estimate:,.1f} months**")
@@ -206,6 +210,7 @@ class ServerCapacity:
             "observed_peak_throughput": self.observed_peak_throughput,
             "spare_fraction": self.spare_fraction.to_json(), "monthly_growth": self.monthly_growth,
             "runway_months": months.to_json() if months is not None else None,
+            "runway_status": runway_status(None if months is None else months.estimate, self.monthly_growth),
             "busy_intervals": self.busy_intervals, "evidence": self.evidence.to_json(),
             "clients_per_s": self.clients_mean, "replication_per_s": self.replication_mean,
             "replication_share": self.replication_share,
@@ -226,7 +231,7 @@ def _span(e: Estimate) -> str:
 
 
 def _months_text(x: float) -> str:
-    return "never" if math.isinf(x) else f"{x:,.1f}"
+    return "never" if math.isinf(x) else HORIZON_WORDS if x > HORIZON_MONTHS else f"{x:,.1f}"
 
 
 HOST_CORES = "the host's, as the server reports them"
