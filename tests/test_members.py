@@ -15,7 +15,7 @@ import pytest
 
 from capmodel.cli import main
 from capmodel.observe.members import observe_ftdc_members
-from capmodel.observe.observation import folder_name
+from capmodel.observe.member_folders import folder_name
 
 DOCS = 500
 

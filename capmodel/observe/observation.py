@@ -14,6 +14,7 @@ from capmodel.errors import InputError
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.columns import Columns, cell_text
 from capmodel.observe.csv_out import write_csv
+from capmodel.observe.member_folders import folder_name
 from capmodel.observe.tables import curve_columns, curve_from_samples
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -329,11 +330,6 @@ def _clock_jumps(path, time_ms, uptime_ms, dropped) -> list[str]:
             f"(the first after {when:%Y-%m-%dT%H:%M:%SZ}: the uptime ran {number(ran[first] / 1000)} s, the clock "
             f"{number(clock[first] / 1000)} s): the clock was set back or forward; those intervals are dropped, and "
             "samples whose times repeat earlier ones were read once"]
-
-
-def folder_name(host: str) -> str:
-    """A member's folder under ``members/``: ``host_port`` (a colon is not welcome in every file system)."""
-    return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
 
 
 def refuse_several_members(samples, folder, option: str, repeatable: bool = False) -> None:

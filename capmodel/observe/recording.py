@@ -20,6 +20,7 @@ import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.observe import members as replica, sampler, serverstatus
+from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import TIME_FORMAT, Observation
 from capmodel.observe.serverstatus import CORES
 from capmodel.observe.tables import curve_from_samples
@@ -177,7 +178,7 @@ def _record(out, source, name, clients, notes, interval, duration, resume, shoul
     cores = {host: replica.member_cores(client) for host, client in clients.items()}
     state = _State(out, source, name, [*clients, *unreached], interval)
     state.open(resume)
-    files = {host: (out / "members" / replica.folder_name(host) / "samples.csv") if name else
+    files = {host: (out / "members" / folder_name(host) / "samples.csv") if name else
              out / "samples.csv" for host in clients}
     combined = out / "samples.csv"
     for path in {*files.values(), combined}:
@@ -224,7 +225,7 @@ def finish(out: Path, name, hosts, cores, source, interrupted, notes, utilizatio
     curves = []
     unreached = unreached or {}
     for host in [*hosts, *unreached]:
-        folder = out / "members" / replica.folder_name(host) if name else out
+        folder = out / "members" / folder_name(host) if name else out
         samples = _read_samples(folder / "samples.csv")
         if host in unreached:
             if not len(samples):
