@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError, shown
 from capmodel.models.mix_intervals import usable_intervals
 
@@ -55,7 +56,7 @@ def read_samples(folder: str):
         raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
     text = read_text(path, MAX_SAMPLES_BYTES)
     try:
-        table = pd.read_csv(io.StringIO(text))
+        table = unguard_frame(pd.read_csv(io.StringIO(text)))   # the text cells observe guarded (csv_cells)
     except (ValueError, pd.errors.ParserError) as exc:
         raise InputError(f"{path}: not a readable CSV ({str(exc).splitlines()[0][:100]})") from None
     if table.columns.duplicated().any():

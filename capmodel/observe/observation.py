@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.columns import Columns, cell_text
@@ -357,7 +358,7 @@ def read_observation(folder) -> Observation:
     if not path.is_file():
         raise InputError(f"{folder}: no samples.csv here (expected a folder written by 'capmodel observe --out')")
     try:
-        samples = pd.read_csv(path, keep_default_na=True)
+        samples = unguard_frame(pd.read_csv(path, keep_default_na=True))
     except (ValueError, OSError) as exc:
         raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
     if "time" not in samples or "interval_s" not in samples:
