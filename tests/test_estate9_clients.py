@@ -163,3 +163,47 @@ def test_the_clients_arithmetic_imports_neither_pandas_nor_scipy():
               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'scipy')))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def _secondary(applied: float) -> pd.DataFrame:
+    """A secondary: a few clients' commands (heartbeats, hello), the oplog entries it applies, CPU mostly theirs."""
+    rng = np.random.default_rng(3)
+    commands = rng.uniform(1.0, 2.0, N)
+    return pd.DataFrame({
+        "interval_s": np.ones(N), "dropped": [""] * N, "reads_per_s": np.zeros(N),
+        "reads_latency_ms": np.full(N, np.nan), "writes_per_s": np.zeros(N), "writes_latency_ms": np.full(N, np.nan),
+        "commands_per_s": commands, "commands_latency_ms": np.full(N, 0.8), "repl_applied_per_s": np.full(N, applied),
+        "cpu_cores": 0.02 + 0.001 * applied + 0.0005 * commands + rng.normal(0, 0.003, N), "cores": np.full(N, 2.0)})
+
+
+def test_a_secondary_whose_load_is_replication_states_no_capacity_in_client_operations():
+    capacity = server_capacity(_secondary(95.0), n_bootstrap=50)
+    clients = _secondary(95.0)["commands_per_s"].mean()
+    assert capacity.evidence.grade == "unusable" and "replication_load" in capacity.evidence.codes()
+    reason = next(r for r in capacity.evidence.reasons if r.code == "replication_load")
+    assert reason.value == pytest.approx(95.0 / (95.0 + clients))
+    said = capacity.describe()
+    assert "a lower bound on its capacity" in said and f"the oplog entries it applied made {reason.value:.0%}" in said
+    assert "Replication made" not in said                            # said once, as the reason
+
+
+def test_a_secondary_with_clients_of_its_own_keeps_its_capacity_and_says_replications_share():
+    samples = _secondary(95.0)
+    samples["reads_per_s"] = np.linspace(100.0, 400.0, N)             # reads sent to this secondary
+    samples["reads_latency_ms"] = 1.0
+    samples["cpu_cores"] += 0.0005 * samples["reads_per_s"]
+    capacity = server_capacity(samples, n_bootstrap=50)
+    assert "replication_load" not in capacity.evidence.codes()
+    assert "Replication made" in capacity.describe()
+
+
+def test_a_primary_whose_operations_are_mostly_served_replication_keeps_its_capacity():
+    samples = _samples()
+    samples["oplog_getmores_per_s"] = 40 * GETMORES                    # 10,000 served a second: 93% of them all
+    samples["repl_update_position_per_s"] = 60 * GETMORES
+    samples["reads_per_s"] = CLIENT_READS + samples["oplog_getmores_per_s"]
+    samples["commands_per_s"] = CLIENT_COMMANDS + samples["repl_update_position_per_s"]
+    capacity = server_capacity(samples, n_bootstrap=50)
+    assert capacity.replication_share > 0.9
+    assert "replication_load" not in capacity.evidence.codes() and capacity.evidence.usable
+    assert capacity.saturation_throughput.estimate == pytest.approx((4 - BACKGROUND) / DEMAND, rel=1e-6)

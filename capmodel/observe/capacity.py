@@ -29,7 +29,7 @@ import numpy as np
 
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
-from capmodel.observe.clients import busy_columns
+from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
 from capmodel.observe.columns import numbers
 from capmodel.formatting import fixed, number, percent, shows_width
 from capmodel.models.estimate import Estimate
@@ -50,8 +50,6 @@ NEGLIGIBLE_BACKGROUND = 0.05
 N_BOOTSTRAP = 400
 #: a trend of the CPU per operation within the window worth telling: this share of it, this many standard errors
 DRIFT_SHARE, DRIFT_T = 0.10, 3.0
-#: replication's share of the operations above which the answer says the capacity counts the clients' alone
-REPLICATION_SAID = 0.10
 
 
 class TooFewIntervals(InputError):
@@ -90,8 +88,7 @@ class ServerCapacity:
     @property
     def replication_share(self) -> float:
         """The replication operations' share of all the operations the server handled (0 without replication)."""
-        total = self.clients_mean + self.replication_mean
-        return self.replication_mean / total if total > 0 else 0.0
+        return replication_share(self.replication_mean, self.clients_mean)
 
     def _laws(self, cpu: float, demand_ms: float) -> float:
         usable = cpu - self.background_cores
@@ -180,13 +177,7 @@ class ServerCapacity:
         return text + self._replication() + (f" Method: {self.method} ({self.why})." if with_method else "")
 
     def _replication(self) -> str:
-        """The sentence on replication's share where it is large (over REPLICATION_SAID), else ""."""
-        if self.replication_share <= REPLICATION_SAID:
-            return ""
-        return (f" Replication made {self.replication_share:.0%} of the operations the server handled "
-                f"({number(self.replication_mean)} ops/s beside the clients' {number(self.clients_mean)}, on average "
-                "over the busy intervals): the figures here count the clients' operations only, and replication's CPU "
-                "is in each client operation's cost, a ratio that holds while the mix of the clients' work holds.")
+        return replication_words(self.replication_share, self.replication_mean, self.clients_mean)
 
     answer = renamed_method("describe", "answer")
 
@@ -196,7 +187,8 @@ class ServerCapacity:
         why = "; ".join(r.message for r in self.evidence.reasons if r.grade == "unusable")
         return (f"The server carried **{_ops(self.observed_peak_throughput)}** at its busiest (95th percentile of "
                 f"{self.busy_intervals:,} busy intervals): a lower bound on its capacity. The data cannot support a "
-                f"capacity figure beyond that: {why}.{self._replication()}")
+                f"capacity figure beyond that: {why}." + ("" if "replication_load" in self.evidence.codes() else
+                                                         self._replication()))
 
     def to_json(self) -> dict:
         """Plain JSON: the method, every figure with its interval, the evidence."""
@@ -249,7 +241,8 @@ def busy_table(samples):
     columns ``throughput`` (the clients' ops/s, all classes: the replication operations a member serves taken out,
     ``capmodel.observe.clients``), ``cpu_cores``, ``interval_s``, ``elapsed_s`` (seconds from the first interval's
     start to this one's end: their order in time), ``concurrency`` (Little's law over the clients' operations,
-    N = Σ X·R), ``replication`` (the replication operations per second, served and applied)."""
+    N = Σ X·R), ``replication`` (the replication operations per second, served and applied), ``applied`` (the
+    oplog entries applied per second, of those)."""
     import pandas as pd
 
     return pd.DataFrame(busy_columns(samples))
@@ -300,6 +293,7 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     light = float(np.mean(n < 1.0))
     cpu_seconds = u * busy["interval_s"]
     reasons.append(_cores_reason(cores_source))
+    reasons.append(replication_reason(*(float(np.mean(v)) for v in (busy["applied"], busy["replication"], x))))
     reasons.append(_drift_reason(x, u, busy["elapsed_s"], with_intercept, demand, block))
     reasons.append(Reason("few_busy_intervals", "weak", f"only {len(x)} busy intervals measured the CPU per "
                           "operation", float(len(x))) if len(x) < FEW_BUSY_INTERVALS else None)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from capmodel.errors import InputError
+from capmodel.formatting import number
+from capmodel.models.evidence import Reason
 from capmodel.models.served_latency import served_latency
 from capmodel.observe.columns import Columns, empty_cells, numbers
 from capmodel.observe.serverstatus import CLASSES
@@ -27,6 +29,38 @@ from capmodel.observe.serverstatus import CLASSES
 #: the replication operations a sync source serves, by the class ``opLatencies`` counts them in
 SERVED = {"reads": "oplog_getmores_per_s", "commands": "repl_update_position_per_s"}
 APPLIED = "repl_applied_per_s"
+#: replication's share of the operations above which the answer says it, and the share of entries applied above
+#: which the member's load is replication (a secondary its clients barely use: its CPU follows the primary's writes;
+#: a primary's served getMores follow its own clients' writes, and stay a ratio per client operation)
+REPLICATION_SAID, REPLICATION_LOAD = 0.10, 0.90
+
+
+def replication_share(replication: float, clients: float) -> float:
+    """Replication's share of the operations a server handled, of their mean rates (0 without any)."""
+    return replication / (replication + clients) if replication + clients > 0 else 0.0
+
+
+def replication_words(share: float, replication: float, clients: float) -> str:
+    """The answer's sentence on replication where its share is over REPLICATION_SAID (mean rates), else ""."""
+    if share <= REPLICATION_SAID:
+        return ""
+    return (f" Replication made {share:.0%} of the operations the server handled ({number(replication)} ops/s "
+            f"beside the clients' {number(clients)}, on average over the busy intervals): the figures here count the "
+            "clients' operations only, and replication's CPU is in each client operation's cost, a ratio that holds "
+            "while the mix of the clients' work holds.")
+
+
+def replication_reason(applied: float, replication: float, clients: float) -> Reason | None:
+    """Unusable where the oplog entries a member applied are over REPLICATION_LOAD of its operations (mean rates,
+    ``replication`` all of replication's): its CPU is the set's writes applied, which its own clients do not cause,
+    so no CPU per client operation is one."""
+    share = applied / (replication + clients) if replication + clients > 0 else 0.0
+    if share <= REPLICATION_LOAD:
+        return None
+    return Reason("replication_load", "unusable", f"the oplog entries it applied made {share:.0%} of the member's "
+                  f"operations ({number(applied)} a second beside its clients' {number(clients)} ops/s): its CPU "
+                  "follows the primary's writes, not its clients, so a CPU per client operation says nothing of its "
+                  "capacity (capmodel mva --observed models replication as work of its own)", share)
 
 
 def _rate(samples, name: str, keep: np.ndarray) -> np.ndarray:
@@ -91,4 +125,5 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
     chosen = (x > 0) & np.isfinite(cpu)
     elapsed = np.cumsum(filled("interval_s"))
     return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
-            "elapsed_s": elapsed[chosen], "concurrency": n[chosen], "replication": replication[chosen]}
+            "elapsed_s": elapsed[chosen], "concurrency": n[chosen], "replication": replication[chosen],
+            "applied": _rate(samples, APPLIED, keep)[chosen]}
