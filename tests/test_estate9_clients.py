@@ -207,3 +207,16 @@ def test_a_primary_whose_operations_are_mostly_served_replication_keeps_its_capa
     assert capacity.replication_share > 0.9
     assert "replication_load" not in capacity.evidence.codes() and capacity.evidence.usable
     assert capacity.saturation_throughput.estimate == pytest.approx((4 - BACKGROUND) / DEMAND, rel=1e-6)
+
+
+def test_an_interval_in_which_a_secondary_only_applied_the_oplog_is_not_dropped_as_idle():
+    from capmodel.observe.serverstatus import NO_OPERATIONS, interval_columns
+
+    time_ms = np.array([0, 1000, 2000, 3000], dtype=np.int64)
+    figures = {"reads_ops": np.array([5.0, 5, 5, 5]), "writes_ops": np.zeros(4),
+               "commands_ops": np.array([9.0, 9, 10, 10]),
+               "repl_applied": np.array([100.0, 180, 180, 180]), "uptime_ms": np.array([1.0, 2, 3, 4]),
+               "pid": np.ones(4)}
+    samples = interval_columns(time_ms, figures)
+    assert list(samples["dropped"]) == ["", "", NO_OPERATIONS]      # before: the first was dropped as idle
+    assert list(samples["repl_applied_per_s"]) == [80.0, 0.0, 0.0]
