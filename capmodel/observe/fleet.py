@@ -25,8 +25,8 @@ from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_
 
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
-           "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "runway_status", "reasons", "evidence", "error",
-           "folder", "duplicate_of", "notes"]
+           "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "runway_status", "reasons",
+           "evidence", "error", "folder", "duplicate_of", "notes"]
 
 
 def server_identity(folder) -> dict:
@@ -312,7 +312,8 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
             rows.append(future.result())
         except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
             row = {column: None for column in COLUMNS}
-            row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth), error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
+            row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth),
+                       error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
             rows.append(row)
     import pandas as pd
 
