@@ -9,7 +9,8 @@ well is the CPU each operation costs. Per interval the server reports its proces
 CPU U₀ (checkpoints, FTDC, TTL monitor, replication heartbeats: spent whatever the load) plus the service demand D
 (CPU seconds per operation) times the operation rate. With ``cores`` CPUs available to the server, the bottleneck
 law bounds its throughput: X_max = (cores − U₀) / D; at a utilization target u the planned throughput is
-X(u) = (u·cores − U₀) / D.
+X(u) = (u·cores − U₀) / D. X is the clients' operations: the oplog getMores and position reports a replica-set
+member serves to the others leave it, their CPU stays in U (``capmodel.observe.clients``).
 
 Why a regression *with* an intercept: a regression through the origin (D = ΣU·X / ΣX²) counts the background CPU as
 if every operation caused it, so at light load it overstates D, most at the lightest load, and understates capacity.
