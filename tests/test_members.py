@@ -15,7 +15,7 @@ import pytest
 
 from capmodel.cli import main
 from capmodel.observe.members import observe_ftdc_members
-from capmodel.observe.observation import folder_name
+from capmodel.observe.member_folders import folder_name
 
 DOCS = 500
 
@@ -162,6 +162,14 @@ def test_ftdc_members_are_named_by_their_metadata_and_ranked():
         assert counts[busy] <= busy_reads <= counts[busy] + 200
         assert observed.limiting is not None and observed.limiting.host == busy
         assert observed.describe().startswith(f"{busy} limits the set")
+        # FTDC carries the replication counters as serverStatus does (estate9): the getMores and position reports
+        # the primary served, the entries the secondaries applied; the primary's capacity counts neither
+        first = by_host[primary].observation.samples
+        assert first.eval("oplog_getmores_per_s * interval_s").sum() > 0
+        assert first.eval("repl_update_position_per_s * interval_s").sum() > 0
+        for h in (busy, quiet):
+            assert by_host[h].observation.samples.eval("repl_applied_per_s * interval_s").sum() > 0
+        assert by_host[primary].capacity.replication_mean > 0
 
 
 def _lines(path) -> list[str]:

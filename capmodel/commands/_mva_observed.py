@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError, shown
 from capmodel.models.mix_intervals import usable_intervals
 
@@ -55,7 +56,7 @@ def read_samples(folder: str):
         raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
     text = read_text(path, MAX_SAMPLES_BYTES)
     try:
-        table = pd.read_csv(io.StringIO(text))
+        table = unguard_frame(pd.read_csv(io.StringIO(text)))   # the text cells observe guarded (csv_cells)
     except (ValueError, pd.errors.ParserError) as exc:
         raise InputError(f"{path}: not a readable CSV ({str(exc).splitlines()[0][:100]})") from None
     if table.columns.duplicated().any():
@@ -97,9 +98,8 @@ def run_observed(args) -> int:
             raise InputError(f"--observed {folder}: no such folder (write one with capmodel observe --out)")
         if not samples_path(folder).is_file():
             raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
-    if args.cores is None:
-        raise InputError("--observed needs --cores N: the processors the observed mongod may use")
-    with_name(CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name
+    if args.cores is not None:
+        with_name(CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name
     if args.scale and args.rates:
         raise InputError("give either --scale or --rates, not both")
     if not 0 <= args.bootstrap <= 10_000:
@@ -118,14 +118,16 @@ def run_observed(args) -> int:
     # a repeated option adds its classes (argparse would keep the last one alone); a class given twice is refused
     scale = parse_assignments(",".join(args.scale), "--scale", SCALE_FACTOR) if args.scale else None
     rates = parse_assignments(",".join(args.rates), "--rates", RATE) if args.rates else None
-    result = mix_what_if(observations, args.cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
+    cores, said = member_cores(observations, args.cores)
+    result = mix_what_if(observations, cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
                          level=args.level)
     if args.json:
         members = []
         for m in result.members:
             p = result.predicted.loc[m.member]
             members.append({
-                "member": m.member, "cores": m.cores, "intervals": m.intervals,
+                "member": m.member, "cores": m.cores,
+                "cores_source": "--cores" if args.cores is not None else "samples", "intervals": m.intervals,
                 "cpu_per_op_ms": {c: v * 1000 for c, v in m.cpu_per_op.items()},
                 "background_cores": m.background_cores, "utilization": p["utilization"],
                 "utilization_interval": [result.low.loc[m.member, "utilization"],
@@ -143,12 +145,38 @@ def run_observed(args) -> int:
                                        for c, k, asked, low, high, term in result.outside_mix.get(m.member, [])],
                 "classes": [row for row in result.table.to_dict(orient="records") if row["member"] == m.member]})
         print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,
-                    "evidence": result.evidence.to_json()})
+                    "cores_note": said, "evidence": result.evidence.to_json()})
         return 0
     print(asked_load(scale, rates))
+    if said:
+        print(said)
     print(result.describe())
     print(result.evidence.describe().replace("**", ""))     # markdown for reports; plain on a terminal
     return 0
+
+
+def member_cores(observations: dict, given: int | None) -> tuple[dict, str]:
+    """{member: cores} and what to say of them: each member's host cores as its samples record them (observe's
+    ``cores`` column), or ``given`` (--cores) for every member, said where it overrides a recorded figure; a
+    member whose samples record none is named in the refusal."""
+    from capmodel.formatting import number
+    from capmodel.observe.capacity import recorded_cores
+
+    recorded = {name: recorded_cores(samples) for name, samples in observations.items()}
+    if given is not None:
+        other = {name: c for name, c in recorded.items() if c is not None and c != given}
+        said = (f"--cores {given} overrides the cores the samples record for every member ("
+                + ", ".join(f"{name}: {number(c)}" for name, c in other.items()) + ")." if other else "")
+        return {name: given for name in observations}, said
+    lacking = [name for name, c in recorded.items() if c is None]
+    if lacking:
+        raise InputError(f"--observed: the samples of {', '.join(lacking)} record no cores (no 'cores' column with a "
+                         "figure: an older observe, or a server that did not report them): give --cores N")
+    odd = {name: c for name, c in recorded.items() if c != int(c)}
+    if odd:
+        name, c = next(iter(odd.items()))
+        raise InputError(f"--observed {name}: its samples record {number(c)} cores, not a whole number: give --cores N")
+    return {name: int(c) for name, c in recorded.items()}, ""
 
 
 def asked_load(scale: dict | None, rates: dict | None) -> str:

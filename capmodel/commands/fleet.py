@@ -28,7 +28,7 @@ def register(subparsers) -> None:
 def _text(fleet) -> str:
     import math
 
-    from capmodel.models.runway import PAST_TARGET_WORDS
+    from capmodel.observe.runway_words import months_words
 
     shown = fleet.reading_table()    # the spare cell as the report writes it (no interval where it has no width)
     spare_at = list(shown.columns).index("spare")
@@ -53,7 +53,7 @@ def _text(fleet) -> str:
         if runway is None or math.isnan(runway):
             runway_text = "-"
         else:
-            runway_text = "never" if math.isinf(runway) else PAST_TARGET_WORDS if runway == 0 else f"{runway:,.1f}"
+            runway_text = months_words(runway)
         lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
                      f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>19}")
         if isinstance(row.get("notes"), str):

@@ -19,7 +19,8 @@ def register(subparsers) -> None:
     what_if = p.add_argument_group("mix what-if from production (instead of MODEL.yaml)")
     what_if.add_argument("--observed", metavar="DIR", action="append",
                          help="a capmodel observe output folder (samples.csv); repeat for each member of a replica set")
-    what_if.add_argument("--cores", type=int, help="processors each observed mongod may use")
+    what_if.add_argument("--cores", type=int, help="processors each observed mongod may use (default: each "
+                         "member's host cores, as its samples record them; given, it overrides them for every member)")
     what_if.add_argument("--scale", action="append", help="factors of the observed rates per class, e.g. "
                          "reads=1.3,writes=2 (or --scale reads=1.3 --scale writes=2)")
     what_if.add_argument("--rates", action="append", help="or the rates themselves in ops/s, e.g. "

@@ -328,4 +328,8 @@ def _runway(capacity) -> str:
             f", never reaches its target at {percent(capacity.monthly_growth)} a month"
     if runway.estimate <= 0:
         return ", past its target now"
+    from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS
+
+    if runway.estimate > HORIZON_MONTHS:
+        return f", {HORIZON_WORDS} of runway at {percent(capacity.monthly_growth)} growth a month"
     return f", {runway.estimate:,.1f} months of runway at {percent(capacity.monthly_growth)} growth a month"

@@ -9,7 +9,8 @@ well is the CPU each operation costs. Per interval the server reports its proces
 CPU U₀ (checkpoints, FTDC, TTL monitor, replication heartbeats: spent whatever the load) plus the service demand D
 (CPU seconds per operation) times the operation rate. With ``cores`` CPUs available to the server, the bottleneck
 law bounds its throughput: X_max = (cores − U₀) / D; at a utilization target u the planned throughput is
-X(u) = (u·cores − U₀) / D.
+X(u) = (u·cores − U₀) / D. X is the clients' operations: the oplog getMores and position reports a replica-set
+member serves to the others leave it, their CPU stays in U (``capmodel.observe.clients``).
 
 Why a regression *with* an intercept: a regression through the origin (D = ΣU·X / ΣX²) counts the background CPU as
 if every operation caused it, so at light load it overstates D, most at the lightest load, and understates capacity.
@@ -29,12 +30,14 @@ import numpy as np
 
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
-from capmodel.observe.columns import Columns, empty_cells, numbers
+from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
+from capmodel.observe.columns import numbers
 from capmodel.formatting import fixed, number, percent, shows_width
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
 from capmodel.models.runway import check_growth, runway
+from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status
 from capmodel.observe.service_demand import demand_drift, demand_interval, fit_demand
 
 LAWS, USL = "operational laws", "USL latency fit"
@@ -79,6 +82,14 @@ class ServerCapacity:
     #: the interval's bootstrap: runs of this many consecutive intervals, percentiles widened by this factor
     interval_block: int = 1
     interval_widening: float = 1.0
+    #: the busy intervals' mean rates: the clients' operations, and the replication operations served and applied
+    clients_mean: float = 0.0
+    replication_mean: float = 0.0
+
+    @property
+    def replication_share(self) -> float:
+        """The replication operations' share of all the operations the server handled (0 without replication)."""
+        return replication_share(self.replication_mean, self.clients_mean)
 
     def _laws(self, cpu: float, demand_ms: float) -> float:
         usable = cpu - self.background_cores
@@ -156,12 +167,18 @@ class ServerCapacity:
             elif math.isinf(months.estimate):
                 text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
                          f" At {percent(self.monthly_growth)} growth a month (a shrinking load) it never reaches it.")
+            elif months.estimate > HORIZON_MONTHS:
+                text += (f" At {percent(self.monthly_growth)} growth a month the target is reached in "
+                         f"**{HORIZON_WORDS}**")
             else:
                 text += (f" At {percent(self.monthly_growth)} growth a month the target is reached in "
                          f"**{months.estimate:,.1f} months**")
                 text += (f" ({_months_text(months.low)} to {_months_text(months.high)})." if shows_width(
                     months.low, months.high, _months_text, finite=False) else ".")
-        return text + (f" Method: {self.method} ({self.why})." if with_method else "")
+        return text + self._replication() + (f" Method: {self.method} ({self.why})." if with_method else "")
+
+    def _replication(self) -> str:
+        return replication_words(self.replication_share, self.replication_mean, self.clients_mean)
 
     answer = renamed_method("describe", "answer")
 
@@ -171,7 +188,8 @@ class ServerCapacity:
         why = "; ".join(r.message for r in self.evidence.reasons if r.grade == "unusable")
         return (f"The server carried **{_ops(self.observed_peak_throughput)}** at its busiest (95th percentile of "
                 f"{self.busy_intervals:,} busy intervals): a lower bound on its capacity. The data cannot support a "
-                f"capacity figure beyond that: {why}.")
+                f"capacity figure beyond that: {why}." + ("" if "replication_load" in self.evidence.codes() else
+                                                         self._replication()))
 
     def to_json(self) -> dict:
         """Plain JSON: the method, every figure with its interval, the evidence."""
@@ -185,7 +203,10 @@ class ServerCapacity:
             "observed_peak_throughput": self.observed_peak_throughput,
             "spare_fraction": self.spare_fraction.to_json(), "monthly_growth": self.monthly_growth,
             "runway_months": months.to_json() if months is not None else None,
+            "runway_status": runway_status(None if months is None else months.estimate, self.monthly_growth),
             "busy_intervals": self.busy_intervals, "evidence": self.evidence.to_json(),
+            "clients_per_s": self.clients_mean, "replication_per_s": self.replication_mean,
+            "replication_share": self.replication_share,
         }
 
 
@@ -203,7 +224,7 @@ def _span(e: Estimate) -> str:
 
 
 def _months_text(x: float) -> str:
-    return "never" if math.isinf(x) else f"{x:,.1f}"
+    return "never" if math.isinf(x) else HORIZON_WORDS if x > HORIZON_MONTHS else f"{x:,.1f}"
 
 
 HOST_CORES = "the host's, as the server reports them"
@@ -217,42 +238,15 @@ def _cores(c: float) -> str:
 
 
 def busy_table(samples):
-    """The intervals the laws use (a pandas DataFrame): not dropped, with operations and a CPU figure; columns
-    ``throughput`` (ops/s, all classes), ``cpu_cores``, ``interval_s``, ``elapsed_s`` (seconds from the
-    first interval's start to this one's end: their order in time), ``concurrency`` (Little's law, N = Σ X·R)."""
+    """The intervals the laws use (a pandas DataFrame): not dropped, with clients' operations and a CPU figure;
+    columns ``throughput`` (the clients' ops/s, all classes: the replication operations a member serves taken out,
+    ``capmodel.observe.clients``), ``cpu_cores``, ``interval_s``, ``elapsed_s`` (seconds from the first interval's
+    start to this one's end: their order in time), ``concurrency`` (Little's law over the clients' operations,
+    N = Σ X·R), ``replication`` (the replication operations per second, served and applied), ``applied`` (the
+    oplog entries applied per second, of those)."""
     import pandas as pd
 
     return pd.DataFrame(busy_columns(samples))
-
-
-def busy_columns(samples, any_cpu: bool = False) -> dict:
-    """``busy_table``'s columns as numpy arrays, of a samples DataFrame or ``Columns``; ``any_cpu``: count the
-    intervals without a CPU figure too."""
-    if not isinstance(samples, Columns):
-        import pandas as pd
-
-        if not isinstance(samples, pd.DataFrame):
-            raise InputError(f"samples must be a DataFrame (observe's samples.csv), got {type(samples).__name__}")
-    missing = [c for c in ("interval_s", "cpu_cores", *(f"{k}_per_s" for k in CLASSES)) if c not in samples]
-    if missing:
-        raise InputError(f"samples: missing column(s) {', '.join(missing)} (expected the samples.csv that "
-                         "'capmodel observe' writes)")
-    keep = (empty_cells(samples["dropped"]) if "dropped" in samples else np.ones(len(samples), dtype=bool))
-
-    def number(name: str) -> np.ndarray:
-        return numbers(samples[name])[keep] if name in samples else np.full(int(keep.sum()), np.nan)
-
-    def filled(name: str) -> np.ndarray:         # NaN as 0 (an infinity stays one)
-        values = number(name)
-        return np.where(np.isnan(values), 0.0, values)
-
-    x = sum(filled(f"{k}_per_s") for k in CLASSES)
-    n = sum(filled(f"{k}_per_s") * filled(f"{k}_latency_ms") / 1000.0 for k in CLASSES)
-    cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
-    chosen = (x > 0) & np.isfinite(cpu)
-    elapsed = np.cumsum(filled("interval_s"))
-    return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
-            "elapsed_s": elapsed[chosen], "concurrency": n[chosen]}
 
 
 def _separable(x: np.ndarray) -> bool:
@@ -300,6 +294,7 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     light = float(np.mean(n < 1.0))
     cpu_seconds = u * busy["interval_s"]
     reasons.append(_cores_reason(cores_source))
+    reasons.append(replication_reason(*(float(np.mean(v)) for v in (busy["applied"], busy["replication"], x))))
     reasons.append(_drift_reason(x, u, busy["elapsed_s"], with_intercept, demand, block))
     reasons.append(Reason("few_busy_intervals", "weak", f"only {len(x)} busy intervals measured the CPU per "
                           "operation", float(len(x))) if len(x) < FEW_BUSY_INTERVALS else None)
@@ -345,7 +340,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                           utilization_target=u_target, monthly_growth=None if monthly_growth is None else
                           float(monthly_growth), level=float(level), evidence=Evidence.of(*reasons),
                           busy_intervals=len(x), latency_target_ms=latency_target_ms,
-                          interval_block=block, interval_widening=interval.widening)
+                          interval_block=block, interval_widening=interval.widening,
+                          clients_mean=float(np.mean(x)), replication_mean=float(np.mean(busy["replication"])))
 
 
 def _drift_reason(x, u, elapsed, with_intercept, demand, block) -> Reason | None:
@@ -376,12 +372,18 @@ def _r2(x, u, background, demand) -> float:
 def _cores_of(samples, cores) -> tuple[float, str]:
     if cores is not None:
         return CORES.check(cores, InputError), "given"
+    recorded = recorded_cores(samples)
+    return (recorded, HOST_CORES) if recorded is not None else (1.0, "assumed")
+
+
+def recorded_cores(samples) -> float | None:
+    """The host's cores as the samples record them (their ``cores`` column's last figure), None without one."""
     if "cores" in samples:
         values = numbers(samples["cores"])
         values = values[~np.isnan(values)]
         if len(values) and values[-1] > 0:
-            return float(values[-1]), HOST_CORES
-    return 1.0, "assumed"
+            return float(values[-1])
+    return None
 
 
 def _cores_reason(source: str) -> Reason | None:

@@ -18,6 +18,7 @@ import re
 
 import numpy as np
 
+from capmodel.csv_cells import guarded
 from capmodel.observe.columns import cell_text
 
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
@@ -29,7 +30,8 @@ _LOW, _HIGH = 1e-4, 1e10             # between these, Python's repr and Arrow la
 
 def write_csv(table, path, time_format: str) -> None:
     """Write ``table`` (no index) to ``path``; datetime columns formatted with ``time_format`` (their wall time)."""
-    columns = [(str(name), kind, values) for name, (kind, values) in _columns(table)]
+    columns = [(str(name), kind, [guarded(v) for v in values] if kind == "text" else values)   # csv_cells
+               for name, (kind, values) in _columns(table)]
     quote = any(kind == "text" and any(_NEEDS_QUOTES.search(v) for v in set(values) if v is not None)
                 for _, kind, values in columns)
     header = ",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n for n in (n.replace('"', '""') for n, _, _ in columns))

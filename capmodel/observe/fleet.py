@@ -21,11 +21,12 @@ from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity, printable
+from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status, shown_runway
 
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
-           "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "reasons", "evidence", "error",
-           "folder", "duplicate_of", "notes"]
+           "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "runway_status", "reasons",
+           "evidence", "error", "folder", "duplicate_of", "notes"]
 
 
 def server_identity(folder) -> dict:
@@ -77,7 +78,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     from capmodel.observe.observation import TooFewSamples
 
     row = {column: None for column in COLUMNS}
-    row["folder"] = str(folder)
+    row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth))   # until a capacity says more
     try:
         identity = server_identity(folder)
         row.update(cluster=identity["replica_set"], member=identity["host"])
@@ -126,6 +127,7 @@ def capacity_summary(capacity) -> dict:
         "runway_months": runway.estimate if runway is not None else None,
         "runway_low": runway.low if runway is not None else None,
         "runway_high": runway.high if runway is not None else None,
+        "runway_status": runway_status(None if runway is None else runway.estimate, capacity.monthly_growth),
     }
 
 
@@ -209,7 +211,8 @@ class Fleet:
         text += ", from the complete part of its cut files)" if cut else ")"
         if (not past and runway is not None and math.isfinite(runway) and runway > 0
                 and self.monthly_growth is not None):
-            text += f"; at {percent(self.monthly_growth)} growth a month it reaches its target in {runway:,.1f} months"
+            text += (f"; at {percent(self.monthly_growth)} growth a month it reaches its target in "
+                     + (HORIZON_WORDS if runway > HORIZON_MONTHS else f"{runway:,.1f} months"))
         return text + "."
 
     answer = renamed_method("describe", "answer")
@@ -219,7 +222,6 @@ class Fleet:
         with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the
         reasons behind each verdict: ``reasons_text``)."""
         from capmodel.formatting import Column, percent, shows_width, table
-        from capmodel.models.runway import PAST_TARGET_WORDS
 
         def spare(row) -> str | None:
             if not isinstance(row["verdict"], str) or row["spare_fraction"] is None:
@@ -228,9 +230,8 @@ class Fleet:
             shown = percent(row["spare_fraction"])
             return f"{shown} ({percent(low)} to {percent(high)})" if shows_width(low, high, percent) else shown
 
-        def runway(row):   # a runway of 0 in the figure's words (PAST_TARGET_WORDS), not "0.0"
-            months = row["runway_months"]
-            return PAST_TARGET_WORDS if months is not None and months == 0 else months
+        def runway(row):   # 0 and beyond the horizon in words (PAST_TARGET_WORDS, HORIZON_WORDS), not "0.0"
+            return shown_runway(row["runway_months"])
 
         frame = self.rows.astype(object).where(self.rows.notna(), None)
         # a server whose files could not be read has no name from them: its folder names it
@@ -311,7 +312,8 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
             rows.append(future.result())
         except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
             row = {column: None for column in COLUMNS}
-            row.update(folder=str(folder), error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
+            row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth),
+                       error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
             rows.append(row)
     import pandas as pd
 

@@ -3,8 +3,7 @@
 Live, ``discover`` asks the URI's deployment ``hello``: a replica set names its data-bearing members in ``hosts`` and
 ``passives`` (``arbiters`` hold no data and serve no operations: skipped); ``member_client`` opens one direct
 connection per member (``directConnection=true``, the URI's credentials and TLS options, never its replica-set or
-read-preference options). From FTDC, each member's ``diagnostic.data`` is one folder, named by the host in its
-metadata document (``capmodel.observe.fleet.server_identity``).
+read-preference options). From FTDC, each member's ``diagnostic.data`` is one folder, named by its host (``fleet``).
 
 Each member's samples give its own ``server_capacity`` (its CPU per operation and its cores); the member that limits
 the set is the one with the least spare fraction among those whose verdict is usable. A member whose verdict is
@@ -19,7 +18,8 @@ import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.models.renamed import table_frame
-from capmodel.observe.observation import Observation, folder_name, write_tables
+from capmodel.observe.member_folders import folder_name
+from capmodel.observe.observation import Observation, write_tables
 from capmodel.observe.sampler import connect, host_cores
 from capmodel.redact import redact_uri
 

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
+from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.columns import Columns, cell_text
 from capmodel.observe.csv_out import write_csv
+from capmodel.observe.member_folders import folder_name
 from capmodel.observe.tables import curve_columns, curve_from_samples
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -331,11 +333,6 @@ def _clock_jumps(path, time_ms, uptime_ms, dropped) -> list[str]:
             "samples whose times repeat earlier ones were read once"]
 
 
-def folder_name(host: str) -> str:
-    """A member's folder under ``members/``: ``host_port`` (a colon is not welcome in every file system)."""
-    return "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
-
-
 def refuse_several_members(samples, folder, option: str, repeatable: bool = False) -> None:
     """An ``InputError`` when ``samples`` (a ``samples.csv``) holds several replica-set members' intervals (its
     ``member`` column, as ``observe`` writes for a replica set): one server's laws cannot be fitted to them. The
@@ -361,7 +358,7 @@ def read_observation(folder) -> Observation:
     if not path.is_file():
         raise InputError(f"{folder}: no samples.csv here (expected a folder written by 'capmodel observe --out')")
     try:
-        samples = pd.read_csv(path, keep_default_na=True)
+        samples = unguard_frame(pd.read_csv(path, keep_default_na=True))
     except (ValueError, OSError) as exc:
         raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
     if "time" not in samples or "interval_s" not in samples:

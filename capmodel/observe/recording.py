@@ -20,9 +20,11 @@ import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.observe import members as replica, sampler, serverstatus
+from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import TIME_FORMAT, Observation
 from capmodel.observe.serverstatus import CORES
 from capmodel.observe.tables import curve_from_samples
+from capmodel.csv_cells import guard_frame, unguard_frame
 from capmodel.output_folder import FolderLock, append_line, refuse_foreign, write_atomic
 from capmodel.redact import redact_uri
 
@@ -34,7 +36,7 @@ def _append(path: Path, frame: pd.DataFrame) -> None:
     """Append rows to a CSV (with its header when the file is new), on disk before returning; never through a
     symlink (``capmodel.output_folder``)."""
     new = not path.exists() or path.stat().st_size == 0
-    append_line(path, frame.to_csv(index=False, header=new, date_format=TIME_FORMAT))
+    append_line(path, guard_frame(frame).to_csv(index=False, header=new, date_format=TIME_FORMAT))
 
 
 def _drop_partial_line(path: Path) -> None:
@@ -51,14 +53,14 @@ def _drop_partial_line(path: Path) -> None:
 def _read_samples(path: Path) -> pd.DataFrame:
     if not path.exists() or path.stat().st_size == 0:
         return pd.DataFrame(columns=["time", "interval_s", "dropped"])
-    samples = pd.read_csv(path, keep_default_na=True)
+    samples = unguard_frame(pd.read_csv(path, keep_default_na=True))
     samples["time"] = pd.to_datetime(samples["time"], utc=True, format="ISO8601")
     samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str)
     return samples
 
 
 def _write_whole(path: Path, frame: pd.DataFrame) -> None:
-    write_atomic(path, frame.to_csv(index=False, date_format=TIME_FORMAT))
+    write_atomic(path, guard_frame(frame).to_csv(index=False, date_format=TIME_FORMAT))
 
 
 class _State:
@@ -177,7 +179,7 @@ def _record(out, source, name, clients, notes, interval, duration, resume, shoul
     cores = {host: replica.member_cores(client) for host, client in clients.items()}
     state = _State(out, source, name, [*clients, *unreached], interval)
     state.open(resume)
-    files = {host: (out / "members" / replica.folder_name(host) / "samples.csv") if name else
+    files = {host: (out / "members" / folder_name(host) / "samples.csv") if name else
              out / "samples.csv" for host in clients}
     combined = out / "samples.csv"
     for path in {*files.values(), combined}:
@@ -224,7 +226,7 @@ def finish(out: Path, name, hosts, cores, source, interrupted, notes, utilizatio
     curves = []
     unreached = unreached or {}
     for host in [*hosts, *unreached]:
-        folder = out / "members" / replica.folder_name(host) if name else out
+        folder = out / "members" / folder_name(host) if name else out
         samples = _read_samples(folder / "samples.csv")
         if host in unreached:
             if not len(samples):
@@ -244,5 +246,5 @@ def finish(out: Path, name, hosts, cores, source, interrupted, notes, utilizatio
     if name:
         combined = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame()
         _write_whole(out / "curve.csv", combined[["member", *[c for c in combined.columns if c != "member"]]])
-        write_atomic(out / "members.csv", observed.table.to_csv(index=False))
+        write_atomic(out / "members.csv", guard_frame(observed.table).to_csv(index=False))
     return observed

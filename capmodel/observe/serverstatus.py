@@ -117,7 +117,8 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
     Rates are counter differences over the interval (ops/s); ``<class>_latency_ms`` is the class's summed latency
     over its operations in the interval; gauges are the values at its end; ``cpu_cores`` the process CPU seconds per
     second (where the server reports them). ``dropped`` names why an interval is not fitted: ``counter_reset`` (a
-    counter went back, the uptime fell or the pid changed: a restart) or ``no_operations``; empty otherwise.
+    counter went back, the uptime fell or the pid changed: a restart) or ``no_operations`` (none in opLatencies and
+    no oplog entry applied); empty otherwise.
     ``own_commands``: commands the observer itself ran per interval (the live sampler's one ``serverStatus``), taken
     out of the commands count so that an idle server reads as idle (their few microseconds of latency stay in).
     """
@@ -155,7 +156,10 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
             out[f"{name}_latency_ms"] = np.where(ops > 0, latency_us / ops / 1000.0, np.nan)
             operations = operations + np.nan_to_num(ops, nan=0.0)
         for name in REPLICATION:
-            out[f"{name}_per_s"] = diff(name) / seconds
+            change = diff(name)
+            out[f"{name}_per_s"] = change / seconds
+            if name == "repl_applied":             # not in opLatencies: a secondary applying the oplog is not idle
+                operations = operations + np.where(change > 0, change, 0.0)
         out["cpu_cores"] = (diff("cpu_user_us") + diff("cpu_system_us")) / 1e6 / seconds
     for column in GAUGES:
         out[column] = values(column)[1:].copy()      # its own block: the snapshots can be let go of

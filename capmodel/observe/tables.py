@@ -4,13 +4,16 @@ by Little's law.
 Over an interval, a class of operations (reads, writes, commands) ran at X ops/s with mean latency R, so on average
 N = X * R of them were inside the server at once (Little's law; Lazowska et al., *Quantitative System Performance*,
 1984, ch. 3). The total is the sum over the classes; its mean latency the ops-weighted mean. That (N, X) pair is one
-point of the server's own scalability curve, measured under the load it actually had.
+point of the server's own scalability curve, measured under the load it actually had. The operations are the
+clients': the replication operations a member serves to others are taken out of their class, rate and latency
+(``capmodel.observe.clients``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT
+from capmodel.observe.clients import APPLIED, SERVED, client_classes
 from capmodel.observe.columns import Columns
 from capmodel.observe.serverstatus import CLASSES
 
@@ -22,7 +25,8 @@ def curve_from_samples(samples):
     import pandas as pd
 
     rows = len(samples)
-    wanted = ["time", *(f"{name}_{what}" for name in CLASSES for what in ("per_s", "latency_ms"))]
+    wanted = ["time", *(f"{name}_{what}" for name in CLASSES for what in ("per_s", "latency_ms")),
+              *SERVED.values(), APPLIED]
     given = {name: samples[name].to_numpy() for name in wanted if rows and name in samples}
     given["dropped"] = samples["dropped"].astype(object).fillna("").to_numpy() if rows else None
     columns, kept = _curve(given, rows, busy_only=False)
@@ -51,8 +55,9 @@ def _curve(samples, rows: int, busy_only: bool) -> tuple[dict, int]:
     total_x = np.zeros(rows)
     total_n = np.zeros(rows)
     per_class = {}
+    classes = client_classes(samples, np.ones(rows, dtype=bool))[0] if rows else {}
     for name in CLASSES:
-        x, r_ms = column(f"{name}_per_s"), column(f"{name}_latency_ms")
+        x, r_ms = classes[name] if rows else (column(f"{name}_per_s"), column(f"{name}_latency_ms"))
         n = np.where(x > 0, x * np.nan_to_num(r_ms) / 1000.0, 0.0)        # Little's law, N = X * R
         per_class[name] = (n, x, r_ms)
         total_x += np.nan_to_num(x)
