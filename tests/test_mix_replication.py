@@ -162,6 +162,10 @@ def test_reads_x10_names_the_secondary_and_writes_x2_grows_the_secondary_s_repli
     assert writes.predicted.loc["s", "replication_per_s"] == pytest.approx(2 * mean["s"]["repl_applied_per_s"])
     text = writes.describe()
     assert "s: its replication work follows the primary's writes" in text
+    # the room is a factor of everything the CPU does for the asked load: on the secondary, its replication too
+    assert re.search(r"^s: .*room for [\d.,]+x this load \(its replication work with it\) before the CPU saturates",
+                     text, re.M)
+    assert re.search(r"^p: .*room for [\d.,]+x this load before the CPU saturates", text, re.M)
     assert re.search(r"p: the [\d,]+ oplog getMores and [\d,]+ replSetUpdatePosition reports a second it served to "
                      "other members count with the writes they follow, not with the clients' operations.", text)
 

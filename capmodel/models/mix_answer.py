@@ -85,7 +85,9 @@ class MixWhatIf:
             low, high = self.low.loc[m.member], self.high.loc[m.member]
             asked = [c for c in m.classes if self.rates[m.member][c] > 0]
             parts = [f"{c} {number(p[f'{c}_throughput'])} ops/s at " + _latency(p, low, high, c) for c in asked]
-            room = (f", room for {number(p['load_factor_that_fits'])}x this load before the CPU saturates" if parts
+            room = (f", room for {number(p['load_factor_that_fits'])}x this load"
+                    + (" (its replication work with it)" if m.replication_cpu_per_op > 0 else "")
+                    + " before the CPU saturates" if parts
                     else " (its background work alone)")   # no load asked: no factor of it means anything
             lines.append(f"{m.member}: " + "; ".join(parts or ["no operations asked"])
                          + f"; CPU {p['utilization']:.0%} of {_cores(m.cores)}{room}.")

@@ -16,17 +16,15 @@ from scipy import stats
 from scipy.optimize import nnls
 
 from capmodel.errors import InputError
+from capmodel.models.served_latency import MIN_INTERVALS, PURE_SHARE, served_latency
 
 CLASSES = ("reads", "writes", "commands")
-MIN_INTERVALS = 5
 WAIT = "cpu_wait_per_s"
 #: observe's replication columns (``capmodel.observe.serverstatus``), and the one the fit reads instead of them
 GETMORES, POSITIONS = "oplog_getmores_per_s", "repl_update_position_per_s"
 APPLIED, REPLICATION = "repl_applied_per_s", "replication_per_s"
 #: the replication operations a sync source serves, by the class ``opLatencies`` counts them in
 SERVED = {"reads": GETMORES, "commands": POSITIONS}
-#: the replication operations' own latency is read where the clients' are at most this share of their class
-PURE_SHARE = 0.01
 
 
 def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataFrame:
@@ -89,26 +87,12 @@ def split_replication(table: pd.DataFrame) -> pd.DataFrame:
         latency = table[f"{c}_latency_ms"].to_numpy(float) / 1000.0
         summed = np.where(total > 0, total * latency, 0.0)              # seconds of latency per second
         clients = np.clip(total - ops, 0.0, None)
-        told[c] = _served_latency(summed, clients, ops, total)
+        told[c] = served_latency(summed, clients, ops, total)
         with np.errstate(divide="ignore", invalid="ignore"):
             own = (summed - told[c] * ops) / clients if np.isfinite(told[c]) else latency
         table[f"{c}_per_s"] = clients
         table[f"{c}_latency_ms"] = np.where((clients > 0) & (own > 0), own * 1000.0, np.nan)
     return table
-
-
-def _served_latency(summed: np.ndarray, clients: np.ndarray, served: np.ndarray, total: np.ndarray) -> float:
-    """The replication operations' mean latency (s) over the intervals (see ``split_replication``), NaN if it cannot
-    be told from the clients'."""
-    ok = np.isfinite(summed) & (served > 0)
-    if ok.sum() >= MIN_INTERVALS and np.ptp(clients[ok] / total[ok]) >= 0.1:
-        own, theirs = nnls(np.column_stack([clients[ok], served[ok]]), summed[ok])[0]
-        if own > 0 and theirs > 0:
-            return float(theirs)
-    pure = ok & (clients <= PURE_SHARE * total)
-    if pure.sum() >= MIN_INTERVALS:
-        return float(summed[pure].sum() / total[pure].sum())
-    return float("nan")
 
 
 def typical(values: np.ndarray, ok: np.ndarray) -> np.ndarray:

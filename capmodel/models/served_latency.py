@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+#: the fewest intervals a fit of the mix what-if (and this regression) takes
 MIN_INTERVALS = 5
 #: the replication operations' own latency is read where the clients' are at most this share of their class
 PURE_SHARE = 0.01
