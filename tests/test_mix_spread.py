@@ -106,3 +106,20 @@ def test_one_more_window_falls_in_the_interval_at_its_level():
     print({c: held[c] / total for c in D})
     for c in D:
         assert 0.88 <= held[c] / total <= 0.995, (c, held[c] / total)
+
+
+def test_mva_observed_json_gives_each_member_s_window_spread(tmp_path, capsys):
+    import json
+
+    from capmodel.cli import main
+
+    samples, _ = server(10, 6, sigma_cpu=0.05, sigma_latency=0.1, seed=5)
+    (tmp_path / "obs").mkdir()
+    samples.to_csv(tmp_path / "obs" / "samples.csv", index=False)
+    assert main(["mva", "--observed", str(tmp_path / "obs"), "--cores", "1", "--rates", "reads=1500,writes=600",
+                 "--bootstrap", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["members"][0]["window_spread"]
+    spread = mix_what_if({"obs": samples}, cores=1, rates={"reads": 1500, "writes": 600}, n_bootstrap=0).spread["obs"]
+    assert set(out) == {"cpu", "reads", "writes"}
+    for key, (s, k) in spread.items():
+        assert k == 10 and out[key] == {"percent": pytest.approx(math.expm1(s) * 100, rel=1e-12), "windows": 10}

@@ -7,6 +7,7 @@ set (named by their folders), and the answer names the one that saturates first.
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 
 from capmodel.csv_cells import unguard_frame
@@ -139,6 +140,10 @@ def run_observed(args) -> int:
                                 "cpu_per_op_ms": m.replication_cpu_per_op * 1000, "writes_factor": result.writes_factor,
                                 "served_per_s": m.served,
                                 "served_latency_ms": {c: v * 1000 for c, v in m.served_latency.items()}},
+                # how far the figures moved from one window of the observation to another, beyond the fit (root mean
+                # square, models.mix_spread); the intervals include it
+                "window_spread": {key: {"percent": math.expm1(s) * 100, "windows": k}
+                                  for key, (s, k) in result.spread.get(m.member, {}).items()},
                 # where the asked mix leaves the shares a class's latency was fitted on (mix_production.outside_mix)
                 "mix_outside_fitted": [{"class": c, "share_of": k, "asked_share": asked, "fitted_shares": [low, high],
                                         "extrapolated_term": term}
