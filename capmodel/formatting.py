@@ -140,11 +140,19 @@ def money(value, currency: str = "", missing: str = DASH, infinite: str = "unrea
 
 
 def percent(value, digits: int = 2, missing: str = DASH, trim: bool = True) -> str:
-    """A fraction as a percentage to ``digits`` significant digits (0.0355 -> "3.5%", 0.8 -> "80%"; trailing zeros
-    kept when ``trim`` is False: 0.0017 -> "0.17%" or "0.170%" at 3 digits)."""
+    """A fraction as a percentage, the one rule for every percentage a user reads: ``digits`` significant digits
+    below 10 % (0.0355 -> "3.5%", 0.00042 -> "0.042%"), whole per cents with separators from 10 % up (0.8 -> "80%",
+    1.13 -> "113%", never "110%"; 12,500 -> "1,250,000%"), and a share that is not all of a thing never reads
+    "100%" (0.996 -> "99.6%", 1.004 -> "100.4%": on either side of a full server the answer differs); trailing zeros
+    kept when ``trim`` is False (0.0017 -> "0.170%" at 3 digits). ``missing`` for None/NaN/inf."""
     if is_missing(value) or math.isinf(float(value)):
         return missing
-    shown = number(float(value) * 100.0, digits=digits, trim=trim)
+    value = float(value)
+    shown = number(value * 100.0, digits=digits, trim=trim)
+    places = 1
+    while value != 1.0 and shown.replace(",", "") in ("100", "100.0", "100.00") and places < 12:
+        shown = f"{value * 100.0:.{places}f}"
+        places += 1
     return f"{shown}%"
 
 
