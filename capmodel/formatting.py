@@ -111,11 +111,23 @@ ONE_SIDED_WORDS = "one-sided: the input's stated range ends at the figure used"
 def shows_width(low, high, shown=number, finite: bool = True) -> bool:
     """The one rule for every interval printed beside its figure: print it only when both ends are there (finite,
     unless ``finite`` is False: a printer with a word for infinity) and ``shown`` (the printer's own format) writes
-    them differently. An interval without width as printed (a CPU per operation fitted exactly, as on generated
-    FTDC: '-3.3% (-3.3% to -3.3%)') or without an end says nothing the figure alone does not."""
+    them differently, and differently at three significant digits (``_significant``). An interval without width as
+    printed (a CPU per operation fitted exactly, as on generated FTDC: '-3.3% (-3.3% to -3.3%)'), with a width below
+    the figures' precision (an exactly fitted load's '36,531–36,532 ops/s') or without an end says nothing the
+    figure alone does not."""
     if any(is_missing(x) or finite and not math.isfinite(float(x)) for x in (low, high)):
         return False
-    return shown(low) != shown(high)
+    return shown(low) != shown(high) and _significant(low) != _significant(high)
+
+
+def _significant(value, digits: int = 3) -> float:
+    """``value`` rounded to ``digits`` significant digits (infinity as it is): the precision a range's ends must
+    differ at to have a width worth reading. An exact fit's 36,531–36,532 ops/s differ only past it (36,500 both)
+    and reads as its one figure; a one-unit step of a whole number below 1,000 (5 to 6 months) is a width."""
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        return value
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
 
 
 def interval_words(value: float, low: float, high: float, shown=lambda x: f"{x:,.0f}") -> str:
@@ -194,6 +206,31 @@ def seconds(value, missing: str = DASH) -> str:
     if value < 120:
         return f"{number(value)} s"
     return f"{number(value / 60.0)} min"
+
+
+_INNER_ASIDE = re.compile(r"(?<=\s)\(([^()]*)\)")
+
+
+def unnested(clause: str) -> str:
+    """``clause`` with its own bracketed asides (opened after a space: never a formula's X(N) or σ(N − 1)) said
+    without brackets, so the clause can itself stand in brackets and no bracket closes twice: 'what the server reports
+    (the host's CPU count)' -> 'what the server reports: the host's CPU count'; an aside in the middle between commas
+    ('the fit (R² 0.62) is weak' -> 'the fit, R² 0.62, is weak')."""
+    text = clause
+    while (found := _INNER_ASIDE.search(text)) is not None:
+        before, inner, after = text[:found.start()].rstrip(), found.group(1).strip().rstrip(","), text[found.end():]
+        if not after.strip() or after.lstrip()[:1] in ".;":     # the aside ends the clause (or a part of it)
+            text = f"{before}{'' if before.endswith(':') else ':'} {inner}{after}"
+        else:
+            text = f"{before}, {inner}{'' if after[:1] in ',:' else ','}{after}"
+    return text
+
+
+def aside(clause: str) -> str:
+    """``clause`` in brackets, its own asides unbracketed (``unnested``): '(the USL explains little: R² 0.624)', never
+    '(the USL explains little (R² 0.624))'. Every sentence that brackets a clause built elsewhere (a reason, a
+    notebook's note on a parameter) brackets it with this."""
+    return f"({unnested(clause)})"
 
 
 _TAG = re.compile(r"(<[^>]*>)")

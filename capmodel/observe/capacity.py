@@ -30,7 +30,7 @@ import numpy as np
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
 from capmodel.observe.columns import Columns, empty_cells, numbers
-from capmodel.formatting import fixed, number, percent, shows_width
+from capmodel.formatting import aside, fixed, number, percent, shows_width
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
@@ -118,7 +118,7 @@ class ServerCapacity:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
         why it was used."""
         if not self.evidence.usable:
-            return self._lower_bound() + (f" Method: {self.method} ({self.why})." if with_method else "")
+            return self._lower_bound() + (f" Method: {self.method} {aside(self.why)}." if with_method else "")
         pct = f"{self.level:.0%}"
         d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
                                self.spare_fraction)
@@ -161,7 +161,7 @@ class ServerCapacity:
                          f"**{months.estimate:,.1f} months**")
                 text += (f" ({_months_text(months.low)} to {_months_text(months.high)})." if shows_width(
                     months.low, months.high, _months_text, finite=False) else ".")
-        return text + (f" Method: {self.method} ({self.why})." if with_method else "")
+        return text + (f" Method: {self.method} {aside(self.why)}." if with_method else "")
 
     answer = renamed_method("describe", "answer")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
+from capmodel.formatting import aside
 from capmodel.models.renamed import table_frame
 from capmodel.observe.observation import Observation, folder_name, write_tables
 from capmodel.observe.sampler import connect, host_cores
@@ -201,7 +202,7 @@ class ReplicaSetObservation:
         unranked = [m for m in self.members if not m.usable]
         why = _grouped_reasons(unranked)
         if top is None:
-            return f"No member can be named as limiting {whole}: no member has a usable capacity verdict ({why})."
+            return f"No member can be named as limiting {whole}: no member has a usable capacity verdict {aside(why)}."
         ranked = sum(m.usable for m in self.members)
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:

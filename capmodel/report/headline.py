@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from capmodel.formatting import unbroken_names
+from capmodel.formatting import unbroken_names, unnested
 
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
 CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
@@ -126,7 +126,7 @@ def _not_given(value) -> bool:
 def _parameter_state(default: bool, unused: bool, meaning: str | None = None) -> str:
     """"(default)", "(set)" in bold, with ", not used" inside the same parentheses when the inputs made it moot, and
     the notebook's words for a "not given" value ('0 means relative to the baseline') where it has one."""
-    note = (", not used" if unused else "") + (f"; {html.escape(meaning)}" if meaning and not unused else "")
+    note = (", not used" if unused else "") + (f"; {html.escape(unnested(meaning))}" if meaning and not unused else "")
     return f"(default{note})" if default else f"<strong>(set{note})</strong>"
 
 
