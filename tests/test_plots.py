@@ -66,9 +66,14 @@ def test_latency_figure_uses_littles_law_in_milliseconds(curve, fit):
 def test_latency_figure_compares_mean_with_mean_when_only_percentiles_were_measured(curve, fit):
     only_p95 = curve[["concurrency", "throughput", "latency_p99_ms"]].rename(columns={"latency_p99_ms": "latency_p95_ms"})
     fig = latency_figure(only_p95, {"USL": fit})
-    measured = _trace(fig, "measured mean from N/X (Little's law)")
+    # derived, not measured: the legend says so (it read "measured mean from N/X")
+    derived = _trace(fig, "mean derived from N and X by Little's law, not measured")
     # Little's law for a closed system without think time: R = N / X (in ms here)
-    np.testing.assert_allclose(measured.y, only_p95["concurrency"] / only_p95["throughput"] * 1000)
+    np.testing.assert_allclose(derived.y, only_p95["concurrency"] / only_p95["throughput"] * 1000)
+    assert not any(t.name.startswith("measured mean") for t in fig.data)
+    # with think time Z the mean response time is N/X - Z, as the model lines draw it
+    thinking = _trace(latency_figure(only_p95, {"USL": fit}, think_time=0.001), derived.name)
+    np.testing.assert_allclose(thinking.y, (only_p95["concurrency"] / only_p95["throughput"] - 0.001) * 1000)
     p95 = _trace(fig, "measured p95 (percentile, not modelled)")
     assert p95.mode == "markers" and list(p95.y) == list(only_p95["latency_p95_ms"])
 
