@@ -238,13 +238,51 @@ _HYPHENATED = re.compile(r"[^\s<>]*[^\s<>-]-[^\s<>]*[^\s<>-]")
 NOWRAP = '<span style="white-space: nowrap">'
 
 
+def _kept(word: str) -> str:
+    """One hyphenated word kept on one line; a path (a word with '/') may break after each '/' (``<wbr>``), and only
+    there: each of its parts is kept whole."""
+    if "/" not in word:
+        return f"{NOWRAP}{word}</span>"
+    parts = [part for part in re.split(r"(?<=/)", word) if part]
+    if len(parts) > 1 and parts[0] == "/":      # a path from the root: its first folder stays with its '/'
+        parts[:2] = ["/" + parts[1]]
+    return "<wbr>".join(f"{NOWRAP}{part}</span>" if "-" in part.strip("-") else part for part in parts if part)
+
+
 def unbroken_names(markup: str) -> str:
     """``markup`` (HTML) with every hyphenated word of its text (a VM name such as m5-large or c4-2xlarge-4-SSD, a
     host:port) kept on one line: a browser breaks a line after a hyphen, which splits a name into two that do not
-    exist. Tags and their attributes are left as they are."""
+    exist. A long path breaks after a '/' instead (/data/eu-central-1/<wbr>mongodb-rs0/<wbr>diagnostic.data), never
+    inside a folder's name. Tags and their attributes are left as they are, and so is text already kept whole."""
     parts = _TAG.split(markup)
-    return "".join(part if part.startswith("<") else _HYPHENATED.sub(lambda m: f"{NOWRAP}{m.group(0)}</span>", part)
-                   for part in parts)
+    out, kept = [], False
+    for part in parts:
+        if part.startswith("<"):
+            kept = part == NOWRAP or (kept and part != "</span>")
+            out.append(part)
+        else:
+            out.append(part if kept else _HYPHENATED.sub(lambda m: _kept(m.group(0)), part))
+    return "".join(out)
+
+
+#: what a page's text must not be changed inside: code, scripts, styles, the page's title
+_VERBATIM = re.compile(r"(<(script|style|pre|textarea|title|code)\b.*?</\2>)", re.S | re.I)
+
+
+def unbroken_page(page: str) -> str:
+    """A whole HTML page with ``unbroken_names`` applied to the text of its body (scripts, styles, code and
+    preformatted text as they are): no name or path on any page breaks at a hyphen."""
+    start = page.find("<body")
+    start = page.find(">", start) + 1 if start >= 0 else 0     # after the body's own tag (its attributes as they are)
+    head, body = page[:start], page[start:]
+    pieces = _VERBATIM.split(body)
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 3 == 0:
+            out.append(unbroken_names(piece))
+        elif i % 3 == 1:
+            out.append(piece)
+    return head + "".join(out)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 
 from capmodel.errors import ReportError
+from capmodel.formatting import unbroken_page
 from capmodel.report.writing import write_text
 
 TEMPLATE_NAME = "capmodel_report.html.j2"
@@ -113,5 +114,5 @@ def to_html(notebook: str | Path, html_path: str | Path | None = None, show_code
 
         resources["plotly_js"] = get_plotlyjs()
     body, _ = exporter(show_code).from_notebook_node(nb, resources=resources)
-    write_text(html_path, body)
+    write_text(html_path, unbroken_page(body))    # no name or path breaks at a hyphen, on any page
     return html_path
