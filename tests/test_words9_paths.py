@@ -51,3 +51,29 @@ def reports(tmp_path_factory, mongod):
     from rendered_reports import render_small
 
     return render_small(tmp_path_factory, mongod.uri)[0]
+
+
+def test_servers_folders_are_named_by_what_tells_them_apart_not_five_diagnostic_data():
+    # report 08 on a user's folders said "From the FTDC in diagnostic.data, diagnostic.data, ..." and listed
+    # "folder 1 = diagnostic.data", "folder 2 = diagnostic.data", ... as its inputs
+    from capmodel.report.headline import distinct_names, folders_phrase, headline
+
+    paths = [f"/srv/fleet/rs0-{m}.example.net_27017/diagnostic.data" for m in range(3)]
+    assert distinct_names(paths) == [f"rs0-{m}.example.net_27017/diagnostic.data" for m in range(3)]
+    assert folders_phrase(paths) == "3 folders under /srv/fleet"
+    assert folders_phrase(paths[:1]) == "rs0-0.example.net_27017/diagnostic.data"
+    assert distinct_names(["/a/x.csv", "/b/y.csv"]) == ["x.csv", "y.csv"]
+    assert distinct_names(["/a/x.csv", "/b/x.csv"]) == ["a/x.csv", "b/x.csv"]
+    assert folders_phrase(["/a/x", "/b/y"]) == "x, y"
+
+
+def test_the_headline_names_each_input_so_that_two_read_apart(tmp_path):
+    from capmodel.report.headline import headline
+
+    for m in range(2):
+        (tmp_path / f"rs0-{m}" / "diagnostic.data").mkdir(parents=True)
+        (tmp_path / f"rs0-{m}" / "diagnostic.data" / "metrics.1").write_bytes(b"x")
+    block = headline("Q?", "A.", None, inputs={f"folder {m + 1}": str(tmp_path / f"rs0-{m}" / "diagnostic.data")
+                                               for m in range(2)})._repr_html_()
+    text = re.sub(r"<[^>]+>", "", block)
+    assert "folder 1 = rs0-0/diagnostic.data" in text and "folder 2 = rs0-1/diagnostic.data" in text
