@@ -265,26 +265,6 @@ def unbroken_names(markup: str) -> str:
     return "".join(out)
 
 
-#: what a page's text must not be changed inside: code, scripts, styles, the page's title
-_VERBATIM = re.compile(r"(<(script|style|pre|textarea|title|code)\b.*?</\2>)", re.S | re.I)
-
-
-def unbroken_page(page: str) -> str:
-    """A whole HTML page with ``unbroken_names`` applied to the text of its body (scripts, styles, code and
-    preformatted text as they are): no name or path on any page breaks at a hyphen."""
-    start = page.find("<body")
-    start = page.find(">", start) + 1 if start >= 0 else 0     # after the body's own tag (its attributes as they are)
-    head, body = page[:start], page[start:]
-    pieces = _VERBATIM.split(body)
-    out = []
-    for i, piece in enumerate(pieces):
-        if i % 3 == 0:
-            out.append(unbroken_names(piece))
-        elif i % 3 == 1:
-            out.append(piece)
-    return head + "".join(out)
-
-
 @dataclass(frozen=True)
 class Column:
     """How one column shows: its header (units in it, e.g. "throughput (ops/s)"), its kind (int, num, money,

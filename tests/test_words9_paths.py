@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from capmodel.formatting import NOWRAP, unbroken_names, unbroken_page
+from capmodel.formatting import NOWRAP, unbroken_names
+from capmodel.report.convert import unbroken_page
 
 KEPT = re.compile(re.escape(NOWRAP) + r"[^<]*</span>")
 

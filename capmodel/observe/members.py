@@ -199,8 +199,7 @@ class ReplicaSetObservation:
         top = self.limiting
         whole = "the set" if self.replica_sets <= 1 else f"these {self.replica_sets} replica sets' servers"
         limits = "limits the set" if self.replica_sets <= 1 else f"is the closest to its capacity of {whole}"
-        unranked = [m for m in self.members if not m.usable]
-        why = _grouped_reasons(unranked)
+        why = _grouped_reasons(unranked := [m for m in self.members if not m.usable])
         if top is None:
             return f"No member can be named as limiting {whole}: no member has a usable capacity verdict {aside(why)}."
         ranked = sum(m.usable for m in self.members)
