@@ -159,3 +159,23 @@ def test_setup_notebook_makes_ipython_publish_the_bundle():
     finally:
         InteractiveShell.clear_instance()
         pio.templates.default = "plotly"
+
+
+def test_the_nose_figure_draws_and_names_a_nose_only_when_the_fit_has_one():
+    # report 07 on a server whose USL fit has no coherency term named an upper branch and a peak it did not draw
+    import math
+
+    from capmodel.models.usl_latency import LatencyFit
+    from capmodel.plots.nose import NO_NOSE, nose_figure
+
+    x = np.array([1000.0, 2000.0, 3000.0])
+    points = pd.DataFrame({"throughput": x, "latency_mean_ms": [1.0, 1.2, 1.6]})
+    flat = nose_figure(points, LatencyFit(points, x, x * 0 + 0.001, [0.05, 0.0, 1000.0]))
+    assert [t.name for t in flat.data] == ["observed intervals", NO_NOSE]
+    line = flat.data[1]
+    # one branch, R = (1 - sigma) / (lambda - sigma X), finite up to the ceiling lambda / sigma = 20,000 ops/s
+    assert max(line.x) < 20_000 and all(math.isfinite(v) for v in line.y)
+    np.testing.assert_allclose(line.y, 0.95 / (1000.0 - 0.05 * np.asarray(line.x)) * 1000.0, rtol=1e-9)
+    nosed = nose_figure(points, LatencyFit(points, x, x * 0 + 0.001, [0.05, 0.0001, 1000.0]))
+    assert [t.name for t in nosed.data] == ["observed intervals", "USL R(X), lower branch", "USL R(X), upper branch",
+                                            "peak (nose)"]
