@@ -85,3 +85,11 @@ def reports(tmp_path_factory, mongod):
     from rendered_reports import render_small
 
     return render_small(tmp_path_factory, mongod.uri)[0]
+
+
+def test_the_workloads_range_reads_with_a_dash_not_a_minus():
+    # report 03 and 'capmodel plan' said "0.26 ops/s per user (0.24-0.28)": a hyphen between figures reads as a minus
+    from cli_run import run
+
+    result = run("plan")
+    assert result.returncode == 0 and "0.26 ops/s per user (0.24–0.28)" in result.stdout, result.stdout
