@@ -131,7 +131,8 @@ class ProductionAnswer:
         if self.method == LAWS:
             return (f"the USL fit is {self.usl_evidence.grade if self.usl is not None else 'not available'} "
                     f"{aside(usl)}, so the server's CPU per operation and the bottleneck law answer")
-        return f"the USL fit cannot answer {aside(usl)} and the operational laws cannot either {aside(self._laws_problem)}"
+        return (f"the USL fit cannot answer {aside(usl)} and the operational laws cannot either "
+                f"{aside(self._laws_problem)}")
 
     @property
     def saturation_throughput(self) -> Estimate | None:

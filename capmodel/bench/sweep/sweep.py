@@ -254,7 +254,8 @@ class Sweep:
                 record = self._measure(runner, client, workload, conc, rep, phase, attempt)
             except SchedulerLost as exc:
                 raise BenchError(f"{exc} during step concurrency={conc} repeat={rep}; "
-                                 f"{self._saved()} in {self.out}; restart the cluster and rerun with --resume") from None
+                                 f"{self._saved()} in {self.out}; restart the cluster and rerun with "
+                                 "--resume") from None
             self.steps.append(record)
             append_step(self.steps_path, record)
             if record["status"] == "ok":
