@@ -36,10 +36,21 @@ def _label(row) -> str:
 
 def _labels(rows: pd.DataFrame) -> list[str]:
     """Each row's ``_label``, one per row: a folder that reports the name another row has (a copy of a member's FTDC)
-    is told apart by its folder, or the two would share one bar and their labels overprint each other."""
+    is told apart by the nearest part of its path where the folders differ ("db-1-copy", not "…/diagnostic.data"
+    twice), or the two would share one bar and their labels overprint each other."""
+    from pathlib import PurePath
+
     plain = [_label(rows.iloc[i]) for i in range(len(rows))]
-    return [f"{label} · {_short_folder(rows.iloc[i]['folder'])}" if plain.count(label) > 1 else label
-            for i, label in enumerate(plain)]
+    out = list(plain)
+    for label in {x for x in plain if plain.count(x) > 1}:
+        rows_of = [i for i, x in enumerate(plain) if x == label]
+        parts = {i: PurePath(str(rows.iloc[i]["folder"])).parts[::-1] for i in rows_of}
+        for i in rows_of:
+            others = [parts[j] for j in rows_of if j != i]
+            depth = next((d for d, part in enumerate(parts[i]) if all(d >= len(o) or o[d] != part for o in others)),
+                         None)
+            out[i] = f"{label} · {parts[i][depth] if depth is not None else _short_folder(rows.iloc[i]['folder'])}"
+    return out
 
 
 def _state(row) -> str:
