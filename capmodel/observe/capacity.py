@@ -30,7 +30,7 @@ import numpy as np
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
 from capmodel.observe.columns import Columns, empty_cells, numbers
-from capmodel.formatting import aside, fixed, number, percent, shows_width
+from capmodel.formatting import aside, fixed, number, percent, r_squared, shows_width
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
@@ -320,8 +320,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                               "capacity a lower bound", fitted_background))
     r2 = _r2(x, u, background, demand)
     reasons.append(Reason("cpu_unrelated_to_load", "unusable" if r2 < 0.1 else "weak",
-                          f"the server's CPU follows its operation rate poorly (R² {r2:.2f}): something besides "
-                          "the operations uses the CPU", r2) if r2 < 0.5 and with_intercept else None)
+                          f"the server's CPU follows its operation rate poorly (R² {r_squared(r2)}): something "
+                          "besides the operations uses the CPU", r2) if r2 < 0.5 and with_intercept else None)
     used = float(np.percentile(u, 95)) / cores
     reasons.append(Reason("extrapolated", "weak", f"the busiest intervals used {used:.0%} of the "
                           f"{_cores(cores)}: the capacity is extrapolated from there to full use, assuming the CPU "
