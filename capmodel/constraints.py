@@ -35,9 +35,38 @@ TYPED_DIGITS = 26   # longest refused value written out in full; a longer one ke
 BOUND_DIGITS = 12   # a bound is exact (0.999999, 0.000000000001), not a measured figure rounded to three digits
 
 
+#: the names of 1,000 ** k a bound reads with from a billion up and a billionth down (short scale, as English writes
+#: them): 0.000000000001 and 1,000,000,000,000,000 are exact but must be counted; "a trillionth" and "a quadrillion"
+#: are read
+LARGE_NAMES = {3: "billion", 4: "trillion", 5: "quadrillion", 6: "quintillion"}
+
+
+def _named(value: float) -> str | None:
+    """``value`` in words when it is 1 to 999 (three significant digits at most) of a named power of 1,000 from a
+    billion up or a billionth down: 1e15 -> "a quadrillion", 2.5e15 -> "2.5 quadrillion", 5e-12 -> "5 trillionths",
+    -1e15 -> "minus a quadrillion"; else None (a bound such as 1,234,567,891 keeps its digits)."""
+    if value == 0 or not math.isfinite(value):
+        return None
+    magnitude = abs(value)
+    for k, name in LARGE_NAMES.items():
+        for power, word in ((10.0 ** (3 * k), name), (10.0 ** (-3 * k), name + "th")):
+            count = magnitude / power
+            if not 1 <= round(count, 9) < 1000 or not math.isclose(float(number(count).replace(",", "")), count,
+                                                          rel_tol=1e-12):
+                continue
+            said = "a " + word if math.isclose(count, 1.0) else f"{number(count)} {word}" + (
+                "s" if word.endswith("th") else "")
+            return f"minus {said}" if value < 0 else said
+    return None
+
+
 def bound(value, kind: type | None = float) -> str:
     """A bound of a range in a refusal, as ``capmodel.formatting.number`` writes figures for people: 1,000,000 and
-    0.000000000001, never 1e+06 or 1e-12; every digit kept (a bound is exact)."""
+    0.000001, never 1e+06 or 1e-06; every digit kept (a bound is exact); from a billion up and a billionth down a
+    round bound in words, which need no counting of zeros: "a trillionth", "a quadrillion" (``_named``)."""
+    named = _named(float(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if named is not None:
+        return named
     if kind is int and float(value).is_integer():
         return f"{int(value):,}"
     return number(value, digits=BOUND_DIGITS)

@@ -111,11 +111,23 @@ ONE_SIDED_WORDS = "one-sided: the input's stated range ends at the figure used"
 def shows_width(low, high, shown=number, finite: bool = True) -> bool:
     """The one rule for every interval printed beside its figure: print it only when both ends are there (finite,
     unless ``finite`` is False: a printer with a word for infinity) and ``shown`` (the printer's own format) writes
-    them differently. An interval without width as printed (a CPU per operation fitted exactly, as on generated
-    FTDC: '-3.3% (-3.3% to -3.3%)') or without an end says nothing the figure alone does not."""
+    them differently, and differently at three significant digits (``_significant``). An interval without width as
+    printed (a CPU per operation fitted exactly, as on generated FTDC: '-3.3% (-3.3% to -3.3%)'), with a width below
+    the figures' precision (an exactly fitted load's '36,531–36,532 ops/s') or without an end says nothing the
+    figure alone does not."""
     if any(is_missing(x) or finite and not math.isfinite(float(x)) for x in (low, high)):
         return False
-    return shown(low) != shown(high)
+    return shown(low) != shown(high) and _significant(low) != _significant(high)
+
+
+def _significant(value, digits: int = 3) -> float:
+    """``value`` rounded to ``digits`` significant digits (infinity as it is): the precision a range's ends must
+    differ at to have a width worth reading. An exact fit's 36,531–36,532 ops/s differ only past it (36,500 both)
+    and reads as its one figure; a one-unit step of a whole number below 1,000 (5 to 6 months) is a width."""
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        return value
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
 
 
 def interval_words(value: float, low: float, high: float, shown=lambda x: f"{x:,.0f}") -> str:
@@ -140,11 +152,19 @@ def money(value, currency: str = "", missing: str = DASH, infinite: str = "unrea
 
 
 def percent(value, digits: int = 2, missing: str = DASH, trim: bool = True) -> str:
-    """A fraction as a percentage to ``digits`` significant digits (0.0355 -> "3.5%", 0.8 -> "80%"; trailing zeros
-    kept when ``trim`` is False: 0.0017 -> "0.17%" or "0.170%" at 3 digits)."""
+    """A fraction as a percentage, the one rule for every percentage a user reads: ``digits`` significant digits
+    below 10 % (0.0355 -> "3.5%", 0.00042 -> "0.042%"), whole per cents with separators from 10 % up (0.8 -> "80%",
+    1.13 -> "113%", never "110%"; 12,500 -> "1,250,000%"), and a share that is not all of a thing never reads
+    "100%" (0.996 -> "99.6%", 1.004 -> "100.4%": on either side of a full server the answer differs); trailing zeros
+    kept when ``trim`` is False (0.0017 -> "0.170%" at 3 digits). ``missing`` for None/NaN/inf."""
     if is_missing(value) or math.isinf(float(value)):
         return missing
-    shown = number(float(value) * 100.0, digits=digits, trim=trim)
+    value = float(value)
+    shown = number(value * 100.0, digits=digits, trim=trim)
+    places = 1
+    while value != 1.0 and shown.replace(",", "") in ("100", "100.0", "100.00") and places < 12:
+        shown = f"{value * 100.0:.{places}f}"
+        places += 1
     return f"{shown}%"
 
 
@@ -188,18 +208,61 @@ def seconds(value, missing: str = DASH) -> str:
     return f"{number(value / 60.0)} min"
 
 
+_INNER_ASIDE = re.compile(r"(?<=\s)\(([^()]*)\)")
+
+
+def unnested(clause: str) -> str:
+    """``clause`` with its own bracketed asides (opened after a space: never a formula's X(N) or σ(N − 1)) said
+    without brackets, so the clause can itself stand in brackets and no bracket closes twice: 'what the server reports
+    (the host's CPU count)' -> 'what the server reports: the host's CPU count'; an aside in the middle between commas
+    ('the fit (R² 0.62) is weak' -> 'the fit, R² 0.62, is weak')."""
+    text = clause
+    while (found := _INNER_ASIDE.search(text)) is not None:
+        before, inner, after = text[:found.start()].rstrip(), found.group(1).strip().rstrip(","), text[found.end():]
+        if not after.strip() or after.lstrip()[:1] in ".;":     # the aside ends the clause (or a part of it)
+            text = f"{before}{'' if before.endswith(':') else ':'} {inner}{after}"
+        else:
+            text = f"{before}, {inner}{'' if after[:1] in ',:' else ','}{after}"
+    return text
+
+
+def aside(clause: str) -> str:
+    """``clause`` in brackets, its own asides unbracketed (``unnested``): '(the USL explains little: R² 0.624)', never
+    '(the USL explains little (R² 0.624))'. Every sentence that brackets a clause built elsewhere (a reason, a
+    notebook's note on a parameter) brackets it with this."""
+    return f"({unnested(clause)})"
+
+
 _TAG = re.compile(r"(<[^>]*>)")
 _HYPHENATED = re.compile(r"[^\s<>]*[^\s<>-]-[^\s<>]*[^\s<>-]")
 NOWRAP = '<span style="white-space: nowrap">'
 
 
+def _kept(word: str) -> str:
+    """One hyphenated word kept on one line; a path (a word with '/') may break after each '/' (``<wbr>``), and only
+    there: each of its parts is kept whole."""
+    if "/" not in word:
+        return f"{NOWRAP}{word}</span>"
+    parts = [part for part in re.split(r"(?<=/)", word) if part]
+    if len(parts) > 1 and parts[0] == "/":      # a path from the root: its first folder stays with its '/'
+        parts[:2] = ["/" + parts[1]]
+    return "<wbr>".join(f"{NOWRAP}{part}</span>" if "-" in part.strip("-") else part for part in parts if part)
+
+
 def unbroken_names(markup: str) -> str:
     """``markup`` (HTML) with every hyphenated word of its text (a VM name such as m5-large or c4-2xlarge-4-SSD, a
     host:port) kept on one line: a browser breaks a line after a hyphen, which splits a name into two that do not
-    exist. Tags and their attributes are left as they are."""
+    exist. A long path breaks after a '/' instead (/data/eu-central-1/<wbr>mongodb-rs0/<wbr>diagnostic.data), never
+    inside a folder's name. Tags and their attributes are left as they are, and so is text already kept whole."""
     parts = _TAG.split(markup)
-    return "".join(part if part.startswith("<") else _HYPHENATED.sub(lambda m: f"{NOWRAP}{m.group(0)}</span>", part)
-                   for part in parts)
+    out, kept = [], False
+    for part in parts:
+        if part.startswith("<"):
+            kept = part == NOWRAP or (kept and part != "</span>")
+            out.append(part)
+        else:
+            out.append(part if kept else _HYPHENATED.sub(lambda m: _kept(m.group(0)), part))
+    return "".join(out)
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,11 @@ def test_methodology_knee_is_the_latency_quadratics_root_or_says_why_there_is_no
     assert root > peak
     assert f"reaches 5 ms only at {root:.3g} clients, past the peak (N* ≈ {peak:.3g})" in r.answer
     assert "should carry at most" not in r.answer
+    # Little's law's largest difference named as the table shows it (the answer said 0.56% over a table's 0.564%)
+    shown = r.little_table()
+    column = list(shown.columns).index("difference")
+    largest = max((row[column] for row in shown.cells()), key=lambda c: abs(float(c.rstrip("%"))))
+    assert f"within {largest} at every thread count" in r.answer
     fast = methodology_report(upto=64, latency_target_ms=0.05)   # one client alone takes 1/lambda, about 0.87 ms
     assert 1000.0 / lam > 0.05
     assert (f"a 0.05 ms mean-latency target is unreachable on this fit: even at the lightest load a request takes "

@@ -211,37 +211,38 @@ def test_a_worker_with_another_capmodel_version_is_named(tmp_path, mongod):
     assert "127.0.0.4" in message and "runs capmodel 0.0.0-other+" in message and "on host" in message
 
 
-def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod, monkeypatch):
-    monkeypatch.setenv(RECONNECT_ENV, "3")  # Dask's client tries to reconnect 3 s, not 15 s (loopback)
+def test_a_lost_scheduler_ends_the_run_with_its_steps_kept(tmp_path, mongod):
+    """``capmodel bench --scheduler`` as a user runs it: the scheduler killed after the first step ends the run with
+    capmodel's one line on stderr (exit 2), Dask's CommClosedError tracebacks kept out of it, the steps kept."""
     c = Cluster(tmp_path / "dask", hosts=("127.0.0.5",))
-    cfg = BenchConfig(workload="ycsb-c", records=200, concurrency=[2, 3, 4, 5], duration=1.5, warmup=0.2,
-                      database=DB, scheduler=c.address, calibrate=False)
-    outcome = {}
-
-    def sweep():
-        try:
-            run_sweep(mongod.uri, cfg, tmp_path / "out", progress=False)
-        except BaseException as exc:  # noqa: BLE001 - the outcome is what the test checks
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=sweep, daemon=True)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "capmodel.cli", "bench", "--uri", mongod.uri, "--workload", "ycsb-c", "--records",
+            "200", "--concurrency", "2,3,4,5", "--duration", "1.5", "--warmup", "0.2", "--database", DB,
+            "--scheduler", c.address, "--quiet", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(REPO), RECONNECT_ENV: "3"}   # Dask reconnects 3 s, not 15 s (loopback)
     try:
-        thread.start()
-        steps_path = tmp_path / "out" / "steps.jsonl"
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                stdin=subprocess.DEVNULL)
+        steps_path = out / "steps.jsonl"
         deadline = time.monotonic() + 90
         while not (steps_path.exists() and steps_path.read_text().count("\n") >= 1) and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(1.0)
         c.procs[0].kill()  # the scheduler
-        thread.join(120)
-        assert not thread.is_alive(), "the sweep hung after the scheduler died"
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail("the sweep hung after the scheduler died")
     finally:
         c.stop()
-    assert isinstance(outcome.get("error"), BenchError)
-    assert "lost the Dask scheduler" in str(outcome["error"]) and "--resume" in str(outcome["error"])
+    assert proc.returncode == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("capmodel: error: "), err     # no Traceback, no CommClosedError
+    assert "lost the Dask scheduler" in lines[0] and "--resume" in lines[0]
     steps = read_steps(steps_path)
     assert steps[0]["status"] == "ok"
-    assert json.loads((tmp_path / "out" / "run.json").read_text())["status"] == "failed"
+    assert json.loads((out / "run.json").read_text())["status"] == "failed"
 
 
 @pytest.mark.parametrize("name, read, default, good, bads, bounds", [
@@ -307,3 +308,23 @@ def test_a_long_silence_fails_a_closed_loop_step():
     assert "no operation completed for 4.5 s of the 8.0 s window" in verdict.failure(r, 0.05, {})
     r.longest_silence_s = 1.9  # under both 2 s and a quarter of the window
     assert verdict.failure(r, 0.05, {}) is None
+
+
+def test_the_cli_quiets_dasks_loggers_unless_debugging(monkeypatch):
+    """``fleet`` calls it as ``bench`` does (the run above shows the effect on a real lost scheduler)."""
+    import logging
+
+    from capmodel.bench.cluster.dask_logs import DASK_LOGGERS, quiet_dask_logs
+
+    before = {name: logging.getLogger(name).level for name in DASK_LOGGERS}
+    try:
+        monkeypatch.setenv("CAPMODEL_DEBUG", "1")
+        assert quiet_dask_logs() is False and logging.getLogger("distributed.client").level == before[
+            "distributed.client"] < logging.CRITICAL          # Dask's own set-up: WARNING
+        monkeypatch.delenv("CAPMODEL_DEBUG")
+        assert quiet_dask_logs() is True
+        assert all(logging.getLogger(name).getEffectiveLevel() == logging.CRITICAL
+                   for name in (*DASK_LOGGERS, "distributed.comm", "distributed.worker"))
+    finally:
+        for name, level in before.items():
+            logging.getLogger(name).setLevel(level)

@@ -166,11 +166,11 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, words):
 # The planning layer's vocabulary (capmodel.plan.checks: POSITIVE, FRACTION on capmodel.constraints): one line naming
 # the figure, what it must be and what was given.
 @pytest.mark.parametrize("argv, message", [
-    (["--target-users", "nan"], "target users must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got nan"),
-    (["--target-users=-inf"], "target users must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got -inf"),
-    (["--target-users", "0"], "target users must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got 0"),
-    (["--target-users", "1e16"], "target users must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got 10,000,000,000,000,000"),
-    (["--ops-per-user", "1e-13"], "ops per user must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got 0.0000000000001"),
+    (["--target-users", "nan"], "target users must be a number > 0 (from a trillionth to a quadrillion), got nan"),
+    (["--target-users=-inf"], "target users must be a number > 0 (from a trillionth to a quadrillion), got -inf"),
+    (["--target-users", "0"], "target users must be a number > 0 (from a trillionth to a quadrillion), got 0"),
+    (["--target-users", "1e16"], "target users must be a number > 0 (from a trillionth to a quadrillion), got 10,000,000,000,000,000"),
+    (["--ops-per-user", "1e-13"], "ops per user must be a number > 0 (from a trillionth to a quadrillion), got 0.0000000000001"),
     (["--baseline-users", "10", "--baseline-throughput", "100", "--baseline-utilization", "1.5"],
      "baseline utilization must be a fraction in (0, 1], got 1.5"),
     (["--baseline-users", "10", "--baseline-throughput", "100", "--baseline-utilization", "0"],
@@ -181,10 +181,10 @@ def test_each_bad_planning_number_is_one_line(capsys, argv, message):
 
 
 @pytest.mark.parametrize("check, value, message", [
-    ("positive", True, "users must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got True"),
-    ("positive", "many", "users must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got 'many'"),
+    ("positive", True, "users must be a number > 0 (from a trillionth to a quadrillion), got True"),
+    ("positive", "many", "users must be a number > 0 (from a trillionth to a quadrillion), got 'many'"),
     ("positive", None, "users must be given"),
-    ("positive", 1e-320, "users must be a number > 0 (from 0.000000000001 to 1,000,000,000,000,000), got 1e-320"),
+    ("positive", 1e-320, "users must be a number > 0 (from a trillionth to a quadrillion), got 1e-320"),
     ("fraction", -0.5, "users must be a fraction in (0, 1], got -0.5"),
     ("fraction", False, "users must be a fraction in (0, 1], got False"),
 ])

@@ -400,6 +400,27 @@ def test_runway_figure_keeps_its_colour_legend_when_every_server_has_the_same_ve
     assert figure.layout.legend.title.text == "verdict"
 
 
+def test_two_folders_reporting_one_server_name_get_a_bar_each():
+    # a copy of a member's FTDC (damaged) reports the member's host: the two rows shared one bar in report 08, and
+    # their labels "33.7 months" and "33.0 months" overprinted each other
+    import pandas as pd
+
+    from capmodel.observe.fleet import COLUMNS
+    from capmodel.plots.fleet import load_figure, runway_figure
+
+    same = dict(cluster="rs0", member="db-1.example.net:27017", verdict="weak", busiest_ops=100.0,
+                capacity_ops=300.0)
+    long = "db-1.db.internal-eu-central.example.com_27017"     # a host folder longer than a label's folder part
+    rows = pd.DataFrame([_row(**same, folder=f"/srv/{long}/diagnostic.data", runway_months=33.7, runway_low=30.0,
+                              runway_high=36.0),
+                         _row(**same, folder="/srv/db-1-copy/diagnostic.data", runway_months=33.0, runway_low=30.0,
+                              runway_high=36.0)], columns=COLUMNS)
+    names = list(runway_figure(rows).layout.yaxis.categoryarray)
+    assert set(names) == {"rs0 · db-1.example.net:27017 · db-1-copy", f"rs0 · db-1.example.net:27017 · {long}"}
+    assert sorted(load_figure(rows).layout.yaxis.categoryarray) == sorted(names)
+    assert runway_figure(rows).layout.yaxis.ticksuffix == "  "     # "past the target now" clear of the name
+
+
 def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_not_crown_a_limit_it_cannot_know(
         generated, tmp_path, capsys):
     # db-a1 peaks near 70% of its capacity: past a 60% target, its spare is negative and must read as "above";

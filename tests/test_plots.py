@@ -66,9 +66,14 @@ def test_latency_figure_uses_littles_law_in_milliseconds(curve, fit):
 def test_latency_figure_compares_mean_with_mean_when_only_percentiles_were_measured(curve, fit):
     only_p95 = curve[["concurrency", "throughput", "latency_p99_ms"]].rename(columns={"latency_p99_ms": "latency_p95_ms"})
     fig = latency_figure(only_p95, {"USL": fit})
-    measured = _trace(fig, "measured mean from N/X (Little's law)")
+    # derived, not measured: the legend says so (it read "measured mean from N/X")
+    derived = _trace(fig, "mean derived from N and X by Little's law, not measured")
     # Little's law for a closed system without think time: R = N / X (in ms here)
-    np.testing.assert_allclose(measured.y, only_p95["concurrency"] / only_p95["throughput"] * 1000)
+    np.testing.assert_allclose(derived.y, only_p95["concurrency"] / only_p95["throughput"] * 1000)
+    assert not any(t.name.startswith("measured mean") for t in fig.data)
+    # with think time Z the mean response time is N/X - Z, as the model lines draw it
+    thinking = _trace(latency_figure(only_p95, {"USL": fit}, think_time=0.001), derived.name)
+    np.testing.assert_allclose(thinking.y, (only_p95["concurrency"] / only_p95["throughput"] - 0.001) * 1000)
     p95 = _trace(fig, "measured p95 (percentile, not modelled)")
     assert p95.mode == "markers" and list(p95.y) == list(only_p95["latency_p95_ms"])
 
@@ -154,3 +159,23 @@ def test_setup_notebook_makes_ipython_publish_the_bundle():
     finally:
         InteractiveShell.clear_instance()
         pio.templates.default = "plotly"
+
+
+def test_the_nose_figure_draws_and_names_a_nose_only_when_the_fit_has_one():
+    # report 07 on a server whose USL fit has no coherency term named an upper branch and a peak it did not draw
+    import math
+
+    from capmodel.models.usl_latency import LatencyFit
+    from capmodel.plots.nose import NO_NOSE, nose_figure
+
+    x = np.array([1000.0, 2000.0, 3000.0])
+    points = pd.DataFrame({"throughput": x, "latency_mean_ms": [1.0, 1.2, 1.6]})
+    flat = nose_figure(points, LatencyFit(points, x, x * 0 + 0.001, [0.05, 0.0, 1000.0]))
+    assert [t.name for t in flat.data] == ["observed intervals", NO_NOSE]
+    line = flat.data[1]
+    # one branch, R = (1 - sigma) / (lambda - sigma X), finite up to the ceiling lambda / sigma = 20,000 ops/s
+    assert max(line.x) < 20_000 and all(math.isfinite(v) for v in line.y)
+    np.testing.assert_allclose(line.y, 0.95 / (1000.0 - 0.05 * np.asarray(line.x)) * 1000.0, rtol=1e-9)
+    nosed = nose_figure(points, LatencyFit(points, x, x * 0 + 0.001, [0.05, 0.0001, 1000.0]))
+    assert [t.name for t in nosed.data] == ["observed intervals", "USL R(X), lower branch", "USL R(X), upper branch",
+                                            "peak (nose)"]

@@ -9,6 +9,8 @@ from datetime import datetime, timezone
 import nbformat
 import pytest
 
+from capmodel.formatting import number
+
 from capmodel.output_folder import LOCK_FILE
 
 from capmodel.cli import main
@@ -150,9 +152,14 @@ def test_index_lists_every_report_with_its_parameters_and_date(tmp_path_factory,
     for name, row in zip(notebooks.names(), rows):
         assert f'href="{name}.html"' in row and f'href="{name}.ipynb"' in row
         for key, value in SMALL[name].items():
-            shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-            assert f"{key} = " in row and (shown in row or str(value) in row), (name, key)
-        assert re.search(rf"{today} \d\d:\d\d:\d\d", row), row
+            # as the report's own headline shows it: "hours = 1", "sensitivity = 0, 0.01, 0.03" (it read 1.0 and
+            # [0.0, 0.01, 0.03], Python's spellings)
+            shown = ", ".join(map(number, value)) if isinstance(value, list) else \
+                str(value) if isinstance(value, str) else number(value)
+            assert f"{key} = {shown}</code>" in row, (name, key, row)
+        values = [v for v in re.findall(r"<code>[^=<]+ = ([^<]*)</code>", row) if "://" not in v]
+        assert not [v for v in values if re.search(r"\[|\d\.0\b", v)], (name, values)
+        assert re.search(rf"{today} \d\d:\d\d:\d\d UTC", row), row
         assert "ok (" in row
     assert "Which VM carries our users at each growth stage" in page
 

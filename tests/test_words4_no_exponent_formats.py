@@ -63,7 +63,7 @@ def test_the_allowance_only_shrinks():
 
 
 @pytest.mark.parametrize("constraint, words", [
-    ("POSITIVE", "a number > 0 (from 0.000000000001 to 1,000,000,000,000,000)"),
+    ("POSITIVE", "a number > 0 (from a trillionth to a quadrillion)"),
     ("rate", "a number from 0.001 to 10,000,000"),
 ])
 def test_a_refusal_names_its_bounds_as_people_write_them(constraint, words):
@@ -72,8 +72,11 @@ def test_a_refusal_names_its_bounds_as_people_write_them(constraint, words):
 
     chosen = POSITIVE if constraint == "POSITIVE" else Number(float, 0.001, 1e7)
     assert chosen.wanted() == words
-    assert bound(1e-12) == "0.000000000001" and bound(1e15) == "1,000,000,000,000,000" and bound(0.999999) == "0.999999"
-    assert bound(3_600, int) == "3,600" and bound(-1e15, int) == "-1,000,000,000,000,000"
+    # from a billion up and a billionth down a round bound reads in words: nothing to count (words9)
+    assert bound(1e-12) == "a trillionth" and bound(1e15) == "a quadrillion" and bound(0.999999) == "0.999999"
+    assert bound(3_600, int) == "3,600" and bound(-1e15, int) == "minus a quadrillion"
+    assert bound(2.5e15) == "2.5 quadrillion" and bound(5e-12) == "5 trillionths" and bound(1e-6) == "0.000001"
+    assert bound(999_000_000) == "999,000,000" and bound(1_234_567_891, int) == "1,234,567,891"
 
 
 @pytest.mark.parametrize("value, shown", [

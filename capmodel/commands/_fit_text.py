@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from capmodel.formatting import Column, integer, number, percent, plural, r_squared, table
+from capmodel.formatting import Column, aside, integer, number, percent, plural, r_squared, table
 
 PARAMETERS = {"sigma": "sigma (σ, contention)", "kappa": "kappa (κ, coherency)",
               "lambda": "lambda (λ, ops/s per client)"}
@@ -33,7 +33,7 @@ def comparison_text(comparison) -> str:
         caption=f"Models ranked by {criterion}",
         footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean) or undefined',
                    '"undefined": too few points for AICc with this many parameters'])
-    return f"{ranked.text()}\n\nrecommended: {model_label(comparison.recommended)} ({comparison.reason})"
+    return f"{ranked.text()}\n\nrecommended: {model_label(comparison.recommended)} {aside(comparison.reason)}"
 
 
 def parameter_text(fit, level: float) -> str:

@@ -125,6 +125,10 @@ def run(args) -> int:
     from capmodel.bench.sweep.sweep import Sweep
 
     config, _ = build_config(args)
+    if config.distributed:   # Dask's own tracebacks (a lost scheduler) are not the user's: capmodel says it in one line
+        from capmodel.bench.cluster.dask_logs import quiet_dask_logs
+
+        quiet_dask_logs()
     quiet = args.quiet or args.json
     bars = not quiet and sys.stderr.isatty()  # a redirected log gets the step lines, never '\r' progress bars
     log = (lambda message: None) if quiet else (lambda message: print(redact_text(message), file=sys.stderr))

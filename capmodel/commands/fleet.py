@@ -71,6 +71,7 @@ def run(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.formatting import plural
+    from capmodel.bench.cluster.dask_logs import quiet_dask_logs
     from capmodel.observe.fleet import fleet_table
 
     UTILIZATION_TARGET.check(args.utilization_target, InputError)
@@ -82,6 +83,7 @@ def run(args) -> int:
         from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 
         probe_scheduler(args.scheduler)  # a silent, garbage or wrong-scheme peer: one line within 10 s, before Dask
+    quiet_dask_logs()   # Dask's own tracebacks (a lost scheduler) are not the user's: capmodel says it in one line
     fleet = fleet_table(args.folders, monthly_growth=args.growth, utilization_target=args.utilization_target,
                         scheduler=args.scheduler, workers=2 if args.workers is None else args.workers)
     none_read = bool(fleet.failed) and fleet.failed == len(fleet.rows) - fleet.copies

@@ -46,7 +46,7 @@ import math
 
 import numpy as np
 
-from capmodel.formatting import number, plural
+from capmodel.formatting import number, plural, r_squared
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.labels import model_label
 
@@ -112,11 +112,11 @@ def check_r2(fit) -> Reason | None:
                       "curve's shape can be told from these data" if len(x) > 1 and np.ptp(x) == 0 else
                       "R² is not a number: the data or the fitted curve are degenerate", None)
     if r2 < 0:
-        return Reason("r2", "unusable", f"R² = {r2:.2f}: the {model_label(fit.model)} curve explains the data worse "
-                      "than their mean does", float(r2))
+        return Reason("r2", "unusable", f"R² = {r_squared(r2)}: the {model_label(fit.model)} curve explains the "
+                      "data worse than their mean does", float(r2))
     if r2 < R2_WEAK:
-        return Reason("r2", "weak", f"R² = {r2:.2f} (below {number(R2_WEAK)}): the {model_label(fit.model)} curve "
-                      f"leaves {1 - r2:.0%} of the variation unexplained", float(r2))
+        return Reason("r2", "weak", f"R² = {r_squared(r2)} (below {number(R2_WEAK)}): the {model_label(fit.model)} "
+                      f"curve leaves {1 - r2:.0%} of the variation unexplained", float(r2))
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from capmodel.formatting import interval, number, percent, r_squared
+from capmodel.formatting import aside, interval, number, percent, r_squared
 from capmodel.models.labels import model_label
 
 
@@ -28,10 +28,10 @@ def _verdict(fit, comparison) -> str:
     others = ", ".join(f"{model_label(r.model)} {number(r.delta, missing='not ranked')}"
                        for r in comparison.table.itertuples() if r.model != fit.model)
     if fit.model == comparison.recommended:
-        text = f"The data support the **{used}** model ({comparison.reason})"
+        text = f"The data support the **{used}** model {aside(comparison.reason)}"
     else:
         text = (f"The **{used}** model was fitted as asked; the comparison recommends "
-                f"**{model_label(comparison.recommended)}** ({comparison.reason})")
+                f"**{model_label(comparison.recommended)}** {aside(comparison.reason)}")
     return f"{text}. Δ{comparison.criterion_label} of the others from the best: {others or 'none'}"
 
 

@@ -8,7 +8,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+<<<<<<< HEAD
 from capmodel.formatting import interval, number, plural
+=======
+from capmodel.formatting import interval, number, percent
+>>>>>>> words9
 from capmodel.models.evidence import Evidence
 from capmodel.models.mix_spread import CPU
 from capmodel.models.renamed import table_frame
@@ -146,11 +150,6 @@ def _replication(m, p) -> list:
         return [f"{m.member}: the {served} a second it served to other members count with the writes they follow, "
                 "not with the clients' operations."]
     return []
-
-
-def percent(fraction: float) -> str:
-    """A fraction as a percentage for people: 1,250,000% for a large one, 0.0042% for a small one."""
-    return f"{fraction:,.0%}" if fraction >= 0.01 else f"{number(fraction * 100, 2)}%"
 
 
 def _latency(p, low, high, c: str) -> str:

@@ -58,14 +58,14 @@ from scipy.optimize import nnls
 
 from capmodel.constraints import Number, with_name
 from capmodel.errors import InputError
-from capmodel.formatting import number, plural
+from capmodel.formatting import number, percent, plural
 from capmodel.models.block_bootstrap import circular_blocks, dependence
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.laws import SERVERS
 from capmodel.models.mix_intervals import (CLASSES, MIN_INTERVALS, REPLICATION, SERVED, explains, mix_shares,
                                           rate_column, regress_classes, typical, usable_intervals, wait_per_op,
                                           wait_slope)
-from capmodel.models.mix_answer import SERVED_WORDS, MixWhatIf, mix_sentence, percent
+from capmodel.models.mix_answer import SERVED_WORDS, MixWhatIf, mix_sentence
 from capmodel.models.mix_rates import scaled_rates, writes_factor
 from capmodel.models.mix_spread import CPU, percentiles, widened, window_errors, window_spread
 from capmodel.models.open_networks import stretch

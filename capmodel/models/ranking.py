@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import number, plural
+from capmodel.formatting import aside, number, plural
 from capmodel.models.labels import model_label
 from capmodel.models.measured_fall import can_fall, measured_fall
 
@@ -60,7 +60,7 @@ class ModelComparison:
         if "extrapolation_mape" in self.table:
             cols.append("extrapolation_mape")
         text = self.table[cols].to_string(index=False, float_format=lambda v: f"{number(v, 4)}")
-        return f"{text}\n\nrecommended: {self.recommended} ({self.reason})"
+        return f"{text}\n\nrecommended: {self.recommended} {aside(self.reason)}"
 
     def to_json(self) -> dict:
         """The ranking as JSON: criterion, recommended model, reason, and the table's rows (without ``params``)."""

@@ -32,7 +32,7 @@ from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
 from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
 from capmodel.observe.columns import numbers
-from capmodel.formatting import fixed, number, percent, shows_width
+from capmodel.formatting import aside, fixed, number, percent, r_squared, shows_width
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
@@ -129,7 +129,7 @@ class ServerCapacity:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
         why it was used."""
         if not self.evidence.usable:
-            return self._lower_bound() + (f" Method: {self.method} ({self.why})." if with_method else "")
+            return self._lower_bound() + (f" Method: {self.method} {aside(self.why)}." if with_method else "")
         pct = f"{self.level:.0%}"
         d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
                                self.spare_fraction)
@@ -175,7 +175,7 @@ class ServerCapacity:
                          f"**{months.estimate:,.1f} months**")
                 text += (f" ({_months_text(months.low)} to {_months_text(months.high)})." if shows_width(
                     months.low, months.high, _months_text, finite=False) else ".")
-        return text + self._replication() + (f" Method: {self.method} ({self.why})." if with_method else "")
+        return text + self._replication() + (f" Method: {self.method} {aside(self.why)}." if with_method else "")
 
     def _replication(self) -> str:
         return replication_words(self.replication_share, self.replication_mean, self.clients_mean)
@@ -315,8 +315,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                               "capacity a lower bound", fitted_background))
     r2 = _r2(x, u, background, demand)
     reasons.append(Reason("cpu_unrelated_to_load", "unusable" if r2 < 0.1 else "weak",
-                          f"the server's CPU follows its operation rate poorly (R² {r2:.2f}): something besides "
-                          "the operations uses the CPU", r2) if r2 < 0.5 and with_intercept else None)
+                          f"the server's CPU follows its operation rate poorly (R² {r_squared(r2)}): something "
+                          "besides the operations uses the CPU", r2) if r2 < 0.5 and with_intercept else None)
     used = float(np.percentile(u, 95)) / cores
     reasons.append(Reason("extrapolated", "weak", f"the busiest intervals used {used:.0%} of the "
                           f"{_cores(cores)}: the capacity is extrapolated from there to full use, assuming the CPU "

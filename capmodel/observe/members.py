@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
+from capmodel.formatting import aside
 from capmodel.models.renamed import table_frame
 from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import Observation, write_tables
@@ -198,10 +199,9 @@ class ReplicaSetObservation:
         top = self.limiting
         whole = "the set" if self.replica_sets <= 1 else f"these {self.replica_sets} replica sets' servers"
         limits = "limits the set" if self.replica_sets <= 1 else f"is the closest to its capacity of {whole}"
-        unranked = [m for m in self.members if not m.usable]
-        why = _grouped_reasons(unranked)
+        why = _grouped_reasons(unranked := [m for m in self.members if not m.usable])
         if top is None:
-            return f"No member can be named as limiting {whole}: no member has a usable capacity verdict ({why})."
+            return f"No member can be named as limiting {whole}: no member has a usable capacity verdict {aside(why)}."
         ranked = sum(m.usable for m in self.members)
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:

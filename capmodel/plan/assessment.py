@@ -15,7 +15,7 @@ import math
 import pandas as pd
 
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.formatting import number
+from capmodel.formatting import aside, number
 
 USL_FAMILY = ("linear", "amdahl", "usl")   # the models whose closed forms capacity planning reads (plan.scaling)
 MODEL_CHOICES = ("usl", "recommended")
@@ -50,10 +50,10 @@ def choose_models(fits: dict, model: str, notes: list[str]) -> tuple[dict, dict]
         if model == "recommended":
             chosen[vm] = comparison.best_fit
             notes.append(f"{vm}: planned from the {comparison.recommended} model, which the comparison recommends "
-                         f"({comparison.reason}), instead of the {fit.model}")
+                         f"{aside(comparison.reason)}, instead of the {fit.model}")
         else:
             notes.append(f"{vm}: planned from the {fit.model} model although the comparison recommends "
-                         f"{comparison.recommended} ({comparison.reason}); --model recommended plans from it")
+                         f"{comparison.recommended} {aside(comparison.reason)}; --model recommended plans from it")
     return chosen, comparisons
 
 

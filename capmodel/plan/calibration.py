@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from capmodel.errors import PlanError
-from capmodel.formatting import number
+from capmodel.formatting import interval_words, number
 from capmodel.plan.checks import fraction, positive
 
 
@@ -42,8 +42,8 @@ class Workload:
 
     def summary(self) -> str:
         text = f"{number(self.ops_per_user, 4)} ops/s per user"
-        if self.ops_per_user_low != self.ops_per_user_high:
-            text += f" ({number(self.ops_per_user_low, 4)}-{number(self.ops_per_user_high, 4)})"
+        # a range as every range reads (0.24–0.28: a hyphen between figures reads as a minus), only when it has width
+        text += interval_words(self.ops_per_user, self.ops_per_user_low, self.ops_per_user_high, lambda x: number(x, 4))
         if self.baseline_users is not None:
             text += f", from {self.baseline_users:,.0f} users at {self.baseline_throughput:,.0f} ops/s"
             if self.baseline_utilization is not None:

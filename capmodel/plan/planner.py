@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.formatting import aside
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import Workload
 from capmodel.plan.capacity import (FitCapacity, Objectives, capacity_from_fit, curve_service_demand,
@@ -199,7 +200,7 @@ class CapacityPlan:
         lines += ["", f"Pareto frontier (cost vs users): {frontier or 'none'}"]
         lines += [f"Note: {n}" for n in self.notes]
         lines += ["", "Evidence per VM:"] + [f"  {vm}: {self.vm_evidence[vm].grade}" + (
-            f" ({'; '.join(r.message.removeprefix(vm + ': ') for r in self.vm_evidence[vm].reasons)})"
+            " " + aside('; '.join(r.message.removeprefix(vm + ': ') for r in self.vm_evidence[vm].reasons))
             if self.vm_evidence[vm].reasons else "") for vm in self.vms["vm"] if vm in self.vm_evidence]
         return "\n".join(lines)
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError, PlanError
-from capmodel.formatting import Column, decimals_for, number, percent, r_squared, shows_width, table
+from capmodel.formatting import Column, aside, decimals_for, number, percent, r_squared, shows_width, table
 from capmodel.models.closed_form import usl_throughput
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
@@ -130,8 +130,9 @@ class ProductionAnswer:
         usl = "; ".join(r.message for r in self.usl_evidence.reasons if r.grade != "sound") or "it was not fitted"
         if self.method == LAWS:
             return (f"the USL fit is {self.usl_evidence.grade if self.usl is not None else 'not available'} "
-                    f"({usl}), so the server's CPU per operation and the bottleneck law answer")
-        return f"the USL fit cannot answer ({usl}) and the operational laws cannot either ({self._laws_problem})"
+                    f"{aside(usl)}, so the server's CPU per operation and the bottleneck law answer")
+        return (f"the USL fit cannot answer {aside(usl)} and the operational laws cannot either "
+                f"{aside(self._laws_problem)}")
 
     @property
     def saturation_throughput(self) -> Estimate | None:

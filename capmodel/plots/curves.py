@@ -73,19 +73,25 @@ def throughput_figure(curve: pd.DataFrame, fits=None, level: float | None = 0.95
     return fig
 
 
+#: the legend of a mean latency the curve does not hold but Little's law derives from its N and X
+DERIVED_MEAN = "mean derived from N and X by Little's law, not measured"
+
+
 def latency_figure(curve: pd.DataFrame, fits=None, target_ms: float | None = None, upto: float | None = None,
                    think_time: float = 0.0, title: str = "Mean latency against concurrency") -> go.Figure:
-    """Measured mean latency against each fit's Little's-law mean N/X(N) (mean against mean), and a target line.
+    """The curve's mean latency against each fit's Little's-law mean N/X(N) − Z (mean against mean), and a target
+    line.
 
-    The model gives a mean, so it is compared with the measured mean: the ``latency_mean_ms`` column, else the mean
-    Little's law gives from the measured points themselves (N/X, closed system). Measured percentiles are drawn too,
-    in grey and named as percentiles, for context only."""
+    The model gives a mean, so it is compared with a mean: the measured ``latency_mean_ms`` column, else the mean
+    Little's law derives from the measured points themselves (N/X − Z, closed system), drawn and named as derived
+    (``DERIVED_MEAN``), never as measured: it holds no more than the throughput does. Measured percentiles are
+    drawn too, in grey and named as percentiles, for context only."""
     fig = go.Figure()
     if "latency_mean_ms" in curve.columns and curve["latency_mean_ms"].notna().any():
         measured, label = curve["latency_mean_ms"], "measured mean"
     else:
-        measured = curve["concurrency"] / curve["throughput"].where(curve["throughput"] > 0) * 1000.0
-        label = "measured mean from N/X (Little's law)"
+        measured = (curve["concurrency"] / curve["throughput"].where(curve["throughput"] > 0) - think_time) * 1000.0
+        label = DERIVED_MEAN
     fig.add_trace(go.Scatter(x=curve["concurrency"], y=measured, mode="markers+lines", name=label,
                              line=dict(color=COLORS[0], dash="dot"), marker=dict(size=8)))
     for i, (column, name) in enumerate(LATENCY_COLUMNS.items()):

@@ -34,6 +34,25 @@ def _label(row) -> str:
     return f"{row['cluster']} · {member}" if isinstance(row["cluster"], str) else member
 
 
+def _labels(rows: pd.DataFrame) -> list[str]:
+    """Each row's ``_label``, one per row: a folder that reports the name another row has (a copy of a member's FTDC)
+    is told apart by the nearest part of its path where the folders differ ("db-1-copy", not "…/diagnostic.data"
+    twice), or the two would share one bar and their labels overprint each other."""
+    from pathlib import PurePath
+
+    plain = [_label(rows.iloc[i]) for i in range(len(rows))]
+    out = list(plain)
+    for label in {x for x in plain if plain.count(x) > 1}:
+        rows_of = [i for i, x in enumerate(plain) if x == label]
+        parts = {i: PurePath(str(rows.iloc[i]["folder"])).parts[::-1] for i in rows_of}
+        for i in rows_of:
+            others = [parts[j] for j in rows_of if j != i]
+            depth = next((d for d, part in enumerate(parts[i]) if all(d >= len(o) or o[d] != part for o in others)),
+                         None)
+            out[i] = f"{label} · {parts[i][depth] if depth is not None else _short_folder(rows.iloc[i]['folder'])}"
+    return out
+
+
 def _state(row) -> str:
     return "failed" if isinstance(row["error"], str) else str(row["verdict"])
 
@@ -47,6 +66,7 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
     column, unit = ("runway", "runway (months") if by_runway else ("spare", "spare (fraction of the planned throughput")
     fig = go.Figure()
     order = list(range(len(rows)))[::-1]              # plotly draws the first category at the bottom
+    names = _labels(rows)
     for state, color in VERDICT_COLORS.items():
         picked = [i for i in order if _state(rows.iloc[i]) == state]
         if not picked:
@@ -54,7 +74,7 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
         labels, values, texts, low, high = [], [], [], [], []
         for i in picked:
             row = rows.iloc[i]
-            labels.append(_label(row))
+            labels.append(names[i])
             if state == "failed":
                 values.append(0.0), texts.append("failed: unreadable FTDC"), low.append(0.0), high.append(0.0)
                 continue
@@ -90,8 +110,9 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                                       "Spare fraction of the planned throughput at the busiest load"),
                       height=max(HEIGHT, 60 + 28 * len(rows)), barmode="overlay", legend_title="verdict",
                       xaxis_title=unit + (f"; {cap})" if cap else ")"),     # the unit in parentheses, as every axis
-                      yaxis=dict(title="server (replica set · host:port)", categoryorder="array",
-                                 categoryarray=[_label(rows.iloc[i]) for i in order]),
+                      # a space between each server's name and a stub's words at 0 ("past the target now")
+                      yaxis=dict(title="server (replica set · host:port)", categoryorder="array", ticksuffix="  ",
+                                 categoryarray=[names[i] for i in order]),
                       showlegend=True, legend=dict(orientation="h", y=-0.2))
     return fig
 
@@ -105,7 +126,7 @@ def load_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: str 
     target and its saturation (capacity with its interval), in ops/s; a server without a usable capacity shows its
     load alone, its capacity bar left out and said so in its label."""
     order = list(range(len(rows)))[::-1]
-    labels = [_label(rows.iloc[i]) for i in order]
+    labels = [_labels(rows)[i] for i in order]
     usable = [_state(rows.iloc[i]) in ("sound", "weak") for i in order]
     busiest, capacity, low, high = (_numbers(rows, column, order) for column in
                                     ("busiest_ops", "capacity_ops", "capacity_low", "capacity_high"))

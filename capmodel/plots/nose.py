@@ -9,6 +9,10 @@ from capmodel.plots.curves import COLORS, HEIGHT
 from capmodel.formatting import number
 
 
+#: the legend of the latency curve of a fit without coherency: one branch, no nose
+NO_NOSE = "USL R(X): no coherency term, so no nose"
+
+
 def nose_figure(curve: pd.DataFrame, latency_fit, target_ms: float | None = None,
                 title: str = "Latency against throughput: the nose") -> go.Figure:
     """Observed (throughput, mean latency) points, the fitted lower and upper branches meeting at the peak, the peak
@@ -17,13 +21,19 @@ def nose_figure(curve: pd.DataFrame, latency_fit, target_ms: float | None = None
     fig.add_trace(go.Scatter(x=curve["throughput"], y=curve["latency_mean_ms"], mode="markers",
                              name="observed intervals", marker=dict(size=7, color="#333333", opacity=0.6)))
     peak = latency_fit.peak_throughput
+    nose = np.isfinite(peak) and np.isfinite(latency_fit.peak_latency_ms)
     if np.isfinite(peak):
-        grid = np.linspace(peak * 1e-3, peak, 300)
-        for branch, color, dash in (("lower", COLORS[0], None), ("upper", COLORS[1], "dot")):
+        # without coherency (kappa = 0) the latency has one branch, rising without end towards the ceiling: no nose,
+        # no upper branch and no peak drawn or named in the legend
+        grid = np.linspace(peak * 1e-3, peak if nose else peak * 0.999, 300)
+        branches = (("lower", COLORS[0], None), ("upper", COLORS[1], "dot")) if nose else (("lower", COLORS[0], None),)
+        for branch, color, dash in branches:
             fig.add_trace(go.Scatter(x=grid, y=latency_fit.latency_ms(grid, branch), mode="lines",
-                                     name=f"USL R(X), {branch} branch", line=dict(color=color, width=2, dash=dash)))
-        fig.add_trace(go.Scatter(x=[peak], y=[latency_fit.peak_latency_ms], mode="markers", name="peak (nose)",
-                                 marker=dict(symbol="star", size=14, color=COLORS[1])))
+                                     name=f"USL R(X), {branch} branch" if nose else NO_NOSE,
+                                     line=dict(color=color, width=2, dash=dash)))
+        if nose:
+            fig.add_trace(go.Scatter(x=[peak], y=[latency_fit.peak_latency_ms], mode="markers", name="peak (nose)",
+                                     marker=dict(symbol="star", size=14, color=COLORS[1])))
     if target_ms is not None:
         fig.add_hline(y=target_ms, line=dict(color="#b00", dash="dash"), annotation_text=f"target "
                                                                                          f"{number(target_ms, 6)} ms")

@@ -7,11 +7,13 @@ kernel and are left out of the page.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
 
 from capmodel.errors import ReportError
+from capmodel.formatting import unbroken_names
 from capmodel.report.writing import write_text
 
 TEMPLATE_NAME = "capmodel_report.html.j2"
@@ -55,6 +57,26 @@ body.jp-Notebook { max-width: 1100px; margin: 0 auto; overflow-wrap: break-word;
 REMOVE_CELL_TAG = "remove-cell"        # a cell for readers of the notebook only (its title, its prose)
 REMOVE_OUTPUT_TAG = "remove-output"    # a compute cell whose printout is not for the page
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+#: what a page's text must not be changed inside: code, scripts, styles, the page's title
+_VERBATIM = re.compile(r"(<(script|style|pre|textarea|title|code)\b.*?</\2>)", re.S | re.I)
+
+
+def unbroken_page(page: str) -> str:
+    """A whole HTML page with ``unbroken_names`` applied to the text of its body (scripts, styles, code and
+    preformatted text as they are): no name or path on any page breaks at a hyphen."""
+    start = page.find("<body")
+    start = page.find(">", start) + 1 if start >= 0 else 0     # after the body's own tag (its attributes as they are)
+    head, body = page[:start], page[start:]
+    pieces = _VERBATIM.split(body)
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 3 == 0:
+            out.append(unbroken_names(piece))
+        elif i % 3 == 1:
+            out.append(piece)
+    return head + "".join(out)
 
 
 def _has_plotly(nb) -> bool:
@@ -113,5 +135,5 @@ def to_html(notebook: str | Path, html_path: str | Path | None = None, show_code
 
         resources["plotly_js"] = get_plotlyjs()
     body, _ = exporter(show_code).from_notebook_node(nb, resources=resources)
-    write_text(html_path, body)
+    write_text(html_path, unbroken_page(body))    # no name or path breaks at a hyphen, on any page
     return html_path

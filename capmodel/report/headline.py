@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import html
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from capmodel.formatting import unbroken_names
+from capmodel.formatting import unbroken_names, unnested
 
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
 CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
@@ -118,6 +119,31 @@ def _shown(value) -> str:
     return str(value)
 
 
+def distinct_names(paths) -> list[str]:
+    """Each path by its last parts, as few as tell it from the others (and never a bare "diagnostic.data", the name
+    every server's FTDC folder has): five members' folders read as "rs0-0_27017/diagnostic.data", ..., not as five
+    "diagnostic.data"."""
+    parts = [Path(str(p)).parts or (str(p),) for p in paths]
+    for depth in range(1, max((len(x) for x in parts), default=1) + 1):
+        names = [str(Path(*x[-depth:])) for x in parts]
+        generic = any(Path(n).name == "diagnostic.data" and len(x) > depth == 1 for n, x in zip(names, parts))
+        if len(set(names)) == len(names) and not generic:
+            return names
+    return [str(p) for p in paths]
+
+
+def folders_phrase(paths) -> str:
+    """The folders a report read, for its answer: one by its ``distinct_names`` name, several by their count and the
+    folder they share ("5 folders under /data/fleet"), or their names when they share none."""
+    paths = [str(p) for p in paths]
+    if len(paths) == 1:
+        return distinct_names(paths)[0]
+    common = os.path.commonpath(paths) if all(os.path.isabs(p) for p in paths) else ""
+    if common and common != os.sep and common not in paths:
+        return f"{len(paths)} folders under {common}"
+    return ", ".join(distinct_names(paths))
+
+
 def _not_given(value) -> bool:
     """0 or "": the value a parameters cell uses for "not given" (a flag's False is not one)."""
     return not isinstance(value, bool) and (value == "" or isinstance(value, (int, float)) and value == 0)
@@ -126,7 +152,7 @@ def _not_given(value) -> bool:
 def _parameter_state(default: bool, unused: bool, meaning: str | None = None) -> str:
     """"(default)", "(set)" in bold, with ", not used" inside the same parentheses when the inputs made it moot, and
     the notebook's words for a "not given" value ('0 means relative to the baseline') where it has one."""
-    note = (", not used" if unused else "") + (f"; {html.escape(meaning)}" if meaning and not unused else "")
+    note = (", not used" if unused else "") + (f"; {html.escape(unnested(meaning))}" if meaning and not unused else "")
     return f"(default{note})" if default else f"<strong>(set{note})</strong>"
 
 
@@ -167,9 +193,10 @@ class Headline:
             parts.append(f"MongoDB {html.escape(p.mongodb_version)}")
         lines = [" · ".join(parts)]
         if p.inputs:
+            names = distinct_names([where for _, where, _ in p.inputs])
             lines.append("Inputs: " + "; ".join(
-                f"<code>{html.escape(label)}</code> = {html.escape(Path(where).name)} "
-                f'<span class="sha">SHA-256 {sha}</span>' for label, where, sha in p.inputs))
+                f"<code>{html.escape(label)}</code> = {html.escape(name)} "
+                f'<span class="sha">SHA-256 {sha}</span>' for (label, _, sha), name in zip(p.inputs, names)))
         meaning = dict(p.meanings)
         if p.parameters:
             lines.append("Parameters: " + "; ".join(

@@ -6,7 +6,6 @@ The index is rebuilt from the executed notebooks themselves (their ``capmodel.re
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 import nbformat
@@ -67,7 +66,10 @@ def reports_in(folder: str | Path) -> list[dict]:
 
 
 def _value(value) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+    """A parameter as the report's own headline shows it (1 and 0.5, not 1.0; 0, 0.01, 0.03, not [0.0, 0.01, 0.03])."""
+    from capmodel.report.headline import _shown
+
+    return _shown(value)
 
 
 def _row(record: dict) -> str:
@@ -79,7 +81,7 @@ def _row(record: dict) -> str:
     shown = f'<ul class="params">{shown}</ul>' if shown else "defaults"
     status = (f'<span class="failed">failed: {html.escape(record["error"])}</span>' if record.get("error")
               else f'ok ({record.get("total_s", 0):.1f}\u00a0s)')
-    date = html.escape(record.get("rendered_at", "").replace("T", " ").replace("+00:00", ""))
+    date = html.escape(record.get("rendered_at", "").replace("T", " ").replace("+00:00", " UTC"))
     grade = html.escape(record.get("grade") or "—")
     return (f"<tr><td>{link}</td><td>{html.escape(record.get('question', ''))}</td><td>{grade}</td><td>{shown}</td>"
             f'<td class="when">{date}</td><td>{status}</td></tr>')

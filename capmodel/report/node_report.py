@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from capmodel.formatting import Column, number, table
+from capmodel.formatting import Column, aside, number, table
 from capmodel.models.evidence import Evidence
 
 QUESTION = "How many legacy nodes match a cluster of new ones?"
@@ -54,7 +54,7 @@ class NodeReport:
         out = rows[~rows["usl_reachable"].astype(bool)]
         if len(out):
             text += "".join(f"; YCSB {r['workload']} is **unreachable** "
-                            f"({r['usl_note'].removeprefix('unreachable: ')})" for _, r in out.iterrows())
+                            f"{aside(r['usl_note'].removeprefix('unreachable: '))}" for _, r in out.iterrows())
         return text + "."
 
     def sensitivity_answer(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from capmodel.redact import redact_text
-from capmodel.formatting import number
+from capmodel.formatting import aside, number
 
 LIMIT = 300
 _CONFIGURED = re.compile(r"\s*\(configured timeouts:[^)]*\)")
@@ -42,7 +42,7 @@ def is_password_refused(exc: BaseException) -> bool:
 
 def password_refused(exc: BaseException) -> str:
     reason = str(exc).split(":", 1)[-1].strip().rstrip(".")
-    return (f"the password in the URI cannot be used for SCRAM authentication ({reason}): it holds a character "
+    return (f"the password in the URI cannot be used for SCRAM authentication {aside(reason)}: it holds a character "
             "SASLprep forbids (a control, unassigned or otherwise prohibited character); check how it is "
             "percent-encoded")
 

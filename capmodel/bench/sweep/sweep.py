@@ -34,6 +34,7 @@ from capmodel.bench.sweep.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append
 from capmodel.bench.client.runner import UNREACHABLE
 from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
+from capmodel.formatting import plural
 from capmodel.output_folder import (LOCK_FILE, FolderBefore, FolderLock, OutputFolderError, make_folder,
                                    write_atomic)
 from capmodel.redact import redact_text, redact_uri, secrets_masked
@@ -253,8 +254,8 @@ class Sweep:
                 record = self._measure(runner, client, workload, conc, rep, phase, attempt)
             except SchedulerLost as exc:
                 raise BenchError(f"{exc} during step concurrency={conc} repeat={rep}; "
-                                 f"{sum(s.get('status') == 'ok' for s in self.steps)} completed steps are saved in "
-                                 f"{self.out}; restart the cluster and rerun with --resume") from None
+                                 f"{self._saved()} in {self.out}; restart the cluster and rerun with "
+                                 "--resume") from None
             self.steps.append(record)
             append_step(self.steps_path, record)
             if record["status"] == "ok":
@@ -268,8 +269,12 @@ class Sweep:
         if cfg.on_error == "continue":
             return record
         raise BenchError(f"step concurrency={conc} repeat={rep} failed: {record['failure']}. "
-                         f"{sum(s.get('status') == 'ok' for s in self.steps)} completed steps are saved in "
-                         f"{self.out}; fix the server and rerun with --resume")
+                         f"{self._saved()} in {self.out}; fix the server and rerun with --resume")
+
+    def _saved(self) -> str:
+        """'1 completed step is saved', '3 completed steps are saved'."""
+        done = sum(s.get("status") == "ok" for s in self.steps)
+        return f"{plural(done, 'completed step')} {'is' if done == 1 else 'are'} saved"
 
     def _wait_for_server(self, client) -> None:
         deadline = time.monotonic() + self.config.server_selection_timeout_ms / 1000.0 * 2
