@@ -8,11 +8,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-<<<<<<< HEAD
-from capmodel.formatting import interval, number, plural
-=======
-from capmodel.formatting import interval, number, percent
->>>>>>> words9
+from capmodel.formatting import interval, number, percent, plural
 from capmodel.models.evidence import Evidence
 from capmodel.models.mix_spread import CPU
 from capmodel.models.renamed import table_frame
@@ -121,7 +117,7 @@ class MixWhatIf:
                     self.spread.values()) else "") + ".")
             lines += [f"{m}: how far its figures moved from one window of the observation to another, beyond the fit "
                       "(root mean square): " + ", ".join(
-                          f"{'the CPU' if key == CPU else f'the {key} latency'} ±{number(np.expm1(s) * 100, 2)}% over "
+                          f"{'the CPU' if key == CPU else f'the {key} latency'} ±{percent(np.expm1(s))} over "
                           + (plural(k, "window") if i == 0 else f"{k}") for i, (key, (s, k)) in enumerate(spread.items()))
                       + "."
                       for m, spread in self.spread.items() if spread and m in answered]
