@@ -26,6 +26,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from capmodel.csv_cells import guarded
+
 DASH = "—"
 TINY = 1e-12    # smaller figures (a residual of a curve fitted exactly, a rounding error) read as "about 0"
 SHORT_TEXT = 24  # a text cell up to this long is a name: kept on one line
@@ -332,7 +334,9 @@ class Table:
         return dataclasses.replace(col, decimals=int(places))
 
     def csv(self) -> str:
-        """The raw values (not rounded) with the readable headers; missing values empty."""
+        """The raw values (not rounded) with the readable headers; missing values empty; a text cell a spreadsheet
+        would take for a formula guarded (``capmodel.csv_cells``: a host name from a server's metadata is outside
+        text)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow([c.header for c in self.columns.values()])
@@ -340,7 +344,7 @@ class Table:
             values = []
             for key in self.columns:
                 value = row.get(key)
-                values.append("" if is_missing(value) else value)
+                values.append("" if is_missing(value) else guarded(value))
             writer.writerow(values)
         return out.getvalue()
 

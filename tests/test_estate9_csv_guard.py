@@ -107,3 +107,20 @@ def test_our_readers_read_the_hosts_back_as_they_were(hostile_set, capsys):
     for host in hosts:                                      # each member's own folder reads as its samples
         member = read_observation(out / "members" / folder_name(host))
         assert len(member.samples) > 0
+
+
+def test_a_pages_table_download_guards_a_host_named_like_a_formula():
+    """formatting.Table.csv (fleet.csv, every report table's CSV download): the outside text guarded, numbers kept,
+    and the csv module's reader with csv_cells.unguarded gives every cell back as it was."""
+    import csv
+    import io
+
+    from capmodel.formatting import Column, table
+
+    frame = pd.DataFrame({"host": ["=HYPERLINK(\"http://x\")", "@evil:27018", "db-1:27017", "-db"],
+                          "spare": [-0.25, 0.5, np.nan, 1.0]})
+    rows = list(csv.reader(io.StringIO(table(frame, {"host": Column("host", "text"), "spare": "spare"}).csv())))
+    assert rows[0] == ["host", "spare"]
+    assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"http://x\")", "'@evil:27018", "db-1:27017", "'-db"]
+    assert [r[1] for r in rows[1:]] == ["-0.25", "0.5", "", "1.0"]            # a negative number stays a number
+    assert [unguarded(r[0]) for r in rows[1:]] == list(frame["host"])
