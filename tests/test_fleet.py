@@ -452,7 +452,7 @@ def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_
     runway = a2["capacity"]["runway_months"]["estimate"]
     assert f"{percent(a2['spare_fraction'])} of its planned throughput spare" in line_a2   # generated: no width
     assert f"{runway:.1f} months of runway at 5% growth a month" in line_a2
-    assert lines[-2].startswith("db-a1:27017 limits the set:") and lines[-2].endswith("the least of the 2 members.")
+    assert lines[-2].startswith("db-a1:27017 limits the set:") and lines[-2].endswith("the least spare of the 2 members.")
     argv.insert(2 + len(folders), str(broken))
     assert main([*argv, "--out", str(tmp_path / "b")]) == 0
     answer = capsys.readouterr().out.splitlines()[-2]

@@ -66,7 +66,7 @@ def test_a_copied_members_folder_is_counted_once(folders, tmp_path, capsys):
     assert [m["host"] for m in result["members"]] == ["a:27017", "b:27017"]
     assert f"{folders['acopy']} holds a copy of {folders['a']}'s FTDC (the same member and window): counted once" \
         in result["notes"]
-    assert result["answer"].endswith("the least of the 2 members.")
+    assert result["answer"].endswith("the least spare of the 2 members.")
 
 
 def test_one_folder_named_twice_is_one_server_not_a_set_of_one(folders, tmp_path, capsys):

@@ -122,7 +122,9 @@ def test_report_07s_answer_names_each_figure_as_its_table_shows_it():
         assert f"already **{above}% above**" in text
     else:
         assert f"**{spare}%** of the planned throughput is spare" in text
-    if low != "—":
+    if low != "—" and above is not None and high.startswith("-"):   # all of it above: said in the sentence's sense
+        assert f"({high.removeprefix('-')}% to {low.removeprefix('-')}% above)" in text
+    elif low != "—":
         assert f"{low}% to {high}%" in text
     assert rows["CPU per operation (service demand)"][2] in text
 
@@ -193,3 +195,20 @@ def test_report_07s_table_gives_no_background_figure_the_fit_could_not_measure(t
     rows = {r[0]: r for r in made.cells()}
     assert rows["background CPU"][2] == NOT_SEPARATED
     assert any(n.startswith(f"{NOT_SEPARATED}:") for n in made.footnotes)
+
+
+def test_a_spare_past_the_plan_gives_its_interval_in_the_same_sense():
+    """'already 17% above its planned throughput (15% to 19% above)': the interval of the figure the sentence names,
+    not of the spare fraction's negative ('(spare -19% to -15%)' beside '17% above' read as two conventions); where
+    the interval reaches the plan, the spare's own range, which says so."""
+    from types import SimpleNamespace
+
+    from capmodel.models.estimate import Estimate
+    from capmodel.observe.members import spare_phrase
+
+    above = SimpleNamespace(spare_fraction=Estimate(-0.17, -0.19, -0.15))
+    assert spare_phrase(above) == "already 17% above its planned throughput (15% to 19% above)"
+    reaching = SimpleNamespace(spare_fraction=Estimate(-0.05, -0.12, 0.03))
+    assert spare_phrase(reaching) == "already 5% above its planned throughput (spare -12% to 3%)"
+    spare = SimpleNamespace(spare_fraction=Estimate(0.12, 0.09, 0.15))
+    assert spare_phrase(spare) == "12% of its planned throughput spare (9% to 15%)"

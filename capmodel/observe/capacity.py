@@ -157,7 +157,8 @@ class ServerCapacity:
                                                                                             else ".")
         else:
             text += f", already **{_pct(-spare.estimate)} above** the planned throughput" + (
-                f" (spare {bounds})." if bounds else ".")
+                "." if not bounds else f" ({_pct(-spare.high)} to {_pct(-spare.low)} above)." if spare.high <= 0 else
+                f" (spare {bounds}).")   # the interval in the sentence's own sense, while all of it is above
         months = self.runway_months
         if months is not None:
             if months.estimate == 0:

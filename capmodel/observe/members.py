@@ -205,11 +205,11 @@ class ReplicaSetObservation:
         ranked = sum(m.usable for m in self.members)
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:
-            least = "the only member given" if ranked == 1 else f"the least of the {_count(ranked, 'member')}"
+            least = "the only member given" if ranked == 1 else f"the least spare of the {_count(ranked, 'member')}"
             return f"{top.host} {limits}: {figures}, {least}."
         busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
         if not busier:      # the members not ranked carried less load than the one named
-            return (f"{top.host} {limits}: {figures}, the least of the {_count(ranked, 'ranked member')}; "
+            return (f"{top.host} {limits}: {figures}, the least spare of the {_count(ranked, 'ranked member')}; "
                     f"the members not ranked carried less load. Not ranked (verdict unusable or no capacity): {why}.")
         maybe = ("the set's limit may be a member that could not be ranked" if self.replica_sets <= 1 else
                  "a server that could not be ranked may be closer to its capacity")
@@ -274,7 +274,7 @@ def _count(n: int, noun: str) -> str:
 
 def spare_phrase(capacity) -> str:
     """The spare fraction in words: "12% of its planned throughput spare (9% to 15%)", or, past the plan, "already
-    3% above its planned throughput (spare -5% to -1%)"."""
+    3% above its planned throughput (1% to 5% above)" ("(spare -5% to 1%)" where the interval reaches the plan)."""
     from capmodel.formatting import percent, shows_width
 
     spare = capacity.spare_fraction
@@ -282,7 +282,9 @@ def spare_phrase(capacity) -> str:
     bounds = f"{percent(spare.low)} to {percent(spare.high)}" if known else ""
     if spare.estimate >= 0:
         return f"{percent(spare.estimate)} of its planned throughput spare" + (f" ({bounds})" if known else "")
-    return f"already {percent(-spare.estimate)} above its planned throughput" + (f" (spare {bounds})" if known else "")
+    return f"already {percent(-spare.estimate)} above its planned throughput" + (
+        "" if not known else f" ({percent(-spare.high)} to {percent(-spare.low)} above)" if spare.high <= 0 else
+        f" (spare {bounds})")
 
 
 #: hosts named per reason in the answer; the rest counted (every member's row names its own reason)
