@@ -85,9 +85,19 @@ def assess_capacity(fit, capacity=None, comparison=None) -> Evidence:
     return assess_fit(fit, comparison, answer_concurrency=getattr(capacity, "operating_concurrency", None))
 
 
+#: the capacity's own reasons about its latency objective that a VM's verdict carries (a target met only on the
+#: retrograde branch; a p95 target held against the mean response time). An unreachable target is not one: the VM
+#: then carries no users by the objective, a sound answer the plan's notes give.
+CAPACITY_LATENCY_REASONS = ("latency_past_peak", "p95_not_measured")
+
+
 def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
-    """A VM planned from a fitted curve: the capacity's verdict, each reason named by VM."""
+    """A VM planned from a fitted curve: the capacity's verdict (the fit at its operating concurrency, and what its
+    latency objective rests on), each reason named by VM."""
     verdict = assess_capacity(fit, capacity, comparison)
+    own = getattr(capacity, "evidence", None)
+    if own is not None:
+        verdict = verdict + Evidence(tuple(r for r in own.reasons if r.code in CAPACITY_LATENCY_REASONS))
     return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value) for r in verdict.reasons))
 
 

@@ -1,0 +1,59 @@
+"""probe9: a plan's latency answers against their evidence (capmodel plan --curves with a latency objective)."""
+import json
+
+import pytest
+
+from capmodel.cli import main
+
+
+def usl(n, lam, sigma=0.05, kappa=0.0005):
+    return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
+
+
+def write_curves(tmp_path, p95_factor=None, unit=1.0):
+    """Two VMs' USL curves (lambda 500 and 1,000 ops/s per client); with ``p95_factor`` a latency_p95_ms column of
+    p95 = factor x N/X (ms), divided by ``unit`` (1,000: the column holds seconds)."""
+    lines = ["system,concurrency,throughput" + (",latency_p95_ms" if p95_factor else "")]
+    for vm, lam in (("small", 500.0), ("big", 1000.0)):
+        for n in (1, 2, 4, 8, 16, 32, 64, 128):
+            x = usl(n, lam)
+            extra = f",{p95_factor * n / x * 1000.0 / unit:.9f}" if p95_factor else ""
+            lines.append(f"{vm},{n},{x:.3f}{extra}")
+    curves = tmp_path / "curves.csv"
+    curves.write_text("\n".join(lines) + "\n")
+    catalog = tmp_path / "catalog.csv"
+    catalog.write_text("vm,monthly_cost\nsmall,100\nbig,180\n")
+    return catalog, curves
+
+
+def plan_json(capsys, catalog, curves, *extra):
+    assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "0.5",
+                 "--target-users", "5000", *extra, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_p95_target_against_mean_response_time_is_weak_per_vm(tmp_path, capsys):
+    """No p95 measured: the 3 ms p95 target is held against the mean N/X (small: 2 ms at one client, so it binds).
+    The capacity's own verdict says so (p95_not_measured); the plan printed each VM and the answer 'sound'."""
+    catalog, curves = write_curves(tmp_path)
+    out = plan_json(capsys, catalog, curves, "--latency-p95-ms", "3")
+    small = next(r for r in out["vms"] if r["vm"] == "small")
+    assert small["binding_limit"] == "latency"
+    codes = [r["code"] for r in small["evidence"]["reasons"]]
+    assert "p95_not_measured" in codes and small["evidence"]["grade"] == "weak"
+    assert out["evidence"]["grade"] == "weak"
+
+
+def test_p95_not_measured_is_said_in_the_text(tmp_path, capsys):
+    catalog, curves = write_curves(tmp_path)
+    assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "0.5",
+                 "--latency-p95-ms", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "small: weak" in text and "no p95 latency was measured" in text
+
+
+def test_without_a_latency_objective_no_latency_reason(tmp_path, capsys):
+    """The reason belongs to the latency objective: without one, the same curves stay sound."""
+    catalog, curves = write_curves(tmp_path)
+    out = plan_json(capsys, catalog, curves)
+    assert all("p95_not_measured" not in [r["code"] for r in row["evidence"]["reasons"]] for row in out["vms"])
