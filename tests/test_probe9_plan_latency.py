@@ -57,3 +57,26 @@ def test_without_a_latency_objective_no_latency_reason(tmp_path, capsys):
     catalog, curves = write_curves(tmp_path)
     out = plan_json(capsys, catalog, curves)
     assert all("p95_not_measured" not in [r["code"] for r in row["evidence"]["reasons"]] for row in out["vms"])
+
+
+def scale_reasons(row):
+    return [r for r in row["evidence"]["reasons"] if r["code"] == "latency_scale"]
+
+
+@pytest.mark.parametrize("unit, target, words", [(1000.0, "0.003", "seconds"), (0.001, "3000", "microseconds")])
+def test_latency_column_in_the_wrong_unit_is_said(tmp_path, capsys, unit, target, words):
+    """p95 = 1.8 x N/X written in seconds (or microseconds) under latency_p95_ms: the ratio the plan scales the target
+    by reads 0.0018 (or 1,800), which no closed-loop curve shows; the plan held the target against it as 'sound'."""
+    catalog, curves = write_curves(tmp_path, p95_factor=1.8, unit=unit)
+    out = plan_json(capsys, catalog, curves, "--latency-p95-ms", target)
+    for row in out["vms"]:
+        found = scale_reasons(row)
+        assert len(found) == 1 and row["evidence"]["grade"] == "weak"
+        assert found[0]["value"] == pytest.approx(1.8 / unit, rel=1e-3)
+        assert words in found[0]["message"]
+
+
+def test_latency_column_in_ms_is_not_flagged(tmp_path, capsys):
+    catalog, curves = write_curves(tmp_path, p95_factor=1.8)
+    out = plan_json(capsys, catalog, curves, "--latency-p95-ms", "3")
+    assert all(not scale_reasons(row) for row in out["vms"])

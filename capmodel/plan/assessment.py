@@ -86,9 +86,9 @@ def assess_capacity(fit, capacity=None, comparison=None) -> Evidence:
 
 
 #: the capacity's own reasons about its latency objective that a VM's verdict carries (a target met only on the
-#: retrograde branch; a p95 target held against the mean response time). An unreachable target is not one: the VM
+#: retrograde branch; a p95 target held against the mean response time; a p95 implausible beside N/X). An unreachable target is not one: the VM
 #: then carries no users by the objective, a sound answer the plan's notes give.
-CAPACITY_LATENCY_REASONS = ("latency_past_peak", "p95_not_measured")
+CAPACITY_LATENCY_REASONS = ("latency_past_peak", "p95_not_measured", "latency_scale")
 
 
 def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
