@@ -28,3 +28,12 @@ def test_negative_seed_in_the_python_api(tmp_path):
     with pytest.raises(InputError, match="seed must be a whole number >= 0, got -1"):
         fit.bootstrap(10, seed=-1)
     assert len(fit.bootstrap(10, seed=2**70).samples) == 10   # numpy takes any whole number >= 0
+
+
+@pytest.mark.parametrize("latency", [["--latency-p95-ms", "3"], ["--latency-increase", "0.05"]])
+def test_no_latency_with_a_latency_target_is_refused(capsys, latency):
+    """plan --no-latency --latency-p95-ms 3 planned with no latency objective: the target the user typed was
+    silently dropped ('Objectives: utilization <= 80%')."""
+    assert main(["plan", "--no-latency", *latency]) == 2
+    err = capsys.readouterr().err
+    assert "--no-latency" in err and latency[0] in err and len(err.strip().splitlines()) == 1

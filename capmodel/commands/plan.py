@@ -113,6 +113,11 @@ def _objectives(args):
     from capmodel.plan import Objectives
     from capmodel.plan.study import BENCHANT_OBJECTIVES
 
+    from capmodel.errors import PlanError
+
+    if args.no_latency and (args.latency_p95_ms is not None or args.latency_increase is not None):
+        given = "--latency-p95-ms" if args.latency_p95_ms is not None else "--latency-increase"
+        raise PlanError(f"--no-latency and {given} contradict each other (no latency objective, and one); give one")
     latency_increase = args.latency_increase
     if args.catalog is None and args.latency_p95_ms is None and latency_increase is None:
         latency_increase = BENCHANT_OBJECTIVES.latency_increase
