@@ -37,3 +37,35 @@ def test_no_latency_with_a_latency_target_is_refused(capsys, latency):
     assert main(["plan", "--no-latency", *latency]) == 2
     err = capsys.readouterr().err
     assert "--no-latency" in err and latency[0] in err and len(err.strip().splitlines()) == 1
+
+
+def node_curve(tmp_path):
+    path = tmp_path / "nodes.csv"
+    path.write_text("nodes,ops\n1,6000\n2,11000\n4,20000\n8,33000\n")
+    return ["--node-curve", str(path), "--concurrency", "nodes", "--throughput", "ops"]
+
+
+@pytest.mark.parametrize("assumed", [["--sigma", "0.1"], ["--kappa", "0.001"], ["--sigma", "0"]])
+def test_nodes_assumed_scaling_beside_a_node_curve_is_refused(tmp_path, capsys, assumed):
+    """nodes --sigma 0.1 --node-curve FILE printed the fitted sigma (0.05842) as if the typed one did not exist."""
+    code = main(["nodes", "--reference-ops", "100000", "--candidate-ops", "20000", "--reference-nodes", "4",
+                 *assumed, *node_curve(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and assumed[0] in err and "--node-curve" in err
+
+
+def test_nodes_bootstrap_without_a_node_curve_is_refused(capsys):
+    """nodes --bootstrap 50 without --node-curve: no interval was drawn, and nothing said the option did nothing."""
+    assert main(["nodes", "--reference-ops", "100000", "--candidate-ops", "20000", "--bootstrap", "50"]) == 2
+    assert "--bootstrap" in capsys.readouterr().err
+
+
+def test_nodes_defaults_still_hold(tmp_path, capsys):
+    """Without the options: sigma = kappa = 0 assumed (20 nodes = 4 x 100,000 / 20,000), 200 bootstrap samples."""
+    assert main(["nodes", "--reference-ops", "100000", "--candidate-ops", "20000", "--reference-nodes", "4",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["usl"]["sigma"] == 0 and out["usl"]["kappa"] == 0 and out["rows"][0]["nodes_usl"] == 20
+    assert main(["nodes", "--reference-ops", "100000", "--candidate-ops", "20000", "--reference-nodes", "4",
+                 *node_curve(tmp_path)]) == 0
+    assert "(200 samples)" in capsys.readouterr().out

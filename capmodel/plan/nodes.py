@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from capmodel.constraints import Number
 from capmodel.errors import PlanError
 from capmodel.models.evidence import Evidence
 from capmodel.plan.assessment import assess_scale_out
@@ -24,6 +25,9 @@ from capmodel.formatting import number
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
 ROUNDING = ("nearest", "up")
 
+
+#: bootstrap samples of a fit over node count (``node_curve``)
+BOOTSTRAP_SAMPLES = Number(int, 0, 100_000, text=False, name="bootstrap (--bootstrap)")
 
 def _round(x: float, rounding: str) -> int:
     # "nearest" as the brief does it: 3 x 8.7 = 26.1 -> "about 26"; halves go up (25.5 -> 26).
@@ -220,7 +224,7 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     from capmodel.constraints import Number
 
     max_nodes = Number(int, 1, 1_000_000, text=False).check(max_nodes, PlanError, "max nodes (--max-nodes)")
-    bootstrap = Number(int, 0, 100_000, text=False).check(bootstrap, PlanError, "bootstrap (--bootstrap)")
+    bootstrap = BOOTSTRAP_SAMPLES.check(bootstrap, PlanError)
     if table is None:
         from capmodel.data import datasets
 
