@@ -69,3 +69,27 @@ def test_nodes_defaults_still_hold(tmp_path, capsys):
     assert main(["nodes", "--reference-ops", "100000", "--candidate-ops", "20000", "--reference-nodes", "4",
                  *node_curve(tmp_path)]) == 0
     assert "(200 samples)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("interval", [["--bootstrap", "50"], ["--level", "0.9"]])
+def test_shards_interval_options_without_a_curve_are_refused(capsys, interval):
+    """shards --bootstrap 50 (or --level 0.9) on assumed scaling printed the bundled answer with no interval and no
+    word that the option did nothing."""
+    assert main(["shards", *interval]) == 2
+    err = capsys.readouterr().err
+    assert interval[0] in err and "--curve" in err
+
+
+def test_shards_level_with_no_bootstrap_is_refused(tmp_path, capsys):
+    path = tmp_path / "shards.csv"
+    path.write_text("shards,ops\n1,60000\n2,118000\n4,230000\n8,440000\n")
+    curve = ["--curve", str(path), "--concurrency", "shards", "--throughput", "ops"]
+    assert main(["shards", *curve, "--bootstrap", "0", "--level", "0.9"]) == 2
+    assert "--level" in capsys.readouterr().err
+    assert main(["shards", *curve, "--bootstrap", "30", "--level", "0.9", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model"]["level"] == 0.9
+
+
+def test_shards_bad_interval_value_is_named_before_its_applicability(capsys):
+    assert main(["shards", "--level", "1"]) == 2
+    assert "level must be" in capsys.readouterr().err
