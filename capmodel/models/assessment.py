@@ -368,7 +368,8 @@ def supported_instead(fit, evidence: Evidence) -> str:
     codes = {r.code for r in evidence.reasons if r.grade == "unusable"}
     if "client_bound" in codes:
         sentences.append(f"every step was client-bound: the server's ceiling is at least the best measured "
-                         f"{_n(best)} ops/s; measure from a separate client host (or with more client processes)")
+                         f"{_n(best)} ops/s; measure from a separate client host (or with more client processes, "
+                         "or without a throughput target)")
     if "below_one" in codes:
         sentences.append(f"the server never ran more than {_n(float(np.max(fit.concurrency)))} operations at once; "
                          f"its peak cannot be located from this window (it sustained at least {_n(best)} ops/s)")
