@@ -93,3 +93,21 @@ def test_shards_level_with_no_bootstrap_is_refused(tmp_path, capsys):
 def test_shards_bad_interval_value_is_named_before_its_applicability(capsys):
     assert main(["shards", "--level", "1"]) == 2
     assert "level must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--bootstrap", "10"], ["--level", "0.5"]])
+def test_mva_interval_options_with_a_model_file_are_refused(tmp_path, capsys, option):
+    """mva MODEL.yaml --bootstrap 10 (or --level 0.5) solved the file and printed no interval: the options belong to
+    --observed, as --cores, --scale and --rates (already refused) do."""
+    model = tmp_path / "model.yaml"
+    model.write_text("classes:\n  web: {population: 20, think_time: 1.0}\nstations:\n  cpu: {demands: {web: 0.05}}\n")
+    assert main(["mva", str(model), *option]) == 2
+    err = capsys.readouterr().err
+    assert option[0] in err and "--observed" in err
+    assert main(["mva", str(model), "--json"]) == 0   # the file alone still solves: exact MVA, one queue
+    queue = 0.0
+    for n in range(1, 21):   # Reiser & Lavenberg's recursion: R = D (1 + Q), X = n / (Z + R), Q = X R
+        response = 0.05 * (1 + queue)
+        throughput = n / (1.0 + response)
+        queue = throughput * response
+    assert json.loads(capsys.readouterr().out)["classes"][0]["throughput"] == pytest.approx(throughput, rel=1e-9)
