@@ -336,6 +336,8 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
     ``bootstrap`` (the fit's ``BootstrapResult`` when the answer shows one) widens the interval check to the wider of
     the asymptotic and the bootstrap interval.
     """
+    from capmodel.models.influence import check_single_point
+
     answer_n = answer_concurrency
     if answer_n is None and math.isfinite(fit.peak_concurrency):
         answer_n, what = fit.peak_concurrency, "the peak"
@@ -352,6 +354,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_kappa_interval(fit, level),
         check_ceiling_reach(fit),
         check_model_choice(fit, comparison),
+        check_single_point(fit),
     )
     # a reason found twice (R² not a number, the peak's extrapolation: also warnings) is kept once; the answer's own
     # extrapolation (at the plan's operating N) stands for the peak's, which a warning adds
