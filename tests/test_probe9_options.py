@@ -111,3 +111,13 @@ def test_mva_interval_options_with_a_model_file_are_refused(tmp_path, capsys, op
         throughput = n / (1.0 + response)
         queue = throughput * response
     assert json.loads(capsys.readouterr().out)["classes"][0]["throughput"] == pytest.approx(throughput, rel=1e-9)
+
+
+@pytest.mark.parametrize("option", [["--tolerance", "0.05"], ["--max-steps", "5"]])
+def test_bench_adaptive_options_without_adaptive_are_refused(tmp_path, capsys, option):
+    """bench --tolerance 0.05 (or --max-steps 5) without --adaptive went on to measure every --concurrency value:
+    the option steered nothing. Refused before any server is reached (the URI has no server)."""
+    code = main(["bench", "--uri", "mongodb://127.0.0.1:1/", "--concurrency", "1,2", *option,
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and option[0] in err and "--adaptive" in err and "cannot reach" not in err
