@@ -337,6 +337,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
     the asymptotic and the bootstrap interval.
     """
     from capmodel.models.influence import check_single_point
+    from capmodel.models.little import check_in_flight
 
     answer_n = answer_concurrency
     if answer_n is None and math.isfinite(fit.peak_concurrency):
@@ -355,6 +356,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_ceiling_reach(fit),
         check_model_choice(fit, comparison),
         check_single_point(fit),
+        check_in_flight(fit),
     )
     # a reason found twice (R² not a number, the peak's extrapolation: also warnings) is kept once; the answer's own
     # extrapolation (at the plan's operating N) stands for the peak's, which a warning adds
