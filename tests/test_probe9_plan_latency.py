@@ -80,3 +80,26 @@ def test_latency_column_in_ms_is_not_flagged(tmp_path, capsys):
     catalog, curves = write_curves(tmp_path, p95_factor=1.8)
     out = plan_json(capsys, catalog, curves, "--latency-p95-ms", "3")
     assert all(not scale_reasons(row) for row in out["vms"])
+
+
+def measured_plan(capsys, tmp_path, p95s, *extra):
+    catalog = tmp_path / "catalog.csv"
+    catalog.write_text("vm,monthly_cost\nsmall,100\nbig,180\n")
+    measurements = tmp_path / "measurements.csv"
+    measurements.write_text("vm,throughput,cpu_util,latency_p95_ms\n"
+                            f"small,4000,0.7,{p95s[0]}\nbig,8000,0.7,{p95s[1]}\n")
+    assert main(["plan", "--catalog", str(catalog), "--measurements", str(measurements), "--ops-per-user", "0.5",
+                 *extra, "--json"]) == 0
+    return {row["vm"]: row for row in json.loads(capsys.readouterr().out)["vms"]}
+
+
+def test_measured_p95_in_seconds_is_said(tmp_path, capsys):
+    """latency_p95_ms written in seconds (0.004 for 4 ms): every ms target passes; the plan said 'sound'."""
+    rows = measured_plan(capsys, tmp_path, ("0.004", "0.0035"), "--latency-p95-ms", "10")
+    for vm, p95 in (("small", 0.004), ("big", 0.0035)):
+        found = scale_reasons(rows[vm])
+        assert len(found) == 1 and found[0]["value"] == pytest.approx(p95) and "seconds" in found[0]["message"]
+    rows = measured_plan(capsys, tmp_path, ("4", "3.5"), "--latency-p95-ms", "10")
+    assert all(not scale_reasons(row) for row in rows.values())
+    rows = measured_plan(capsys, tmp_path, ("0.004", "0.0035"), "--no-latency")   # no objective: the column unused
+    assert all(not scale_reasons(row) for row in rows.values())
