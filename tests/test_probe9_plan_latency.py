@@ -103,3 +103,15 @@ def test_measured_p95_in_seconds_is_said(tmp_path, capsys):
     assert all(not scale_reasons(row) for row in rows.values())
     rows = measured_plan(capsys, tmp_path, ("0.004", "0.0035"), "--no-latency")   # no objective: the column unused
     assert all(not scale_reasons(row) for row in rows.values())
+
+
+def test_a_fitted_vms_one_sided_interval_is_explained_as_its_bootstrap(tmp_path, capsys):
+    """A relative latency target on noise-free fitted curves: small's users read '5,604 (5,604 to 5,605) †', and the
+    footnote explained the † only by a stated input range ('2.5-2.6x used as 2.6x'), which a fitted VM has none of."""
+    catalog, curves = write_curves(tmp_path, p95_factor=1.8)
+    assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--baseline-vm", "small",
+                 "--baseline-users", "5000", "--baseline-throughput", "2500", "--latency-increase", "0.05"]) == 0
+    out = capsys.readouterr().out
+    small = next(line for line in out.splitlines() if line.startswith("small "))
+    assert small.rstrip().endswith("latency") and "†" in small
+    assert "a fitted VM's bootstrap resamples all fall on one side of its fit" in out
