@@ -108,7 +108,10 @@ def test_measured_p95_in_seconds_is_said(tmp_path, capsys):
 def test_a_fitted_vms_one_sided_interval_is_explained_as_its_bootstrap(tmp_path, capsys):
     """A relative latency target on noise-free fitted curves: small's users read '5,604 (5,604 to 5,605) †', and the
     footnote explained the † only by a stated input range ('2.5-2.6x used as 2.6x'), which a fitted VM has none of."""
-    catalog, curves = write_curves(tmp_path, p95_factor=1.8)
+    catalog, curves = write_curves(tmp_path)
+    rows = [f"{vm},{n},{usl(n, lam):.1f},{1.8 * n / usl(n, lam) * 1000:.3f}" for vm, lam in (("small", 500.0),
+            ("big", 1000.0)) for n in (1, 2, 4, 8, 16, 32, 64, 128)]   # rounded as a pasted table is
+    curves.write_text("system,concurrency,throughput,latency_p95_ms\n" + "\n".join(rows) + "\n")
     assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--baseline-vm", "small",
                  "--baseline-users", "5000", "--baseline-throughput", "2500", "--latency-increase", "0.05"]) == 0
     out = capsys.readouterr().out
