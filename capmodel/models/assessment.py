@@ -38,6 +38,9 @@ The thresholds are module constants so that the reports, the CLI and the tests u
   judged: capmodel.models.measured_fall) is contradicted by the data: the server did turn down (unusable).
 - ``CEILING_REACH_WEAK`` = 0.5: for a model without a peak, the ceiling λ/σ is a limit as N grows without bound; when
   the best measured throughput is below half of it, the curve has not bent enough to show where it levels off (weak).
+  ``CEILING_REACH_UNUSABLE`` = 0.1: Amdahl's curve reaches half its ceiling at N ≈ 1/σ; a best rate below a tenth of
+  the ceiling puts that N some 9x past the largest measured, beyond the 4x that makes a concurrency extrapolation
+  unusable: the ceiling is the formula's, not the data's (a 63,000 ops/s sweep "approaching 30,701,791").
 """
 from __future__ import annotations
 
@@ -60,6 +63,7 @@ INTERVAL_WIDTH_WEAK = 0.5
 PAST_PEAK_TOLERANCE = 0.05
 PAST_PEAK_RSE = 2.0
 CEILING_REACH_WEAK = 0.5
+CEILING_REACH_UNUSABLE = 0.1
 FEW_DF = 3
 WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which one point may decide the fit
 
@@ -299,14 +303,21 @@ def check_past_peak(fit) -> Reason | None:
 
 
 def check_ceiling_reach(fit) -> Reason | None:
-    """A ceiling the measured curve came nowhere near (best below half of it) -> weak."""
+    """A ceiling the measured curve came nowhere near: best below half of it -> weak, below a tenth -> unusable."""
     kind, limit = model_limit(fit)
     best, _ = best_measured(fit)
     if kind != "ceiling" or best >= CEILING_REACH_WEAK * limit:
         return None
-    return Reason("ceiling_reach", "weak", f"the best measured throughput ({_n(best)} ops/s) is {best / limit:.0%} "
+    share = best / limit
+    grade = "unusable" if share < CEILING_REACH_UNUSABLE else "weak"
+    shown = f"{share:.0%}" if share >= 0.01 else f"{number(share * 100, 2)}%"   # 63,000 of 30.7 million: not "0%"
+    return Reason("ceiling_reach", grade, f"the best measured throughput ({_n(best)} ops/s) is {shown} "
                   f"of the ceiling λ/σ = {_n(limit)} ops/s: the curve has not levelled off enough to place it",
-                  float(best / limit))
+                  float(share))
+
+
+def _at_most_weak(reason: Reason | None) -> Reason | None:
+    return reason if reason is None or reason.grade != "unusable" else dataclasses.replace(reason, grade="weak")
 
 
 def check_measured_fall(fit, comparison=None) -> Reason | None:
@@ -353,7 +364,9 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_lack_of_fit(fit),
         check_interval_width(fit, level, bootstrap),
         check_kappa_interval(fit, level),
-        check_ceiling_reach(fit),
+        # the ceiling far above the data is unusable as the answer itself; a capacity at a concurrency (plan, nodes,
+        # shards) is judged by its own extrapolation instead
+        check_ceiling_reach(fit) if answer_concurrency is None else _at_most_weak(check_ceiling_reach(fit)),
         check_model_choice(fit, comparison),
         check_single_point(fit),
         check_in_flight(fit),
@@ -389,6 +402,10 @@ def supported_instead(fit, evidence: Evidence) -> str:
         sentences.append(f"the {model_label(fit.model)} curve does not describe these data; what was measured is "
                          "a best rate of "
                          f"{_n(best)} ops/s at N = {_n(at)}")
+    if "ceiling_reach" in codes:
+        sentences.append(f"the throughput was still rising at the largest concurrency measured (best {_n(best)} "
+                         f"ops/s at N = {_n(at)}); where it levels off is not in these data: measure higher "
+                         "concurrency")
     if "extrapolation" in codes:
         sentences.append(f"the data reach {_n(float(np.max(fit.concurrency)))} clients; up to there the server "
                          f"sustained {_n(best)} ops/s; measure higher concurrency to locate the peak")
