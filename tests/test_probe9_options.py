@@ -121,3 +121,31 @@ def test_bench_adaptive_options_without_adaptive_are_refused(tmp_path, capsys, o
                  "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2 and option[0] in err and "--adaptive" in err and "cannot reach" not in err
+
+
+def test_nodes_linear_count_short_on_the_measured_curve_is_said(tmp_path, capsys):
+    """nodes with a measured node curve printed 'nodes, linear 12' beside 'nodes, USL 24' with the row 'sound': by
+    the user's own curve 12 nodes deliver 43,023 ops/s, 28% short of the 60,000 wanted."""
+    path = tmp_path / "nodes.csv"
+    path.write_text("nodes,ops\n1,6000\n2,11000\n4,20000\n8,33000\n16,50000\n")
+    assert main(["nodes", "--reference-ops", "60000", "--candidate-ops", "20000", "--reference-nodes", "4",
+                 "--node-curve", str(path), "--concurrency", "nodes", "--throughput", "ops", "--bootstrap", "0",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row, sigma = out["rows"][0], out["usl"]["sigma"]
+    assert out["usl"]["kappa"] == 0 and row["nodes_linear"] == 12
+    delivered = 20000 * (12 / (1 + sigma * 11)) / (4 / (1 + sigma * 3))   # Amdahl through the measured 4-node rate
+    short = [r for r in row["evidence"]["reasons"] if r["code"] == "linear_short"]
+    assert len(short) == 1 and short[0]["value"] == pytest.approx(delivered / 60000, rel=1e-9)
+    assert "linear_short" in [r["code"] for r in out["evidence"]["reasons"]]
+
+
+def test_nodes_linear_count_on_a_linear_curve_is_not_flagged(tmp_path, capsys):
+    path = tmp_path / "nodes.csv"
+    path.write_text("nodes,ops\n1,5000\n2,9950\n4,19800\n8,39300\n16,77900\n")   # 3% below linear at 16
+    assert main(["nodes", "--reference-ops", "60000", "--candidate-ops", "20000", "--reference-nodes", "4",
+                 "--node-curve", str(path), "--concurrency", "nodes", "--throughput", "ops", "--bootstrap", "0",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows"][0]["nodes_linear"] == 12 and out["rows"][0]["nodes_usl"] == 13   # 12 falls short by ~1%
+    assert "linear_short" not in json.dumps(out)
