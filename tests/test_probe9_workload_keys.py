@@ -42,3 +42,19 @@ def test_the_cli_refuses_before_reaching_a_server(tmp_path, capsys):
                  "--concurrency", "1,2", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2 and "keys.theta must be a number" in err and "Traceback" not in err
+
+
+def test_key_reads_on_no_records_and_no_inserts_are_refused(tmp_path, capsys):
+    """bench --workload ycsb-b --records 0 (or a file with records: 0) timed 95% reads of keys that do not exist."""
+    path = tmp_path / "w.yaml"
+    path.write_text(BASE.replace("DIST", "uniform").replace("records: 1000", "records: 0"))
+    with pytest.raises(InputError, match="'records' is 0 and nothing inserts, so read would ask for keys"):
+        load_workload(path)
+    with pytest.raises(InputError, match="so read, update would ask"):
+        load_workload("ycsb-b", records=0)
+    assert load_workload("ycsb-d", records=0).records == 0          # reads of the latest inserts: keys appear
+    assert load_workload("docdb-insert").records == 0               # insert-only
+    code = main(["bench", "--uri", "mongodb://127.0.0.1:1/", "--records", "0", "--concurrency", "1,2",
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "'records' is 0" in err and "cannot reach" not in err

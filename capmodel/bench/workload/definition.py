@@ -323,6 +323,10 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
             if key in op.params:
                 compile_template(op.params[key], f"{at}.{key}")
     _require(records == 0 or has_document, where, "'records' > 0 needs a 'document' template or 'fields'")
+    keyed = [op.name for op in ops if op.kind in KEY_OPERATIONS or (op.kind == "update" and "filter" not in op.params)]
+    _require(not (records == 0 and keyed and not any(op.kind == "insert" for op in ops)), where,
+             f"'records' is 0 and nothing inserts, so {', '.join(keyed)} would ask for keys of an empty collection "
+             "(every one a miss, timed as if it were work): load records ('records: N', --records N)")
 
     return Workload(
         name=name, description=str(spec.get("description", "")).strip(), source=str(spec.get("source", "")).strip(),
