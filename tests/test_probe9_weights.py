@@ -38,3 +38,16 @@ def test_too_few_weighted_points_are_named_as_weights():
 def test_nonzero_weights_keep_every_point():
     fit = capmodel.fit_usl(curve(outlier=False), weights=np.linspace(1, 2, 8))
     assert fit.n_points == 8 and fit.df_resid == 5
+
+
+@pytest.mark.parametrize("target", ["0.005", True, None])
+def test_latency_targets_that_are_not_numbers_are_named(target):
+    """fit.latency_limit('0.005') raised "TypeError: '>' not supported between str and int"; True ran as 1 s."""
+    from capmodel.errors import PlanError
+
+    fit = capmodel.fit_usl(curve(outlier=False))
+    with pytest.raises(PlanError, match="latency target \\(seconds\\) must be a number"):
+        fit.latency_limit(target)
+    with pytest.raises(PlanError, match="must be a number"):
+        fit.max_concurrency_for_latency(target)
+    assert fit.latency_limit(np.float64(0.005)).reachable
