@@ -149,3 +149,17 @@ def test_nodes_linear_count_on_a_linear_curve_is_not_flagged(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["rows"][0]["nodes_linear"] == 12 and out["rows"][0]["nodes_usl"] == 13   # 12 falls short by ~1%
     assert "linear_short" not in json.dumps(out)
+
+
+def test_shards_batch_latency_in_seconds_is_said(capsys):
+    """shards --batch-latency-ms 0.05 (50 ms typed as seconds): 0.05 µs a document, and Little's law sized
+    1 client process for 1,000,000 inserts/s (1,000,000 / 1,000 x 0.00005 s = 0.05, rounded up), 'weak' only for the
+    assumed scaling."""
+    assert main(["shards", "--batch-latency-ms", "0.05", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows"][0]["clients"] == 1
+    found = [r for r in out["evidence"]["reasons"] if r["code"] == "latency_scale"]
+    assert len(found) == 1 and found[0]["value"] == 0.05 and "in seconds" in found[0]["message"]
+    assert main(["shards", "--batch-latency-ms", "50", "--json"]) == 0   # 50 µs a document: plausible
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows"][0]["clients"] == 50 and "latency_scale" not in json.dumps(out)
