@@ -35,16 +35,21 @@ def _limit(fit) -> tuple[str, float]:
 def _without(fit, i: int):
     """The fit's model refitted without point ``i`` (None when the rest cannot be fitted)."""
     from capmodel.errors import CapmodelError
-    from capmodel.models.engine import fit_parameters
+    from capmodel.models.engine import fit_parameters, levenberg_marquardt, _kkt_holds
 
     keep = np.arange(fit.n_points) != i
     n, x = fit.concurrency[keep], fit.throughput[keep]
     if len(np.unique(n)) <= fit.n_params:
         return None
     w = None if fit.weights is None else np.asarray(fit.weights, dtype=float)[keep]
+    sw = np.ones_like(x) if w is None else np.sqrt(w)
     with np.errstate(all="ignore"):
-        try:
-            p, at_bound = fit_parameters(fit.spec, n, x, w, fit.lower, fit.upper)
+        try:   # from the full fit's estimates first (one point less moves them little); the engine's search if not
+            p, ok = levenberg_marquardt(fit.spec, n, x, sw, fit.estimates, fit.lower, fit.upper)
+            if ok and _kkt_holds(fit.spec, n, x, sw, p, fit.lower, fit.upper):
+                at_bound = (p <= fit.lower) | (p >= fit.upper)
+            else:
+                p, at_bound = fit_parameters(fit.spec, n, x, w, fit.lower, fit.upper)
         except (CapmodelError, np.linalg.LinAlgError, ValueError, FloatingPointError, OverflowError):
             return None
     if not np.all(np.isfinite(p)):
@@ -80,7 +85,17 @@ def _candidates(fit) -> list[int]:
 
 
 def check_single_point(fit) -> Reason | None:
-    """The point that contradicts the others' curve and decides the answer -> weak, named (None: none)."""
+    """The point that contradicts the others' curve and decides the answer -> weak, named (None: none). Derived once
+    per fit (its refits are kept on the fit, as a cached property would: a fit's data never change)."""
+    cache = getattr(fit, "__dict__", None)
+    if cache is None:
+        return _single_point(fit)
+    if "_single_point_reason" not in cache:
+        cache["_single_point_reason"] = _single_point(fit)
+    return cache["_single_point_reason"]
+
+
+def _single_point(fit) -> Reason | None:
     if not 4 <= fit.n_points <= MAX_POINTS or fit.df_resid < 1:
         return None
     kind, limit = _limit(fit)
