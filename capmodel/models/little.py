@@ -3,8 +3,8 @@
 In a closed loop each client has at most one operation outstanding, so throughput × mean latency (the operations in
 flight, Little's law L = λW) cannot exceed the concurrency. Clients with think time, or client-side overhead, keep it
 below; above it, the columns disagree with each other: the concurrency counts fewer clients than ran (the threads of
-one load-generator host of several), or ``latency_mean_ms`` is not in milliseconds (microseconds read as ms: 1,000x).
-Either way the peak's concurrency is off by that factor. ``IN_FLIGHT_EXCESS`` = 1.5 leaves room for a latency timed
+one load-generator host of several), or ``latency_mean_ms`` is not a mean in milliseconds (microseconds read as ms:
+1,000x; a p99 mapped to the mean column). In the first case the peak's concurrency is off by that factor. ``IN_FLIGHT_EXCESS`` = 1.5 leaves room for a latency timed
 around the operation (the client's own clock, queueing in the driver) and for measurement noise; the median over the
 points keeps one odd step from deciding.
 """
@@ -41,5 +41,6 @@ def check_in_flight(fit) -> Reason | None:
     return Reason("in_flight", "weak", f"throughput × mean latency (Little's law) puts {number(ratio, 3)}x as many "
                   f"operations in flight as the concurrency counts clients (median over {points} points): a closed "
                   "loop cannot run more than one operation per client, so the concurrency counts fewer clients than "
-                  "ran (one host's threads of several?) or latency_mean_ms is not in milliseconds; the peak's "
-                  "concurrency is off by that factor", ratio)
+                  "ran (one host's threads of several?), or latency_mean_ms is not a mean in milliseconds (microseconds, a "
+                  "p95 or p99); a short concurrency puts the "
+                  "peak's concurrency off by that factor", ratio)
