@@ -52,6 +52,11 @@ import numpy as np
 from capmodel.formatting import number, plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.labels import model_label
+# the limit's checks and thresholds live in capmodel.models.limits (influence reads them without a cycle); they are
+# part of the verdict's vocabulary here too, as the docstring above says
+from capmodel.models.limits import (CEILING_REACH_UNUSABLE, CEILING_REACH_WEAK, PAST_PEAK_RSE,  # noqa: F401
+                                     PAST_PEAK_TOLERANCE, at_most_weak, best_measured, check_ceiling_reach,
+                                     check_past_peak, model_limit)
 
 CLIENT_BOUND_COLUMN = "client_bound"
 EXTRAPOLATION_WEAK = 2.0   # also the fit's own warning threshold (results.PEAK_EXTRAPOLATION)
@@ -60,10 +65,6 @@ R2_WEAK = 0.9
 LACK_OF_FIT_ALPHA = 0.05
 BELOW_ONE_SHARE_UNUSABLE = 0.5
 INTERVAL_WIDTH_WEAK = 0.5
-PAST_PEAK_TOLERANCE = 0.05
-PAST_PEAK_RSE = 2.0
-CEILING_REACH_WEAK = 0.5
-CEILING_REACH_UNUSABLE = 0.1
 FEW_DF = 3
 WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which one point may decide the fit
 
@@ -272,54 +273,6 @@ def check_model_choice(fit, comparison) -> Reason | None:
                   f"{model_label(comparison.recommended)}{by}", delta if math.isfinite(delta) else None)
 
 
-def best_measured(fit) -> tuple[float, float]:
-    """(throughput, concurrency) of the best measured point."""
-    i = int(np.argmax(fit.throughput))
-    return float(fit.throughput[i]), float(fit.concurrency[i])
-
-
-def model_limit(fit) -> tuple[str, float]:
-    """What the model says the server can reach: ('peak', X*) or ('ceiling', λ/σ) or ('none', inf)."""
-    if math.isfinite(fit.peak_concurrency):
-        return "peak", float(fit.peak_throughput)
-    ceiling = getattr(fit, "ceiling", math.inf)
-    if math.isfinite(ceiling):
-        return "ceiling", float(ceiling)
-    return "none", math.inf
-
-
-def check_past_peak(fit) -> Reason | None:
-    """The best measured throughput above the model's peak or ceiling, beyond the scatter -> unusable."""
-    kind, limit = model_limit(fit)
-    best, at = best_measured(fit)
-    if not math.isfinite(limit):
-        return None
-    rse = fit.rse if math.isfinite(fit.rse) else 0.0
-    if best <= limit * (1 + PAST_PEAK_TOLERANCE) or best <= limit + PAST_PEAK_RSE * rse:
-        return None
-    return Reason("past_peak", "unusable", f"the server measured {_n(best)} ops/s (at N = {_n(at)}), "
-                  f"{best / limit - 1:.0%} above the model's {kind} of {_n(limit)} ops/s: the data ran past what "
-                  "the model says is possible", float(best / limit))
-
-
-def check_ceiling_reach(fit) -> Reason | None:
-    """A ceiling the measured curve came nowhere near: best below half of it -> weak, below a tenth -> unusable."""
-    kind, limit = model_limit(fit)
-    best, _ = best_measured(fit)
-    if kind != "ceiling" or best >= CEILING_REACH_WEAK * limit:
-        return None
-    share = best / limit
-    grade = "unusable" if share < CEILING_REACH_UNUSABLE else "weak"
-    shown = f"{share:.0%}" if share >= 0.01 else f"{number(share * 100, 2)}%"   # 63,000 of 30.7 million: not "0%"
-    return Reason("ceiling_reach", grade, f"the best measured throughput ({_n(best)} ops/s) is {shown} "
-                  f"of the ceiling λ/σ = {_n(limit)} ops/s: the curve has not levelled off enough to place it",
-                  float(share))
-
-
-def _at_most_weak(reason: Reason | None) -> Reason | None:
-    return reason if reason is None or reason.grade != "unusable" else dataclasses.replace(reason, grade="weak")
-
-
 def check_measured_fall(fit, comparison=None) -> Reason | None:
     """A model whose curve cannot fall (no peak) on data that fall after their peak beyond noise -> unusable: its
     "no peak" answer is contradicted by the measurements (capmodel.models.measured_fall has the rule; the noise is
@@ -366,7 +319,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_kappa_interval(fit, level),
         # the ceiling far above the data is unusable as the answer itself; a capacity at a concurrency (plan, nodes,
         # shards) is judged by its own extrapolation instead
-        check_ceiling_reach(fit) if answer_concurrency is None else _at_most_weak(check_ceiling_reach(fit)),
+        check_ceiling_reach(fit) if answer_concurrency is None else at_most_weak(check_ceiling_reach(fit)),
         check_model_choice(fit, comparison),
         check_single_point(fit),
         check_in_flight(fit),

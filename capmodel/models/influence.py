@@ -18,6 +18,7 @@ import numpy as np
 
 from capmodel.formatting import number
 from capmodel.models.evidence import Reason
+from capmodel.models.limits import model_limit
 
 OUTLIER_FACTOR = 2.0
 DECISIVE_SHIFT = 0.25
@@ -27,8 +28,6 @@ MAX_REFITS = 8
 
 
 def _limit(fit) -> tuple[str, float]:
-    from capmodel.models.assessment import model_limit
-
     return model_limit(fit)
 
 
