@@ -277,3 +277,6 @@ SAMPLE_DURATION = Number(float, 0.1, 31 * 86400.0, name="--duration",
 #: start with a log line, which is all a user saw)
 CACHE_GB = Number(float, 0.25, 10_000.0, name="--cache-gb",
                   wanted_text="a number of GB from 0.25 to 10,000 (mongod's range for its WiredTiger cache)")
+#: a random generator's seed (numpy's ``default_rng`` takes a whole number >= 0 of any size, or None; a negative one
+#: raised numpy's ValueError from deep inside a bootstrap)
+SEED = Number(int, 0, math.inf, name="seed", wanted_text="a whole number >= 0")

@@ -107,6 +107,14 @@ def _ycsb_with_median(tmp_path) -> pd.DataFrame:
     return read_curve(tmp_path / "median_t4.txt")
 
 
+def _ycsb_with_target(tmp_path) -> pd.DataFrame:
+    """A YCSB run throttled by -target that reached it, so the reader writes client_bound."""
+    text = (YCSB_INPUTS["sweep"] / "run_a.txt").read_text()
+    assert " -t\n" in text
+    (tmp_path / "target_t4.txt").write_text(text.replace(" -t\n", " -target 10 -t\n", 1))
+    return read_curve(tmp_path / "target_t4.txt")
+
+
 def _combined_members_curve(tmp_path) -> pd.DataFrame:
     observation = observe_ftdc(FTDC["sample"])
     members = [Member("h1:27017", observation), Member("h2:27018", observation)]
@@ -148,6 +156,8 @@ def test_the_writers_write_declared_columns_in_order_with_their_declared_types(t
     observed.append(_combined_members_curve(tmp_path))
     ycsb = [pd.read_csv(GOLDEN / f"ycsb_{name}_curve.csv") for name in YCSB_INPUTS] + [_ycsb_with_median(tmp_path)]
     assert ycsb[-1]["latency_p50_ms"].tolist() == [1.5]
+    ycsb.append(_ycsb_with_target(tmp_path))
+    assert ycsb[-1]["client_bound"].tolist() == [True]
     for table in bench:
         _check_written(table, cc.BENCH)
     for table in observed:

@@ -111,6 +111,12 @@ def build_config(args):
     if args.concurrency is not None:
         given["concurrency"] = parse_number_list(args.concurrency, "--concurrency", int)
     base = {}
+    adaptive_only = [o for o, k in (("--tolerance", "tolerance"), ("--max-steps", "max_steps")) if k in given]
+    if adaptive_only and not args.adaptive and not args.resume:   # a resumed sweep keeps its stored mode
+        from capmodel.errors import BenchError
+
+        raise BenchError(f"{' and '.join(adaptive_only)} steer the adaptive search: give --adaptive too (without it "
+                         "every --concurrency value is measured and they do nothing)")
     if args.resume:
         stored = read_run(Path(args.out))["config"]
         known = {f.name for f in fields(BenchConfig)}

@@ -25,8 +25,8 @@ def register(subparsers) -> None:
                          "reads=1.3,writes=2 (or --scale reads=1.3 --scale writes=2)")
     what_if.add_argument("--rates", action="append", help="or the rates themselves in ops/s, e.g. "
                          "reads=3000,writes=800 (a class not named runs none)")
-    what_if.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals (200)")
-    what_if.add_argument("--level", type=float, default=0.95, help="interval level (0.95, as fit, plan and observe)")
+    what_if.add_argument("--bootstrap", type=int, help="bootstrap resamples for the intervals (200)")
+    what_if.add_argument("--level", type=float, help="interval level (0.95, as fit, plan and observe)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -51,12 +51,15 @@ def run(args) -> int:
     if args.observed:
         from capmodel.commands._mva_observed import run_observed
 
+        args.bootstrap = 200 if args.bootstrap is None else args.bootstrap   # the defaults --help names
+        args.level = 0.95 if args.level is None else args.level
         return run_observed(args)
     from capmodel.errors import InputError
 
     if args.model is None:
         raise InputError("give a MODEL.yaml, or --observed DIR for the mix what-if from production")
-    given = [option for option, value in (("--cores", args.cores), ("--scale", args.scale), ("--rates", args.rates))
+    given = [option for option, value in (("--cores", args.cores), ("--scale", args.scale), ("--rates", args.rates),
+                                          ("--bootstrap", args.bootstrap), ("--level", args.level))
              if value is not None]
     if given:   # they were ignored: the file's network solved as written, as if the what-if had been asked
         raise InputError(f"{', '.join(given)} go with --observed DIR (the what-if from production), not with "

@@ -19,13 +19,13 @@ def register(subparsers) -> None:
     src.add_argument("--candidate-nodes", type=float, metavar="N", help="nodes B was measured with (default: as A)")
     src.add_argument("--workload", default="custom", help="label of the single row given by --reference-ops")
     usl = p.add_argument_group("scalability of the candidate over node count (default: linear, sigma = kappa = 0)")
-    usl.add_argument("--sigma", type=float, default=0.0, help="contention over node count")
-    usl.add_argument("--kappa", type=float, default=0.0, help="coherency over node count")
+    usl.add_argument("--sigma", type=float, help="contention over node count (default 0)")
+    usl.add_argument("--kappa", type=float, help="coherency over node count (default 0)")
     usl.add_argument("--node-curve", metavar="FILE", help="measured curve of B over node count (concurrency = "
                      "nodes, throughput): fit the USL instead of assuming sigma/kappa; adds bootstrap intervals")
     usl.add_argument("--concurrency", metavar="COL", help="column of --node-curve holding the node count")
     usl.add_argument("--throughput", metavar="COL", help="column of --node-curve holding the throughput")
-    usl.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap samples for --node-curve")
+    usl.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap samples for --node-curve (default 200)")
     usl.add_argument("--max-nodes", type=float, default=1000, metavar="N", help="largest cluster considered")
     cost = p.add_argument_group("cost and rack space per node")
     cost.add_argument("--reference-node-cost", type=float, metavar="C")
@@ -158,10 +158,21 @@ def run(args) -> int:
             row = int((counts != counts.round()).argmax())
             raise InputError(f"{args.node_curve}: row {row + 1}: a node count is a whole number, got "
                              f"{typed(counts[row])} (is --concurrency the node-count column?)")
-    elif args.concurrency or args.throughput:
+    elif args.concurrency or args.throughput or args.bootstrap is not None:
+        from capmodel.errors import PlanError
+        from capmodel.plan.nodes import BOOTSTRAP_SAMPLES
+
+        BOOTSTRAP_SAMPLES.check(args.bootstrap, PlanError)   # a bad value is named as such, applicable or not
+
+        raise PlanError("--concurrency, --throughput and --bootstrap apply to --node-curve; give --node-curve FILE")
+    if node_curve is not None and (args.sigma is not None or args.kappa is not None):
         from capmodel.errors import PlanError
 
-        raise PlanError("--concurrency and --throughput name columns of --node-curve; give --node-curve FILE")
+        given = " and ".join(o for o, v in (("--sigma", args.sigma), ("--kappa", args.kappa)) if v is not None)
+        raise PlanError(f"{given} assume the candidate's scaling, --node-curve fits it from measurements; give one")
+    args.sigma = 0.0 if args.sigma is None else args.sigma
+    args.kappa = 0.0 if args.kappa is None else args.kappa
+    args.bootstrap = 200 if args.bootstrap is None else args.bootstrap
     from capmodel.errors import CapmodelError
 
     try:

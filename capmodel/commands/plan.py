@@ -113,6 +113,11 @@ def _objectives(args):
     from capmodel.plan import Objectives
     from capmodel.plan.study import BENCHANT_OBJECTIVES
 
+    from capmodel.errors import PlanError
+
+    if args.no_latency and (args.latency_p95_ms is not None or args.latency_increase is not None):
+        given = "--latency-p95-ms" if args.latency_p95_ms is not None else "--latency-increase"
+        raise PlanError(f"--no-latency and {given} contradict each other (no latency objective, and one); give one")
     latency_increase = args.latency_increase
     if args.catalog is None and args.latency_p95_ms is None and latency_increase is None:
         latency_increase = BENCHANT_OBJECTIVES.latency_increase
@@ -224,14 +229,17 @@ def _recommendation_lines(recommendations, currency: str = "", growth: float | N
 
 def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
     """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
-    from capmodel.formatting import integer, percent, shows_width
+    from capmodel.formatting import integer, percent, plural, shows_width
 
-    lines = [f"Runway at {percent(growth)} monthly growth from {integer(current_users)} users (months until each VM "
+    lines = [f"Runway at {percent(growth)} monthly growth from {plural(current_users, 'user')} (months until each VM "
              "is full):"]
     for _, r in plan.vms.iterrows():
         low, high = r.get("runway_months_low"), r.get("runway_months_high")
         span = f" (interval {_tenths(low)} to {_tenths(high)})" if shows_width(low, high, _tenths) else ""
         full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"], growth) + span
+        if r["users"] == r["users"] and current_users > r["users"]:   # "already there" hid a VM 4x too small
+            full = (f"now: already over, {integer(current_users)} users today against the {integer(r['users'])} "
+                    "it carries")
         lines.append(f"  {r['vm']:<20} {full}")
     return lines
 

@@ -36,9 +36,9 @@ def register(subparsers) -> None:
                         "the USL fit gives the per-shard throughput (lambda), sigma and kappa")
     fitted.add_argument("--concurrency", metavar="COL", help="column of --curve holding the shard count")
     fitted.add_argument("--throughput", metavar="COL", help="column of --curve holding the throughput")
-    fitted.add_argument("--bootstrap", type=int, default=200, metavar="N",
+    fitted.add_argument("--bootstrap", type=int, metavar="N",
                         help="bootstrap samples of the fit, for a shard-count interval (default 200; 0: none)")
-    fitted.add_argument("--level", type=float, default=0.95, metavar="P", help="interval level (default 0.95)")
+    fitted.add_argument("--level", type=float, metavar="P", help="interval level (default 0.95)")
     clients = p.add_argument_group("limits and clients")
     clients.add_argument("--max-shards", type=float, metavar="M", help="largest cluster considered (default: 32, "
                          "the elastic-cluster limit)")
@@ -60,6 +60,18 @@ def _check_options(args) -> None:
 
     if not args.curve and (args.concurrency or args.throughput):
         raise PlanError("--concurrency and --throughput name columns of --curve; give --curve FILE")
+    from capmodel.plan.shards import SHARD_CONSTRAINTS
+
+    for option, key in (("--bootstrap", "bootstrap"), ("--level", "level")):
+        value = getattr(args, key)
+        if value is not None:   # a bad value is named as such first, applicable or not
+            SHARD_CONSTRAINTS[key].check(value, PlanError)
+    if not args.curve and (args.bootstrap is not None or args.level is not None):
+        given = " and ".join(o for o, v in (("--bootstrap", args.bootstrap), ("--level", args.level)) if v is not None)
+        raise PlanError(f"{given}: the interval is drawn from a fit of --curve; give --curve FILE (an assumed "
+                        "scaling has no interval)")
+    if args.bootstrap == 0 and args.level is not None:
+        raise PlanError("--level sets the interval's level, --bootstrap 0 draws none; give one")
 
 
 def _row(plan: dict) -> dict:
@@ -144,7 +156,8 @@ def run(args) -> int:
         single_curve(curve, args.curve)
     study = plan_shard_study(
         args.target_rate, per_shard_throughput=args.per_shard_throughput, sigma=args.sigma, kappa=args.kappa,
-        curve=curve, bootstrap=args.bootstrap, level=args.level, max_shards=args.max_shards,
+        curve=curve, bootstrap=200 if args.bootstrap is None else args.bootstrap,
+        level=0.95 if args.level is None else args.level, max_shards=args.max_shards,
         batch_size=args.batch_size, batch_latency_ms=args.batch_latency_ms, clients_per_shard=args.clients_per_shard,
         min_clients=args.min_clients, source=args.curve or "command line")
     rows = [_row(plan) for plan in study.rows]

@@ -107,7 +107,7 @@ COLUMNS = (
     CurveColumn("ops_per_s", "ops/s", "float", "operations completed per second (throughput counts documents for "
                 "a workload that says so)", written_by=(BENCH,)),
     CurveColumn("client_bound", "", "bool", "the client, not the server, may have limited the step (see the "
-                "verdict's reasons in steps.jsonl)", written_by=(BENCH,)),
+                "verdict's reasons in steps.jsonl; a YCSB run that reached its -target)", written_by=(BENCH, YCSB)),
     CurveColumn("client_cpu", "cores", "float", "CPU the client processes used, summed", written_by=(BENCH,)),
     CurveColumn("effective_concurrency", "clients", "float", "throughput × mean latency (Little's law): the "
                 "clients actually in flight (closed loop only)", written_by=(BENCH,)),

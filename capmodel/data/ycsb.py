@@ -27,6 +27,9 @@ How the row is built:
   with ``reportlatencyforeacherror``); when a file has none, the sum of the non-OK
   ``Return=`` counts of the operation sections (YCSB reports each failure in both places, so they are never added).
 - labels: ``run`` (the file name without extension), ``runtime_ms``.
+- ``client_bound``: only for a run throttled by a throughput target (``-target N`` or ``-p target=N`` echoed): True
+  when the run reached its target (within 5%), so its throughput is the target's, not the server's; the fit's
+  verdict then treats the step as the bench's client-bound steps (all such: no server peak follows).
 """
 from __future__ import annotations
 
@@ -46,6 +49,14 @@ _THREADS_IN_NAME = (
     re.compile(r"(?:^|[^a-z0-9])(?:t|th|thread|threads|threadcount|clients?)[-_=]?(\d+)(?:$|[^0-9])", re.I),
     re.compile(r"(?:^|[^0-9])(\d+)[-_]?(?:t|threads?)(?:$|[^a-z])", re.I),
 )
+# A throughput target (``-target N``, ``-p target=N``) throttles the client: a run that reaches it measured the target,
+# not the server. Reached: within ``TARGET_REACHED`` of it (YCSB's throttle paces each thread to target / threads
+# and lands just under the total).
+_TARGET_IN_TEXT = (
+    re.compile(r"(?:^|\s)-target\s+(\d+(?:\.\d+)?)\b"),
+    re.compile(r"(?:^|\s)-p\s+target\s*=\s*(\d+(?:\.\d+)?)\b"),
+)
+TARGET_REACHED = 0.95
 _NOT_OPERATIONS = ("OVERALL", "CLEANUP")
 # The single columns first, in their declared order; the per-operation ones after them, sorted by name.
 _SUMMARY_COLUMNS = tuple(c.name for c in COLUMNS if YCSB in c.written_by and not c.keys)
@@ -76,6 +87,15 @@ def thread_count(text: str, p: Path) -> int:
             return int(m.group(1))
     raise InputError(f"{p}: no thread count found: neither '-threads N' / 'threadcount=N' in the file nor a name "
                      "like run_t16.txt or threads-16.log")
+
+
+def throughput_target(text: str) -> float | None:
+    """The run's throughput target in ops/s from the echoed command line (None: not throttled, or 0 = unthrottled)."""
+    for pattern in _TARGET_IN_TEXT:
+        m = pattern.search(text)
+        if m and float(m.group(1)) > 0:
+            return float(m.group(1))
+    return None
 
 
 def parse_sections(text: str, p: Path) -> dict[str, dict[str, float]]:
@@ -120,6 +140,9 @@ def read_ycsb_run(path) -> dict[str, float | str]:
         "concurrency": thread_count(text, p),
         "throughput": overall["Throughput(ops/sec)"],
     }
+    target = throughput_target(text)
+    if target is not None:   # the verdict's client_bound check reads it: a run held at its target measured the client
+        row["client_bound"] = bool(row["throughput"] >= TARGET_REACHED * target)
     failed = [s for s in sections if _FAILURE_SUFFIX.search(s)]
     operations = {s: m for s, m in sections.items()
                   if s not in _NOT_OPERATIONS and s not in failed and "Operations" in m

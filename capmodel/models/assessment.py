@@ -38,6 +38,9 @@ The thresholds are module constants so that the reports, the CLI and the tests u
   judged: capmodel.models.measured_fall) is contradicted by the data: the server did turn down (unusable).
 - ``CEILING_REACH_WEAK`` = 0.5: for a model without a peak, the ceiling λ/σ is a limit as N grows without bound; when
   the best measured throughput is below half of it, the curve has not bent enough to show where it levels off (weak).
+  ``CEILING_REACH_UNUSABLE`` = 0.1: Amdahl's curve reaches half its ceiling at N ≈ 1/σ; a best rate below a tenth of
+  the ceiling puts that N some 9x past the largest measured, beyond the 4x that makes a concurrency extrapolation
+  unusable: the ceiling is the formula's, not the data's (a 63,000 ops/s sweep "approaching 30,701,791").
 """
 from __future__ import annotations
 
@@ -49,6 +52,11 @@ import numpy as np
 from capmodel.formatting import number, plural, r_squared
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.labels import model_label
+# the limit's checks and thresholds live in capmodel.models.limits (influence reads them without a cycle); they are
+# part of the verdict's vocabulary here too, as the docstring above says
+from capmodel.models.limits import (CEILING_REACH_UNUSABLE, CEILING_REACH_WEAK, PAST_PEAK_RSE,  # noqa: F401
+                                     PAST_PEAK_TOLERANCE, at_most_weak, best_measured, check_ceiling_reach,
+                                     check_past_peak, model_limit)
 
 CLIENT_BOUND_COLUMN = "client_bound"
 EXTRAPOLATION_WEAK = 2.0   # also the fit's own warning threshold (results.PEAK_EXTRAPOLATION)
@@ -57,9 +65,6 @@ R2_WEAK = 0.9
 LACK_OF_FIT_ALPHA = 0.05
 BELOW_ONE_SHARE_UNUSABLE = 0.5
 INTERVAL_WIDTH_WEAK = 0.5
-PAST_PEAK_TOLERANCE = 0.05
-PAST_PEAK_RSE = 2.0
-CEILING_REACH_WEAK = 0.5
 FEW_DF = 3
 WIDE_SPAN = 1e6         # largest / smallest positive throughput beyond which one point may decide the fit
 
@@ -268,47 +273,6 @@ def check_model_choice(fit, comparison) -> Reason | None:
                   f"{model_label(comparison.recommended)}{by}", delta if math.isfinite(delta) else None)
 
 
-def best_measured(fit) -> tuple[float, float]:
-    """(throughput, concurrency) of the best measured point."""
-    i = int(np.argmax(fit.throughput))
-    return float(fit.throughput[i]), float(fit.concurrency[i])
-
-
-def model_limit(fit) -> tuple[str, float]:
-    """What the model says the server can reach: ('peak', X*) or ('ceiling', λ/σ) or ('none', inf)."""
-    if math.isfinite(fit.peak_concurrency):
-        return "peak", float(fit.peak_throughput)
-    ceiling = getattr(fit, "ceiling", math.inf)
-    if math.isfinite(ceiling):
-        return "ceiling", float(ceiling)
-    return "none", math.inf
-
-
-def check_past_peak(fit) -> Reason | None:
-    """The best measured throughput above the model's peak or ceiling, beyond the scatter -> unusable."""
-    kind, limit = model_limit(fit)
-    best, at = best_measured(fit)
-    if not math.isfinite(limit):
-        return None
-    rse = fit.rse if math.isfinite(fit.rse) else 0.0
-    if best <= limit * (1 + PAST_PEAK_TOLERANCE) or best <= limit + PAST_PEAK_RSE * rse:
-        return None
-    return Reason("past_peak", "unusable", f"the server measured {_n(best)} ops/s (at N = {_n(at)}), "
-                  f"{best / limit - 1:.0%} above the model's {kind} of {_n(limit)} ops/s: the data ran past what "
-                  "the model says is possible", float(best / limit))
-
-
-def check_ceiling_reach(fit) -> Reason | None:
-    """A ceiling the measured curve came nowhere near (best below half of it) -> weak."""
-    kind, limit = model_limit(fit)
-    best, _ = best_measured(fit)
-    if kind != "ceiling" or best >= CEILING_REACH_WEAK * limit:
-        return None
-    return Reason("ceiling_reach", "weak", f"the best measured throughput ({_n(best)} ops/s) is {best / limit:.0%} "
-                  f"of the ceiling λ/σ = {_n(limit)} ops/s: the curve has not levelled off enough to place it",
-                  float(best / limit))
-
-
 def check_measured_fall(fit, comparison=None) -> Reason | None:
     """A model whose curve cannot fall (no peak) on data that fall after their peak beyond noise -> unusable: its
     "no peak" answer is contradicted by the measurements (capmodel.models.measured_fall has the rule; the noise is
@@ -336,6 +300,9 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
     ``bootstrap`` (the fit's ``BootstrapResult`` when the answer shows one) widens the interval check to the wider of
     the asymptotic and the bootstrap interval.
     """
+    from capmodel.models.influence import check_single_point
+    from capmodel.models.little import check_in_flight
+
     answer_n = answer_concurrency
     if answer_n is None and math.isfinite(fit.peak_concurrency):
         answer_n, what = fit.peak_concurrency, "the peak"
@@ -350,8 +317,12 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
         check_lack_of_fit(fit),
         check_interval_width(fit, level, bootstrap),
         check_kappa_interval(fit, level),
-        check_ceiling_reach(fit),
+        # the ceiling far above the data is unusable as the answer itself; a capacity at a concurrency (plan, nodes,
+        # shards) is judged by its own extrapolation instead
+        check_ceiling_reach(fit) if answer_concurrency is None else at_most_weak(check_ceiling_reach(fit)),
         check_model_choice(fit, comparison),
+        check_single_point(fit),
+        check_in_flight(fit),
     )
     # a reason found twice (R² not a number, the peak's extrapolation: also warnings) is kept once; the answer's own
     # extrapolation (at the plan's operating N) stands for the peak's, which a warning adds
@@ -368,7 +339,8 @@ def supported_instead(fit, evidence: Evidence) -> str:
     codes = {r.code for r in evidence.reasons if r.grade == "unusable"}
     if "client_bound" in codes:
         sentences.append(f"every step was client-bound: the server's ceiling is at least the best measured "
-                         f"{_n(best)} ops/s; measure from a separate client host (or with more client processes)")
+                         f"{_n(best)} ops/s; measure from a separate client host (or with more client processes, "
+                         "or without a throughput target)")
     if "below_one" in codes:
         sentences.append(f"the server never ran more than {_n(float(np.max(fit.concurrency)))} operations at once; "
                          f"its peak cannot be located from this window (it sustained at least {_n(best)} ops/s)")
@@ -383,6 +355,10 @@ def supported_instead(fit, evidence: Evidence) -> str:
         sentences.append(f"the {model_label(fit.model)} curve does not describe these data; what was measured is "
                          "a best rate of "
                          f"{_n(best)} ops/s at N = {_n(at)}")
+    if "ceiling_reach" in codes:
+        sentences.append(f"the throughput was still rising at the largest concurrency measured (best {_n(best)} "
+                         f"ops/s at N = {_n(at)}); where it levels off is not in these data: measure higher "
+                         "concurrency")
     if "extrapolation" in codes:
         sentences.append(f"the data reach {_n(float(np.max(fit.concurrency)))} clients; up to there the server "
                          f"sustained {_n(best)} ops/s; measure higher concurrency to locate the peak")

@@ -303,8 +303,18 @@ def covariance(model, n, x, w, p) -> np.ndarray:
 def fit_model(model, curve, allow_superlinear: bool = False, weights=None, bounds: dict | None = None):
     """Fit a declared model (capmodel.models.family) to a curve table; returns the model's results object."""
     curve, n, x = curve_arrays(curve)
+    w = resolve_weights(weights, n, x) if weights is not None else None
+    if w is not None and np.any(w == 0):
+        # a weight of 0 takes the point out: it is no data point for the fit's degrees of freedom, its best measured
+        # rate or its verdict (a zero-weighted 10x outlier made the peak 'past_peak, unusable')
+        keep = w > 0
+        curve, n, x, w = curve.iloc[np.flatnonzero(keep)], n[keep], x[keep], w[keep] / w[keep].mean()
+        try:
+            check_identifiable(model, n, x)
+        except InputError as exc:
+            raise InputError(f"weights: {plural(len(n), 'point has', 'points have')} a weight above 0, the rest "
+                             f"are left out: {exc}") from None
     check_identifiable(model, n, x)
-    w = resolve_weights(weights, n, x)
     lower, upper = model.parameter_bounds(allow_superlinear, bounds)
     with np.errstate(all="ignore"):  # numerical noise is judged by the result (warnings), never printed
         try:

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from capmodel.constraints import SEED
 from capmodel.errors import InputError, shown
 from capmodel.models.engine import batch_fit
 
@@ -44,6 +45,8 @@ def bootstrap_fit(fit, n_samples: int = 1000, seed: int | None = 0, method: str 
     """Case (rows) or residual bootstrap of a fitted USL-family model (``ScalabilityFit``); see ``ScalabilityFit.bootstrap``."""
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
         raise InputError(f"n_samples: expected a whole number at least 1, got {shown(n_samples)}")
+    if seed is not None:
+        seed = SEED.check(seed, InputError)
     n, x = fit.concurrency, fit.throughput
     m = len(n)
     if n_samples * m > MAX_BOOTSTRAP_CELLS:   # the resampled indices and data are held at once

@@ -66,6 +66,9 @@ class USLFit(ScalabilityFit):
         """The largest N >= 1 client (and its X) whose Little's-law response time N/X(N) - Z meets the target, from
         the one solver (``capmodel.models.closed_form.latency_limit``; its arguments say which branch and whether to
         cap at the peak). Unreachable targets come back named (``.reachable``, ``.reason``, ``.message``)."""
+        for name, value in (("latency target (seconds)", target_seconds), ("think time (seconds)", think_time)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):   # '0.005' was a TypeError
+                raise PlanError(f"{name} must be a number, got {value!r}")
         if not (target_seconds > 0) or not (think_time >= 0):
             raise PlanError("latency target must be > 0 and think time >= 0")
         return latency_limit(target_seconds, self.sigma, self.kappa, self.lambda_, branch=branch,

@@ -57,11 +57,26 @@ def choose_models(fits: dict, model: str, notes: list[str]) -> tuple[dict, dict]
     return chosen, comparisons
 
 
+#: a p95 below this many ms (20 µs) is faster than any client-timed MongoDB round trip (a loopback request alone takes
+#: tens of µs): the column holds seconds, not ms (a 1,000x slip that makes every ms target pass)
+LEAST_P95_MS = 0.02
+
+
+def p95_unit_reason(vm: str, p95_ms: float | None):
+    """A weak ``latency_scale`` reason when a measured p95 is below ``LEAST_P95_MS`` (None otherwise)."""
+    if p95_ms is None or not math.isfinite(p95_ms) or not 0 < p95_ms < LEAST_P95_MS:
+        return None
+    return Reason("latency_scale", "weak", f"{vm}: the measured p95 of {number(p95_ms, 3)} ms is faster than any "
+                  f"client-timed MongoDB operation ({number(LEAST_P95_MS)} ms): is latency_p95_ms in seconds?",
+                  float(p95_ms))
+
+
 def assess_measured_vm(vm: str, measured: float, utilization: float | None, utilization_measured: bool,
-                       planned: float, latency_checked: bool) -> Evidence:
+                       planned: float, latency_checked: bool, p95_ms: float | None = None) -> Evidence:
     """A VM planned from one measured point: utilization assumed, throughput scaled past the measured load, latency
-    not measured at the planned load."""
-    reasons = []
+    not measured at the planned load, a p95 too fast to be in ms (``p95_ms``, given when a latency objective used
+    it)."""
+    reasons = [p95_unit_reason(vm, p95_ms)]
     if utilization is not None and not utilization_measured:
         reasons.append(Reason("utilization_assumed", "weak", f"{vm}: no utilization was measured; it is taken as "
                               f"the baseline's {utilization:.0%}", float(utilization)))
@@ -85,9 +100,19 @@ def assess_capacity(fit, capacity=None, comparison=None) -> Evidence:
     return assess_fit(fit, comparison, answer_concurrency=getattr(capacity, "operating_concurrency", None))
 
 
+#: the capacity's own reasons about its latency objective that a VM's verdict carries (a target met only on the
+#: retrograde branch; a p95 target held against the mean response time; a p95 implausible beside N/X). An unreachable target is not one: the VM
+#: then carries no users by the objective, a sound answer the plan's notes give.
+CAPACITY_LATENCY_REASONS = ("latency_past_peak", "p95_not_measured", "latency_scale")
+
+
 def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
-    """A VM planned from a fitted curve: the capacity's verdict, each reason named by VM."""
+    """A VM planned from a fitted curve: the capacity's verdict (the fit at its operating concurrency, and what its
+    latency objective rests on), each reason named by VM."""
     verdict = assess_capacity(fit, capacity, comparison)
+    own = getattr(capacity, "evidence", None)
+    if own is not None:
+        verdict = verdict + Evidence(tuple(r for r in own.reasons if r.code in CAPACITY_LATENCY_REASONS))
     return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value) for r in verdict.reasons))
 
 
@@ -112,8 +137,11 @@ def plan_evidence(table: pd.DataFrame, vms: pd.DataFrame, fitted: dict, objectiv
         utilization = float(own) if has_own else reference_utilization
         if objectives.utilization_target is None:
             utilization = None
+        p95 = (table.set_index("vm")["latency_p95_ms"].get(vm) if objectives.has_latency
+               and "latency_p95_ms" in table.columns else None)
         out[vm] = assess_measured_vm(vm, float(row["measured_throughput"]), utilization, has_own,
-                                     float(row["throughput"]), row.get("latency_ok") in (True,))
+                                     float(row["throughput"]), row.get("latency_ok") in (True,),
+                                     None if p95 is None or pd.isna(p95) else float(p95))
     return out
 
 

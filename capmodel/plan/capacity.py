@@ -28,7 +28,7 @@ from capmodel.models.renamed import table_frame
 from capmodel.plan.assessment import assess_capacity
 from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
 from capmodel.plan.intervals import percentile_interval
-from capmodel.plan.latency import p95_to_mean_ratio
+from capmodel.plan.latency import p95_ratio_reason, p95_to_mean_ratio
 
 
 # What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
@@ -244,6 +244,8 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool) -> Evidence:
         reasons.append(Reason("latency_past_peak", "weak", "the latency target is crossed only past the peak, "
                               "on the retrograde branch, so the plan runs the server at its fitted peak, where "
                               "throughput is flat and latency climbs fastest", result.peak_concurrency))
+    if latency is not None:
+        reasons.append(p95_ratio_reason(result.latency_p95_ratio, result.latency_basis))
     if latency is not None and not p95_measured:
         reasons.append(Reason("p95_not_measured", "weak", "no p95 latency was measured: the p95 target is held "
                               "against the mean response time N/X, which understates the tail", None))

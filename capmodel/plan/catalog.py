@@ -88,6 +88,15 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
         raise PlanError(f"{_where(source)}column 'monthly_cost', row {row + 1}: value is missing")
     if "currency" not in out.columns:
         out["currency"] = ""
+    given = out["currency"].where(out["currency"].notna(), "").astype(str).str.strip()
+    named = sorted(set(given) - {""})
+    if len(named) > 1 or (named and (given == "").any()):
+        # the cheapest VM, the cost per user and the Pareto frontier compare the costs as one unit
+        row = _first((given != named[0]).to_numpy())
+        found = " and ".join(named + (["no currency"] if (given == "").any() else []))
+        raise PlanError(f"{_where(source)}column 'currency', row {row + 1} (VM '{out['vm'].iloc[row]}'): the costs "
+                        f"are in {found}; convert them to one currency (costs in different ones cannot be compared)")
+    out["currency"] = given
     return out
 
 

@@ -55,6 +55,33 @@ def point_meets_latency(row: pd.Series, objectives, baseline_p95_ms: float | Non
     return True, "; ".join(f"{ops} latency reported {WORDS_READ.get(w, w)}" for w, ops in by_word.items())
 
 
+#: measured p95 over the Little's-law mean response time N/X a closed-loop curve can show. Without think time N/X is
+#: the mean latency the clients saw, and a p95 sits at about 1-5x a mean (3x for exponential service). Below
+#: ``P95_RATIO_LOW`` the p95 is a tenth of the mean: the clients waited between operations (think time, a throttled
+#: target, which the USL's N/X does not model), or the column holds seconds, not ms (a 1,000x slip gives ~0.003).
+#: Above ``P95_RATIO_HIGH`` the column holds microseconds, or the concurrency counts fewer clients than ran (threads
+#: of one host of several).
+P95_RATIO_LOW = 0.1
+P95_RATIO_HIGH = 20.0
+
+
+def p95_ratio_reason(ratio: float, basis: str):
+    """A ``Reason`` (weak) when the measured p95 / N/X ratio is implausible for a closed-loop curve, else None."""
+    from capmodel.models.evidence import Reason
+
+    if not basis.startswith("p95") or not math.isfinite(ratio) or P95_RATIO_LOW <= ratio <= P95_RATIO_HIGH:
+        return None
+    if ratio < P95_RATIO_LOW:
+        why = ("the clients waited between operations (think time, a throttled target: the N/X the target is held "
+               "against then is not the latency), or latency_p95_ms holds seconds, not milliseconds")
+    else:
+        why = ("latency_p95_ms holds microseconds, not milliseconds, or the concurrency column counts fewer "
+               "clients than ran (one host's threads of several)")
+    return Reason("latency_scale", "weak", f"the measured p95 is {number(ratio, 3)}x the mean response time N/X "
+                  f"(expected {number(P95_RATIO_LOW)} to {number(P95_RATIO_HIGH, 3)}x for clients without think "
+                  f"time): {why}", float(ratio))
+
+
 def p95_to_mean_ratio(curve: pd.DataFrame) -> tuple[float, str]:
     """Median of measured p95 / Little's-law response time N/X over the points; 1 (mean latency) without p95."""
     if "latency_p95_ms" not in curve.columns:

@@ -13,17 +13,21 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from capmodel.constraints import Number
 from capmodel.errors import PlanError
-from capmodel.models.evidence import Evidence
+from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
 from capmodel.models.closed_form import usl_throughput
 from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval
-from capmodel.formatting import number
+from capmodel.formatting import integer, number
 
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
 ROUNDING = ("nearest", "up")
 
+
+#: bootstrap samples of a fit over node count (``node_curve``)
+BOOTSTRAP_SAMPLES = Number(int, 0, 100_000, text=False, name="bootstrap (--bootstrap)")
 
 def _round(x: float, rounding: str) -> int:
     # "nearest" as the brief does it: 3 x 8.7 = 26.1 -> "about 26"; halves go up (25.5 -> 26).
@@ -207,6 +211,26 @@ class NodeStudy:
         return "\n".join(text)
 
 
+#: a linear count whose fitted throughput falls this far short of the reference is contradicted by the node curve
+LINEAR_SHORT = 0.05
+
+
+def linear_short_reason(row, sigma: float, kappa: float) -> Reason | None:
+    """A weak reason when the linear rule's node count delivers, on the fitted node curve, more than ``LINEAR_SHORT``
+    less than the reference throughput (None otherwise)."""
+    n, base = float(row["nodes_linear"]), float(row["candidate_nodes"])
+    if not n > 0:
+        return None
+    lam = row["candidate_ops_per_s"] / float(usl_throughput(base, sigma, kappa, 1.0))
+    delivered, wanted = float(usl_throughput(n, sigma, kappa, lam)), float(row["reference_ops_per_s"])
+    if not delivered < wanted * (1 - LINEAR_SHORT):
+        return None
+    return Reason("linear_short", "weak", f"workload {row['workload']}: the linear rule's {integer(n)} nodes deliver "
+                  f"{integer(delivered)} ops/s on the measured node curve, {1 - delivered / wanted:.0%} short of "
+                  f"the reference {integer(wanted)} ops/s: the curve scales below linear, so the linear count "
+                  "undersizes the cluster", float(delivered / wanted))
+
+
 def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa: float = 0.0,
                     node_curve: pd.DataFrame | None = None, bootstrap: int = 200, rounding: str = "nearest",
                     max_nodes: float = 1000, reference_node_cost: float | None = None,
@@ -220,7 +244,7 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     from capmodel.constraints import Number
 
     max_nodes = Number(int, 1, 1_000_000, text=False).check(max_nodes, PlanError, "max nodes (--max-nodes)")
-    bootstrap = Number(int, 0, 100_000, text=False).check(bootstrap, PlanError, "bootstrap (--bootstrap)")
+    bootstrap = BOOTSTRAP_SAMPLES.check(bootstrap, PlanError)
     if table is None:
         from capmodel.data import datasets
 
@@ -246,5 +270,11 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
     evidence, per = assess_scale_out(answers, fit, measured, f"sigma = {number(sigma, 6)}, kappa = "
                                                              f"{number(kappa, 6)}", "nodes")
     row_evidence = {r["workload"]: per[f"workload {r['workload']}"] for _, r in rows.iterrows()}
+    if fit is not None:   # the linear count printed beside a measured curve that says it falls short
+        for _, r in rows.iterrows():
+            short = linear_short_reason(r, sigma, kappa)
+            if short is not None:
+                row_evidence[r["workload"]] = row_evidence[r["workload"]] + Evidence.of(short)
+                evidence = evidence + Evidence.of(short)
     return NodeStudy(rows=rows, sigma=sigma, kappa=kappa, basis=basis, rounding=rounding, source=source or "",
                      input_table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence)

@@ -31,8 +31,9 @@ INTERVAL_COLUMNS = (
     "throughput_per_cost_vs_baseline", "cost_per_user", "cost_per_1000_users", "cost_per_1000_ops",
 )
 ONE_SIDED = " †"
-ONE_SIDED_NOTE = ("†: the estimate is an end of its interval, which is one-sided: the input's stated range ends at "
-                  "the figure used (a relative throughput stated as 2.5-2.6x and used as 2.6x)")
+ONE_SIDED_NOTE = ("†: the estimate is an end of its interval, which is one-sided: a measured VM's stated range ends "
+                  "at the figure used (a relative throughput stated as 2.5-2.6x and used as 2.6x); a fitted VM's "
+                  "bootstrap resamples all fall on one side of its fit")
 SCENARIOS = [("value", "value")] + [(r, b) for r in ("low", "high") for b in ("low", "high")]
 
 

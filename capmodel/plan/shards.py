@@ -17,7 +17,7 @@ import pandas as pd
 from capmodel.constraints import Number, Sequence, checked, typed, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import integer, number, plural
-from capmodel.models.evidence import Evidence
+from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
 from capmodel.models.closed_form import usl_throughput
@@ -181,6 +181,22 @@ def _refuse_mixed(given: dict, fitted: bool) -> None:
                         f"{' or '.join(SHARD_CONSTRAINTS[name].name for name in rule)}")
 
 
+#: a batch latency below this many ms per document (1 µs) is faster than MongoDB writes a document: the latency was
+#: given in seconds (0.05 for 50 ms), and Little's law sizes the clients 1,000x too few (1 client for 1M inserts/s)
+LEAST_MS_PER_DOCUMENT = 0.001
+
+
+def batch_latency_reason(batch_latency_ms: float | None, batch_size: int):
+    """A weak ``latency_scale`` reason when the batch latency is implausibly fast per document (None otherwise)."""
+    if batch_latency_ms is None or not batch_latency_ms / batch_size < LEAST_MS_PER_DOCUMENT:
+        return None
+    per_document_us = batch_latency_ms / batch_size * 1000.0
+    return Reason("latency_scale", "weak", f"a batch of {batch_size:,} documents in {number(batch_latency_ms, 6)} ms "
+                  f"is {number(per_document_us, 3)} µs per document, faster than a database writes one (at least "
+                  f"{number(LEAST_MS_PER_DOCUMENT * 1000)} µs): is --batch-latency-ms in seconds? The client "
+                  "processes, by Little's law, scale with it", float(batch_latency_ms))
+
+
 def plan_shard_study(target_rates=None, per_shard_throughput: float | None = None, sigma: float | None = None,
                      kappa: float | None = None, curve=None, bootstrap: int = 200, level: float = 0.95,
                      max_shards: float | None = None, batch_size: int = 1000, batch_latency_ms: float | None = None,
@@ -249,5 +265,6 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
                                      f"{number(model['per_shard_throughput'])}/s per shard, sigma = "
                                      f"{number(model['sigma'], 6)}, "
                                      f"kappa = {number(model['kappa'], 6)}", "shards")
+    evidence = evidence + Evidence.of(batch_latency_reason(batch_latency_ms, batch_size))
     return ShardStudy(source=source, model=model, rows=rows, scenarios=scan, evidence=evidence,
                       row_evidence=tuple(per[label] for label in labels))

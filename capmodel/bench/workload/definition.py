@@ -152,6 +152,29 @@ def _require(cond: bool, where: str, message: str) -> None:
         raise InputError(f"{where}: {message}")
 
 
+#: the options each request distribution takes under ``keys`` (the generators' own keywords)
+DISTRIBUTION_OPTIONS = {"zipfian": ("theta", "method"), "hotspot": ("hot_data", "hot_ops")}
+
+
+def _check_distribution_options(distribution: str, options: dict, where: str) -> None:
+    """Options of ``keys`` the distribution takes, numbers where numbers go, in the generator's range: checked when
+    the file is read, not when the sweep draws its first key (a misspelt 'thetta' was dropped in silence, a theta of
+    5 refused only after the server was reached, a theta of 'x' a TypeError)."""
+    from capmodel.bench.workload.generators import key_chooser
+
+    allowed = DISTRIBUTION_OPTIONS.get(distribution, ())
+    for name, value in options.items():
+        _require(name in allowed, where, f"keys.{name} does not apply to the {distribution} distribution ("
+                 + (f"it takes {', '.join(allowed)})" if allowed else "it takes no options)"))
+        if name != "method":
+            _require(isinstance(value, (int, float)) and not isinstance(value, bool), where,
+                     f"keys.{name} must be a number, got {shown(value)}")
+    try:   # the generator's own range checks, on a two-key space (cheap whatever 'records' is)
+        key_chooser(distribution, lambda: 2, seed=0, **options)
+    except InputError as exc:
+        raise InputError(f"{where}: keys: {exc}") from None
+
+
 def _parse_operations(raw, where: str) -> list[Operation]:
     if isinstance(raw, dict):
         raw = [{"op": k, "weight": v} for k, v in raw.items()]
@@ -238,7 +261,8 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
         distribution = keys.get("distribution", "uniform")
         _require(distribution in DISTRIBUTIONS, where,
                  f"keys.distribution {distribution!r}; choose one of {', '.join(DISTRIBUTIONS)}")
-        dist_options = {k: keys[k] for k in ("theta", "hot_data", "hot_ops", "method") if k in keys}
+        dist_options = {k: v for k, v in keys.items() if k not in ("prefix", "order", "distribution")}
+        _check_distribution_options(distribution, dist_options, where)
 
     fields_spec = spec.get("fields")
     field_names, field_length = [], 0
@@ -299,6 +323,10 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
             if key in op.params:
                 compile_template(op.params[key], f"{at}.{key}")
     _require(records == 0 or has_document, where, "'records' > 0 needs a 'document' template or 'fields'")
+    keyed = [op.name for op in ops if op.kind in KEY_OPERATIONS or (op.kind == "update" and "filter" not in op.params)]
+    _require(not (records == 0 and keyed and not any(op.kind == "insert" for op in ops)), where,
+             f"'records' is 0 and nothing inserts, so {', '.join(keyed)} would ask for keys of an empty collection "
+             "(every one a miss, timed as if it were work): load records ('records: N', --records N)")
 
     return Workload(
         name=name, description=str(spec.get("description", "")).strip(), source=str(spec.get("source", "")).strip(),

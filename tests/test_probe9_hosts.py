@@ -1,0 +1,33 @@
+"""probe9: a curve file with one row per load-generator host at each step (threads x hosts)."""
+from capmodel.cli import main
+
+
+def usl(n):
+    return 1000.0 * n / (1 + 0.05 * (n - 1) + 0.0005 * n * (n - 1))
+
+
+def write(tmp_path, hosts, header="host"):
+    """Four hosts ran each step together: a step of 4n clients, each host writing its n threads and a quarter of
+    the server's throughput."""
+    rows = [f"{h},{n},{usl(len(hosts) * n) / len(hosts):.3f}" for n in (1, 2, 4, 8, 16, 32, 64) for h in hosts]
+    path = tmp_path / "hosts.csv"
+    path.write_text(f"{header},concurrency,throughput\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_per_host_rows_are_refused_not_fitted_as_replicates(tmp_path, capsys):
+    """It printed 'Answer: throughput peaks at 2,686 ops/s at about 10.9 clients (USL; evidence: sound)': one host's
+    share (a quarter of the server's 10,742 ops/s at 43.6 clients), with the verdict 'sound'."""
+    for header in ("host", "Hostname"):
+        assert main(["fit", str(write(tmp_path, ["h1", "h2", "h3", "h4"], header))]) == 2
+        err = capsys.readouterr().err
+        assert f"column '{header}' names 4 hosts measured at each concurrency" in err
+
+
+def test_one_host_or_a_repeated_host_is_a_curve(tmp_path, capsys):
+    assert main(["fit", str(write(tmp_path, ["h1"]))]) == 0
+    assert "10,742 ops/s" in capsys.readouterr().out          # one host ran every client: the server's curve
+    path = tmp_path / "again.csv"
+    text = write(tmp_path, ["h1"]).read_text()
+    path.write_text(text + "\n".join(text.splitlines()[1:]) + "\n")   # the same host's sweep twice: replicates
+    assert main(["fit", str(path)]) == 0
