@@ -107,7 +107,14 @@ def test_measured_p95_in_seconds_is_said(tmp_path, capsys):
 
 def test_a_fitted_vms_one_sided_interval_is_explained_as_its_bootstrap(tmp_path, capsys):
     """A relative latency target on noise-free fitted curves: small's users read '5,604 (5,604 to 5,605) †', and the
-    footnote explained the † only by a stated input range ('2.5-2.6x used as 2.6x'), which a fitted VM has none of."""
+    footnote explained the † only by a stated input range ('2.5-2.6x used as 2.6x'), which a fitted VM has none of.
+    A range narrower than its figures' precision is no longer printed (words9), so the page shows '5,604' with
+    neither † nor footnote; a one-sided range wide enough to print carries both, and the footnote names the fit."""
+    import pandas as pd
+
+    from capmodel.formatting import integer
+    from capmodel.plan.planner import ONE_SIDED, ONE_SIDED_NOTE, _estimate
+
     catalog, curves = write_curves(tmp_path)
     rows = [f"{vm},{n},{usl(n, lam):.1f},{1.8 * n / usl(n, lam) * 1000:.3f}" for vm, lam in (("small", 500.0),
             ("big", 1000.0)) for n in (1, 2, 4, 8, 16, 32, 64, 128)]   # rounded as a pasted table is
@@ -116,5 +123,8 @@ def test_a_fitted_vms_one_sided_interval_is_explained_as_its_bootstrap(tmp_path,
                  "--baseline-users", "5000", "--baseline-throughput", "2500", "--latency-increase", "0.05"]) == 0
     out = capsys.readouterr().out
     small = next(line for line in out.splitlines() if line.startswith("small "))
-    assert small.rstrip().endswith("latency") and "†" in small
-    assert "a fitted VM's bootstrap resamples all fall on one side of its fit" in out
+    assert small.rstrip().endswith("latency") and " 5,604 " in small and "5,605" not in small
+    assert ("†" in out) == ("a fitted VM's bootstrap resamples all fall on one side of its fit" in out)
+    one_sided = pd.Series({"users": 5604.0, "users_low": 5604.0, "users_high": 5900.0})
+    assert _estimate(one_sided, "users", integer) == "5,604 (5,604 to 5,900)" + ONE_SIDED
+    assert "a fitted VM's bootstrap resamples all fall on one side of its fit" in ONE_SIDED_NOTE

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import aside
+from capmodel.formatting import aside, plural
 from capmodel.models.renamed import table_frame
 from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import Observation, write_tables
@@ -205,15 +205,15 @@ class ReplicaSetObservation:
         ranked = sum(m.usable for m in self.members)
         figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
         if not unranked:
-            least = "the only member given" if ranked == 1 else f"the least spare of the {_count(ranked, 'member')}"
+            least = "the only member given" if ranked == 1 else f"the least spare of the {plural(ranked, 'member')}"
             return f"{top.host} {limits}: {figures}, {least}."
         busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
         if not busier:      # the members not ranked carried less load than the one named
-            return (f"{top.host} {limits}: {figures}, the least spare of the {_count(ranked, 'ranked member')}; "
+            return (f"{top.host} {limits}: {figures}, the least spare of the {plural(ranked, 'ranked member')}; "
                     f"the members not ranked carried less load. Not ranked (verdict unusable or no capacity): {why}.")
         maybe = ("the set's limit may be a member that could not be ranked" if self.replica_sets <= 1 else
                  "a server that could not be ranked may be closer to its capacity")
-        return (f"{top.host} is the closest to its capacity of the {_count(ranked, 'ranked member')}: {figures}; "
+        return (f"{top.host} is the closest to its capacity of the {plural(ranked, 'ranked member')}: {figures}; "
                 f"{maybe}. Not ranked (verdict unusable or no capacity): {why}.")
 
     @property
@@ -268,15 +268,10 @@ def _busiest(member: Member) -> float | None:
     return float(member.observation.curve["throughput"].quantile(0.95))
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-
 def spare_phrase(capacity) -> str:
     """The spare fraction in words: "12% of its planned throughput spare (9% to 15%)", or, past the plan, "already
     3% above its planned throughput (1% to 5% above)" ("(spare -5% to 1%)" where the interval reaches the plan)."""
     from capmodel.formatting import percent, shows_width
-
     spare = capacity.spare_fraction
     known = shows_width(spare.low, spare.high, percent)
     bounds = f"{percent(spare.low)} to {percent(spare.high)}" if known else ""
