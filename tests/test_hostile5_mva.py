@@ -109,7 +109,8 @@ def test_what_if_options_with_a_model_file_are_refused_not_ignored(tmp_path, cap
     model.write_text("classes:\n  reads: {population: 10, think_time: 0.1}\nstations:\n  cpu: {demands: {reads: 0.01}}\n")
     status, out, err = _mva(capsys, model, *extra)
     assert status == 2 and out == ""
-    assert err == (f"capmodel: error: {named} go with --observed DIR (the what-if from production), not with "
+    verb = "go" if "," in named else "goes"          # one option goes, several go
+    assert err == (f"capmodel: error: {named} {verb} with --observed DIR (the what-if from production), not with "
                    f"{model}: change the file's populations, rates or servers instead\n")
     status, out, err = _mva(capsys, model, "--json")
     assert status == 0, err

@@ -62,7 +62,7 @@ def run(args) -> int:
                                           ("--bootstrap", args.bootstrap), ("--level", args.level))
              if value is not None]
     if given:   # they were ignored: the file's network solved as written, as if the what-if had been asked
-        raise InputError(f"{', '.join(given)} go with --observed DIR (the what-if from production), not with "
+        raise InputError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --observed DIR (the what-if from production), not with "
                          f"{args.model}: change the file's populations, rates or servers instead")
     from capmodel.models.network_file import load_model, solve
 
