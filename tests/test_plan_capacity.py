@@ -227,7 +227,7 @@ def test_objectives_latency_target_is_applied_on_plgm_workload1():
     assert cap.usable_throughput == pytest.approx(x_fit(n_limit), rel=1e-7)     # about 3,548 ops/s
     assert cap.limits["utilization"] == pytest.approx(0.8 * fit.peak_throughput)
     text = cap.describe()
-    assert f"**{x_fit(n_limit):,.0f} ops/s**" in text and "p95 <= 1 ms" in text
+    assert f"**{x_fit(n_limit):,.0f} ops/s**" in text and "p95 at most 1 ms" in text
     assert "mean response time N/X (no p95 measured)" in text
     assert cap.evidence.codes() == ["p95_not_measured"] and cap.evidence.grade == "weak"
 
@@ -264,7 +264,7 @@ def test_an_unreachable_latency_target_states_no_throughput():
     assert cap.evidence.grade == "unusable" and cap.evidence.codes() == ["latency_unreachable"]
     text = cap.describe(ops_per_user=0.5)
     assert "sustains" not in text and "users" not in text
-    assert "no load meets p95 <= 1.5 ms" in text and f"fitted p95 is {2 * 1000 / LAMBDA:,.4g} ms" in text
+    assert "no load meets p95 at most 1.5 ms" in text and f"fitted p95 is {2 * 1000 / LAMBDA:,.4g} ms" in text
 
 
 @pytest.mark.parametrize("measured_upto,grade", [(8, "weak"), (4, "unusable")])

@@ -49,7 +49,7 @@ def test_plan_study_takes_the_objectives_it_is_given():
     expected = benchant_users(0.7)
     assert study.vms.set_index("vm")["users"]["c4-2xlarge-4-SSD"] == pytest.approx(expected["c4-2xlarge-4-SSD"])
     assert study.recommended_vms() == ["c4-2xlarge-4-SSD"]     # 77,875 >= 75,000 > s3-2xlarge-8's 56,875
-    assert "utilization <= 70%" in study.describe()
+    assert "utilization at most 70%" in study.describe()
 
 
 def test_plan_study_on_user_tables_and_its_errors():

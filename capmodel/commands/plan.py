@@ -56,7 +56,7 @@ def register(subparsers) -> None:
     obj.add_argument("--headroom", dest="utilization_target", type=float, action=DeprecatedAlias,
                      help=argparse.SUPPRESS)  # the old name of --utilization-target, kept for one release
     obj.add_argument("--peak-fraction", type=float, metavar="F", help="fitted curves: at most F x the USL peak")
-    obj.add_argument("--latency-p95-ms", type=float, metavar="MS", help="absolute latency target: p95 <= MS")
+    obj.add_argument("--latency-p95-ms", type=float, metavar="MS", help="absolute latency target: p95 at most MS")
     obj.add_argument("--latency-increase", type=float, metavar="F", help="relative latency target: p95 at most F "
                      "above the baseline's (0.05 = 5%%; the bundled study's default)")
     obj.add_argument("--no-latency", action="store_true", help="no latency objective (also for the bundled study)")

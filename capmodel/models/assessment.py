@@ -179,7 +179,8 @@ def _bound_meaning(name: str, side: str) -> str:
     if name == "kappa" and side == "lower":
         return "a coherency (retrograde) effect, so the fit reduces to Amdahl's law"
     if name == "sigma" and side == "lower":
-        return "any contention (pass allow_superlinear=True to let sigma go below 0)"
+        return ("any contention (fit --allow-superlinear, allow_superlinear=True in Python, lets σ go below 0: "
+                "superlinear scaling)")
     if name == "sigma" and side == "upper":
         return "any parallelism: the work is fully serialised, extra clients add no throughput"
     return "a value inside the allowed range"

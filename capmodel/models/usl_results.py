@@ -38,8 +38,8 @@ class USLFit(ScalabilityFit):
     def _model_warnings(self) -> list:
         found = []
         if self.sigma < 0:
-            found.append(f"sigma = {number(self.sigma, 4)} < 0: superlinear scaling (allowed by "
-                         f"allow_superlinear=True); "
+            found.append(f"σ = {number(self.sigma, 4)}, below 0: superlinear scaling (allowed by fit "
+                         "--allow-superlinear, allow_superlinear=True in Python); "
                          "check for cache warm-up or a bad N=1 measurement before trusting the peak")
         if self.kappa > 0 and self.peak_concurrency == 1.0:
             found.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "

@@ -79,11 +79,11 @@ class Objectives:
     def describe(self) -> str:
         parts = []
         if self.utilization_target is not None:
-            parts.append(f"utilization <= {self.utilization_target:.0%}")
+            parts.append(f"utilization at most {self.utilization_target:.0%}")
         if self.peak_fraction is not None:
-            parts.append(f"throughput <= {self.peak_fraction:.0%} of the fitted peak")
+            parts.append(f"throughput at most {self.peak_fraction:.0%} of the fitted peak")
         if self.latency_p95_ms is not None:
-            parts.append(f"p95 <= {number(self.latency_p95_ms, 6)} ms")
+            parts.append(f"p95 at most {number(self.latency_p95_ms, 6)} ms")
         if self.latency_increase is not None:
             parts.append(f"p95 no more than {self.latency_increase:.0%} above the baseline's")
         return ", ".join(parts) or "none"
@@ -143,13 +143,13 @@ class FitCapacity:
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
         fastest = self.latency.zero_load_seconds * self.latency_p95_ratio * 1000.0
-        return (f"no load meets p95 <= {number(self.latency_target_ms, 4)} ms: even at the lightest load (one client) "
+        return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one client) "
                 f"the fitted p95 is {number(fastest, 4)} ms")
 
     def _latency_sentence(self) -> str:
         if self.latency is None or not self.latency.reachable:
             return ""
-        target = f"p95 <= {number(self.latency_target_ms, 4)} ms"
+        target = f"p95 at most {number(self.latency_target_ms, 4)} ms"
         if self.latency.reason == "unbounded":
             return f" The latency target ({target}) never binds: the fitted response time does not grow with load."
         if self.latency.reason == "capped_at_peak":
@@ -194,7 +194,7 @@ def _objectives_with(objectives: Objectives, latency_target_ms: float | None, st
                   stacklevel=stacklevel + 1)
     if objectives.latency_p95_ms is not None and not math.isclose(objectives.latency_p95_ms, latency_target_ms):
         raise PlanError(f"two latency targets: latency_target_ms={number(latency_target_ms, 6)} and the objectives' "
-                        f"p95 <= {number(objectives.latency_p95_ms, 6)} ms; give it once, in Objectives")
+                        f"p95 at most {number(objectives.latency_p95_ms, 6)} ms; give it once, in Objectives")
     return Objectives(objectives.utilization_target, objectives.peak_fraction, float(latency_target_ms), None)
 
 
