@@ -7,9 +7,15 @@ loudly if one cannot start.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+
+# nbformat's validator, jsonschema, imports its optional IRI checker rfc3987_syntax when installed, which compiles ~40
+# grammars (2 s of CPU in every test process); no notebook schema has an iri format: the suite goes without it, as the
+# capmodel command does (capmodel/cli.py)
+sys.modules.setdefault("rfc3987_syntax", None)
 
 
 @pytest.fixture(scope="session")
