@@ -7,9 +7,22 @@ loudly if one cannot start.
 """
 from __future__ import annotations
 
+import signal
+import sys
 from pathlib import Path
 
 import pytest
+
+# nbformat's validator, jsonschema, imports its optional IRI checker rfc3987_syntax when installed, which compiles ~40
+# grammars (2 s of CPU in every test process); no notebook schema has an iri format: the suite goes without it, as the
+# capmodel command does (capmodel/cli.py)
+sys.modules.setdefault("rfc3987_syntax", None)
+
+# A shell starts a command put in the background with `&` with SIGINT ignored, and every process it starts inherits
+# that: the Ctrl-C tests' children then never saw their SIGINT (4 failures, one 30 s wait). The suite's processes
+# take SIGINT as Python does by default, however the run was started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

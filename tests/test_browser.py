@@ -215,22 +215,32 @@ def test_index_links_every_report_and_loads_cleanly(browser, reports):
 
 @pytest.mark.parametrize("name", notebooks.names())
 def test_report_draws_every_figure_offline_without_errors(browser, reports, name):
-    state = browser.open((reports / f"{name}.html").as_uri())
-    assert browser.problems() == [], name
+    page = _page(browser, reports / f"{name}.html")
+    state = page["figures"]
+    assert page["problems"] == [], name
     assert state["plotly"] == "object"
     assert state["figures"] >= 2, state
     assert state["drawn"] == state["figures"], state
     assert all(t > 0 for t in state["traces"]), state
     if name == "03_vm_capacity_plan" and (ROOT / "reports").is_dir() and not os.environ.get("CI"):
+        browser.open((reports / f"{name}.html").as_uri())
         browser.screenshot(ROOT / "reports" / "03_vm_capacity_plan.png", state["height"])
 
 
+#: what each page showed, by browser and file: a page is loaded once and read by every test that asks about it (a
+#: report's page is a few MB of plotly; the figure test and the text test of one page loaded it twice)
+_SHOWN: dict = {}
+
+
 def _page(browser, path: Path) -> dict:
-    state = browser.open(path.as_uri())
-    page = json.loads(browser.evaluate(PAGE))
-    page["figures"] = state
-    page["problems"] = browser.problems()
-    return page
+    key = (browser, str(path))
+    if key not in _SHOWN:
+        state = browser.open(path.as_uri())
+        page = json.loads(browser.evaluate(PAGE))
+        page["figures"] = state
+        page["problems"] = browser.problems()
+        _SHOWN[key] = page
+    return _SHOWN[key]
 
 
 def _check_page(page: dict, name: str) -> None:

@@ -272,7 +272,7 @@ def _polyfit_bootstrap_interval(x, u, with_intercept, n_bootstrap, seed, level, 
     draws = []
     for _ in range(n_bootstrap):
         starts = rng.integers(0, n, -(-n // block))
-        pick = np.concatenate([(s + np.arange(block)) % n for s in starts])[:n]
+        pick = ((starts[:, None] + np.arange(block)) % n).ravel()[:n]     # the runs, one after another
         d = demand(x[pick], u[pick], with_intercept and np.ptp(x[pick]) > 0)
         if d > 0:
             draws.append(d)

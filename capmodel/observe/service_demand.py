@@ -51,9 +51,14 @@ def block_counts(rng: np.random.Generator, n: int, block: int, rows: int, out: n
     last cut so that n intervals are drawn; block 1 is the ordinary bootstrap. A run is +1 at its start and −1 past
     its end in a difference array (a run past the last interval goes on from the first), summed up."""
     k = -(-n // block)
+    # one rng.integers call of (count, k) draws the very numbers count calls of k would, in the same order, without
+    # numpy's ~20 µs a call (a coverage count's 60,000 resamples of 200 intervals spent most of their time there)
     if block == 1:
-        for r in range(rows):
-            out[r] = np.bincount(rng.integers(0, n, n), minlength=n)
+        group = max(1, CACHED_CELLS // n)
+        for first in range(0, rows, group):
+            count = min(group, rows - first)
+            drawn = rng.integers(0, n, (count, n)) + (np.arange(count) * n)[:, None]
+            out[first:first + count] = np.bincount(drawn.ravel(), minlength=count * n).reshape(count, n)
         return out[:rows]
     lengths = np.full(k, block)
     lengths[-1] = n - (k - 1) * block
@@ -61,7 +66,7 @@ def block_counts(rng: np.random.Generator, n: int, block: int, rows: int, out: n
     group = max(1, CACHED_CELLS // width)                # resamples at a time: their arrays stay in the cache
     for first in range(0, rows, group):
         count = min(group, rows - first)
-        starts = np.stack([rng.integers(0, n, k) for _ in range(count)])
+        starts = rng.integers(0, n, (count, k))
         ends = starts + lengths
         wraps = ends > n
         offsets = (np.arange(count) * width)[:, None]
