@@ -71,7 +71,7 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
     (["02_fit_curve", "-p", "bootstrap", "1e9"],
      "parameter bootstrap must be an integer from 0 to 100,000, got 1000000000"),
     (["05_shard_scale_out", "-p", "target_rate", "inf"],
-     "parameter target_rate must be a number > 0 and <= 1,000,000,000,000, got inf"),
+     "parameter target_rate must be a number > 0 and <= a trillion, got inf"),
     (["06_live_benchmark", "-p", "concurrency", "1,100000000"],
      "parameter concurrency: every value must be an integer from 1 to 10,000, got 100000000"),
     (["01_methodology", "-p", "upto", "-1"], "parameter upto must be an integer from 0 to 100,000, got -1"),
@@ -85,7 +85,7 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
     (["04_node_multiplier", "-p", "sensitivity", "0,nan"],
      "parameter sensitivity: every value must be a number from 0 to 1, got nan"),
     (["03_vm_capacity_plan", "-p", "targets", "[50000, true]"],
-     "parameter targets: every value must be a number from 1 to 1,000,000,000,000, got True"),
+     "parameter targets: every value must be a number from 1 to a trillion, got True"),
     (["07_production_capacity", "-p", "bins", "1e16"],
      "parameter bins must be an integer from 0 to 10,000, got 10000000000000000"),
     (["01_methodology", "--jobs", "0"], "--jobs must be an integer from 1 to 64, got 0"),
@@ -141,7 +141,7 @@ def test_numbers_typed_as_text_take_the_kind_of_the_default_and_checking_returns
             ("upto", "8", 128, "parameter upto must be an integer from 0 to 100,000, got '8'"),
             ("sigma", float("nan"), 0.05, "parameter sigma must be a number from 0 to 1, got nan"),
             ("targets", [1, "2"], [50_000],
-             "parameter targets: every value must be a number from 1 to 1,000,000,000,000, got '2'")):
+             "parameter targets: every value must be a number from 1 to a trillion, got '2'")):
         with pytest.raises(InputError) as caught:
             checked_parameter(name, value, like)
         assert str(caught.value) == message
