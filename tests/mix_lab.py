@@ -248,8 +248,11 @@ CPU_BOUND = 0.25
 #: Over ten quiet runs (24 Nov 2026 15:36-15:50 UTC, the test's module doc) the per-class latency held 15 % in each of
 #: the seven with the CPU within 6.7 %; the three that missed it (18.4-26.9 %) had the CPU off by 14.5-18.3 % (a
 #: disturbance of one window the model cannot know: the latency follows the CPU, at 1.2-1.7 times its error), and a
-#: CI run with the CPU 11.8 % off missed by 45 %: the bound is where the evidence of holding ends, 7 %
-DEMANDS_HOLD = 0.07
+#: CI run with the CPU 11.8 % off missed by 45 %: the bound was where the evidence of holding ended, 7 %. Five fresh
+#: quiet runs (24 Nov 2026 21:46 UTC, bench_mix.py --repeat 5) moved it: one with the CPU 6.2 % off read the reads
+#: +15.2 %. Over the 19 quiet runs since, each of the 9 with the CPU within 5 % held 15 % for both classes, 4 of the 5
+#: between 5 and 7 %: the latency follows the CPU at 1.2-1.7 times its error and has some 6 % of its own, so 5 %
+DEMANDS_HOLD = 0.05
 
 
 def latency_bound(quiet: bool, demands_hold: bool = True) -> float:
