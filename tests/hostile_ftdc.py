@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import io
 import os
 import struct
@@ -121,6 +122,7 @@ def check_ftdc(data: bytes) -> str:
     with os.fdopen(handle, "wb") as out_file:
         out_file.write(data)
     out = io.StringIO()
+    gc.collect()      # an earlier test's unclosed socket warns when the collector finds it, not when the reader runs
     tracemalloc.start()
     try:
         with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out):
@@ -138,6 +140,9 @@ def check_ftdc(data: bytes) -> str:
         os.unlink(path)
     if outcome in ACCEPTABLE and peak > MEMORY_MB * 1e6:
         return "memory"
-    if outcome in ACCEPTABLE and (caught or out.getvalue()):
+    # the reader's own warnings; a ResourceWarning that does not name this file is another object's, found by the
+    # collector while the reader ran (a clean-clone CI run met one once; it did not come back on replay)
+    ours = [w for w in caught if not (issubclass(w.category, ResourceWarning) and path not in str(w.message))]
+    if outcome in ACCEPTABLE and (ours or out.getvalue()):
         return "noise"
     return outcome
