@@ -115,12 +115,7 @@ class MixWhatIf:
                 "intervals (they move together) and widened for the few runs" if runs else "") + (
                 "; widened too for how far each figure moved from one window of the observation to another" if any(
                     self.spread.values()) else "") + ".")
-            lines += [f"{m}: how far its figures moved from one window of the observation to another, beyond the fit "
-                      "(root mean square): " + ", ".join(
-                          f"{'the CPU' if key == CPU else f'the {key} latency'} ±{percent(np.expm1(s))} over "
-                          + (plural(k, "window") if i == 0 else f"{k}") for i, (key, (s, k)) in enumerate(spread.items()))
-                      + "."
-                      for m, spread in self.spread.items() if spread and m in answered]
+            lines += [_spread(m, spread) for m, spread in self.spread.items() if spread and m in answered]
         return "\n".join(lines)
 
 
@@ -146,6 +141,16 @@ def _replication(m, p) -> list:
         return [f"{m.member}: the {served} a second it served to other members count with the writes they follow, "
                 "not with the clients' operations."]
     return []
+
+
+def _spread(member: str, spread: dict) -> str:
+    """The member's window-to-window spread (``mix_spread.window_spread``) in a sentence: 'the CPU ±1.3% over 6
+    windows, the reads latency ±8.2% over 6'."""
+    parts = [f"{'the CPU' if key == CPU else f'the {key} latency'} ±{percent(np.expm1(s))} over "
+             + (plural(k, "window") if not i else str(k))
+             for i, (key, (s, k)) in enumerate(spread.items())]
+    return (f"{member}: how far its figures moved from one window of the observation to another, beyond the fit "
+            f"(root mean square): {', '.join(parts)}.")
 
 
 def _latency(p, low, high, c: str) -> str:

@@ -129,8 +129,8 @@ class ServerDemands:
 
     def utilization(self, rates: Mapping[str, float], writes_factor: float = 1.0) -> float:
         """The CPU's utilization per core at these per-class rates, the replication work the observed times
-        ``writes_factor``: the open network's (``open_networks.open_network``, the background and the replication one
-        class each), whose stretch S(U) every class shares (``_stretch``)."""
+        ``writes_factor``: the background's, each class's and the replication's CPU seconds a second over the cores,
+        the utilization ``open_networks.open_network`` gives this CPU, whose stretch S(U) every class shares."""
         replicated = self.replication_baseline * writes_factor if self.replication_cpu_per_op > 0 else 0.0
         return (self.background_cores + sum(rates[c] * self.cpu_per_op[c] for c in self.classes)
                 + replicated * self.replication_cpu_per_op) / self.cores
@@ -314,11 +314,10 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
     ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
     percentiles of ``n_bootstrap`` refits on intervals resampled with replacement, in runs of consecutive intervals
     where the CPU regression's residuals show that consecutive intervals move together (a circular block bootstrap,
-    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``), then combined with the
-window-to-window spread of ``capmodel.models.mix_spread``. ``wait_per_op``:
-    where the samples carry the server's wait for its cores (``cpu_wait_per_s``, see
-    ``capmodel.models.mix_intervals``), that wait per operation in seconds during the what-if (one figure or {member:
-    figure}); default: as observed."""
+    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``), then combined with
+    the window-to-window spread of ``capmodel.models.mix_spread``. ``wait_per_op``: where the samples carry the
+    server's wait for its cores (``cpu_wait_per_s``, see ``capmodel.models.mix_intervals``), that wait per operation
+    in seconds during the what-if (one figure or {member: figure}); default: as observed."""
     if not isinstance(observations, Mapping) or not observations:
         raise InputError("observations must map each member's name to its samples")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or not 0 <= n_bootstrap <= 10_000:
@@ -373,7 +372,8 @@ window-to-window spread of ``capmodel.models.mix_spread``. ``wait_per_op``:
                        f"square) from one window of the observation to another, beyond what the fit explains: a "
                        "what-if for another period is no surer than that", float(np.expm1(s)))
                 for m, by in spread.items() for key, (s, _) in by.items()
-                if key != CPU and np.expm1(s) > WINDOW_SPREAD_WEAK and asked[m].get(key, 0) > 0]
+                if key != CPU and np.expm1(s) > WINDOW_SPREAD_WEAK   # a minor class's noise does not weaken it
+                and asked[m].get(key, 0) >= MINOR_SHARE * sum(asked[m].values()) > 0]
     outside = {m.member: m.outside_mix(asked[m.member]) for m in members}
     reasons += [Reason("mix_extrapolated", "weak", f"{member}: {mix_sentence(*row)}", float(row[2]))
                 for member, rows in outside.items() for row in rows]
