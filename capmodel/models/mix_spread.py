@@ -28,7 +28,7 @@ import pandas as pd
 
 #: the fewest intervals a window of the observation holds, unless a run of consecutive intervals is shorter
 MIN_WINDOW = 5
-#: the most windows a long run of consecutive intervals is cut into (then ~a tenth of the observation each)
+#: one unbroken observation is cut into this many windows (a tenth of it each), where they hold MIN_WINDOW intervals
 MAX_WINDOWS = 10
 #: a class's share of a window's operations under which its latency there is not counted (a few a second: noise)
 MIN_CLASS_SHARE = 0.02
@@ -38,7 +38,7 @@ CPU = "cpu"
 def window_labels(table: pd.DataFrame) -> np.ndarray:
     """Per interval, the number of its window: runs of consecutive intervals (a gap of half an interval or more, by
     ``time`` and ``interval_s``, starts a new one; row order where there is no ``time``), each cut into pieces of
-    about equal length, at least MIN_WINDOW intervals and at most MAX_WINDOWS pieces in all."""
+    about a MAX_WINDOWS-th of all the intervals, and at least MIN_WINDOW (a shorter run is one window)."""
     n = len(table)
     if n == 0:
         return np.zeros(0, int)
@@ -55,8 +55,7 @@ def window_labels(table: pd.DataFrame) -> np.ndarray:
             run[order] = np.concatenate([[0], np.cumsum(gap)])
     size = max(MIN_WINDOW, math.ceil(n / MAX_WINDOWS))
     labels, next_label = np.zeros(n, int), 0
-    for r in np.unique(run):
-        members = order[np.isin(order, np.flatnonzero(run == r))]     # in time order
+    for members in np.split(order, np.flatnonzero(np.diff(run[order])) + 1):     # each run, in time order
         for piece in np.array_split(members, max(1, round(len(members) / size))):
             labels[piece] = next_label
             next_label += 1
