@@ -16,15 +16,12 @@ from scipy import stats
 from scipy.optimize import nnls
 
 from capmodel.errors import InputError
-from capmodel.models.served_latency import MIN_INTERVALS, PURE_SHARE, served_latency
+from capmodel.models.served_latency import APPLIED, MIN_INTERVALS, PURE_SHARE, SERVED, served_latency
 
 CLASSES = ("reads", "writes", "commands")
 WAIT = "cpu_wait_per_s"
-#: observe's replication columns (``capmodel.observe.serverstatus``), and the one the fit reads instead of them
-GETMORES, POSITIONS = "oplog_getmores_per_s", "repl_update_position_per_s"
-APPLIED, REPLICATION = "repl_applied_per_s", "replication_per_s"
-#: the replication operations a sync source serves, by the class ``opLatencies`` counts them in
-SERVED = {"reads": GETMORES, "commands": POSITIONS}
+#: the column the fit reads instead of observe's replication columns (``capmodel.models.served_latency``)
+REPLICATION = "replication_per_s"
 
 
 def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataFrame:

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+#: observe's replication columns (``capmodel.observe.serverstatus``): oplog getMores and position reports a sync
+#: source serves, and the oplog entries a member applied
+APPLIED = "repl_applied_per_s"
+#: the replication operations a sync source serves, by the class ``opLatencies`` counts them in
+SERVED = {"reads": "oplog_getmores_per_s", "commands": "repl_update_position_per_s"}
 #: the fewest intervals a fit of the mix what-if (and this regression) takes
 MIN_INTERVALS = 5
 #: the replication operations' own latency is read where the clients' are at most this share of their class

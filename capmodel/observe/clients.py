@@ -22,13 +22,10 @@ import numpy as np
 from capmodel.errors import InputError
 from capmodel.formatting import number
 from capmodel.models.evidence import Reason
-from capmodel.models.served_latency import served_latency
+from capmodel.models.served_latency import APPLIED, SERVED, served_latency
 from capmodel.observe.columns import Columns, empty_cells, numbers
 from capmodel.observe.serverstatus import CLASSES
 
-#: the replication operations a sync source serves, by the class ``opLatencies`` counts them in
-SERVED = {"reads": "oplog_getmores_per_s", "commands": "repl_update_position_per_s"}
-APPLIED = "repl_applied_per_s"
 #: replication's share of the operations above which the answer says it, and the share of entries applied above
 #: which the member's load is replication (a secondary its clients barely use: its CPU follows the primary's writes;
 #: a primary's served getMores follow its own clients' writes, and stay a ratio per client operation)
