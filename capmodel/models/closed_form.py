@@ -30,12 +30,20 @@ def usl_peak(sigma, kappa, lambda_):
     """(N*, X(N*)): the peak of the USL curve; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear.
 
     N* = sqrt((1 - sigma)/kappa) (Gunther 2007, eq. 4.33). Below one client the formula has no meaning: a curve whose
-    sqrt((1 - sigma)/kappa) <= 1 falls from the first client on, and its peak is reported at N = 1.
+    sqrt((1 - sigma)/kappa) <= 1 falls from the first client on, and its peak is reported at N = 1. Scalars give
+    floats; arrays (one parameter set per element) give arrays.
     """
-    if kappa > 0:
-        n_star = max(1.0, math.sqrt(max(1.0 - sigma, 0.0) / kappa))
-        return n_star, float(usl_throughput(n_star, sigma, kappa, lambda_))
-    return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
+    if np.ndim(sigma) == 0 and np.ndim(kappa) == 0 and np.ndim(lambda_) == 0:
+        if kappa > 0:
+            n_star = max(1.0, math.sqrt(max(1.0 - sigma, 0.0) / kappa))
+            return n_star, float(usl_throughput(n_star, sigma, kappa, lambda_))
+        return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
+    sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_star = np.where(kappa > 0, np.maximum(1.0, np.sqrt(np.maximum(1.0 - sigma, 0.0) / kappa)), math.inf)
+        x_star = np.where(kappa > 0, usl_throughput(np.where(kappa > 0, n_star, 1.0), sigma, kappa, lambda_),
+                          np.where(sigma > 0, lambda_ / sigma, math.inf))
+    return n_star, x_star
 
 
 def whole_peak(peak_concurrency: float, throughput_at) -> int:
@@ -114,6 +122,32 @@ def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
                         zero_load)
 
 
+def latency_root(budget, sigma, kappa):
+    """The largest N with D(N) <= ``budget`` (= λ(T + Z)): the larger root of κN² + (σ − κ)N + (1 − σ − budget)
+    = 0 (Gunther 2007, ch. 6); -inf where D never comes down to the budget, inf where it never grows (κ = 0,
+    σ <= 0). Vectorised: arrays of parameter sets give an array."""
+    budget, sigma, kappa = (np.asarray(v, dtype=float) for v in (budget, sigma, kappa))
+    a, b, c = kappa, sigma - kappa, 1.0 - sigma - budget
+    with np.errstate(divide="ignore", invalid="ignore"):
+        disc = b * b - 4 * a * c
+        quadratic = np.where(disc >= 0, (-b + np.sqrt(np.maximum(disc, 0.0))) / np.where(a > 0, 2 * a, 1.0), -math.inf)
+        linear = np.where(b > 0, -c / np.where(b > 0, b, 1.0), np.where(c <= 0, math.inf, -math.inf))
+    return np.where(a > 0, quadratic, linear)
+
+
+def latency_throughput(seconds, sigma, kappa, lambda_, min_concurrency: float = 1.0):
+    """The most throughput whose Little's-law response time N/X(N) meets ``seconds``, on the rising side and capped
+    at the peak (``latency_limit(..., branch="normal", cap_at_peak=True)``'s throughput), over arrays of parameter
+    sets at once; 0 where even ``min_concurrency`` misses the target, inf where nothing bounds N (linear)."""
+    sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
+    n_t = latency_root(lambda_ * seconds, sigma, kappa)
+    n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
+    n = np.minimum(n_t, n_peak)
+    with np.errstate(invalid="ignore"):
+        at = np.where(np.isfinite(n), usl_throughput(np.where(np.isfinite(n), n, 1.0), sigma, kappa, lambda_), x_peak)
+    return np.where(n_t < min_concurrency * (1 - 1e-12), 0.0, at)
+
+
 def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
                   cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time: float = 0.0) -> LatencyLimit:
     """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time`` <= ``seconds``".
@@ -140,7 +174,6 @@ def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *,
         raise InputError(f"a latency target must be a number of seconds > 0 (think time >= 0), got {seconds!r}"
                          + (f" (think time {think_time!r})" if think_time else ""))
     budget = lambda_ * (seconds + think_time)
-    a, b, c = kappa, sigma - kappa, 1.0 - sigma - budget
     n_lo = max(float(min_concurrency), 0.0)
     # the fastest response time over N >= n_lo: D's minimum at N = (kappa - sigma) / (2 kappa) when kappa > 0
     if kappa > 0:
@@ -149,16 +182,12 @@ def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *,
         n_fast = n_lo if sigma >= 0 else math.inf
     zero_load = ((1.0 + sigma * (n_fast - 1.0) + kappa * n_fast * (n_fast - 1.0)) / lambda_ - think_time
                  if math.isfinite(n_fast) else math.nan)
-    if a == 0 and b <= 0:      # D(N) never grows with N: constant (linear scaling) or falling (superlinear)
-        if b == 0 and c > 0:
+    if kappa == 0 and sigma <= 0:      # D(N) never grows with N: constant (linear scaling) or falling (superlinear)
+        if sigma == 0 and 1.0 - budget > 0:
             return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
         return _latency_result("unbounded", math.inf, usl_peak(sigma, kappa, lambda_)[1], "normal", seconds,
                                zero_load)
-    if a == 0:
-        n_t = -c / b
-    else:
-        disc = b * b - 4 * a * c
-        n_t = (-b + math.sqrt(disc)) / (2 * a) if disc >= 0 else -math.inf
+    n_t = float(latency_root(budget, sigma, kappa))
     if n_t < n_lo * (1 - 1e-12):
         return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
     n_t = max(n_t, n_lo)
@@ -186,8 +215,17 @@ def concurrency_for_response_time(seconds: float, sigma: float, kappa: float, la
 def log_coherency_peak(sigma, kappa, lambda_):
     """(N*, X(N*)) of X(N) = lambda*N / (1 + sigma(N-1) + kappa N ln N): dX/dN = 0 at N* = (1 - sigma)/kappa;
     (inf, lambda/sigma) without coherency, (inf, inf) when linear. As for the USL, a curve whose N* <= 1 falls from
-    the first client on and its peak is reported at N = 1 (ln N* is then never taken of a non-positive N*)."""
-    if kappa > 0:
-        n_star = max(1.0, (1.0 - sigma) / kappa)
-        return n_star, float(lambda_ * n_star / (1.0 + sigma * (n_star - 1.0) + kappa * n_star * math.log(n_star)))
-    return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
+    the first client on and its peak is reported at N = 1 (ln N* is then never taken of a non-positive N*). Scalars
+    give floats; arrays give arrays."""
+    if np.ndim(sigma) == 0 and np.ndim(kappa) == 0 and np.ndim(lambda_) == 0:
+        if kappa > 0:
+            n_star = max(1.0, (1.0 - sigma) / kappa)
+            return n_star, float(lambda_ * n_star / (1.0 + sigma * (n_star - 1.0) + kappa * n_star * math.log(n_star)))
+        return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
+    sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_star = np.where(kappa > 0, np.maximum(1.0, (1.0 - sigma) / np.where(kappa > 0, kappa, 1.0)), math.inf)
+        finite = np.where(kappa > 0, n_star, 1.0)
+        x_star = np.where(kappa > 0, lambda_ * finite / (1.0 + sigma * (finite - 1.0) + kappa * finite * np.log(finite)),
+                          np.where(sigma > 0, lambda_ / sigma, math.inf))
+    return n_star, x_star
