@@ -13,6 +13,7 @@ import numpy as np
 from capmodel.data.curve import CONCURRENCY_RANGE, MAX_SPAN, MAX_THROUGHPUT, validate_curve
 from capmodel.errors import FitError, InputError
 from capmodel.formatting import plural
+from capmodel.models.curve_rules import check_curve
 
 SOLVER_TOLERANCE = 1e-15     # relative change of the cost at which the iteration stops
 SOLVER_MAX_ITERATIONS = 500
@@ -301,8 +302,10 @@ def covariance(model, n, x, w, p) -> np.ndarray:
 
 
 def fit_model(model, curve, allow_superlinear: bool = False, weights=None, bounds: dict | None = None):
-    """Fit a declared model (capmodel.models.family) to a curve table; returns the model's results object."""
+    """Fit a declared model (capmodel.models.family) to a curve table; returns the model's results object. The
+    table passes the rules every fit runs first (capmodel.models.curve_rules: one curve, not parts of steps)."""
     curve, n, x = curve_arrays(curve)
+    check_curve(curve)
     w = resolve_weights(weights, n, x) if weights is not None else None
     if w is not None and np.any(w == 0):
         # a weight of 0 takes the point out: it is no data point for the fit's degrees of freedom, its best measured

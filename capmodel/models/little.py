@@ -1,12 +1,20 @@
-"""Little's law against a measured curve's own columns: no more operations in flight than clients.
+"""Little's law against a measured curve's own columns: about one operation in flight per client.
 
 In a closed loop each client has at most one operation outstanding, so throughput × mean latency (the operations in
-flight, Little's law L = λW) cannot exceed the concurrency. Clients with think time, or client-side overhead, keep it
-below; above it, the columns disagree with each other: the concurrency counts fewer clients than ran (the threads of
-one load-generator host of several), or ``latency_mean_ms`` is not a mean in milliseconds (microseconds read as ms:
-1,000x; a p99 mapped to the mean column). In the first case the peak's concurrency is off by that factor. ``IN_FLIGHT_EXCESS`` = 1.5 leaves room for a latency timed
-around the operation (the client's own clock, queueing in the driver) and for measurement noise; the median over the
-points keeps one odd step from deciding.
+flight, Little's law L = λW) is the concurrency, less the time clients spend between operations. The median over the
+points of X·R/N (one odd step does not decide) is judged both ways:
+
+- above ``IN_FLIGHT_EXCESS`` = 1.5 (room for a latency timed around the operation by the client's own clock, and for
+  noise): the columns disagree. The concurrency counts fewer clients than ran (the threads of one load-generator
+  host of several: the peak's concurrency is then off by that factor, its throughput is not) or ``latency_mean_ms``
+  is not a mean in milliseconds (a p95 or p99 mapped to it): weak. Above ``IN_FLIGHT_UNUSABLE`` = 20 no such slip
+  explains it; a unit does (throughput per minute, latency in microseconds), and every figure in ops/s may be off by
+  it: unusable.
+- below ``IN_FLIGHT_SHORT`` = 0.5: most clients had no operation in flight most of the time: they waited between
+  operations (think time, a throttled target), or the rows are parts of a step, or a unit is wrong: weak. Below
+  ``IN_FLIGHT_LOST`` = 0.05, twenty times fewer operations in flight than clients, a unit slip is the likelier
+  reading (throughput per millisecond, latency in seconds: 1,000x) and the throughput figures cannot be trusted:
+  unusable.
 """
 from __future__ import annotations
 
@@ -16,6 +24,9 @@ from capmodel.formatting import number
 from capmodel.models.evidence import Reason
 
 IN_FLIGHT_EXCESS = 1.5
+IN_FLIGHT_UNUSABLE = 20.0
+IN_FLIGHT_SHORT = 0.5
+IN_FLIGHT_LOST = 0.05
 MEAN_LATENCY = "latency_mean_ms"
 
 
@@ -32,15 +43,27 @@ def in_flight_ratio(curve) -> tuple[float, int] | None:
     return float(np.median(x[ok] * r[ok] / n[ok])), int(ok.sum())
 
 
-def check_in_flight(fit) -> Reason | None:
-    """More operations in flight (X·R) than the concurrency column counts -> weak, with the factor."""
-    found = in_flight_ratio(getattr(fit, "curve", None))
-    if found is None or not found[0] > IN_FLIGHT_EXCESS:
+def check_in_flight(curve) -> Reason | None:
+    """Operations in flight (X·R) against the clients counted, both ways (the module's rule), with the factor."""
+    found = in_flight_ratio(curve)
+    if found is None or IN_FLIGHT_SHORT <= found[0] <= IN_FLIGHT_EXCESS:
         return None
     ratio, points = found
-    return Reason("in_flight", "weak", f"throughput × mean latency (Little's law) puts {number(ratio, 3)}x as many "
-                  f"operations in flight as the concurrency counts clients (median over {points} points): a closed "
-                  "loop cannot run more than one operation per client, so the concurrency counts fewer clients than "
-                  "ran (one host's threads of several?), or latency_mean_ms is not a mean in milliseconds (microseconds, a "
-                  "p95 or p99); a short concurrency puts the "
-                  "peak's concurrency off by that factor", ratio)
+    said = (f"throughput × mean latency (Little's law) puts {number(ratio, 3)}x as many operations in flight as the "
+            f"concurrency counts clients (median over {points} points)")
+    if ratio > IN_FLIGHT_UNUSABLE:
+        return Reason("in_flight", "unusable", f"{said}: a closed loop runs one operation per client, so a unit is "
+                      "wrong (throughput per minute? latency_mean_ms in microseconds?) and every figure in ops/s "
+                      "may be off by it", ratio)
+    if ratio > IN_FLIGHT_EXCESS:
+        return Reason("in_flight", "weak", f"{said}: a closed loop cannot run more than one operation per client, "
+                      "so the concurrency counts fewer clients than ran (one host's threads of several?), or "
+                      "latency_mean_ms is not a mean in milliseconds (a p95 or p99); a short concurrency puts the "
+                      "peak's concurrency off by that factor", ratio)
+    if ratio < IN_FLIGHT_LOST:
+        return Reason("in_flight", "unusable", f"{said}: {number(1 / ratio, 3)}x fewer than clients is no think "
+                      "time a benchmark has; a unit is wrong (throughput per millisecond? latency in seconds?) and "
+                      "every figure in ops/s may be off by it", ratio)
+    return Reason("in_flight", "weak", f"{said}: most clients had no operation in flight, so they waited between "
+                  "operations (think time, a throttled target), or the rows are parts of a step, or a unit is "
+                  "wrong", ratio)
