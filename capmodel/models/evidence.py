@@ -15,18 +15,44 @@ from dataclasses import dataclass
 from capmodel.errors import InputError
 
 GRADES = ("sound", "weak", "unusable")
+#: a figure's 95% interval (high / low) at most this wide may be sound: a covered answer is then within 25% of the
+#: truth (capmodel.models.assessment applies it; benchmarks/calibrate_verdicts.py measures what it keeps)
+SOUND_SPAN = 1.25
+#: what each grade promises, as measured by benchmarks/calibrate_verdicts.py on curves and servers of known truth
+MEANINGS = {
+    "sound": "the stated 95% interval covers the truth at least 93% of the time and no answer is off by more than 25%",
+    "weak": "the answer stands, with its reason and a next measurement; its 95% interval still covers the truth at "
+            "least 85% of the time",
+    "unusable": "the data cannot support the figure; the answer states what they do support instead",
+}
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """The measurement that would make a weak or unusable answer sound: the concurrencies to measure (``levels``,
+    new ones or existing ones to repeat), how many times each (``repeats``), and the advice in words (``text``, no
+    full stop)."""
+
+    levels: tuple[float, ...]
+    repeats: int
+    text: str
+
+    def to_json(self) -> dict:
+        return {"levels": [float(v) for v in self.levels], "repeats": int(self.repeats), "text": self.text}
 
 
 @dataclass(frozen=True)
 class Reason:
     """One finding about the evidence: ``code`` (stable, machine-readable), the ``grade`` it implies on its own
-    (``weak`` or ``unusable``), a ``message`` for the reader (one sentence, no trailing full stop), and the ``value``
-    it rests on (a ratio, a count, an R²) when there is one."""
+    (``weak`` or ``unusable``), a ``message`` for the reader (one sentence, no trailing full stop), the ``value``
+    it rests on (a ratio, a count, an R²) when there is one, and the ``next_step`` that would lift it when one is
+    known."""
 
     code: str
     grade: str
     message: str
     value: float | None = None
+    next_step: NextStep | None = None
 
     def __post_init__(self):
         if self.grade not in GRADES[1:]:
@@ -36,7 +62,8 @@ class Reason:
         value = self.value
         if value is not None and not math.isfinite(float(value)):
             value = None
-        return {"code": self.code, "grade": self.grade, "message": self.message, "value": value}
+        return {"code": self.code, "grade": self.grade, "message": self.message, "value": value,
+                "next_step": None if self.next_step is None else self.next_step.to_json()}
 
 
 @dataclass(frozen=True)
@@ -68,17 +95,39 @@ class Evidence:
     def codes(self) -> list[str]:
         return [r.code for r in self.reasons]
 
+    @property
+    def ordered(self) -> list[Reason]:
+        """The reasons, the gravest first (unusable before weak), each grade in the order found."""
+        return sorted(self.reasons, key=lambda r: -GRADES.index(r.grade))
+
+    @property
+    def main_reason(self) -> Reason | None:
+        """The reason that sets the grade (the first of the gravest); None when sound."""
+        return self.ordered[0] if self.reasons else None
+
+    @property
+    def next_step(self) -> NextStep | None:
+        """The measurement that would lift the gravest reason that has one (None: none known, or sound)."""
+        return next((r.next_step for r in self.ordered if r.next_step is not None), None)
+
     def to_json(self) -> dict:
-        """``{"grade": ..., "reasons": [{"code", "grade", "message", "value"}, ...]}``, as the CLI's ``--json``."""
-        return {"grade": self.grade, "reasons": [r.to_json() for r in self.reasons]}
+        """``{"grade", "meaning", "reasons": [{"code", "grade", "message", "value", "next_step"}, ...],
+        "next_step"}``, as the CLI's ``--json``."""
+        step = self.next_step
+        return {"grade": self.grade, "meaning": MEANINGS[self.grade], "reasons": [r.to_json() for r in self.reasons],
+                "next_step": None if step is None else step.to_json()}
 
     def describe(self) -> str:
-        """The verdict in words (markdown): the grade, then each reason."""
+        """The verdict in words (markdown): the grade, each reason, then the next step when one is known."""
         if not self.reasons:
             return "Evidence: **sound** (nothing in the data speaks against this answer)."
-        ordered = sorted(self.reasons, key=lambda r: -GRADES.index(r.grade))
-        return f"Evidence: **{self.grade}**: " + "; ".join(r.message for r in ordered) + "."
+        step = self.next_step
+        return (f"Evidence: **{self.grade}**: " + "; ".join(r.message for r in self.ordered) + "."
+                + (f" Next: {step.text}." if step is not None else ""))
 
     def lines(self) -> list[str]:
-        """The verdict as plain-text lines (the CLI's): ``evidence: GRADE``, then one indented line per reason."""
-        return [f"evidence: {self.grade}"] + [f"  - {r.grade}: {r.message}" for r in self.reasons]
+        """The verdict as plain-text lines (the CLI's): ``evidence: GRADE``, one indented line per reason, then the
+        next step when one is known."""
+        step = self.next_step
+        return ([f"evidence: {self.grade}"] + [f"  - {r.grade}: {r.message}" for r in self.ordered]
+                + ([f"next: {step.text}"] if step is not None else []))

@@ -22,6 +22,7 @@ import numpy as np
 from capmodel.errors import InputError
 from capmodel.models.closed_form import log_coherency_peak, usl_peak
 from capmodel.models.engine import fit_model
+from capmodel.models.region import Family
 from capmodel.models.results import ScalabilityFit
 from capmodel.models.usl_results import USLFit
 
@@ -56,8 +57,9 @@ class ScalabilityModel:
     bounds: dict = field(default_factory=dict)       # parameter name -> (low, high), lambda included
     formula: str = ""
     description: str = ""
-    peak: Callable = usl_peak                        # (sigma, kappa, lambda) -> (N*, X(N*))
+    peak: Callable = usl_peak                        # (sigma, kappa, lambda) -> (N*, X(N*)), arrays too
     results_class: type = ScalabilityFit
+    coherency: str = "usl"                           # the family whose edge it is: COHERENCY's key
 
     @property
     def names(self) -> tuple:
@@ -110,6 +112,15 @@ class ScalabilityModel:
         """Fit this model to a curve table with the shared engine; returns its results object."""
         return fit_model(self, curve, allow_superlinear=allow_superlinear, weights=weights, bounds=bounds)
 
+    def search_family(self, fit) -> Family:
+        """The family a fit of this model is searched over for its likelihood region (capmodel.models.region):
+        the model's coherency term with σ and κ free within the fit's bounds (linear and Amdahl are edges of the
+        USL's family, so their regions are the USL's), the fit's own (σ, κ) on the grid."""
+        term, peak = COHERENCY[self.coherency]
+        bounds = dict(zip(fit.names, zip(fit.lower, fit.upper)))
+        return Family(self.coherency, term, peak, bounds.get("sigma", CONTENTION_BOUNDS),
+                      bounds.get("kappa", COHERENCY_BOUNDS), ((fit.sigma, fit.kappa),))
+
     def rivals(self) -> dict:
         """Every declared model (name -> model), this one among them: what a fit of it is ranked against."""
         return MODELS
@@ -135,8 +146,12 @@ MODELS = {
         "log_coherency", {"sigma": contention_term, "kappa": log_coherency_term},
         {"sigma": CONTENTION_BOUNDS, "kappa": COHERENCY_BOUNDS, "lambda": LAMBDA_BOUNDS},
         "X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*ln(N))",
-        "contention and log-growing coherency: peaks later, falls gently", peak=log_coherency_peak),
+        "contention and log-growing coherency: peaks later, falls gently", peak=log_coherency_peak,
+        coherency="log_coherency"),
 }
+
+#: each family's coherency term and vectorised peak, by the name its models' ``coherency`` gives
+COHERENCY = {"usl": (coherency_term, usl_peak), "log_coherency": (log_coherency_term, log_coherency_peak)}
 
 
 def get_model(name: str) -> ScalabilityModel:

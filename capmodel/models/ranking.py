@@ -50,6 +50,27 @@ class ModelComparison:
     def best_fit(self):
         return self.fits[self.recommended]
 
+    def region(self, level: float = 0.95):
+        """The likelihood region over every compared model's family at ``level`` (capmodel.models.region): what a
+        figure of the recommended model ranges over when the comparison's choice is part of the answer. Derived
+        once per level."""
+        regions = self.__dict__.setdefault("_regions", {})
+        if level not in regions:
+            from capmodel.models.region import likelihood_region
+
+            families = {}
+            for fit in self.fits.values():
+                family = fit.spec.search_family(fit)
+                if family.name in families:      # one search per family, every fit's estimate on its grid
+                    known = families[family.name]
+                    family = type(known)(known.name, known.coherency, known.peak, known.sigma_bounds,
+                                         known.kappa_bounds, known.estimates + family.estimates)
+                families[family.name] = family
+            fit = self.best_fit
+            regions[level] = likelihood_region(fit.concurrency, fit.throughput, families.values(), fit.weights,
+                                               level)
+        return regions[level]
+
     def describe(self) -> str:
         """The recommendation in one sentence, with its reason."""
         return f"{model_label(self.recommended)} is recommended: {self.reason}."

@@ -16,11 +16,6 @@ import pandas as pd
 
 from capmodel.errors import InputError, shown
 from capmodel.formatting import number, plural
-from capmodel.models.assessment import EXTRAPOLATION_WEAK
-
-# a peak beyond this multiple of the largest measured concurrency earns a warning (and a weak verdict: the same
-# threshold, declared with the verdict's others in capmodel.models.assessment)
-PEAK_EXTRAPOLATION = int(EXTRAPOLATION_WEAK)
 
 
 def t_quantile(level: float, dof: int) -> float:
@@ -227,14 +222,49 @@ class ScalabilityFit:
     # -- warnings --------------------------------------------------------------------------------------------------
     @cached_property
     def warnings(self) -> list:
-        """What to be careful about, one sentence each: the messages of the verdict's warning reasons
-        (``capmodel.models.assessment.warning_reasons``), so that every warning is also a reason in ``evidence``."""
+        """What to be careful about, one sentence each: the messages of the fit's own cautions
+        (``capmodel.models.assessment.warning_reasons``), each also a reason in ``evidence``."""
         from capmodel.models.assessment import warning_reasons
 
         return [r.message for r in warning_reasons(self)]
 
     def _model_warnings(self) -> list:
         return []
+
+    def region(self, level: float = 0.95):
+        """The likelihood region of the fit's family at ``level`` (capmodel.models.region): the parameter sets the
+        data do not reject, over which every figure's interval is read. Derived once per level."""
+        check_level(level)
+        regions = self.__dict__.setdefault("_regions", {})
+        if level not in regions:
+            from capmodel.models.region import likelihood_region
+
+            regions[level] = likelihood_region(self.concurrency, self.throughput, [self.spec.search_family(self)],
+                                               self.weights, level)
+        return regions[level]
+
+    def figure_intervals(self, level: float = 0.95, region=None) -> dict:
+        """The fit's figures with their intervals over ``region`` (default ``self.region(level)``), name ->
+        ``Estimate``: ``peak_throughput`` (the most the server delivers: the peak, or the ceiling without one),
+        ``peak_concurrency`` and ``ceiling`` (λ/σ; for a model without coherency the ceiling is its limit, and so is
+        its interval). An end the data do not bound is inf; NaN without an interval. An interval that misses its own
+        estimate (a model the comparison chose although the region rejects it) is widened to reach it; the verdict
+        says so (``model_outside_region``)."""
+        from capmodel.models.estimate import Estimate
+
+        region = self.region(level) if region is None else region
+        limit = region.limit_interval()
+        ceiling = region.ceiling_interval() if self.terms.get("kappa") else limit
+        figures = {"peak_throughput": (self.peak_throughput, limit),
+                   "peak_concurrency": (self.peak_concurrency, region.peak_concurrency_interval()),
+                   "ceiling": (self.lambda_ / self.sigma if self.sigma > 0 else math.inf, ceiling)}
+        out = {}
+        for name, (value, (low, high)) in figures.items():
+            value = float(value)
+            if math.isfinite(low) or math.isinf(low):     # an interval: it holds its own estimate
+                low, high = min(low, value), max(high, value)
+            out[name] = Estimate(value, low, high)
+        return out
 
     @cached_property
     def evidence(self):
