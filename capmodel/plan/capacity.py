@@ -22,13 +22,12 @@ import numpy as np
 from capmodel.constraints import UTILIZATION_TARGET, Number, checked, span, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
-from capmodel.models.closed_form import LatencyLimit, concurrency_for_throughput, latency_limit, usl_peak
+from capmodel.models.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
+                                         latency_throughput, usl_peak)
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import table_frame
-from capmodel.plan.assessment import assess_capacity
 from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
-from capmodel.plan.intervals import percentile_interval
-from capmodel.plan.latency import p95_ratio_reason, p95_to_mean_ratio
+from capmodel.plan.latency import p95_ratio_interval, p95_ratio_reason, p95_to_mean_ratio
 
 
 # What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
@@ -100,7 +99,8 @@ def throughput_at_utilization_target(measured: float, utilization: float | None,
 
 @dataclass
 class FitCapacity:
-    """Capacity of a VM read off its fitted curve; ``*_low``/``*_high`` from the bootstrap (NaN without one).
+    """Capacity of a VM read off its fitted curve; ``*_low``/``*_high``: the ``level`` interval over the fit's
+    likelihood region (capmodel.models.region; inf where the data do not bound it).
 
     ``latency`` is the solver's answer for the latency target (None without one), ``latency_target_ms`` the p95
     target it was held to, ``latency_basis`` how p95 was mapped to the model's mean response time (p95 =
@@ -124,6 +124,7 @@ class FitCapacity:
     latency: LatencyLimit | None = None
     latency_target_ms: float | None = None
     latency_p95_ratio: float = 1.0
+    level: float = 0.95
     evidence: Evidence = field(default_factory=Evidence)
 
     @property
@@ -159,17 +160,28 @@ class FitCapacity:
                 f"{self.latency_basis}.")
 
     def describe(self, ops_per_user: float | None = None) -> str:
-        """The capacity in words (markdown) and its evidence, with the users it serves at ``ops_per_user`` ops/s
-        each; no throughput is stated when the latency target cannot be met at all."""
+        """The capacity in words (markdown) with its interval and its evidence, with the users it serves at
+        ``ops_per_user`` ops/s each; no throughput is stated when the latency target cannot be met at all, and only
+        the lower end of its interval when the evidence is unusable."""
+        from capmodel.formatting import shows_width
+
         under = f"Planned with {self.objectives.describe()}" if self.objectives is not None else "Planned"
         if self.latency is not None and not self.latency.reachable:
             return (f"{under}: **{self._unreachable_text()}** (p95 taken as {self.latency_basis}). "
                     + self.evidence.describe())
-        text = (f"{under}, this server sustains **{self.usable_throughput:,.0f} ops/s** at about "
-                f"{self.operating_concurrency:,.0f} concurrent clients (binding limit: {self.binding_limit})")
+        if not self.evidence.usable:
+            low = self.usable_throughput_low
+            floor = (f"; they support at least {number(low)} ops/s (the lower end of its {self.level:.0%} interval)"
+                     if math.isfinite(low) and low > 0 else "")
+            return f"{under}: **the data cannot support a capacity figure**{floor}. " + self.evidence.describe()
+        low, high = self.usable_throughput_low, self.usable_throughput_high
+        span = (f" ({self.level:.0%} interval {number(low)} to {number(high)})"
+                if shows_width(low, high) else "")
+        text = (f"{under}, this server sustains **{number(self.usable_throughput)} ops/s**{span} at about "
+                f"{number(self.operating_concurrency)} concurrent clients (binding limit: {self.binding_limit})")
         if ops_per_user:
             users = self.usable_throughput / ops_per_user
-            text += f"; at {number(ops_per_user, 6)} ops/s per user that is **{users:,.0f} users**"
+            text += f"; at {number(ops_per_user, 6)} ops/s per user that is **{number(users)} users**"
         return text + "." + self._latency_sentence() + " " + self.evidence.describe()
 
 
@@ -213,34 +225,45 @@ def _latency(sigma, kappa, lambda_, latency_seconds) -> LatencyLimit:
     return latency_limit(latency_seconds, sigma, kappa, lambda_, branch="normal", cap_at_peak=True)
 
 
-def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict[str, float]:
-    """Throughput allowed by each objective for one parameter set (name -> ops/s; 0 when no load meets the
-    latency target)."""
-    n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
+def _limits(sigma, kappa, lambda_, objectives, demand, latency_seconds) -> dict:
+    """Throughput allowed by each objective (name -> ops/s; 0 when no load meets the latency target), for one
+    parameter set or for arrays of them at once (a likelihood region's)."""
+    _, x_peak = usl_peak(sigma, kappa, lambda_)
     limits = {}
     if objectives.utilization_target is not None:
         if demand is not None:
-            limits["utilization"] = min(objectives.utilization_target / demand, x_peak)
+            limits["utilization"] = np.minimum(objectives.utilization_target / demand, x_peak)
         else:
-            limits["utilization"] = objectives.utilization_target * x_peak   # inf for a linear curve: refused below
+            limits["utilization"] = objectives.utilization_target * x_peak   # inf for a linear curve
     if objectives.peak_fraction is not None:
         limits["peak_fraction"] = objectives.peak_fraction * x_peak
     if latency_seconds is not None:
-        answer = _latency(sigma, kappa, lambda_, latency_seconds)
-        limits["latency"] = answer.throughput if answer.reachable else 0.0
+        limits["latency"] = latency_throughput(latency_seconds, sigma, kappa, lambda_)
     return limits
 
 
-def _evidence(fit, result: FitCapacity, p95_measured: bool) -> Evidence:
-    """The verdict on a capacity plan: the fit's, judged at the concurrency the plan runs the server at (its
-    extrapolation beyond the measured range included: ``plan.assessment.assess_capacity``), and the latency target's
-    fate."""
-    reasons = []
+def _headroom(limits: dict):
+    """The throughput at the utilization objectives (the latency target's when it is the only objective)."""
+    headroom = [v for k, v in limits.items() if k != "latency"]
+    return np.minimum.reduce(headroom) if headroom else limits["latency"]
+
+
+def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None) -> Evidence:
+    """The verdict on a capacity plan: what the curve and the fit say against any answer, the planned capacity's
+    own interval (``check_interval``: unbounded unusable, wider than a sound answer holds weak), and the latency
+    target's fate."""
+    from capmodel.models.assessment import check_interval, data_reasons
+
+    reasons = list(data_reasons(fit, comparison))
     latency = result.latency
     if latency is not None and not latency.reachable:
         reasons.append(Reason("latency_unreachable", "unusable", f"the latency target is unreachable: "
                               f"{result._unreachable_text()}", result.latency_target_ms))
-    elif latency is not None and result.binding_limit == "latency" and latency.reason == "capped_at_peak":
+    else:
+        reasons.append(check_interval(result.usable_throughput_low, result.usable_throughput_high,
+                                      "the planned capacity", result.level))
+    if latency is not None and latency.reachable and result.binding_limit == "latency" and \
+            latency.reason == "capped_at_peak":
         reasons.append(Reason("latency_past_peak", "weak", "the latency target is crossed only past the peak, "
                               "on the retrograde branch, so the plan runs the server at its fitted peak, where "
                               "throughput is flat and latency climbs fastest", result.peak_concurrency))
@@ -249,54 +272,55 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool) -> Evidence:
     if latency is not None and not p95_measured:
         reasons.append(Reason("p95_not_measured", "weak", "no p95 latency was measured: the p95 target is held "
                               "against the mean response time N/X, which understates the tail", None))
-    return assess_capacity(fit, result) + Evidence.of(*reasons)
+    return Evidence.of(*reasons)
 
 
-def capacity_from_fit(fit, objectives: Objectives, n_bootstrap: int = 0, level: float = 0.95, seed: int = 0, *,
-                      baseline_p95_ms: float | None = None, latency_target_ms: float | None = None) -> FitCapacity:
-    """Usable throughput of a fitted VM under the objectives; bootstrap percentile intervals when ``n_bootstrap``.
+def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, baseline_p95_ms: float | None = None,
+                      latency_target_ms: float | None = None, comparison=None) -> FitCapacity:
+    """Usable throughput of a fitted VM under the objectives, with its ``level`` interval: the range it takes over
+    the fit's likelihood region (``capmodel.models.region``; over the compared models' families when ``comparison``
+    chose the fit), the p95 / mean ratio's interval included for a latency target.
 
     The latency objective comes from ``objectives`` (absolute ``latency_p95_ms``, or ``latency_increase`` over
     ``baseline_p95_ms``). ``latency_target_ms=`` is deprecated (one release): it warns and is folded into the
     objectives, and a value that disagrees with theirs is refused.
     """
-    # the old positional order was (fit, objectives, latency_target_ms, n_bootstrap, ...)
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral):
-        raise PlanError(f"n_bootstrap must be a whole number, got {n_bootstrap!r}; the latency target now goes "
-                        "in Objectives(latency_p95_ms=...)")
+    from capmodel.models.assessment import answer_region
+
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise PlanError(f"level must be a confidence level between 0 and 1, got {level!r}")
     objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
     target_ms = objectives.latency_target_ms(baseline_p95_ms)
     demand = curve_service_demand(fit.curve)
     ratio, basis = p95_to_mean_ratio(fit.curve)
     seconds = None if target_ms is None else target_ms / 1000.0 / ratio
-    limits = _limits(fit.sigma, fit.kappa, fit.lambda_, objectives, demand, seconds)
+    limits = {k: float(v) for k, v in _limits(fit.sigma, fit.kappa, fit.lambda_, objectives, demand, seconds).items()}
     if not limits:
         raise PlanError("nothing to plan a fitted curve against: give a utilization target, a peak fraction or a "
                         "latency target")
-    if not math.isfinite(min(limits.values())):
-        raise PlanError("the fitted curve has no peak (it scales linearly) and the data carry no cpu_util: give a "
-                        "latency target, or measure utilization")
-    headroom = {k: v for k, v in limits.items() if k != "latency"}
-    throughput = min(headroom.values()) if headroom else limits["latency"]
+    throughput = float(_headroom(limits))
     binding = min(limits, key=limits.get)
     usable = limits[binding]
     latency = None if seconds is None else _latency(fit.sigma, fit.kappa, fit.lambda_, seconds)
+    region = answer_region(fit, comparison, level)
+    ratio_low, ratio_high = p95_ratio_interval(fit.curve, level) if seconds is not None else (ratio, ratio)
+    heads, usables = [], []
+    for r in (ratio_low, ratio_high):
+        at = None if target_ms is None else target_ms / 1000.0 / r
+        heads.append(region.interval(lambda s, k, lam, f: _headroom(_limits(s, k, lam, objectives, demand, at))))
+        usables.append(region.interval(
+            lambda s, k, lam, f: np.minimum.reduce(list(_limits(s, k, lam, objectives, demand, at).values()))))
     result = FitCapacity(
         throughput=throughput, latency_throughput=limits.get("latency", math.nan), usable_throughput=usable,
         binding_limit=binding,
-        operating_concurrency=(concurrency_for_throughput(usable, fit.sigma, fit.kappa, fit.lambda_) if usable > 0
-                               else 0.0),
+        operating_concurrency=(concurrency_for_throughput(usable, fit.sigma, fit.kappa, fit.lambda_)
+                               if 0 < usable < math.inf else (0.0 if usable == 0 else math.inf)),
         peak_concurrency=fit.peak_concurrency, peak_throughput=fit.peak_throughput,
         latency_basis=basis if seconds is not None else "", limits=limits, objectives=objectives,
         latency=latency, latency_target_ms=target_ms, latency_p95_ratio=ratio,
+        throughput_low=min(h[0] for h in heads), throughput_high=max(h[1] for h in heads),
+        usable_throughput_low=min(u[0] for u in usables), usable_throughput_high=max(u[1] for u in usables),
+        level=level,
     )
-    result.evidence = _evidence(fit, result, p95_measured=basis.startswith("p95"))
-    if n_bootstrap:
-        samples = fit.bootstrap(n_bootstrap, seed=seed).samples
-        draws = [_limits(s.get("sigma", 0.0), s.get("kappa", 0.0), s["lambda"], objectives, demand, seconds)
-                 for _, s in samples.iterrows()]
-        heads = [min((v for k, v in d.items() if k != "latency"), default=d.get("latency", math.nan)) for d in draws]
-        usables = [min(d.values()) if d else math.nan for d in draws]
-        result.throughput_low, result.throughput_high = percentile_interval(heads, level)
-        result.usable_throughput_low, result.usable_throughput_high = percentile_interval(usables, level)
+    result.evidence = _evidence(fit, result, p95_measured=basis.startswith("p95"), comparison=comparison)
     return result

@@ -93,6 +93,37 @@ def p95_to_mean_ratio(curve: pd.DataFrame) -> tuple[float, str]:
     return float(np.median(ratios)), f"p95 = {number(float(np.median(ratios)))} x N/X (median over measured points)"
 
 
+def median_interval(values, level: float) -> tuple[float, float]:
+    """The distribution-free interval of a median: the order statistics k and m + 1 - k of the m sorted values, k
+    the largest with P(Binomial(m, 1/2) < k) <= (1 - level) / 2 (the ends themselves with too few values)."""
+    v = np.sort(np.asarray(values, dtype=float))
+    m = len(v)
+    if m == 0:
+        return math.nan, math.nan
+    tail, cdf, k = (1.0 - level) / 2.0, 0.0, 0
+    while k < m:
+        cdf += math.exp(math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1) - m * math.log(2))
+        if cdf > tail:
+            break
+        k += 1
+    k = max(k, 1)
+    return float(v[k - 1]), float(v[m - k])
+
+
+def p95_ratio_interval(curve: pd.DataFrame, level: float) -> tuple[float, float]:
+    """The ``level`` interval of ``p95_to_mean_ratio``'s median (``median_interval``); its figure twice without a
+    p95 (the mean itself: no ratio measured)."""
+    ratio, _ = p95_to_mean_ratio(curve)
+    if "latency_p95_ms" not in curve.columns:
+        return ratio, ratio
+    usable = curve[(curve["throughput"] > 0) & curve["latency_p95_ms"].notna()]
+    if usable.empty:
+        return ratio, ratio
+    ratios = (usable["latency_p95_ms"] / 1000.0) / (usable["concurrency"] / usable["throughput"])
+    low, high = median_interval(ratios.to_numpy(dtype=float), level)
+    return min(low, ratio), max(high, ratio)
+
+
 def p95_at_throughput_ms(fit, throughput: float) -> float:
     """p95 latency (ms) a fitted curve predicts when it carries ``throughput``."""
     n = concurrency_for_throughput(throughput, fit.sigma, fit.kappa, fit.lambda_)
