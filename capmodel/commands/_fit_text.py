@@ -37,34 +37,43 @@ def comparison_text(comparison) -> str:
 
 
 def parameter_text(fit, level: float) -> str:
-    frame = fit.parameter_table(level).reset_index(names="parameter")
+    frame = fit.parameter_table(level, method="profile").reset_index(names="parameter")
     frame["parameter"] = frame["parameter"].map(lambda k: PARAMETERS.get(k, k))
     lvl = percent(level)
     return table(frame, {
         "parameter": Column("parameter", "text"), "estimate": Column("estimate", digits=5),
         "se": Column("standard error", digits=4, missing="none"),
         "low": Column(f"{lvl} low", digits=5, missing="none"), "high": Column(f"{lvl} high", digits=5,
-                                                                                missing="none")},
-        footnotes=['"none": exactly determined (as many points as parameters): no error, no interval']).text()
+                                                                                missing="none",
+                                                                                infinite="unbounded")},
+        footnotes=['"none": too few points for an interval (as many points as parameters, or 3 for the USL family)',
+                   "intervals: each parameter's range over the likelihood region (capmodel.models.region)"]).text()
 
 
-def limit_lines(fit) -> list[str]:
-    """Where the model peaks or levels off (printed only when the verdict is usable)."""
+def limit_lines(fit, figures: dict, level: float) -> list[str]:
+    """Each figure of the limit with its interval (printed only when the verdict is usable)."""
     lines = []
     peak = fit.peak_concurrency
+    n_star, x_star, ceiling = figures["peak_concurrency"], figures["peak_throughput"], figures["ceiling"]
+
+    def span(e) -> str:
+        if not math.isfinite(e.low):
+            return ""
+        return (f" ({percent(level)} interval {number(e.low)} to "
+                f"{number(e.high) if math.isfinite(e.high) else 'unbounded'})")
+
     if math.isfinite(peak):
         whole = getattr(fit, "recommended_concurrency", None)
-        lines.append(f"peak concurrency: {number(peak)} clients (real-valued)"
+        lines.append(f"peak concurrency: {number(peak)} clients{span(n_star)}"
                      + (f"; recommended {integer(whole)} (floor or ceil, whichever gives the higher throughput)"
                         if whole is not None else ""))
-        lines.append(f"peak throughput: {number(fit.peak_throughput)} ops/s")
+        lines.append(f"peak throughput: {number(fit.peak_throughput)} ops/s{span(x_star)}")
     else:
         lines.append("peak concurrency: none (kappa = 0: throughput keeps rising towards the ceiling)")
         if not math.isfinite(fit.peak_throughput):
             lines.append("peak throughput: unbounded (sigma = kappa = 0)")
-    ceiling = getattr(fit, "ceiling", math.inf)
-    lines.append(f"ceiling lambda/sigma: {number(ceiling)} ops/s" if math.isfinite(ceiling)
-                 else "ceiling lambda/sigma: none (sigma = 0)")
+    lines.append(f"ceiling lambda/sigma: {number(ceiling.estimate)} ops/s{span(ceiling)}"
+                 if math.isfinite(ceiling.estimate) else "ceiling lambda/sigma: none (sigma = 0)")
     return lines
 
 
@@ -80,38 +89,33 @@ def quality_line(fit) -> str:
     return "; ".join(part for part in (r2, spread, criteria) if part)
 
 
-def answer_line(fit, evidence) -> str:
-    """The answer in one line, above everything that supports it: where the model peaks or levels off and its
-    verdict, or (verdict unusable) what the data support instead."""
+def answer_line(fit, evidence, figures: dict, level: float) -> str:
+    """The answer in one line, above everything that supports it: where the model peaks or levels off with each
+    figure's interval and its verdict, or (verdict unusable) what the data support instead."""
     from capmodel.models.assessment import supported_instead
+    from capmodel.models.describe import limit_words
     from capmodel.models.labels import model_label
 
     if not evidence.usable:
         return f"Answer: no peak or ceiling is supported by these data; {supported_instead(fit, evidence).rstrip('.')}."
-    which = f"({model_label(fit.model)}; evidence: {evidence.grade})"
-    ceiling = getattr(fit, "ceiling", math.inf)
-    if math.isfinite(fit.peak_concurrency):
-        return (f"Answer: throughput peaks at {number(fit.peak_throughput)} ops/s at about "
-                f"{number(fit.peak_concurrency)} clients {which}.")
-    if math.isfinite(ceiling):
-        return f"Answer: no peak; throughput approaches a ceiling of {number(ceiling)} ops/s {which}."
-    return f"Answer: no peak and no ceiling; throughput grows in proportion to the clients {which}."
+    return f"Answer: {limit_words(fit, figures, level)} ({model_label(fit.model)}; evidence: {evidence.grade})."
 
 
 def fit_text(fit, level: float, evidence, comparison=None) -> str:
     """Everything ``capmodel fit`` prints without --json."""
-    from capmodel.models.assessment import supported_instead
+    from capmodel.models.assessment import answer_region, supported_instead
     from capmodel.models.labels import model_label
 
+    figures = fit.figure_intervals(level, region=answer_region(fit, comparison, level))
     n = np.asarray(fit.concurrency, dtype=float)
     head = [f"{model_label(fit.model)} fit: {fit.formula}",
             f"points: {integer(fit.n_points)}, concurrency {number(n.min())} to {number(n.max())} clients"
             + (", weighted" if getattr(fit, "weights", None) is not None else "")]
-    parts = [answer_line(fit, evidence)]
+    parts = [answer_line(fit, evidence, figures, level)]
     if comparison is not None:
         parts.append(comparison_text(comparison))
     parts.append("\n".join(head) + "\n\n" + parameter_text(fit, level))
-    body = limit_lines(fit) if evidence.usable else [
+    body = limit_lines(fit, figures, level) if evidence.usable else [
         f"peak / ceiling: not supported by these data; {supported_instead(fit, evidence)}"]
     body.append(quality_line(fit))
     body += evidence.lines()     # the fit's warnings are among its reasons (models.assessment.warning_reasons)

@@ -32,19 +32,25 @@ def _finite_or_none(value):
 
 def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
     """The JSON contract of ``capmodel fit --json`` for a fitted USL-family model; ``evidence`` defaults to
-    ``fit_verdict(fit, comparison)`` (the one ``fit.evidence`` gives). ``supported`` says what the data support when the evidence is unusable."""
-    from capmodel.models.assessment import fit_verdict, supported_instead
+    ``fit_verdict(fit, comparison)`` (the one ``fit.evidence`` gives). ``ci`` holds one interval per figure: the
+    parameters' and the figures' (``peak_throughput``, ``peak_concurrency``, ``ceiling``) ranges over the answer's
+    likelihood region (an end the data do not bound is null). ``supported`` says what the data support when the
+    evidence is unusable."""
+    from capmodel.models.assessment import answer_region, fit_verdict, supported_instead
 
     if evidence is None:
         evidence = fit_verdict(fit, comparison, level=level)
-    ci_table = fit.conf_int(level)
-    ci = {name: [float(row.low), float(row.high)] for name, row in ci_table.iterrows()}
+    region = answer_region(fit, comparison, level)
+    ci = {name: [_finite_or_none(float(row.low)), _finite_or_none(float(row.high))]
+          for name, row in fit.conf_int(level, method="profile").iterrows()}
     params = fit.params
     sigma = params.get("sigma", 0.0)
     kappa = params.get("kappa", 0.0)
     for fixed in ("sigma", "kappa"):
         ci.setdefault(fixed, [0.0, 0.0])   # held at 0 by the model (amdahl: kappa; linear: both)
-    ceiling = getattr(fit, "ceiling", None)
+    figures = fit.figure_intervals(level, region=region)
+    for name, figure in figures.items():
+        ci[name] = [_finite_or_none(figure.low), _finite_or_none(figure.high)]
     record = {
         "model": fit.model,
         "sigma": sigma,
@@ -53,12 +59,13 @@ def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
         "peak_concurrency": _finite_or_none(fit.peak_concurrency),
         "recommended_concurrency": getattr(fit, "recommended_concurrency", None),
         "peak_throughput": _finite_or_none(fit.peak_throughput),
-        "ceiling": _finite_or_none(ceiling),
+        "ceiling": _finite_or_none(figures["ceiling"].estimate),
         "r2": fit.r2,
         "rse": fit.rse,
         "aic": fit.aic,
         "n_points": fit.n_points,
         "level": level,
+        "interval_method": "profile likelihood over the answer's likelihood region (capmodel.models.region)",
         "se": fit.se,
         "ci": ci,
         "warnings": list(fit.warnings),

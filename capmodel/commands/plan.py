@@ -64,9 +64,7 @@ def register(subparsers) -> None:
     out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N", help="user counts to recommend a VM for")
     out.add_argument("--growth", type=float, metavar="G", help="monthly user growth (0.05 = 5%%): adds runway months")
     out.add_argument("--current-users", type=float, metavar="N", help="users today (default: the baseline users)")
-    out.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap samples per fitted curve")
     out.add_argument("--level", type=float, default=0.95, metavar="P", help="interval level (default 0.95)")
-    out.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     out.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -147,7 +145,7 @@ def build_study(args):
         baseline_range=_range(args.baseline_range, "--baseline-range"),
         baseline_utilization=args.baseline_utilization, ops_per_user=args.ops_per_user,
         targets=args.target_users or [], objectives=_objectives(args), growth=args.growth,
-        current_users=args.current_users, bootstrap=args.bootstrap, level=args.level, seed=args.seed,
+        current_users=args.current_users, level=args.level,
         source=args.catalog, measurements_source=args.measurements, model=args.model)
 
 

@@ -159,7 +159,7 @@ def data_reasons(fit, comparison=None) -> list[Reason]:
 def answer_region(fit, comparison=None, level: float = 0.95):
     """The likelihood region an answer's figures are read over: the compared models' families together when the
     comparison chose ``fit`` (the choice carries its uncertainty), else the fit's own family."""
-    if comparison is not None and comparison.fits.get(fit.model) is fit:
+    if comparison is not None and comparison.recommended == fit.model and comparison.fits.get(fit.model) is fit:
         return comparison.region(level)
     return fit.region(level)
 

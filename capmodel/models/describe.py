@@ -5,19 +5,36 @@ from __future__ import annotations
 
 import math
 
-from capmodel.formatting import aside, interval, number, percent, r_squared
+from capmodel.formatting import aside, interval, number, percent, r_squared, shows_width
 from capmodel.models.labels import model_label
 
 
-def _where(fit) -> str:
-    peak = getattr(fit, "peak_concurrency", math.inf)
-    ceiling = getattr(fit, "ceiling", math.inf)
-    if math.isfinite(peak):
-        return (f"throughput peaks at about **{number(round(peak))} concurrent clients** with "
-                f"**{number(fit.peak_throughput)} ops/s**; past that, more clients lower throughput")
-    if math.isfinite(ceiling):
-        return f"throughput has no peak but never passes the ceiling **λ/σ = {number(ceiling)} ops/s**"
-    return "throughput keeps growing in proportion to concurrency over the measured range"
+def _span(low: float, high: float, level: float, unit: str = "") -> str:
+    """'95% interval 12,200 to 14,900 ops/s', '95% interval: 47 or more', or '' when there is none to show."""
+    unit = f" {unit}" if unit else ""
+    if not math.isfinite(low):
+        return ""
+    if not math.isfinite(high):
+        return f"{percent(level)} interval: {number(low)}{unit} or more"
+    if not shows_width(low, high):
+        return ""
+    return f"{percent(level)} interval {number(low)} to {number(high)}{unit}"
+
+
+def limit_words(fit, figures: dict, level: float = 0.95, strong=lambda text: text) -> str:
+    """Where the fitted curve peaks or levels off, each figure with its interval (``figures``: the fit's
+    ``figure_intervals`` over the answer's region): the one sentence ``capmodel fit``, ``describe()`` and report 02
+    print (no full stop). ``strong`` marks the figures (markdown bold on pages)."""
+    peak, n_star = figures["peak_throughput"], figures["peak_concurrency"]
+    x_span = _span(peak.low, peak.high, level, "ops/s")
+    x_words = strong(f"{number(peak.estimate)} ops/s") + (f" ({x_span})" if x_span else "")
+    if math.isfinite(n_star.estimate):
+        n_span = _span(n_star.low, n_star.high, level)
+        n_words = strong(f"{number(n_star.estimate)} clients") + (f" ({n_span})" if n_span else "")
+        return f"throughput peaks at {x_words} at about {n_words}; past that, more clients lower it"
+    if math.isfinite(peak.estimate):
+        return f"throughput has no peak but levels off towards a ceiling of {x_words}"
+    return "throughput grows in proportion to the clients over the measured range, with no peak or ceiling in sight"
 
 
 def _verdict(fit, comparison) -> str:
@@ -42,12 +59,12 @@ def _r2(r2: float) -> str:
     return f"R² = {r_squared(r2)}"
 
 
-def answer_sentence(fit, evidence) -> str:
+def answer_sentence(fit, evidence, figures: dict, level: float = 0.95) -> str:
     """Where the fit peaks or levels off, or, when the verdict is unusable, what the data support instead."""
     from capmodel.models.assessment import supported_instead
 
     if evidence.usable:
-        return f"Under this model {_where(fit)}."
+        return f"Under this model {limit_words(fit, figures, level, strong=lambda t: f'**{t}**')}."
     return ("The data cannot support a peak or ceiling for this server: "
             f"{supported_instead(fit, evidence)}.")
 
@@ -58,23 +75,25 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     ``comparison`` the rivals' ranking on the same data stands in, so the verdict (``fit_verdict``, the one
     ``capmodel fit`` and ``fit.evidence`` give) follows the answer; when it is unusable the answer says what the data support
     instead of a peak or ceiling."""
-    from capmodel.models.assessment import fit_verdict
+    from capmodel.models.assessment import answer_region, fit_verdict
     from capmodel.models.ranking import rivals_ranking
 
     if comparison is None:
         comparison = rivals_ranking(fit)
     evidence = fit_verdict(fit, comparison, level=level)
     curve = fit.curve
-    if getattr(fit, "df_resid", 1) > 0:
-        intervals = fit.parameter_table(level)
+    region = answer_region(fit, comparison, level)
+    if not region.empty:
+        intervals = fit.parameter_table(level, method="profile")
         params = f"Its parameters with {percent(level)} intervals: " + ", ".join(
             f"{k} = {interval(v, intervals.loc[k, 'low'], intervals.loc[k, 'high'], digits=4)}"
             for k, v in fit.params.items())
     else:
-        params = "Its parameters (exactly determined, no intervals): " + ", ".join(
+        params = "Its parameters (too few points for an interval): " + ", ".join(
             f"{k} = {number(v, 4)}" for k, v in fit.params.items())
+    figures = fit.figure_intervals(level, region=region)
     best = curve.loc[curve["throughput"].idxmax()]
     return (f"{source} measured {number(len(curve))} steps from {number(curve['concurrency'].min())} to "
             f"{number(curve['concurrency'].max())} clients; the best measured rate was {number(best['throughput'])} "
             f"ops/s (at {number(best['concurrency'])} clients). {_verdict(fit, comparison)}.\n"
-            f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence)}\n\n{evidence.describe()}\n")
+            f"{params}; {_r2(fit.r2)}. {answer_sentence(fit, evidence, figures, level)}\n\n{evidence.describe()}\n")

@@ -1,11 +1,17 @@
 """How far an answer can be trusted: a grade and its reasons, as data.
 
-Every fit, plan, capacity and production-headroom result carries an ``Evidence``: ``sound`` (nothing found against the
-answer), ``weak`` (the answer stands, with the reasons saying what to doubt) or ``unusable`` (the data cannot support
-the number: the answer must say what the data *can* support instead). The grade is the worst of the reasons' grades, so
-it is derived, never stored beside them. Reasons are data (a code, the grade it implies, one sentence, the figure
-behind it) so that the CLI's ``--json`` (``{"grade": ..., "reasons": [...]}``), the text output and the reports show
-the same verdict.
+Every fit, plan, capacity and production-headroom result carries an ``Evidence``. A grade is a promise measured on
+curves and servers of known truth (``benchmarks/calibrate_verdicts.py``; ``MEANINGS`` says it in words):
+
+- ``sound``: the stated 95% interval of the answer's figure covers the truth at least 93% of the time, and no sound
+  answer is off by more than 25%;
+- ``weak``: the answer stands, with a stated reason and, where one is known, the next measurement that would make it
+  sound (``NextStep``); its interval still covers at least 85% of the time;
+- ``unusable``: the data cannot support the figure; the answer says what the data *can* support instead.
+
+The grade is the worst of the reasons' grades, so it is derived, never stored beside them. Reasons are data (a code,
+the grade it implies, one sentence, the figure behind it, the next step) so that the CLI's ``--json`` (``{"grade",
+"meaning", "reasons", "next_step"}``), the text output and the reports show the same verdict.
 """
 from __future__ import annotations
 
@@ -20,10 +26,11 @@ GRADES = ("sound", "weak", "unusable")
 SOUND_SPAN = 1.25
 #: what each grade promises, as measured by benchmarks/calibrate_verdicts.py on curves and servers of known truth
 MEANINGS = {
-    "sound": "the stated 95% interval covers the truth at least 93% of the time and no answer is off by more than 25%",
-    "weak": "the answer stands, with its reason and a next measurement; its 95% interval still covers the truth at "
-            "least 85% of the time",
-    "unusable": "the data cannot support the figure; the answer states what they do support instead",
+    "sound": "on curves of known truth, answers graded sound had their 95% interval hold the truth at least 93% of "
+             "the time and none was off by more than 25%",
+    "weak": "the answer stands, with the reason below; on curves of known truth its 95% interval still held the "
+            "truth at least 85% of the time",
+    "unusable": "the data cannot support the figure; what they do support is said instead",
 }
 
 
@@ -118,16 +125,19 @@ class Evidence:
                 "next_step": None if step is None else step.to_json()}
 
     def describe(self) -> str:
-        """The verdict in words (markdown): the grade, each reason, then the next step when one is known."""
+        """The verdict in words (markdown): the grade and what it promises, each reason, then the next step when one
+        is known."""
+        said = f"Evidence: **{self.grade}** ({MEANINGS[self.grade]})"
         if not self.reasons:
-            return "Evidence: **sound** (nothing in the data speaks against this answer)."
+            return said + "."
         step = self.next_step
-        return (f"Evidence: **{self.grade}**: " + "; ".join(r.message for r in self.ordered) + "."
+        return (f"{said}. Why: " + "; ".join(r.message for r in self.ordered) + "."
                 + (f" Next: {step.text}." if step is not None else ""))
 
     def lines(self) -> list[str]:
-        """The verdict as plain-text lines (the CLI's): ``evidence: GRADE``, one indented line per reason, then the
-        next step when one is known."""
+        """The verdict as plain-text lines (the CLI's): ``evidence: GRADE (what it promises)``, one indented line per
+        reason, then the next step when one is known."""
         step = self.next_step
-        return ([f"evidence: {self.grade}"] + [f"  - {r.grade}: {r.message}" for r in self.ordered]
+        return ([f"evidence: {self.grade} ({MEANINGS[self.grade]})"] + [f"  - {r.grade}: {r.message}"
+                                                                        for r in self.ordered]
                 + ([f"next: {step.text}"] if step is not None else []))

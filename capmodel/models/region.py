@@ -69,6 +69,7 @@ class Region:
     lambda_high: np.ndarray
     families: tuple
     peaks: tuple
+    coherencies: tuple
     level: float
     points: int
     dof: int
@@ -88,6 +89,26 @@ class Region:
         if np.isnan(values).any():
             return float(np.nanmin(values)) if np.isfinite(values).any() else math.inf, math.inf
         return float(values.min()), float(values.max())
+
+    def band(self, concurrency) -> tuple[np.ndarray, np.ndarray]:
+        """The throughput's range over the region at each concurrency: a pointwise band of the mean curve (NaN
+        without a region)."""
+        n = np.atleast_1d(np.asarray(concurrency, dtype=float))
+        if self.empty:
+            return np.full(len(n), math.nan), np.full(len(n), math.nan)
+        low, high = np.full(len(n), math.inf), np.full(len(n), -math.inf)
+        for i, coherency in enumerate(self.coherencies):
+            mine = self.family == i
+            if not mine.any():
+                continue
+            s, k = self.sigma[mine, None], self.kappa[mine, None]
+            with np.errstate(all="ignore"):
+                shape = n / (1.0 + s * (n - 1.0) + k * coherency(n))
+            for lam in (self.lambda_low[mine, None], self.lambda_high[mine, None]):
+                values = lam * shape
+                low = np.minimum(low, np.nanmin(values, axis=0))
+                high = np.maximum(high, np.nanmax(values, axis=0))
+        return low, high
 
     def peak(self, sigma, kappa, lambda_, family) -> tuple[np.ndarray, np.ndarray]:
         """(N*, X*) of every parameter set, each by its family's peak (inf where a set has none)."""
@@ -342,8 +363,10 @@ def likelihood_region(concurrency, throughput, families, weights=None, level: fl
                 rows.extend(_edge_model(search, edge, edge_dof, nominal_level(level), plausible, i))
     names = tuple(f.name for f in families)
     peaks = tuple(f.peak for f in families)
+    coherencies = tuple(f.coherency for f in families)
     if not rows:
         empty = np.zeros(0)
-        return Region(empty, empty, np.zeros(0, int), empty, empty, names, peaks, level, len(n), len(n) - 3)
+        return Region(empty, empty, np.zeros(0, int), empty, empty, names, peaks, coherencies, level, len(n),
+                      len(n) - 3)
     sigma, kappa, family, lo, hi = (np.concatenate([r[i] for r in rows]) for i in range(5))
-    return Region(sigma, kappa, family, lo, hi, names, peaks, level, len(n), len(n) - 3)
+    return Region(sigma, kappa, family, lo, hi, names, peaks, coherencies, level, len(n), len(n) - 3)

@@ -278,9 +278,11 @@ class ScalabilityFit:
     def predict(self, n, level: float | None = None):
         """Throughput at concurrency ``n``; with ``level``, a DataFrame with a confidence band.
 
-        The band (columns ``low``, ``high``) is a pointwise confidence band for the MEAN curve, from the delta method
-        (gradient' Cov gradient, Student t with n - p degrees of freedom); it is not a prediction interval for a new
-        measurement, which would also carry the residual scatter. It widens away from the measured concurrencies.
+        The band (columns ``low``, ``high``) is a pointwise confidence band for the MEAN curve: the throughput's
+        range at each concurrency over the likelihood region (``region``), the same region every figure's interval
+        is read over; it is not a prediction interval for a new measurement, which would also carry the residual
+        scatter. It widens away from the measured concurrencies (and has no upper end where a curve that keeps
+        rising fits the data). NaN without a region (too few points).
         """
         values = concurrencies(n)
         if level is None:
@@ -288,10 +290,11 @@ class ScalabilityFit:
         check_level(level)
         flat = np.atleast_1d(values).ravel()
         fit = self.spec.evaluate(flat, self.estimates)
-        grad = self.spec.jacobian(flat, self.estimates)
-        var = np.einsum("ij,jk,ik->i", grad, self.covariance, grad)
-        half = t_quantile(level, self.df_resid) * np.sqrt(np.maximum(var, 0))
-        return pd.DataFrame({"concurrency": flat, "throughput": fit, "low": fit - half, "high": fit + half})
+        low, high = self.region(level).band(flat)
+        finite = np.isfinite(low)
+        low = np.where(finite, np.minimum(low, fit), low)
+        high = np.where(finite, np.maximum(high, fit), high)
+        return pd.DataFrame({"concurrency": flat, "throughput": fit, "low": low, "high": high})
 
     def conf_int(self, level: float = 0.95, method: str = "asymptotic", n_samples: int = 1000, seed: int | None = 0,
                  resampling: str = "case") -> pd.DataFrame:
@@ -299,14 +302,25 @@ class ScalabilityFit:
 
         ``asymptotic``: estimate +- t(level, n - p) * standard error, two-sided, then cut to the parameter's allowed
         range. R's ``usl`` differs on purpose: its ``confint`` uses qt(level, n - 1) (a two-sided 90% interval when
-        asked for 95%) and lets kappa go below 0. ``bootstrap``: percentile interval of
-        ``bootstrap(n_samples, seed, resampling)``.
+        asked for 95%) and lets kappa go below 0. ``profile``: the parameter's range over the likelihood region
+        (``region``), the intervals the pages and ``capmodel fit --json`` state beside the figures' own: they follow
+        the model's curvature and the family's edges, as the figures' intervals do. ``bootstrap``: percentile
+        interval of ``bootstrap(n_samples, seed, resampling)``.
         """
         check_level(level)
         if method == "bootstrap":
             return self.bootstrap(n_samples=n_samples, seed=seed, method=resampling).conf_int(level)
+        if method == "profile":
+            region = self.region(level)
+            ranges = {"sigma": region.interval(lambda s, k, lam, f: s),
+                      "kappa": region.interval(lambda s, k, lam, f: k),
+                      "lambda": region.interval(lambda s, k, lam, f: lam)}
+            rows = [ranges[name] for name in self.names]
+            low = [min(r[0], v) if math.isfinite(r[0]) else r[0] for r, v in zip(rows, self.estimates)]
+            high = [max(r[1], v) if math.isfinite(r[0]) else r[1] for r, v in zip(rows, self.estimates)]
+            return pd.DataFrame({"low": low, "high": high}, index=list(self.names))
         if method != "asymptotic":
-            raise InputError(f"method: expected 'asymptotic' or 'bootstrap', got {method!r}")
+            raise InputError(f"method: expected 'asymptotic', 'profile' or 'bootstrap', got {method!r}")
         se = np.sqrt(np.maximum(np.diag(self.covariance), 0))
         half = t_quantile(level, self.df_resid) * se
         low = np.maximum(self.estimates - half, self.lower)
@@ -345,9 +359,9 @@ class ScalabilityFit:
         n = np.asarray(n, dtype=float)
         return n / self.predict(n) - think_time
 
-    def parameter_table(self, level: float = 0.95) -> pd.DataFrame:
-        """Estimate, standard error and interval, one row per parameter."""
-        ci = self.conf_int(level)
+    def parameter_table(self, level: float = 0.95, method: str = "asymptotic") -> pd.DataFrame:
+        """Estimate, standard error and interval (``conf_int``'s ``method``), one row per parameter."""
+        ci = self.conf_int(level, method=method)
         return pd.DataFrame({"estimate": self.estimates, "se": [self.se[k] for k in self.names],
                              "low": ci["low"].to_numpy(), "high": ci["high"].to_numpy()}, index=list(self.names))
 

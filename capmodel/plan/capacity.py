@@ -248,13 +248,18 @@ def _headroom(limits: dict):
     return np.minimum.reduce(headroom) if headroom else limits["latency"]
 
 
-def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None) -> Evidence:
+def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, from_peak: bool = False) -> Evidence:
     """The verdict on a capacity plan: what the curve and the fit say against any answer, the planned capacity's
-    own interval (``check_interval``: unbounded unusable, wider than a sound answer holds weak), and the latency
-    target's fate."""
-    from capmodel.models.assessment import check_interval, data_reasons
+    own interval (``check_interval``: unbounded unusable, wider than a sound answer holds weak), the fit's verdict
+    on its peak when the capacity is read off the peak (``from_peak``: a share of it, or a latency target met up to
+    it), and the latency target's fate."""
+    from capmodel.models.assessment import answer_region, check_interval, data_reasons, limit_reasons
 
     reasons = list(data_reasons(fit, comparison))
+    if from_peak:
+        said = {(r.code, r.message) for r in reasons}
+        reasons += [r for r in limit_reasons(fit, answer_region(fit, comparison, result.level))
+                    if (r.code, r.message) not in said and r.code != "wide_interval"]
     latency = result.latency
     if latency is not None and not latency.reachable:
         reasons.append(Reason("latency_unreachable", "unusable", f"the latency target is unreachable: "
@@ -322,5 +327,8 @@ def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, basel
         usable_throughput_low=min(u[0] for u in usables), usable_throughput_high=max(u[1] for u in usables),
         level=level,
     )
-    result.evidence = _evidence(fit, result, p95_measured=basis.startswith("p95"), comparison=comparison)
+    from_peak = (binding == "peak_fraction" or (binding == "utilization" and demand is None)
+                 or (binding == "latency" and latency is not None and latency.reason == "capped_at_peak"))
+    result.evidence = _evidence(fit, result, p95_measured=basis.startswith("p95"), comparison=comparison,
+                                from_peak=from_peak)
     return result

@@ -3,8 +3,8 @@ an interval, plus recommendations per target user count.
 
 Inputs are a catalog joined with measurements (``catalog.join_measurements``) and/or fitted curves per VM, a
 ``Workload`` (ops/s per user) and ``Objectives``. Intervals: the plan is evaluated at the ends of every stated range
-(baseline throughput, relative throughput) and at the bootstrap percentile ends of fitted capacities; each figure's
-interval is the span of those evaluations.
+(baseline throughput, relative throughput) and at the ends of fitted capacities' intervals (their ranges over the
+fits' likelihood regions, ``capacity_from_fit``); each figure's interval is the span of those evaluations.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ INTERVAL_COLUMNS = (
 ONE_SIDED = " †"
 ONE_SIDED_NOTE = ("†: the estimate is an end of its interval, which is one-sided: a measured VM's stated range ends "
                   "at the figure used (a relative throughput stated as 2.5-2.6x and used as 2.6x); a fitted VM's "
-                  "bootstrap resamples all fall on one side of its fit")
+                  "interval ends at its fitted figure")
 SCENARIOS = [("value", "value")] + [(r, b) for r in ("low", "high") for b in ("low", "high")]
 
 
@@ -288,8 +288,8 @@ def _with_intervals(evaluations: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives | None = None,
-             baseline_vm: str | None = None, fits: dict | None = None, n_bootstrap: int = 0, level: float = 0.95,
-             seed: int = 0, current_users: float | None = None, monthly_growth: float | None = None,
+             baseline_vm: str | None = None, fits: dict | None = None, level: float = 0.95,
+             current_users: float | None = None, monthly_growth: float | None = None,
              source: str | None = None, comparisons: dict | None = None) -> CapacityPlan:
     """Plan every VM of ``catalog`` (rows with a measurement, or a fitted curve in ``fits`` keyed by VM name).
 
@@ -310,7 +310,8 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
         notes.append("the peak fraction applies only to VMs with a fitted curve")
     notes += _idle_peak_fraction(fits, objectives)
 
-    fit_caps = {vm: capacity_from_fit(fit, objectives, n_bootstrap, level, seed, baseline_p95_ms=baseline_p95)
+    fit_caps = {vm: capacity_from_fit(fit, objectives, level, baseline_p95_ms=baseline_p95,
+                                      comparison=(comparisons or {}).get(vm))
                 for vm, fit in fits.items()}
 
     fitted = fitted_evidence(fits, fit_caps, comparisons or {})

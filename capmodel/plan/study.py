@@ -125,7 +125,7 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
                baseline_throughput: float | None = None, baseline_range: tuple[float, float] | None = None,
                baseline_utilization: float | None = None, ops_per_user: float | None = None, targets=(),
                objectives: Objectives | None = None, growth: float | None = None,
-               current_users: float | None = None, bootstrap: int = 200, level: float = 0.95, seed: int = 0,
+               current_users: float | None = None, level: float = 0.95,
                source: str | None = None, measurements_source: str | None = None, model: str = "usl") -> PlanStudy:
     """Plan every VM of ``catalog`` and recommend one per target user count.
 
@@ -134,7 +134,7 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
     -> fitted USL (see ``fit_per_vm``). The workload comes from ``ops_per_user`` or from the baseline (users and
     throughput, the throughput defaulting to the baseline VM's measured one; ``baseline_range`` (low, high) gives the
     intervals). ``objectives`` default to the study's (80% utilization, p95 within 5% of the baseline) for the bundled
-    catalog and to 80% utilization alone otherwise. ``growth`` (monthly) adds runways; ``bootstrap`` samples per fit.
+    catalog and to 80% utilization alone otherwise. ``growth`` (monthly) adds runways; ``level`` is the intervals'.
     ``source`` and ``measurements_source`` name the inputs in messages. ``model``: ``usl`` (default) plans fitted VMs
     from the given fits and flags those whose comparison of the USL family prefers another model; ``recommended``
     plans each from the model its comparison recommends.
@@ -178,10 +178,8 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
                             "baseline VM whose measurements hold an absolute throughput")
         low, high = baseline_range if baseline_range is not None else (None, None)
         workload = calibrate_workload(baseline_users, baseline_throughput, baseline_utilization, low, high)
-    if bootstrap < 0:
-        raise PlanError(f"bootstrap (--bootstrap) must be >= 0, got {bootstrap}")
     plan = plan_vms(table, workload, objectives if objectives is not None else Objectives(), baseline_vm=baseline_vm,
-                    fits=fits, n_bootstrap=bootstrap if fits else 0, level=level, seed=seed,
+                    fits=fits, level=level,
                     current_users=current_users, monthly_growth=growth, source=source, comparisons=comparisons)
     plan.notes.extend(model_notes)
     recommendations = plan.recommend(list(targets or []), current_users, growth)

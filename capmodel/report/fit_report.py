@@ -11,7 +11,8 @@ from functools import cached_property
 from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
-from capmodel.models.assessment import assess_fit, supported_instead
+from capmodel.models.assessment import answer_region, assess_fit, supported_instead
+from capmodel.models.describe import limit_words
 from capmodel.models.evidence import Evidence
 from capmodel.models.labels import model_label
 from capmodel.models.ranking import criterion_label
@@ -26,11 +27,10 @@ def model_name(model: str) -> str:
     return model_label(model)
 
 
-def fit_evidence(fit, comparison, level: float = 0.95, bootstrap=None) -> Evidence:
-    """The verdict on the fit's answer: ``assess_fit`` (the models layer's, the one ``capmodel fit --json`` prints),
-    with the comparison's objection when the model used is not the one it recommends; with the page's bootstrap
-    intervals (``bootstrap``, a ``BootstrapResult``) the interval check judges the wider of the two."""
-    return assess_fit(fit, comparison, level=level, bootstrap=bootstrap)
+def fit_evidence(fit, comparison, level: float = 0.95) -> Evidence:
+    """The verdict on the fit's answer: ``assess_fit`` (the models layer's, the one ``capmodel fit --json`` prints);
+    the comparison's choice, when it chose the fit, is read into the figure's interval."""
+    return assess_fit(fit, comparison, level=level)
 
 
 def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
@@ -50,17 +50,11 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
         chose = f"the **{which}** model was fitted as asked (the comparison prefers {preferred})"
     else:
         chose = f"the **{which}** model was fitted"
-    peak, ceiling = getattr(fit, "peak_concurrency", math.inf), getattr(fit, "ceiling", math.inf)
-    if math.isfinite(peak):
-        where = (f"throughput peaks at **{number(fit.peak_throughput)} ops/s** with about "
-                 f"**{number(peak, 2)} concurrent clients**; more clients lower it")
-    elif math.isfinite(ceiling):
-        where = f"throughput has no peak and approaches a ceiling of **{number(ceiling)} ops/s**"
-    else:
-        where = "throughput keeps growing in proportion to concurrency over the measured range"
+    figures = fit.figure_intervals(level, region=answer_region(fit, comparison, level))
+    where = limit_words(fit, figures, level, strong=lambda text: f"**{text}**")
     params = ""
-    if getattr(fit, "df_resid", 1) > 0:
-        ci = fit.conf_int(level)
+    if not fit.region(level).empty:
+        ci = fit.conf_int(level, method="profile")
         params = f" Parameters with {percent(level)} intervals: " + ", ".join(
             f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = "
             f"{interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'], unit=PARAMETER_UNITS.get(k, ''))}"
@@ -79,7 +73,6 @@ class FitReport:
     level: float
     upto: float
     inputs: dict
-    bootstrap: int = 0
     unused: tuple = ()
 
     question = QUESTION
@@ -89,15 +82,8 @@ class FitReport:
         return model_name(self.fit.model)
 
     @cached_property
-    def resampled(self):
-        """The bootstrap the parameter table shows (None without one): one object for the table and the verdict."""
-        if self.bootstrap and getattr(self.fit, "df_resid", 1) > 0:
-            return self.fit.bootstrap(n_samples=self.bootstrap, seed=0)
-        return None
-
-    @property
     def evidence(self) -> Evidence:
-        return fit_evidence(self.fit, self.comparison, self.level, self.resampled)
+        return fit_evidence(self.fit, self.comparison, self.level)
 
     @property
     def answer(self) -> str:
@@ -137,18 +123,17 @@ class FitReport:
             csv_name="model_comparison.csv")
 
     def parameter_table(self):
-        frame = self.fit.parameter_table(self.level).reset_index(names="parameter")
-        if self.resampled is not None:
-            boot = self.resampled.conf_int(self.level)
-            frame["boot_low"] = boot["low"].to_numpy()
-            frame["boot_high"] = boot["high"].to_numpy()
+        frame = self.fit.parameter_table(self.level, method="profile").reset_index(names="parameter")
         frame["parameter"] = frame["parameter"].map(lambda k: PARAMETER_NAMES.get(k, k))
         lvl = percent(self.level)
         return table(frame, {
             "parameter": Column("parameter", "text"), "estimate": Column("estimate"),
-            "se": Column("standard error"), "low": Column(f"{lvl} low"), "high": Column(f"{lvl} high"),
-            "boot_low": Column(f"bootstrap {lvl} low"), "boot_high": Column(f"bootstrap {lvl} high")},
-            caption=f"{self.chosen_label} parameters", footnotes=['"—": no interval (exactly determined fit)'],
+            "se": Column("standard error"), "low": Column(f"{lvl} low"),
+            "high": Column(f"{lvl} high", infinite="unbounded")},
+            caption=f"{self.chosen_label} parameters",
+            footnotes=['"—": no interval (too few points)',
+                       "intervals: each parameter's range over the likelihood region the answer's figures are read "
+                       "over"],
             csv_name="parameters.csv")
 
     def curve_table(self):
@@ -162,7 +147,7 @@ class FitReport:
 
 
 def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str = "", throughput: str = "",
-               model: str = "auto", level: float = 0.95, bootstrap: int = 0, upto: float = 0) -> FitReport:
+               model: str = "auto", level: float = 0.95, upto: float = 0) -> FitReport:
     """Read the curve (``file``, else the bundled ``dataset``), compare the models and pick ``model``."""
     import capmodel
     from capmodel.errors import InputError
@@ -180,5 +165,5 @@ def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str
         raise InputError(f"parameter model: {model!r} is not one of auto, {', '.join(comparison.fits)}")
     top = float(upto or 1.5 * float(curve["concurrency"].max()))
     return FitReport(curve=curve, comparison=comparison, fit=comparison.fits[chosen], source=source, level=level,
-                     upto=top, inputs=inputs, bootstrap=bootstrap,
+                     upto=top, inputs=inputs,
                      unused=("dataset",) if file else ("concurrency", "throughput"))

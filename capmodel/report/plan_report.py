@@ -100,7 +100,7 @@ class PlanReport:
         if "curves" in self.inputs:
             return ("The throughput each VM may carry under the utilization objective, from the USL fitted to its "
                     "measured curve: the target applied to the CPU per operation where the curve has cpu_util, else "
-                    "to the fitted peak; with its bootstrap interval.")
+                    "to the fitted peak; with its interval over the fit's likelihood region.")
         return "Measured throughput per VM (or derived from its measured ratio to the baseline), with its interval."
 
     @property
@@ -152,8 +152,8 @@ class PlanReport:
 
 def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_column: str = "system",
                 ops_per_user: float = 0.0, baseline_vm: str = "", baseline_users: float = 0.0, targets=(),
-                objectives=None, growth: float = 0.05, current_users: float = 0.0, level: float = 0.95,
-                bootstrap: int = 200) -> PlanReport:
+                objectives=None, growth: float = 0.05, current_users: float = 0.0,
+                level: float = 0.95) -> PlanReport:
     """Read the inputs (files; "" or 0 means not given) and plan the study as ``capmodel plan`` does. A runway
     needs today's users: the baseline's, or ``current_users``; without either the plan has no runway."""
     from capmodel.data.readers import read_curve, read_table
@@ -175,7 +175,6 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
                        baseline_vm=baseline_vm or None, baseline_users=baseline_users or None,
                        ops_per_user=ops_per_user or None, targets=list(targets), objectives=objectives,
                        growth=growth or None, current_users=current_users or None, level=level,
-                       bootstrap=bootstrap,
                        source=catalog or None, measurements_source=measurements or None)
     inputs = {k: v for k, v in {"catalog": catalog, "measurements": measurements, "curves": curves}.items() if v}
     if not catalog:
