@@ -90,6 +90,18 @@ class Region:
             return float(np.nanmin(values)) if np.isfinite(values).any() else math.inf, math.inf
         return float(values.min()), float(values.max())
 
+    def only(self, name: str) -> "Region":
+        """The region's points of the family called ``name`` (a capacity read by the USL's closed forms reads the
+        USL family's alone)."""
+        if name not in self.families:
+            return Region(*(np.zeros(0) for _ in range(2)), np.zeros(0, int), np.zeros(0), np.zeros(0), (name,),
+                          (self.peaks[0],), (self.coherencies[0],), self.level, self.points, self.dof)
+        i = self.families.index(name)
+        mine = self.family == i
+        return Region(self.sigma[mine], self.kappa[mine], np.zeros(int(mine.sum()), int), self.lambda_low[mine],
+                      self.lambda_high[mine], (name,), (self.peaks[i],), (self.coherencies[i],), self.level,
+                      self.points, self.dof)
+
     def band(self, concurrency) -> tuple[np.ndarray, np.ndarray]:
         """The throughput's range over the region at each concurrency: a pointwise band of the mean curve (NaN
         without a region)."""

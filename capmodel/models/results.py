@@ -245,26 +245,10 @@ class ScalabilityFit:
 
     def figure_intervals(self, level: float = 0.95, region=None) -> dict:
         """The fit's figures with their intervals over ``region`` (default ``self.region(level)``), name ->
-        ``Estimate``: ``peak_throughput`` (the most the server delivers: the peak, or the ceiling without one),
-        ``peak_concurrency`` and ``ceiling`` (λ/σ; for a model without coherency the ceiling is its limit, and so is
-        its interval). An end the data do not bound is inf; NaN without an interval. An interval that misses its own
-        estimate (a model the comparison chose although the region rejects it) is widened to reach it; the verdict
-        says so (``model_outside_region``)."""
-        from capmodel.models.estimate import Estimate
+        ``Estimate``: ``peak_throughput``, ``peak_concurrency``, ``ceiling`` (capmodel.models.figures)."""
+        from capmodel.models.figures import figure_intervals
 
-        region = self.region(level) if region is None else region
-        limit = region.limit_interval()
-        ceiling = region.ceiling_interval() if self.terms.get("kappa") else limit
-        figures = {"peak_throughput": (self.peak_throughput, limit),
-                   "peak_concurrency": (self.peak_concurrency, region.peak_concurrency_interval()),
-                   "ceiling": (self.lambda_ / self.sigma if self.sigma > 0 else math.inf, ceiling)}
-        out = {}
-        for name, (value, (low, high)) in figures.items():
-            value = float(value)
-            if math.isfinite(low) or math.isinf(low):     # an interval: it holds its own estimate
-                low, high = min(low, value), max(high, value)
-            out[name] = Estimate(value, low, high)
-        return out
+        return figure_intervals(self, level, region)
 
     @cached_property
     def evidence(self):
@@ -311,14 +295,9 @@ class ScalabilityFit:
         if method == "bootstrap":
             return self.bootstrap(n_samples=n_samples, seed=seed, method=resampling).conf_int(level)
         if method == "profile":
-            region = self.region(level)
-            ranges = {"sigma": region.interval(lambda s, k, lam, f: s),
-                      "kappa": region.interval(lambda s, k, lam, f: k),
-                      "lambda": region.interval(lambda s, k, lam, f: lam)}
-            rows = [ranges[name] for name in self.names]
-            low = [min(r[0], v) if math.isfinite(r[0]) else r[0] for r, v in zip(rows, self.estimates)]
-            high = [max(r[1], v) if math.isfinite(r[0]) else r[1] for r, v in zip(rows, self.estimates)]
-            return pd.DataFrame({"low": low, "high": high}, index=list(self.names))
+            from capmodel.models.figures import profile_intervals
+
+            return profile_intervals(self, level)
         if method != "asymptotic":
             raise InputError(f"method: expected 'asymptotic', 'profile' or 'bootstrap', got {method!r}")
         se = np.sqrt(np.maximum(np.diag(self.covariance), 0))
@@ -366,16 +345,16 @@ class ScalabilityFit:
                              "low": ci["low"].to_numpy(), "high": ci["high"].to_numpy()}, index=list(self.names))
 
     # -- words -----------------------------------------------------------------------------------------------------
-    def _summary_extra(self) -> list:
-        if math.isfinite(self.peak_concurrency):
-            return [f"peak concurrency: {number(self.peak_concurrency, 4)}", f"peak throughput: {number(self.peak_throughput, 5)}"]
-        return ["peak concurrency: none (kappa = 0)"]
+    def _summary_extra(self, level: float = 0.95) -> list:
+        from capmodel.models.figures import figure_lines
+
+        return figure_lines(self, level)
 
     def summary(self, level: float = 0.95, evidence=None) -> str:
-        """Plain-text report: coefficients with errors and intervals, model-specific figures (the peak or ceiling
-        only when the verdict allows it), fit quality, the verdict (``evidence``, default ``self.evidence``), and
-        warnings."""
-        table = self.parameter_table(level)
+        """Plain-text report: coefficients with errors and their profile intervals, the peak or ceiling with its
+        interval only when the verdict allows it, fit quality, the verdict (``evidence``, default
+        ``self.evidence``), and warnings."""
+        table = self.parameter_table(level, method="profile")
         lines = [f"{self.model} fit: {self.formula}",
                  f"points: {self.n_points}, concurrency {number(np.min(self.concurrency), 6)}..{number(np.max(self.concurrency), 6)}"
                  + (", weighted" if self.weights is not None else ""),
@@ -386,7 +365,7 @@ class ScalabilityFit:
         lines.append("")
         evidence = self.evidence if evidence is None else evidence
         if evidence.usable:
-            lines.extend(self._summary_extra())
+            lines.extend(self._summary_extra(level))
         else:
             from capmodel.models.assessment import supported_instead
 

@@ -85,16 +85,3 @@ class USLFit(ScalabilityFit):
         if not limit.reachable or limit.reason == "unbounded":
             raise PlanError(f"latency target {number(target_seconds, 6)} s: {limit.message}")
         return limit.concurrency, limit.throughput
-
-    def _summary_extra(self) -> list:
-        lines = []
-        if math.isfinite(self.peak_concurrency):
-            lines.append(f"peak concurrency: {number(self.peak_concurrency, 4)} (real-valued); recommended "
-                         f"{self.recommended_concurrency} (floor or ceil, whichever gives the higher throughput)")
-        else:
-            lines.append("peak concurrency: none (kappa = 0: throughput keeps rising towards the ceiling)")
-        lines.append(f"peak throughput: {number(self.peak_throughput, 5)}" if math.isfinite(self.peak_throughput)
-                     else "peak throughput: unbounded (sigma = kappa = 0)")
-        lines.append(f"ceiling lambda/sigma: {number(self.ceiling, 5)}" if math.isfinite(self.ceiling)
-                     else "ceiling lambda/sigma: none (sigma = 0)")
-        return lines

@@ -254,19 +254,23 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
     on its peak when the capacity is read off the peak (``from_peak``: a share of it, or a latency target met up to
     it), and the latency target's fate."""
     from capmodel.models.assessment import answer_region, check_interval, data_reasons, limit_reasons
+    from capmodel.models.next_step import next_step
 
+    region = answer_region(fit, comparison, result.level)
     reasons = list(data_reasons(fit, comparison))
     if from_peak:
         said = {(r.code, r.message) for r in reasons}
-        reasons += [r for r in limit_reasons(fit, answer_region(fit, comparison, result.level))
-                    if (r.code, r.message) not in said and r.code != "wide_interval"]
+        reasons += [r for r in limit_reasons(fit, region) if (r.code, r.message) not in said
+                    and r.code != "wide_interval"]
+        reasons.append(_below_best(fit))
     latency = result.latency
     if latency is not None and not latency.reachable:
         reasons.append(Reason("latency_unreachable", "unusable", f"the latency target is unreachable: "
                               f"{result._unreachable_text()}", result.latency_target_ms))
     else:
         reasons.append(check_interval(result.usable_throughput_low, result.usable_throughput_high,
-                                      "the planned capacity", result.level))
+                                      "the planned capacity", result.level,
+                                      advice=None if region.empty else next_step(fit, region, sound_span=1.0)))
     if latency is not None and latency.reachable and result.binding_limit == "latency" and \
             latency.reason == "capped_at_peak":
         reasons.append(Reason("latency_past_peak", "weak", "the latency target is crossed only past the peak, "
@@ -278,6 +282,22 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
         reasons.append(Reason("p95_not_measured", "weak", "no p95 latency was measured: the p95 target is held "
                               "against the mean response time N/X, which understates the tail", None))
     return Evidence.of(*reasons)
+
+
+def _below_best(fit) -> Reason | None:
+    """A plan read off a fitted peak or ceiling below the best measured throughput (by more than the 5% the past-peak
+    check allows, but within the scatter, where that check leaves it): weak, so the page says why its plan is below
+    what the server measured."""
+    from capmodel.models.limits import PAST_PEAK_TOLERANCE, best_measured, model_limit
+
+    kind, limit = model_limit(fit)
+    best, at = best_measured(fit)
+    if not (math.isfinite(limit) and best > limit * (1 + PAST_PEAK_TOLERANCE)):
+        return None
+    return Reason("below_best", "weak", f"the plan is read off the fitted {kind} ({number(limit)} ops/s), "
+                  f"{best / limit - 1:.0%} below the best measured ({number(best)} ops/s at {number(at)} clients): the "
+                  "server delivered more than the fitted curve allows, within the measurements' scatter",
+                  best / limit)
 
 
 def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, baseline_p95_ms: float | None = None,
@@ -307,7 +327,7 @@ def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, basel
     binding = min(limits, key=limits.get)
     usable = limits[binding]
     latency = None if seconds is None else _latency(fit.sigma, fit.kappa, fit.lambda_, seconds)
-    region = answer_region(fit, comparison, level)
+    region = answer_region(fit, comparison, level).only("usl")     # the USL family's closed forms read it
     ratio_low, ratio_high = p95_ratio_interval(fit.curve, level) if seconds is not None else (ratio, ratio)
     heads, usables = [], []
     for r in (ratio_low, ratio_high):
