@@ -17,10 +17,11 @@ from what the curve says against any answer:
   well) the figure is unusable and the answer is its lower end; wider than ``SOUND_SPAN`` = 1.25 (high / low) it is
   weak. A 95% interval narrower than that keeps a covered answer within 25% of the truth; the study measures how
   often one is not covered, and by how much.
-- **the figure beyond the data** (``check_reach``): an interval whose upper end lies more than ``REACH`` = 1.1
-  times above the most the fitted curve shows over the measured concurrencies claims more than the data show; such
-  an answer rests on the model's shape past the data (a fit to early data puts its peak where the data stop, and
-  the truth lies beyond): weak, however narrow the interval.
+- **the figure beyond the data** (``check_reach``): where the data have not clearly passed the fitted peak (the
+  largest measured concurrency below ``PASSED`` = 1.5 times the peak's), an interval whose upper end lies more than
+  ``REACH`` = 1.1 times above the most the fitted curve shows over the measured concurrencies claims more than the
+  data show; such an answer rests on the model's shape past the data (a fit to early data puts its peak where the
+  data stop, and the truth lies beyond): weak, however narrow the interval.
 - **the peak below the data** (``check_peak_below``): a peak whose concurrency interval lies wholly below the
   smallest measured concurrency is extrapolated downwards (the data start past it): unusable.
 - **the curve's own columns** (capmodel.models.curve_rules): client-bound steps, idle points, Little's law against
@@ -50,6 +51,7 @@ EXTRAPOLATION_WEAK = 2.0
 EXTRAPOLATION_UNUSABLE = 4.0
 LACK_OF_FIT_ALPHA = 0.05
 REACH = 1.1
+PASSED = 1.5
 
 
 def check_extrapolation(answer_n: float | None, measured_max: float, what: str = "the answer",
@@ -208,9 +210,12 @@ def check_peak_below(fit, region, advice=None) -> Reason | None:
 
 def check_reach(fit, high: float, what: str, level: float, advice=None) -> Reason | None:
     """A figure whose interval reaches more than ``REACH`` above the most the fitted curve shows over the measured
-    concurrencies: the answer extrapolates past the data (weak), however narrow its interval."""
+    concurrencies, where the data have not clearly passed the fitted peak (up to ``PASSED`` times its concurrency):
+    the answer extrapolates past the data (weak), however narrow its interval."""
     shown = float(np.max(fit.fitted)) if len(fit.fitted) else math.nan
     if not (math.isfinite(high) and shown > 0) or high <= REACH * shown:
+        return None
+    if PASSED * float(fit.peak_concurrency) <= float(np.max(fit.concurrency)):
         return None
     return Reason("beyond_data", "weak", f"the {level:.0%} interval of {what} reaches {number(high)} ops/s, "
                   f"{high / shown - 1:.0%} above the most the fitted curve shows over the measured concurrencies "

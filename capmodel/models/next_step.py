@@ -1,20 +1,23 @@
 """What to measure next so that a fit's answer becomes sound: the advice a weak or unusable verdict carries.
 
-The most a server delivers is pinned by the points around its peak. Two things leave its interval wide:
+The most a server delivers is pinned by the points around its peak. Where the fitted peak N̂ lies against the data
+(smallest N_min, largest N_max measured) says what leaves its interval wide:
 
-- **the data start past the peak** (the fitted peak below the smallest measured concurrency): measure
-  ``EXTEND_LEVELS`` levels from the low end of the peak's interval (at least one client, at most an eighth of the
-  smallest measured) to two thirds of the smallest measured;
-- **the data stop before the peak** (the peak concurrency's interval reaches past the largest measured
-  concurrency, or has no upper end): measure ``EXTEND_LEVELS`` = 4 more levels, spaced geometrically from 1.5x the
-  largest measured to ``EXTEND_TO`` = 2x the far end of the peak's interval (4x the largest measured when the
-  interval has no end, at most ``EXTEND_MAX`` = 8x), so that the curve is seen turning;
-- **the points around the peak are noisy**: the interval of a mean narrows with the square root of the measurements
-  behind it, so repeat the levels from the low end of the peak's interval to the largest measured (at least the top
-  ``NEAR_LEVELS`` = 3) as many times as the square of (the interval's log-width / the sound width's) asks, with a
-  margin (``MARGIN`` = 0.8 of the sound width), at most ``MAX_REPEATS`` = 5.
+- **the data start past the peak** (N̂ below N_min, the best measured level the smallest of three or more, or N̂
+  within 1.5x of N_min with the low end of its interval below N_min / 1.5):
+  measure ``NEW_LEVELS`` = 4 levels from a quarter of the lower of N̂ and N_min (at least one client) to two thirds
+  of N_min, so that the rise to the peak is seen;
+- **the data stop before the peak, or not far past it** (no N̂, or N̂ above N_max / ``PAST_FACTOR`` = 1.5): measure
+  4 levels spaced geometrically from 1.3 N_max to ``EXTEND_TO`` = 3x the larger of N̂ and N_max (4x N_max without
+  a peak), at most ``EXTEND_MAX`` = 8x N_max, so that the curve is seen turning (twice each where the measurements
+  scatter by more than ``NOISY`` = 5% around the fitted curve);
+- **the data pass the peak, but scatter**: the interval of a mean narrows with the square root of the measurements
+  behind it, so repeat the measured levels from N̂/2 up as many more times as (log of the interval's width / log of
+  ``TARGET_SPAN`` = 1.15, a margin under the sound 1.25)² asks, at most ``MAX_REPEATS`` = 6.
 
-``tests/test_next_step.py`` follows the advice on synthetic servers and checks that the grade moves.
+The width judged is the interval's own or, where it is larger, its reach above the most the fitted curve shows
+(``capmodel.models.assessment.check_reach``). ``tests/evidence/test_next_step.py`` follows the advice on synthetic
+servers and checks that the grade moves.
 """
 from __future__ import annotations
 
@@ -25,12 +28,13 @@ import numpy as np
 from capmodel.formatting import number, plural
 from capmodel.models.evidence import SOUND_SPAN, NextStep
 
-EXTEND_LEVELS = 4
-EXTEND_TO = 2.0
+NEW_LEVELS = 4
+PAST_FACTOR = 1.5
+EXTEND_TO = 3.0
 EXTEND_MAX = 8.0
-NEAR_LEVELS = 3
-MARGIN = 0.8
-MAX_REPEATS = 5
+TARGET_SPAN = 1.15
+MAX_REPEATS = 6
+NOISY = 0.05
 
 
 def _levels_words(levels) -> str:
@@ -38,36 +42,49 @@ def _levels_words(levels) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
+def _new_levels(low: float, high: float) -> tuple[float, ...]:
+    return tuple(float(v) for v in np.unique(np.round(np.geomspace(low, high, NEW_LEVELS))))
+
+
+def _scatter(fit) -> float:
+    """The measurements' relative scatter around the fitted curve: the root mean square of log(measured / fitted)."""
+    x, f = np.asarray(fit.throughput, dtype=float), np.asarray(fit.fitted, dtype=float)
+    ok = (x > 0) & (f > 0)
+    return float(np.sqrt(np.mean(np.log(x[ok] / f[ok]) ** 2))) if ok.any() else 0.0
+
+
 def next_step(fit, region, sound_span: float = SOUND_SPAN, reach: float = 1.1) -> NextStep | None:
-    """The next measurement for a fit whose figure's interval over ``region`` is too wide, unbounded, or reaches
-    more than ``reach`` above the most the fitted curve shows over the data (None when none of these holds)."""
+    """The next measurement for a fit whose figure's interval over ``region`` is wider than ``sound_span``,
+    unbounded, or reaches more than ``reach`` above the most the fitted curve shows over the data (None when none of
+    these holds)."""
     n = np.asarray(fit.concurrency, dtype=float)
-    largest, levels = float(n.max()), np.unique(n)
+    smallest, largest, levels = float(n.min()), float(n.max()), np.unique(n)
     if region.empty:
         return NextStep((), 0, f"measure at least {plural(4 - min(len(levels), 3), 'more concurrency level')} "
-                        "(4 levels or more give the scatter one degree of freedom)")
+                        "(4 levels or more leave the scatter a degree of freedom)")
     low, high = region.limit_interval()
-    n_low, n_high = region.peak_concurrency_interval()
     shown = float(np.max(fit.fitted))
-    beyond = math.isfinite(high) and high > reach * shown
-    if math.isfinite(high) and low > 0 and high / low <= sound_span and not beyond:
+    width = max(high / low if low > 0 else math.inf, high / shown if shown > 0 else math.inf)
+    if width <= sound_span and high <= reach * shown:
         return None
-    smallest = float(n.min())
-    if float(fit.peak_concurrency) < smallest and n_low < smallest:
-        bottom = max(1.0, min(n_low, smallest / 8))
-        new = tuple(float(v) for v in np.unique(np.round(np.geomspace(bottom, smallest / 1.5, EXTEND_LEVELS))))
+    peak = float(fit.peak_concurrency)
+    n_low, _ = region.peak_concurrency_interval()
+    means = [float(np.mean(fit.throughput[n == v])) for v in levels]
+    if (peak < smallest or (len(levels) > 2 and int(np.argmax(means)) == 0)
+            or (n_low < smallest / PAST_FACTOR and peak < PAST_FACTOR * smallest)):
+        new = _new_levels(max(1.0, min(peak, smallest) / 4), smallest / 1.5)
         return NextStep(new, 1, f"measure {plural(len(new), 'more concurrency level')} from {number(new[0])} to "
                         f"{number(new[-1])} clients ({_levels_words(new)}): the data start past the peak")
-    if not math.isfinite(high) or beyond or not math.isfinite(n_high) or n_high > largest:
-        far = EXTEND_TO * n_high if math.isfinite(n_high) else 4 * largest
-        top = float(min(max(far, 2 * largest), EXTEND_MAX * largest))
-        new = tuple(float(v) for v in np.unique(np.round(np.geomspace(1.5 * largest, top, EXTEND_LEVELS))))
-        return NextStep(new, 1, f"measure {plural(len(new), 'more concurrency level')} from {number(new[0])} to "
-                        f"{number(new[-1])} clients ({_levels_words(new)}) to see the curve turn")
-    near = levels[levels >= min(n_low, levels[-NEAR_LEVELS] if len(levels) >= NEAR_LEVELS else levels[0])]
-    width, target = math.log(high / low), math.log(sound_span) * MARGIN
+    if not math.isfinite(high) or not math.isfinite(peak) or peak > largest / PAST_FACTOR:
+        far = EXTEND_TO * max(peak, largest) if math.isfinite(peak) else 4 * largest
+        new = _new_levels(1.3 * largest, min(far, EXTEND_MAX * largest))
+        runs = 1 + int(_scatter(fit) > NOISY)          # noisy steps: each new level twice
+        each = f", {runs} times each" if runs > 1 else ""
+        return NextStep(new, runs, f"measure {plural(len(new), 'more concurrency level')} from {number(new[0])} "
+                        f"to {number(new[-1])} clients ({_levels_words(new)}){each} to see the curve turn")
+    near = tuple(float(v) for v in levels[levels >= peak / 2])
     per_level = int(np.max(np.unique(n, return_counts=True)[1]))
-    repeats = int(min(MAX_REPEATS, max(1, math.ceil(per_level * ((width / target) ** 2 - 1)))))
-    chosen = tuple(float(v) for v in near)
-    return NextStep(chosen, repeats, f"repeat the steps at {_levels_words(chosen)} clients "
-                    f"{plural(repeats, 'more time')} each, to narrow the peak's interval")
+    asked = (math.log(width) / math.log(TARGET_SPAN)) ** 2 if math.isfinite(width) else math.inf
+    repeats = int(min(MAX_REPEATS, max(1, math.ceil(per_level * (asked - 1)))))
+    return NextStep(near, repeats, f"repeat the steps at {_levels_words(near)} clients {plural(repeats, 'more time')}"
+                    " each, to narrow the peak's interval")
