@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from capmodel.errors import CapmodelError
 
-__all__ = ["parse_number_list", "single_curve", "whole_number"]
+__all__ = ["parse_number_list", "whole_number"]
 
 
 def parse_number_list(text: str, option: str, kind=float) -> list:
@@ -47,34 +47,3 @@ def whole_number(text: str) -> int:
     if type(value) is not int:
         raise argparse.ArgumentTypeError(f"expected a whole number (such as 1000 or 1e9), got {text!r}")
     return value
-
-
-def single_curve(curve, source: str):
-    """Refuse a file that holds several curves (different system/workload/op labels)."""
-    from capmodel.errors import InputError
-
-    keys = [k for k in ("system", "workload", "op") if k in curve.columns]
-    if keys:
-        groups = curve[keys].astype(str).drop_duplicates()
-        if len(groups) > 1:
-            shown = "; ".join(", ".join(f"{k}={v}" for k, v in row.items()) for _, row in groups.head(4).iterrows())
-            raise InputError(f"{source}: holds {len(groups)} curves ({shown}); split the file and fit one curve")
-    per_host_rows(curve, source)
-
-
-#: columns that name the load-generator host a row was measured from
-HOST_COLUMNS = ("host", "hostname", "client_host", "client", "generator", "worker", "machine")
-
-
-def per_host_rows(curve, source: str) -> None:
-    """Refuse rows that are one step's parts, one per load-generator host (each host once at every concurrency):
-    fitted as replicates, they gave one host's share of the server's throughput as its peak."""
-    from capmodel.errors import InputError
-
-    for column in (c for c in curve.columns if str(c).strip().lower() in HOST_COLUMNS):
-        hosts = curve[column].astype(str)
-        per_level = hosts.groupby(curve["concurrency"].to_numpy())
-        if hosts.nunique() > 1 and (per_level.nunique() == per_level.size()).all() and per_level.size().max() > 1:
-            raise InputError(f"{source}: column '{column}' names {hosts.nunique()} hosts measured at each "
-                             "concurrency: the rows are parts of one step, not replicates; sum each step's "
-                             "throughput and clients over the hosts (or fit one host's rows alone)")

@@ -79,7 +79,6 @@ def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.commands import single_curve
     from capmodel.jsonable import print_json
     from capmodel.data.readers import read_curve
     from capmodel.errors import InputError
@@ -89,7 +88,6 @@ def run(args) -> int:
     if not 0 < args.level < 1:
         raise InputError(f"--level: expected a confidence level between 0 and 1, got {args.level}")
     curve = read_curve(args.file, concurrency=args.concurrency, throughput=args.throughput)
-    single_curve(curve, args.file)
     weights = "replicates" if args.weights == "replicates" else None
     comparison = None
     where = f"{args.file}: "

@@ -103,7 +103,10 @@ def _fits_from_curves(args):
         raise InputError(f"{args.curves}: {named}" + (f" {present}" if present else "")) from None
     if "system" not in curves.columns:
         raise PlanError(f"{args.curves}: {named}")
-    return fit_per_vm(curves)
+    try:
+        return fit_per_vm(curves)
+    except InputError as exc:
+        raise InputError(f"{args.curves}: {exc}") from None
 
 
 def _objectives(args):

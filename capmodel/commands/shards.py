@@ -149,11 +149,15 @@ def run(args) -> int:
                                                          "curve"))
     curve = None
     if args.curve:
-        from capmodel.commands import single_curve
         from capmodel.data.readers import read_curve
+        from capmodel.errors import InputError
+        from capmodel.models.curve_rules import check_curve
 
         curve = read_curve(args.curve, concurrency=args.concurrency, throughput=args.throughput)
-        single_curve(curve, args.curve)
+        try:
+            check_curve(curve)      # the rules every fit runs, here so that the refusal names the file
+        except InputError as exc:
+            raise InputError(f"{args.curve}: {exc}") from None
     study = plan_shard_study(
         args.target_rate, per_shard_throughput=args.per_shard_throughput, sigma=args.sigma, kappa=args.kappa,
         curve=curve, bootstrap=200 if args.bootstrap is None else args.bootstrap,

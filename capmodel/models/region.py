@@ -48,7 +48,7 @@ GRID_SIGMA, GRID_KAPPA = 50, 60
 #: points along each edge of the family (σ = 0, κ = 0), points per axis of a zoom, zooms at most, the accepted
 #: points that count as resolved, and how far a zoom reaches beyond the accepted part (times its width)
 EDGE_POINTS, ZOOM_POINTS, MAX_ZOOMS, RESOLVED, ZOOM_GROW = 400, 36, 5, 400, 0.5
-SIGMA_HIGH = 0.995
+SIGMA_HIGH = 1.0
 #: an edge model (Amdahl, linear) joins with its own region unless the data reject it at this level (F test of the
 #: family against it): the union then covers at least about 1 - (1 - level) - (1 - EDGE_PLAUSIBLE)
 EDGE_PLAUSIBLE = 0.99

@@ -18,6 +18,7 @@ BIC's choice when it differs.
 from __future__ import annotations
 
 from capmodel.errors import CapmodelError
+from capmodel.models.curve_rules import check_curve
 from capmodel.models.engine import curve_arrays
 from capmodel.models.family import MODELS, get_model
 from capmodel.models.ranking import ModelComparison, rank_fits
@@ -30,6 +31,7 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
     (too few points for its parameters) is left out of the table; if none can, ``InputError``.
     """
     curve, n, x = curve_arrays(curve)
+    check_curve(curve)           # refused once, not once per model
     names = list(models or MODELS)
     fits, skipped = {}, {}
     for name in names:

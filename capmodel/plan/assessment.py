@@ -5,8 +5,7 @@ A VM planned from one measured point gets its throughput at the utilization targ
 measured utilization nothing checks it (queues, locks and cache pressure grow with load), so a throughput scaled *up*
 past the measured utilization is an extrapolation (weak), and so is a latency objective checked at the measured load
 when the plan puts more load on the VM. A utilization taken from the baseline instead of measured on the VM is an
-assumption (weak). A VM planned from a fitted curve gets ``assess_fit`` at the concurrency the plan operates it at,
-and whether its model is the one the comparison of the USL family recommends.
+assumption (weak). A VM planned from a fitted curve carries its capacity's verdict (``capacity_from_fit``).
 """
 from __future__ import annotations
 
@@ -92,28 +91,15 @@ def assess_measured_vm(vm: str, measured: float, utilization: float | None, util
     return Evidence.of(*reasons)
 
 
-def assess_capacity(fit, capacity=None, comparison=None) -> Evidence:
-    """The verdict on a capacity read off a fitted curve (``capacity_from_fit``'s result): ``assess_fit`` at the
-    concurrency the capacity operates the server at (without one, at the fit's peak)."""
-    from capmodel.models.assessment import assess_fit
+def assess_fitted_vm(vm: str, fit, capacity, comparison=None) -> Evidence:
+    """A VM planned from a fitted curve: its capacity's verdict (``capacity_from_fit``'s: the curve's reasons, the
+    capacity's own interval, the fit's on its peak when the capacity is read off it, the latency target's fate),
+    each reason named by VM. Without a capacity (none could be planned), the fit's own verdict."""
+    from capmodel.models.assessment import fit_verdict
 
-    return assess_fit(fit, comparison, answer_concurrency=getattr(capacity, "operating_concurrency", None))
-
-
-#: the capacity's own reasons about its latency objective that a VM's verdict carries (a target met only on the
-#: retrograde branch; a p95 target held against the mean response time; a p95 implausible beside N/X). An unreachable target is not one: the VM
-#: then carries no users by the objective, a sound answer the plan's notes give.
-CAPACITY_LATENCY_REASONS = ("latency_past_peak", "p95_not_measured", "latency_scale")
-
-
-def assess_fitted_vm(vm: str, fit, capacity, comparison) -> Evidence:
-    """A VM planned from a fitted curve: the capacity's verdict (the fit at its operating concurrency, and what its
-    latency objective rests on), each reason named by VM."""
-    verdict = assess_capacity(fit, capacity, comparison)
-    own = getattr(capacity, "evidence", None)
-    if own is not None:
-        verdict = verdict + Evidence(tuple(r for r in own.reasons if r.code in CAPACITY_LATENCY_REASONS))
-    return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value) for r in verdict.reasons))
+    verdict = capacity.evidence if capacity is not None else fit_verdict(fit, comparison)
+    return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value, r.next_step)
+                          for r in verdict.reasons))
 
 
 def fitted_evidence(fits: dict, capacities: dict, comparisons: dict) -> dict:

@@ -98,9 +98,17 @@ def fit_per_vm(curves: pd.DataFrame) -> dict:
     """A USL fit per VM of a curve table whose ``system`` column names the VM of each row."""
     from capmodel.models.usl import fit_usl
 
+    from capmodel.errors import InputError
+
     if "system" not in curves.columns:
         raise PlanError("the curves need a 'system' column naming the VM of each row")
-    return {str(vm): fit_usl(group.reset_index(drop=True)) for vm, group in curves.groupby("system", sort=False)}
+    fits = {}
+    for vm, group in curves.groupby("system", sort=False):
+        try:
+            fits[str(vm)] = fit_usl(group.reset_index(drop=True))
+        except InputError as exc:     # the curve rules' refusal, named by the VM whose rows it is about
+            raise InputError(f"VM {vm}: {exc}") from None
+    return fits
 
 
 def _bundled_study() -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
