@@ -146,9 +146,10 @@ def test_every_entry_point_agrees_with_bisection(name, which):
 
     # capacity_from_fit with the target in Objectives (no p95 measured: held against the mean)
     objectives = Objectives(utilization_target=None, latency_p95_ms=seconds * 1000.0)
-    if n_t is not None and math.isinf(min(n_t, n_peak)):
-        with pytest.raises(PlanError, match="no peak"):
-            capacity_from_fit(fit, objectives)
+    if n_t is not None and math.isinf(min(n_t, n_peak)):      # nothing bounds the throughput: no figure stated
+        cap = capacity_from_fit(fit, objectives)
+        assert cap.usable_throughput == math.inf and cap.evidence.grade == "unusable"
+        assert "unbounded" in cap.evidence.codes() and "cannot support a capacity figure" in cap.describe()
     else:
         cap = capacity_from_fit(fit, objectives)
         assert cap.latency == capped

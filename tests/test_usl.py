@@ -132,12 +132,15 @@ def test_warning_kappa_at_bound(raytracer):
     assert len(raytracer.warnings) == 1 and "kappa is at its lower bound 0" in raytracer.warnings[0]
 
 
-def test_warning_few_points():
-    n = np.array([1, 2, 4, 6, 8.0])
-    f = fit_usl(curve(n, usl_throughput(n, 0.02, 0.02, 1.0)))
-    assert any("only 5 points" in w for w in f.warnings)
-    n6 = np.array([1, 2, 4, 6, 8, 10.0])
-    assert not any("points" in w for w in fit_usl(curve(n6, usl_throughput(n6, 0.02, 0.02, 1.0))).warnings)
+def test_few_points_widen_the_peaks_interval():
+    """Fewer points leave fewer degrees of freedom to the scatter: the peak's interval (over the likelihood region)
+    widens, the grade with it, rather than a warning saying so."""
+    rng = np.random.default_rng(2)
+    many = np.array([1, 2, 4, 6, 8, 10, 12, 14, 16, 20.0])
+    x = usl_throughput(many, 0.02, 0.02, 1.0) * np.exp(rng.normal(0, 0.02, len(many)))
+    few = fit_usl(curve(many[[0, 2, 4, 6, 9]], x[[0, 2, 4, 6, 9]])).figure_intervals()["peak_throughput"]
+    all_ = fit_usl(curve(many, x)).figure_intervals()["peak_throughput"]
+    assert few.high / few.low > all_.high / all_.low > 1
 
 
 def test_warning_peak_extrapolated():
@@ -182,18 +185,49 @@ def test_predict_band_contains_fit_and_widens_away_from_data(specsdm91):
     assert isinstance(f.predict([1, 2]), np.ndarray)
 
 
-def test_predict_band_is_the_delta_method(specsdm91):
-    # Independent: numerical gradient of X(N) in (sigma, kappa, lambda) and the covariance s^2 (J'J)^-1.
+def test_predict_band_is_the_range_over_the_likelihood_region(specsdm91):
+    """The band at N is X(N)'s range over the parameter sets the data do not reject. Independent reference: a dense
+    grid of (σ, κ) (400 x 400, log-spaced, with 0), λ profiled exactly on both residual scales (absolute and log),
+    the threshold RSS_min (1 + F(1, n - 3) / (n - 3)) at the region's nominal level; and Amdahl's law (κ = 0) with
+    its own threshold on n - 2 degrees of freedom where the family's F test at 99% does not reject it."""
+    from scipy.special import fdtri
+
+    from capmodel.models.region import EDGE_PLAUSIBLE, nominal_level
+
     f = specsdm91
-    p = np.array([f.sigma, f.kappa, f.lambda_])
-    N = 300.0
-    grad = optimize.approx_fprime(p, lambda q: usl_throughput(N, *q), epsilon=p * 1e-7)
-    n, x = f.curve["concurrency"].to_numpy(), f.curve["throughput"].to_numpy()
-    J = np.column_stack([optimize.approx_fprime(p, lambda q: usl_throughput(ni, *q), epsilon=p * 1e-7) for ni in n]).T
-    s2 = np.sum((x - usl_throughput(n, *p)) ** 2) / (len(n) - 3)
-    se = math.sqrt(grad @ np.linalg.inv(J.T @ J) @ grad * s2)
-    band = f.predict([N], level=0.90)
-    assert (band["high"] - band["throughput"]).iloc[0] == pytest.approx(stats.t.ppf(0.95, 4) * se, rel=1e-4)
+    n, x = f.curve["concurrency"].to_numpy(float), f.curve["throughput"].to_numpy(float)
+    N, level, dof = 300.0, nominal_level(0.90), len(n) - 3
+    s, k = (np.concatenate([[0.0], np.geomspace(lo, hi, 400)]) for lo, hi in ((1e-6, 0.99), (1e-10, 1e-2)))
+    S, K = (a.ravel()[:, None] for a in np.meshgrid(s, k, indexing="ij"))
+    lows, highs = [], []
+    for log in (False, True):
+        def profile(S, K):
+            shape = n / (1 + S * (n - 1) + K * n * (n - 1))
+            if log:
+                r = np.log(x) - np.log(shape)
+                c = r.mean(axis=1)
+                return ((r - c[:, None]) ** 2).sum(axis=1), c, np.full(len(c), float(len(n)))
+            sff = (shape * shape).sum(axis=1)
+            c = shape @ x / sff
+            return x @ x - c * (shape @ x), c, sff
+
+        def band(S, K, rss, c, curve, limit):
+            keep = rss <= limit
+            half = np.sqrt(np.maximum(limit - rss, 0) / curve)
+            lam = (np.exp(c - half), np.exp(c + half)) if log else (c - half, c + half)
+            at = (N / (1 + S * (N - 1) + K * N * (N - 1))).ravel()
+            lows.append((lam[0] * at)[keep].min())
+            highs.append((lam[1] * at)[keep].max())
+
+        rss, c, curve = profile(S, K)
+        band(S, K, rss, c, curve, rss.min() * (1 + fdtri(1, dof, level) / dof))
+        amdahl = K.ravel() == 0
+        edge = profile(S[amdahl], K[amdahl])
+        if edge[0].min() <= rss.min() * (1 + fdtri(1, dof, EDGE_PLAUSIBLE) / dof):
+            band(S[amdahl], K[amdahl], *edge, edge[0].min() * (1 + fdtri(1, dof + 1, level) / (dof + 1)))
+    got = f.predict([N], level=0.90)
+    assert got["low"].iloc[0] == pytest.approx(min(lows), rel=0.02)
+    assert got["high"].iloc[0] == pytest.approx(max(highs), rel=0.02)
 
 
 def test_bootstrap_refits_agree_with_one_by_one_fits(specsdm91):

@@ -102,9 +102,9 @@ def check_superlinear(fit) -> Reason | None:
     """Contention below 0 (allowed by ``allow_superlinear``): more than linear scaling -> weak."""
     if not fit.sigma < 0:
         return None
-    return Reason("superlinear", "weak", f"σ = {number(fit.sigma, 4)}, below 0: superlinear scaling; check for "
-                  "cache warm-up or a bad measurement at the fewest clients before trusting the peak",
-                  float(fit.sigma))
+    return Reason("superlinear", "weak", f"σ = {number(fit.sigma, 4)}, below 0: superlinear scaling (allowed by fit "
+                  "--allow-superlinear, allow_superlinear=True in Python); check for cache warm-up or a bad N=1 "
+                  "measurement before trusting the peak", float(fit.sigma))
 
 
 def check_exact(fit) -> Reason | None:
@@ -134,14 +134,45 @@ def check_measured_fall(fit, comparison=None) -> Reason | None:
 
 
 def warning_reasons(fit) -> list[Reason]:
-    """The fit's own cautions as reasons (``fit.warnings`` is their messages): no residual degree of freedom,
-    superlinear contention, a throughput spanning many orders of magnitude, R² not a number."""
+    """The fit's own cautions that grade its answer: no residual degree of freedom, superlinear contention, a
+    throughput spanning many orders of magnitude, R² not a number (each also among ``fit.warnings``)."""
     from capmodel.models.curve_rules import check_wide_span
 
     found = [check_exact(fit), check_superlinear(fit), check_wide_span(fit.throughput)]
     if not math.isfinite(fit.r2):
         found.append(check_r2(fit))
     return [r for r in found if r is not None]
+
+
+def _bound_meaning(name: str, side: str) -> str:
+    if name == "kappa" and side == "lower":
+        return "a coherency (retrograde) effect, so the fit reduces to Amdahl's law"
+    if name == "sigma" and side == "lower":
+        return ("any contention (superlinear scaling would need fit --allow-superlinear, allow_superlinear=True in "
+                "Python)")
+    if name == "sigma" and side == "upper":
+        return "any parallelism: the work is fully serialised, extra clients add no throughput"
+    return "a value inside the allowed range"
+
+
+def fit_warnings(fit) -> list[str]:
+    """What the fit itself remarks, one sentence each (``fit.warnings``): the cautions that grade it
+    (``warning_reasons``), then what informs without grading (a parameter at a bound, the model's own cautions, a
+    peak far past the data): the answer's interval and verdict already carry their effect."""
+    said = [r.message for r in warning_reasons(fit)]
+    for i, name in enumerate(fit.names):
+        if fit.at_bound[i]:
+            p = fit.estimates[i]
+            side = "lower" if abs(p - fit.lower[i]) <= abs(p - fit.upper[i]) else "upper"
+            bound = fit.lower[i] if side == "lower" else fit.upper[i]
+            said.append(f"{name} is at its {side} bound {number(bound, 6)}: the data do not support "
+                        f"{_bound_meaning(name, side)}")
+    said += fit._model_warnings()
+    if math.isfinite(fit.peak_concurrency):
+        peak = check_extrapolation(fit.peak_concurrency, float(np.max(fit.concurrency)), "the peak")
+        if peak is not None:
+            said.append(peak.message)
+    return list(dict.fromkeys(said))
 
 
 def data_reasons(fit, comparison=None) -> list[Reason]:
@@ -176,13 +207,14 @@ def check_interval(low: float, high: float, what: str, level: float, unit: str =
                    advice=None) -> Reason | None:
     """A figure's interval: no upper end -> unusable (the data support its lower end only); wider than
     ``SOUND_SPAN`` -> weak; ``advice``: the next measurement that would narrow it (a ``NextStep`` or None)."""
-    if not math.isfinite(low):
+    if math.isnan(low):
         return Reason("no_interval", "unusable", f"no {level:.0%} interval of {what} can be stated from these data",
                       None, advice)
     if not math.isfinite(high):
+        floor = (f"; they support at least {number(low)} {unit}" if math.isfinite(low) else
+                 ": every curve the data allow keeps rising")
         return Reason("unbounded", "unusable", f"the data do not bound {what}: a curve that keeps rising fits them "
-                      f"as well, so its {level:.0%} interval has no upper end; they support at least "
-                      f"{number(low)} {unit}", low, advice)
+                      f"as well, so its {level:.0%} interval has no upper end{floor}", low, advice)
     span = high / low if low > 0 else math.inf
     if span <= SOUND_SPAN:
         return None
@@ -238,7 +270,7 @@ def check_outside(fit, estimate: float, low: float, high: float, level: float) -
 def limit_reasons(fit, region) -> list[Reason]:
     """The reasons about the fit's own figure, the most the server delivers, read over ``region``."""
     if region.empty:
-        return [check_interval(math.nan, math.nan, figure_name(fit), region.level)]
+        return [check_interval(math.nan, math.nan, figure_name(fit), region.level, advice=next_step(fit, region))]
     low, high = region.limit_interval()
     advice = next_step(fit, region)
     estimate = float(fit.peak_throughput)

@@ -15,7 +15,8 @@ The most a server delivers is pinned by the points around its peak. Where the fi
   behind it, so repeat the measured levels from N̂/2 up as many more times as (log of the interval's width / log of
   ``TARGET_SPAN`` = 1.15, a margin under the sound 1.25)² asks, at most ``MAX_REPEATS`` = 6.
 
-The width judged is the interval's own or, where it is larger, its reach above the most the fitted curve shows
+Too few points for any interval (fewer than four): measure levels spaced geometrically from the smallest measured to
+twice the largest, ``ENOUGH_LEVELS`` = 8 in all. The width judged is the interval's own or, where it is larger, its reach above the most the fitted curve shows
 (``capmodel.models.assessment.check_reach``). ``tests/evidence/test_next_step.py`` follows the advice on synthetic
 servers and checks that the grade moves.
 """
@@ -35,6 +36,7 @@ EXTEND_MAX = 8.0
 TARGET_SPAN = 1.15
 MAX_REPEATS = 6
 NOISY = 0.05
+ENOUGH_LEVELS = 8
 
 
 def _levels_words(levels) -> str:
@@ -60,8 +62,13 @@ def next_step(fit, region, sound_span: float = SOUND_SPAN, reach: float = 1.1) -
     n = np.asarray(fit.concurrency, dtype=float)
     smallest, largest, levels = float(n.min()), float(n.max()), np.unique(n)
     if region.empty:
-        return NextStep((), 0, f"measure at least {plural(4 - min(len(levels), 3), 'more concurrency level')} "
-                        "(4 levels or more leave the scatter a degree of freedom)")
+        candidates = np.setdiff1d(np.unique(np.round(np.geomspace(max(1.0, smallest), 2 * largest,
+                                                                   4 * ENOUGH_LEVELS))), levels)
+        wanted = max(1, min(len(candidates), ENOUGH_LEVELS - len(levels)))
+        new = tuple(float(v) for v in candidates[np.round(np.linspace(0, len(candidates) - 1, wanted)).astype(int)])
+        return NextStep(new, 1, f"measure {plural(len(new), 'more concurrency level')} ({_levels_words(new)}): "
+                        "fewer than four points leave the scatter no degree of freedom for an interval, and "
+                        f"{ENOUGH_LEVELS} give one worth reading")
     low, high = region.limit_interval()
     shown = float(np.max(fit.fitted))
     width = max(high / low if low > 0 else math.inf, high / shown if shown > 0 else math.inf)

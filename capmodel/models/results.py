@@ -222,11 +222,11 @@ class ScalabilityFit:
     # -- warnings --------------------------------------------------------------------------------------------------
     @cached_property
     def warnings(self) -> list:
-        """What to be careful about, one sentence each: the messages of the fit's own cautions
-        (``capmodel.models.assessment.warning_reasons``), each also a reason in ``evidence``."""
-        from capmodel.models.assessment import warning_reasons
+        """What to be careful about, one sentence each (``capmodel.models.assessment.fit_warnings``): the cautions
+        that grade the answer (also reasons in ``evidence``) and remarks that inform without grading."""
+        from capmodel.models.assessment import fit_warnings
 
-        return [r.message for r in warning_reasons(self)]
+        return fit_warnings(self)
 
     def _model_warnings(self) -> list:
         return []

@@ -36,11 +36,7 @@ class USLFit(ScalabilityFit):
         return None
 
     def _model_warnings(self) -> list:
-        found = []
-        if self.sigma < 0:
-            found.append(f"σ = {number(self.sigma, 4)}, below 0: superlinear scaling (allowed by fit "
-                         "--allow-superlinear, allow_superlinear=True in Python); "
-                         "check for cache warm-up or a bad N=1 measurement before trusting the peak")
+        found = []       # superlinear contention is a graded caution: capmodel.models.assessment.check_superlinear
         if self.kappa > 0 and self.peak_concurrency == 1.0:
             found.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
                          "the peak is at N = 1")
