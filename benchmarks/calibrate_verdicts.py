@@ -155,6 +155,7 @@ class Answer:
     truths: dict = field(default_factory=dict)
     clean: bool = False
     design: dict = field(default_factory=dict)
+    withheld: dict = field(default_factory=dict)   # name -> the estimate an unusable answer does not state
 
 
 def _figure(estimate, low=math.nan, high=math.nan) -> tuple[float, float, float]:
@@ -176,6 +177,12 @@ def fit_figures(fit, evidence, level: float, comparison=None) -> dict:
     return out
 
 
+def withheld(fit, evidence) -> dict:
+    """The estimates an unusable answer does not state (how far off they would have been is the study's to say)."""
+    return {} if evidence.usable else {"peak_throughput": float(fit.peak_throughput),
+                                       "peak_concurrency": float(fit.peak_concurrency)}
+
+
 def fit_answers(table: pd.DataFrame, truth: Truth, level: float = 0.95) -> list[Answer]:
     """The fit's, the chosen model's, the plan's and the latency target's answers on one curve."""
     import capmodel
@@ -193,21 +200,25 @@ def fit_answers(table: pd.DataFrame, truth: Truth, level: float = 0.95) -> list[
     except CapmodelError:
         return [Answer(a, "refused", {}, {}, truth.clean, design) for a in ("fit", "auto", "plan", "latency")]
     evidence = fit.evidence
-    out.append(Answer("fit", evidence.grade, fit_figures(fit, evidence, level), truths, truth.clean, design))
+    out.append(Answer("fit", evidence.grade, fit_figures(fit, evidence, level), truths, truth.clean, design,
+                      withheld(fit, evidence)))
     try:
         comparison = capmodel.compare_models(table, extrapolation=False)
         best = comparison.best_fit
         chosen = fit_verdict(best, comparison, level=level)
         out.append(Answer("auto", chosen.grade, fit_figures(best, chosen, level, comparison), truths, truth.clean,
-                          design))
+                          design, withheld(best, chosen)))
     except CapmodelError:
         out.append(Answer("auto", "refused", {}, {}, truth.clean, design))
     planned = 0.8 * limit
     try:
         cap = capacity_from_fit(fit, Objectives(utilization_target=0.8), level=level)
+        stated = cap.evidence.usable
         out.append(Answer("plan", cap.evidence.grade, {"planned_capacity": _figure(
-            cap.usable_throughput, cap.usable_throughput_low, cap.usable_throughput_high)},
-            {"planned_capacity": planned}, truth.clean, design))
+            cap.usable_throughput if stated else math.nan, cap.usable_throughput_low,
+            cap.usable_throughput_high if stated else math.inf)},
+            {"planned_capacity": planned}, truth.clean, design,
+            {} if stated else {"planned_capacity": cap.usable_throughput}))
     except CapmodelError:
         out.append(Answer("plan", "refused", {}, {"planned_capacity": planned}, truth.clean, design))
     # a p95 target three times the true zero-load p95: reached on the rising side of every curve with a peak
@@ -219,9 +230,12 @@ def fit_answers(table: pd.DataFrame, truth: Truth, level: float = 0.95) -> list[
                                branch="normal", cap_at_peak=True)
     try:
         cap = capacity_from_fit(fit, Objectives(utilization_target=None, latency_p95_ms=target_ms), level=level)
+        stated = cap.evidence.usable
         out.append(Answer("latency", cap.evidence.grade, {"latency_capacity": _figure(
-            cap.usable_throughput, cap.usable_throughput_low, cap.usable_throughput_high)},
-            {"latency_capacity": true_limit.throughput}, truth.clean, design))
+            cap.usable_throughput if stated else math.nan, cap.usable_throughput_low,
+            cap.usable_throughput_high if stated else math.inf)},
+            {"latency_capacity": true_limit.throughput}, truth.clean, design,
+            {} if stated else {"latency_capacity": cap.usable_throughput}))
     except CapmodelError:
         out.append(Answer("latency", "refused", {}, {}, truth.clean, design))
     return out
@@ -266,6 +280,7 @@ def rows_of(answers: list[Answer]) -> pd.DataFrame:
             rows.append({"answer": a.answer, "grade": a.grade, "figure": name, "clean": a.clean, **a.design,
                          "estimate": estimate, "low": low, "high": high, "truth": truth,
                          "covered": covered(truth, low, high), "error": error(estimate, truth),
+                         "withheld_error": error(a.withheld.get(name, math.nan), truth),
                          "stated": not (math.isnan(estimate) or (a.grade == "unusable"))})
     return pd.DataFrame(rows)
 
@@ -283,7 +298,9 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                     "median_error": float(err.median()) if len(err) else math.nan,
                     "p90_error": float(err.quantile(0.9)) if len(err) else math.nan,
                     "off_25": float((err > 0.25).mean()) if len(err) else math.nan,
-                    "worst": float(err.max()) if len(err) else math.nan})
+                    "worst": float(err.max()) if len(err) else math.nan,
+                    "withheld_median_error": float(g["withheld_error"].dropna().median())
+                    if g["withheld_error"].notna().any() else math.nan})
     order = {g: i for i, g in enumerate(GRADES + ("refused",))}
     result = pd.DataFrame(out)
     return result.sort_values(["answer", "figure", "grade"], key=lambda s: s.map(order) if s.name == "grade"
@@ -317,7 +334,7 @@ def print_report(frame: pd.DataFrame, seconds: float, seed: int) -> bool:
     pd.set_option("display.width", 200)
     print(f"calibration study, seed {seed}: {frame.groupby('answer').size().to_dict()} answers, {seconds:.0f} s")
     shown = table.copy()
-    for col in ("share", "coverage", "median_error", "p90_error", "off_25", "worst"):
+    for col in ("share", "coverage", "median_error", "p90_error", "off_25", "worst", "withheld_median_error"):
         shown[col] = shown[col].map(lambda v: "" if isinstance(v, float) and math.isnan(v) else f"{v:.3f}")
     print(shown.to_string(index=False))
     print()
