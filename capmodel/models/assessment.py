@@ -334,9 +334,11 @@ def supported_instead(fit, evidence: Evidence) -> str:
             sentences.append(f"the {model_label(fit.model)} curve does not describe these data; what was measured "
                              f"is a best rate of {number(best)} ops/s at N = {number(at)}")
         elif code == "unbounded":
+            floor = (f"the most it delivers is at least {number(reason.value)} ops/s (the lower end of its interval)"
+                     if reason.value is not None and math.isfinite(reason.value) else
+                     "every curve the data allow keeps rising past them")
             sentences.append(f"the data reach {number(reach)} clients, where the server sustained {number(best)} "
-                             f"ops/s; the most it delivers is at least {number(reason.value)} ops/s (the lower end "
-                             "of its interval)")
+                             f"ops/s; {floor}")
         elif code == "peak_below_data":
             sentences.append(f"the data start past the peak; the server sustained {number(best)} ops/s at "
                              f"N = {number(at)}, so its peak is at least that")
