@@ -163,6 +163,7 @@ def _instances() -> dict:
         "capmodel.models.erlang.MMcResult": mmc(8.0, 10.0, 1),
         "capmodel.models.evidence.Reason": Reason("example", "weak", "an example reason", math.inf),
         "capmodel.models.evidence.Evidence": usl.evidence,
+        "capmodel.models.evidence.NextStep": usl.evidence.next_step,      # plgm_workload1 is weak: its next step
         "capmodel.models.mix.MixPrediction": mix_fit.compare(mixes["plgm_workload3"], mixed, "plgm_workload3"),
         "capmodel.models.mix_answer.MixWhatIf": mix_what_if({"a": _mix_samples(), "b": _mix_samples(2.0)},
                                                                 cores=1, scale={"reads": 1.3}, n_bootstrap=20),
