@@ -1,7 +1,7 @@
 """The verdict on plans (capmodel.plan.assessment) through the real ``capmodel plan`` command and the Python API:
 throughput scaled past the measured utilization, latency not measured at the planned load, utilization assumed from
-the baseline, a model the comparison ranks worse (flagged by default, replaced with ``--model recommended``), and
-the runway in text."""
+the baseline, a model the comparison ranks worse (noted by default, replaced with ``--model recommended``; either
+way the capacity's interval holds both), a fitted VM's verdict (its capacity's), and the runway in text."""
 import json
 import math
 
@@ -11,6 +11,7 @@ import pytest
 
 import cli_run
 from capmodel import datasets
+from capmodel.models.evidence import MEANINGS
 from capmodel.plan.study import plan_study
 
 
@@ -51,7 +52,7 @@ def test_throughput_scaled_past_the_measured_utilization_is_flagged(measured_vm)
     assert any("scaled to 37,222 ops/s" in n for n in record["notes"])
     # measured at 90% and planned at 80%: scaled down, inside what was measured: sound
     assert rows["safe"]["throughput"] == pytest.approx(30000 * 0.8 / 0.9)
-    assert rows["safe"]["evidence"] == {"grade": "sound", "reasons": []}
+    assert rows["safe"]["evidence"] == {"grade": "sound", "meaning": MEANINGS["sound"], "reasons": [], "next_step": None}
     # the answer names big (the only VM carrying 35,000 users): the study's verdict is big's
     assert record["recommendations"][0]["vm"] == "big"
     assert record["evidence"]["grade"] == "weak"
@@ -101,32 +102,43 @@ def _two_vm_curves(tmp_path):
     pd.concat(frames).to_csv(curves, index=False)
     catalog = tmp_path / "vms.csv"
     catalog.write_text("vm,monthly_cost\nray,100\nsdm,200\n")
-    return ["--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1", "--bootstrap", "0"]
+    return ["--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1"]
 
 
-def test_a_model_the_comparison_ranks_worse_is_flagged_or_replaced(tmp_path):
+def _family_comparison(name: str):
+    """The USL family ranked on a bundled curve, as the plan ranks it (capmodel.plan.assessment.compare_family)."""
+    from capmodel.models.selection import compare_models
+    from capmodel.plan.assessment import USL_FAMILY
+
+    return compare_models(datasets.load_curve(name), models=list(USL_FAMILY), extrapolation=False)
+
+
+def test_a_model_the_comparison_ranks_worse_is_noted_or_replaced_and_its_interval_holds_both(tmp_path):
     from scipy.optimize import curve_fit
 
     args = _two_vm_curves(tmp_path)
     default = json.loads(ok("plan", *args, "--json"))
-    rows = {r["vm"]: r for r in default["vms"]}
-    # the raytracer never turns down: the comparison prefers Amdahl, so the USL the plan uses by default is flagged
-    # (with its κ at 0 as well); SPEC SDM91 falls past its peak, so the USL is the one recommended and not flagged
-    ray = rows["ray"]
-    assert "model_choice" in [r["code"] for r in ray["evidence"]["reasons"]]
-    assert "prefers Amdahl" in [r for r in ray["evidence"]["reasons"] if r["code"] == "model_choice"][0]["message"]
-    assert "model_choice" not in [r["code"] for r in rows["sdm"]["evidence"]["reasons"]]
+    # the raytracer never turns down: the comparison prefers Amdahl; the plan uses the USL by default and says so
     assert any("ray: planned from the usl model although the comparison recommends amdahl" in n
                for n in default["notes"])
+    assert not any(n.startswith("sdm:") for n in default["notes"])    # SPEC SDM91 falls: the USL is recommended
     chosen = json.loads(ok("plan", *args, "--model", "recommended", "--json"))
-    ray = {r["vm"]: r for r in chosen["vms"]}["ray"]
-    assert "model_choice" not in [r["code"] for r in ray["evidence"]["reasons"]]
     assert any("ray: planned from the amdahl model, which the comparison recommends" in n for n in chosen["notes"])
     # Amdahl has no peak: without cpu_util the utilization target is 80% of its ceiling λ/σ (scipy's fit here)
     curve = datasets.load_curve("usl_raytracer")
     n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
     (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 20])
-    assert ray["usable_throughput"] == pytest.approx(0.8 * lam / sigma, rel=2e-3)
+    amdahl_plan = 0.8 * lam / sigma
+    # either way the capacity's interval is 80% of the peak's range over the USL family's region, whose edge κ = 0 is
+    # the Amdahl curve: the model choice is inside the interval, and the verdict judges its width
+    low, high = _family_comparison("usl_raytracer").region(0.95).only("usl").limit_interval()
+    for record in (default, chosen):
+        ray = {r["vm"]: r for r in record["vms"]}["ray"]
+        assert ray["usable_throughput"] == pytest.approx(amdahl_plan, rel=2e-3)
+        assert (ray["usable_throughput_low"], ray["usable_throughput_high"]) == pytest.approx((0.8 * low, 0.8 * high))
+        reasons = {r["code"]: r for r in ray["evidence"]["reasons"]}
+        assert ray["evidence"]["grade"] == "weak" and "wide_interval" in reasons
+        assert reasons["wide_interval"]["value"] == pytest.approx(high / low)
 
 
 def test_the_python_keyword_chooses_the_model_too():
@@ -134,14 +146,19 @@ def test_the_python_keyword_chooses_the_model_too():
     from capmodel.models.usl import fit_usl
 
     catalog = pd.DataFrame({"vm": ["sdm"], "monthly_cost": [200.0]})
-    kept = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, bootstrap=0)
-    chosen = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, bootstrap=0,
-                        model="recommended")
-    assert "model_choice" in kept.plan.vm_evidence["sdm"].codes()
-    assert chosen.plan.fit_capacities["sdm"].usable_throughput != kept.plan.fit_capacities["sdm"].usable_throughput
+    kept = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1)
+    chosen = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, model="recommended")
+    assert any(n.startswith("sdm: planned from the usl model although") for n in kept.plan.notes)
+    assert any(n.startswith("sdm: planned from the amdahl model, which") for n in chosen.plan.notes)
     with pytest.raises(Exception, match="model"):
         plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1, model="best")
-    assert np.isfinite(chosen.plan.fit_capacities["sdm"].usable_throughput)
+    # the USL's κ is 0 here, so both plan 80% of the same ceiling; the choice is read into one interval
+    kept_cap, chosen_cap = kept.plan.fit_capacities["sdm"], chosen.plan.fit_capacities["sdm"]
+    assert np.isfinite(chosen_cap.usable_throughput)
+    assert chosen_cap.usable_throughput == pytest.approx(kept_cap.usable_throughput, rel=1e-6)
+    assert (chosen_cap.usable_throughput_low, chosen_cap.usable_throughput_high) == pytest.approx(
+        (kept_cap.usable_throughput_low, kept_cap.usable_throughput_high))
+    assert kept.plan.vm_evidence["sdm"].to_json() == chosen.plan.vm_evidence["sdm"].to_json()
 
 
 def test_a_vm_whose_curve_is_unusable_gets_no_users(tmp_path):
@@ -152,8 +169,8 @@ def test_a_vm_whose_curve_is_unusable_gets_no_users(tmp_path):
     pd.concat([sweep, sdm]).to_csv(curves, index=False)
     catalog = tmp_path / "vms.csv"
     catalog.write_text("vm,monthly_cost\nclientbound,10\nsdm,200\n")
-    args = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1", "--bootstrap", "0",
-            "--target-users", "100"]
+    args = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1", "--target-users",
+            "100"]
     record = json.loads(ok(*args, "--json"))
     rows = {r["vm"]: r for r in record["vms"]}
     assert rows["clientbound"]["evidence"]["grade"] == "unusable"
@@ -171,7 +188,7 @@ def test_plan_curve_options_that_the_advice_names_exist(tmp_path):
     curves.write_text("system,N,X\na,1,20\na,2,39\na,4,70\na,8,100\na,16,120\n")
     catalog = tmp_path / "vms.csv"
     catalog.write_text("vm,monthly_cost\na,100\n")
-    base = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1", "--bootstrap", "0"]
+    base = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "1"]
     proc = cli(*base)
     assert proc.returncode == 2 and "map it with --concurrency COL" in proc.stderr
     record = json.loads(ok(*base, "--concurrency", "N", "--throughput", "X", "--json"))
@@ -182,13 +199,23 @@ def test_plan_curve_options_that_the_advice_names_exist(tmp_path):
     assert proc.returncode == 2 and "--curves" in proc.stderr
 
 
-def test_assess_capacity_reads_the_operating_concurrency():
+def test_a_fitted_vms_verdict_is_its_capacitys_named_by_vm():
+    from capmodel.models.assessment import fit_verdict
     from capmodel.models.usl import fit_usl
-    from capmodel.plan.assessment import assess_capacity
+    from capmodel.plan.assessment import assess_fitted_vm
     from capmodel.plan.capacity import Objectives, capacity_from_fit
 
     fit = fit_usl(datasets.load_curve("usl_specsdm91"))
     capacity = capacity_from_fit(fit, Objectives(utilization_target=0.8))
-    # 80% of the peak throughput is reached below the peak's N = 96.5, inside the measured 1..216: no extrapolation
-    assert capacity.operating_concurrency < fit.peak_concurrency < 216
-    assert assess_capacity(fit, capacity).grade == "sound"
+    # without CPU the plan is 80% of the peak, so its interval is 80% of the peak's: as wide as the peak's, weak
+    peak = fit.figure_intervals(0.95)["peak_throughput"]
+    assert (capacity.usable_throughput_low, capacity.usable_throughput_high) == pytest.approx(
+        (0.8 * peak.low, 0.8 * peak.high))
+    verdict = assess_fitted_vm("sdm", fit, capacity)
+    assert [(r.code, r.grade, r.value) for r in verdict.reasons] == [
+        (r.code, r.grade, r.value) for r in capacity.evidence.reasons]
+    assert [r.message for r in verdict.reasons] == [f"sdm: {r.message}" for r in capacity.evidence.reasons]
+    assert verdict.grade == "weak" and verdict.reasons[0].value == pytest.approx(peak.high / peak.low)
+    # no capacity planned: the fit's own verdict on its peak
+    alone = assess_fitted_vm("sdm", fit, None)
+    assert [(r.code, r.grade) for r in alone.reasons] == [(r.code, r.grade) for r in fit_verdict(fit).reasons]
