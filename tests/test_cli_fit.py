@@ -41,9 +41,26 @@ def test_json_contract_on_specsdm91(capsys):
     # tests/limit-scalability.Rout.save: 3245.589; tests/peak-scalability.Rout.save: 97 (2 digits)
     assert out["ceiling"] == pytest.approx(3245.589, rel=1e-4) and float(f"{out['peak_concurrency']:.2g}") == 97
     assert out["peak_throughput"] > max(1853.2, 1878.8)
-    assert set(out["ci"]) == {"sigma", "kappa", "lambda"}
-    for name, (low, high) in out["ci"].items():
-        assert low < out[name] < high
+    # one interval per parameter and per figure, each its range over the likelihood region
+    assert set(out["ci"]) == {"sigma", "kappa", "lambda", "peak_throughput", "peak_concurrency", "ceiling"}
+    assert out["interval_method"].startswith("profile likelihood")
+    for name in ("sigma", "kappa", "lambda", "peak_throughput", "ceiling"):
+        low, high = out["ci"][name]
+        assert low <= out[name] < high, name
+    assert out["ci"]["kappa"][0] == 0.0                     # κ = 0 (Amdahl's law) is an edge of the family
+    # the Amdahl curve, which has no peak, is not rejected at the family's 99% edge test (its residual sum of squares
+    # against the USL's within 1 + F(1, m - 3; 0.99) / (m - 3)): the peak's concurrency has no upper end (null)
+    from scipy.stats import f
+
+    from capmodel.models.rivals import fit_amdahl
+    from capmodel.models.usl import fit_usl
+
+    curve = datasets.load_curve("usl_specsdm91")
+    usl, amdahl = fit_usl(curve), fit_amdahl(curve)
+    rss = {m: float(((m.throughput - m.fitted) ** 2).sum()) for m in (usl, amdahl)}
+    assert rss[amdahl] / rss[usl] <= 1 + f.ppf(0.99, 1, 4) / 4
+    low, high = out["ci"]["peak_concurrency"]
+    assert low < out["peak_concurrency"] and high is None
     assert out["warnings"] == []
 
 
@@ -164,13 +181,13 @@ def test_fit_on_an_all_client_bound_sweep_prints_no_bare_ceiling():
     for model in ("usl", "amdahl", "auto"):
         text = _cli("fit", sweep, "--model", model)
         assert "evidence: unusable" in text and "client-bound" in text
-        assert "ceiling lambda/sigma" not in text and "peak throughput" not in text
+        assert "ceiling lambda/sigma" not in text and "peak throughput:" not in text
         assert "the server's ceiling is at least the best measured 3,905 ops/s" in text
     record = json.loads(_cli("fit", sweep, "--json"))
     assert KEYS <= set(record)
     assert record["evidence"]["grade"] == "unusable"
     assert record["evidence"]["reasons"][0] == {
-        "code": "client_bound", "grade": "unusable", "value": 7.0,
+        "code": "client_bound", "grade": "unusable", "value": 7.0, "next_step": None,
         "message": "every one of the 7 steps was client-bound (the load generator, not the server, set the pace): "
                    "the curve describes the client"}
     assert "at least the best measured 3,905 ops/s" in record["supported"]
@@ -180,17 +197,22 @@ def test_fit_on_bundled_data_carries_its_verdict():
     import math
 
     text = _cli("fit", "data/usl_raytracer.csv")
-    assert "evidence: weak" in text and "the USL model was used although the comparison prefers Amdahl" in text
+    usl = json.loads(_cli("fit", "data/usl_raytracer.csv", "--json"))
+    assert "evidence: weak" in text and usl["evidence"]["grade"] == "weak"
     record = json.loads(_cli("fit", "data/usl_raytracer.csv", "--model", "auto", "--json"))
     assert record["model"] == "amdahl" and record["evidence"]["grade"] in ("sound", "weak")
     assert record["supported"] is None and math.isfinite(record["ceiling"])
+    # the USL's κ is 0 here: its answer is the Amdahl ceiling the comparison prefers, inside its stated interval
+    low, high = usl["ci"]["peak_throughput"]
+    assert usl["kappa"] == 0 and low <= record["ceiling"] <= high
+    assert f"(95% interval {low:,.0f} to {high:,.0f} ops/s) (USL; evidence: weak)" in text
 
 
 def test_fit_on_an_observed_curve_follows_its_verdict(tmp_path):
     # `capmodel observe --ftdc` on the bundled FTDC sample, then `capmodel fit` on its curve, as the README shows
     import pandas as pd
 
-    from capmodel.models.assessment import BELOW_ONE_SHARE_UNUSABLE
+    from capmodel.models.curve_rules import BELOW_ONE_SHARE_UNUSABLE
 
     out = tmp_path / "obs"
     _cli("observe", "--ftdc", "data/ftdc_sample/diagnostic.data", "--out", str(out))
