@@ -23,8 +23,7 @@ RUNS = {
     "fit p95 sweep": ["fit", f"{USER}/sweep_p95.csv", "--model", "auto"],
     "plan bundled": ["plan", "--target-users", "50000", "90000", "--growth", "0.05"],
     "plan user curves": ["plan", "--catalog", f"{USER}/catalog_chf.csv", "--curves", f"{USER}/curves_chf.csv",
-                         "--vm-column", "vm", "--ops-per-user", "0.5", "--target-users", "10000", "90000",
-                         "--bootstrap", "0"],
+                         "--vm-column", "vm", "--ops-per-user", "0.5", "--target-users", "10000", "90000"],
     "nodes bundled": ["nodes"],
     "nodes unreachable": ["nodes", "--sigma", "0.05", "--kappa", "0.001", "--reference-node-cost", "1000",
                           "--candidate-node-cost", "300"],
@@ -94,7 +93,9 @@ def test_plan_prints_its_answer_first_and_months_to_one_decimal(tmp_path):
 
     lines = run(["plan", "--target-users", "50000", "90000", "--growth", "0.05"], tmp_path).splitlines()
     assert lines[0] == "Recommendations:" and "50,000 users -> s3-2xlarge-8-SAS" in lines[1]
-    assert lines[3] == "Evidence of the answer (the VMs it names): weak"
+    from capmodel.models.evidence import MEANINGS
+
+    assert lines[3] == f"Evidence of the answer (the VMs it names): weak ({MEANINGS['weak']})"
     assert lines.index("Recommendations:") < min(i for i, line in enumerate(lines) if line.startswith("Workload:"))
     months = math.log(89_000 / 25_000) / math.log(1.05)
     ssd = next(line for line in lines if line.strip().startswith("c4-2xlarge-4-SSD ") and "months" in line)
@@ -137,12 +138,19 @@ def test_fit_opens_with_its_answer(tmp_path):
     s, k, lam = params["sigma"], params["kappa"], params["lambda"]
     n = math.sqrt((1 - s) / k)
     x = lam * n / (1 + s * (n - 1) + k * n * (n - 1))
+    # each figure with its interval from the JSON's ci (the peak's concurrency has no upper end here: null)
+    (x_low, x_high), (n_low, n_high) = params["ci"]["peak_throughput"], params["ci"]["peak_concurrency"]
+    assert n_high is None and params["evidence"]["grade"] == "weak"
     first = run(["fit", "data/plgm_workload1.csv"], tmp_path).splitlines()[0]
-    assert first == f"Answer: throughput peaks at {x:,.0f} ops/s at about {n:.1f} clients (USL; evidence: weak)."
+    assert first == (f"Answer: throughput peaks at {x:,.0f} ops/s (95% interval {x_low:,.0f} to {x_high:,.0f} ops/s) "
+                     f"at about {n:.1f} clients (95% interval: {n_low:.1f} or more); past that, more clients lower it "
+                     "(USL; evidence: weak).")
     amdahl = json.loads(run(["fit", "data/plgm_workload1.csv", "--model", "amdahl", "--json"], tmp_path))
     first = run(["fit", "data/plgm_workload1.csv", "--model", "amdahl"], tmp_path).splitlines()[0]
-    assert first.startswith(f"Answer: no peak; throughput approaches a ceiling of "
-                            f"{amdahl['lambda'] / amdahl['sigma']:,.0f} ops/s (Amdahl; evidence: ")
+    low, high = amdahl["ci"]["ceiling"]
+    assert first == (f"Answer: throughput has no peak but levels off towards a ceiling of "
+                     f"{amdahl['lambda'] / amdahl['sigma']:,.0f} ops/s (95% interval {low:,.0f} to {high:,.0f} ops/s) "
+                     f"(Amdahl; evidence: {amdahl['evidence']['grade']}).")
     bound = run(["fit", "tests/fixtures/client_bound_sweep/curve.csv"], tmp_path).splitlines()[0]
     assert bound.startswith("Answer: no peak or ceiling is supported by these data; every step was client-bound")
     assert bound.endswith(".") and not bound.endswith("..")
