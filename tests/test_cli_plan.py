@@ -100,13 +100,18 @@ def test_plan_with_fitted_curves(tmp_path, capsys):
     catalog = tmp_path / "vms.csv"
     catalog.write_text("vm,monthly_cost\na,100\nb,200\n")
     out = run_json(capsys, "plan", "--catalog", str(catalog), "--curves", str(curves), "--vm-column", "vm",
-                   "--ops-per-user", "0.5", "--utilization-target", "0.8", "--bootstrap", "50", "--json")
+                   "--ops-per-user", "0.5", "--utilization-target", "0.8", "--json")
     rows = {r["vm"]: r for r in out["vms"]}
     peak_n = math.sqrt(0.97 / 0.0005)
     peak_x = 2500 * peak_n / (1 + 0.03 * (peak_n - 1) + 0.0005 * peak_n * (peak_n - 1))
     assert rows["b"]["usable_throughput"] == pytest.approx(0.8 * peak_x, rel=1e-3)
     assert rows["b"]["users"] == pytest.approx(0.8 * peak_x / 0.5, rel=1e-3)
     assert rows["b"]["binding_limit"] == "utilization"
+    # points on the curve itself leave no scatter: the interval over the likelihood region closes on the figure
+    for row in rows.values():
+        assert row["usable_throughput_low"] <= row["usable_throughput"] <= row["usable_throughput_high"]
+        assert row["usable_throughput_high"] == pytest.approx(row["usable_throughput_low"], rel=1e-6)
+        assert row["evidence"]["grade"] == "sound"
 
 
 def test_nodes_json_runs_the_bundled_micron_table(capsys):
@@ -260,7 +265,7 @@ def test_peak_fraction_on_curves_without_utilization_is_the_lower_of_it_and_the_
     user = "tests/fixtures/user_study"
     peaks = _peaks_by_hand(f"{user}/curves_chf.csv")
     base = ["plan", "--catalog", f"{user}/catalog_chf.csv", "--curves", f"{user}/curves_chf.csv", "--vm-column", "vm",
-            "--ops-per-user", "0.5", "--bootstrap", "0", "--json"]
+            "--ops-per-user", "0.5", "--json"]
     for extra, share, binding in [(["--peak-fraction", "0.9"], 0.8, "utilization"),
                                   (["--utilization-target", "1", "--peak-fraction", "0.9"], 0.9, "peak_fraction"),
                                   (["--utilization-target", "0.9"], 0.9, "utilization")]:
