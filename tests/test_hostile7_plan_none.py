@@ -32,7 +32,11 @@ def test_an_unsupported_vm_is_not_said_to_fail_an_objective(tmp_path, capsys):
 
 
 def test_no_none_no_note(tmp_path, capsys):
+    from capmodel.models.evidence import MEANINGS
+
     out = _plan(tmp_path, capsys)
+    for meaning in MEANINGS.values():     # what a grade promises is prose ("none was off by more than 25%")
+        out = out.replace(meaning, "")
     assert " none " not in out and '"none"' not in out
 
 
@@ -45,7 +49,7 @@ def test_report_03_says_the_same_as_plan_of_an_unsupported_vm(tmp_path):
     (tmp_path / "cat.csv").write_text(CATALOG)
     (tmp_path / "curves.csv").write_text("system,concurrency,throughput\n" + FLAT + RISING)
     report = plan_report(catalog=str(tmp_path / "cat.csv"), curves=str(tmp_path / "curves.csv"), ops_per_user=0.5,
-                         current_users=100, bootstrap=20)
+                         current_users=100)
     notes = report.vm_table().footnotes
     assert notes == ['"none": the VM\'s curve supports no capacity (unsupported: see its evidence), so no users are '
                      'planned on it']
