@@ -1,5 +1,9 @@
 """probe9: a curve file with one row per load-generator host at each step (threads x hosts)."""
+import pytest
+
+import capmodel
 from capmodel.cli import main
+from capmodel.errors import InputError
 
 
 def usl(n):
@@ -19,9 +23,15 @@ def test_per_host_rows_are_refused_not_fitted_as_replicates(tmp_path, capsys):
     """It printed 'Answer: throughput peaks at 2,686 ops/s at about 10.9 clients (USL; evidence: sound)': one host's
     share (a quarter of the server's 10,742 ops/s at 43.6 clients), with the verdict 'sound'."""
     for header in ("host", "Hostname"):
-        assert main(["fit", str(write(tmp_path, ["h1", "h2", "h3", "h4"], header))]) == 2
+        path = write(tmp_path, ["h1", "h2", "h3", "h4"], header)
+        assert main(["fit", str(path)]) == 2
         err = capsys.readouterr().err
-        assert f"column '{header}' names 4 hosts measured at each concurrency" in err
+        said = (f"column '{header}' labels the rows at every concurrency with the same 4 values, each once, naming 4 "
+                "load-generator hosts: the rows are parts of one step, not replicates")
+        assert said in err and str(path) in err
+        # the rule lives in the model layer: the Python API refuses the same table in the same words
+        with pytest.raises(InputError, match=said):
+            capmodel.fit_usl(capmodel.read_curve(path))
 
 
 def test_one_host_or_a_repeated_host_is_a_curve(tmp_path, capsys):
