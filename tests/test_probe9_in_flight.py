@@ -27,13 +27,22 @@ def reasons(capsys, path):
     return {r["code"]: r for r in json.loads(capsys.readouterr().out)["evidence"]["reasons"]}
 
 
-@pytest.mark.parametrize("hosts, unit, factor", [(4, 1.0, 4.0), (1, 1000.0, 1000.0)])
-def test_more_in_flight_than_clients_is_said(tmp_path, capsys, hosts, unit, factor):
+@pytest.mark.parametrize("hosts, unit, factor, grade", [(4, 1.0, 4.0, "weak"), (1, 1000.0, 1000.0, "unusable"),
+                                                       (1, 0.3, 0.3, "weak"), (1, 0.001, 0.001, "unusable")])
+def test_more_or_fewer_in_flight_than_clients_is_said(tmp_path, capsys, hosts, unit, factor, grade):
     """Four hosts' sweep written with one host's thread counts: the fit's peak concurrency is a quarter of the
-    clients that ran, and the verdict was 'sound'; microseconds under latency_mean_ms the same, 1,000x."""
+    clients that ran (weak: up to 20x more in flight than clients a short count or a percentile explains); a latency
+    in microseconds under latency_mean_ms, 1,000x (unusable: a unit); clients that wait between operations, 0.3 in
+    flight each (weak: below 0.5); a latency in seconds, 1,000x fewer in flight than clients (unusable: below
+    0.05)."""
     found = reasons(capsys, write(tmp_path, hosts, unit))
-    assert found["in_flight"]["grade"] == "weak"
+    assert found["in_flight"]["grade"] == grade
     assert found["in_flight"]["value"] == pytest.approx(factor, rel=0.01)
+    if grade == "unusable":
+        assert main(["fit", str(write(tmp_path, hosts, unit))]) == 0
+        answer = capsys.readouterr().out.splitlines()[0]
+        assert answer.startswith("Answer: no peak or ceiling is supported by these data")
+        assert "fix the units of the throughput or latency column" in answer
 
 
 def test_a_consistent_curve_is_not_flagged(tmp_path, capsys):
