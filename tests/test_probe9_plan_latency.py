@@ -66,14 +66,20 @@ def scale_reasons(row):
 @pytest.mark.parametrize("unit, target, words", [(1000.0, "0.003", "seconds"), (0.001, "3000", "microseconds")])
 def test_latency_column_in_the_wrong_unit_is_said(tmp_path, capsys, unit, target, words):
     """p95 = 1.8 x N/X written in seconds (or microseconds) under latency_p95_ms: the ratio the plan scales the target
-    by reads 0.0018 (or 1,800), which no closed-loop curve shows; the plan held the target against it as 'sound'."""
+    by reads 0.0018 (or 1,800), which no closed-loop curve shows; the plan held the target against it as 'sound'.
+    The target, 3 ms in the column's unit, is unreachable on small, whose one client alone takes a p95 of
+    1.8 x 1/500 s = 3.6 ms (unusable); big's 1.8 ms meets it (weak, for the unit)."""
     catalog, curves = write_curves(tmp_path, p95_factor=1.8, unit=unit)
     out = plan_json(capsys, catalog, curves, "--latency-p95-ms", target)
     for row in out["vms"]:
         found = scale_reasons(row)
-        assert len(found) == 1 and row["evidence"]["grade"] == "weak"
+        assert len(found) == 1 and found[0]["grade"] == "weak"
         assert found[0]["value"] == pytest.approx(1.8 / unit, rel=1e-3)
         assert words in found[0]["message"]
+        fastest_ms = 1.8 * 1000.0 / {"small": 500.0, "big": 1000.0}[row["vm"]]
+        unreachable = fastest_ms > 3.0
+        assert row["evidence"]["grade"] == ("unusable" if unreachable else "weak")
+        assert ("latency_unreachable" in [r["code"] for r in row["evidence"]["reasons"]]) == unreachable
 
 
 def test_latency_column_in_ms_is_not_flagged(tmp_path, capsys):
@@ -105,11 +111,10 @@ def test_measured_p95_in_seconds_is_said(tmp_path, capsys):
     assert all(not scale_reasons(row) for row in rows.values())
 
 
-def test_a_fitted_vms_one_sided_interval_is_explained_as_its_bootstrap(tmp_path, capsys):
-    """A relative latency target on noise-free fitted curves: small's users read '5,604 (5,604 to 5,605) †', and the
-    footnote explained the † only by a stated input range ('2.5-2.6x used as 2.6x'), which a fitted VM has none of.
-    A range narrower than its figures' precision is no longer printed (words9), so the page shows '5,604' with
-    neither † nor footnote; a one-sided range wide enough to print carries both, and the footnote names the fit."""
+def test_a_fitted_vms_interval_is_printed_with_its_ends_and_one_sided_only_when_it_is(tmp_path, capsys):
+    """A relative latency target on fitted curves pasted with rounded figures: small's users are printed with their
+    interval over the likelihood region when its ends differ at the figures' precision, and a † only beside an
+    estimate that is an end of its interval, with the footnote that says what a fitted VM's one-sided interval is."""
     import pandas as pd
 
     from capmodel.formatting import integer
@@ -119,12 +124,18 @@ def test_a_fitted_vms_one_sided_interval_is_explained_as_its_bootstrap(tmp_path,
     rows = [f"{vm},{n},{usl(n, lam):.1f},{1.8 * n / usl(n, lam) * 1000:.3f}" for vm, lam in (("small", 500.0),
             ("big", 1000.0)) for n in (1, 2, 4, 8, 16, 32, 64, 128)]   # rounded as a pasted table is
     curves.write_text("system,concurrency,throughput,latency_p95_ms\n" + "\n".join(rows) + "\n")
-    assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--baseline-vm", "small",
-                 "--baseline-users", "5000", "--baseline-throughput", "2500", "--latency-increase", "0.05"]) == 0
+    argv = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--baseline-vm", "small",
+            "--baseline-users", "5000", "--baseline-throughput", "2500", "--latency-increase", "0.05"]
+    assert main(argv + ["--json"]) == 0
+    row = next(r for r in json.loads(capsys.readouterr().out)["vms"] if r["vm"] == "small")
+    users, low, high = (round(row[k]) for k in ("users", "users_low", "users_high"))
+    assert low <= users <= high and row["binding_limit"] == "latency"
+    assert main(argv) == 0
     out = capsys.readouterr().out
     small = next(line for line in out.splitlines() if line.startswith("small "))
-    assert small.rstrip().endswith("latency") and " 5,604 " in small and "5,605" not in small
-    assert ("†" in out) == ("a fitted VM's bootstrap resamples all fall on one side of its fit" in out)
+    shown = f"{users:,} ({low:,} to {high:,})" if low != high else f" {users:,} "
+    assert small.rstrip().endswith("latency") and shown in small
+    assert ("†" in out) == (ONE_SIDED_NOTE in out) == (users in (low, high) and low != high)
     one_sided = pd.Series({"users": 5604.0, "users_low": 5604.0, "users_high": 5900.0})
     assert _estimate(one_sided, "users", integer) == "5,604 (5,604 to 5,900)" + ONE_SIDED
-    assert "a fitted VM's bootstrap resamples all fall on one side of its fit" in ONE_SIDED_NOTE
+    assert "a fitted VM's interval ends at its fitted figure" in ONE_SIDED_NOTE
