@@ -120,8 +120,11 @@ def test_describe_fit_names_the_model_its_intervals_and_the_amdahl_ceiling():
     n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
     (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 1000])
     assert comparison.recommended == "amdahl" and "The data support the **Amdahl** model" in text
-    assert f"λ/σ = {lam / sigma:,.0f} ops/s" in text or f"λ/σ = {fit.ceiling:,.0f} ops/s" in text
+    assert f"a ceiling of **{fit.ceiling:,.0f} ops/s** (90% interval " in text
     assert fit.ceiling == pytest.approx(lam / sigma, rel=2e-3)
+    # the ceiling's interval at the level asked, over every family compared (the model was chosen among them)
+    low, high = comparison.region(0.9).limit_interval()
+    assert f"(90% interval {low:,.0f} to {high:,.0f} ops/s)" in text and low < lam / sigma < high
     best = curve.loc[curve["throughput"].idxmax()]
     assert f"measured {len(curve)} steps" in text and f"best measured rate was {best['throughput']:,.0f}" in text
     assert "with 90% intervals" in text
@@ -142,8 +145,12 @@ def test_describe_capacity_reads_the_fit_or_says_why_not():
     text = describe_capacity(fit, objectives, ops_per_user=0.5)
     assert f"**{0.8 * peak_x:,.0f} ops/s**" in text and f"**{0.8 * peak_x / 0.5:,.0f} users**" in text
     assert capacity_from_fit(fit, objectives).table.loc["binding limit", "value"] == "peak_fraction"
+    assert "**No plan from this curve**: nothing to plan" in describe_capacity(fit, Objectives(utilization_target=None))
+    # a straight line has no peak to plan a share of: the data support no capacity figure, and the words say so
     linear = capmodel.fit_usl(pd.DataFrame({"concurrency": n, "throughput": 100 * n}))
-    assert "No plan from this curve" in describe_capacity(linear, Objectives(utilization_target=0.8))
+    said = describe_capacity(linear, Objectives(utilization_target=0.8), ops_per_user=0.5)
+    assert "**the data cannot support a capacity figure**" in said and "Evidence: **unusable**" in said
+    assert "users" not in said and "sustains" not in said
 
 
 def test_what_if_redraws_its_answer_when_a_control_moves():
