@@ -37,13 +37,23 @@ def test_python_results_and_cli_give_one_verdict(name, model):
     assert f"evidence: {expected['grade']}" in summary.lower()
 
 
-def test_the_verdict_names_the_models_choice_when_the_ranking_prefers_another():
-    # the raytracer curve never turns down: the ranking prefers Amdahl; a USL fitted to it is weak for that reason
-    # in Python as on the command line (before, fit.evidence graded it without the ranking)
+def test_the_verdict_reads_the_models_choice_into_the_interval():
+    # the raytracer curve never turns down: the ranking prefers Amdahl. Chosen by the ranking, Amdahl's ceiling is
+    # judged by its interval over every family compared; the USL asked for is judged over its own family, whose edge
+    # κ = 0 is the Amdahl curve, so its interval holds the ceiling the ranking prefers
+    from capmodel.models.assessment import assess_fit
+
     curve = datasets.load_curve("usl_raytracer")
-    assert compare_models(curve).recommended == "amdahl"
+    comparison = compare_models(curve)
+    assert comparison.recommended == "amdahl"
+    chosen = assess_fit(comparison.best_fit, comparison)
+    low, high = comparison.region(0.95).limit_interval()
+    assert chosen.main_reason.code == "wide_interval" and chosen.main_reason.value == pytest.approx(high / low)
     fit = fit_usl(curve)
-    assert "model_choice" in fit.evidence.codes() and fit.evidence.grade == "weak"
+    low, high = fit.region(0.95).limit_interval()
+    assert fit.evidence.main_reason.code == "wide_interval" and fit.evidence.grade == "weak"
+    assert fit.evidence.main_reason.value == pytest.approx(high / low)
+    assert low <= comparison.best_fit.ceiling <= high
 
 
 @pytest.mark.parametrize("name", CURVES)
