@@ -94,7 +94,14 @@ def test_specsdm91_auto_recommends_the_usl_and_says_why():
     comparison = compare_models(curve)
     assert comparison.table.iloc[0]["model"] == "amdahl" and comparison.recommended == "usl"
     assert "cannot describe a fall" in comparison.reason and "1,853 ops/s at 72 clients" in comparison.reason
-    assert fit_usl(curve).evidence.grade == "sound"
+    # the USL can fall: the measured fall is no reason against it; its interval alone grades it (over 7 points the
+    # peak's 95% interval is wider than a sound answer holds); Amdahl cannot fall, and the fall makes it unusable
+    usl = fit_usl(curve)
+    peak = usl.figure_intervals(0.95)["peak_throughput"]
+    assert usl.evidence.codes() == ["wide_interval"] and usl.evidence.grade == "weak"
+    assert usl.evidence.main_reason.value == pytest.approx(peak.high / peak.low) and peak.high / peak.low > 1.25
+    amdahl = comparison.fits["amdahl"]
+    assert "measured_fall" in amdahl.evidence.codes() and amdahl.evidence.grade == "unusable"
 
 
 def test_the_fall_is_said_with_client_counts_for_people_at_any_scale():
