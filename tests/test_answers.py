@@ -68,17 +68,9 @@ def test_amdahl_and_linear_answers_name_the_ceiling_or_what_the_data_support():
     assert "The data cannot support a peak or ceiling for this server" in text
     assert "where the server sustained 1,600 ops/s" in text            # 50 x 32, the best measured
     assert "ceiling of" not in text and "peaks at" not in text
-
-
-@pytest.mark.xfail(strict=True, reason="supported_instead states an unbounded figure's lower end with number(inf): "
-                   "'the most it delivers is at least unreachable ops/s' for a straight line with no scatter")
-def test_an_answer_without_even_a_lower_end_states_no_number_for_it():
-    n = np.array([1, 2, 4, 8, 16, 32.0])
-    linear = fit_linear(pd.DataFrame({"concurrency": n, "throughput": 50 * n}))
-    reason = next(r for r in linear.evidence.reasons if r.code == "unbounded")
-    assert math.isinf(reason.value)                                     # no lower end either
-    text = linear.describe()
-    assert "unreachable" not in text and "at least inf" not in text
+    # points on a line leave no curve that bends: no lower end either, and no number is stated for it
+    assert math.isinf(linear.evidence.main_reason.value)
+    assert "every curve the data allow keeps rising" in text and "unreachable" not in text
 
 
 def test_answer_with_a_comparison_says_how_the_model_was_chosen():
