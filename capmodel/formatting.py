@@ -171,7 +171,8 @@ def percent(value, digits: int = 2, missing: str = DASH, trim: bool = True) -> s
 
 
 def r_squared(value, missing: str = DASH) -> str:
-    """R² with digits enough to tell it from 1: 0.9231 -> "0.923", 0.9996 -> "0.9996", 0.999991 -> "0.99999"."""
+    """R² with digits enough to tell it from 1 and from 0: 0.9231 -> "0.923", 0.9996 -> "0.9996", 0.999991 ->
+    "0.99999", -0.0004 -> "-0.0004"."""
     if is_missing(value) or math.isinf(float(value)):
         return missing
     value = float(value)
@@ -183,8 +184,8 @@ def r_squared(value, missing: str = DASH) -> str:
     if value > 0.99:
         decimals = min(8, max(3, math.floor(-math.log10(1.0 - value)) + 1))
     text = f"{value:.{decimals}f}"
-    while float(text) >= 1.0 and decimals < 12:  # never round up to a perfect fit
-        decimals += 1
+    while (float(text) >= 1.0 or value < 0 and float(text) == 0) and decimals < 12:
+        decimals += 1          # never round up to a perfect fit, nor a value below 0 to "-0.000"
         text = f"{value:.{decimals}f}"
     return text
 

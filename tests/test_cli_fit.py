@@ -2,6 +2,7 @@
 the R usl reference data, and bad input (exit 2, one line on stderr naming file/column/row, no traceback)."""
 import json
 
+import pandas as pd
 import pytest
 
 from capmodel import datasets
@@ -186,10 +187,15 @@ def test_fit_on_an_all_client_bound_sweep_prints_no_bare_ceiling():
     record = json.loads(_cli("fit", sweep, "--json"))
     assert KEYS <= set(record)
     assert record["evidence"]["grade"] == "unusable"
+    steps = sorted(set(pd.read_csv(sweep)["concurrency"].astype(float)))
     assert record["evidence"]["reasons"][0] == {
-        "code": "client_bound", "grade": "unusable", "value": 7.0, "next_step": None,
+        "code": "client_bound", "grade": "unusable", "value": 7.0,
+        "next_step": {"levels": steps, "repeats": 1, "text": "measure the client-bound steps again (1, 2, 4, 8, 16, "
+                      "32, 64 clients) from a separate client host, with more client processes, or without a "
+                      "throughput target"},
         "message": "every one of the 7 steps was client-bound (the load generator, not the server, set the pace): "
                    "the curve describes the client"}
+    assert record["evidence"]["next_step"] == record["evidence"]["reasons"][0]["next_step"]
     assert "at least the best measured 3,905 ops/s" in record["supported"]
 
 

@@ -36,8 +36,6 @@ def test_an_interval_without_an_upper_end_or_any_end_says_so():
     assert (missing.code, missing.grade) == ("no_interval", "unusable")
 
 
-@pytest.mark.xfail(strict=True, reason="check_interval divides by a lower end of 0 and prints number(inf): "
-                   "'spans unreachablex' (a latency target no load meets on part of the region)")
 def test_an_interval_from_zero_states_no_infinite_ratio():
     reason = A.check_interval(0.0, 9063.0, "the planned capacity", 0.95)
     assert reason.grade in ("weak", "unusable") and "(0 to 9,063 ops/s)" in reason.message

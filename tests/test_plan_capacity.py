@@ -330,9 +330,6 @@ def test_a_plan_inside_the_measured_range_is_not_condemned_by_the_peaks_extrapol
     assert [r.grade for r in from_peak.evidence.reasons if r.code == "beyond_data"] == ["weak"]
 
 
-@pytest.mark.xfail(strict=True, reason="closed_form.latency_root loses the root to cancellation for κ > 0 far below "
-                   "σ² (κ = 6e-21 on this region's grid): a reachable target reads as unreachable and the plan's "
-                   "interval falls to 0")
 def test_a_latency_target_every_curve_of_the_region_meets_keeps_the_capacity_above_zero():
     # one client alone takes 1/λ; the region's smallest λ (its profile interval's low end) leaves 1/λ below 5 ms, so
     # every curve the data allow meets the target at some load, and no end of the capacity's interval is 0

@@ -218,9 +218,9 @@ def check_interval(low: float, high: float, what: str, level: float, unit: str =
     span = high / low if low > 0 else math.inf
     if span <= SOUND_SPAN:
         return None
+    spans = (f"spans {number(span, 3)}x" if math.isfinite(span) else "reaches down to 0")
     return Reason("wide_interval", "weak", f"the {level:.0%} interval of {what} ({number(low)} to {number(high)} "
-                  f"{unit}) spans {number(span, 3)}x, wider than the {number(SOUND_SPAN)}x a sound answer holds",
-                  span, advice)
+                  f"{unit}) {spans}, wider than the {number(SOUND_SPAN)}x a sound answer holds", span, advice)
 
 
 def check_peak_below(fit, region, advice=None) -> Reason | None:

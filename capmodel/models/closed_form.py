@@ -130,7 +130,11 @@ def latency_root(budget, sigma, kappa):
     a, b, c = kappa, sigma - kappa, 1.0 - sigma - budget
     with np.errstate(divide="ignore", invalid="ignore"):
         disc = b * b - 4 * a * c
-        quadratic = np.where(disc >= 0, (-b + np.sqrt(np.maximum(disc, 0.0))) / np.where(a > 0, 2 * a, 1.0), -math.inf)
+        # the roots as q / a and c / q, q = -(b + sign(b) sqrt(disc)) / 2: no difference of nearly equal terms when
+        # 4ac is small beside b² (a tiny κ: -b + sqrt(disc) loses every digit)
+        q = -0.5 * (b + np.where(b >= 0, 1.0, -1.0) * np.sqrt(np.maximum(disc, 0.0)))
+        roots = np.maximum(q / np.where(a > 0, a, 1.0), np.where(q != 0, c / np.where(q != 0, q, 1.0), -math.inf))
+        quadratic = np.where(disc >= 0, roots, -math.inf)
         linear = np.where(b > 0, -c / np.where(b > 0, b, 1.0), np.where(c <= 0, math.inf, -math.inf))
     return np.where(a > 0, quadratic, linear)
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from capmodel.errors import InputError
 from capmodel.formatting import number
-from capmodel.models.evidence import Reason
+from capmodel.models.evidence import NextStep, Reason
 
 CLIENT_BOUND_COLUMN = "client_bound"
 BELOW_ONE_SHARE_UNUSABLE = 0.5
@@ -118,12 +118,17 @@ def check_client_bound(curve) -> Reason | None:
     bound = client_bound_steps(curve)
     if not bound:
         return None
+    steps = tuple(sorted(set(bound)))
+    advice = NextStep(steps, 1, f"measure the client-bound steps again ({', '.join(number(n, 6) for n in steps)} "
+                      "clients) from a separate client host, with more client processes, or without a throughput "
+                      "target")
     if len(bound) == len(curve):
         return Reason("client_bound", "unusable", f"every one of the {len(bound)} steps was client-bound (the load "
-                      "generator, not the server, set the pace): the curve describes the client", float(len(bound)))
-    steps = ", ".join(f"{number(n, 6)}" for n in sorted(set(bound)))
-    return Reason("client_bound", "weak", f"{len(bound)} of {len(curve)} steps were client-bound (at {steps} "
-                  "clients): those points measure the load generator, not the server", float(len(bound)))
+                      "generator, not the server, set the pace): the curve describes the client", float(len(bound)),
+                      advice)
+    return Reason("client_bound", "weak", f"{len(bound)} of {len(curve)} steps were client-bound (at "
+                  f"{', '.join(number(n, 6) for n in steps)} clients): those points measure the load generator, not "
+                  "the server", float(len(bound)), advice)
 
 
 def check_below_one(concurrency) -> Reason | None:

@@ -114,8 +114,9 @@ class Evidence:
 
     @property
     def next_step(self) -> NextStep | None:
-        """The measurement that would lift the gravest reason that has one (None: none known, or sound)."""
-        return next((r.next_step for r in self.ordered if r.next_step is not None), None)
+        """The measurement that would lift a reason of the verdict's own grade (None: none known, or sound): a weak
+        reason's advice cannot lift an unusable verdict."""
+        return next((r.next_step for r in self.ordered if r.next_step is not None and r.grade == self.grade), None)
 
     def to_json(self) -> dict:
         """``{"grade", "meaning", "reasons": [{"code", "grade", "message", "value", "next_step"}, ...],

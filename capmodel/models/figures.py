@@ -15,13 +15,13 @@ from capmodel.models.estimate import Estimate
 def figure_intervals(fit, level: float = 0.95, region=None) -> dict:
     """The fit's figures with their intervals over ``region`` (default ``fit.region(level)``), name -> ``Estimate``:
     ``peak_throughput`` (the most the server delivers: the peak, or the ceiling without one), ``peak_concurrency``
-    and ``ceiling`` (λ/σ; for a model without coherency the ceiling is its limit, and so is its interval). An end
+    and ``ceiling`` (λ/σ; for a fit without a peak the ceiling is its limit, and so is its interval). An end
     the data do not bound is inf; NaN without an interval. An interval that misses its own estimate (a model the
     comparison chose although the region rejects it) is widened to reach it; the verdict says so
     (``model_outside_region``)."""
     region = fit.region(level) if region is None else region
     limit = region.limit_interval()
-    ceiling = region.ceiling_interval() if fit.terms.get("kappa") else limit
+    ceiling = region.ceiling_interval() if math.isfinite(fit.peak_concurrency) else limit
     figures = {"peak_throughput": (fit.peak_throughput, limit),
                "peak_concurrency": (fit.peak_concurrency, region.peak_concurrency_interval()),
                "ceiling": (fit.lambda_ / fit.sigma if fit.sigma > 0 else math.inf, ceiling)}
