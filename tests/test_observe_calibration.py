@@ -74,7 +74,7 @@ def test_an_answer_from_light_load_states_an_interval_that_holds_the_saturation_
     observation = _read(server, tmp_path)
     cap = server_capacity(observation.samples)
     sat, truth = cap.saturation_throughput, server.capacity
-    noise = cap._noise(cap.cores)                               # the interval of the bootstrap alone
+    noise = cap.saturation_from_noise                           # the interval of the bootstrap alone
     assert 0.65 < sat.estimate / truth < 0.85                   # the lab's 0.745
     assert noise.high < truth                                   # what the answer stated before: it missed
     assert sat.low <= truth <= sat.high and sat.high > 1.2 * noise.high

@@ -131,10 +131,16 @@ class ServerCapacity:
         return self.planned_band or self._noise(self.utilization_target * self.cores)
 
     @property
+    def saturation_from_noise(self) -> Estimate:
+        """X_max with the interval the CPU per operation's bootstrap alone gives (the noise, not the change up to
+        saturation): what the answer stated before its interval carried the change, for comparison."""
+        return self._noise(self.cores)
+
+    @property
     def change_share(self) -> float:
         """The share of the saturation interval's width (in log) that the CPU per operation's possible change makes,
         not the noise (0 without a band; 1 when the interval is one-sided)."""
-        sat, noise = self.saturation_throughput, self._noise(self.cores)
+        sat, noise = self.saturation_throughput, self.saturation_from_noise
         if not (sat.low > 0 and noise.low > 0):
             return 0.0
         if not math.isfinite(sat.high):
