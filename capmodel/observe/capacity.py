@@ -51,7 +51,7 @@ from capmodel.observe import capacity_words
 from capmodel.observe.capacity_words import HOST_CORES, cores_words, ops
 from capmodel.observe.demand_change import BACKGROUND_UNKNOWN, EVEN_LOAD_STEP, ChangeBand, change_band, change_reasons
 from capmodel.observe.runway_words import runway_status
-from capmodel.observe.service_demand import demand_drift, demand_interval, fit_demand
+from capmodel.observe.service_demand import demand_interval, drift_reason, fit_demand
 
 LAWS, USL = "operational laws", "USL latency fit"
 CLASSES = ("reads", "writes", "commands")
@@ -65,8 +65,6 @@ N_BOOTSTRAP = 400
 #: on a load too even to separate the background, a regression whose CPU per operation's interval spans more than
 #: this (high / low) bounds nothing: the capacity is then bounded below only, by the ratio's figure
 EVEN_LOAD_MAX_SPAN = 3.0
-#: a trend of the CPU per operation within the window worth telling: this share of it, this many standard errors
-DRIFT_SHARE, DRIFT_T = 0.10, 3.0
 
 
 class TooFewIntervals(InputError):
@@ -187,14 +185,17 @@ class ServerCapacity:
 
     def to_json(self) -> dict:
         """Plain JSON: the method, every figure with its interval, the evidence; an unusable answer states no figure
-        beyond ``at_least`` (its saturation and planned throughputs only as that lower bound)."""
+        beyond ``at_least`` (its saturation and planned throughputs only as that lower bound, no spare fraction or
+        runway)."""
         months = self.runway_months
         sat, plan = self.saturation_throughput.to_json(), self.planned_throughput.to_json()
+        spare = self.spare_fraction.to_json()
         if not self.evidence.usable:       # "at least": the lower bound alone (the plan's where it has one)
             one_sided = self.at_least > self.observed_peak_throughput
             sat = {"estimate": None, "low": self.at_least, "high": None}
             low = self.planned_throughput.low
             plan = {"estimate": None, "low": low if one_sided and low > 0 else None, "high": None}
+            spare, months = None, None
         return {
             "method": self.method, "why": self.why, "cores": self.cores, "cores_source": self.cores_source,
             "utilization_target": self.utilization_target, "level": self.level,
@@ -202,7 +203,7 @@ class ServerCapacity:
             "saturation_throughput": sat, "planned_throughput": plan, "at_least": self.at_least,
             "interval_carries_change": self.saturation_band is not None,
             "observed_peak_throughput": self.observed_peak_throughput,
-            "spare_fraction": self.spare_fraction.to_json(), "monthly_growth": self.monthly_growth,
+            "spare_fraction": spare, "monthly_growth": self.monthly_growth,
             "runway_months": months.to_json() if months is not None else None,
             "runway_status": runway_status(None if months is None else months.estimate, self.monthly_growth),
             "busy_intervals": self.busy_intervals, "evidence": self.evidence.to_json(),
@@ -271,7 +272,7 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     cpu_seconds = u * busy["interval_s"]
     reasons.append(_cores_reason(cores_source))
     reasons.append(replication_reason(*(float(np.mean(v)) for v in (busy["applied"], busy["replication"], x))))
-    reasons.append(_drift_reason(x, u, busy["elapsed_s"], with_intercept, demand, block))
+    reasons.append(drift_reason(x, u, busy["elapsed_s"], with_intercept, demand, block))
     reasons.append(Reason("few_busy_intervals", "weak", f"only {len(x)} busy intervals measured the CPU per "
                           "operation", float(len(x))) if len(x) < FEW_BUSY_INTERVALS else None)
     reasons.append(Reason("cpu_sampled_coarsely", "weak", f"the median interval carried {np.median(cpu_seconds):.3f}"
@@ -345,21 +346,6 @@ def _band(x, u, cores, u_target, fit, interval, regression, separable, bootstrap
     span = sat.high / sat.low if sat.low > 0 else math.inf
     above = float(np.mean(u)) > u_target * cores
     return change_band(sat, plan, x, two_sided, two_sided and low_d > 0, above), span
-
-
-def _drift_reason(x, u, elapsed, with_intercept, demand, block) -> Reason | None:
-    """A weak reason when the CPU per operation trends within the window by DRIFT_SHARE or more of it, clearly
-    beyond noise (the trend's t-statistic DRIFT_T or more), with its figures at the window's two ends."""
-    first, last, tstat = demand_drift(x, u, elapsed, with_intercept)
-    change = (last - first) / demand if demand > 0 and math.isfinite(first) else 0.0
-    if abs(change) < DRIFT_SHARE or abs(tstat) < DRIFT_T or not (first > 0 and last > 0):
-        return None
-    runs = (f"; consecutive intervals move together, so its interval comes from runs of {block} consecutive "
-            "intervals resampled together" if block > 1 else "")
-    return Reason("demand_drift", "weak", f"the CPU each operation costs {'rose' if change > 0 else 'fell'} from "
-                  f"{number(first * 1000)} ms at the start of the window to {number(last * 1000)} ms at its end "
-                  f"({change:+.0%} of the {number(demand * 1000)} ms measured): the capacity is the window's "
-                  f"average, not a settled figure{runs}", change)
 
 
 def _laws_capacity(cpu: float, background: float, demand: float) -> float:
