@@ -11,13 +11,15 @@ Two methods, each with its verdict (``capmodel.models.evidence``):
   fit describes the points and the throughput is seen falling past the peak. Its verdict
   (``capmodel.plan.usl_observed.usl_verdict``) says so.
 
-The laws answer when their verdict is usable; otherwise the USL does when its verdict is sound; when neither can,
-the answer says what the data do support (the laws' lower bound where the load was too even to separate the
-background, else the observed peak, carried today). The laws come first because they are what
-``benchmarks/calibrate_observe.py`` measures to keep the grades' promises on synthetic servers of known capacity: a
-USL fitted to their telemetry, driven up to 97% of capacity, put its peak 7-32% below the truth with intervals that
-never held it. A latency target is checked only by the USL (the laws bound throughput, not latency), and "reaches
-the target at X" is said only when the fitted curve does reach it below its peak.
+The USL answers when its verdict is sound; otherwise the laws do (when the server reports its CPU); when neither
+can, the answer says what the data do support (the laws' lower bound where the load was too even to separate the
+background, else the observed peak, carried today). A sound USL verdict asks the window to show the throughput
+falling past the fitted peak: on synthetic servers of known capacity driven up to 97% of it
+(``benchmarks/calibrate_observe.py``), a USL fitted to the throughput levelling off put its peak 7-32% below the
+truth with intervals that never held it, and was graded sound; with the rule it answers on none of them, and the
+laws (measured to keep the grades' promises there) do. A latency target is checked only by the USL (the laws bound
+throughput, not latency), and "reaches the target at X" is said only when the fitted curve does reach it below its
+peak.
 """
 from __future__ import annotations
 
@@ -59,13 +61,11 @@ class ProductionAnswer:
 
     @property
     def method(self) -> str:
-        """Which method answers: the laws when their verdict is usable, else the USL when its verdict is sound, else
-        none. The laws come first because they are the ones measured to keep the grades' promises on production
-        telemetry (``benchmarks/calibrate_observe.py``); a USL fit there locates a knee only where the window shows
-        the throughput falling past it (``usl_verdict``)."""
-        if self.capacity is not None and self.capacity.evidence.usable:
-            return LAWS
-        return USL if self.usl is not None and self.usl_evidence.grade == "sound" else NO_METHOD
+        """Which method answers: the USL when its verdict is sound (the window showed the throughput falling past
+        its peak: a limit the CPU's bottleneck law would overstate), else the laws, else none."""
+        if self.usl is not None and self.usl_evidence.grade == "sound":
+            return USL
+        return LAWS if self.capacity is not None and self.capacity.evidence.usable else NO_METHOD
 
     @property
     def _laws_problem(self) -> str:
@@ -154,9 +154,8 @@ class ProductionAnswer:
     @property
     def latency_limit(self) -> tuple[str, float | None]:
         """What the latency target does on the fitted curve: ("reached", X) below the peak, ("met_at_peak", peak),
-        ("unreachable", None) when even the lightest load is slower, ("not_checked", None) without a sound USL fit
-        (it checks the target whichever method states the capacity)."""
-        if self.latency_target_ms is None or self.usl is None or self.usl_evidence.grade != "sound":
+        ("unreachable", None) when even the lightest load is slower, ("not_checked", None) without a USL answer."""
+        if self.latency_target_ms is None or self.method != USL:
             return "not_checked", None
         at = float(self.usl.throughput_at_latency(self.latency_target_ms))
         if not math.isfinite(at) or at <= 0:

@@ -1,5 +1,5 @@
 """The verdict on a USL latency fit of a server's own telemetry (``capmodel.plan.production`` lets it answer only
-where the operational laws cannot and this verdict is sound).
+where this verdict is sound, before the operational laws).
 
 An observed window is an open system: the throughput is the load the clients offered, the concurrency N = X·R what
 Little's law makes of it. A server whose CPU saturates shows its throughput levelling off while N grows; a USL
