@@ -1,7 +1,7 @@
 """Headroom at light load on the real embedded mongod (issue 16, point 2): the server pinned to one core, the clients
 to the other, a server-heavy workload observed at 20-40% of the server's core; the operational laws' predicted
-saturation must match a closed-loop sweep's measured peak, and its interval hold that peak within a stated allowance
-for the light-load bias. The machine is shared, so the bounds are loose (40%);
+saturation must match a closed-loop sweep's measured peak, and its stated interval (which carries the light-load
+bias) hold that peak. The machine is shared, so the bounds are loose (40%);
 ``benchmarks/bench_headroom.py`` runs the same procedure longer and prints the ratio (15% is the target there).
 """
 from __future__ import annotations
@@ -36,7 +36,9 @@ def test_light_load_predicts_the_measured_saturation():
                          concurrency=(2, 4, 8), log=lambda message: None)
     assert os.sched_getaffinity(0) == before                     # the test process gets its CPUs back
     capacity = r["capacity"]
-    assert capacity.method == LAWS and capacity.evidence.usable
+    # usable, or "at least" its figure where the light steps' rates came out too close to separate the background
+    unusable = {reason.code for reason in capacity.evidence.reasons if reason.grade == "unusable"}
+    assert capacity.method == LAWS and unusable <= {"background_not_separable"}
     assert capacity.cores == 1
     # the light load really was light: every open-loop step under 60% of the server's core (18-34% intended; each
     # step sized on the one before it: sized on the closed-loop step alone, a clean-clone CI run's third step
@@ -57,27 +59,17 @@ def test_light_load_predicts_the_measured_saturation():
     # load, which this VM does not show); loaded runs 0.79-1.48 (the 1.48 above 1.4 once in six); with the block
     # bootstrap, three runs on a machine at load average 7: 1.106, 0.754, 0.611. Unchanged.
     assert 0.5 < r["ratio"] < 1.4, r
-    # the interval (a block bootstrap of consecutive intervals: capmodel.observe.service_demand) holds the measured
-    # peak, with an allowance for the bias no interval of light-load data can show: the light-load CPU per operation
-    # errs high (the side above), so the measured peak may lie above the interval's top, up to 1.75x; below its
-    # bottom by 10% at most. Where the light steps' rates came out too close to separate the background (the verdict
-    # then calls the capacity a lower bound, the background counted as operations' work), the interval is a lower
-    # bound's and only its bottom is checked (the ratio bound above still holds the top). Evidence, measured / low and
-    # measured / high: before blocks, 716-1,032 ops/s against 703 measured (0.98, 0.68) and 422-466 against 739
-    # (1.75, 1.59); with blocks, at load averages 2-7 on this 2-core machine (`python benchmarks/bench_headroom.py
-    # --light-seconds 8 --duration 4 --concurrency 2,4,8`, and this test with -s): regression runs 402-642 against
-    # 446 (1.11, 0.69; blocks of 1), 283-1,444 against 586 (2.08, 0.41; blocks of 3 widened 1.24x), 313-675 against
-    # 660 (2.11, 0.98); lower-bound runs 314-345 against 537 (1.71, 1.56), 479-526 against 656 (1.37, 1.25),
-    # 344-376 against 635 (1.84, 1.69), 326-357 against 661 (2.03, 1.85), 388-453 against 591 (1.52, 1.30),
-    # 451-498 against 483 (1.07, 0.97), 330-357 against 682 (2.06, 1.91; that run failed the demand bound above,
-    # 2.02x). One run failed the demand bound the other way (light-load 0.65 ms against 1.37 at saturation) and
-    # would fail these too: 986-2,057 against 715 (0.72, 0.35), its ratio 1.83; at load average 4-7, the machine
-    # shared with three other sessions.
+    # the stated interval holds the measured peak: it carries the CPU per operation's possible change from light load
+    # up to saturation (capmodel.observe.demand_change), the bias the bootstrap's interval alone cannot show (that one
+    # missed by 31% in issue 26's run). A one-sided answer (a load too even to separate the background) states only
+    # its lower bound. The 10% allowance at each end is the shared machine's: its neighbours move the light-load CPU
+    # per operation beyond any stated assumption (runs on a loaded host measured it 2x the saturation's).
     low, high = r["predicted_low"], r["predicted_high"]
-    print(f"\nheadroom: predicted {r['predicted']:,.0f} ({low:,.0f}-{high:,.0f}) ops/s, measured {r['measured']:,.0f}, "
-          f"ratio {r['ratio']:.3f}, measured / low {r['measured'] / low:.3f}, measured / high {r['measured'] / high:.3f}"
-          f", blocks of {r['interval_block']} widened {r['interval_widening']:.2f}x; light-load "
-          f"{r['service_demand_ms']:.3f} ms against {r['server_ms_per_op']:.3f} ms at saturation; {r['reasons']}")
-    assert 0.9 * low <= r["measured"], r
-    lower_bound = {"background_not_separable", "background_negative"} & set(capacity.evidence.codes())
-    assert lower_bound or r["measured"] <= 1.75 * high, r
+    print(f"\nheadroom: predicted {r['predicted']:,.0f} ({low:,.0f}-{high:,.0f}; noise alone {r['noise_low']:,.0f}-"
+          f"{r['noise_high']:,.0f}) ops/s, measured {r['measured']:,.0f}, ratio {r['ratio']:.3f}, verdict "
+          f"{r['evidence']}; light-load {r['service_demand_ms']:.3f} ms against {r['server_ms_per_op']:.3f} ms at "
+          f"saturation; {r['reasons']}")
+    if capacity.evidence.usable:
+        assert 0.9 * low <= r["measured"] <= 1.1 * high, r
+    else:
+        assert 0.9 * r["at_least"] <= r["measured"], r

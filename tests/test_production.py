@@ -7,6 +7,7 @@ N* = sqrt((1 - sigma) / kappa), the N where R = D(N) / lambda meets a target) is
 """
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 
@@ -17,7 +18,8 @@ import pytest
 from capmodel.models.usl_latency import LatencyFit
 from capmodel.observe.capacity import LAWS, USL
 from capmodel.observe.tables import curve_from_samples
-from capmodel.plan.production import NO_METHOD, production_answer, usl_verdict
+from capmodel.plan.production import NO_METHOD, production_answer
+from capmodel.plan.usl_observed import usl_verdict
 
 SIGMA, KAPPA, LAMBDA = 0.05, 0.002, 1000.0
 N_STAR = math.sqrt((1 - SIGMA) / KAPPA)
@@ -54,6 +56,8 @@ def test_usl_answers_when_the_knee_is_reached_and_the_latency_sentence_is_true()
     samples, curve = observed(KNEE)
     answer = production_answer(samples, curve, cores=1, latency_target_ms=2.0, monthly_growth=0.05, bins=None,
                                n_bootstrap=20)
+    # the throughput falls past the peak (7,397 ops/s) long before the CPU saturates (9,800): the USL answers
+    assert answer.capacity.saturation_throughput.low > float(x_of(N_STAR))
     assert answer.usl_evidence.grade == "sound" and answer.method == USL
     peak = float(x_of(N_STAR))
     assert answer.saturation_throughput.estimate == pytest.approx(peak, rel=1e-3)
@@ -68,6 +72,25 @@ def test_usl_answers_when_the_knee_is_reached_and_the_latency_sentence_is_true()
     spare = 1 - busiest / (0.8 * peak)                 # the window reached the knee: already past an 80% plan
     assert spare < 0 and answer.spare_fraction.estimate == pytest.approx(spare, rel=1e-3)
     assert answer.runway_months.estimate == 0 and "No growth fits under the plan" in text
+
+
+def test_a_plateau_is_no_peak_for_the_usl(tmp_path):
+    # a server whose CPU saturates (an M/M/8 queue, capmodel.observe.synthetic) driven to 97% of its capacity: its
+    # throughput levels off while the concurrency grows, and the USL fitted to the day puts a peak 4% below the truth
+    # (7,640 ops/s against 7,930) with an interval under 1% wide that misses it (sound before ``no_decline``). The
+    # window never shows the throughput falling past that peak, so the USL does not answer, not even for a server
+    # without CPU figures
+    from capmodel.observe.observation import observe_ftdc
+    from capmodel.observe.synthetic import SyntheticServer, write_server
+
+    server = SyntheticServer("plateau:27017", cores=8, cpu_ms_per_op=1.0, mean_rate=4570.0, daily_amplitude=0.67,
+                             peak_hour=23.5, start=dt.datetime(2026, 11, 2, 10, 29, tzinfo=dt.timezone.utc),
+                             seed=955, period_s=60.0, background_cores=0.07, filler_metrics=5)
+    observation = observe_ftdc(write_server(server, tmp_path / "diagnostic.data"))
+    samples = observation.samples.assign(cpu_cores=np.nan)
+    answer = production_answer(samples, observation.curve, n_bootstrap=10)
+    assert observation.curve["throughput"].max() > 0.95 * server.capacity
+    assert "no_decline" in answer.usl_evidence.codes() and answer.method == NO_METHOD
 
 
 def test_latency_target_met_at_the_peak_or_unreachable_is_said_so():
@@ -235,4 +258,8 @@ def test_an_interval_without_width_as_printed_is_left_out_of_the_capacity_table(
     assert demand["estimate"] == pytest.approx(0.1) and demand["low"] == pytest.approx(demand["high"])
     cells = {row[0]: row[2:] for row in answer.capacity_table().cells()}
     assert cells["CPU per operation (service demand)"] == ["0.100", "—", "—"]
-    assert cells["spare fraction"][1:] == ["—", "—"]
+    # the capacity figures' intervals carry the CPU per operation's possible change up to saturation: they have a
+    # width even where the noise has none, and the table shows it
+    spare = raw.loc["spare fraction"]
+    assert spare["low"] < spare["estimate"] < spare["high"]
+    assert cells["spare fraction"][1:] == [f"{spare['low']:.1f}", f"{spare['high']:.1f}"]

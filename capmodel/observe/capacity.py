@@ -15,11 +15,21 @@ member serves to the others leave it, their CPU stays in U (``capmodel.observe.c
 Why a regression *with* an intercept: a regression through the origin (D = ΣU·X / ΣX²) counts the background CPU as
 if every operation caused it, so at light load it overstates D, most at the lightest load, and understates capacity.
 The intercept separates the two where the window's load varies enough to tell them apart (the 90th percentile of
-the rate at least 1.5 times the 10th); where it does not, the ratio ΣU / ΣX is used, which includes the background
-and so gives a conservative (low) capacity, and the verdict says so. D's interval is a percentile bootstrap over
-runs of consecutive intervals (a circular block bootstrap, its block length chosen from the data:
+the rate at least 1.5 times the 10th); where it does not, the figure is the ratio ΣU / ΣX, which includes the
+background and so errs low, and the verdict says so. D's interval is a percentile bootstrap over runs of
+consecutive intervals (a circular block bootstrap, its block length chosen from the data:
 ``capmodel.observe.service_demand``), since consecutive intervals are not independent; where the CPU per operation
 trends within the window, the verdict says by how much.
+
+The capacity's interval is not D's alone. The bottleneck law carries D from the window's load to saturation, and D
+need not stay put on the way: it fell by 38% from light load to saturation in the lab (issue 26). The saturation
+and planned throughputs' intervals therefore carry the change the assumption of ``capmodel.observe.demand_change``
+allows (up to +80% at no load, −10% by contention), from the regression's bootstrap ends: wide when the window is
+light, closing as it nears saturation. The grade follows the interval (``change_reasons``): sound only when it is at
+most ``SOUND_SPAN`` wide and nothing else speaks against it; weak when wider, with the window that would narrow
+it; unusable where the regression cannot bound the capacity above (the answer is then "at least" the ratio's figure,
+``ServerCapacity.at_least``). ``benchmarks/calibrate_observe.py`` measures what the grades keep on synthetic servers
+of known capacity.
 """
 from __future__ import annotations
 
@@ -32,13 +42,16 @@ from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
 from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
 from capmodel.observe.columns import numbers
-from capmodel.formatting import aside, fixed, number, percent, r_squared, shows_width
+from capmodel.formatting import number, r_squared
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.renamed import renamed_method
 from capmodel.models.runway import check_growth, runway
-from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status
-from capmodel.observe.service_demand import demand_drift, demand_interval, fit_demand
+from capmodel.observe import capacity_words
+from capmodel.observe.capacity_words import HOST_CORES, cores_words, ops
+from capmodel.observe.demand_change import BACKGROUND_UNKNOWN, EVEN_LOAD_STEP, ChangeBand, change_band, change_reasons
+from capmodel.observe.runway_words import runway_status
+from capmodel.observe.service_demand import demand_interval, drift_reason, fit_demand
 
 LAWS, USL = "operational laws", "USL latency fit"
 CLASSES = ("reads", "writes", "commands")
@@ -49,8 +62,9 @@ COARSE_CPU_SECONDS = 0.05
 #: plain ratio CPU / operations then measures the CPU per operation as well as the regression would
 NEGLIGIBLE_BACKGROUND = 0.05
 N_BOOTSTRAP = 400
-#: a trend of the CPU per operation within the window worth telling: this share of it, this many standard errors
-DRIFT_SHARE, DRIFT_T = 0.10, 3.0
+#: on a load too even to separate the background, a regression whose CPU per operation's interval spans more than
+#: this (high / low) bounds nothing: the capacity is then bounded below only, by the ratio's figure
+EVEN_LOAD_MAX_SPAN = 3.0
 
 
 class TooFewIntervals(InputError):
@@ -85,6 +99,10 @@ class ServerCapacity:
     #: the busy intervals' mean rates: the clients' operations, and the replication operations served and applied
     clients_mean: float = 0.0
     replication_mean: float = 0.0
+    #: the saturation and planned intervals once the CPU per operation's possible change up to saturation is carried
+    #: (``capmodel.observe.demand_change``); None: the bootstrap's alone (the noise), as ``service_demand_ms`` gives
+    saturation_band: Estimate | None = None
+    planned_band: Estimate | None = None
 
     @property
     def replication_share(self) -> float:
@@ -95,20 +113,49 @@ class ServerCapacity:
         usable = cpu - self.background_cores
         return max(usable, 0.0) / (demand_ms / 1000.0) if demand_ms > 0 else math.inf
 
+    def _noise(self, cpu: float) -> Estimate:
+        d = self.service_demand_ms          # a larger demand gives a smaller capacity: the ends swap
+        return Estimate(self._laws(cpu, d.estimate), self._laws(cpu, d.high), self._laws(cpu, d.low))
+
     @property
     def saturation_throughput(self) -> Estimate:
-        """X_max: ops/s at which the server's cores are all busy (bottleneck law)."""
-        d = self.service_demand_ms          # a larger demand gives a smaller capacity: the ends swap
-        return Estimate(self._laws(self.cores, d.estimate), self._laws(self.cores, d.high),
-                        self._laws(self.cores, d.low))
+        """X_max: ops/s at which the server's cores are all busy (bottleneck law); its interval carries the noise and
+        the CPU per operation's possible change up to saturation (high end infinite: a lower bound only)."""
+        return self.saturation_band or self._noise(self.cores)
 
     @property
     def planned_throughput(self) -> Estimate:
-        """X(u): ops/s at which the cores are busy to the utilization target u."""
-        u = self.utilization_target
-        d = self.service_demand_ms
-        return Estimate(self._laws(u * self.cores, d.estimate), self._laws(u * self.cores, d.high),
-                        self._laws(u * self.cores, d.low))
+        """X(u): ops/s at which the cores are busy to the utilization target u (its interval as saturation's)."""
+        return self.planned_band or self._noise(self.utilization_target * self.cores)
+
+    @property
+    def saturation_from_noise(self) -> Estimate:
+        """X_max with the interval the CPU per operation's bootstrap alone gives (the noise, not the change up to
+        saturation): what the answer stated before its interval carried the change, for comparison."""
+        return self._noise(self.cores)
+
+    @property
+    def change_share(self) -> float:
+        """The share of the saturation interval's width (in log) that the CPU per operation's possible change makes,
+        not the noise (0 without a band; 1 when the interval is one-sided)."""
+        sat, noise = self.saturation_throughput, self.saturation_from_noise
+        if not (sat.low > 0 and noise.low > 0):
+            return 0.0
+        if not math.isfinite(sat.high):
+            return 1.0
+        total = math.log(sat.high / sat.low)
+        return 1.0 - math.log(noise.high / noise.low) / total if total > 0 else 0.0
+
+    @property
+    def at_least(self) -> float:
+        """What the data support as a lower bound on the capacity: the busiest load carried, or the laws' low end
+        where that is higher and the answer is one-sided only because the background cannot be told apart (no other
+        finding makes the laws' figure unusable)."""
+        sat = self.saturation_throughput
+        unusable = {r.code for r in self.evidence.reasons if r.grade == "unusable"}
+        if unusable != {BACKGROUND_UNKNOWN} or math.isfinite(sat.high):
+            return self.observed_peak_throughput
+        return max(self.observed_peak_throughput, sat.low)
 
     @property
     def spare_fraction(self) -> Estimate:
@@ -127,115 +174,42 @@ class ServerCapacity:
 
     def describe(self, with_method: bool = True) -> str:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
-        why it was used."""
-        if not self.evidence.usable:
-            return self._lower_bound() + (f" Method: {self.method} {aside(self.why)}." if with_method else "")
-        pct = f"{self.level:.0%}"
-        d, sat, plan, spare = (self.service_demand_ms, self.saturation_throughput, self.planned_throughput,
-                               self.spare_fraction)
-        row = (d.estimate, d.low, d.high)   # each figure as the capacity table's row shows it (formatting.fixed)
-        basis = f"Each operation costs the server **{fixed(d.estimate, row)} ms of CPU**" + (
-            f" ({pct} interval {fixed(d.low, row)}–{fixed(d.high, row)} ms)"
-            if shows_width(d.low, d.high) else "")
-        basis += (f", on top of {fixed(self.background_cores)} cores of background CPU. " if self.background_cores
-                  > 0 else ". ")
-        basis += (f"With {_cores(self.cores)} ({CORES_WORDS.get(self.cores_source, self.cores_source)}), the "
-                  "bottleneck law puts saturation at "
-                  f"**{_ops(sat.estimate)}**{_span(sat)}.")
-        text = (f"{basis} At {self.utilization_target:.0%} utilization the server carries "
-                f"**{_ops(plan.estimate)}**{_span(plan)}; the observed peak "
-                f"(95th percentile of {self.busy_intervals:,} busy intervals) is {_ops(self.observed_peak_throughput)}")
-        spare_row = (100 * spare.estimate, 100 * spare.low, 100 * spare.high)
+        why it was used (``capmodel.observe.capacity_words``)."""
+        return capacity_words.describe(self, with_method)
 
-        def _pct(x):   # as the table's row (-17.0 / -19.1 / -15.0)
-            return "unbounded" if not math.isfinite(x) else f"{fixed(100 * x, spare_row)}%"
-
-        bounds = (f"{_pct(spare.low)} to {_pct(spare.high)}" if shows_width(spare.low, spare.high, _pct, finite=False)
-                  else "")
-        if spare.estimate >= 0:
-            text += f", so **{_pct(spare.estimate)}** of the planned throughput is spare" + (f" ({bounds})." if bounds
-                                                                                            else ".")
-        else:
-            text += f", already **{_pct(-spare.estimate)} above** the planned throughput" + (
-                "." if not bounds else f" ({_pct(-spare.high)} to {_pct(-spare.low)} above)." if spare.high <= 0 else
-                f" (spare {bounds}).")   # the interval in the sentence's own sense, while all of it is above
-        months = self.runway_months
-        if months is not None:
-            if months.estimate == 0:
-                # past the plan is said just above; at it exactly, say so once here
-                text += (" No growth fits under the plan." if spare.estimate < 0 else
-                         f" The {self.utilization_target:.0%} target is reached now: no growth fits under it.")
-            elif math.isinf(months.estimate):
-                text += (" Without growth the load never reaches it." if self.monthly_growth == 0 else
-                         f" At {percent(self.monthly_growth)} growth a month (a shrinking load) it never reaches it.")
-            elif months.estimate > HORIZON_MONTHS:
-                text += (f" At {percent(self.monthly_growth)} growth a month the target is reached in "
-                         f"**{HORIZON_WORDS}**")
-            else:
-                text += (f" At {percent(self.monthly_growth)} growth a month the target is reached in "
-                         f"**{months.estimate:,.1f} months**")
-                text += (f" ({_months_text(months.low)} to {_months_text(months.high)})." if shows_width(
-                    months.low, months.high, _months_text, finite=False) else ".")
-        return text + self._replication() + (f" Method: {self.method} {aside(self.why)}." if with_method else "")
-
-    def _replication(self) -> str:
+    def replication_sentence(self) -> str:
+        """The answer's sentence on replication, where it made a share of the operations worth telling ("" else)."""
         return replication_words(self.replication_share, self.replication_mean, self.clients_mean)
 
     answer = renamed_method("describe", "answer")
 
-    def _lower_bound(self) -> str:
-        """What an unusable verdict leaves: the load the server carried, a lower bound on its capacity, and why no
-        capacity figure can be stated."""
-        why = "; ".join(r.message for r in self.evidence.reasons if r.grade == "unusable")
-        return (f"The server carried **{_ops(self.observed_peak_throughput)}** at its busiest (95th percentile of "
-                f"{self.busy_intervals:,} busy intervals): a lower bound on its capacity. The data cannot support a "
-                f"capacity figure beyond that: {why}." + ("" if "replication_load" in self.evidence.codes() else
-                                                         self._replication()))
-
     def to_json(self) -> dict:
-        """Plain JSON: the method, every figure with its interval, the evidence."""
+        """Plain JSON: the method, every figure with its interval, the evidence; an unusable answer states no figure
+        beyond ``at_least`` (its saturation and planned throughputs only as that lower bound, no spare fraction or
+        runway)."""
         months = self.runway_months
+        sat, plan = self.saturation_throughput.to_json(), self.planned_throughput.to_json()
+        spare = self.spare_fraction.to_json()
+        if not self.evidence.usable:       # "at least": the lower bound alone (the plan's where it has one)
+            one_sided = self.at_least > self.observed_peak_throughput
+            sat = {"estimate": None, "low": self.at_least, "high": None}
+            low = self.planned_throughput.low
+            plan = {"estimate": None, "low": low if one_sided and low > 0 else None, "high": None}
+            spare, months = None, None
         return {
             "method": self.method, "why": self.why, "cores": self.cores, "cores_source": self.cores_source,
             "utilization_target": self.utilization_target, "level": self.level,
             "service_demand_ms": self.service_demand_ms.to_json(), "background_cores": self.background_cores,
-            "saturation_throughput": self.saturation_throughput.to_json(),
-            "planned_throughput": self.planned_throughput.to_json(),
+            "saturation_throughput": sat, "planned_throughput": plan, "at_least": self.at_least,
+            "interval_carries_change": self.saturation_band is not None,
             "observed_peak_throughput": self.observed_peak_throughput,
-            "spare_fraction": self.spare_fraction.to_json(), "monthly_growth": self.monthly_growth,
+            "spare_fraction": spare, "monthly_growth": self.monthly_growth,
             "runway_months": months.to_json() if months is not None else None,
             "runway_status": runway_status(None if months is None else months.estimate, self.monthly_growth),
             "busy_intervals": self.busy_intervals, "evidence": self.evidence.to_json(),
             "clients_per_s": self.clients_mean, "replication_per_s": self.replication_mean,
             "replication_share": self.replication_share,
         }
-
-
-def _ops(x: float) -> str:
-    return "unbounded" if not math.isfinite(x) else f"{number(x)} ops/s"
-
-
-def _span(e: Estimate) -> str:
-    """`` (low–high ops/s)`` of an estimate's interval ("" when it has none to show)."""
-    if not shows_width(e.low, e.high, finite=False):
-        return ""
-    if not math.isfinite(e.high):
-        return f" ({number(e.low)} ops/s or more)"
-    return f" ({number(e.low)}–{number(e.high)} ops/s)"
-
-
-def _months_text(x: float) -> str:
-    return "never" if math.isinf(x) else HORIZON_WORDS if x > HORIZON_MONTHS else f"{x:,.1f}"
-
-
-HOST_CORES = "the host's, as the server reports them"
-# the cores' source (``cores_source``, as the JSON gives it) in the answer's words, for one core as for many
-CORES_WORDS = {"given": "as given", "assumed": "assumed: the server did not report its cores",
-               HOST_CORES: "the host's count, as the server reports it"}
-
-
-def _cores(c: float) -> str:
-    return f"{number(c)} core" + ("" if c == 1 else "s")
 
 
 def busy_table(samples):
@@ -282,21 +256,23 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     x, u = busy["throughput"], busy["cpu_cores"]
     separable = with_intercept = _separable(x)
     background, demand = fit_demand(x, u, with_intercept)
-    fitted_background = background
+    fitted = (background, demand)
     if with_intercept and not (background >= 0 and demand > 0):
         with_intercept = False              # a negative background or slope: noise, not a model; use the ratio
         background, demand = fit_demand(x, u, False)
     interval = demand_interval(x, u, with_intercept, background, demand, float(level), int(n_bootstrap), seed)
     block = interval.block
-    lo, hi = interval.low, interval.high
-    d_ms = Estimate(demand * 1000.0, float(lo) * 1000.0, float(hi) * 1000.0)
+    d_ms = Estimate(demand * 1000.0, float(interval.low) * 1000.0, float(interval.high) * 1000.0)
+    regression = fitted if separable else fit_demand(x, u, True) if np.ptp(x) > 0 else None
+    band, noise_span = _band(x, u, cores, u_target, (background, demand), interval, regression, separable,
+                             (float(level), int(n_bootstrap), seed))
     observed = float(np.percentile(x, 95))
     n = busy["concurrency"]
     light = float(np.mean(n < 1.0))
     cpu_seconds = u * busy["interval_s"]
     reasons.append(_cores_reason(cores_source))
     reasons.append(replication_reason(*(float(np.mean(v)) for v in (busy["applied"], busy["replication"], x))))
-    reasons.append(_drift_reason(x, u, busy["elapsed_s"], with_intercept, demand, block))
+    reasons.append(drift_reason(x, u, busy["elapsed_s"], with_intercept, demand, block))
     reasons.append(Reason("few_busy_intervals", "weak", f"only {len(x)} busy intervals measured the CPU per "
                           "operation", float(len(x))) if len(x) < FEW_BUSY_INTERVALS else None)
     reasons.append(Reason("cpu_sampled_coarsely", "weak", f"the median interval carried {np.median(cpu_seconds):.3f}"
@@ -305,30 +281,27 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     share = background / float(np.mean(u)) if with_intercept and np.mean(u) > 0 else 0.0
     reasons.append(Reason("background_cpu", "weak", f"{share:.0%} of the CPU used is background work that does "
                           "not scale with operations", share) if share > 0.5 else None)
-    if not separable:
-        reasons.append(Reason("background_not_separable", "weak", "the load varied too little to separate background"
-                              " CPU from CPU per operation: the capacity counts the background as operations' work "
-                              "and is a lower bound"))
-    elif not with_intercept and abs(fitted_background) > NEGLIGIBLE_BACKGROUND * float(np.mean(u)):
+    if separable and not with_intercept and abs(fitted[0]) > NEGLIGIBLE_BACKGROUND * float(np.mean(u)):
         reasons.append(Reason("background_negative", "weak", f"the regression of CPU on load put the background at "
-                              f"{number(fitted_background, 3)} cores, below zero (noise or a CPU per operation that changes "
-                              "with load): the CPU per operation is the plain ratio of CPU to operations and the "
-                              "capacity a lower bound", fitted_background))
+                              f"{number(fitted[0], 3)} cores, below zero (noise or a CPU per operation that changes "
+                              "with load): the CPU per operation is the plain ratio of CPU to operations, which "
+                              "counts any background CPU as the operations' work", fitted[0]))
     r2 = _r2(x, u, background, demand)
     reasons.append(Reason("cpu_unrelated_to_load", "unusable" if r2 < 0.1 else "weak",
                           f"the server's CPU follows its operation rate poorly (R² {r_squared(r2)}): something "
                           "besides the operations uses the CPU", r2) if r2 < 0.5 and with_intercept else None)
     used = float(np.percentile(u, 95)) / cores
-    reasons.append(Reason("extrapolated", "weak", f"the busiest intervals used {used:.0%} of the "
-                          f"{_cores(cores)}: the capacity is extrapolated from there to full use, assuming the CPU "
-                          "per operation stays the same up to saturation", used) if used < 0.5 else None)
-    saturation = _laws_capacity(cores, background, demand)
-    reasons.append(Reason("above_saturation", "unusable", f"the observed peak {_ops(observed)} exceeds the computed "
-                          f"saturation {_ops(saturation)}: the core count ({_cores(cores)}) is probably wrong",
-                          observed / saturation) if observed > 1.02 * saturation else None)
-    reasons.append(Reason("over_target", "weak", f"the observed peak is already above the {u_target:.0%} "
-                          "utilization target", observed / _laws_capacity(u_target * cores, background, demand))
-                   if observed > _laws_capacity(u_target * cores, background, demand) else None)
+    reasons += change_reasons(band, noise_span, used, cores_words(cores), background / cores, separable)
+    if not separable and math.isfinite(band.saturation.high):
+        reasons.append(Reason(BACKGROUND_UNKNOWN, "weak", "the load varied too little to separate background CPU "
+                              "from CPU per operation well (its busiest intervals under 1.5 times its quietest): the "
+                              "figure is the ratio of CPU to operations, which counts the background as the "
+                              "operations' work, and its interval the regression's", None, EVEN_LOAD_STEP))
+    high = band.saturation.high
+    reasons.append(Reason("above_saturation", "unusable", f"the observed peak {ops(observed)} exceeds the computed "
+                          f"saturation {ops(high)} (the high end of its interval): the core count "
+                          f"({cores_words(cores)}) is probably wrong", observed / high)
+                   if observed > 1.02 * high else None)
     if latency_target_ms is not None:
         reasons.append(Reason("latency_not_modelled", "weak", "the operational laws bound throughput, not latency: "
                               f"the {number(latency_target_ms)} ms target is not checked", float(latency_target_ms)))
@@ -342,22 +315,37 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
                           float(monthly_growth), level=float(level), evidence=Evidence.of(*reasons),
                           busy_intervals=len(x), latency_target_ms=latency_target_ms,
                           interval_block=block, interval_widening=interval.widening,
-                          clients_mean=float(np.mean(x)), replication_mean=float(np.mean(busy["replication"])))
+                          clients_mean=float(np.mean(x)), replication_mean=float(np.mean(busy["replication"])),
+                          saturation_band=band.saturation, planned_band=band.planned)
 
 
-def _drift_reason(x, u, elapsed, with_intercept, demand, block) -> Reason | None:
-    """A weak reason when the CPU per operation trends within the window by DRIFT_SHARE or more of it, clearly
-    beyond noise (the trend's t-statistic DRIFT_T or more), with its figures at the window's two ends."""
-    first, last, tstat = demand_drift(x, u, elapsed, with_intercept)
-    change = (last - first) / demand if demand > 0 and math.isfinite(first) else 0.0
-    if abs(change) < DRIFT_SHARE or abs(tstat) < DRIFT_T or not (first > 0 and last > 0):
-        return None
-    runs = (f"; consecutive intervals move together, so its interval comes from runs of {block} consecutive "
-            "intervals resampled together" if block > 1 else "")
-    return Reason("demand_drift", "weak", f"the CPU each operation costs {'rose' if change > 0 else 'fell'} from "
-                  f"{number(first * 1000)} ms at the start of the window to {number(last * 1000)} ms at its end "
-                  f"({change:+.0%} of the {number(demand * 1000)} ms measured): the capacity is the window's "
-                  f"average, not a settled figure{runs}", change)
+def _band(x, u, cores, u_target, fit, interval, regression, separable, bootstrap) -> tuple[ChangeBand, float]:
+    """The saturation and planned intervals carrying the CPU per operation's possible change
+    (``capmodel.observe.demand_change``), and the saturation interval's span from the noise alone. Their ends come
+    from the regression of CPU on load (``regression``: its background and CPU per operation, None when the load did
+    not vary at all) with its own bootstrap, also where the ratio states the figure (a load too even, or an
+    intercept below zero): the ratio counts any background as the operations' work, the regression says what the
+    load shows, and its bootstrap how well. Without a regression whose CPU per operation is positive at both ends
+    of its interval, or on a load too even to separate the background with one whose interval spans more than
+    ``EVEN_LOAD_MAX_SPAN`` times (a flat load's regression says next to nothing), the high ends are infinite: the
+    capacity is bounded below only, by the ratio's figure."""
+    background, demand = fit
+    estimate = (_laws_capacity(cores, background, demand), _laws_capacity(u_target * cores, background, demand))
+    two_sided = regression is not None and regression[1] > 0
+    if two_sided and regression != fit:
+        ratio = interval
+        interval = demand_interval(x, u, True, regression[0], regression[1], *bootstrap)
+        if not separable and not interval.low * EVEN_LOAD_MAX_SPAN >= interval.high > 0:
+            two_sided, interval = False, ratio      # the regression can say next to nothing: the ratio's lower bound
+    if two_sided:
+        background = regression[0]
+    low_d, high_d = float(interval.low), float(interval.high)
+    sat = Estimate(estimate[0], _laws_capacity(cores, background, high_d), _laws_capacity(cores, background, low_d))
+    plan = Estimate(estimate[1], _laws_capacity(u_target * cores, background, high_d),
+                    _laws_capacity(u_target * cores, background, low_d))
+    span = sat.high / sat.low if sat.low > 0 else math.inf
+    above = float(np.mean(u)) > u_target * cores
+    return change_band(sat, plan, x, two_sided, two_sided and low_d > 0, above), span
 
 
 def _laws_capacity(cpu: float, background: float, demand: float) -> float:

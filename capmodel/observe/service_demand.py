@@ -24,8 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from capmodel.formatting import number
 from capmodel.models.block_bootstrap import dependence
+from capmodel.models.evidence import Reason
 
+#: a trend of the CPU per operation within the window worth telling: this share of it, this many standard errors
+DRIFT_SHARE, DRIFT_T = 0.10, 3.0
 #: difference-array cells the block counts fill at a time (1 MB of int64: a group of resamples stays in the cache)
 CACHED_CELLS = 1 << 17
 
@@ -152,3 +156,18 @@ def demand_interval(x: np.ndarray, u: np.ndarray, with_intercept: bool, backgrou
     lo, hi = np.quantile(draws, [alpha, 1 - alpha])
     widen = found.widening(chosen, float(level))
     return DemandInterval(max(d + widen * (float(lo) - d), 0.0), d + widen * (float(hi) - d), chosen, widen)
+
+
+def drift_reason(x, u, elapsed, with_intercept, demand, block) -> Reason | None:
+    """A weak reason when the CPU per operation trends within the window by DRIFT_SHARE or more of it, clearly
+    beyond noise (the trend's t-statistic DRIFT_T or more), with its figures at the window's two ends."""
+    first, last, tstat = demand_drift(x, u, elapsed, with_intercept)
+    change = (last - first) / demand if demand > 0 and math.isfinite(first) else 0.0
+    if abs(change) < DRIFT_SHARE or abs(tstat) < DRIFT_T or not (first > 0 and last > 0):
+        return None
+    runs = (f"; consecutive intervals move together, so its interval comes from runs of {block} consecutive "
+            "intervals resampled together" if block > 1 else "")
+    return Reason("demand_drift", "weak", f"the CPU each operation costs {'rose' if change > 0 else 'fell'} from "
+                  f"{number(first * 1000)} ms at the start of the window to {number(last * 1000)} ms at its end "
+                  f"({change:+.0%} of the {number(demand * 1000)} ms measured): the capacity is the window's "
+                  f"average, not a settled figure{runs}", change)

@@ -6,15 +6,38 @@ service demand D), so the CPU saturates at ``cores / D`` operations per second (
 *Quantitative System Performance*, 1984, ch. 3). The offered load follows a daily cycle (a sine around
 ``mean_rate`` with ``daily_amplitude``, peaking at ``peak_hour`` UTC) times a monthly growth; every second's operations
 per class are Poisson draws, their latency is D plus the Erlang C wait at that second's utilization, and the CPU
-counters grow by the operations' demand plus a small background. The files are written as mongod writes them
+counters grow by the operations' demand plus a background (``background_cores``). The files are written as mongod writes them
 (``ftdc_writer``): a metadata document (hostInfo with the host and cores, getCmdLineOpts with the port and the replica
 set), then chunks of ``samples_per_chunk`` one-second samples whose reference documents vary from chunk to chunk (the
 tcmalloc ``formattedString`` changes length, a command counter comes and goes), archives rotated every
-``chunks_per_file`` chunks.
+``chunks_per_file`` chunks. A sample is taken every ``period_s`` seconds (mongod's
+``diagnosticDataCollectionPeriodMillis``, 1 s by default; a coarser period makes a day's files small and fast).
+
+**A CPU per operation that changes with load.** ``cpu_ms_per_op`` is the figure at saturation; with ``light_extra``
+(e) or ``contention`` (k) set, an operation at load fraction ρ = X / capacity costs
+
+    D(ρ) = cpu_ms_per_op · (1 + (e − k) · (1 − ρ))
+
+- *amortised costs* (e > 0): an operation that arrives while the server is idle pays a wake-up cost W that one
+  arriving while it is busy shares with the work already running (a thread woken and scheduled, a CPU leaving its
+  idle state, a network poll or a journal flush that serves one operation instead of several). With one worker the
+  share of operations that find the server idle is 1 − ρ (Poisson arrivals see time averages: an M/M/1 queue is idle
+  a share 1 − ρ of the time), so D = D_sat + W·(1 − ρ) and e = W / D_sat. The lab measured this direction: mongod
+  pinned to one core spent 2.71 ms of CPU per operation at 18–34% of the core and 1.96 ms at saturation
+  (``benchmarks/bench_headroom.py``, issue 26), +38% at a quarter of the load, which this form gives with e ≈ 0.5;
+- *contention* (k > 0): an operation spins on a latch or retries a write conflict held by another with a chance
+  that grows with the load (≈ ρ), so its CPU rises towards saturation: D = D_sat·(1 − k·(1 − ρ)).
+
+Either way the CPU in use, background + X·D(ρ), reaches all the cores exactly at ``capacity`` (so ``capacity``
+stays the true saturation throughput), and it rises with X as long as e − k < 1. ``cpu_noise`` adds a per-sample
+relative scatter to the operations' CPU (log-normal, each sample's carrying ``cpu_noise_memory`` of the one before:
+a checkpoint or a cache warming moves the CPU per operation for a while). With all of these at their defaults the
+files are those the module wrote before they existed, byte for byte.
 """
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +45,7 @@ import bson
 import numpy as np
 
 from capmodel.models.erlang import erlang_c
+from capmodel.errors import InputError
 from capmodel.formatting import number, plural
 from capmodel.observe import ftdc_writer
 
@@ -50,11 +74,49 @@ class SyntheticServer:
     filler_metrics: int = 150
     pid: int = 4242
     reported_cores: int | None = None     # what hostInfo says, when it is not the truth (a container's quota)
+    light_extra: float = 0.0              # e: the CPU per operation at idle above its saturation figure (a share)
+    contention: float = 0.0               # k: the CPU per operation at idle below its saturation figure (a share)
+    background_cores: float = BACKGROUND_CORES
+    period_s: float = 1.0                 # seconds between samples
+    cycle_hours: float = 24.0             # the load's cycle: a day, or shorter (a batch job's hourly wave)
+    cpu_noise: float = 0.0                # relative scatter of each sample's operations' CPU (log-normal sigma)
+    cpu_noise_memory: float = 0.0         # the share of the previous sample's scatter each sample carries (AR(1))
+
+    def __post_init__(self):
+        if not (0 <= self.light_extra < 1 and 0 <= self.contention < 1 and self.light_extra - self.contention < 1):
+            raise InputError(f"light_extra and contention are shares in [0, 1), got {self.light_extra!r} and "
+                             f"{self.contention!r}")
+        if not (0 <= self.background_cores < self.cores and self.period_s > 0 and self.cycle_hours > 0
+                and self.cpu_noise >= 0 and 0 <= self.cpu_noise_memory < 1):
+            raise InputError("background_cores must be below cores, period_s and cycle_hours positive, cpu_noise "
+                             "at least 0 and cpu_noise_memory in [0, 1)")
 
     @property
     def capacity(self) -> float:
         """Operations per second at which the CPU is saturated: (cores - background) / D (the bottleneck law)."""
-        return (self.cores - BACKGROUND_CORES) * 1000.0 / self.cpu_ms_per_op
+        return (self.cores - self.background_cores) * 1000.0 / self.cpu_ms_per_op
+
+    @property
+    def changes_with_load(self) -> bool:
+        """Whether the CPU per operation depends on the load (``light_extra`` or ``contention`` set)."""
+        return self.light_extra != self.contention
+
+    def cpu_ms_per_op_at(self, rate) -> np.ndarray:
+        """The true CPU per operation (ms) at offered rate(s) ``rate`` (ops/s): D(ρ) of the module's docstring."""
+        rho = np.clip(np.asarray(rate, dtype=float) / self.capacity, 0.0, 1.0)
+        return self.cpu_ms_per_op * (1.0 + (self.light_extra - self.contention) * (1.0 - rho))
+
+    def throughput_at_cpu(self, cpu_cores: float) -> float:
+        """The true rate (ops/s) at which the server's mean CPU in use is ``cpu_cores``: the root of background +
+        X·D(X / capacity) = cpu_cores below saturation (the planned capacity at a utilization target u is
+        ``throughput_at_cpu(u * cores)``)."""
+        m, d, x_max = self.light_extra - self.contention, self.cpu_ms_per_op / 1000.0, self.capacity
+        need = float(cpu_cores) - self.background_cores
+        if need <= 0:
+            return 0.0
+        # m·d/X_max·X² − d(1 + m)·X + need = 0; the root below saturation, in the form without cancellation
+        b = d * (1.0 + m)
+        return 2.0 * need / (b + math.sqrt(b * b - 4.0 * m * d / x_max * need))
 
     @property
     def peak_rate(self) -> float:
@@ -66,10 +128,14 @@ class SyntheticServer:
         return int(self.host.rsplit(":", 1)[1]) if ":" in self.host else 27017
 
     def to_json(self) -> dict:
-        return {"host": self.host, "replica_set": self.replica_set, "cores": self.cores,
-                "cpu_ms_per_op": self.cpu_ms_per_op, "capacity": self.capacity, "mean_rate": self.mean_rate,
-                "peak_rate": self.peak_rate, "daily_amplitude": self.daily_amplitude,
-                "monthly_growth": self.monthly_growth, "hours": self.hours, "start": self.start.isoformat()}
+        out = {"host": self.host, "replica_set": self.replica_set, "cores": self.cores,
+               "cpu_ms_per_op": self.cpu_ms_per_op, "capacity": self.capacity, "mean_rate": self.mean_rate,
+               "peak_rate": self.peak_rate, "daily_amplitude": self.daily_amplitude,
+               "monthly_growth": self.monthly_growth, "hours": self.hours, "start": self.start.isoformat()}
+        if self.changes_with_load or self.background_cores != BACKGROUND_CORES:
+            out.update(light_extra=self.light_extra, contention=self.contention,
+                       background_cores=self.background_cores)
+        return out
 
 
 @dataclass
@@ -81,29 +147,31 @@ class _Day:
 
 
 def _response_ms(server: SyntheticServer, rate: np.ndarray) -> np.ndarray:
-    """Mean response time (ms) of an M/M/c queue at each offered rate: D + C(c, a) D / (c - a)."""
-    demand = server.cpu_ms_per_op / 1000.0
+    """Mean response time (ms) of an M/M/c queue at each offered rate: D + C(c, a) D / (c - a), D the CPU per
+    operation at that rate."""
     grid = np.linspace(0.0, 0.995, 400)
     waits = np.array([erlang_c(server.cores, u * server.cores) / (server.cores * (1.0 - u)) for u in grid])
-    utilization = np.clip(rate * demand / server.cores, 0.0, 0.995)
-    return server.cpu_ms_per_op * (1.0 + np.interp(utilization, grid, waits))
+    demand_ms = server.cpu_ms_per_op_at(rate) if server.changes_with_load else server.cpu_ms_per_op
+    utilization = np.clip(rate * demand_ms / 1000.0 / server.cores, 0.0, 0.995)
+    return demand_ms * (1.0 + np.interp(utilization, grid, waits))
 
 
 def _day(server: SyntheticServer) -> _Day:
     rng = np.random.default_rng(server.seed)
-    seconds = int(round(server.hours * 3600))
-    t = np.arange(seconds + 1, dtype=np.float64)
+    period = server.period_s
+    samples = int(round(server.hours * 3600 / period))
+    t = np.arange(samples + 1, dtype=np.float64) * period
     start_s = server.start.timestamp()
     hour = ((start_s + t) / 3600.0) % 24.0
     growth = (1.0 + server.monthly_growth) ** (t / (30.0 * 86400.0))
-    cycle = 1.0 + server.daily_amplitude * np.cos(2 * np.pi * (hour - server.peak_hour) / 24)
+    cycle = 1.0 + server.daily_amplitude * np.cos(2 * np.pi * (hour - server.peak_hour) / server.cycle_hours)
     rate = server.mean_rate * cycle * growth
     rate = np.minimum(rate, 0.99 * server.capacity)
     response = _response_ms(server, rate)
     day = _Day(times_ms=(start_s * 1000 + t * 1000).astype(np.int64))
-    total_ops = np.zeros(seconds + 1)
+    total_ops = np.zeros(samples + 1)
     for name, share in zip(CLASS_SHARES, server.shares):
-        ops = rng.poisson(rate * share)
+        ops = rng.poisson(rate * share * period)
         ops[0] = 0
         latency_us = ops * response * 1000.0 * rng.lognormal(0.0, 0.05, ops.size)
         day.columns[f"opLatencies.{name}.ops"] = np.cumsum(ops).astype(np.int64)
@@ -116,16 +184,35 @@ def _day(server: SyntheticServer) -> _Day:
     day.columns["opcounters.insert"] = np.cumsum(writes // 2).astype(np.int64)
     day.columns["opcounters.update"] = np.cumsum(writes - writes // 2).astype(np.int64)
     day.columns["opcounters.command"] = np.cumsum(commands).astype(np.int64)
-    cpu_us = total_ops * server.cpu_ms_per_op * 1000.0 + BACKGROUND_CORES * 1e6 * rng.uniform(0.5, 1.5, t.size)
+    cpu_us = (_operations_cpu_us(server, rate, total_ops)
+              + server.background_cores * 1e6 * period * rng.uniform(0.5, 1.5, t.size))
     cpu_us[0] = 0
     day.columns["extra_info.user_time_us"] = np.cumsum(cpu_us * 0.85).astype(np.int64) + 5_000_000
     day.columns["extra_info.system_time_us"] = np.cumsum(cpu_us * 0.15).astype(np.int64) + 1_000_000
-    inside = total_ops * response / 1000.0                        # Little's law: operations inside the server
+    inside = total_ops / period * response / 1000.0               # Little's law: operations inside the server
     day.columns["globalLock.activeClients.readers"] = rng.poisson(inside * server.shares[0]).astype(np.int64)
     day.columns["globalLock.activeClients.writers"] = rng.poisson(inside * server.shares[1]).astype(np.int64)
     day.columns["connections.current"] = (200 + rng.poisson(inside)).astype(np.int64)
     day.columns["uptimeMillis"] = (3_600_000 + t * 1000).astype(np.int64)
     return day
+
+
+def _operations_cpu_us(server: SyntheticServer, rate: np.ndarray, ops: np.ndarray) -> np.ndarray:
+    """The CPU (µs) the operations of each sample cost: their count times the CPU per operation at the sample's
+    rate, times the sample's scatter (``cpu_noise``, drawn from a generator of its own so that the other draws stay
+    those of a server without it)."""
+    if not server.changes_with_load and not server.cpu_noise:
+        return ops * server.cpu_ms_per_op * 1000.0
+    cpu = ops * server.cpu_ms_per_op_at(rate) * 1000.0
+    if server.cpu_noise:
+        shocks = np.random.default_rng([server.seed, 2]).normal(0.0, server.cpu_noise, ops.size)
+        memory = server.cpu_noise_memory
+        scatter = np.empty_like(shocks)
+        scatter[0] = shocks[0]
+        for i in range(1, ops.size):          # AR(1) with the stationary variance of its shocks' sigma
+            scatter[i] = memory * scatter[i - 1] + math.sqrt(1.0 - memory * memory) * shocks[i]
+        cpu *= np.exp(scatter - server.cpu_noise ** 2 / 2)
+    return cpu
 
 
 def _reference(server: SyntheticServer, day: _Day, at: int, chunk: int, fillers: dict) -> dict:
