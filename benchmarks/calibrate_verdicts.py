@@ -1,6 +1,6 @@
 """Do the evidence grades keep their promise? A calibration study on curves and servers whose truth is known.
 
-    python benchmarks/calibrate_verdicts.py                    # 1,200 curves and 120 servers, seed 0
+    python benchmarks/calibrate_verdicts.py                    # 1,200 curves and 400 servers, seed 0
     python benchmarks/calibrate_verdicts.py --curves 300 --servers 40 --seed 7 --jobs 2
 
 Curves are drawn from known truths — the USL with κ > 0, Amdahl (κ = 0) and linear scaling — over the designs
@@ -10,7 +10,7 @@ stop well before the peak, reach it or run past it, an occasional outlier (one p
 occasional unit mistake (throughput in ops/ms or ops/min, latency in seconds). Each curve carries the latency
 columns a closed-loop client writes (mean = N/X by Little's law, p95 a fixed multiple of it). Servers are synthetic
 FTDC days (``capmodel.observe.synthetic``) of known capacity: busy or light days, background CPU, and a CPU per
-operation that changes with load.
+operation that changes with load (``benchmarks/calibrate_observe.py`` draws them and runs observe on them).
 
 For every public answer — the fit (``capmodel.fit_usl``, the default), the model the comparison chooses (``fit
 --model auto``), the capacity a plan reads off the fit (``capacity_from_fit``, utilization target 80%), the
@@ -252,6 +252,16 @@ def curve_task(args) -> list[Answer]:
     return answers
 
 
+def task(args) -> list[Answer]:
+    """One curve's answers (``("curve", seed, index)``) or one synthetic server's (``("server", seed, index)``)."""
+    kind, seed, index = args
+    if kind == "curve":
+        return curve_task((seed, index))
+    from calibrate_observe import server_answers
+
+    return server_answers(seed, index)
+
+
 # --- the table ------------------------------------------------------------------------------------------------------
 
 def covered(truth: float, low: float, high: float) -> bool | None:
@@ -348,19 +358,21 @@ def print_report(frame: pd.DataFrame, seconds: float, seed: int) -> bool:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--curves", type=int, default=1200)
+    parser.add_argument("--servers", type=int, default=400, help="synthetic servers for observe's capacity")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", help="write every answer's row to this CSV")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    tasks = [(args.seed, i) for i in range(args.curves)]
+    tasks = [("curve", args.seed, i) for i in range(args.curves)] + [("server", args.seed, i)
+                                                                       for i in range(args.servers)]
     if args.jobs > 1:
         from multiprocessing import get_context
 
         with get_context("fork").Pool(args.jobs) as pool:
-            results = pool.map(curve_task, tasks, chunksize=8)
+            results = pool.map(task, tasks, chunksize=8)
     else:
-        results = [curve_task(t) for t in tasks]
+        results = [task(t) for t in tasks]
     frame = rows_of([a for r in results for a in r])
     if args.out:
         frame.to_csv(args.out, index=False)

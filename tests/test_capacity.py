@@ -156,7 +156,9 @@ def test_observe_on_an_idle_server_states_no_capacity(tmp_path, capsys):
     assert payload["evidence"]["reasons"][0]["code"] == "no_capacity"
     assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
-    assert "Evidence: unusable: no capacity can be stated: only" in text and "ops/s" not in text.split("Evidence")[1]
+    verdict = text.split("Evidence")[1]
+    assert verdict.startswith(": unusable (the data cannot support the figure") and "ops/s" not in verdict
+    assert "Why: no capacity can be stated: only 1 busy interval(s)" in verdict
 
 
 def test_each_weakness_of_the_data_is_a_reason():
