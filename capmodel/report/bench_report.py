@@ -8,7 +8,7 @@ from pathlib import Path
 
 from capmodel.errors import InputError, PlanError
 from capmodel.formatting import Column, integer, number, plural, table
-from capmodel.models.assessment import assess_fit, check_model_choice, supported_instead
+from capmodel.models.assessment import assess_fit, supported_instead
 from capmodel.models.evidence import Evidence
 
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"
@@ -86,7 +86,7 @@ class BenchReport:
         plan = self.plan
         if isinstance(plan, PlanError):
             return assess_fit(self.fit, self.comparison, level=self.level)
-        return plan.evidence + Evidence.of(check_model_choice(self.fit, self.comparison))
+        return plan.evidence
 
     @property
     def answer(self) -> str:
