@@ -21,7 +21,7 @@ def pages(tmp_path_factory):
     out = tmp_path_factory.mktemp("review2_pages")
     parameters = {
         "03_vm_capacity_plan": {"catalog": HERE + "catalog_chf.csv", "curves": HERE + "curves_chf.csv",
-                                "vm_column": "vm", "ops_per_user": 0.5, "targets": [10000, 40000], "bootstrap": 0},
+                                "vm_column": "vm", "ops_per_user": 0.5, "targets": [10000, 40000]},
         "07_production_capacity": {"bins": 5, "bootstrap": 0}}
     runs, _ = render(list(parameters), out, parameters, jobs=2)
     return out, {r.name: r for r in runs}
@@ -88,7 +88,7 @@ def test_report_03s_intro_names_only_the_objectives_and_runway_the_plan_has():
 
     def intro(**given):
         return plan_report(catalog=HERE + "catalog_chf.csv", curves=HERE + "curves_chf.csv", vm_column="vm",
-                           ops_per_user=0.5, targets=[5000], bootstrap=0, **given).intro
+                           ops_per_user=0.5, targets=[5000], **given).intro
 
     bare = intro(objectives=Objectives(utilization_target=0.8))
     assert "latency objective" not in bare and "runway" not in bare

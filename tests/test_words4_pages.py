@@ -14,7 +14,7 @@ def test_a_sentence_in_a_table_keeps_each_vm_name_it_mentions_on_one_line():
     # report 03 at 640 px: the recommendation's "why" broke "c4-2xlarge-4-SSD," as "c4-" / "2xlarge-4-" / "SSD,"
     from capmodel.report.plan_report import plan_report
 
-    page = plan_report(targets=[50_000, 90_000], bootstrap=0).recommendation_table()._repr_html_()
+    page = plan_report(targets=[50_000, 90_000]).recommendation_table()._repr_html_()
     kept = NOWRAP.findall(page)
     assert "c4-2xlarge-4-SSD," in kept
     for name in ("s3-2xlarge-8-SAS", "c4-2xlarge-4-SSD"):   # a name outside a span is a name a browser may break
@@ -47,7 +47,7 @@ def test_report_03s_vm_table_note_points_to_the_latency_table_and_plans_note_doe
     # the footnote lost "(see the latency table)" when it took planner.none_note; plan prints no latency table
     from capmodel.report.plan_report import plan_report
 
-    result = plan_report(targets=[50_000], bootstrap=0)
+    result = plan_report(targets=[50_000])
     assert result.vm_table().footnotes == [
         '"none": the VM fails an objective (see the latency table), so it carries no users']
     assert result.study.plan.vm_table().footnotes[0] == '"none": the VM fails an objective, so it carries no users'
@@ -68,7 +68,7 @@ def test_report_03s_runway_of_0_has_the_words_of_its_bar():
     from capmodel.plots.costs import FULL_NOW, runway_figure
     from capmodel.report.plan_report import plan_report
 
-    result = plan_report(targets=[50_000], bootstrap=0)
+    result = plan_report(targets=[50_000])
     shown = result.vm_table()
     column = list(shown.columns).index("runway_months")
     table_words = {row[0]: row[column] for row in shown.cells()}
@@ -80,7 +80,7 @@ def test_every_latency_verdict_says_what_it_rests_on():
     # 'yes' stood beside an empty "how it was judged" for four of the six VMs
     from capmodel.report.plan_report import plan_report
 
-    cells = plan_report(targets=[50_000], bootstrap=0).latency_table().cells()
+    cells = plan_report(targets=[50_000]).latency_table().cells()
     judged = {row[0]: (row[1], row[2]) for row in cells}
     assert all(how for _, how in judged.values()), judged
     assert judged["m3-xlarge-8-SAS"] == ("yes", "the baseline VM itself")
