@@ -119,13 +119,14 @@ def test_report_02_says_the_band_describes_the_steps_when_the_verdict_is_unusabl
     # confidence band" drew the Amdahl curve and band on to 48 clients with nothing saying what they stand for
     from capmodel.report.fit_report import fit_report
 
-    bound = fit_report(file=HERE + "client_bound_sweep.csv", bootstrap=0)
+    bound = fit_report(file=HERE + "client_bound_sweep.csv")
     assert bound.evidence.grade == "unusable"
     assert bound.band_note.startswith("The verdict is unusable, so the curve and its band below describe the "
                                       "measured steps, not where the server saturates. Why: every one of the 5 steps")
-    assert fit_report(bootstrap=0).band_note == ""        # plgm_workload1: a usable verdict needs no such note
+    assert fit_report().band_note == ""        # plgm_workload1: a usable verdict needs no such note
     cells = json.loads((NOTEBOOKS / "02_fit_curve.ipynb").read_text())["cells"]
-    assert any("result.band_note" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert any("result.band_caption" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert bound.band_caption.startswith(bound.band_note + " The band is the throughput's range over")
 
 
 def test_report_03s_answer_says_where_the_growth_starts():

@@ -133,9 +133,9 @@ def test_report_02s_answer_names_each_parameter_as_its_table_shows_it():
     # the table showed sigma 0.09474 (four digits) beside the answer's 0.0947; a sigma of 0.125 read 0.1250 there
     from capmodel.report.fit_report import fit_report
 
-    result = fit_report(bootstrap=0)
+    result = fit_report()
     rows = {r[0].split(" ")[0]: r for r in result.parameter_table().cells()}
-    for symbol, (name, estimate, se, low, high, *rest) in rows.items():
+    for symbol, (name, estimate, low, high, *rest) in rows.items():
         assert f"{symbol} = {estimate} ({low} to {high})" in result.answer, (symbol, estimate, result.answer)
 
 
