@@ -182,7 +182,7 @@ class BenchReport:
         if chosen in ("amdahl", "linear"):
             text += (f". The comparison recommends {model_label(chosen)}, an edge of the USL's family "
                      f"({'κ = 0' if chosen == 'amdahl' else 'σ = κ = 0'}): the band and the intervals below range "
-                     "over its curves too")
+                     "over that family, its curves included wherever the data do not reject them")
         elif chosen != "usl":
             text += (f". The comparison recommends {model_label(chosen)}, which the plan does not read; the band and "
                      "the intervals below range over the USL's family")
