@@ -56,7 +56,7 @@ def test_a_plan_from_a_fitted_peak_below_the_best_measured_says_so_in_the_verdic
     assert f"peaks at **{number(peak.estimate)} ops/s** (95% interval {_span(peak)} ops/s)" in answer
     assert f"The plan is read off that fitted peak, {reason.value - 1:.0%} below the best measured rate" in answer
     assert "of the fitted peak" in report.objectives_words()
-    assert f"from a fitted peak {reason.value - 1:.0%} below that best" in report.summary
+    assert f"from a fitted peak {reason.value - 1:.0%} below that best" in report.short_answer
 
 
 def test_the_plan_table_states_the_figures_of_the_answer_each_with_one_interval(below):
@@ -104,7 +104,7 @@ def test_the_rendered_page_of_a_recorded_folder_reads_as_one_statement(below, tm
     shown = next(o["data"][MIME] for c in nb.cells for o in c.get("outputs", []) if MIME in o.get("data", {}))
     # the page names the server as its folder's run record does; every other word is the report object's
     assert shown["answer"] == report.answer.replace("a server", "mongodb://db.example.net:27017/")
-    assert shown["summary"] == report.summary
+    assert shown["short_answer"] == report.short_answer
     assert [r["code"] for r in shown["evidence"]["reasons"]] == report.evidence.codes()
     # the plan table's download: the same fitted peak, its one interval, and the best measured level
     tables = [o["data"]["text/html"] for c in nb.cells for o in c.get("outputs", [])

@@ -16,7 +16,7 @@ from capmodel.models.evidence import GRADES, MEANINGS, Evidence, NextStep, Reaso
 from capmodel.report import notebooks
 from capmodel.report.headline import MIME, headline
 from capmodel.report.index import write_index
-from capmodel.report.summary import answer_record, one_sentence
+from capmodel.report.index_entry import answer_record, one_sentence
 from capmodel.report.verdict import evidence_of, verdict_html
 from rendered_reports import render_small
 
@@ -54,7 +54,7 @@ def _notebook(folder, name: str, shown=None, error: str | None = None, store: bo
 # -------------------------------------------------------------------------- the record, on verdicts made here
 def test_the_record_takes_the_grade_main_reason_and_next_step_of_the_verdict():
     verdict = Evidence.of(WIDE, BOUND, BELOW)
-    shown = headline("Q?", "A first sentence. A second one.", verdict, summary="The one sentence.")
+    shown = headline("Q?", "A first sentence. A second one.", verdict, short_answer="The one sentence.")
     record = answer_record(shown.to_json())
     assert record == {"sentence": "The one sentence.", "grade": "unusable",
                       "main_reason": {"code": "client_bound", "grade": "unusable",
@@ -63,7 +63,7 @@ def test_the_record_takes_the_grade_main_reason_and_next_step_of_the_verdict():
     assert record["main_reason"]["code"] == verdict.main_reason.code and record["next_step"] == verdict.next_step.text
     sound = answer_record(headline("Q?", "All fine. Really.", Evidence()).to_json())
     assert sound["grade"] == "sound" and sound["main_reason"] is None and sound["next_step"] is None
-    assert sound["sentence"] == "All fine."       # no summary given: the answer's first sentence
+    assert sound["sentence"] == "All fine."       # no short answer given: the answer's first sentence
 
 
 def test_a_verdict_stored_as_json_reads_back_as_the_same_evidence():
@@ -80,14 +80,14 @@ def test_a_verdict_stored_as_json_reads_back_as_the_same_evidence():
     ("λ = 1,424 (607 to 2,341) ops/s per client; R² = 0.923.", "λ = 1,424 (607 to 2,341) ops/s per client; R² = 0.923."),
     ("At 0.26 ops/s per user it is **17,617 users**. Next.", "At 0.26 ops/s per user it is **17,617 users**."),
 ])
-def test_an_answer_without_its_own_summary_gives_its_first_sentence(answer, first):
+def test_an_answer_without_its_own_short_answer_gives_its_first_sentence(answer, first):
     assert one_sentence(answer) == first
 
 
 def test_the_index_shows_answer_grade_main_reason_and_next_step_and_a_failure_says_why(tmp_path):
     _notebook(tmp_path, "01_planned", headline("Q?", "Long answer. More.", Evidence.of(BELOW, WIDE),
-                                            summary="Planned at **4,580 ops/s**."))
-    _notebook(tmp_path, "02_fine", headline("Q?", "Fine. More.", Evidence(), summary="All **good**."))
+                                            short_answer="Planned at **4,580 ops/s**."))
+    _notebook(tmp_path, "02_fine", headline("Q?", "Fine. More.", Evidence(), short_answer="All **good**."))
     _notebook(tmp_path, "03_broken", headline("Q?", "Half an answer.", Evidence.of(WIDE)),
               error="cell 4: ValueError: no curve")
     _notebook(tmp_path, "04_older", headline("Q?", "Rendered before the record. Second.", Evidence.of(BOUND)),
@@ -133,7 +133,7 @@ def test_every_rendered_report_stores_its_one_sentence_answer_grade_and_main_rea
         record, shown = meta["answer"], meta["headline"]
         assert record["error"] is None and record["sentence"], name
         assert one_sentence(record["sentence"]) == record["sentence"], (name, record["sentence"])
-        assert record["sentence"] == shown["summary"]
+        assert record["sentence"] == shown["short_answer"]
         verdict = evidence_of(shown["evidence"])
         assert record["grade"] == verdict.grade == shown["evidence"]["grade"] and record["grade"] in GRADES
         main = verdict.main_reason

@@ -158,7 +158,7 @@ class BenchReport:
         return text + "."
 
     @property
-    def summary(self) -> str:
+    def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports: the best measured rate and the plan."""
         best, at = self._best()
         text = f"Measured at best **{number(best)} ops/s** (at {integer(at)} clients)"

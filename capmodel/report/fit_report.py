@@ -15,6 +15,7 @@ from capmodel.models.assessment import answer_region, assess_fit, supported_inst
 from capmodel.models.describe import limit_words
 from capmodel.models.evidence import Evidence
 from capmodel.models.labels import model_label
+from capmodel.models.limits import best_measured
 from capmodel.models.ranking import criterion_label
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
@@ -34,10 +35,12 @@ def fit_evidence(fit, comparison, level: float = 0.95) -> Evidence:
 
 
 def _measured(fit) -> str:
-    curve = fit.curve
-    best = curve.loc[curve["throughput"].idxmax()]
-    return (f"the best measured rate was **{number(best['throughput'])} ops/s** at "
-            f"{number(best['concurrency'])} clients")
+    """The best measured level as the verdict compares the fitted curve with it (its runs' mean: one lucky run of
+    several is not a rate the server sustains)."""
+    best, at = best_measured(fit)
+    runs = int((fit.curve["concurrency"] == at).sum())
+    return (f"the best measured rate was **{number(best)} ops/s** at {number(at)} clients"
+            + (f" (mean of {runs} runs)" if runs > 1 else ""))
 
 
 def _chose(fit, comparison) -> str:
@@ -50,7 +53,7 @@ def _chose(fit, comparison) -> str:
     return f"the **{which}** model was fitted"
 
 
-def fit_summary(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
+def fit_short_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
     """The answer in one sentence (markdown): the model and where it peaks or levels off with the figures'
     intervals, or, when the verdict is unusable, what the data support instead."""
     if not evidence.usable:
@@ -61,7 +64,7 @@ def fit_summary(fit, comparison, evidence: Evidence, level: float, source: str) 
 
 
 def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
-    """The answer in one or two sentences (markdown) with its key numbers and intervals: ``fit_summary``, the best
+    """The answer in one or two sentences (markdown) with its key numbers and intervals: ``fit_short_answer``, the best
     measured rate and the parameters."""
     if not evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
         return (f"{source}: {_measured(fit)}. The data cannot locate where this server saturates; "
@@ -73,7 +76,7 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
             f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = "
             f"{interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'], unit=PARAMETER_UNITS.get(k, ''))}"
             for k, v in fit.params.items()) + f"; R² = {r_squared(fit.r2)}."
-    return f"{fit_summary(fit, comparison, evidence, level, source).removesuffix('.')}; {_measured(fit)}.{params}"
+    return f"{fit_short_answer(fit, comparison, evidence, level, source).removesuffix('.')}; {_measured(fit)}.{params}"
 
 
 @dataclass
@@ -104,9 +107,9 @@ class FitReport:
         return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     @property
-    def summary(self) -> str:
+    def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports."""
-        return fit_summary(self.fit, self.comparison, self.evidence, self.level, self.source)
+        return fit_short_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     def bands(self) -> dict:
         """The chosen model's confidence band, name -> (concurrency, low, high), over the likelihood region its

@@ -8,8 +8,8 @@ notebook's parameters, and ``headline`` reads it from the kernel's namespace (ru
 the parameters were not recorded). The converter gives the page the question as its ``<title>``.
 
 The verdict shows as ``capmodel.report.verdict`` draws it (the grade, what it promises, why, the next step), and the
-answer's one sentence (``summary``) travels with the headline's data for the index of reports
-(``capmodel.report.summary``).
+answer's one sentence (``short_answer``) travels with the headline's data for the index of reports
+(``capmodel.report.index_entry``).
 """
 from __future__ import annotations
 
@@ -169,12 +169,12 @@ class Headline:
     evidence: dict | None = None
     provenance: Provenance | None = None
     notes: list = field(default_factory=list)   # footnotes for words standing in for numbers ("unreachable", "—")
-    summary: str = ""   # the answer in one sentence (markdown), for the index; "" takes the answer's first sentence
+    short_answer: str = ""   # the answer in one sentence (markdown), for the index; "": the answer's first sentence
 
     def to_json(self) -> dict:
-        from capmodel.report.summary import one_sentence
+        from capmodel.report.index_entry import one_sentence
 
-        return {"question": self.question, "answer": self.answer, "summary": self.summary or one_sentence(self.answer),
+        return {"question": self.question, "answer": self.answer, "short_answer": self.short_answer or one_sentence(self.answer),
                 "evidence": self.evidence, "provenance": self.provenance.to_json() if self.provenance else None}
 
     def _evidence_html(self) -> str:
@@ -227,13 +227,13 @@ class Headline:
 
 
 def headline(question: str, answer: str, evidence=None, inputs: dict | None = None, borrowed: dict | None = None,
-             mongodb_version: str | None = None, notes=(), unused=(), summary: str = "") -> Headline:
+             mongodb_version: str | None = None, notes=(), unused=(), short_answer: str = "") -> Headline:
     """The headline block of a report; display it (the last expression of a cell) right after the compute cells.
 
     ``evidence`` is an ``Evidence`` or its JSON; ``inputs`` label -> file/folder (hashed), ``borrowed`` figure ->
     source (e.g. ``{"ops per user 0.26": "the benchANT study"}``), ``unused`` the parameters these inputs made
-    irrelevant (marked "not used"), ``summary`` the answer in one sentence for the index of reports (default: the
+    irrelevant (marked "not used"), ``short_answer`` the answer in one sentence for the index of reports (default: the
     answer's first sentence)."""
     return Headline(question=question, answer=answer, evidence=_evidence_json(evidence),
                     provenance=provenance(inputs, borrowed, mongodb_version, unused=unused), notes=list(notes),
-                    summary=summary)
+                    short_answer=short_answer)

@@ -63,9 +63,9 @@ the grade of its evidence and the reason that sets it; the page says what the gr
 
 def reports_in(folder: str | Path) -> list[dict]:
     """The report records of every executed notebook in ``folder`` (sorted by name), each with what the index shows
-    of its answer (``answer``: ``capmodel.report.summary.answer_record``, stored at render time; rebuilt from the
+    of its answer (``answer``: ``capmodel.report.index_entry.answer_record``, stored at render time; rebuilt from the
     headline for a notebook rendered before it was stored)."""
-    from capmodel.report.summary import answer_record
+    from capmodel.report.index_entry import answer_record
 
     found = []
     for notebook in sorted(Path(folder).glob("*.ipynb")):

@@ -91,7 +91,7 @@ class MethodologyReport:
         return limit_words(self.fit, self.figures, strong=strong)
 
     @property
-    def summary(self) -> str:
+    def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports: where the fitted USL stops, and which term stops
         it."""
         fit = self.fit

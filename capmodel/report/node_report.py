@@ -58,7 +58,7 @@ class NodeReport:
         return text + "."
 
     @property
-    def summary(self) -> str:
+    def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports (the linear rule's count against the USL's)."""
         return self.answer
 

@@ -95,7 +95,7 @@ class PlanReport:
         return " ".join(parts)
 
     @property
-    def summary(self) -> str:
+    def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports: the VM for each target (or that none carries it)."""
         parts = []
         for _, row in self.study.recommendations.iterrows():
@@ -109,7 +109,7 @@ class PlanReport:
             else:
                 parts.append(f"no VM carries {users} users under the objectives")
         if not parts:   # no targets: the cheapest per user
-            from capmodel.report.summary import one_sentence
+            from capmodel.report.index_entry import one_sentence
 
             return one_sentence(self.answer)
         text = "; ".join(parts)

@@ -35,7 +35,7 @@ class ShardReport:
         return self.study.evidence
 
     @property
-    def summary(self) -> str:
+    def short_answer(self) -> str:
         """The answer's first sentence, for the index of reports: the shards and clients for the target."""
         r, m = self.row, self.study.model
         target = f"{integer(r['target_rate'])} inserts/s"
@@ -51,7 +51,7 @@ class ShardReport:
     @property
     def answer(self) -> str:
         m = self.study.model
-        text = self.summary
+        text = self.short_answer
         scen = self.study.scenarios
         if scen is not None:
             out = scen.loc[scen["shards"].isna(), "sigma"]

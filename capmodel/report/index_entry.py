@@ -2,7 +2,7 @@
 and the next step, taken from the headline when the report is rendered and stored in the executed notebook's
 metadata (``capmodel.answer``), so that the index never re-runs a report nor parses its page.
 
-Each report states its own one-sentence answer (``headline(..., summary=...)``, from the report's result object);
+Each report states its own one-sentence answer (``headline(..., short_answer=...)``, from the report's result object);
 a headline without one gives its answer's first sentence (``one_sentence``).
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ def answer_record(headline: dict | None, error: str | None = None) -> dict:
     evidence = evidence_of(headline.get("evidence"))
     main = evidence.main_reason if evidence is not None else None
     step = evidence.next_step if evidence is not None else None
-    sentence = headline.get("summary") or one_sentence(headline.get("answer", ""))
+    sentence = headline.get("short_answer") or one_sentence(headline.get("answer", ""))
     return {"sentence": sentence, "grade": grade_of(headline.get("evidence")) or None,
             "main_reason": None if main is None else {"code": main.code, "grade": main.grade,
                                                       "message": main.message},

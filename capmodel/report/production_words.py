@@ -5,7 +5,7 @@ from __future__ import annotations
 from capmodel.formatting import number, percent, shows_width
 
 
-def production_summary(result) -> str:
+def production_short_answer(result) -> str:
     """One sentence (markdown) from a ``capmodel.plan.production.ProductionAnswer``: the saturation throughput with
     its interval, the planned throughput at the utilization target, and the observed peak's spare or excess; the
     observed peak alone, as a lower bound, when no method states a capacity."""
