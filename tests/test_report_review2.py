@@ -126,7 +126,7 @@ def test_report_02_says_the_band_describes_the_steps_when_the_verdict_is_unusabl
     assert fit_report().band_note == ""        # plgm_workload1: a usable verdict needs no such note
     cells = json.loads((NOTEBOOKS / "02_fit_curve.ipynb").read_text())["cells"]
     assert any("result.band_caption" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
-    assert bound.band_caption.startswith(bound.band_note + " The band is the throughput's range over")
+    assert bound.band_caption.startswith(bound.band_note + " The 95% band is the throughput's range over")
 
 
 def test_report_03s_answer_says_where_the_growth_starts():

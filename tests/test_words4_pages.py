@@ -40,7 +40,7 @@ def test_the_headline_keeps_vm_names_whole():
                                                     "message": "c4-2xlarge-4-SSD: no utilization was measured",
                                                     "value": None}]})._repr_html_()
     assert {"s3-2xlarge-8-SAS", "c4-2xlarge-4-SSD:"} <= set(NOWRAP.findall(block))
-    assert 'class="capmodel-headline"' in block   # the tags themselves untouched
+    assert 'class="capmodel-headline graded-weak"' in block   # the tags themselves untouched
 
 
 def test_report_03s_vm_table_note_points_to_the_latency_table_and_plans_note_does_not():

@@ -34,6 +34,8 @@ CSS = """
 body.jp-Notebook { max-width: 1100px; margin: 0 auto; overflow-wrap: break-word; }
 .capmodel-headline { border: 1px solid #ccd; border-left: 6px solid #2a6; background: #f7faf8; padding: .4em 1.2em 1em;
   margin: 1em 0 2em; }
+.capmodel-headline.graded-weak { border-left-color: #d90; }
+.capmodel-headline.graded-unusable { border-left-color: #c22; }
 .capmodel-headline.failed { border-left-color: #c22; background: #fdf5f5; }
 .capmodel-headline h1.question { font-size: 1.6em; margin: .4em 0; }
 .capmodel-headline .answer { font-size: 1.12em; }

@@ -121,12 +121,15 @@ class FitReport:
         from capmodel.plots.curves import concurrency_grid
 
         grid = concurrency_grid(self.curve, self.upto)
-        low, high = answer_region(self.fit, self.comparison, self.level).band(grid)
+        region = answer_region(self.fit, self.comparison, self.level)
+        low, high = region.band(grid)
         fitted = np.asarray(self.fit.predict(grid), dtype=float)
         finite = np.isfinite(low)
-        return {self.chosen_label: pd.DataFrame({
-            "concurrency": grid, "low": np.where(finite, np.minimum(low, fitted), low),
-            "high": np.where(finite, np.maximum(high, fitted), high)})}
+        band = pd.DataFrame({"concurrency": grid, "low": np.where(finite, np.minimum(low, fitted), low),
+                             "high": np.where(finite, np.maximum(high, fitted), high)})
+        band.attrs["label"] = (f"{percent(self.level)} band, every compared model" if len(region.families) > 1 else
+                               f"{self.chosen_label} {percent(self.level)} band")
+        return {self.chosen_label: band}
 
     @property
     def band_note(self) -> str:
@@ -151,7 +154,7 @@ class FitReport:
             over = "every curve of the USL's family (Amdahl and linear are its edges) "
         else:
             over = f"every {names[0] if names else self.chosen_label} curve "
-        what = (f"The band is the throughput's range over {over}that the data do not reject at {percent(self.level)}: "
+        what = (f"The {percent(self.level)} band is the throughput's range over {over}that the data do not reject: "
                 "the curves the answer's intervals range over. It bounds the mean curve, not a new measurement.")
         return f"{self.band_note} {what}" if self.band_note else what
 

@@ -210,8 +210,12 @@ class Headline:
         return '<div class="provenance">' + "<br>".join(lines) + "</div>"
 
     def _repr_html_(self) -> str:
+        from capmodel.report.verdict import grade_of
+
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
-        return (f'<div class="{CSS_CLASS}"><h1 class="question">{html.escape(self.question)}</h1>'
+        grade = grade_of(self.evidence)   # the block's edge takes the grade's colour, as its verdict's does
+        graded = f" graded-{html.escape(grade)}" if grade else ""
+        return (f'<div class="{CSS_CLASS}{graded}"><h1 class="question">{html.escape(self.question)}</h1>'
                 f'<div class="answer">{unbroken_names(_markdown(self.answer))}</div>'
                 f'{self._evidence_html()}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
