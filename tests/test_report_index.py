@@ -53,14 +53,18 @@ def _notebook(folder, name: str, shown=None, error: str | None = None, store: bo
 
 # -------------------------------------------------------------------------- the record, on verdicts made here
 def test_the_record_takes_the_grade_main_reason_and_next_step_of_the_verdict():
-    verdict = Evidence.of(WIDE, BOUND, BELOW)
-    shown = headline("Q?", "A first sentence. A second one.", verdict, short_answer="The one sentence.")
+    weak = Evidence.of(BELOW, WIDE)
+    shown = headline("Q?", "A first sentence. A second one.", weak, short_answer="The one sentence.")
     record = answer_record(shown.to_json())
-    assert record == {"sentence": "The one sentence.", "grade": "unusable",
-                      "main_reason": {"code": "client_bound", "grade": "unusable",
-                                      "message": "every step was client-bound"},
+    assert record == {"sentence": "The one sentence.", "grade": "weak",
+                      "main_reason": {"code": "below_best", "grade": "weak", "message": BELOW.message},
                       "next_step": STEP.text, "error": None}
-    assert record["main_reason"]["code"] == verdict.main_reason.code and record["next_step"] == verdict.next_step.text
+    assert record["main_reason"]["code"] == weak.main_reason.code and record["next_step"] == weak.next_step.text
+    # unusable: the gravest reason sets the grade; a weak reason's advice is not the verdict's next step
+    worst = Evidence.of(WIDE, BOUND, BELOW)
+    record = answer_record(headline("Q?", "A.", worst).to_json())
+    assert record["grade"] == "unusable" and record["main_reason"]["code"] == "client_bound" == worst.main_reason.code
+    assert record["next_step"] == (None if worst.next_step is None else worst.next_step.text)
     sound = answer_record(headline("Q?", "All fine. Really.", Evidence()).to_json())
     assert sound["grade"] == "sound" and sound["main_reason"] is None and sound["next_step"] is None
     assert sound["sentence"] == "All fine."       # no short answer given: the answer's first sentence
