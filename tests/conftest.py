@@ -64,7 +64,8 @@ LIVE_FIXTURES = {"mongod", "replica_set", "mongo_client", "run"}
 # Modules that share the session's one render of every report (tests/rendered_reports.py, cached under the session's
 # temporary folder, which is one per xdist worker), with test_fleet's report-08 test: one work unit of one worker, so
 # the reports are rendered once.
-RENDERED_REPORT_MODULES = {"test_browser", "test_notebooks", "test_observe_notebook", "test_report"}
+RENDERED_REPORT_MODULES = {"test_browser", "test_notebooks", "test_observe_notebook", "test_report",
+                           "test_report_index"}
 
 
 def pytest_collection_modifyitems(items):

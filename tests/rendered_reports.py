@@ -10,10 +10,10 @@ from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "user_study"
 
-# small but real parameters: enough points to fit, few bootstrap samples, a sweep of a few seconds
+# small but real parameters: enough points to fit, few bootstrap samples (07), a sweep of a few seconds
 SMALL = {
     "01_methodology": {"upto": 96},
-    "02_fit_curve": {"bootstrap": 20},
+    "02_fit_curve": {},
     "03_vm_capacity_plan": {},
     "04_node_multiplier": {"sensitivity": [0.0, 0.01, 0.03]},
     "05_shard_scale_out": {"scenarios": [0.0, 0.02, 0.05]},
@@ -28,14 +28,13 @@ SMALL = {
 # page name -> (report, parameters): a user's own files, and inputs that push every answer into its corners.
 # "{bench_dir}" is filled with a bench folder the session measures on the real mongod.
 USER_DATA = {
-    "user_sweep_p95": ("02_fit_curve", {"file": str(FIXTURES / "sweep_p95.csv"), "bootstrap": 10}),
-    "user_client_bound": ("02_fit_curve", {"file": str(FIXTURES / "client_bound_sweep.csv"), "bootstrap": 0}),
-    "user_three_points": ("02_fit_curve", {"file": str(FIXTURES / "three_points.csv"), "model": "usl",
-                                           "bootstrap": 0}),
-    "user_model_rejected": ("02_fit_curve", {"model": "usl", "bootstrap": 0}),
+    "user_sweep_p95": ("02_fit_curve", {"file": str(FIXTURES / "sweep_p95.csv")}),
+    "user_client_bound": ("02_fit_curve", {"file": str(FIXTURES / "client_bound_sweep.csv")}),
+    "user_three_points": ("02_fit_curve", {"file": str(FIXTURES / "three_points.csv"), "model": "usl"}),
+    "user_model_rejected": ("02_fit_curve", {"model": "usl"}),
     "user_catalog_chf": ("03_vm_capacity_plan", {
         "catalog": str(FIXTURES / "catalog_chf.csv"), "curves": str(FIXTURES / "curves_chf.csv"),
-        "vm_column": "vm", "ops_per_user": 0.5, "targets": [10000, 40000, 90000], "bootstrap": 10,
+        "vm_column": "vm", "ops_per_user": 0.5, "targets": [10000, 40000, 90000],
         "sliders": False}),
     "user_unreachable_latency": ("01_methodology", {"latency_target_ms": 0.05, "upto": 64, "sliders": False}),
     "user_bench_folder": ("06_live_benchmark", {"bench_dir": "{bench_dir}", "latency_target_ms": 0.01}),

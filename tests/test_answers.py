@@ -265,8 +265,6 @@ def test_methodology_knee_is_the_latency_quadratics_root_or_says_why_there_is_no
     assert "should carry at most" not in fast.answer
 
 
-@pytest.mark.xfail(strict=True, raises=ImportError,
-                   reason="capmodel.report.bench_report imports check_model_choice, which the verdict no longer has")
 def test_bench_report_plans_through_capacity_from_fit_without_deprecation_and_hides_an_unsupported_plan():
     import re
     import warnings

@@ -59,7 +59,7 @@ PAGE = """(() => {
     question: head && head.querySelector('.question') ? head.querySelector('.question').innerText : null,
     answer: head && head.querySelector('.answer') ? head.querySelector('.answer').innerText : null,
     provenance: head && head.querySelector('.provenance') ? head.querySelector('.provenance').innerText : null,
-    evidence: head && head.querySelector('.evidence') ? head.querySelector('.evidence').innerText : null,
+    evidence: head && head.querySelector('.capmodel-evidence') ? head.querySelector('.capmodel-evidence').innerText : null,
     text: document.body.innerText,
   });
 })()"""
@@ -213,6 +213,30 @@ def test_index_links_every_report_and_loads_cleanly(browser, reports):
     assert {f"{name}.html" for name in notebooks.names()} <= set(links)
 
 
+def test_the_index_reads_at_1024_px_with_each_reports_answer_grade_and_reason(browser, reports):
+    """Issue 26: the index gives each report's answer in one sentence, its grade and its main reason; at 1,024 px
+    nothing on it is wider than the window and every row shows all three."""
+    browser.call("Emulation.setDeviceMetricsOverride", session=True, width=1024, height=900, deviceScaleFactor=1,
+                 mobile=False)
+    try:
+        browser.open((reports / "index.html").as_uri())
+        shown = json.loads(browser.evaluate("""(() => JSON.stringify({
+          width: window.innerWidth,
+          wide: [...document.body.querySelectorAll('*')].filter(el => el.getBoundingClientRect().right
+                                                             > window.innerWidth + 1).map(el => el.tagName),
+          rows: [...document.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.innerText)),
+          grades: [...document.querySelectorAll('tbody tr')].map(r => (r.querySelector('.grade') || {}).innerText),
+        }))()"""))
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)
+    assert shown["width"] == 1024 and shown["wide"] == [], shown["wide"]
+    assert len(shown["rows"]) == len(notebooks.names())
+    for (report, answer, evidence, _), grade in zip(shown["rows"], shown["grades"]):
+        assert answer.strip() and answer.strip().endswith("."), (report, answer)
+        assert grade in ("sound", "weak", "unusable"), (report, grade)
+        assert grade == "sound" or len(evidence.strip()) > len(grade) + 10, (report, evidence)   # and its reason
+
+
 @pytest.mark.parametrize("name", notebooks.names())
 def test_report_draws_every_figure_offline_without_errors(browser, reports, name):
     page = _page(browser, reports / f"{name}.html")
@@ -303,11 +327,11 @@ def test_the_page_states_the_numbers_of_the_result_object(browser, reports, user
     from capmodel.report.plan_report import plan_report
 
     page = _page(browser, reports / "02_fit_curve.html")
-    expected = fit_report(dataset="plgm_workload1", bootstrap=20).answer
+    expected = fit_report(dataset="plgm_workload1").answer
     assert _numbers(page["answer"]) == _numbers(expected) and "15,026" in page["answer"]
     _, values = USER_DATA["user_catalog_chf"]
     page = _page(browser, user_reports / "user_catalog_chf.html")
     expected = plan_report(catalog=values["catalog"], curves=values["curves"], vm_column="vm",
                            ops_per_user=values["ops_per_user"], targets=values["targets"],
-                           objectives=Objectives(utilization_target=0.8), bootstrap=values["bootstrap"]).answer
+                           objectives=Objectives(utilization_target=0.8)).answer
     assert _numbers(page["answer"]) == _numbers(expected)

@@ -21,7 +21,7 @@ def pages(tmp_path_factory):
     out = tmp_path_factory.mktemp("review2_pages")
     parameters = {
         "03_vm_capacity_plan": {"catalog": HERE + "catalog_chf.csv", "curves": HERE + "curves_chf.csv",
-                                "vm_column": "vm", "ops_per_user": 0.5, "targets": [10000, 40000], "bootstrap": 0},
+                                "vm_column": "vm", "ops_per_user": 0.5, "targets": [10000, 40000]},
         "07_production_capacity": {"bins": 5, "bootstrap": 0}}
     runs, _ = render(list(parameters), out, parameters, jobs=2)
     return out, {r.name: r for r in runs}
@@ -88,7 +88,7 @@ def test_report_03s_intro_names_only_the_objectives_and_runway_the_plan_has():
 
     def intro(**given):
         return plan_report(catalog=HERE + "catalog_chf.csv", curves=HERE + "curves_chf.csv", vm_column="vm",
-                           ops_per_user=0.5, targets=[5000], bootstrap=0, **given).intro
+                           ops_per_user=0.5, targets=[5000], **given).intro
 
     bare = intro(objectives=Objectives(utilization_target=0.8))
     assert "latency objective" not in bare and "runway" not in bare
@@ -119,13 +119,14 @@ def test_report_02_says_the_band_describes_the_steps_when_the_verdict_is_unusabl
     # confidence band" drew the Amdahl curve and band on to 48 clients with nothing saying what they stand for
     from capmodel.report.fit_report import fit_report
 
-    bound = fit_report(file=HERE + "client_bound_sweep.csv", bootstrap=0)
+    bound = fit_report(file=HERE + "client_bound_sweep.csv")
     assert bound.evidence.grade == "unusable"
     assert bound.band_note.startswith("The verdict is unusable, so the curve and its band below describe the "
                                       "measured steps, not where the server saturates. Why: every one of the 5 steps")
-    assert fit_report(bootstrap=0).band_note == ""        # plgm_workload1: a usable verdict needs no such note
+    assert fit_report().band_note == ""        # plgm_workload1: a usable verdict needs no such note
     cells = json.loads((NOTEBOOKS / "02_fit_curve.ipynb").read_text())["cells"]
-    assert any("result.band_note" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert any("result.band_caption" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert bound.band_caption.startswith(bound.band_note + " The 95% band is the throughput's range over")
 
 
 def test_report_03s_answer_says_where_the_growth_starts():

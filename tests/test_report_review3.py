@@ -87,8 +87,7 @@ def test_report_03s_latency_table_does_not_head_a_met_objective_why_not():
 
     here = "tests/fixtures/user_study/"
     result = plan_report(catalog=here + "catalog_chf.csv", curves=here + "curves_chf.csv", vm_column="vm",
-                         ops_per_user=0.5, targets=[10000], objectives=Objectives(utilization_target=0.8, latency_p95_ms=20.0),
-                         bootstrap=0)
+                         ops_per_user=0.5, targets=[10000], objectives=Objectives(utilization_target=0.8, latency_p95_ms=20.0))
     shown = result.latency_table()
     headers = [c.header for c in shown.columns.values()]
     met = [row for row in shown.cells() if row[1] == "yes"]
@@ -177,7 +176,7 @@ def test_report_03s_vm_table_says_a_runway_of_0_in_words():
     from capmodel.plots.costs import FULL_NOW
     from capmodel.report.plan_report import plan_report
 
-    result = plan_report(targets=[50000], bootstrap=0)
+    result = plan_report(targets=[50000])
     shown = result.vm_table()
     column = list(shown.columns).index("runway_months")
     runways = {row[0]: row[column] for row in shown.cells()}

@@ -48,20 +48,24 @@ def _points(fig, curve, y, by, name, color=None):
 
 def throughput_figure(curve: pd.DataFrame, fits=None, level: float | None = 0.95, upto: float | None = None,
                       by: str | None = None, title: str = "Throughput against concurrency",
-                      mark_peak: bool = True) -> go.Figure:
-    """Measured throughput, each fit's curve (``fits``: a fit or name -> fit) and its ``level`` confidence band."""
+                      mark_peak: bool = True, bands: dict | None = None) -> go.Figure:
+    """Measured throughput, each fit's curve (``fits``: a fit or name -> fit) and its ``level`` confidence band: the
+    fit's own (``fit.predict(grid, level)``), or the one ``bands`` gives for its name (a table of ``concurrency``,
+    ``low``, ``high``: the band over the region the page's answer reads its intervals over; its ``attrs["label"]``
+    names it in the legend)."""
     fig = go.Figure()
     grid = concurrency_grid(curve, upto)
     for i, (name, fit) in enumerate(_fits(fits).items()):
         color = COLORS[i % len(COLORS)]
         if level is not None:
-            band = fit.predict(grid, level=level)
+            band = (bands or {}).get(name)
+            band = fit.predict(grid, level=level) if band is None else band
             fig.add_trace(go.Scatter(x=np.concatenate([band["concurrency"], band["concurrency"][::-1]]),
                                      # throughput is never negative: a wide band stops at 0
                                      y=np.maximum(np.concatenate([band["high"], band["low"][::-1]]), 0.0),
                                      fill="toself",
                                      fillcolor=_rgba(color, 0.15), line=dict(width=0), hoverinfo="skip",
-                                     name=f"{name} {level:.0%} band", showlegend=True))
+                                     name=band.attrs.get("label") or f"{name} {level:.0%} band", showlegend=True))
         fig.add_trace(go.Scatter(x=grid, y=fit.predict(grid), mode="lines", name=name, line=dict(color=color, width=2)))
         peak = getattr(fit, "peak_concurrency", None)
         if mark_peak and peak is not None and np.isfinite(peak) and peak <= grid[-1]:

@@ -3,13 +3,18 @@ read off the fit, the verdict and the answer; the notebook's figures draw the sa
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from capmodel.errors import InputError, PlanError
-from capmodel.formatting import Column, integer, number, plural, table
-from capmodel.models.assessment import assess_fit, check_model_choice, supported_instead
-from capmodel.models.evidence import Evidence
+from capmodel.formatting import Column, integer, number, percent, plural, shows_width, table
+from capmodel.models.assessment import answer_region, assess_fit, supported_instead
+from capmodel.models.describe import limit_words
+from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.labels import model_label
+from capmodel.models.limits import best_measured, model_limit
 
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"
 BENCHANT_OPS_PER_USER = 0.26   # the benchANT study: 6,500 ops/s for 25,000 users
@@ -68,38 +73,84 @@ class BenchReport:
             return {f"ops per user {number(self.ops_per_user)}": "the benchANT study: 6,500 ops/s for 25,000 users"}
         return {}
 
-    @property
+    @cached_property
     def plan(self):
-        """The capacity read off the fit, or the ``PlanError`` saying why the curve gives none."""
+        """The capacity read off the USL fit (``capacity_from_fit``, its verdict included), or the ``PlanError``
+        saying why the curve gives none."""
         from capmodel.plan import capacity_from_fit
 
         try:
-            return capacity_from_fit(self.fit, self.objectives)
+            return capacity_from_fit(self.fit, self.objectives, self.level, comparison=self.comparison)
         except PlanError as exc:
             return exc
 
-    @property
+    @cached_property
     def evidence(self) -> Evidence:
-        """The planned capacity's verdict (``capacity_from_fit``'s: the fit judged at the concurrency the plan runs
-        the server at, and the latency target's fate) and whether the USL it plans from is the model the comparison
-        recommends; without a plan, the fit's own verdict (``assess_fit``)."""
+        """The planned capacity's verdict (``capacity_from_fit``'s: what the curve says against any answer, the fit's
+        verdict on its peak when the plan is read off it, the plan's own interval and the latency target's fate);
+        without a plan, the fit's own verdict (``assess_fit``)."""
         plan = self.plan
         if isinstance(plan, PlanError):
             return assess_fit(self.fit, self.comparison, level=self.level)
-        return plan.evidence + Evidence.of(check_model_choice(self.fit, self.comparison))
+        return plan.evidence
+
+    @cached_property
+    def figures(self) -> dict:
+        """The fit's peak (or ceiling) and its concurrency, each with its interval over the region the verdict reads
+        them over (``answer_region``): the one interval the page states for each."""
+        return self.fit.figure_intervals(self.level, region=answer_region(self.fit, self.comparison, self.level))
+
+    @property
+    def limit_kind(self) -> str:
+        """What the plan's share of the fitted curve is a share of: "peak", or "ceiling" when the curve has none."""
+        kind, _ = model_limit(self.fit)
+        return "ceiling" if kind == "ceiling" else "peak"
+
+    @property
+    def below_best(self) -> Reason | None:
+        """The verdict's reason when the plan is read off a fitted peak or ceiling below the best measured rate."""
+        return next((r for r in self.evidence.reasons if r.code == "below_best"), None)
+
+    def _best(self) -> tuple[float, float]:
+        """(throughput, concurrency) of the best measured level (its runs' mean), the figure the verdict compares the
+        fitted curve with."""
+        return best_measured(self.fit)
+
+    def objectives_words(self) -> str:
+        """The plan's objectives in words, the share of the fitted curve named as what it is a share of."""
+        parts = []
+        if self.objectives.peak_fraction is not None:
+            parts.append(f"throughput at most {percent(self.objectives.peak_fraction)} of the fitted "
+                         f"{self.limit_kind}")
+        if self.objectives.latency_p95_ms is not None:
+            parts.append(f"p95 at most {number(self.objectives.latency_p95_ms, 6)} ms")
+        return ", ".join(parts) or self.objectives.describe()
+
+    def _usable_words(self, strong=lambda text: text) -> str:
+        plan = self.plan
+        span = (f" ({percent(self.level)} interval {number(plan.usable_throughput_low)} to "
+                f"{number(plan.usable_throughput_high)} ops/s)"
+                if shows_width(plan.usable_throughput_low, plan.usable_throughput_high) else "")
+        return f"{strong(f'{number(plan.usable_throughput)} ops/s')}{span}"
 
     @property
     def answer(self) -> str:
-        best = self.curve.loc[self.curve["throughput"].idxmax()]
+        best, at = self._best()
         text = (f"The sweep of {self.workload} against {self.server_name} measured at best "
-                f"**{number(best['throughput'])} ops/s** (at {integer(best['concurrency'])} clients).")
+                f"**{number(best)} ops/s** (at {integer(at)} clients).")
         plan = self.plan
         if isinstance(plan, PlanError):
             return text + f" No plan from this curve: {plan}."
         if not self.evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
             return text + f" The data cannot support a planned capacity; {supported_instead(self.fit, self.evidence)}."
-        text += (f" Under {self.objectives.describe()}, it sustains **{number(plan.usable_throughput)} ops/s** at "
-                 f"about {number(plan.operating_concurrency, 2)} clients (binding limit: "
+        bold = lambda words: f"**{words}**"   # noqa: E731 - the figures in bold, as every answer shows them
+        text += f" Under the fitted USL, {limit_words(self.fit, self.figures, self.level, strong=bold)}."
+        below = self.below_best
+        if below is not None:
+            text += (f" The plan is read off that fitted {self.limit_kind}, {below.value - 1:.0%} below the best "
+                     "measured rate (within the measurements' scatter: the evidence below says why).")
+        text += (f" Under {self.objectives_words()}, it sustains {self._usable_words(bold)} at about "
+                 f"{number(plan.operating_concurrency, 2)} clients (binding limit: "
                  f"{plan.binding_limit.replace('_', ' ')})")
         if self.ops_per_user:
             text += (f", which at {number(self.ops_per_user)} ops/s per user is "
@@ -107,11 +158,35 @@ class BenchReport:
         return text + "."
 
     @property
+    def short_answer(self) -> str:
+        """The answer in one sentence, for the index of reports: the best measured rate and the plan."""
+        best, at = self._best()
+        text = f"Measured at best **{number(best)} ops/s** (at {integer(at)} clients)"
+        plan = self.plan
+        if isinstance(plan, PlanError) or not self.evidence.usable:
+            return text + "; the data support no planned capacity."
+        text += f"; planned at {self._usable_words(lambda t: f'**{t}**')}"
+        if self.below_best is not None:
+            text += f", from a fitted {self.limit_kind} {self.below_best.value - 1:.0%} below that best"
+        if self.ops_per_user:
+            text += f", **{integer(plan.usable_throughput / self.ops_per_user)} users**"
+        return text + "."
+
+    @property
     def fit_note(self) -> str:
         """What the fit section is for: the plan below uses the USL only when there is a plan below."""
-        return "Every rival model is fitted and ranked" + (
-            "; the plan below uses the USL, whose peak and latency answers it needs." if self.plan_table() is not None
-            else "; no plan is drawn from them (the Plan section says why).")
+        if self.plan_table() is None:
+            return "Every rival model is fitted and ranked; no plan is drawn from them (the Plan section says why)."
+        text = "Every rival model is fitted and ranked; the plan below uses the USL, whose peak and latency answers it needs"
+        chosen = self.comparison.recommended if self.comparison is not None else "usl"
+        if chosen in ("amdahl", "linear"):
+            text += (f". The comparison recommends {model_label(chosen)}, an edge of the USL's family "
+                     f"({'κ = 0' if chosen == 'amdahl' else 'σ = κ = 0'}): the band and the intervals below range "
+                     "over that family, its curves included wherever the data do not reject them")
+        elif chosen != "usl":
+            text += (f". The comparison recommends {model_label(chosen)}, which the plan does not read; the band and "
+                     "the intervals below range over the USL's family")
+        return text + "."
 
     @property
     def no_plan(self) -> str:
@@ -123,26 +198,48 @@ class BenchReport:
         return f"No plan is shown, because the data cannot support one: {'; '.join(unusable)}." if unusable else ""
 
     def plan_table(self):
-        """The plan's figures; None when there is no plan or the data cannot support one (``no_plan`` says why)."""
+        """The plan's figures, each with its one interval where it has one; None when there is no plan or the data
+        cannot support one (``no_plan`` says why)."""
         plan = self.plan
         if isinstance(plan, PlanError) or not self.evidence.usable:
             return None
-        rows = [("usable throughput", plan.usable_throughput, "ops/s"),
-                ("binding limit", plan.binding_limit.replace("_", " "), ""),
-                ("operating concurrency", plan.operating_concurrency, "clients"),
-                ("throughput at the peak fraction", plan.throughput, "ops/s"),
-                ("throughput at the latency target", plan.latency_throughput, "ops/s"),
-                ("peak concurrency", plan.peak_concurrency, "clients"),
-                ("peak throughput", plan.peak_throughput, "ops/s")]
-        rows += [(f"limit: {k.replace('_', ' ')}", v, "ops/s") for k, v in plan.limits.items()]
         import pandas as pd
 
-        shown = [(f, v if isinstance(v, str) else number(v, infinite="none"), u) for f, v, u in rows]
-        frame = pd.DataFrame([{"figure": f, "value": v, "unit": "" if v in ("none", "—") else u}
-                              for f, v, u in shown])
+        kind, figures = self.limit_kind, self.figures
+        rows = [("usable throughput (the plan)", plan.usable_throughput, "ops/s",
+                 (plan.usable_throughput_low, plan.usable_throughput_high)),
+                ("binding limit", plan.binding_limit.replace("_", " "), "", None),
+                ("operating concurrency", plan.operating_concurrency, "clients", None)]
+        for name, value in plan.limits.items():
+            label = {"peak_fraction": f"limit: {percent(self.objectives.peak_fraction)} of the fitted {kind}",
+                     "latency": f"limit: p95 at most {number(plan.latency_target_ms or 0, 6)} ms",
+                     "utilization": "limit: utilization target"}.get(name, f"limit: {name.replace('_', ' ')}")
+            rows.append((label, value, "ops/s", None))   # the binding one's interval is the plan's, above
+        peak = figures["peak_throughput"]
+        if kind == "peak":
+            n_star = figures["peak_concurrency"]
+            rows.append(("fitted peak concurrency", n_star.estimate, "clients", (n_star.low, n_star.high)))
+        rows.append((f"fitted {kind} throughput", peak.estimate, "ops/s", (peak.low, peak.high)))
+        best, at = self._best()
+        rows.append((f"best measured throughput (at {integer(at)} clients)", best, "ops/s", None))
+
+        def shown(span) -> str:
+            if span is None or not math.isfinite(span[0]):
+                return "—"
+            return f"{number(span[0])} to {number(span[1]) if math.isfinite(span[1]) else 'unbounded'}"
+
+        frame = pd.DataFrame([{"figure": f, "value": v if isinstance(v, str) else number(v, infinite="none"),
+                               "interval": "" if isinstance(v, str) else shown(span), "unit": u}
+                              for f, v, u, span in rows])
+        frame.loc[frame["value"].isin(["none", "—"]), "unit"] = ""
+        lvl = percent(self.level)
         return table(frame, {"figure": Column("figure", "text"), "value": Column("value", "text"),
-                             "unit": Column("unit", "text")}, caption="The plan read off the USL fit",
-                     footnotes=['"none": the model has no peak (throughput keeps rising)'], csv_name="plan.csv")
+                             "interval": Column(f"{lvl} interval", "text"), "unit": Column("unit", "text")},
+                     caption="The plan read off the USL fit",
+                     footnotes=['"none": the model has no peak (throughput keeps rising)',
+                                f'"—": no interval is stated (a measured value, or a figure whose {lvl} interval is '
+                                "not computed)"],
+                     csv_name="plan.csv")
 
     def curve_table(self):
         return table(self.curve, {

@@ -34,12 +34,18 @@ CSS = """
 body.jp-Notebook { max-width: 1100px; margin: 0 auto; overflow-wrap: break-word; }
 .capmodel-headline { border: 1px solid #ccd; border-left: 6px solid #2a6; background: #f7faf8; padding: .4em 1.2em 1em;
   margin: 1em 0 2em; }
+.capmodel-headline.graded-weak { border-left-color: #d90; }
+.capmodel-headline.graded-unusable { border-left-color: #c22; }
 .capmodel-headline.failed { border-left-color: #c22; background: #fdf5f5; }
 .capmodel-headline h1.question { font-size: 1.6em; margin: .4em 0; }
 .capmodel-headline .answer { font-size: 1.12em; }
-.capmodel-headline .evidence { margin: .6em 0; }
-.capmodel-headline .grade-weak { border-left: 4px solid #d90; padding-left: .6em; }
-.capmodel-headline .grade-unusable { border-left: 4px solid #c22; padding-left: .6em; }
+.capmodel-evidence { margin: .8em 0; border-left: 4px solid #2a6; padding: .1em 0 .1em .8em; }
+.capmodel-evidence.grade-weak { border-left-color: #d90; }
+.capmodel-evidence.grade-unusable { border-left-color: #c22; }
+.capmodel-evidence p { margin: .3em 0; }
+.capmodel-evidence .meaning { color: #555; font-size: .92em; }
+.capmodel-evidence ul.why { margin: .2em 0; padding-left: 1.4em; }
+.capmodel-evidence .next { font-size: .95em; }
 .capmodel-headline .provenance { color: #555; font-size: .85em; margin-top: .8em; line-height: 1.5; }
 .capmodel-headline .sha { font-family: monospace; font-size: .85em; white-space: nowrap; }
 .capmodel-table { overflow-x: auto; max-width: 100%; margin: .6em 0 1.2em; }

@@ -20,6 +20,7 @@ from capmodel.report.checks import check_parameters
 from capmodel.report.failure import without_tracebacks
 from capmodel.report.headline import CONTEXT_NAME, MIME
 from capmodel.report.params import checked_parameter, not_given_meanings, notebook_parameters, redacted, scrub, secrets_in
+from capmodel.report.index_entry import answer_record
 from capmodel.report.writing import write_text
 
 
@@ -135,6 +136,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
     shown_headline = next((o["data"][MIME] for c in nb.cells for o in c.get("outputs", [])
                            if MIME in o.get("data", {})), None)
     nb.metadata["capmodel"] = {**nb.metadata.get("capmodel", {}), "report": run.record(),
-                               "question": notebooks.question(nb), "headline": shown_headline}
+                               "question": notebooks.question(nb), "headline": shown_headline,
+                               "answer": answer_record(shown_headline, run.error)}   # what the index shows
     write_text(run.notebook, scrub(nbformat.writes(nb), secrets))
     return run

@@ -15,6 +15,7 @@ from capmodel.models.assessment import answer_region, assess_fit, supported_inst
 from capmodel.models.describe import limit_words
 from capmodel.models.evidence import Evidence
 from capmodel.models.labels import model_label
+from capmodel.models.limits import best_measured
 from capmodel.models.ranking import criterion_label
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
@@ -33,25 +34,41 @@ def fit_evidence(fit, comparison, level: float = 0.95) -> Evidence:
     return assess_fit(fit, comparison, level=level)
 
 
-def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
-    """The answer in one or two sentences (markdown) with its key numbers and intervals."""
-    curve = fit.curve
-    best = curve.loc[curve["throughput"].idxmax()]
-    measured = (f"the best measured rate was **{number(best['throughput'])} ops/s** at "
-                f"{number(best['concurrency'])} clients")
-    if not evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
-        return (f"{source}: {measured}. The data cannot locate where this server saturates; "
-                f"{supported_instead(fit, evidence)}.")
+def _measured(fit) -> str:
+    """The best measured level as the verdict compares the fitted curve with it (its runs' mean: one lucky run of
+    several is not a rate the server sustains)."""
+    best, at = best_measured(fit)
+    runs = int((fit.curve["concurrency"] == at).sum())
+    return (f"the best measured rate was **{number(best)} ops/s** at {number(at)} clients"
+            + (f" (mean of {runs} runs)" if runs > 1 else ""))
+
+
+def _chose(fit, comparison) -> str:
     which = model_name(fit.model)
     if comparison is not None and fit.model == comparison.recommended:
-        chose = f"the data support the **{which}** model"
-    elif comparison is not None:
-        preferred = model_name(comparison.recommended)
-        chose = f"the **{which}** model was fitted as asked (the comparison prefers {preferred})"
-    else:
-        chose = f"the **{which}** model was fitted"
+        return f"the data support the **{which}** model"
+    if comparison is not None:
+        return (f"the **{which}** model was fitted as asked (the comparison prefers "
+                f"{model_name(comparison.recommended)})")
+    return f"the **{which}** model was fitted"
+
+
+def fit_short_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
+    """The answer in one sentence (markdown): the model and where it peaks or levels off with the figures'
+    intervals, or, when the verdict is unusable, what the data support instead."""
+    if not evidence.usable:
+        return (f"{source}: the data cannot locate where this server saturates; "
+                f"{supported_instead(fit, evidence)}.")
     figures = fit.figure_intervals(level, region=answer_region(fit, comparison, level))
-    where = limit_words(fit, figures, level, strong=lambda text: f"**{text}**")
+    return f"{source}: {_chose(fit, comparison)}; {limit_words(fit, figures, level, strong=lambda t: f'**{t}**')}."
+
+
+def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -> str:
+    """The answer in one or two sentences (markdown) with its key numbers and intervals: ``fit_short_answer``, the best
+    measured rate and the parameters."""
+    if not evidence.usable:   # what the data support instead, in the words ``capmodel fit`` prints
+        return (f"{source}: {_measured(fit)}. The data cannot locate where this server saturates; "
+                f"{supported_instead(fit, evidence)}.")
     params = ""
     if not fit.region(level).empty:
         ci = fit.conf_int(level, method="profile")
@@ -59,7 +76,7 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
             f"{PARAMETER_NAMES.get(k, k).split(' ')[0]} = "
             f"{interval(v, ci.loc[k, 'low'], ci.loc[k, 'high'], unit=PARAMETER_UNITS.get(k, ''))}"
             for k, v in fit.params.items()) + f"; R² = {r_squared(fit.r2)}."
-    return f"{source}: {chose}; {where}; {measured}.{params}"
+    return f"{fit_short_answer(fit, comparison, evidence, level, source).removesuffix('.')}; {_measured(fit)}.{params}"
 
 
 @dataclass
@@ -90,6 +107,31 @@ class FitReport:
         return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     @property
+    def short_answer(self) -> str:
+        """The answer in one sentence, for the index of reports."""
+        return fit_short_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
+
+    def bands(self) -> dict:
+        """The chosen model's confidence band, name -> (concurrency, low, high), over the likelihood region its
+        answer's intervals are read over (``answer_region``: every compared family when the comparison chose it), so
+        that the band drawn and the interval stated come from the same curves."""
+        import numpy as np
+        import pandas as pd
+
+        from capmodel.plots.curves import concurrency_grid
+
+        grid = concurrency_grid(self.curve, self.upto)
+        region = answer_region(self.fit, self.comparison, self.level)
+        low, high = region.band(grid)
+        fitted = np.asarray(self.fit.predict(grid), dtype=float)
+        finite = np.isfinite(low)
+        band = pd.DataFrame({"concurrency": grid, "low": np.where(finite, np.minimum(low, fitted), low),
+                             "high": np.where(finite, np.maximum(high, fitted), high)})
+        band.attrs["label"] = (f"{percent(self.level)} band, every compared model" if len(region.families) > 1 else
+                               f"{self.chosen_label} {percent(self.level)} band")
+        return {self.chosen_label: band}
+
+    @property
     def band_note(self) -> str:
         """Under the chosen model's figure heading: when the data cannot support the answer, that the curve and its band
         describe the measured steps only (empty otherwise)."""
@@ -98,6 +140,23 @@ class FitReport:
         unusable = "; ".join(r.message for r in self.evidence.reasons if r.grade == "unusable")
         return ("The verdict is unusable, so the curve and its band below describe the measured steps, not where the "
                 f"server saturates. Why: {unusable}.")
+
+    @property
+    def band_caption(self) -> str:
+        """Above the chosen model's figure: what its band is (the throughput's range over the curves the answer's
+        intervals range over, every compared model's when the comparison chose it), after ``band_note``."""
+        region = answer_region(self.fit, self.comparison, self.level)
+        names = [model_name(f) for f in region.families]
+        edges = "; Amdahl and linear are the USL's edges" if "usl" in region.families else ""
+        if len(names) > 1:
+            over = f"every curve of the compared models ({', '.join(names)}{edges}) "
+        elif edges:
+            over = "every curve of the USL's family (Amdahl and linear are its edges) "
+        else:
+            over = f"every {names[0] if names else self.chosen_label} curve "
+        what = (f"The {percent(self.level)} band is the throughput's range over {over}that the data do not reject: "
+                "the curves the answer's intervals range over. It bounds the mean curve, not a new measurement.")
+        return f"{self.band_note} {what}" if self.band_note else what
 
     @property
     def has_latency(self) -> bool:
@@ -123,13 +182,14 @@ class FitReport:
             csv_name="model_comparison.csv")
 
     def parameter_table(self):
+        """Each parameter with its interval over the likelihood region (the asymptotic standard error is left out:
+        estimate ± 2 of it is a second interval, narrower than the one that covers, and the page states one)."""
         frame = self.fit.parameter_table(self.level, method="profile").reset_index(names="parameter")
         frame["parameter"] = frame["parameter"].map(lambda k: PARAMETER_NAMES.get(k, k))
         lvl = percent(self.level)
-        return table(frame, {
+        return table(frame.drop(columns=["se"]), {
             "parameter": Column("parameter", "text"), "estimate": Column("estimate"),
-            "se": Column("standard error"), "low": Column(f"{lvl} low"),
-            "high": Column(f"{lvl} high", infinite="unbounded")},
+            "low": Column(f"{lvl} low"), "high": Column(f"{lvl} high", infinite="unbounded")},
             caption=f"{self.chosen_label} parameters",
             footnotes=['"—": no interval (too few points)',
                        "intervals: each parameter's range over the likelihood region the answer's figures are read "

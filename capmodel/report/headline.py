@@ -6,6 +6,10 @@ follow. The provenance line needs what only the render pipeline knows (which par
 defaults, the render time): ``capmodel.report.execute`` injects it as the ``capmodel_report`` variable beside the
 notebook's parameters, and ``headline`` reads it from the kernel's namespace (run by hand in Jupyter, the block says
 the parameters were not recorded). The converter gives the page the question as its ``<title>``.
+
+The verdict shows as ``capmodel.report.verdict`` draws it (the grade, what it promises, why, the next step), and the
+answer's one sentence (``short_answer``) travels with the headline's data for the index of reports
+(``capmodel.report.index_entry``).
 """
 from __future__ import annotations
 
@@ -165,23 +169,18 @@ class Headline:
     evidence: dict | None = None
     provenance: Provenance | None = None
     notes: list = field(default_factory=list)   # footnotes for words standing in for numbers ("unreachable", "—")
+    short_answer: str = ""   # the answer in one sentence (markdown), for the index; "": the answer's first sentence
 
     def to_json(self) -> dict:
-        return {"question": self.question, "answer": self.answer, "evidence": self.evidence,
-                "provenance": self.provenance.to_json() if self.provenance else None}
+        from capmodel.report.index_entry import one_sentence
+
+        return {"question": self.question, "answer": self.answer, "short_answer": self.short_answer or one_sentence(self.answer),
+                "evidence": self.evidence, "provenance": self.provenance.to_json() if self.provenance else None}
 
     def _evidence_html(self) -> str:
-        if not self.evidence:
-            return ""
-        grade = self.evidence.get("grade", "sound")
-        reasons = self.evidence.get("reasons", [])
-        items = "".join(f"<li>{html.escape(r.get('message', ''))} <small>({html.escape(r.get('grade', ''))})</small>"
-                        "</li>" for r in reasons)
-        words = {"sound": "nothing in the data speaks against this answer",
-                 "weak": "the answer stands, with the reasons below to doubt it",
-                 "unusable": "the data cannot support a number here"}
-        return (f'<div class="evidence grade-{html.escape(grade)}"><strong>Evidence: {html.escape(grade)}</strong>'
-                f" ({words.get(grade, '')})" + (f"<ul>{items}</ul>" if items else "") + "</div>")
+        from capmodel.report.verdict import verdict_html
+
+        return verdict_html(self.evidence)
 
     def _provenance_html(self) -> str:
         p = self.provenance
@@ -211,26 +210,34 @@ class Headline:
         return '<div class="provenance">' + "<br>".join(lines) + "</div>"
 
     def _repr_html_(self) -> str:
+        from capmodel.report.verdict import grade_of
+
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
-        return (f'<div class="{CSS_CLASS}"><h1 class="question">{html.escape(self.question)}</h1>'
+        grade = grade_of(self.evidence)   # the block's edge takes the grade's colour, as its verdict's does
+        graded = f" graded-{html.escape(grade)}" if grade else ""
+        return (f'<div class="{CSS_CLASS}{graded}"><h1 class="question">{html.escape(self.question)}</h1>'
                 f'<div class="answer">{unbroken_names(_markdown(self.answer))}</div>'
-                f'{unbroken_names(self._evidence_html())}'
+                f'{self._evidence_html()}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/html": self._repr_html_(), "text/plain": repr(self), MIME: self.to_json()}
 
     def __repr__(self) -> str:  # the text/plain twin of the HTML block
-        grade = (self.evidence or {}).get("grade")
+        from capmodel.report.verdict import grade_of
+
+        grade = grade_of(self.evidence)
         return f"{self.question}\n\n{self.answer}" + (f"\n\nEvidence: {grade}" if grade else "")
 
 
 def headline(question: str, answer: str, evidence=None, inputs: dict | None = None, borrowed: dict | None = None,
-             mongodb_version: str | None = None, notes=(), unused=()) -> Headline:
+             mongodb_version: str | None = None, notes=(), unused=(), short_answer: str = "") -> Headline:
     """The headline block of a report; display it (the last expression of a cell) right after the compute cells.
 
     ``evidence`` is an ``Evidence`` or its JSON; ``inputs`` label -> file/folder (hashed), ``borrowed`` figure ->
     source (e.g. ``{"ops per user 0.26": "the benchANT study"}``), ``unused`` the parameters these inputs made
-    irrelevant (marked "not used")."""
+    irrelevant (marked "not used"), ``short_answer`` the answer in one sentence for the index of reports (default: the
+    answer's first sentence)."""
     return Headline(question=question, answer=answer, evidence=_evidence_json(evidence),
-                    provenance=provenance(inputs, borrowed, mongodb_version, unused=unused), notes=list(notes))
+                    provenance=provenance(inputs, borrowed, mongodb_version, unused=unused), notes=list(notes),
+                    short_answer=short_answer)

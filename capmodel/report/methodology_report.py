@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -53,19 +54,53 @@ class MethodologyReport:
         (``USLFit.latency_limit``: ``.reachable``, ``.reason`` and ``.message`` say when there is none)."""
         return self.fit.latency_limit(self.latency_target_ms / 1000.0)
 
-    @property
-    def evidence(self) -> Evidence:
-        """The USL fit's verdict as ``capmodel fit DATASET`` gives it: ``assess_fit`` with the ranking of the rival
-        models (whether the USL is the model the data support)."""
+    @cached_property
+    def ranking(self):
+        """The rival models ranked on the curve (None when they cannot be)."""
         from capmodel.errors import CapmodelError
-        from capmodel.models.assessment import assess_fit
         from capmodel.models.selection import compare_models
 
         try:
-            ranking = compare_models(self.curve, extrapolation=False)
+            return compare_models(self.curve, extrapolation=False)
         except CapmodelError:
-            ranking = None
-        return assess_fit(self.fit, ranking)
+            return None
+
+    @cached_property
+    def evidence(self) -> Evidence:
+        """The USL fit's verdict as ``capmodel fit DATASET`` gives it: ``assess_fit`` with the ranking of the rival
+        models (whether the USL is the model the data support)."""
+        from capmodel.models.assessment import assess_fit
+
+        return assess_fit(self.fit, self.ranking)
+
+    @property
+    def figures(self) -> dict:
+        """The USL fit's peak (or ceiling) and its concurrency with their intervals over the region its verdict
+        reads them over, the one interval the page states for each."""
+        from capmodel.models.assessment import answer_region
+
+        return self.fit.figure_intervals(region=answer_region(self.fit, self.ranking))
+
+    def _limit(self, strong=lambda text: text) -> str:
+        """Where the fitted USL peaks or levels off, with the intervals (or what the data support instead)."""
+        from capmodel.models.assessment import supported_instead
+        from capmodel.models.describe import limit_words
+
+        if not self.evidence.usable:
+            return f"the data cannot locate where the USL saturates; {supported_instead(self.fit, self.evidence)}"
+        return limit_words(self.fit, self.figures, strong=strong)
+
+    @property
+    def short_answer(self) -> str:
+        """The answer in one sentence, for the index of reports: where the fitted USL stops, and which term stops
+        it."""
+        fit = self.fit
+        if not self.evidence.usable:
+            return f"On {self.dataset}, {self._limit()}."
+        why = (f"contention (σ = {number(fit.sigma)}) bends the curve and coherency (κ = {number(fit.kappa)}) turns "
+               "it down" if math.isfinite(fit.peak_concurrency) else
+               f"contention (σ = {number(fit.sigma)}) bends the curve towards its ceiling")
+        return f"Fitted to {self.dataset}, the USL says {self._limit(lambda t: f'**{t}**')}: {why}."
 
     def little_table(self):
         return table(self.little, {
@@ -141,11 +176,8 @@ class MethodologyReport:
         lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, "
                      f"one operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "
                      f"{integer(1 / self.demand)} ops/s however it is tuned.")
-        peak = (f"throughput peaks at N* ≈ {number(fit.peak_concurrency)} clients with "
-                f"{integer(fit.peak_throughput)} ops/s" if math.isfinite(fit.peak_concurrency) else
-                f"throughput has no peak (κ = 0) and approaches {integer(fit.ceiling)} ops/s")
         lines.append(f"- **USL fit** of `{self.dataset}`: σ = {number(fit.sigma)}, κ = {number(fit.kappa)}, λ = "
-                     f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {peak}.")
+                     f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {self._limit()}.")
         knee = self.knee if self.latency_target_ms else None   # 0: no target given, no knee to look for
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
         target = f"{number(self.latency_target_ms)} ms"

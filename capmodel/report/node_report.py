@@ -57,6 +57,11 @@ class NodeReport:
                             f"{aside(r['usl_note'].removeprefix('unreachable: '))}" for _, r in out.iterrows())
         return text + "."
 
+    @property
+    def short_answer(self) -> str:
+        """The answer in one sentence, for the index of reports (the linear rule's count against the USL's)."""
+        return self.answer
+
     def sensitivity_answer(self) -> str:
         limit = self.study.unreachable_from()
         if self.study.sensitivity is None:

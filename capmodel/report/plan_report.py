@@ -95,6 +95,27 @@ class PlanReport:
         return " ".join(parts)
 
     @property
+    def short_answer(self) -> str:
+        """The answer in one sentence, for the index of reports: the VM for each target (or that none carries it)."""
+        parts = []
+        for _, row in self.study.recommendations.iterrows():
+            users = integer(row["target_users"])
+            if isinstance(row.get("vm"), str):
+                parts.append(f"**{row['vm']}** carries {users} users at {money(row['monthly_cost'], self.cost_unit)} "
+                             f"(up to {integer(row['users'])})")
+            elif isinstance(row.get("largest_vm"), str):
+                parts.append(f"no single VM carries {users} (the largest, {row['largest_vm']}, carries "
+                             f"{integer(row['largest_users'])})")
+            else:
+                parts.append(f"no VM carries {users} users under the objectives")
+        if not parts:   # no targets: the cheapest per user
+            from capmodel.report.index_entry import one_sentence
+
+            return one_sentence(self.answer)
+        text = "; ".join(parts)
+        return text[0].upper() + text[1:] + "."
+
+    @property
     def throughput_note(self) -> str:
         """What the throughput figure shows, for the input given: fitted curves, or measured rows."""
         if "curves" in self.inputs:

@@ -35,18 +35,23 @@ class ShardReport:
         return self.study.evidence
 
     @property
-    def answer(self) -> str:
+    def short_answer(self) -> str:
+        """The answer's first sentence, for the index of reports: the shards and clients for the target."""
         r, m = self.row, self.study.model
         target = f"{integer(r['target_rate'])} inserts/s"
         if r["shards"] is None:
             reason = str(r["reason"]).removeprefix("unreachable: ")   # not "cannot be reached: unreachable: ..."
-            text = f"A target of {target} **cannot be reached**: {reason}."
-        else:
-            text = (f"A target of {target} needs **{integer(r['shards'])} shards** (linear estimate "
-                    f"{integer(r['linear_shards'])}) at {integer(m['per_shard_throughput'])} inserts/s per shard with "
-                    f"σ = {number(m['sigma'])} and κ = {number(m['kappa'])}, delivering {integer(r['throughput'])} "
-                    f"inserts/s at {percent(r['efficiency'])} of linear efficiency, driven by "
-                    f"**{integer(r['clients'])} client processes** ({m['clients_rule']}).")
+            return f"A target of {target} **cannot be reached**: {reason}."
+        return (f"A target of {target} needs **{integer(r['shards'])} shards** (linear estimate "
+                f"{integer(r['linear_shards'])}) at {integer(m['per_shard_throughput'])} inserts/s per shard with "
+                f"σ = {number(m['sigma'])} and κ = {number(m['kappa'])}, delivering {integer(r['throughput'])} "
+                f"inserts/s at {percent(r['efficiency'])} of linear efficiency, driven by "
+                f"**{integer(r['clients'])} client processes** ({m['clients_rule']}).")
+
+    @property
+    def answer(self) -> str:
+        m = self.study.model
+        text = self.short_answer
         scen = self.study.scenarios
         if scen is not None:
             out = scen.loc[scen["shards"].isna(), "sigma"]
