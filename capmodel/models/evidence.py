@@ -26,10 +26,10 @@ GRADES = ("sound", "weak", "unusable")
 SOUND_SPAN = 1.25
 #: what each grade promises, as measured by benchmarks/calibrate_verdicts.py on curves and servers of known truth
 MEANINGS = {
-    "sound": "on curves of known truth, answers graded sound had their 95% interval hold the truth at least 93% of "
-             "the time and none was off by more than 25%",
-    "weak": "the answer stands, with the reason below; on curves of known truth its 95% interval still held the "
-            "truth at least 85% of the time",
+    "sound": "where answers like this state a 95% interval, it held the truth at least 93% of the time on curves and "
+             "servers of known truth, and none was off by more than 25%",
+    "weak": "the answer stands, with the reason below; where answers like this state a 95% interval, it still held "
+            "the truth at least 85% of the time on curves and servers of known truth",
     "unusable": "the data cannot support the figure; what they do support is said instead",
 }
 

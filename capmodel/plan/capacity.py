@@ -80,7 +80,7 @@ class Objectives:
         if self.utilization_target is not None:
             parts.append(f"utilization at most {self.utilization_target:.0%}")
         if self.peak_fraction is not None:
-            parts.append(f"throughput at most {self.peak_fraction:.0%} of the fitted peak")
+            parts.append(f"throughput at most {self.peak_fraction:.0%} of the fitted peak (or ceiling)")
         if self.latency_p95_ms is not None:
             parts.append(f"p95 at most {number(self.latency_p95_ms, 6)} ms")
         if self.latency_increase is not None:
@@ -281,7 +281,10 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
     if latency is not None and not p95_measured:
         reasons.append(Reason("p95_not_measured", "weak", "no p95 latency was measured: the p95 target is held "
                               "against the mean response time N/X, which understates the tail", None))
-    return Evidence.of(*reasons)
+    evidence = Evidence.of(*reasons)
+    if not evidence.usable:       # below_best is said of a plan the answer states, not of one it withholds
+        evidence = Evidence(tuple(r for r in evidence.reasons if r.code != "below_best"))
+    return evidence
 
 
 def _below_best(fit) -> Reason | None:
