@@ -246,15 +246,20 @@ class Fleet:
                              runway_months=[runway(r) for _, r in frame.iterrows()],
                              verdict=[("copy" if isinstance(r.get("duplicate_of"), str) else "failed")
                                       if isinstance(r["error"], str) else r["verdict"] for _, r in frame.iterrows()])
-        return table(shown, {
+        methods = {m for m in shown["method"] if isinstance(m, str)}
+        columns = {
             "cluster": Column("cluster", "text"), "member": Column("member", "text"),
             "hours": Column("window (h)", decimals=1), "busiest_ops": Column("busiest (ops/s)", "int"),
             "capacity_ops": Column("capacity (ops/s)", "int"), "method": Column("method", "text"),
             "cpu_ms_per_op": Column("CPU per operation (ms)"), "cores": Column("cores", "int"),
             "spare": Column("spare of the planned throughput", "text"), "verdict": Column("verdict", "text"),
             "runway_months": Column("runway (months)", decimals=1, infinite="never"),
-        }, footnotes=["—: not known for this server (no growth rate given, or its files could not be read)"],
-            csv_name="fleet.csv")
+        }
+        notes = ["—: not known for this server (no growth rate given, or its files could not be read)"]
+        if len(methods) == 1:          # one method for every server: said once, below, not in a column of repeats
+            del columns["method"]
+            notes.append(f"every capacity by the {methods.pop()}")
+        return table(shown, columns, footnotes=notes, csv_name="fleet.csv")
 
     def reasons_text(self) -> str:
         """One markdown line per server, in the table's order: its verdict and the reasons behind it in words (a
