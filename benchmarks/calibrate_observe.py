@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from calibrate_verdicts import Answer, print_report, rows_of  # noqa: E402
+from calibrate_verdicts import Answer, answers_of, print_report  # noqa: E402
 
 TARGET = 0.8
 #: the shares of servers whose CPU per operation is constant, falls towards saturation, rises towards it
@@ -125,15 +125,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="write every answer's row to this CSV")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    tasks = [(args.seed, i) for i in range(args.servers)]
-    if args.jobs > 1:
-        from multiprocessing import get_context
-
-        with get_context("fork").Pool(args.jobs) as pool:
-            results = pool.map(_task, tasks, chunksize=4)
-    else:
-        results = [_task(t) for t in tasks]
-    frame = rows_of([a for r in results for a in r])
+    frame = answers_of(_task, [(args.seed, i) for i in range(args.servers)], args.jobs)
     if args.out:
         frame.to_csv(args.out, index=False)
     kept = print_report(frame, time.perf_counter() - started, args.seed)

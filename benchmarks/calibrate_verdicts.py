@@ -355,6 +355,19 @@ def print_report(frame: pd.DataFrame, seconds: float, seed: int) -> bool:
     return ok
 
 
+def answers_of(function, tasks: list, jobs: int) -> pd.DataFrame:
+    """Every task's answers (``function(task)``: a list of ``Answer``), on ``jobs`` processes, as ``rows_of``'s
+    table."""
+    if jobs > 1:
+        from multiprocessing import get_context
+
+        with get_context("fork").Pool(jobs) as pool:
+            results = pool.map(function, tasks, chunksize=4)
+    else:
+        results = [function(t) for t in tasks]
+    return rows_of([a for r in results for a in r])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--curves", type=int, default=1200)
@@ -366,14 +379,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     tasks = [("curve", args.seed, i) for i in range(args.curves)] + [("server", args.seed, i)
                                                                        for i in range(args.servers)]
-    if args.jobs > 1:
-        from multiprocessing import get_context
-
-        with get_context("fork").Pool(args.jobs) as pool:
-            results = pool.map(task, tasks, chunksize=8)
-    else:
-        results = [task(t) for t in tasks]
-    frame = rows_of([a for r in results for a in r])
+    frame = answers_of(task, tasks, args.jobs)
     if args.out:
         frame.to_csv(args.out, index=False)
     return 0 if print_report(frame, time.perf_counter() - started, args.seed) else 1
