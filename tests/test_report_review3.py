@@ -23,7 +23,9 @@ def test_report_08s_cpu_per_operation_column_spells_each_figure_as_a_sentence_do
     from capmodel.observe.fleet import Fleet
 
     fleet = Fleet(_fleet_rows([0.236, 0.374, 0.376, 0.38]), workers="local", monthly_growth=0.05)
-    column = [row[6] for row in fleet.reading_table().cells()]
+    shown = fleet.reading_table()
+    at = [c.header for c in shown.columns.values()].index("CPU per operation (ms)")
+    column = [row[at] for row in shown.cells()]
     assert column == ["0.236", "0.374", "0.376", "0.38"] == [number(x) for x in (0.236, 0.374, 0.376, 0.38)]
 
 

@@ -18,11 +18,15 @@ It is searched twice, once with absolute residuals (the least squares the fit so
 whichever of the two the measurements have. ``benchmarks/calibrate_verdicts.py`` measures its coverage on curves
 of known truth.
 
-The search is a grid over (σ, κ), each on a log scale with 0 as an edge of its own, refined twice around the
-accepted points; for each grid point λ enters linearly (absolute) or additively in logs (relative), so the range of
-λ it accepts is exact. Every figure this package reads off a region grows with λ for fixed (σ, κ) (the peak, a
-capacity, the throughput under a latency target) or does not depend on it (a concurrency), so its interval is its
-range over the accepted grid points at the two ends of their λ ranges.
+The search is a grid over (σ, κ), each on a log scale with 0 as an edge of its own, with fine lines along the two
+edges, then zooms on the accepted part until it is resolved; for each grid point λ enters linearly (absolute) or
+additively in logs (relative), so the range of λ it accepts is exact. The edge models (Amdahl's law, κ = 0; linear
+scaling) join with regions of their own, on their own degrees of freedom, unless the data reject them
+(``EDGE_PLAUSIBLE``): a figure such as the ceiling changes steeply as κ leaves 0, and a κ fitted above 0 by noise
+would otherwise shrink the edge's part. Every figure this package reads off a region grows with λ for fixed (σ, κ)
+(the peak, a capacity, the throughput under a latency target) or does not depend on it (a concurrency), so its
+interval is its range over the accepted grid points at the two ends of their λ ranges. The region is computed at
+``nominal_level`` of the level stated.
 """
 from __future__ import annotations
 
@@ -43,7 +47,9 @@ def nominal_level(level: float) -> float:
     points (the model's curvature and a scatter estimated from few degrees of freedom, Bates & Watts 1988, ch. 6);
     at the halved miss rate they hold it about 97% of the time."""
     return 1.0 - (1.0 - level) / 2.0
-#: the grid: σ·N_max and κ·t(N_max) from 1e-4 to these highs on a log scale (t the coherency term), plus 0
+
+
+#: the coarse grid's points on each axis (``Family.axes``: log-spaced, plus 0)
 GRID_SIGMA, GRID_KAPPA = 50, 60
 #: points along each edge of the family (σ = 0, κ = 0), points per axis of a zoom, zooms at most, the accepted
 #: points that count as resolved, and how far a zoom reaches beyond the accepted part (times its width)
@@ -221,7 +227,7 @@ class Family:
     kappa_bounds: tuple = (0.0, 1.0)
     estimates: tuple = ()
 
-    def axes(self, n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def axes(self, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The coarse grid's σ and κ values within the bounds: 0, then log-spaced from where the term adds 1e-5 at
         the largest concurrency to where it outweighs 1 a hundredfold at the smallest (σ up to ``SIGMA_HIGH``);
         negative σ when its bound allows (superlinear)."""
@@ -249,14 +255,15 @@ def _log_box(values: np.ndarray, step: float, grow: float) -> tuple[float, float
 class _Search:
     """One family's parameter sets evaluated on one scale: a coarse grid, fine lines along the edges σ = 0 and
     κ = 0 (where the USL meets pure coherency and Amdahl's law, and the region often lies), then zooms on the
-    accepted part until it is resolved (``RESOLVED`` points) or ``MAX_ZOOMS`` passes have run."""
+    accepted part until it is resolved (``RESOLVED`` points) or ``MAX_ZOOMS`` passes have run. A zoom refines the
+    positive values on a log scale and keeps 0; negative σ (superlinear) stays on the coarse grid."""
 
     def __init__(self, fam, scale, n):
         self.fam, self.scale = fam, scale
         self.d_sigma, self.d_kappa = n - 1.0, fam.coherency(n)
         self.s_bounds = (float(fam.sigma_bounds[0]), min(float(fam.sigma_bounds[1]), SIGMA_HIGH))
         self.k_bounds = (float(fam.kappa_bounds[0]), float(fam.kappa_bounds[1]))
-        sigmas, kappas = fam.axes(n, self.d_kappa)
+        sigmas, kappas = fam.axes(n)
         self.steps = (float(np.log(sigmas[sigmas > 0][1] / sigmas[sigmas > 0][0])) if (sigmas > 0).sum() > 1
                       else 1.0, float(np.log(kappas[kappas > 0][1] / kappas[kappas > 0][0]))
                       if (kappas > 0).sum() > 1 else 1.0)
