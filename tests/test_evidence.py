@@ -64,3 +64,12 @@ def test_lines_are_the_grade_then_one_line_per_reason_gravest_first():
     assert Evidence().lines() == [f"evidence: sound ({MEANINGS['sound']})"]
     assert Evidence.of(weak, bad).lines() == [f"evidence: unusable ({MEANINGS['unusable']})",
                                               "  - unusable: every step was client-bound", "  - weak: R² is 0.41"]
+
+
+def test_a_verdict_read_back_from_its_json_is_the_same_verdict():
+    step = NextStep((64.0, 128.0), 2, "measure 2 more levels, twice each")
+    evidence = Evidence.of(Reason("wide_interval", "weak", "wide", 1.4, step), Reason("in_flight", "unusable", "units"))
+    again = Evidence.from_json(evidence.to_json())
+    assert again == evidence and again.next_step is None and again.grade == "unusable"
+    assert Evidence.from_json({"grade": "sound", "reasons": [{"grade": "sound", "message": "not a reason"}]}) == \
+        Evidence()

@@ -47,6 +47,14 @@ class NextStep:
     def to_json(self) -> dict:
         return {"levels": [float(v) for v in self.levels], "repeats": int(self.repeats), "text": self.text}
 
+    @classmethod
+    def from_json(cls, data: dict | None) -> "NextStep | None":
+        """The step ``to_json`` wrote (None for None or an empty one)."""
+        if not data:
+            return None
+        return cls(tuple(float(v) for v in data.get("levels", ())), int(data.get("repeats", 1)),
+                   str(data.get("text", "")))
+
 
 @dataclass(frozen=True)
 class Reason:
@@ -78,6 +86,14 @@ class Evidence:
     """A verdict on an answer: its reasons; the grade is the worst of theirs (``sound`` without any)."""
 
     reasons: tuple[Reason, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Evidence":
+        """The verdict ``to_json`` wrote (as a report's headline or a fleet's worker stores it); a reason whose grade
+        a reason cannot have is left out."""
+        return cls(tuple(Reason(str(r.get("code", "")), r["grade"], str(r.get("message", "")), r.get("value"),
+                                NextStep.from_json(r.get("next_step")))
+                         for r in data.get("reasons") or [] if r.get("grade") in GRADES[1:]))
 
     @classmethod
     def of(cls, *reasons: Reason | None) -> "Evidence":

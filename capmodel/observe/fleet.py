@@ -172,16 +172,11 @@ class Fleet:
     def evidence(self):
         """The evidence of the answer (an ``Evidence``): the most urgent ranked server's, or unusable when none is
         ranked. (Each row's ``evidence`` is its JSON, as the workers send it.)"""
-        from capmodel.models.evidence import Evidence, NextStep, Reason
-
-        def reason(record: dict) -> Reason:         # its next step, JSON too, back into the object
-            step = record.get("next_step")
-            return Reason(**{**record, "next_step": None if step is None else NextStep(
-                tuple(step["levels"]), int(step["repeats"]), step["text"])})
+        from capmodel.models.evidence import Evidence, Reason
 
         usable = self._usable()
         if len(usable):
-            return Evidence(tuple(reason(r) for r in usable.iloc[0]["evidence"]["reasons"]))
+            return Evidence.from_json(usable.iloc[0]["evidence"])
         return Evidence.of(Reason("no_server_ranked", "unusable", "no server has a usable capacity verdict"))
 
     def describe(self, source: str | None = None) -> str:

@@ -10,16 +10,9 @@ from __future__ import annotations
 import html
 
 from capmodel.formatting import unbroken_names
-from capmodel.models.evidence import GRADES, MEANINGS, Evidence, NextStep, Reason
+from capmodel.models.evidence import GRADES, MEANINGS, Evidence
 
 CSS_CLASS = "capmodel-evidence"
-
-
-def _step(data) -> NextStep | None:
-    if not data:
-        return None
-    return NextStep(tuple(float(v) for v in data.get("levels", ())), int(data.get("repeats", 1)),
-                    str(data.get("text", "")))
 
 
 def evidence_of(evidence) -> Evidence | None:
@@ -27,13 +20,7 @@ def evidence_of(evidence) -> Evidence | None:
     A reason whose grade is not one a reason can have (a hand-written dict) is left out."""
     if evidence is None or isinstance(evidence, Evidence):
         return evidence
-    reasons = []
-    for r in evidence.get("reasons") or []:
-        if r.get("grade") not in GRADES[1:]:
-            continue
-        reasons.append(Reason(str(r.get("code", "")), r["grade"], str(r.get("message", "")), r.get("value"),
-                              _step(r.get("next_step"))))
-    return Evidence(tuple(reasons))
+    return Evidence.from_json(evidence)
 
 
 def grade_of(evidence) -> str:
