@@ -9,7 +9,7 @@ from importlib import import_module
 
 from capmodel.errors import CapmodelError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY = {
     "read_curve": "capmodel.data.readers",

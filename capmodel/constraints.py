@@ -192,6 +192,8 @@ class Sequence:
             raise error(f"{name} must be {self.wanted()}, got {len(value):,} value(s)" if len(value) else
                         f"{name} must be {self.wanted()}, got none")
         every = f"{name}: every value"
+        if any(v is None for v in value):      # an item's "not given" is no item of a list
+            raise error(f"{every} must be {self.item.wanted()}, got an empty one (None)")
         return [self.item.check(v, error, every) for v in value]
 
 

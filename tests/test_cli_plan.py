@@ -212,16 +212,10 @@ def test_measurement_of_an_unknown_vm(tmp_path, capsys):
     assert "VM 'big' is not in the catalog" in err and str(measured) in err
 
 
-def test_headroom_is_the_deprecated_name_of_utilization_target(capsys):
-    # the old flag still plans the same, and says on stderr, in one line, which name replaces it
-    assert main(["plan", "--target-users", "90000", "--headroom", "0.81", "--json"]) == 0
-    captured = capsys.readouterr()
-    old = json.loads(captured.out)
-    assert captured.err == ("capmodel: warning: --headroom is deprecated and goes in the next release; "
-                            "use --utilization-target (the same number)\n")
-    new = run_json(capsys, "plan", "--target-users", "90000", "--utilization-target", "0.81", "--json")
-    assert old == new and old["objectives"]["utilization_target"] == 0.81
-    assert old["recommendations"][0]["vm"] == "c4-2xlarge-4-SSD"   # README: 81% makes the c4-2xlarge the answer
+def test_an_old_option_name_is_no_option(capsys):
+    """Nothing is published before 0.2.0: the utilization target has one name, --utilization-target."""
+    assert main(["plan", "--headroom", "0.81"]) == 2
+    assert "unrecognized arguments: --headroom" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("header, given, expected", [

@@ -53,8 +53,6 @@ def test_each_parse_starts_afresh(capsys):
 @pytest.mark.parametrize("parameters, first, second", [
     (["-p", "utilization_target", "0.7", "-p", "utilization_target", "0.8"], "-p utilization_target '0.7'",
      "-p utilization_target '0.8'"),
-    (["-p", "headroom", "0.7", "-p", "utilization_target", "0.8"], "-p headroom '0.7'",
-     "-p utilization_target '0.8'"),
 ])
 def test_a_report_parameter_set_twice_is_refused_before_any_kernel(tmp_path, capsys, parameters, first, second):
     out_dir = tmp_path / "reports"

@@ -1,8 +1,8 @@
 """One question, one solver: "the largest N (and its X) whose Little's-law response time N/X(N) meets a target".
 
 Every public entry point (``closed_form.latency_limit``, ``USLFit.latency_limit`` and ``max_concurrency_for_latency``,
-``usl_latency.throughput_at_latency``, ``LatencyFit.latency_limit``, ``capacity_from_fit``'s latency limit and the
-deprecated ``concurrency_for_response_time``) is checked at targets below the zero-load response time, reachable below
+``usl_latency.throughput_at_latency``, ``LatencyFit.latency_limit`` and ``capacity_from_fit``'s latency limit) is
+checked at targets below the zero-load response time, reachable below
 the peak, exactly at the peak's response time and beyond it, on four fits: the bundled ``plgm_workload1`` and
 ``usl_specsdm91`` studies, an Amdahl-like curve (sigma > 0, kappa = 0) and a linear one.
 
@@ -21,7 +21,7 @@ from scipy import optimize
 
 from capmodel.data import datasets
 from capmodel.errors import InputError, PlanError
-from capmodel.models.closed_form import concurrency_for_response_time, latency_limit
+from capmodel.models.closed_form import latency_limit
 from capmodel.models.rivals import fit_amdahl, fit_linear
 from capmodel.models.usl import fit_usl
 from capmodel.models.usl_latency import LatencyFit, throughput_at_latency
@@ -159,11 +159,6 @@ def test_every_entry_point_agrees_with_bisection(name, which):
         else:
             assert cap.binding_limit == "latency"
             assert cap.usable_throughput == pytest.approx(x_of(min(n_t, n_peak), fit), rel=1e-6)
-
-    # the deprecated float entry point: the retrograde root from N = 0, 0 when unreachable
-    with pytest.warns(DeprecationWarning, match="latency_limit"):
-        old = concurrency_for_response_time(seconds, fit.sigma, fit.kappa, fit.lambda_)
-    assert old == (0.0 if n_t0 is None else pytest.approx(n_t0, rel=1e-6))
 
 
 def test_the_issue_figures_at_20_ms_are_two_answers_to_two_named_questions():

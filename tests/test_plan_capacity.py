@@ -255,18 +255,6 @@ def test_relative_latency_target_needs_and_uses_a_baseline():
         capacity_from_fit(fit, Objectives(utilization_target=None, latency_increase=0.25))
 
 
-def test_the_old_latency_parameter_is_deprecated_and_cannot_disagree():
-    fit = fit_usl(exact_curve(p95_factor=2.0))
-    with pytest.warns(DeprecationWarning, match="latency_target_ms"):
-        old = capacity_from_fit(fit, Objectives(utilization_target=0.95), latency_target_ms=4.0)
-    new = capacity_from_fit(fit, Objectives(utilization_target=0.95, latency_p95_ms=4.0))
-    assert (old.usable_throughput, old.binding_limit) == (new.usable_throughput, new.binding_limit)
-    with pytest.warns(DeprecationWarning), pytest.raises(PlanError, match="two latency targets"):
-        capacity_from_fit(fit, Objectives(latency_p95_ms=5.0), latency_target_ms=4.0)
-    with pytest.raises(PlanError, match="level must be a confidence level"):
-        capacity_from_fit(fit, Objectives(), 4.0)          # the old positional order (latency_target_ms third)
-
-
 def test_an_unreachable_latency_target_states_no_throughput():
     # p95 = 2 x N/X; one client's N/X is 1/lambda = 1 ms, so no load has a p95 below 2 ms
     fit = fit_usl(exact_curve(p95_factor=2.0))

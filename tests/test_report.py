@@ -186,42 +186,21 @@ def test_a_report_whose_kernel_cannot_start_fails_alone(tiny):
     assert index.is_file() and "tiny" not in index.read_text()
 
 
-def test_the_old_headroom_parameter_maps_to_each_reports_new_name(capsys):
-    """Issue 18.4: 'headroom' meant a utilization target in 03 and a fraction of the fitted peak in 06; each has its
-    own name now, and -p headroom still reaches it (with a warning) for one release."""
+def test_report_03_takes_the_cli_name_latency_p95_ms(capsys):
+    """`capmodel plan --latency-p95-ms` and report 03's parameter share one name; 01 and 06 keep latency_target_ms,
+    and a name no selected report has is refused naming the known ones."""
     import argparse
 
     from capmodel.commands.report import _parameters
+    from capmodel.errors import InputError
     from capmodel.report import notebooks
-
-    args = argparse.Namespace(parameter=[("headroom", "0.7")])
-    chosen = _parameters(args, ["03_vm_capacity_plan", "06_live_benchmark"], notebooks)
-    assert chosen == {"03_vm_capacity_plan": {"utilization_target": 0.7}, "06_live_benchmark": {"peak_fraction": 0.7}}
-    err = capsys.readouterr().err
-    assert "03_vm_capacity_plan calls it utilization_target" in err and "06_live_benchmark calls it peak_fraction" in err
-    args = argparse.Namespace(parameter=[("utilization_target", "0.7")])
-    assert _parameters(args, ["03_vm_capacity_plan"], notebooks) == {"03_vm_capacity_plan": {"utilization_target": 0.7}}
-    assert capsys.readouterr().err == ""
-
-
-@pytest.mark.parametrize("names", [["03_vm_capacity_plan"], ["01_methodology", "03_vm_capacity_plan"],
-                                   ["01_methodology", "03_vm_capacity_plan", "06_live_benchmark"]])
-def test_report_03_takes_the_cli_name_latency_p95_ms(capsys, names):
-    """`capmodel plan --latency-p95-ms` and report 03's parameter share one name; the old latency_target_ms still
-    reaches 03 (with a warning) while 01 and 06, whose parameter keeps that name, take it as before."""
-    import argparse
-
-    from capmodel.commands.report import _parameters
-    from capmodel.report import notebooks
-
     from capmodel.report.params import notebook_parameters
 
     defaults = notebook_parameters(notebooks.path("03_vm_capacity_plan"))
     assert "latency_p95_ms" in defaults and "latency_target_ms" not in defaults
     new = _parameters(argparse.Namespace(parameter=[("latency_p95_ms", "3")]), ["03_vm_capacity_plan"], notebooks)
     assert new == {"03_vm_capacity_plan": {"latency_p95_ms": 3.0}} and capsys.readouterr().err == ""
-    old = _parameters(argparse.Namespace(parameter=[("latency_target_ms", "3")]), names, notebooks)
-    assert old["03_vm_capacity_plan"] == {"latency_p95_ms": 3.0}
-    for other in set(names) - {"03_vm_capacity_plan"}:
-        assert old[other] == {"latency_target_ms": 3.0}
-    assert "03_vm_capacity_plan calls it latency_p95_ms" in capsys.readouterr().err
+    with pytest.raises(InputError, match="no selected report has a parameter 'latency_target_ms'"):
+        _parameters(argparse.Namespace(parameter=[("latency_target_ms", "3")]), ["03_vm_capacity_plan"], notebooks)
+
+

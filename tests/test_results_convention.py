@@ -247,29 +247,6 @@ def test_describe_summary_and_to_json_return_what_they_promise(instances):
                 assert isinstance(obj.evidence, Evidence), key
 
 
-def test_the_old_names_still_work_for_a_release_and_warn(instances):
-    answer, capacity, fleet = (instances[f"capmodel.{k}"] for k in (
-        "plan.production.ProductionAnswer", "observe.capacity.ServerCapacity", "observe.fleet.Fleet"))
-    for obj in (answer, capacity, fleet):
-        with pytest.warns(DeprecationWarning, match=r"\.answer\(\) is deprecated.*describe\(\)"):
-            assert obj.answer() == obj.describe()
-    with pytest.warns(DeprecationWarning, match=r"ServerCapacity\.answer\(\)"):
-        assert capacity.answer(with_method=False) == capacity.describe(with_method=False)
-    # table() became the table property: the call warns and returns what it returned before
-    with pytest.warns(DeprecationWarning, match=r"ProductionAnswer\.table\(\) is deprecated"):
-        shown = answer.table()
-    assert shown.text() == answer.capacity_table().text()
-    for key in ("models.mva_network.MulticlassResult", "models.mix_answer.MixWhatIf",
-                "plan.capacity.FitCapacity", "observe.members.ReplicaSetObservation"):
-        obj = instances[f"capmodel.{key}"]
-        with pytest.warns(DeprecationWarning, match=r"\.table\(\) is deprecated"):
-            called = obj.table()
-        pd.testing.assert_frame_equal(pd.DataFrame(called), pd.DataFrame(obj.table))
-    erlang = instances["capmodel.models.erlang.MMcResult"]
-    with pytest.warns(DeprecationWarning, match=r"MMcResult\.as_dict\(\)"):
-        assert erlang.as_dict() == erlang.to_json()
-
-
 def test_the_production_table_holds_the_figures_its_formatted_table_shows(instances):
     answer = instances["capmodel.plan.production.ProductionAnswer"]
     frame = answer.table

@@ -64,8 +64,6 @@ def test_fit_usl_latency_recovers_the_isilon_parameters_from_exact_points():
     assert fit.peak_throughput == pytest.approx(float(usl(N_PEAK)), rel=1e-6)
     observed = np.quantile(usl([1, 2, 4, 8, 16, 32, 64, 128, 256, 400, 600]), 0.95)   # numpy default: linear
     assert fit.spare_fraction == pytest.approx(1 - observed / float(usl(N_PEAK)), rel=1e-4)
-    with pytest.warns(DeprecationWarning, match="use LatencyFit.spare_fraction"):
-        assert fit.headroom == fit.spare_fraction                  # the old name, for one release
     assert f"{fit.spare_fraction:.1%} of the fitted peak spare" in fit.summary()
     assert fit.latency_ms(usl(300)) == pytest.approx(300 / usl(300) * 1000, rel=1e-5)
 

@@ -5,19 +5,6 @@ study); this module reads the files and prints the result as text or JSON.
 """
 from __future__ import annotations
 
-import argparse
-import sys
-
-
-class DeprecatedAlias(argparse.Action):
-    """An option's old name: it sets the new option's value and says once, on stderr, which name to use instead."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        new = "--" + self.dest.replace("_", "-")
-        print(f"capmodel: warning: {option_string} is deprecated and goes in the next release; use {new} "
-              "(the same number)", file=sys.stderr)
-        setattr(namespace, self.dest, values)
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -53,8 +40,6 @@ def register(subparsers) -> None:
     obj = p.add_argument_group("objectives")
     obj.add_argument("--utilization-target", dest="utilization_target", type=float, default=0.8, metavar="U",
                      help="utilization target, fraction 0-1 (default 0.8)")
-    obj.add_argument("--headroom", dest="utilization_target", type=float, action=DeprecatedAlias,
-                     help=argparse.SUPPRESS)  # the old name of --utilization-target, kept for one release
     obj.add_argument("--peak-fraction", type=float, metavar="F", help="fitted curves: at most F x the USL peak")
     obj.add_argument("--latency-p95-ms", type=float, metavar="MS", help="absolute latency target: p95 at most MS")
     obj.add_argument("--latency-increase", type=float, metavar="F", help="relative latency target: p95 at most F "

@@ -37,17 +37,6 @@ def _selected(args, notebooks) -> list[str]:
     return list(args.names)
 
 
-# Report parameters renamed so that one word has one meaning (issue 18): the old name still works for one release.
-RENAMED = {"headroom": {"03_vm_capacity_plan": "utilization_target", "06_live_benchmark": "peak_fraction"},
-           # report 03 now calls its p95 target as `capmodel plan` does (--latency-p95-ms); 01 and 06 keep theirs
-           "latency_target_ms": {"03_vm_capacity_plan": "latency_p95_ms"}}
-
-
-def _renamed(key: str, name: str, defaults: dict) -> str:
-    new = RENAMED.get(key, {}).get(name)
-    return new if new is not None and key not in defaults and new in defaults else key
-
-
 def _given(parameters: dict) -> str:
     """The parameters a failed report was given, for its error line (an error inside the kernel names no input:
     "no model could be ranked" of which file?); secrets already masked (``redacted``)."""
@@ -66,7 +55,7 @@ def _parameters(args, names, notebooks) -> dict:
     given: dict = {}   # (report, parameter) -> the -p that set it: one value per parameter, not the last silently
     for key, text in args.parameter:
         for name in names:
-            target = _renamed(key, name, defaults[name])
+            target = key
             if target not in defaults[name]:
                 continue
             before = given.get((name, target))
@@ -75,16 +64,7 @@ def _parameters(args, names, notebooks) -> dict:
                                  f"'{target}' twice; give it once")
             given[(name, target)] = (key, text)
     for key, text in args.parameter:
-        for name in names:
-            new = _renamed(key, name, defaults[name])
-            if new != key:
-                print(f"capmodel: warning: -p {key} is deprecated and goes in the next release; {name} calls it "
-                      f"{new}", file=sys.stderr)
-                chosen[name][new] = coerce(new, text, defaults[name][new])
-        renamed = key in RENAMED and any(_renamed(key, name, defaults[name]) != key for name in names)
         takers = [name for name in names if key in defaults[name]]
-        if not takers and renamed:
-            continue
         if not takers:
             known = sorted({k for d in defaults.values() for k in d})
             raise InputError(f"report: no selected report has a parameter '{key}' (known: {', '.join(known)})")

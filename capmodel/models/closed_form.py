@@ -11,7 +11,6 @@ I/O.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,16 +203,6 @@ def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *,
         return _latency_result("past_peak", n_peak, x_peak, "", seconds, zero_load)
     return _latency_result("retrograde", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "retrograde", seconds,
                            zero_load)
-
-
-def concurrency_for_response_time(seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
-    """Deprecated (one release): ``latency_limit(seconds, sigma, kappa, lambda_, branch="retrograde",
-    cap_at_peak=False, min_concurrency=0)``, whose ``concurrency`` this returns (0 when unreachable, as it did)."""
-    warnings.warn("concurrency_for_response_time is deprecated and will be removed in the next release: call "
-                  "capmodel.models.closed_form.latency_limit, which names the unreachable case", DeprecationWarning,
-                  stacklevel=2)
-    limit = latency_limit(seconds, sigma, kappa, lambda_, branch="retrograde", cap_at_peak=False, min_concurrency=0)
-    return limit.concurrency if limit.reachable else 0.0
 
 
 def log_coherency_peak(sigma, kappa, lambda_):

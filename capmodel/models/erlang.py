@@ -20,7 +20,6 @@ from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
 from capmodel.models.laws import check_nonnegative, check_positive, check_probability, check_servers, check_stable
-from capmodel.models.renamed import renamed_method
 from capmodel.formatting import number
 
 
@@ -125,7 +124,6 @@ class MMcResult:
 
         return to_jsonable(asdict(self))
 
-    as_dict = renamed_method("to_json", "as_dict")
 
 
 def mmc(arrival_rate: float, service_rate: float, servers: int) -> MMcResult:

@@ -11,7 +11,6 @@ import pandas as pd
 from capmodel.formatting import interval, number, percent, plural
 from capmodel.models.evidence import Evidence
 from capmodel.models.mix_spread import CPU
-from capmodel.models.renamed import table_frame
 
 #: the replication operations a sync source serves, by the class opLatencies counts them in
 SERVED_WORDS = {"reads": "oplog getMores", "commands": "replSetUpdatePosition reports"}
@@ -66,7 +65,7 @@ class MixWhatIf:
                              "asked_per_s": self.rates[m.member][c], "throughput": p[f"{c}_throughput"],
                              "latency_ms": p[f"{c}_latency_ms"], "latency_ms_low": lo[f"{c}_latency_ms"],
                              "latency_ms_high": hi[f"{c}_latency_ms"], "utilization": p["utilization"]})
-        return table_frame(pd.DataFrame(rows), "MixWhatIf")
+        return pd.DataFrame(rows)
 
     def describe(self) -> str:
         """The answer in sentences (only those whose condition holds)."""

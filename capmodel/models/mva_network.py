@@ -25,7 +25,6 @@ from capmodel.errors import CapmodelError, InputError, shown
 from capmodel.formatting import number, percent
 from capmodel.models.laws import MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
 from capmodel.models.mva_loaddep import LoadDependent, multi_server
-from capmodel.models.renamed import table_frame
 
 DELAY = "delay"
 QUEUE = "queue"
@@ -218,7 +217,7 @@ class MulticlassResult:
         for station in self.network.stations:
             out[f"residence_{station}"] = self.residence_time.loc[station]
         out.index.name = "class"
-        return table_frame(out, "MulticlassResult")
+        return out
 
     def station_table(self) -> pd.DataFrame:
         """One row per station: its kind, utilization and the mean queue length of each class."""

@@ -19,7 +19,6 @@ the share of the peak still spare at the busiest moment (``spare_fraction``), wi
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -197,13 +196,6 @@ class LatencyFit:
         """1 - observed peak / fitted peak: the share of the fitted peak still unused at the busiest moment (below 0:
         the busiest intervals already ran past the fitted peak)."""
         return 1.0 - self.observed_peak_throughput / self.peak_throughput
-
-    @property
-    def headroom(self) -> float:
-        """Deprecated old name of ``spare_fraction`` (kept for one release)."""
-        warnings.warn("LatencyFit.headroom is deprecated: use LatencyFit.spare_fraction (the same number)",
-                      DeprecationWarning, stacklevel=2)
-        return self.spare_fraction
 
     @property
     def residuals(self) -> np.ndarray:

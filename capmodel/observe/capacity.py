@@ -45,7 +45,6 @@ from capmodel.observe.columns import numbers
 from capmodel.formatting import number, r_squared
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.renamed import renamed_method
 from capmodel.models.runway import check_growth, runway
 from capmodel.observe import capacity_words
 from capmodel.observe.capacity_words import HOST_CORES, cores_words, ops
@@ -181,7 +180,6 @@ class ServerCapacity:
         """The answer's sentence on replication, where it made a share of the operations worth telling ("" else)."""
         return replication_words(self.replication_share, self.replication_mean, self.clients_mean)
 
-    answer = renamed_method("describe", "answer")
 
     def to_json(self) -> dict:
         """Plain JSON: the method, every figure with its interval, the evidence; an unusable answer states no figure

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from capmodel.errors import CapmodelError
 from capmodel.formatting import percent, plural
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.renamed import renamed_method
 from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
@@ -215,7 +214,6 @@ class Fleet:
                      + (HORIZON_WORDS if runway > HORIZON_MONTHS else f"{runway:,.1f} months"))
         return text + "."
 
-    answer = renamed_method("describe", "answer")
 
     def reading_table(self):
         """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction

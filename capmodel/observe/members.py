@@ -18,7 +18,6 @@ import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import aside, plural
-from capmodel.models.renamed import table_frame
 from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import Observation, write_tables
 from capmodel.observe.sampler import connect, host_cores
@@ -219,7 +218,7 @@ class ReplicaSetObservation:
     @property
     def table(self) -> pd.DataFrame:
         """The combined members table, one row per member (``Member.row``)."""
-        return table_frame(pd.DataFrame([m.row() for m in self.members]), "ReplicaSetObservation")
+        return pd.DataFrame([m.row() for m in self.members])
 
     def write(self, out_dir) -> dict:
         """``members/<host_port>/samples.csv`` and ``curve.csv`` per member; ``samples.csv`` and ``curve.csv`` of

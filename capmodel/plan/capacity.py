@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +24,6 @@ from capmodel.formatting import number
 from capmodel.models.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
                                          latency_throughput, usl_peak)
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.renamed import table_frame
 from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
 from capmodel.plan.latency import p95_ratio_interval, p95_ratio_reason, p95_to_mean_ratio
 
@@ -139,7 +137,7 @@ class FitCapacity:
                 "peak concurrency": self.peak_concurrency, "peak throughput (ops/s)": self.peak_throughput,
                 "evidence": self.evidence.grade}
         rows.update({f"limit: {k} (ops/s)": v for k, v in self.limits.items()})
-        return table_frame(pd.DataFrame({"value": rows}).rename_axis("figure"), "FitCapacity")
+        return pd.DataFrame({"value": rows}).rename_axis("figure")
 
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
@@ -185,29 +183,13 @@ class FitCapacity:
         return text + "." + self._latency_sentence() + " " + self.evidence.describe()
 
 
-def describe_capacity(fit, objectives: Objectives, latency_target_ms: float | None = None,
-                      ops_per_user: float | None = None, baseline_p95_ms: float | None = None) -> str:
-    """``capacity_from_fit(...).describe(ops_per_user)``, or why the curve gives no plan (e.g. no peak in sight).
-
-    ``latency_target_ms`` is deprecated (see ``capacity_from_fit``): put the target in ``objectives``."""
-    objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
+def describe_capacity(fit, objectives: Objectives, ops_per_user: float | None = None,
+                      baseline_p95_ms: float | None = None) -> str:
+    """``capacity_from_fit(...).describe(ops_per_user)``, or why the curve gives no plan (nothing to plan against)."""
     try:
         return capacity_from_fit(fit, objectives, baseline_p95_ms=baseline_p95_ms).describe(ops_per_user)
     except PlanError as exc:
         return f"**No plan from this curve**: {exc}."
-
-
-def _objectives_with(objectives: Objectives, latency_target_ms: float | None, stacklevel: int) -> Objectives:
-    """The objectives with a deprecated ``latency_target_ms`` folded in (it must agree with the objectives')."""
-    if latency_target_ms is None:
-        return objectives
-    warnings.warn("latency_target_ms= is deprecated and will be removed in the next release: give the target as "
-                  "Objectives(latency_p95_ms=...) (or latency_increase= with baseline_p95_ms=)", DeprecationWarning,
-                  stacklevel=stacklevel + 1)
-    if objectives.latency_p95_ms is not None and not math.isclose(objectives.latency_p95_ms, latency_target_ms):
-        raise PlanError(f"two latency targets: latency_target_ms={number(latency_target_ms, 6)} and the objectives' "
-                        f"p95 at most {number(objectives.latency_p95_ms, 6)} ms; give it once, in Objectives")
-    return Objectives(objectives.utilization_target, objectives.peak_fraction, float(latency_target_ms), None)
 
 
 def curve_service_demand(curve) -> float | None:
@@ -304,20 +286,18 @@ def _below_best(fit) -> Reason | None:
 
 
 def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, baseline_p95_ms: float | None = None,
-                      latency_target_ms: float | None = None, comparison=None) -> FitCapacity:
+                      comparison=None) -> FitCapacity:
     """Usable throughput of a fitted VM under the objectives, with its ``level`` interval: the range it takes over
     the fit's likelihood region (``capmodel.models.region``; over the compared models' families when ``comparison``
     chose the fit), the p95 / mean ratio's interval included for a latency target.
 
     The latency objective comes from ``objectives`` (absolute ``latency_p95_ms``, or ``latency_increase`` over
-    ``baseline_p95_ms``). ``latency_target_ms=`` is deprecated (one release): it warns and is folded into the
-    objectives, and a value that disagrees with theirs is refused.
+    ``baseline_p95_ms``).
     """
     from capmodel.models.assessment import answer_region
 
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise PlanError(f"level must be a confidence level between 0 and 1, got {level!r}")
-    objectives = _objectives_with(objectives, latency_target_ms, stacklevel=2)
     target_ms = objectives.latency_target_ms(baseline_p95_ms)
     demand = curve_service_demand(fit.curve)
     ratio, basis = p95_to_mean_ratio(fit.curve)

@@ -33,7 +33,6 @@ from capmodel.errors import CapmodelError, InputError, PlanError
 from capmodel.formatting import Column, aside, decimals_for, number, percent, shows_width, table
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.renamed import renamed_method, table_frame
 from capmodel.models.runway import PAST_TARGET_WORDS, runway
 from capmodel.observe.capacity import LAWS, USL, ServerCapacity, TooFewIntervals, server_capacity
 from capmodel.plan.usl_observed import usl_verdict
@@ -169,7 +168,6 @@ class ProductionAnswer:
         observed = f"**{number(self.observed_peak_throughput)} ops/s**"
         return self._origin() + self._answer(observed)
 
-    answer = renamed_method("describe", "answer")
 
     def _origin(self) -> str:
         if not self.source:
@@ -236,7 +234,7 @@ class ProductionAnswer:
     def table(self) -> pd.DataFrame:
         """The figures with their intervals, one row each: ``figure``, ``unit``, ``estimate``, ``low``, ``high`` (NaN:
         no interval). Formatted for reading: ``capacity_table()``."""
-        return table_frame(self._figures(), "ProductionAnswer", old_call=self.capacity_table)
+        return self._figures()
 
     def capacity_table(self):
         """``table`` formatted for reading (a ``capmodel.formatting.Table``: units, intervals, footnotes)."""
