@@ -18,8 +18,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy.optimize import curve_fit  # noqa: E402
 
-from capmodel.models.closed_form import usl_throughput  # noqa: E402
-from capmodel.models.usl import fit_usl  # noqa: E402
+from capmodel.models.usl.closed_form import usl_throughput  # noqa: E402
+from capmodel.models.usl.fit import fit_usl  # noqa: E402
 from timing import median_time  # noqa: E402 - benchmarks/timing.py, beside this script
 
 TARGET_FIT_S = 0.002

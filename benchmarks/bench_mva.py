@@ -16,7 +16,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva  # noqa: E402
+from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva  # noqa: E402
 from timing import median_time  # noqa: E402 - benchmarks/timing.py, beside this script
 
 TARGET_EXACT_S = 1.0

@@ -167,7 +167,7 @@ def _figure(estimate, low=math.nan, high=math.nan) -> tuple[float, float, float]
 def fit_figures(fit, evidence, level: float, comparison=None) -> dict:
     """What a fit's answer states: its peak (or ceiling) throughput and the peak's concurrency with their intervals;
     an unusable answer states no figure, only the lower end of its interval (at least that much)."""
-    from capmodel.models.assessment import answer_region
+    from capmodel.models.usl.verdict.assessment import answer_region
 
     figures = fit.figure_intervals(level, region=answer_region(fit, comparison, level))
     out = {}
@@ -187,7 +187,7 @@ def fit_answers(table: pd.DataFrame, truth: Truth, level: float = 0.95) -> list[
     """The fit's, the chosen model's, the plan's and the latency target's answers on one curve."""
     import capmodel
     from capmodel.errors import CapmodelError
-    from capmodel.models.assessment import fit_verdict
+    from capmodel.models.usl.verdict.assessment import fit_verdict
     from capmodel.plan.capacity import Objectives, capacity_from_fit
 
     design = {k: getattr(truth, k) for k in ("kind", "reach", "levels", "replicates", "noise", "noise_form",
@@ -222,7 +222,7 @@ def fit_answers(table: pd.DataFrame, truth: Truth, level: float = 0.95) -> list[
     except CapmodelError:
         out.append(Answer("plan", "refused", {}, {"planned_capacity": planned}, truth.clean, design))
     # a p95 target three times the true zero-load p95: reached on the rising side of every curve with a peak
-    from capmodel.models.closed_form import latency_limit
+    from capmodel.models.usl.closed_form import latency_limit
 
     zero_load_s = 1.0 / truth.lambda_
     target_ms = 3.0 * truth.p95_ratio * zero_load_s * 1000.0

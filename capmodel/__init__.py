@@ -13,9 +13,9 @@ __version__ = "0.2.0"
 
 _LAZY = {
     "read_curve": "capmodel.data.readers",
-    "fit_usl": "capmodel.models.usl",
-    "compare_models": "capmodel.models.selection",
-    "fit_usl_latency": "capmodel.models.usl_latency", "bin_by_concurrency": "capmodel.models.usl_latency",
+    "fit_usl": "capmodel.models.usl.fit",
+    "compare_models": "capmodel.models.usl.selection",
+    "fit_usl_latency": "capmodel.models.usl.latency_form", "bin_by_concurrency": "capmodel.models.usl.latency_form",
     "datasets": "capmodel.data.datasets",
 }
 

@@ -83,8 +83,8 @@ class _Hang(Exception):
 def _prepare() -> None:
     """Import what ``mva`` imports before tracing memory: the first import of pandas and scipy is not the model's."""
     import capmodel.commands.mva  # noqa: F401
-    import capmodel.models.mva_multiclass  # noqa: F401
-    import capmodel.models.open_networks  # noqa: F401
+    import capmodel.models.queueing.multiclass  # noqa: F401
+    import capmodel.models.queueing.open_networks  # noqa: F401
     import pandas  # noqa: F401
 
 

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from capmodel.bench.server.start import embedded_server
-from capmodel.models.mix_intervals import typical, usable_intervals
-from capmodel.models.mix_production import mix_what_if
+from capmodel.models.mix.intervals import typical, usable_intervals
+from capmodel.models.mix.production import mix_what_if
 from capmodel.observe.observation import observe_uri
 
 SLOT = 4.5          # seconds of load per slot (after WARMUP)

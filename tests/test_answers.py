@@ -1,4 +1,4 @@
-"""fit.describe() (capmodel.models.describe): the answer sentence the reports print, checked against figures computed here by hand.
+"""fit.describe() (capmodel.models.usl.describe): the answer sentence the reports print, checked against figures computed here by hand.
 
 Reference figures: the R package ``usl`` (Moeding) on its specsdm91 data, tests/summary.Rout.save (alpha 2.773e-02,
 beta 1.044e-04, gamma 90.00, "Multiple R-squared: 0.9896") and tests/peak-scalability.Rout.save (peak 97 clients).
@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from capmodel import datasets
-from capmodel.models.rivals import fit_amdahl, fit_linear
-from capmodel.models.selection import compare_models
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.rivals import fit_amdahl, fit_linear
+from capmodel.models.usl.selection import compare_models
+from capmodel.models.usl.fit import fit_usl
 
 
 def _figure_and_interval(text: str, figure: str) -> tuple[float, float, float]:
@@ -74,7 +74,7 @@ def test_amdahl_and_linear_answers_name_the_ceiling_or_what_the_data_support():
 
 
 def test_answer_with_a_comparison_says_how_the_model_was_chosen():
-    from capmodel.models.assessment import answer_region
+    from capmodel.models.usl.verdict.assessment import answer_region
 
     curve = datasets.load_curve("usl_raytracer")
     comparison = compare_models(curve)
@@ -147,7 +147,7 @@ def test_fit_report_on_an_all_client_bound_sweep_states_no_capacity():
     assert _bold_numbers(r.answer) == [3900.0]            # only what was measured
     assert "ceiling" not in r.answer.replace("ceiling is at least", "") and "peaks" not in r.answer
     # what the data support instead: the same sentence ``capmodel fit --json`` gives as "supported"
-    from capmodel.models.assessment import supported_instead
+    from capmodel.models.usl.verdict.assessment import supported_instead
 
     assert supported_instead(r.fit, r.evidence) in r.answer and "at least the best measured 3,900 ops/s" in r.answer
 

@@ -1,4 +1,4 @@
-"""assess_fit (capmodel.models.assessment): each reason on real bundled data and on curves built here, whose verdict
+"""assess_fit (capmodel.models.usl.verdict.assessment): each reason on real bundled data and on curves built here, whose verdict
 is derived in the test from the rules' definitions: the figure's interval over the likelihood region (unbounded,
 wider than a sound answer holds, beyond the data, the peak below the data, the model outside the region), and what
 the curve and the fit say against any answer."""
@@ -10,12 +10,12 @@ import pytest
 from scipy import stats
 
 from capmodel import datasets, read_curve
-from capmodel.models import assessment as A
-from capmodel.models import curve_rules as R
-from capmodel.models.describe import describe_fit
-from capmodel.models.rivals import fit_amdahl, fit_linear
-from capmodel.models.selection import compare_models
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.verdict import assessment as A
+from capmodel.models.usl.verdict import curve_rules as R
+from capmodel.models.usl.describe import describe_fit
+from capmodel.models.usl.rivals import fit_amdahl, fit_linear
+from capmodel.models.usl.selection import compare_models
+from capmodel.models.usl.fit import fit_usl
 
 SWEEP = "tests/fixtures/client_bound_sweep/curve.csv"
 FTDC = "data/ftdc_sample/diagnostic.data"
@@ -136,7 +136,7 @@ def test_observed_curve_of_the_bundled_ftdc():
     below = R.check_below_one(curve["concurrency"])
     if share:
         assert below.value == pytest.approx(share) and below.grade == ("unusable" if share >= 0.5 else "weak")
-    from capmodel.models.limits import PAST_PEAK_RSE, PAST_PEAK_TOLERANCE
+    from capmodel.models.usl.verdict.limits import PAST_PEAK_RSE, PAST_PEAK_TOLERANCE
 
     levels = curve.groupby("concurrency")["throughput"].agg(["mean", "size"])
     best = levels["mean"].max()

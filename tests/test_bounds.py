@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from capmodel.errors import InputError
-from capmodel.models.bounds import asymptotic_bounds, balanced_job_bounds, saturation_population
-from capmodel.models.mva import exact_mva
+from capmodel.models.queueing.bounds import asymptotic_bounds, balanced_job_bounds, saturation_population
+from capmodel.models.queueing.mva import exact_mva
 
 # Jain (1991) Example 34.2 timesharing system: D = 2, 3, 1 s, Z = 4 s
 JAIN_DEMANDS = [2.0, 3.0, 1.0]

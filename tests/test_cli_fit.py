@@ -53,8 +53,8 @@ def test_json_contract_on_specsdm91(capsys):
     # against the USL's within 1 + F(1, m - 3; 0.99) / (m - 3)): the peak's concurrency has no upper end (null)
     from scipy.stats import f
 
-    from capmodel.models.rivals import fit_amdahl
-    from capmodel.models.usl import fit_usl
+    from capmodel.models.usl.rivals import fit_amdahl
+    from capmodel.models.usl.fit import fit_usl
 
     curve = datasets.load_curve("usl_specsdm91")
     usl, amdahl = fit_usl(curve), fit_amdahl(curve)
@@ -218,7 +218,7 @@ def test_fit_on_an_observed_curve_follows_its_verdict(tmp_path):
     # `capmodel observe --ftdc` on the bundled FTDC sample, then `capmodel fit` on its curve, as the README shows
     import pandas as pd
 
-    from capmodel.models.curve_rules import BELOW_ONE_SHARE_UNUSABLE
+    from capmodel.models.usl.verdict.curve_rules import BELOW_ONE_SHARE_UNUSABLE
 
     out = tmp_path / "obs"
     _cli("observe", "--ftdc", "data/ftdc_sample/diagnostic.data", "--out", str(out))

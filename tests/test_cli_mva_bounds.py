@@ -6,8 +6,8 @@ import pytest
 from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import InputError
-from capmodel.models.mva_multiclass import approximate_multiclass_mva, exact_cells, multiclass_mva
-from capmodel.models.mva_network import MAX_CLASSES, build_network
+from capmodel.models.queueing.multiclass import approximate_multiclass_mva, exact_cells, multiclass_mva
+from capmodel.models.queueing.network import MAX_CLASSES, build_network
 
 
 def write(tmp_path, text, name="model.yaml"):
@@ -100,7 +100,7 @@ def test_a_workload_file_with_a_duplicated_key_is_refused(tmp_path):
 
 def test_single_class_mva_is_bounded_and_never_nan():
     from capmodel.errors import CapmodelError
-    from capmodel.models.mva import approximate_mva, exact_mva
+    from capmodel.models.queueing.mva import approximate_mva, exact_mva
 
     for solve in (exact_mva, approximate_mva):
         with pytest.raises(InputError, match="asks for every N from 1 to it"):

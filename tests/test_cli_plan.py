@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from capmodel.cli import main
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.fit import fit_usl
 
 VM_KEYS = {"vm", "monthly_cost", "throughput", "throughput_per_cost", "users", "cost_per_user", "binding_limit"}
 

@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import capmodel.models.engine as engine
+import capmodel.models.usl.engine as engine
 from capmodel import datasets
 from capmodel.errors import InputError
-from capmodel.models.family import MODELS
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.family import MODELS
+from capmodel.models.usl.fit import fit_usl
 
 N = np.array([1, 2, 4, 8, 16, 32.0])
 P = {"sigma": 0.04, "kappa": 2e-3, "lambda": 50.0}

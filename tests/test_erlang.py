@@ -8,7 +8,7 @@ from scipy.integrate import quad
 from scipy.special import gammaln, logsumexp
 
 from capmodel.errors import InputError, PlanError
-from capmodel.models.erlang import erlang_b, erlang_c, mm1, mmc, servers_for_target
+from capmodel.models.queueing.erlang import erlang_b, erlang_c, mm1, mmc, servers_for_target
 
 
 def erlang_c_direct(c, a):

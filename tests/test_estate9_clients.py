@@ -150,7 +150,7 @@ def _served_latency(summed, clients, served, total):
 def test_the_served_latency_without_scipy_is_the_non_negative_fit():
     """The numpy arithmetic the mix what-if and observe share against scipy's nnls on random tables of every kind:
     shares that vary, pure intervals, too few intervals, noise that makes a coefficient negative."""
-    from capmodel.models.served_latency import served_latency
+    from capmodel.models.mix.served_latency import served_latency
 
     rng = np.random.default_rng(1)
     told = 0

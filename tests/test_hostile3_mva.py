@@ -99,7 +99,7 @@ def test_a_class_with_no_customers_gets_the_response_time_one_arriving_customer_
     # residence equals class a's in the network of population N + e_a (one class-a customer), which the exact
     # recursion computes through its ordinary path. Before: the exact solver gave D alone (as if the network were
     # empty), and 0 everywhere when every class was empty, while the approximate solvers gave D (1 + Q(N)).
-    from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva
+    from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
 
     think = {"a": 0.0, "b": 0.5, "c": 1.0}
 

@@ -7,10 +7,10 @@ import pytest
 
 from capmodel import datasets
 from capmodel.formatting import number
-from capmodel.models import assessment as A
+from capmodel.models.usl.verdict import assessment as A
 from capmodel.models.evidence import SOUND_SPAN
-from capmodel.models.rivals import fit_amdahl
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.rivals import fit_amdahl
+from capmodel.models.usl.fit import fit_usl
 
 
 @pytest.mark.parametrize("low, high", [(0.713, 4.155), (0.2, 1.8), (0.1, 1.3), (1.1, 3.0), (1.05, 2.5),

@@ -8,9 +8,9 @@ from scipy import stats
 from statsmodels.stats.anova import anova_lm
 
 from capmodel.errors import InputError
-from capmodel.models.rivals import fit_linear
-from capmodel.models.closed_form import usl_throughput
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.rivals import fit_linear
+from capmodel.models.usl.closed_form import usl_throughput
+from capmodel.models.usl.fit import fit_usl
 
 LEVELS = np.array([1, 2, 4, 8, 16, 32, 64.0])
 

@@ -21,10 +21,10 @@ from scipy import optimize
 
 from capmodel.data import datasets
 from capmodel.errors import InputError, PlanError
-from capmodel.models.closed_form import latency_limit
-from capmodel.models.rivals import fit_amdahl, fit_linear
-from capmodel.models.usl import fit_usl
-from capmodel.models.usl_latency import LatencyFit, throughput_at_latency
+from capmodel.models.usl.closed_form import latency_limit
+from capmodel.models.usl.rivals import fit_amdahl, fit_linear
+from capmodel.models.usl.fit import fit_usl
+from capmodel.models.usl.latency_form import LatencyFit, throughput_at_latency
 from capmodel.plan import Objectives, capacity_from_fit
 
 N_AMDAHL = np.array([1, 2, 4, 8, 16, 32, 64.0])
@@ -189,7 +189,7 @@ def test_bad_arguments_are_refused_by_name():
 @pytest.mark.parametrize("kappa", [1e-6, 3e-4, 1e-2])
 def test_the_concurrency_of_the_peak_throughput_is_the_peak_not_infinity(sigma, kappa):
     # a plan capped at the peak asks which N carries the peak's throughput; rounding once made that "beyond the peak"
-    from capmodel.models.closed_form import concurrency_for_throughput, usl_peak
+    from capmodel.models.usl.closed_form import concurrency_for_throughput, usl_peak
 
     fit = type("P", (), {"sigma": sigma, "kappa": kappa, "lambda_": 1000.0})()
     n_star = numeric_peak(fit)
@@ -200,7 +200,7 @@ def test_the_concurrency_of_the_peak_throughput_is_the_peak_not_infinity(sigma, 
 
 @pytest.mark.parametrize("sigma,kappa", [(1.0, 0.5), (0.9, 0.5), (0.5, 2.0)])
 def test_log_coherency_peak_below_one_client_is_at_one(sigma, kappa):
-    from capmodel.models.closed_form import log_coherency_peak
+    from capmodel.models.usl.closed_form import log_coherency_peak
 
     # dX/dN of lambda*N / (1 + sigma(N-1) + kappa N ln N) has the sign of 1 - sigma - kappa N: negative from N = 1 on
     n, x = log_coherency_peak(sigma, kappa, 100.0)

@@ -2,7 +2,7 @@
 import pytest
 
 from capmodel.errors import InputError
-from capmodel.models.laws import (
+from capmodel.models.queueing.laws import (
     demand_from_visits,
     forced_flow,
     interactive_response_time,
@@ -11,7 +11,7 @@ from capmodel.models.laws import (
     service_demand,
     utilization,
 )
-from capmodel.models.mva import exact_mva
+from capmodel.models.queueing.mva import exact_mva
 
 
 def test_menasce_motivating_problem():
@@ -64,7 +64,7 @@ def test_impossible_inputs_name_the_argument():
         interactive_response_time(0, 1.0)
 
 
-# The models' vocabulary for their inputs (capmodel.models.laws: SERVERS, NONNEGATIVE, POSITIVE on
+# The models' vocabulary for their inputs (capmodel.models.queueing.laws: SERVERS, NONNEGATIVE, POSITIVE on
 # capmodel.constraints): numbers are numbers, finite, in range; each refusal names the input, the range and the value.
 @pytest.mark.parametrize("call, message", [
     (lambda: littles_law(population=-1.0, response_time=2.0), "population must be a finite number >= 0, got -1"),
@@ -94,7 +94,7 @@ def test_bad_model_inputs_are_one_error_naming_the_input_the_range_and_the_value
     (None, "c (number of servers) must be given"),
 ])
 def test_a_server_count_is_a_whole_number_of_at_least_one(c, message):
-    from capmodel.models.erlang import erlang_c
+    from capmodel.models.queueing.erlang import erlang_c
 
     with pytest.raises(InputError) as caught:
         erlang_c(c, 0.5)
@@ -104,8 +104,8 @@ def test_a_server_count_is_a_whole_number_of_at_least_one(c, message):
 def test_server_counts_and_times_given_as_numpy_or_whole_floats_are_read_as_numbers():
     import numpy as np
 
-    from capmodel.models.erlang import erlang_c
-    from capmodel.models.laws import check_servers
+    from capmodel.models.queueing.erlang import erlang_c
+    from capmodel.models.queueing.laws import check_servers
 
     # Erlang C for c = 2 servers, a = 1 Erlang: with T = (a^c / c!) c / (c - a) = 1, C = T / (sum_{k<c} a^k / k! + T)
     # = 1 / (1 + 1 + 1) = 1/3 (Kleinrock, Queueing Systems vol. 1, eq. 3.42)

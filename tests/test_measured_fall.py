@@ -1,4 +1,4 @@
-"""A measured fall after the peak (capmodel.models.measured_fall): the model choice does not recommend a model whose
+"""A measured fall after the peak (capmodel.models.usl.measured_fall): the model choice does not recommend a model whose
 curve cannot fall, and the verdict on such a model is unusable; curves that merely level off keep Amdahl. The
 curves are built here from the USL and Amdahl formulas with a fixed multiplicative scatter, and the expected fall is
 computed from the built points."""
@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from capmodel import datasets
-from capmodel.models import measured_fall as M
-from capmodel.models.rivals import fit_amdahl
-from capmodel.models.selection import compare_models
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl import measured_fall as M
+from capmodel.models.usl.rivals import fit_amdahl
+from capmodel.models.usl.selection import compare_models
+from capmodel.models.usl.fit import fit_usl
 
 N = np.array([1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128], dtype=float)
 # a fixed scatter of about ±1% (deterministic, so the test does not depend on a random stream)

@@ -8,8 +8,8 @@ import pytest
 
 from capmodel import datasets
 from capmodel.errors import InputError
-from capmodel.models.mix import check_mix, fit_mix_demands, solve_mix
-from capmodel.models.mva_multiclass import multiclass_mva
+from capmodel.models.mix.demands import check_mix, fit_mix_demands, solve_mix
+from capmodel.models.queueing.multiclass import multiclass_mva
 from queueing_ctmc import stationary
 
 READ_ONLY = {"read": 1.0}

@@ -1,4 +1,4 @@
-"""The mix what-if from production (capmodel.models.mix_production, ``capmodel mva --observed``): demands recovered
+"""The mix what-if from production (capmodel.models.mix.production, ``capmodel mva --observed``): demands recovered
 from synthetic telemetry made with known figures, the what-if against the M/M/c formulas computed here, and bad
 input refused. The check on a real mongod is tests/test_mix_production_live.py."""
 import json
@@ -11,8 +11,8 @@ import pytest
 from capmodel.cli import main
 from capmodel.errors import InputError
 from capmodel.formatting import number
-from capmodel.models.mix_production import fit_server_demands, mix_what_if
-from capmodel.models.mix_rates import scaled_rates
+from capmodel.models.mix.production import fit_server_demands, mix_what_if
+from capmodel.models.mix.rates import scaled_rates
 
 # the truth the synthetic server follows: CPU per op (s), background CPU (cores), latency = A + L / (1 - U) on 1 core
 TRUTH = {"d": {"reads": 120e-6, "writes": 200e-6, "commands": 50e-6}, "b": 0.02,
@@ -187,8 +187,8 @@ def _ar1(n, phi, scale, seed):
 
 def bootstrap_ends(end, estimate, spread):
     """The bootstrap's own end of the utilization, the window spread taken back out of a widened one (they combine in
-    quadrature on the log scale: capmodel.models.mix_spread)."""
-    from capmodel.models.mix_spread import half_width
+    quadrature on the log scale: capmodel.models.mix.spread)."""
+    from capmodel.models.mix.spread import half_width
 
     total = np.log(end["utilization"] / estimate)
     return estimate * np.exp(np.sign(total) * np.sqrt(max(total ** 2 - half_width(*spread["cpu"], 0.95) ** 2, 0)))
@@ -205,9 +205,9 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
     a wider interval than resampling single intervals; independent noise gives the ordinary bootstrap, draw for
     draw (the same figures as refits on single intervals drawn by rng.integers, computed here, then widened by the
     same windows' spread: tests/test_mix_spread.py tests that part)."""
-    from capmodel.models.mix_intervals import usable_intervals
-    from capmodel.models.mix_production import _predict
-    from capmodel.models.mix_spread import percentiles, widened
+    from capmodel.models.mix.intervals import usable_intervals
+    from capmodel.models.mix.production import _predict
+    from capmodel.models.mix.spread import percentiles, widened
 
     asked = {"reads": 2000, "writes": 1000, "commands": 20}   # rates, not factors: the spread is the fit's alone
 

@@ -30,7 +30,7 @@ demands counted as holding within 7 %, where the evidence of the ten runs ended;
 21:46 UTC: reads / writes -2.1 / -7.2 (CPU -6.0), -9.1 / -4.4 (-8.3), +8.6 / +3.3 (+1.9), +5.5 / +0.1 (-2.3),
 +15.2 / +8.7 (+6.2)) moved it to 5 % (``mix_lab.DEMANDS_HOLD``: all nine quiet runs within 5 % held 15 %). The
 latency check of a disturbed run is weak by design: the accuracy figure is the benchmark's median on a quiet machine,
-and the what-if's own interval, which includes the window-to-window spread (``capmodel.models.mix_spread``), held
+and the what-if's own interval, which includes the window-to-window spread (``capmodel.models.mix.spread``), held
 the measured latency in all five.
 
 Why split on the neighbours' CPU, not the server's wait for its core (the rule before): on a quiet machine that wait
@@ -120,7 +120,7 @@ import threading
 
 import pytest
 
-from capmodel.models.mix_production import mix_what_if
+from capmodel.models.mix.production import mix_what_if
 from capmodel.observe.observation import observe_uri
 from mix_lab import (BOUND, CPU_BOUND, can_pin, demands, latency_bound, neighbours,  # tests/mix_lab.py, shared
                      predict_f, run_lab, window_wait)                             # with benchmarks/bench_mix.py

@@ -1,4 +1,4 @@
-"""Replication in the mix what-if (capmodel.models.mix_intervals.split_replication, mix_production): a sync source's
+"""Replication in the mix what-if (capmodel.models.mix.intervals.split_replication, mix_production): a sync source's
 oplog getMores, which ``opLatencies`` counts as reads, are taken out of the clients' reads and follow the writes; a
 secondary's replication work is a term of its own, scaled with the set's writes. Synthetic members made with known
 figures; every expected value is computed here from those figures. The embedded replica set's check is in
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from capmodel.models.mix_intervals import split_replication
-from capmodel.models.mix_production import fit_server_demands, mix_what_if
+from capmodel.models.mix.intervals import split_replication
+from capmodel.models.mix.production import fit_server_demands, mix_what_if
 
 B = 0.02                                                   # background CPU (cores)
 D = {"reads": 100e-6, "writes": 150e-6, "commands": 40e-6}  # the clients' CPU per operation (s)

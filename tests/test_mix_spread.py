@@ -1,4 +1,4 @@
-"""The mix what-if's window-to-window spread (capmodel.models.mix_spread): synthetic servers whose windows of load
+"""The mix what-if's window-to-window spread (capmodel.models.mix.spread): synthetic servers whose windows of load
 each move the CPU per operation and the latency by a known random factor, drawn here; the spread the what-if finds
 against the factors drawn, and the coverage of its interval for one more window, counted over many servers."""
 import math
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from capmodel.formatting import percent
-from capmodel.models.mix_production import fit_server_demands, mix_what_if
-from capmodel.models.mix_spread import MIN_WINDOW, window_labels
+from capmodel.models.mix.production import fit_server_demands, mix_what_if
+from capmodel.models.mix.spread import MIN_WINDOW, window_labels
 
 D = {"reads": 120e-6, "writes": 200e-6}     # CPU seconds per operation
 B = 0.02                                    # background cores
@@ -92,7 +92,7 @@ def test_the_spread_is_the_windows_own_and_the_interval_widens_by_it():
 def test_one_more_window_falls_in_the_interval_at_its_level():
     """Over 150 synthetic servers of 8 windows of 5 intervals (the lab's size), the interval for one more window at
     the asked load holds that window's measured latency about 95 % of the time; the bootstrap over intervals alone
-    (the what-if before the windows) held 59-66 % on the embedded server's lab (capmodel/models/mix_spread.py)."""
+    (the what-if before the windows) held 59-66 % on the embedded server's lab (capmodel/models/mix/spread.py)."""
     held, total = {c: 0 for c in D}, 150
     for seed in range(total):
         samples, _ = server(8, 5, sigma_cpu=0.05, sigma_latency=0.10, seed=100 + seed)

@@ -6,7 +6,7 @@ import pytest
 from scipy.special import gammaln, logsumexp
 
 from capmodel.errors import InputError
-from capmodel.models.mva import approximate_mva, exact_mva
+from capmodel.models.queueing.mva import approximate_mva, exact_mva
 
 # Jain, "The Art of Computer Systems Performance Analysis" (1991), Example 34.2: timesharing system,
 # Z = 4 s; CPU S = 0.125 s, V = 16; disk A S = 0.3 s, V = 10; disk B S = 0.2 s, V = 5 (D = 2, 3, 1 s).

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from capmodel.errors import CapmodelError
-from capmodel.models.mva_loaddep import rate_function
-from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva
-from capmodel.models.mva_network import MulticlassResult, build_network
+from capmodel.models.queueing.load_dependent import rate_function
+from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
+from capmodel.models.queueing.network import MulticlassResult, build_network
 from queueing_ctmc import closed_network
 
 

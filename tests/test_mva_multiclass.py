@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from capmodel.errors import InputError
-from capmodel.models.mva import exact_mva
-from capmodel.models.mva_multiclass import multiclass_mva
-from capmodel.models.mva_loaddep import multi_server, rate_function, usl_station
-from capmodel.models.mva_multiclass import approximate_multiclass_mva
+from capmodel.models.queueing.mva import exact_mva
+from capmodel.models.queueing.multiclass import multiclass_mva
+from capmodel.models.queueing.load_dependent import multi_server, rate_function, usl_station
+from capmodel.models.queueing.multiclass import approximate_multiclass_mva
 from queueing_ctmc import closed_network
 
 # Lazowska, Zahorjan, Graham, Sevcik, "Quantitative System Performance" (1984), ch. 7, p. 131: a batch class (10 jobs,

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from capmodel.commands.mva import class_table, station_table
-from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva
+from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
 from tests.test_mva_multiclass import (CHANDY_DEMANDS, CHANDY_POPULATIONS, LAZOWSKA_DEMANDS,
                                        LAZOWSKA_POPULATIONS, LAZOWSKA_THINK)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from capmodel.errors import InputError
-from capmodel.models.mva_network import build_network
+from capmodel.models.queueing.network import build_network
 from tests.cli_run import run
 
 GOOD = """classes:
@@ -87,8 +87,8 @@ def test_a_huge_number_yaml_reads_as_text_is_told_its_range_not_how_to_write_it(
 
 @pytest.mark.parametrize("think", [1e308, 2e9])
 def test_a_think_time_past_the_range_gets_the_same_words_from_python_as_from_the_file(tmp_path, think):
-    from capmodel.models.mva_multiclass import approximate_multiclass_mva, multiclass_mva
-    from capmodel.models.open_networks import mixed_network
+    from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
+    from capmodel.models.queueing.open_networks import mixed_network
 
     from_file = refused(model(tmp_path, think=repr(think).replace("e+", ".0e+")))
     wanted = f"must be {SECONDS}, got {int(think) if think < 1e16 else think!r}"   # a whole figure without '.0'

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.formatting import number
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.fit import fit_usl
 
 EXPONENT = re.compile(r"\de[+-]?\d")
 

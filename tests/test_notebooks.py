@@ -192,7 +192,7 @@ def test_injected_parameters_are_recorded(reports):
 
 
 def test_methodology_what_if_predicts_plgm_workload_3_from_workloads_1_and_2(reports):
-    from capmodel.models.mix import fit_mix_demands
+    from capmodel.models.mix.demands import fit_mix_demands
 
     text = _answer(reports, "01_methodology")
     # Percona plgm study (seed 003_): workload 1 "100% find()", workloads 2 and 3 "54% reads and 46% writes";

@@ -6,9 +6,9 @@ import re
 import pytest
 
 from capmodel import datasets
-from capmodel.models.rivals import fit_amdahl
-from capmodel.models.selection import compare_models
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.rivals import fit_amdahl
+from capmodel.models.usl.selection import compare_models
+from capmodel.models.usl.fit import fit_usl
 from tests.cli_run import run
 
 CURVES = ["usl_specsdm91", "usl_raytracer", "plgm_workload1", "plgm_workload2", "plgm_workload3"]
@@ -41,7 +41,7 @@ def test_the_verdict_reads_the_models_choice_into_the_interval():
     # the raytracer curve never turns down: the ranking prefers Amdahl. Chosen by the ranking, Amdahl's ceiling is
     # judged by its interval over every family compared; the USL asked for is judged over its own family, whose edge
     # κ = 0 is the Amdahl curve, so its interval holds the ceiling the ranking prefers
-    from capmodel.models.assessment import assess_fit
+    from capmodel.models.usl.verdict.assessment import assess_fit
 
     curve = datasets.load_curve("usl_raytracer")
     comparison = compare_models(curve)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from capmodel.errors import InputError
-from capmodel.models.open_networks import mixed_network, open_network, stability_limit
+from capmodel.models.queueing.open_networks import mixed_network, open_network, stability_limit
 from queueing_ctmc import stationary
 
 

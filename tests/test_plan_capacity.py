@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from capmodel.errors import PlanError
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.fit import fit_usl
 from capmodel.plan import (Objectives, calibrate_workload, capacity_from_fit, format_estimate, plan_vms,
                            workload_from_ops_per_user)
 from capmodel.plan.capacity import throughput_at_utilization_target

@@ -107,7 +107,7 @@ def _two_vm_curves(tmp_path):
 
 def _family_comparison(name: str):
     """The USL family ranked on a bundled curve, as the plan ranks it (capmodel.plan.assessment.compare_family)."""
-    from capmodel.models.selection import compare_models
+    from capmodel.models.usl.selection import compare_models
     from capmodel.plan.assessment import USL_FAMILY
 
     return compare_models(datasets.load_curve(name), models=list(USL_FAMILY), extrapolation=False)
@@ -143,7 +143,7 @@ def test_a_model_the_comparison_ranks_worse_is_noted_or_replaced_and_its_interva
 
 def test_the_python_keyword_chooses_the_model_too():
     curve = datasets.load_curve("usl_raytracer")     # the comparison prefers Amdahl (the curve never turns down)
-    from capmodel.models.usl import fit_usl
+    from capmodel.models.usl.fit import fit_usl
 
     catalog = pd.DataFrame({"vm": ["sdm"], "monthly_cost": [200.0]})
     kept = plan_study(catalog=catalog, fits={"sdm": fit_usl(curve)}, ops_per_user=1)
@@ -200,8 +200,8 @@ def test_plan_curve_options_that_the_advice_names_exist(tmp_path):
 
 
 def test_a_fitted_vms_verdict_is_its_capacitys_named_by_vm():
-    from capmodel.models.assessment import fit_verdict
-    from capmodel.models.usl import fit_usl
+    from capmodel.models.usl.verdict.assessment import fit_verdict
+    from capmodel.models.usl.fit import fit_usl
     from capmodel.plan.assessment import assess_fitted_vm
     from capmodel.plan.capacity import Objectives, capacity_from_fit
 

@@ -11,7 +11,7 @@ import pytest
 
 from capmodel import datasets
 from capmodel.errors import PlanError
-from capmodel.models.describe import describe_fit
+from capmodel.models.usl.describe import describe_fit
 from capmodel.plan import Objectives, capacity_from_fit, plan_node_study, plan_shard_study, plan_study
 from capmodel.plan.capacity import describe_capacity
 

@@ -7,7 +7,7 @@ import plotly.io as pio
 import pytest
 
 from capmodel import datasets
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.fit import fit_usl
 from capmodel.plots import setup_notebook
 from capmodel.plots.render import figure_bundle
 from capmodel.plots.costs import bar_figure, pareto_figure, runway_figure
@@ -165,7 +165,7 @@ def test_the_nose_figure_draws_and_names_a_nose_only_when_the_fit_has_one():
     # report 07 on a server whose USL fit has no coherency term named an upper branch and a peak it did not draw
     import math
 
-    from capmodel.models.usl_latency import LatencyFit
+    from capmodel.models.usl.latency_form import LatencyFit
     from capmodel.plots.nose import NO_NOSE, nose_figure
 
     x = np.array([1000.0, 2000.0, 3000.0])

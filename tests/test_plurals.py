@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from capmodel.formatting import plural
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.fit import fit_usl
 
 
 @pytest.mark.parametrize("n, word, many, expected", [

@@ -5,8 +5,8 @@ import pandas as pd
 from scipy.stats import f
 
 from capmodel.cli import main
-from capmodel.models.rivals import fit_linear
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.rivals import fit_linear
+from capmodel.models.usl.fit import fit_usl
 
 # a sweep that kept doubling (1,000 ops/s per client, 2% below linear at 64): the USL's ceiling λ/σ lands in the
 # tens of millions, hundreds of times the best measured 63,000 ops/s

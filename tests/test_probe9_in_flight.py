@@ -1,5 +1,5 @@
 """probe9: a concurrency column that counts fewer clients than ran (threads x hosts), or a mean latency not in ms,
-against Little's law on the curve's own columns (capmodel.models.little)."""
+against Little's law on the curve's own columns (capmodel.models.usl.verdict.little)."""
 import json
 
 import pytest

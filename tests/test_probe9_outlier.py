@@ -1,4 +1,4 @@
-"""probe9: one 10x point decides a fit's answer; the verdict names it (capmodel.models.influence)."""
+"""probe9: one 10x point decides a fit's answer; the verdict names it (capmodel.models.usl.verdict.influence)."""
 import json
 
 import pytest

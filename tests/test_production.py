@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from capmodel.models.usl_latency import LatencyFit
+from capmodel.models.usl.latency_form import LatencyFit
 from capmodel.observe.capacity import LAWS, USL
 from capmodel.observe.tables import curve_from_samples
 from capmodel.plan.production import NO_METHOD, production_answer

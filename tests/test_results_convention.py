@@ -126,14 +126,14 @@ def _mix_samples(lean=1.0):
 
 def _instances() -> dict:
     from capmodel.data import datasets
-    from capmodel.models.erlang import mmc
+    from capmodel.models.queueing.erlang import mmc
     from capmodel.models.evidence import Reason
-    from capmodel.models.family import get_model
-    from capmodel.models.mix import fit_mix_demands
-    from capmodel.models.mix_production import fit_server_demands, mix_what_if
-    from capmodel.models.mva_multiclass import multiclass_mva
-    from capmodel.models.selection import compare_models
-    from capmodel.models.usl_latency import fit_usl_latency
+    from capmodel.models.usl.family import get_model
+    from capmodel.models.mix.demands import fit_mix_demands
+    from capmodel.models.mix.production import fit_server_demands, mix_what_if
+    from capmodel.models.queueing.multiclass import multiclass_mva
+    from capmodel.models.usl.selection import compare_models
+    from capmodel.models.usl.latency_form import fit_usl_latency
     from capmodel.observe.capacity import server_capacity
     from capmodel.observe.fleet import COLUMNS, Fleet, capacity_summary, urgency_order
     from capmodel.observe.members import Member, ReplicaSetObservation
@@ -160,20 +160,20 @@ def _instances() -> dict:
     study = plan_study()
     estimate = capacity.spare_fraction
     return {
-        "capmodel.models.erlang.MMcResult": mmc(8.0, 10.0, 1),
+        "capmodel.models.queueing.erlang.MMcResult": mmc(8.0, 10.0, 1),
         "capmodel.models.evidence.Reason": Reason("example", "weak", "an example reason", math.inf),
         "capmodel.models.evidence.Evidence": usl.evidence,
         "capmodel.models.evidence.NextStep": usl.evidence.next_step,      # plgm_workload1 is weak: its next step
-        "capmodel.models.mix.MixPrediction": mix_fit.compare(mixes["plgm_workload3"], mixed, "plgm_workload3"),
-        "capmodel.models.mix_answer.MixWhatIf": mix_what_if({"a": _mix_samples(), "b": _mix_samples(2.0)},
+        "capmodel.models.mix.demands.MixPrediction": mix_fit.compare(mixes["plgm_workload3"], mixed, "plgm_workload3"),
+        "capmodel.models.mix.answer.MixWhatIf": mix_what_if({"a": _mix_samples(), "b": _mix_samples(2.0)},
                                                                 cores=1, scale={"reads": 1.3}, n_bootstrap=20),
-        "capmodel.models.mix_production.ServerDemands": fit_server_demands(_mix_samples(), cores=1),
-        "capmodel.models.mva_network.MulticlassResult": multiclass_mva({"cpu": {"a": 0.01, "b": 0.02}},
+        "capmodel.models.mix.production.ServerDemands": fit_server_demands(_mix_samples(), cores=1),
+        "capmodel.models.queueing.network.MulticlassResult": multiclass_mva({"cpu": {"a": 0.01, "b": 0.02}},
                                                                        {"a": 4, "b": 2}, {"a": 0.1, "b": 0.1}),
-        "capmodel.models.results.ScalabilityFit": get_model("log_coherency").fit(curve),
-        "capmodel.models.usl_results.USLFit": usl,
-        "capmodel.models.ranking.ModelComparison": compare_models(curve, extrapolation=False),
-        "capmodel.models.usl_latency.LatencyFit": fit_usl_latency(observed_curve),
+        "capmodel.models.usl.results.ScalabilityFit": get_model("log_coherency").fit(curve),
+        "capmodel.models.usl.usl_fit.USLFit": usl,
+        "capmodel.models.usl.ranking.ModelComparison": compare_models(curve, extrapolation=False),
+        "capmodel.models.usl.latency_form.LatencyFit": fit_usl_latency(observed_curve),
         "capmodel.plan.calibration.Workload": study.plan.workload,
         "capmodel.plan.capacity.Objectives": Objectives(utilization_target=0.8, latency_p95_ms=5.0),
         "capmodel.plan.capacity.FitCapacity": capacity_from_fit(usl, Objectives(utilization_target=0.8)),
@@ -261,9 +261,9 @@ def test_the_production_table_holds_the_figures_its_formatted_table_shows(instan
 
 
 def test_a_comparison_says_its_choice_in_words_and_as_json(instances):
-    from capmodel.models.labels import model_label
+    from capmodel.models.usl.labels import model_label
 
-    comparison = instances["capmodel.models.ranking.ModelComparison"]
+    comparison = instances["capmodel.models.usl.ranking.ModelComparison"]
     assert comparison.describe() == f"{model_label(comparison.recommended)} is recommended: {comparison.reason}."
     record = comparison.to_json()
     assert record["recommended"] == comparison.recommended

@@ -9,10 +9,10 @@ from scipy import optimize
 
 from capmodel import datasets
 from capmodel.errors import InputError
-from capmodel.models.family import MODELS, get_model
-from capmodel.models.rivals import fit_amdahl, fit_linear, fit_log_coherency
-from capmodel.models.closed_form import usl_throughput
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.family import MODELS, get_model
+from capmodel.models.usl.rivals import fit_amdahl, fit_linear, fit_log_coherency
+from capmodel.models.usl.closed_form import usl_throughput
+from capmodel.models.usl.fit import fit_usl
 
 N = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64.0])
 

@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from capmodel.models.robust import fit_robust
-from capmodel.models.closed_form import usl_throughput
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.robust import fit_robust
+from capmodel.models.usl.closed_form import usl_throughput
+from capmodel.models.usl.fit import fit_usl
 
 N = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64.0])
 

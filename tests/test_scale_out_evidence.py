@@ -10,7 +10,7 @@ import pytest
 
 import cli_run
 from capmodel import datasets
-from capmodel.models.closed_form import usl_throughput
+from capmodel.models.usl.closed_form import usl_throughput
 
 
 def cli(*argv):

@@ -6,9 +6,9 @@ from sklearn.model_selection import cross_val_score
 
 from capmodel import datasets
 from capmodel.errors import InputError
-from capmodel.models.extrapolation import ForwardChainingSplit, ScalabilityRegressor, extrapolation_check
-from capmodel.models.selection import compare_models
-from capmodel.models.closed_form import usl_throughput
+from capmodel.models.usl.extrapolation import ForwardChainingSplit, ScalabilityRegressor, extrapolation_check
+from capmodel.models.usl.selection import compare_models
+from capmodel.models.usl.closed_form import usl_throughput
 
 N = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64.0])
 

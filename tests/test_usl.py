@@ -15,9 +15,9 @@ from scipy import optimize, stats
 
 from capmodel import datasets
 from capmodel.errors import FitError, InputError, PlanError
-from capmodel.models.closed_form import usl_throughput
-from capmodel.models.engine import replicate_weights
-from capmodel.models.usl import fit_usl
+from capmodel.models.usl.closed_form import usl_throughput
+from capmodel.models.usl.engine import replicate_weights
+from capmodel.models.usl.fit import fit_usl
 
 
 def sig(published, digits=4):
@@ -192,7 +192,7 @@ def test_predict_band_is_the_range_over_the_likelihood_region(specsdm91):
     its own threshold on n - 2 degrees of freedom where the family's F test at 99% does not reject it."""
     from scipy.special import fdtri
 
-    from capmodel.models.region import EDGE_PLAUSIBLE, nominal_level
+    from capmodel.models.usl.region import EDGE_PLAUSIBLE, nominal_level
 
     f = specsdm91
     n, x = f.curve["concurrency"].to_numpy(float), f.curve["throughput"].to_numpy(float)

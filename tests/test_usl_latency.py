@@ -15,7 +15,7 @@ import pytest
 
 import capmodel
 from capmodel.errors import InputError
-from capmodel.models.usl_latency import throughput_at_latency, usl_latency
+from capmodel.models.usl.latency_form import throughput_at_latency, usl_latency
 
 SIGMA, KAPPA, LAMBDA = 0.00487, 1.33e-6, 1768.0
 

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 from capmodel.errors import InputError
-from capmodel.models.mva import exact_mva
-from capmodel.models.usl_mva import mva_throughput_for_usl, usl_network, usl_vs_mva
+from capmodel.models.queueing.mva import exact_mva
+from capmodel.models.queueing.usl_mva import mva_throughput_for_usl, usl_network, usl_vs_mva
 
 
 def usl_formula(n, sigma, kappa, lambda_):
-    """Gunther's USL, written out here so the test does not depend on capmodel.models.usl."""
+    """Gunther's USL, written out here so the test does not depend on capmodel.models.usl.fit."""
     return lambda_ * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 
 
@@ -87,7 +87,7 @@ def test_bridge_rejects_what_a_network_cannot_represent():
 
 
 def test_bridge_accepts_a_real_usl_fit():
-    from capmodel.models.usl import fit_usl
+    from capmodel.models.usl.fit import fit_usl
 
     n = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
     curve = pd.DataFrame({"concurrency": n, "throughput": usl_formula(n, 0.03, 0.0002, 100.0)})

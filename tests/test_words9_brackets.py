@@ -102,7 +102,7 @@ def test_an_r2_below_the_unusable_line_never_reads_as_the_line_itself():
 
     import numpy as np
 
-    from capmodel.models.assessment import check_r2
+    from capmodel.models.usl.verdict.assessment import check_r2
 
     points = np.array([100.0, 180.0, 250.0])
     assert check_r2(SimpleNamespace(r2=0.8951, throughput=points, model="usl")) is None

@@ -3,7 +3,7 @@ import math
 
 from capmodel import formatting
 from capmodel.formatting import percent
-from capmodel.models import mix_answer
+from capmodel.models.mix import answer as mix_answer
 
 
 def test_the_mix_answer_spells_percentages_by_the_one_rule():

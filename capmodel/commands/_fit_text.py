@@ -17,7 +17,7 @@ PARAMETERS = {"sigma": "sigma (σ, contention)", "kappa": "kappa (κ, coherency)
 
 def comparison_text(comparison) -> str:
     """The models ranked by the comparison's criterion, with the reason for the recommendation."""
-    from capmodel.models.labels import model_label
+    from capmodel.models.usl.labels import model_label
 
     frame = comparison.table.drop(columns=["params"])
     frame["model"] = frame["model"].map(model_label)
@@ -47,7 +47,7 @@ def parameter_text(fit, level: float) -> str:
                                                                                 missing="none",
                                                                                 infinite="unbounded")},
         footnotes=['"none": too few points for an interval (as many points as parameters, or 3 for the USL family)',
-                   "intervals: each parameter's range over the likelihood region (capmodel.models.region)"]).text()
+                   "intervals: each parameter's range over the likelihood region (capmodel.models.usl.region)"]).text()
 
 
 def limit_lines(fit, figures: dict, level: float) -> list[str]:
@@ -92,9 +92,9 @@ def quality_line(fit) -> str:
 def answer_line(fit, evidence, figures: dict, level: float) -> str:
     """The answer in one line, above everything that supports it: where the model peaks or levels off with each
     figure's interval and its verdict, or (verdict unusable) what the data support instead."""
-    from capmodel.models.assessment import supported_instead
-    from capmodel.models.describe import limit_words
-    from capmodel.models.labels import model_label
+    from capmodel.models.usl.verdict.assessment import supported_instead
+    from capmodel.models.usl.describe import limit_words
+    from capmodel.models.usl.labels import model_label
 
     if not evidence.usable:
         return f"Answer: no peak or ceiling is supported by these data; {supported_instead(fit, evidence).rstrip('.')}."
@@ -103,8 +103,8 @@ def answer_line(fit, evidence, figures: dict, level: float) -> str:
 
 def fit_text(fit, level: float, evidence, comparison=None) -> str:
     """Everything ``capmodel fit`` prints without --json."""
-    from capmodel.models.assessment import answer_region, supported_instead
-    from capmodel.models.labels import model_label
+    from capmodel.models.usl.verdict.assessment import answer_region, supported_instead
+    from capmodel.models.usl.labels import model_label
 
     figures = fit.figure_intervals(level, region=answer_region(fit, comparison, level))
     n = np.asarray(fit.concurrency, dtype=float)

@@ -2,7 +2,7 @@
 
 Each DIR is a ``capmodel observe`` output folder (its ``samples.csv``); several DIRs are the members of one replica
 set (named by their folders), and the answer names the one that saturates first. The model is
-``capmodel.models.mix_production``.
+``capmodel.models.mix.production``.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError, shown
-from capmodel.models.mix_intervals import usable_intervals
+from capmodel.models.mix.intervals import usable_intervals
 
 
 MAX_SAMPLES_BYTES = 64 * 2**20
@@ -87,8 +87,8 @@ def member_name(folder: str, taken: set) -> str:
 def run_observed(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.constraints import with_name
-    from capmodel.models.mix_production import CORES, mix_what_if
-    from capmodel.models.mix_rates import RATE, SCALE_FACTOR
+    from capmodel.models.mix.production import CORES, mix_what_if
+    from capmodel.models.mix.rates import RATE, SCALE_FACTOR
 
     if args.model is not None:
         raise InputError("give either MODEL.yaml or --observed DIR, not both")
@@ -188,7 +188,7 @@ def asked_load(scale: dict | None, rates: dict | None) -> str:
     """The load the answer is for, said before it (the figures alone do not tell a scaled load from the observed
     one): 'What if: reads ×1.3, writes ×2 (the other classes as observed).'"""
     from capmodel.formatting import number
-    from capmodel.models.mix_intervals import CLASSES
+    from capmodel.models.mix.intervals import CLASSES
 
     if rates:      # a class not named runs no operations (models.mix_rates.scaled_rates)
         named = ", ".join(f"{c} at {number(v, 4)} ops/s" for c, v in rates.items())

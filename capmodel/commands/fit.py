@@ -36,7 +36,7 @@ def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
     parameters' and the figures' (``peak_throughput``, ``peak_concurrency``, ``ceiling``) ranges over the answer's
     likelihood region (an end the data do not bound is null). ``supported`` says what the data support when the
     evidence is unusable."""
-    from capmodel.models.assessment import answer_region, fit_verdict, supported_instead
+    from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict, supported_instead
 
     if evidence is None:
         evidence = fit_verdict(fit, comparison, level=level)
@@ -65,7 +65,7 @@ def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
         "aic": fit.aic,
         "n_points": fit.n_points,
         "level": level,
-        "interval_method": "profile likelihood over the answer's likelihood region (capmodel.models.region)",
+        "interval_method": "profile likelihood over the answer's likelihood region (capmodel.models.usl.region)",
         "se": fit.se,
         "ci": ci,
         "warnings": list(fit.warnings),
@@ -82,8 +82,8 @@ def run(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.data.readers import read_curve
     from capmodel.errors import InputError
-    from capmodel.models import rivals
-    from capmodel.models.usl import fit_usl
+    from capmodel.models.usl import rivals
+    from capmodel.models.usl.fit import fit_usl
 
     if not 0 < args.level < 1:
         raise InputError(f"--level: expected a confidence level between 0 and 1, got {args.level}")
@@ -97,7 +97,7 @@ def run(args) -> int:
         elif args.model == "amdahl":
             fit = rivals.fit_amdahl(curve, weights=weights)
         else:
-            from capmodel.models.selection import compare_models
+            from capmodel.models.usl.selection import compare_models
 
             comparison = compare_models(curve, weights=weights)
             fit = comparison.best_fit
@@ -109,7 +109,7 @@ def run(args) -> int:
         if isinstance(exc, CapmodelError):
             raise type(exc)(where + str(exc)) from None
         raise FitError(f"{where}the {args.model} fit failed: {exc}") from exc
-    from capmodel.models.assessment import fit_verdict
+    from capmodel.models.usl.verdict.assessment import fit_verdict
 
     evidence = fit_verdict(fit, comparison, level=args.level)
     if args.json:

@@ -1,10 +1,10 @@
 """``capmodel mva MODEL.yaml [--json]``: solve a multi-class queueing network described in a YAML or JSON file (its
-schema and the dispatch to a solver: ``capmodel.models.network_file``), or ``--observed DIR``: the mix what-if from
+schema and the dispatch to a solver: ``capmodel.models.queueing.network_spec``), or ``--observed DIR``: the mix what-if from
 production (``capmodel.commands._mva_observed``).
 """
 from __future__ import annotations
 
-from capmodel.models.network_file import SOLVERS
+from capmodel.models.queueing.network_spec import SOLVERS
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -64,9 +64,14 @@ def run(args) -> int:
     if given:   # they were ignored: the file's network solved as written, as if the what-if had been asked
         raise InputError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --observed DIR (the what-if from production), not with "
                          f"{args.model}: change the file's populations, rates or servers instead")
-    from capmodel.models.network_file import load_model, solve
+    from capmodel.data.structured import read_structured
+    from capmodel.models.queueing.network_spec import check_model, solve
 
-    model = load_model(args.model)
+    try:
+        spec = read_structured(args.model)
+    except InputError as exc:
+        raise InputError(f"{args.model}: (file): {str(exc).removeprefix(f'{args.model}: ')}") from None
+    model = check_model(spec, args.model)
     solver = args.solver or model["solver"]
     try:
         result = solve(model, solver)
@@ -100,7 +105,7 @@ STATION_NOTE = "—: a delay station has no utilization (it never queues)"
 def class_table(result):
     """Per class, for people: populations and rates with their units, times in ms (the model's are seconds)."""
     from capmodel.formatting import Column, table
-    from capmodel.models.mva_network import THROUGHPUT_DIGITS, TIME_DIGITS
+    from capmodel.models.queueing.network import THROUGHPUT_DIGITS, TIME_DIGITS
 
     frame = result.table.reset_index()
     times = ["response_time"] + [f"residence_{s}" for s in result.network.stations]
@@ -116,7 +121,7 @@ def class_table(result):
 def station_table(result):
     """Per station: its servers, its utilization as a percentage and the mean queue of each class."""
     from capmodel.formatting import Column, table
-    from capmodel.models.mva_network import UTILIZATION_DIGITS
+    from capmodel.models.queueing.network import UTILIZATION_DIGITS
 
     frame = result.station_table().reset_index()
     queues = [c for c in frame.columns if c.startswith("queue_")]

@@ -151,7 +151,7 @@ def run(args) -> int:
     if args.curve:
         from capmodel.data.readers import read_curve
         from capmodel.errors import InputError
-        from capmodel.models.curve_rules import check_curve
+        from capmodel.models.usl.verdict.curve_rules import check_curve
 
         curve = read_curve(args.curve, concurrency=args.concurrency, throughput=args.throughput)
         try:

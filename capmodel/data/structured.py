@@ -228,3 +228,10 @@ def load_yaml(text: str, source) -> Any:
             raise InputError(f"{source}: a value cannot be read ({str(exc)[:80]})") from None
     finally:
         loader.dispose()
+
+
+def read_structured(path: str | Path) -> Any:
+    """A YAML or JSON file's content (JSON when its name ends in .json), bounded and checked as ``read_text``,
+    ``load_json`` and ``load_yaml`` do; a problem is an ``InputError`` naming the file."""
+    text = read_text(path)
+    return load_json(text, path) if str(path).endswith(".json") else load_yaml(text, path)

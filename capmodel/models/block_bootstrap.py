@@ -6,7 +6,7 @@ operations moves the CPU per operation for many seconds at a time. A bootstrap t
 treats each as a fresh draw and gives an interval too narrow by the square root of the variance inflation. The
 circular block bootstrap (Politis & Romano 1992) resamples runs of ``block`` contiguous intervals (wrapping at the
 end), so the dependence within a run is kept. Used by ``capmodel.observe.service_demand`` (a server's CPU per
-operation) and ``capmodel.models.mix_production`` (the mix what-if's refits).
+operation) and ``capmodel.models.mix.production`` (the mix what-if's refits).
 """
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from capmodel.errors import InputError
 
 GRADES = ("sound", "weak", "unusable")
 #: a figure's 95% interval (high / low) at most this wide may be sound: a covered answer is then within 25% of the
-#: truth (capmodel.models.assessment applies it; benchmarks/calibrate_verdicts.py measures what it keeps)
+#: truth (capmodel.models.usl.verdict.assessment applies it; benchmarks/calibrate_verdicts.py measures what it keeps)
 SOUND_SPAN = 1.25
 #: what each grade promises, as measured by benchmarks/calibrate_verdicts.py on curves and servers of known truth
 MEANINGS = {

@@ -8,7 +8,7 @@ interval (``capmodel.observe.serverstatus.REPLICATION``). A server's capacity is
 second, so the curve and the operational laws take the served ones out of their class: the class's rate less the
 served rate, and its latency the clients' alone, so that Little's law N = X·R is over the clients' operations only.
 The served operations' mean latency is told from the clients' by the mix what-if's rule
-(``capmodel.models.served_latency``: a regression where the shares vary, else the intervals where clients are a
+(``capmodel.models.mix.served_latency``: a regression where the shares vary, else the intervals where clients are a
 negligible share); where it cannot be told, the class keeps its mean latency over both, the served
 operations' latency counted at the clients' rate. Their CPU stays in the CPU: it is work the server does for its
 clients' writes, and a ratio of it per client operation holds while the mix holds.
@@ -22,7 +22,7 @@ import numpy as np
 from capmodel.errors import InputError
 from capmodel.formatting import number
 from capmodel.models.evidence import Reason
-from capmodel.models.served_latency import APPLIED, SERVED, served_latency
+from capmodel.models.mix.served_latency import APPLIED, SERVED, served_latency
 from capmodel.observe.columns import Columns, empty_cells, numbers
 from capmodel.observe.serverstatus import CLASSES
 

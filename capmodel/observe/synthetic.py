@@ -44,7 +44,7 @@ from pathlib import Path
 import bson
 import numpy as np
 
-from capmodel.models.erlang import erlang_c
+from capmodel.models.queueing.erlang import erlang_c
 from capmodel.errors import InputError
 from capmodel.formatting import number, plural
 from capmodel.observe import ftdc_writer

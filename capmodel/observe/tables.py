@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT
-from capmodel.models.served_latency import APPLIED, SERVED
+from capmodel.models.mix.served_latency import APPLIED, SERVED
 from capmodel.observe.clients import client_classes
 from capmodel.observe.columns import Columns
 from capmodel.observe.serverstatus import CLASSES

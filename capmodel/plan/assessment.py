@@ -24,7 +24,7 @@ SCALED_TOLERANCE = 1e-6                      # relative: a throughput this close
 def compare_family(fit):
     """The ranking of the USL family on ``fit``'s curve (no extrapolation check), or None when it cannot be ranked."""
     from capmodel.errors import CapmodelError
-    from capmodel.models.selection import compare_models
+    from capmodel.models.usl.selection import compare_models
 
     try:
         return compare_models(fit.curve, models=list(USL_FAMILY), extrapolation=False)
@@ -95,7 +95,7 @@ def assess_fitted_vm(vm: str, fit, capacity, comparison=None) -> Evidence:
     """A VM planned from a fitted curve: its capacity's verdict (``capacity_from_fit``'s: the curve's reasons, the
     capacity's own interval, the fit's on its peak when the capacity is read off it, the latency target's fate),
     each reason named by VM. Without a capacity (none could be planned), the fit's own verdict."""
-    from capmodel.models.assessment import fit_verdict
+    from capmodel.models.usl.verdict.assessment import fit_verdict
 
     verdict = capacity.evidence if capacity is not None else fit_verdict(fit, comparison)
     return Evidence(tuple(Reason(r.code, r.grade, f"{vm}: {r.message}", r.value, r.next_step)
@@ -147,7 +147,7 @@ def assess_scale_out(answers: dict, fit=None, measured: dict | None = None, assu
     extrapolation beyond the measured curve; without, the assumed scaling (``assumed``: its parameters in words) and
     each answer's multiple of the count it was measured at (``measured``: label -> count; weak at most, since the
     answer is explicitly conditional on the assumption)."""
-    from capmodel.models.assessment import EXTRAPOLATION_WEAK, assess_fit, check_extrapolation
+    from capmodel.models.usl.verdict.assessment import EXTRAPOLATION_WEAK, assess_fit, check_extrapolation
 
     per, counts = {}, [n for n in answers.values() if n is not None]
     if fit is not None:

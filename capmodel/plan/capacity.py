@@ -3,7 +3,7 @@ the two binds.
 
 Usable throughput = min(a, b): (a) the throughput at the utilization target (the utilization law X = U / D, from the
 measured utilization, or a fraction of the fitted USL peak) and (b) the largest throughput whose latency meets the
-target (``capmodel.models.closed_form.latency_limit`` on the rising side, capped at the peak). Users per VM = usable
+target (``capmodel.models.usl.closed_form.latency_limit`` on the rising side, capped at the peak). Users per VM = usable
 throughput / ops per user.
 
 The latency target is a p95; the USL gives the mean (Little's-law) response time N/X. The target is held against the
@@ -21,7 +21,7 @@ import numpy as np
 from capmodel.constraints import UTILIZATION_TARGET, Number, checked, span, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
-from capmodel.models.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
+from capmodel.models.usl.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
                                          latency_throughput, usl_peak)
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
@@ -98,7 +98,7 @@ def throughput_at_utilization_target(measured: float, utilization: float | None,
 @dataclass
 class FitCapacity:
     """Capacity of a VM read off its fitted curve; ``*_low``/``*_high``: the ``level`` interval over the fit's
-    likelihood region (capmodel.models.region; inf where the data do not bound it).
+    likelihood region (capmodel.models.usl.region; inf where the data do not bound it).
 
     ``latency`` is the solver's answer for the latency target (None without one), ``latency_target_ms`` the p95
     target it was held to, ``latency_basis`` how p95 was mapped to the model's mean response time (p95 =
@@ -235,8 +235,8 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
     own interval (``check_interval``: unbounded unusable, wider than a sound answer holds weak), the fit's verdict
     on its peak when the capacity is read off the peak (``from_peak``: a share of it, or a latency target met up to
     it), and the latency target's fate."""
-    from capmodel.models.assessment import answer_region, check_interval, data_reasons, limit_reasons
-    from capmodel.models.next_step import next_step
+    from capmodel.models.usl.verdict.assessment import answer_region, check_interval, data_reasons, limit_reasons
+    from capmodel.models.usl.verdict.next_step import next_step
 
     region = answer_region(fit, comparison, result.level)
     reasons = list(data_reasons(fit, comparison))
@@ -273,7 +273,7 @@ def _below_best(fit) -> Reason | None:
     """A plan read off a fitted peak or ceiling below the best measured throughput (by more than the 5% the past-peak
     check allows, but within the scatter, where that check leaves it): weak, so the page says why its plan is below
     what the server measured."""
-    from capmodel.models.limits import PAST_PEAK_TOLERANCE, best_measured, model_limit
+    from capmodel.models.usl.verdict.limits import PAST_PEAK_TOLERANCE, best_measured, model_limit
 
     kind, limit = model_limit(fit)
     best, at = best_measured(fit)
@@ -288,13 +288,13 @@ def _below_best(fit) -> Reason | None:
 def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, baseline_p95_ms: float | None = None,
                       comparison=None) -> FitCapacity:
     """Usable throughput of a fitted VM under the objectives, with its ``level`` interval: the range it takes over
-    the fit's likelihood region (``capmodel.models.region``; over the compared models' families when ``comparison``
+    the fit's likelihood region (``capmodel.models.usl.region``; over the compared models' families when ``comparison``
     chose the fit), the p95 / mean ratio's interval included for a latency target.
 
     The latency objective comes from ``objectives`` (absolute ``latency_p95_ms``, or ``latency_increase`` over
     ``baseline_p95_ms``).
     """
-    from capmodel.models.assessment import answer_region
+    from capmodel.models.usl.verdict.assessment import answer_region
 
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise PlanError(f"level must be a confidence level between 0 and 1, got {level!r}")

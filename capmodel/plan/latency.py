@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.models.closed_form import concurrency_for_throughput
+from capmodel.models.usl.closed_form import concurrency_for_throughput
 from capmodel.plan.catalog import QUALITATIVE_SUFFIX
 from capmodel.formatting import number
 

@@ -18,7 +18,7 @@ from capmodel.errors import PlanError
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
-from capmodel.models.closed_form import usl_throughput
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval
 from capmodel.formatting import integer, number
 
@@ -251,7 +251,7 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
         table, source = datasets.load(MICRON), MICRON_SOURCE
     samples, basis, fit = None, "assumed", None
     if node_curve is not None:
-        from capmodel.models.usl import fit_usl
+        from capmodel.models.usl.fit import fit_usl
         from capmodel.plan.scaling import refuse_no_scaling
 
         fit = fit_usl(node_curve)

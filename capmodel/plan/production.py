@@ -310,7 +310,7 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
                       bins: int | None = 8, n_bootstrap: int = 200, source: str = "") -> ProductionAnswer:
     """Both methods on one observation (``samples`` and ``curve`` as ``observe`` writes them) and their verdicts;
     ``source`` names the data in the answer's first words."""
-    from capmodel.models.usl_latency import MIN_POINTS, fit_usl_latency
+    from capmodel.models.usl.latency_form import MIN_POINTS, fit_usl_latency
 
     if latency_target_ms is not None and not latency_target_ms > 0:
         raise InputError(f"latency target must be > 0 ms, got {latency_target_ms!r}")

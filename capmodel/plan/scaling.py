@@ -1,7 +1,7 @@
 """The questions planning asks of a USL curve X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)), answered in closed
 form from the parameters (so that every bootstrap sample can be asked too): where is the peak, which N gives a
 throughput, which N keeps the Little's-law response time N/X(N) under a target (those three solved once, in
-capmodel.models.closed_form), how many whole units reach a target."""
+capmodel.models.usl.closed_form), how many whole units reach a target."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,7 @@ import numpy as np
 from capmodel.constraints import with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number, plural
-from capmodel.models.closed_form import concurrency_for_throughput, usl_peak, usl_throughput, whole_peak
+from capmodel.models.usl.closed_form import concurrency_for_throughput, usl_peak, usl_throughput, whole_peak
 from capmodel.plan.checks import KAPPA, SIGMA
 
 _SIGMA, _KAPPA = with_name(SIGMA, "sigma", required=True), with_name(KAPPA, "kappa", required=True)

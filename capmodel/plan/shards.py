@@ -20,7 +20,7 @@ from capmodel.formatting import integer, number, plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
-from capmodel.models.closed_form import usl_throughput
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.scaling import units_for_throughput, units_interval
 
 DOCUMENTDB_MAX_SHARDS = 32        # "you can deploy a maximum of 32 shards" (AWS post)
@@ -152,7 +152,7 @@ def _whole_shard_counts(curve, source: str) -> None:
 def _fitted_model(curve, bootstrap: int, source: str) -> tuple[dict, object, object]:
     """The USL fitted to ``curve`` over shard count, its bootstrap samples (or None) and the fit."""
     from capmodel.errors import CapmodelError
-    from capmodel.models.usl import fit_usl
+    from capmodel.models.usl.fit import fit_usl
 
     _whole_shard_counts(curve, source)
     try:
@@ -210,7 +210,7 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     ``clients_per_shard`` (64) per shard, at least ``min_clients`` (128). ``scenarios``: contention values to plan
     each target under too. ``source`` names the inputs (the curve's file in messages).
     """
-    from capmodel.models.closed_form import usl_peak
+    from capmodel.models.usl.closed_form import usl_peak
 
     given = checked(SHARD_CONSTRAINTS, dict(
         target_rates=target_rates, per_shard_throughput=per_shard_throughput, sigma=sigma, kappa=kappa,

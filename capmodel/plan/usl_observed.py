@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.formatting import number, percent, r_squared
-from capmodel.models.closed_form import usl_throughput
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.models.evidence import Evidence, Reason
 
 R2_SOUND, R2_USABLE = 0.8, 0.5

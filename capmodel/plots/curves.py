@@ -20,7 +20,7 @@ def _fits(fits) -> dict:
         return {}
     if isinstance(fits, dict):
         return fits
-    from capmodel.models.labels import model_label
+    from capmodel.models.usl.labels import model_label
 
     return {model_label(getattr(fits, "model", "fit")): fits}
 

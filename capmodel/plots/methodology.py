@@ -1,6 +1,6 @@
 """Teaching figures: what each USL term does to a curve, and MVA against the USL.
 
-Every y value comes from ``capmodel.models.usl.usl_throughput`` or a table the models layer computed.
+Every y value comes from ``capmodel.models.usl.fit.usl_throughput`` or a table the models layer computed.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def usl_terms_figure(sigma: float, kappa: float, lambda_: float, upto: float = 6
     """Linear scaling (lambda only), Amdahl (adds contention sigma) and the full USL (adds coherency kappa); the
     y axis stops a little above Amdahl and the USL, so the linear line leaves the top as in the textbooks."""
     from capmodel.formatting import number
-    from capmodel.models.closed_form import usl_throughput
+    from capmodel.models.usl.closed_form import usl_throughput
 
     n = np.linspace(1.0, float(upto), 200)
     fig = go.Figure()

@@ -11,12 +11,12 @@ from functools import cached_property
 from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
-from capmodel.models.assessment import answer_region, assess_fit, supported_instead
-from capmodel.models.describe import limit_words
+from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
+from capmodel.models.usl.describe import limit_words
 from capmodel.models.evidence import Evidence
-from capmodel.models.labels import model_label
-from capmodel.models.limits import best_measured
-from capmodel.models.ranking import criterion_label
+from capmodel.models.usl.labels import model_label
+from capmodel.models.usl.verdict.limits import best_measured
+from capmodel.models.usl.ranking import criterion_label
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
 PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}
@@ -24,7 +24,7 @@ PARAMETER_UNITS = {"lambda": "ops/s per client"}
 
 
 def model_name(model: str) -> str:
-    """The model's name as readers write it (declared with the model: ``capmodel.models.labels.model_label``)."""
+    """The model's name as readers write it (declared with the model: ``capmodel.models.usl.labels.model_label``)."""
     return model_label(model)
 
 

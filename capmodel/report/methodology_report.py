@@ -58,7 +58,7 @@ class MethodologyReport:
     def ranking(self):
         """The rival models ranked on the curve (None when they cannot be)."""
         from capmodel.errors import CapmodelError
-        from capmodel.models.selection import compare_models
+        from capmodel.models.usl.selection import compare_models
 
         try:
             return compare_models(self.curve, extrapolation=False)
@@ -69,7 +69,7 @@ class MethodologyReport:
     def evidence(self) -> Evidence:
         """The USL fit's verdict as ``capmodel fit DATASET`` gives it: ``assess_fit`` with the ranking of the rival
         models (whether the USL is the model the data support)."""
-        from capmodel.models.assessment import assess_fit
+        from capmodel.models.usl.verdict.assessment import assess_fit
 
         return assess_fit(self.fit, self.ranking)
 
@@ -77,14 +77,14 @@ class MethodologyReport:
     def figures(self) -> dict:
         """The USL fit's peak (or ceiling) and its concurrency with their intervals over the region its verdict
         reads them over, the one interval the page states for each."""
-        from capmodel.models.assessment import answer_region
+        from capmodel.models.usl.verdict.assessment import answer_region
 
         return self.fit.figure_intervals(region=answer_region(self.fit, self.ranking))
 
     def _limit(self, strong=lambda text: text) -> str:
         """Where the fitted USL peaks or levels off, with the intervals (or what the data support instead)."""
-        from capmodel.models.assessment import supported_instead
-        from capmodel.models.describe import limit_words
+        from capmodel.models.usl.verdict.assessment import supported_instead
+        from capmodel.models.usl.describe import limit_words
 
         if not self.evidence.usable:
             return f"the data cannot locate where the USL saturates; {supported_instead(self.fit, self.evidence)}"
@@ -220,9 +220,9 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
                        latency_target_ms: float = 5.0, read_share: float = 0.54, database_cpus: int = 4,
                        tenant_threads: int = 32) -> MethodologyReport:
     import capmodel
-    from capmodel.models.mix import fit_mix_demands
-    from capmodel.models.mva_multiclass import multiclass_mva
-    from capmodel.models.usl_mva import usl_vs_mva
+    from capmodel.models.mix.demands import fit_mix_demands
+    from capmodel.models.queueing.multiclass import multiclass_mva
+    from capmodel.models.queueing.usl_mva import usl_vs_mva
 
     curve = capmodel.datasets.load_curve(dataset)
     fit = capmodel.fit_usl(curve)

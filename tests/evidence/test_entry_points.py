@@ -97,7 +97,7 @@ def answers(tmp_path, name: str, table: pd.DataFrame) -> dict:
 
     def compared():
         comparison = capmodel.compare_models(table)
-        return capmodel.models.assessment.fit_verdict(comparison.best_fit, comparison)
+        return capmodel.models.usl.verdict.assessment.fit_verdict(comparison.best_fit, comparison)
 
     return {
         "fit_usl": outcome(lambda: capmodel.fit_usl(table).evidence),

@@ -44,7 +44,7 @@ def choose_next(steps: list[dict], lo: int, hi: int, tolerance: float, history: 
     for point in initial_points(lo, hi, candidates=candidates):
         if point not in measured:
             return point, "initial points", None
-    from capmodel.models.usl import fit_usl
+    from capmodel.models.usl.fit import fit_usl
 
     snap = _snapper(lo, hi, candidates)
     curve = pd.DataFrame({"concurrency": [s["concurrency"] for s in ok], "throughput": [s["throughput"] for s in ok]})

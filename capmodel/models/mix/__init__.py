@@ -1,0 +1,1 @@
+"""The mix what-if: per-class service demands from a server's own telemetry, and what the server does at another mix."""

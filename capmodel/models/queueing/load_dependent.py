@@ -1,0 +1,124 @@
+"""Load-dependent stations for the multi-class MVA: a service rate that depends on how many requests are there.
+
+A load-dependent station serves at alpha(j) times its one-request rate while j requests are present (in any mix of
+classes, processor sharing among them), so a class-c request with service demand D_c alone needs D_c / alpha(j) per
+unit of work when j are present. Three ways to say what alpha is:
+
+- ``multi_server(c)``: c identical servers, alpha(j) = min(j, c);
+- ``rate_function(f)``: any positive function of j (e.g. a disk array that gets faster with a longer queue);
+- ``usl_station(fit)``: a fitted Universal Scalability Law as a tier. The USL's X(N) is the throughput with N requests
+  inside, so the station completes X(j) requests per unit time with j present: alpha(j) = X(j) / X(1) and the demand
+  of one visit is 1 / X(1) = 1 / lambda. This is the bridge from a measured curve (say, the database tier) to one
+  station inside a larger network (an application tier in front of it, client think time...).
+
+The exact recursion for such stations (Reiser and Lavenberg 1980; Lazowska et al., "Quantitative System Performance",
+1984, ch. 20, "load dependent service centers") carries the marginal queue-length probabilities p(j | n):
+    R_c(n)   = D_c * sum_{j>=1} j / alpha(j) * p(j-1 | n - e_c)
+    p(j | n) = sum_c D_c X_c(n) p(j-1 | n - e_c) / alpha(j)              for j >= 1
+and p(0 | n) from the throughput of the network without the station (see ``mva_multiclass``), never as 1 minus the
+others (that subtraction loses every digit at high load). Stations whose alpha stops growing after ``flat_from``
+requests (c servers: after c) only need p(j) for j < flat_from; the tail is summed in closed form.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from capmodel.errors import InputError
+from capmodel.models.queueing.laws import check_servers
+from capmodel.formatting import number
+
+
+@dataclass(frozen=True)
+class LoadDependent:
+    """A station's rate multiplier alpha(j) (alpha(1) = 1 by convention) and, optionally, its own demand.
+
+    ``flat_from``: alpha(j) = alpha(flat_from) for every j >= flat_from (None: no such bound). ``demand``: the demand
+    of one visit when the network's demands do not name this station (a USL station knows it: 1 / lambda).
+    """
+
+    multiplier: Callable[[int], float]
+    label: str
+    flat_from: int | None = None
+    demand: float | None = None
+
+    def alpha(self, upto: int) -> np.ndarray:
+        """alpha(1..upto) as an array (index 0 is alpha(1)), checked: finite and > 0."""
+        j = np.arange(1, upto + 1)
+        if self.flat_from is not None:
+            j = np.minimum(j, self.flat_from)
+        values = np.array([float(self.multiplier(int(k))) for k in j], dtype=float)
+        bad = ~np.isfinite(values) | (values <= 0)
+        if np.any(bad):
+            k = int(np.arange(1, upto + 1)[bad][0])
+            raise InputError(f"station {self.label}: rate multiplier alpha({k}) = {values[bad][0]!r}; it must be "
+                             "finite and > 0 for every queue length")
+        return values
+
+    @property
+    def servers(self) -> int | None:
+        """The server count when this is ``multi_server(c)``, else None."""
+        return self.flat_from if self.label.startswith("multi-server") else None
+
+
+def multi_server(c) -> LoadDependent:
+    """c identical servers: alpha(j) = min(j, c) (FCFS with a class-independent service time, or processor sharing)."""
+    c = check_servers(c, "servers (number of servers)")
+    return LoadDependent(lambda j: min(j, c), f"multi-server c={c}", flat_from=c)
+
+
+def rate_function(multiplier: Callable[[int], float], label: str = "rate function",
+                  flat_from: int | None = None) -> LoadDependent:
+    """A station that serves ``multiplier(j)`` times faster with j requests present than with one."""
+    if not callable(multiplier):
+        raise InputError(f"rate_function needs a function of the queue length j, got {type(multiplier).__name__}")
+    if flat_from is not None:
+        flat_from = check_servers(flat_from, "flat_from (queue length after which the rate stays constant)")
+    return LoadDependent(multiplier, label, flat_from=flat_from)
+
+
+def usl_station(fit) -> LoadDependent:
+    """A fitted USL as a station: completes X(j) = fit.predict(j) requests per unit time with j inside.
+
+    Uses only the fit's public ``lambda_`` and ``predict``; the station's demand is 1 / lambda_ (one request alone).
+    A fit whose throughput falls to 0 (or below) at some j cannot be a station at that queue length: the recursion
+    then raises an error naming j.
+    """
+    if not (hasattr(fit, "predict") and hasattr(fit, "lambda_")):
+        raise InputError("usl_station needs a fitted USL (an object with lambda_ and predict(n)), e.g. fit_usl(curve)")
+    lam = float(fit.lambda_)
+    if not math.isfinite(lam) or lam <= 0:
+        raise InputError(f"usl_station: the fit's lambda_ = {lam!r} must be finite and > 0")
+    cache: dict[int, float] = {}
+
+    def multiplier(j: int) -> float:
+        if j not in cache:
+            cache[j] = float(np.asarray(fit.predict(float(j))).ravel()[0]) / lam
+        return cache[j]
+
+    sigma, kappa = getattr(fit, "sigma", float("nan")), getattr(fit, "kappa", float("nan"))
+    return LoadDependent(multiplier, f"USL sigma={number(sigma, 4)} kappa={number(kappa, 4)} "
+                                     f"lambda={number(lam, 4)}", demand=1.0 / lam)
+
+
+def residence_factor(marginals: np.ndarray, alpha: np.ndarray, flat_from: int | None, n_total: int) -> np.ndarray:
+    """sum_{j>=1} j / alpha(j) p(j-1 | n - e_c) for each row of ``marginals`` (p(0..m-1 | n - e_c)).
+
+    With ``flat_from`` = m (alpha constant = a_m from m on) only p(0..m-1) are carried; the tail j > m adds
+    (sum_{j>m} j p(j-1)) / a_m = (Q - sum_{i<m} i p(i) + 1 - sum_{i<m} p(i)) / a_m with Q the mean queue length,
+    passed in as the last column of ``marginals``. Without it, ``marginals`` holds p(0..n_total-1) in full.
+    """
+    if flat_from is None:
+        j = np.arange(1, marginals.shape[1] + 1)
+        return marginals @ (j / alpha[: marginals.shape[1]])
+    m = flat_from
+    p, queue = marginals[:, :m], marginals[:, m]
+    j = np.arange(1, m + 1)
+    head = p @ (j / alpha[:m])
+    i = np.arange(m)
+    tail_mass = np.clip(1.0 - p.sum(axis=1), 0.0, None)
+    tail_first_moment = np.clip(queue - p @ i, 0.0, None)
+    return head + (tail_first_moment + tail_mass) / alpha[m - 1]
