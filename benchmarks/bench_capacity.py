@@ -1,7 +1,7 @@
 """How fast ``server_capacity`` bootstraps its CPU per operation: the circular block bootstrap it uses (block length
 chosen from the data, then the closed-form weighted sums) against the ordinary bootstrap of single intervals it
 replaced (the same sums, blocks of one) and the polyfit-per-resample loop before that (the reference kept in
-tests/test_capacity.py), side by side in one run.
+tests/observe/test_capacity.py), side by side in one run.
 
     python benchmarks/bench_capacity.py [--intervals 43200] [--repeat 3] [--phi 0.9] [--no-polyfit]
 
@@ -21,7 +21,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
@@ -37,7 +36,7 @@ def main(argv=None) -> int:
 
     from capmodel.observe.capacity import N_BOOTSTRAP, server_capacity
     from capmodel.observe.service_demand import bootstrap_demands, demand_interval, fit_demand
-    from test_capacity import _polyfit_bootstrap_interval, samples
+    from tests.observe.test_capacity import _polyfit_bootstrap_interval, samples
     from timing import median_time
 
     n = args.intervals

@@ -4,7 +4,7 @@ misses follow the other processes on the server's core (issue 19, point 4).
     .venv/bin/python benchmarks/bench_mix.py [--repeat 5] [--slot 4.5] [--group on|off|alternate] [--out DIR]
     .venv/bin/python benchmarks/bench_mix.py --from DIR      # the model again on runs kept by --out (no server)
 
-Each run is the lab of tests/test_mix_production_live.py (tests/mix_lab.py, shared, not copied): a fresh embedded
+Each run is the lab of tests/mix/test_production_live.py (tests/support/mix_lab.py, shared, not copied): a fresh embedded
 mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, eight open-loop slots
 of ``--slot`` seconds as a palindrome of YCSB C, B, F, A, A, F, B, C; the model (``mix_what_if``) is trained on
 the C, B and A intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is measured. About
@@ -45,9 +45,9 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-import mix_lab  # noqa: E402  (tests/mix_lab.py)
+from tests.support import mix_lab  # noqa: E402
 
 
 def one_run(samples, sweeps) -> dict:

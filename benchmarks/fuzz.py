@@ -1,12 +1,12 @@
-"""Fuzzing capmodel's inputs: the hypothesis strategies of ``tests/hostile_inputs.py`` on many examples.
+"""Fuzzing capmodel's inputs: the hypothesis strategies of ``tests/support/awkward_inputs.py`` on many examples.
 
     python benchmarks/fuzz.py [--examples 10000] [--seed 0] [--only reader,fit,...]
 
 Targets: the curve reader (CSV files of odd cells and bytes; and files at and beyond its bounds: columns, line length,
 size, repeated names, semicolons), ``fit_usl`` (curves of any floats), workload YAML files, ``BenchConfig`` options,
 output folders (``--out`` holding foreign files, symlinks, folders, FIFOs, torn or newer records, a held lock), the
-``plan``, ``nodes`` and ``shards`` command lines, ``mva`` model files (``tests/hostile_models.py``) and the FTDC
-reader (``ftdc``: real chunks mutated, crafted counts and varint streams, truncations; ``tests/hostile_ftdc.py``).
+``plan``, ``nodes`` and ``shards`` command lines, ``mva`` model files (``tests/support/awkward_models.py``) and the FTDC
+reader (``ftdc``: real chunks mutated, crafted counts and varint streams, truncations; ``tests/support/awkward_ftdc.py``).
 ``--examples`` is the total, split evenly over the targets. Prints, per target and in all, how many examples were
 accepted (ok) or refused with one error naming the input (refused), and the counts that must all be 0: tracebacks (any
 exception outside the CapmodelError family, or a CLI exit that is not 0 or one line with status 2), hangs (one example
@@ -25,12 +25,12 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-import hostile_folders as hf  # noqa: E402
-import hostile_ftdc as hftdc  # noqa: E402
-import hostile_inputs as hi  # noqa: E402
-import hostile_models as hm  # noqa: E402
+from tests.support import awkward_folders as hf  # noqa: E402
+from tests.support import awkward_ftdc as hftdc  # noqa: E402
+from tests.support import awkward_inputs as hi  # noqa: E402
+from tests.support import awkward_models as hm  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 HANG_SECONDS = 30

@@ -53,19 +53,30 @@ def mongo_client(mongod):
 
 # Modules whose tests pin CPUs or measure throughput, latency or time: ``make test`` runs them alone, after the rest
 # has run on two pytest-xdist workers, so that another test's load never bends what they measure.
+# A module is named by its path under tests/, without ".py".
 SERIAL_MODULES = {
-    "test_headroom_live", "test_mix_production_live", "test_bench_election", "test_bench_sweep",
-    "test_bench_local_cluster", "test_bench_dask_hosts", "test_bench_runner",
+    "observe/test_headroom_live", "mix/test_production_live", "bench/test_election", "bench/test_sweep",
+    "bench/test_local_cluster", "bench/test_dask_hosts", "bench/test_runner",
 }
 # Modules whose live tests (those on a server: LIVE_FIXTURES) run alone, their FTDC and text tests on the workers
-# (test_members' generated replica set took 20 s of the serial part).
-LIVE_TESTS_SERIAL_MODULES = {"test_members", "test_observe"}
+# (observe/test_members' generated replica set took 20 s of the serial part).
+LIVE_TESTS_SERIAL_MODULES = {"observe/test_members", "observe/test_observe"}
 LIVE_FIXTURES = {"mongod", "replica_set", "mongo_client", "run"}
-# Modules that share the session's one render of every report (tests/rendered_reports.py, cached under the session's
-# temporary folder, which is one per xdist worker), with test_fleet's report-08 test: one work unit of one worker, so
-# the reports are rendered once.
-RENDERED_REPORT_MODULES = {"test_browser", "test_notebooks", "test_observe_notebook", "test_report",
-                           "test_report_index"}
+# Modules that share the session's one render of every report (tests/support/rendered_reports.py, cached under the
+# session's temporary folder, which is one per xdist worker), with fleet/test_fleet's report-08 test: one work unit of
+# one worker, so the reports are rendered once.
+RENDERED_REPORT_MODULES = {"report/test_browser", "report/test_notebooks", "report/test_page_07",
+                           "report/test_machinery", "report/test_index"}
+TESTS = Path(__file__).resolve().parent
+
+
+def module_name(path) -> str:
+    """A test file's name in the sets above: its path under tests/ without ".py" (``bench/test_sweep``)."""
+    path = Path(str(path)).resolve()
+    try:
+        return path.relative_to(TESTS).with_suffix("").as_posix()
+    except ValueError:
+        return path.stem
 
 
 def pytest_collection_modifyitems(items):
@@ -74,7 +85,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if {"mongod", "replica_set", "mongo_client"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.mongod)
-        module = Path(str(item.fspath)).stem
+        module = module_name(item.fspath)
         if module in SERIAL_MODULES or (module in LIVE_TESTS_SERIAL_MODULES
                                         and LIVE_FIXTURES & set(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.serial)
@@ -83,8 +94,8 @@ def pytest_collection_modifyitems(items):
 def work_unit(nodeid: str) -> str:
     """The pytest-xdist work unit of a test: its module (module-scoped fixtures are built once), or one unit for every
     reader of the rendered reports."""
-    module = nodeid.split("::", 1)[0]
-    if Path(module).stem in RENDERED_REPORT_MODULES or "::test_report_08_" in nodeid:
+    module = nodeid.split("::", 1)[0]          # tests/report/test_browser.py: relative to the repository
+    if module.removeprefix("tests/").removesuffix(".py") in RENDERED_REPORT_MODULES or "::test_report_08_" in nodeid:
         return "rendered reports"
     return module
 
@@ -106,7 +117,7 @@ def pytest_xdist_make_scheduler(config, log):
 def serial_paths() -> list[str]:
     """The test files that hold serial tests (SERIAL_MODULES and LIVE_TESTS_SERIAL_MODULES), relative to the
     repository: ``make test`` passes them to its serial part, which would otherwise collect all ~2,000 tests to keep
-    ~90 (tests/test_conftest_serial.py checks that no serial test lives elsewhere)."""
+    ~90 (tests/architecture/test_serial_part.py checks that no serial test lives elsewhere)."""
     return sorted(f"tests/{m}.py" for m in SERIAL_MODULES | LIVE_TESTS_SERIAL_MODULES)
 
 

@@ -20,7 +20,7 @@ import capmodel
 from capmodel.errors import CapmodelError
 from capmodel.plan.capacity import Objectives, capacity_from_fit
 from capmodel.report.fit_report import fit_report
-from tests.cli_run import run
+from tests.support.cli_run import run
 
 LEVELS = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64.0])
 

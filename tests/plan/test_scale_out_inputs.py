@@ -1,0 +1,125 @@
+"""`capmodel nodes` and `capmodel shards` with odd tables and options (hostile round six).
+
+Before these fixes: a node table with an empty workload cell ended in a KeyError traceback; two rows with one
+workload name shared one verdict; node counts of 2.5 were planned; an error quoted ``np.float64(0.0)``;
+``--reference-nodes`` without ``--reference-ops`` was silently ignored; ``--max-nodes``/``--max-shards`` of 2.5
+answered "more than the limit of 2.5"; and a repeated ``--target-rate`` (or ``plan --target-users``) kept only its
+last values.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.support.cli_output import error_only
+
+from capmodel.cli import main
+
+HEADER = "workload,reference_ops_per_s,candidate_ops_per_s,reference_nodes,candidate_nodes\n"
+
+
+def _cli(capsys, *argv):
+    status = main([*map(str, argv)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("rows, expected", [
+    (",7120,800,3,3\n", "column 'workload', row 1: the workload has no name"),
+    ("A,7120,800,3,3\n ,7000,800,3,3\n", "column 'workload', row 2: the workload has no name"),
+    ("A,7120,800,3,3\nA,7000,800,3,3\n", "workload 'A' appears twice (rows 1 and 2)"),
+    ("A,7120,800,2.5,3\n", "column 'reference_nodes', row 1: 2.5 is not a whole number of nodes"),
+    ("A,7120,800,3,3\nB,7120,800,3,0.5\n", "column 'candidate_nodes', row 2: 0.5 is not a whole number"),
+    ("A,7120,800,0,3\n", "column 'reference_nodes', row 1: 0 must be a number > 0"),
+    ("A,7120,inf,3,3\n", "column 'candidate_ops_per_s', row 1: inf must be a number > 0"),
+])
+def test_a_node_table_with_a_bad_cell_is_one_line_naming_file_column_and_row(tmp_path, capsys, rows, expected):
+    path = tmp_path / "nodes.csv"
+    path.write_text(HEADER + rows)
+    for extra in ([], ["--json"]):
+        status, out, err = _cli(capsys, "nodes", "--table", path, *extra)
+        assert status == 2 and error_only(out, err)
+        assert err.count("\n") == 1 and str(path) in err and expected in err, err
+        assert "np." not in err and "Traceback" not in err
+
+
+def test_node_counts_on_the_command_line_are_whole_and_name_their_option(capsys):
+    for flag, value in (("--reference-nodes", "2.5"), ("--candidate-nodes", "0"), ("--reference-nodes", "nan"),
+                        ("--candidate-nodes", "1e9")):
+        status, out, err = _cli(capsys, "nodes", "--reference-ops", 7120, "--candidate-ops", 800, flag, value)
+        assert status == 2 and out == "" and f"{flag} (a node count) must be an integer" in err, err
+    # a whole count still plans: 4 candidate nodes x 7120/800 = 35.6 -> 36 by the brief's rounding
+    status, out, err = _cli(capsys, "nodes", "--reference-ops", 7120, "--candidate-ops", 800,
+                            "--reference-nodes", 4, "--json")
+    assert status == 0, err
+    row = json.loads(out)["rows"][0]
+    assert row["nodes_linear"] == round(4 * 7120 / 800) == 36
+
+
+@pytest.mark.parametrize("flag, value", [("--reference-nodes", "5"), ("--candidate-nodes", "2"),
+                                         ("--workload", "X")])
+def test_a_single_row_option_without_the_single_row_is_refused_not_ignored(tmp_path, capsys, flag, value):
+    status, out, err = _cli(capsys, "nodes", flag, value)
+    assert status == 2 and out == "" and f"{flag} describes the single row given by --reference-ops" in err
+    path = tmp_path / "nodes.csv"
+    path.write_text(HEADER + "A,7120,800,3,3\n")
+    status, out, err = _cli(capsys, "nodes", "--table", path, flag, value)
+    assert status == 2 and flag in err
+
+
+@pytest.mark.parametrize("command, flag", [("nodes", "--max-nodes"), ("shards", "--max-shards")])
+@pytest.mark.parametrize("value", ["2.5", "0", "-3", "1e9", "nan", "inf"])
+def test_a_count_limit_is_a_whole_number_in_range(capsys, command, flag, value):
+    status, out, err = _cli(capsys, command, flag, value)
+    assert status == 2 and out == "" and "must be an integer from 1 to 1,000,000" in err, err
+
+
+def test_nodes_bootstrap_is_checked_even_without_a_node_curve(capsys):
+    status, out, err = _cli(capsys, "nodes", "--bootstrap", "-1")
+    assert status == 2 and "bootstrap (--bootstrap) must be an integer from 0 to 100,000, got -1" in err
+
+
+def test_a_whole_limit_still_bounds_the_answer(capsys):
+    # 1,000,000 inserts/s at 62,500 per shard, linear: 16 shards; a limit of 15 makes it unreachable
+    status, out, err = _cli(capsys, "shards", "--max-shards", 15, "--json")
+    assert status == 0, err
+    row = json.loads(out)["rows"][0]
+    assert row["shards"] is None and "limit of 15" in row["reason"]
+    status, out, err = _cli(capsys, "shards", "--max-shards", 16, "--json")
+    assert json.loads(out)["rows"][0]["shards"] == 1_000_000 // 62_500
+
+
+def test_a_repeated_list_option_keeps_every_value(capsys):
+    status, out, err = _cli(capsys, "shards", "--target-rate", 62500, "--target-rate", 125000, 250000, "--json")
+    assert status == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["target_rate"] for r in rows] == [62500, 125000, 250000]
+    assert [r["shards"] for r in rows] == [1, 2, 4]        # linear at 62,500 per shard
+    status, out, err = _cli(capsys, "plan", "--target-users", 50000, "--target-users", 90000, "--json")
+    assert status == 0, err
+    assert [r["target_users"] for r in json.loads(out)["recommendations"]] == [50000, 90000]
+
+
+def test_counts_and_rates_read_as_numbers_with_separators_and_agreeing_nouns(capsys):
+    # 10^15 inserts/s at 62,500 per shard, linear: 16,000,000,000 shards (10^15 / 62,500), over the limit of 32
+    status, out, err = _cli(capsys, "shards", "--target-rate", "1e15")
+    assert status == 0, err
+    assert f"needs {10**15 // 62_500:,} shards, more than the limit of 32" in out, out
+    # kappa = 1: X(s) = 62,500 s / (1 + s(s-1)) peaks at s = 1 (X(2) = 125,000/3 < 62,500): one shard, singular
+    status, out, err = _cli(capsys, "shards", "--kappa", 1)
+    assert "throughput peaks at 62,500 inserts/s with 1 shard, below 1,000,000 inserts/s" in out, out
+    # a rate under one insert per second is shown as given, not rounded to 0
+    status, out, err = _cli(capsys, "shards", "--target-rate", 0.5, "--per-shard-throughput", 0.25)
+    assert status == 0, err
+    line = [ln for ln in out.splitlines() if ln.strip().startswith("0.5")]
+    assert line and line[0].split()[:4] == ["0.5", "2", "2", "0.5"], out   # 2 shards x 0.25 = 0.5 delivered
+    # 7,120 / 10^-6 x 3 nodes = 21,360,000,000 (+1 for the float): the count with separators
+    status, out, err = _cli(capsys, "nodes", "--reference-ops", 7120, "--candidate-ops", "1e-6")
+    assert "needs 21,360,000,00" in out and "more than the limit of 1,000" in out, out
+
+
+def test_the_shard_answer_in_words_agrees_in_number():
+    from capmodel.plan import plan_shard_study
+
+    text = plan_shard_study([62500], per_shard_throughput=62500).describe()
+    assert "needs **1 shard**" in text and "1 shards" not in text
