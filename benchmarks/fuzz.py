@@ -6,7 +6,8 @@ Targets: the curve reader (CSV files of odd cells and bytes; and files at and be
 size, repeated names, semicolons), ``fit_usl`` (curves of any floats), workload YAML files, ``BenchConfig`` options,
 output folders (``--out`` holding foreign files, symlinks, folders, FIFOs, torn or newer records, a held lock), the
 ``plan``, ``nodes`` and ``shards`` command lines, ``mva`` model files (``tests/support/awkward_models.py``) and the FTDC
-reader (``ftdc``: real chunks mutated, crafted counts and varint streams, truncations; ``tests/support/awkward_ftdc.py``).
+reader (``ftdc``: real chunks mutated, crafted counts and varint streams, truncations;
+``tests/support/awkward_ftdc.py``).
 ``--examples`` is the total, split evenly over the targets. Prints, per target and in all, how many examples were
 accepted (ok) or refused with one error naming the input (refused), and the counts that must all be 0: tracebacks (any
 exception outside the CapmodelError family, or a CLI exit that is not 0 or one line with status 2), hangs (one example

@@ -1,14 +1,22 @@
-"""The multi-class MVA answer in words shows each figure as ``capmodel mva``'s tables do: throughput in ops/s,
-response times in ms, the bottleneck's utilization in the station table's percent format (it read '2,933 per s at
-0.00364 s' and '50.0%' beside a table's '50%')."""
+"""The multi-class MVA answer in words: each class sentence shows the tables' figures with their units (throughput in
+ops/s, response times in ms, the bottleneck's utilization in the station table's percent format), the stability note
+of an open network is true and has no exponent, and an empty class or station name is called empty."""
+from __future__ import annotations
+
 import re
 
 import pytest
 
+from capmodel.cli import main
 from capmodel.commands.mva import class_table, station_table
 from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
-from tests.queueing.test_mva_multiclass import (CHANDY_DEMANDS, CHANDY_POPULATIONS, LAZOWSKA_DEMANDS,
-                                       LAZOWSKA_POPULATIONS, LAZOWSKA_THINK)
+from tests.queueing.test_mva_multiclass import (
+    CHANDY_DEMANDS,
+    CHANDY_POPULATIONS,
+    LAZOWSKA_DEMANDS,
+    LAZOWSKA_POPULATIONS,
+    LAZOWSKA_THINK,
+)
 
 # a CPU exactly half busy: one class of 1 customer, demand 0.5 s at the cpu, 0.5 s of think time: X = 1 / (0.5 +
 # 0.5) = 1 per s, U = X·D = 50%
@@ -43,3 +51,54 @@ def test_a_half_busy_cpu_reads_50_percent_in_the_sentence_and_the_table():
     result = multiclass_mva(*HALF)
     assert result.utilization["cpu"] == pytest.approx(0.5)
     assert "a: 1 ops/s at 500 ms" in result.describe() and "(utilization 50%)" in result.describe()
+
+
+EXPONENT = re.compile(r"\de[+-]?\d")
+
+
+def _mva(tmp_path, capsys, text):
+    path = tmp_path / "m.yaml"
+    path.write_text(text)
+    status = main(["mva", str(path)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _open(rate, demand=0.01):
+    return f"classes:\n  a: {{arrival_rate: {rate}}}\nstations:\n  cpu: {{demands: {{a: {demand}}}}}\n"
+
+
+@pytest.mark.parametrize("rate, note", [
+    ("0", "every arrival rate is 0: no station carries load"),
+    ("0.001", "stable up to 100,000 x these arrival rates (bottleneck cpu)"),       # 1 / (0.001 x 0.01)
+    ("0.0001", "stable up to 1,000,000 x these arrival rates (bottleneck cpu)"),
+    ("99.99999", "stable up to barely more than 1 x these arrival rates (bottleneck cpu)"),
+    ("50", "stable up to 2 x these arrival rates (bottleneck cpu)"),
+])
+def test_the_stability_note_is_true_and_readable(tmp_path, capsys, rate, note):
+    status, out, _ = _mva(tmp_path, capsys, _open(rate))
+    assert status == 0 and note in out.splitlines()
+    assert "stable at any arrival rate" not in out and not EXPONENT.search(out)
+
+
+def test_a_delay_station_alone_is_stable_at_any_rate(tmp_path, capsys):
+    text = "classes:\n  a: {arrival_rate: 5}\nstations:\n  net: {demands: {a: 0.01}, delay: true}\n"
+    status, out, _ = _mva(tmp_path, capsys, text)
+    assert status == 0 and "no queueing station carries load: stable at any arrival rate" in out
+
+
+def test_an_overload_reads_without_exponent(tmp_path, capsys):
+    status, out, err = _mva(tmp_path, capsys, _open("1000000"))
+    assert status == 2 and "utilization 10,000 >= 1 per server" in err and "at most 0.0001 x" in err
+    assert not EXPONENT.search(err)
+
+
+@pytest.mark.parametrize("text, key, name", [
+    ('classes:\n  "": {population: 3}\nstations:\n  cpu: {demands: {"": 1}}\n', "classes", "''"),
+    ('classes:\n  a: {population: 3}\nstations:\n  " ": {demands: {a: 1}}\n', "stations", "' '"),
+])
+def test_an_empty_name_is_called_empty(tmp_path, capsys, text, key, name):
+    status, out, err = _mva(tmp_path, capsys, text)
+    assert status == 2 and out == ""
+    assert err.endswith(f"m.yaml: {key}: a name is empty ({name}); give each a name of letters or digits\n")
+    assert "must be text" not in err

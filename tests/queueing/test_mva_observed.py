@@ -1,18 +1,15 @@
-"""``capmodel mva --observed`` what-ifs given as a careless user gives them (round five): ``--scale`` or ``--rates``
-repeated (as ``--observed`` is), one member's folder given twice under two spellings, and a what-if that asks for no
-operations at all. The observed folder is ``capmodel observe``'s output of the synthetic generator's FTDC.
-
-Before: ``--scale reads=2 --scale writes=3`` kept ``writes=3`` alone (argparse's last value) and
-``--scale reads=2 --scale reads=3`` silently took 3, while ``reads=2,reads=3`` was refused; ``--observed o
---observed ./o/`` made one server two members of the set; no operations asked printed "room for 3978...x" (300
-digits) and JSON ``load_factor_that_fits`` 3.98e300.
-"""
+"""``capmodel mva --observed``: the what-if on a replica set's observed samples (``capmodel observe``'s output of the
+synthetic generator's FTDC, whose true figures are known). Checked: repeated ``--scale``/``--rates`` add their
+classes and a class given twice is refused; one member's folder given twice (two spellings) is one member, refused;
+a what-if asking for no operations states no room factor; each member takes its cores from its own samples unless
+``--cores`` overrides them (and says so); a folder that names nothing is said first, naming the value."""
 from __future__ import annotations
 
 import datetime as dt
 import json
 import re
 
+import pandas as pd
 import pytest
 
 from capmodel.cli import main
@@ -122,3 +119,76 @@ def test_what_if_options_with_a_model_file_are_refused_not_ignored(tmp_path, cap
         throughput = n / (0.1 + response)
         queue = throughput * response
     assert row["throughput"] == pytest.approx(throughput, rel=1e-9)
+
+
+@pytest.fixture(scope="module")
+def members(tmp_path_factory):
+    parent = tmp_path_factory.mktemp("e9cores")
+    out = {}
+    for host, cores in (("small:27017", 4), ("large:27017", 8)):
+        server = synthetic.SyntheticServer(host=host, cores=cores, hours=0.25, filler_metrics=5,
+                                           start=dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc))
+        name = host.split(":")[0]
+        folder = synthetic.write_server(server, parent / name / "ftdc" / "diagnostic.data")
+        assert main(["observe", "--ftdc", str(folder), "--out", str(parent / name / "obs")]) == 0
+        out[name] = parent / name / "obs"
+    return out
+
+
+def test_each_member_has_the_cores_its_samples_record(members, capsys):
+    for name, folder in members.items():       # the figure the samples hold, read independently of the command
+        recorded = pd.read_csv(folder / "samples.csv")["cores"].dropna().iloc[-1]
+        assert recorded == {"small": 4, "large": 8}[name]
+    status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--observed", members["large"],
+                            "--json")
+    assert status == 0, err
+    result = json.loads(out)
+    cores = {m["member"]: (m["cores"], m["cores_source"]) for m in result["members"]}
+    assert cores == {"obs": (4, "samples"), "obs-2": (8, "samples")}
+    assert result["cores_note"] == ""
+
+
+def test_cores_given_overrides_every_member_and_says_so(members, capsys):
+    status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--observed", members["large"],
+                            "--cores", 4)
+    assert status == 0, err
+    assert "--cores 4 overrides the cores the samples record for every member (obs-2: 8)." in out
+    status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--cores", 4)
+    assert status == 0 and "overrides" not in out                # the same figure: nothing overridden
+
+
+def test_a_member_whose_samples_record_no_cores_is_named(members, tmp_path, capsys):
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    pd.read_csv(members["large"] / "samples.csv").drop(columns=["cores"]).to_csv(bare / "samples.csv", index=False)
+    status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--observed", bare)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "the samples of bare record no cores" in err and "--cores N" in err
+    status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--observed", bare, "--cores", 4)
+    assert status == 0, err
+
+
+@pytest.mark.parametrize("extra", [[], ["--cores", "4"], ["--cores", "0"], ["--scale", "reads=2", "--rates", "x=1"]])
+def test_a_missing_folder_is_said_first(tmp_path, capsys, extra):
+    missing = tmp_path / "nope"
+    assert main(["mva", "--observed", str(missing), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err == f"capmodel: error: --observed {missing}: no such folder (write one with capmodel observe --out)\n"
+
+
+def test_a_folder_without_samples_and_the_second_of_two(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["mva", "--observed", str(empty)]) == 2
+    assert f"--observed {empty}: no samples.csv there" in capsys.readouterr().err
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "samples.csv").write_text("time\n")
+    assert main(["mva", "--observed", str(good), "--observed", str(tmp_path / "gone"), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert f"--observed {tmp_path / 'gone'}: no such folder" in json.loads(out)["error"] and err.count("\n") == 1
+
+
+def test_an_empty_value_is_named_as_empty(capsys):
+    assert main(["mva", "--observed", ""]) == 2
+    assert capsys.readouterr().err == "capmodel: error: --observed is empty: give a capmodel observe output folder\n"
