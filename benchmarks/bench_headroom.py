@@ -1,6 +1,7 @@
 """Headroom at light load, checked against a measured saturation on a real mongod (issue 16, point 2).
 
     python benchmarks/bench_headroom.py [--server-cpu 0] [--client-cpu 1] [--light-seconds 12] [--duration 6]
+    python benchmarks/bench_headroom.py --record      # the runs the test's bounds were set on
 
 1. Starts the embedded mongod pinned to ``--server-cpu`` (``embedded_server(cpus=...)``) and pins this process (the
    load generator: mongojet clients) to ``--client-cpu``, so that the server's core is the bottleneck.
@@ -158,7 +159,12 @@ def main(argv=None) -> int:
     parser.add_argument("--light-seconds", type=float, default=12.0, help="seconds of each light-load step")
     parser.add_argument("--duration", type=float, default=6.0, help="seconds of each saturation step")
     parser.add_argument("--concurrency", default="1,2,4,8,16")
+    parser.add_argument("--record", action="store_true",
+                        help="print the recorded runs the test's bounds were set on (records/headroom.md)")
     args = parser.parse_args(argv)
+    if args.record:
+        print((Path(__file__).resolve().parent / "records" / "headroom.md").read_text(encoding="utf-8"), end="")
+        return 0
     r = measure(args.server_cpu, args.client_cpu, args.light_seconds, args.duration,
                 [int(c) for c in args.concurrency.split(",")])
     print(f"scheduling weight raised for the run: {'yes' if r['boosted'] else 'no (not permitted)'}")

@@ -3,10 +3,11 @@ misses follow the other processes on the server's core (issue 19, point 4).
 
     .venv/bin/python benchmarks/bench_mix.py [--repeat 5] [--slot 4.5] [--group on|off|alternate] [--out DIR]
     .venv/bin/python benchmarks/bench_mix.py --from DIR      # the model again on runs kept by --out (no server)
+    .venv/bin/python benchmarks/bench_mix.py --record        # the lab runs the test's bounds were chosen on
 
 Each run is the lab of tests/mix/test_production_live.py (tests/support/mix_lab.py, shared, not copied): a fresh
-embedded mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, eight open-loop slots
-of ``--slot`` seconds as a palindrome of YCSB C, B, F, A, A, F, B, C; the model (``mix_what_if``) is trained on
+embedded mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, eight
+open-loop slots of ``--slot`` seconds as a palindrome of YCSB C, B, F, A, A, F, B, C; the model (``mix_what_if``) is trained on
 the C, B and A intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is measured. About
 50 s a run, 4.5 minutes for five. ``--group``: the server's autogroup favoured (nice -10, root; the lab's default),
 left as it is, or alternately (odd runs favoured), to see the neighbours' effect side by side.
@@ -186,7 +187,12 @@ def main(argv=None) -> int:
                         help="favour the server's autogroup (mix_lab.favour_group); alternate: odd runs on, even off")
     parser.add_argument("--out", help="keep each run's samples and sweeps here")
     parser.add_argument("--from", dest="source", help="re-evaluate the runs kept in this folder (no server)")
+    parser.add_argument("--record", action="store_true",
+                        help="print the recorded lab runs the test's bounds were chosen on (records/mix_lab.md)")
     args = parser.parse_args(argv)
+    if args.record:
+        print((Path(__file__).resolve().parent / "records" / "mix_lab.md").read_text(encoding="utf-8"), end="")
+        return 0
     sys.stdout.reconfigure(line_buffering=True)
     runs = []
     if args.source:

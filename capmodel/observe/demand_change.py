@@ -15,8 +15,8 @@ load at which every core is busy. That is exact only if D stays what it was, and
 between −``CONTENTION_MAX`` and ``LIGHT_EXTRA_MAX``. The form is the share of operations that find one worker idle
 (1 − ρ for Poisson arrivals: ``capmodel.observe.synthetic`` derives it); m = +0.5 gives issue 26's +38% at a quarter
 of the load. ``LIGHT_EXTRA_MAX`` = 0.8 is the largest the lab's quiet runs measured: a clean-clone CI run's
-light-load CPU per operation was 1.6x its saturation figure at 20–40% of the core (``tests/test_headroom_live.py``
-records the runs; runs on a host loaded by other sessions went further, to 2x, which no assumption here covers).
+light-load CPU per operation was 1.6x its saturation figure at 20–40% of the core (``benchmarks/bench_headroom.py
+--record`` prints the runs; runs on a host loaded by other sessions went further, to 2x, which no assumption here covers).
 ``CONTENTION_MAX`` = 0.1 is an allowance, not a measurement: no rise was measured here beyond the runs' noise. A
 server whose CPU per operation changes by more lies outside the stated interval.
 

@@ -1,5 +1,6 @@
 """A report parameter that cannot work is refused before any kernel, mongod or sweep starts, in one line that names
-the parameter and the reason (issue 17.4, issue 20.6)."""
+the parameter and the reason: among them a zero the study cannot use (03's targets, 05's target_rate and
+per_shard_throughput)."""
 from __future__ import annotations
 
 import socket
@@ -166,3 +167,25 @@ def test_an_unknown_baseline_vm_is_refused_before_the_kernel(tmp_path, capsys, n
     code = main(["report", "03_vm_capacity_plan", "-p", "baseline_vm", "abc", *extra, "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.startswith("capmodel: error: parameter baseline_vm: unknown VM 'abc' " + known), err
+
+
+@pytest.mark.parametrize("report, key, value, words", [
+    ("03_vm_capacity_plan", "targets", "0", "parameter targets: every value must be an integer from 1 to"),
+    ("03_vm_capacity_plan", "targets", "50000,0", "parameter targets: every value must be an integer from 1 to"),
+    ("05_shard_scale_out", "target_rate", "0", "parameter target_rate must be a number > 0"),
+    ("05_shard_scale_out", "per_shard_throughput", "0", "parameter per_shard_throughput must be a number > 0"),
+])
+def test_a_zero_the_study_cannot_use_is_refused_before_any_kernel(tmp_path, capsys, report, key, value, words):
+    out = tmp_path / "reports"
+    assert main(["report", report, "-p", key, value, "--out", str(out)]) == 2
+    _, err = capsys.readouterr()
+    assert words in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
+def test_zero_still_means_not_given_where_the_notebook_says_so():
+    # 03's ops_per_user and baseline_users default to 0.0, "take it from the study": 0 stays allowed
+    from capmodel.report.params import checked_parameter
+
+    assert checked_parameter("ops_per_user", 0.0, like=0.0) == 0.0
+    assert checked_parameter("baseline_users", 0.0, like=0.0) == 0.0

@@ -235,17 +235,17 @@ def window_wait(table) -> float:
 QUIET_CORES = 0.2
 
 
-#: the test's bounds (tests/test_mix_production_live.py): per-class throughput and the CPU always, per-class latency
+#: the test's bounds (tests/mix/test_production_live.py): per-class throughput and the CPU always, per-class latency
 #: when the server's core was quiet of neighbours and the CPU demands held in the measured window (issue 19, point 4);
 #: otherwise latency within WIDE_BOUND (the largest error over the 25 runs with neighbours of 24 Nov 2026 was 35.0 %;
-#: a quiet clean-clone CI run, its CPU +11.8 % off, read +40.9 / +44.9 %: the test's module doc)
+#: a quiet clean-clone CI run, its CPU +11.8 % off, read +40.9 / +44.9 %: benchmarks/records/mix_lab.md)
 BOUND = 0.15
 WIDE_BOUND = 0.5
 #: the mongod's CPU predicted for the measured window: its largest error over those ten quiet runs was 18.3 %, over the
 #: 25 with neighbours 14.5 % (the issue bounds throughput and latency; the CPU is the test's own check of the demands)
 CPU_BOUND = 0.25
 #: the measured window's CPU within this of the predicted: the demands fitted on the training windows describe it.
-#: Over ten quiet runs (24 Nov 2026 15:36-15:50 UTC, the test's module doc) the per-class latency held 15 % in each of
+#: Over ten quiet runs (24 Nov 2026 15:36-15:50 UTC, benchmarks/records/mix_lab.md) the per-class latency held 15 % in each of
 #: the seven with the CPU within 6.7 %; the three that missed it (18.4-26.9 %) had the CPU off by 14.5-18.3 % (a
 #: disturbance of one window the model cannot know: the latency follows the CPU, at 1.2-1.7 times its error), and a
 #: CI run with the CPU 11.8 % off missed by 45 %: the bound was where the evidence of holding ended, 7 %. Five fresh

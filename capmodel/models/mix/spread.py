@@ -13,10 +13,9 @@ window's figure falls within the estimate times exp(±t s sqrt(1 + 1/K)) with th
 K - 1 degrees of freedom: a prediction interval for one more draw). The what-if's interval is the bootstrap's, each
 end's distance from the estimate (on the log scale) combined with that one in quadrature (``widened``).
 
-Measured on the 50 runs kept from the embedded server's lab (tests/mix_lab.py: 4-8 windows of load each; 11
-folders of 24 Nov 2026, 10 runs of them on a quiet machine; ``benchmarks/bench_mix.py --from``, before and after): the
-bootstrap's 95 % intervals held the measured window's latency in 35 (reads) and 33 (writes) of them, these in 50 and
-47. They are wide where the windows are few: a class seen in two windows has t on one degree of freedom (12.7).
+The intervals are wide where the windows are few: a class seen in two windows has t on one degree of freedom (12.7).
+How often they hold the measured window's latency on the embedded server's lab: ``benchmarks/bench_mix.py --from``
+(the recorded runs: ``benchmarks/bench_mix.py --record``).
 """
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""nodes --node-curve and shards --curve on a curve that does not grow with the count (hostile round seven).
-
-Before: a flat or falling curve over node (shard) count fitted sigma = 1 and was refused as "node USL: sigma must be
-a number >= 0 and below 1 ..., got 1.0" (shards: without the file's name): a parameter the user never gave, in a
-float's repr. Also "at most 1 shards".
-"""
+"""``nodes --node-curve`` and ``shards --curve`` on a curve that does not grow with the count: said as a curve that
+does not scale, naming the file, not as a parameter (sigma = 1) the user never gave; counts in agreeing words."""
 from __future__ import annotations
 
 import json

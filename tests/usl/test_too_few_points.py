@@ -1,5 +1,5 @@
-"""`capmodel fit` on too few points says the count in agreeing words (hostile round six): "1 points" and "only 1
-distinct concurrency levels" before."""
+"""``capmodel fit`` on too few points or levels says the count in agreeing words ("1 point", "only 1 distinct
+concurrency level")."""
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,6 @@
-"""Report pages read as an analyst forwards them (a review of the rendered pages, session words4): a VM name is never
-broken at its hyphen, a footnote points to the table that shows why, one state has one name on a page, and a
-verdict in a table says what it rests on."""
+"""Report pages as an analyst forwards them: a VM name is never broken at its hyphen, a footnote points to the table
+that shows why, one state has one name on a page, a verdict in a table says what it rests on, and each figure of an
+answer is named as its table shows it."""
 from __future__ import annotations
 
 import re

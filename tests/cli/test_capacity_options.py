@@ -1,14 +1,8 @@
-"""The estate commands' shared options at their edges (round five): ``--utilization-target``, ``--growth``,
-``--cores`` and ``--workers`` of ``observe`` (one server and several members), ``fleet``, ``plan`` and the 07/08
-reports' parameters. Each is declared once (``capmodel.constraints``); a value outside its range is one line and
-exit 2 before any file is decoded, any worker started or any kernel run, and a value inside it reads as a person
-reads it (no "0% growth" for 0.01%, no 25450.5 without a separator).
-
-Before: ``observe --ftdc A B --growth nan`` (or ``-2``, ``inf``) exited 0 with every member "no capacity";
-``--cores inf`` printed "saturation inf ops/s"; ``--utilization-target 1e-300`` printed a 300-digit percentage;
-``fleet --workers 99999`` tried to start 99,999 processes and hung; the reports' ``workers``, ``cores``,
-``monthly_growth`` and ``seed`` reached the kernel and failed in a cell (or hung).
-"""
+"""The options the capacity commands share, at their edges: ``--utilization-target``, ``--growth``, ``--cores`` and
+``--workers`` of ``observe`` (one server and several members), ``fleet``, ``plan`` and the 07/08 reports' parameters.
+Each is declared once (``capmodel.constraints``); a value outside its range (NaN, infinite, negative, beyond its bound)
+is one line and exit 2 before any file is decoded, any worker started or any kernel run, and a value inside it reads
+as a person reads it (a growth of 0.01% is not "0%", a long runway has thousands separators)."""
 from __future__ import annotations
 
 import datetime as dt

@@ -1,9 +1,5 @@
-"""The estate's Python API given one folder as a string, or none (hostile round eight).
-
-Before: ``fleet_table("/data/fleet")`` and ``observe_ftdc_members("/data/rs0")`` took the string's characters as
-folders: "/" was searched for FTDC (the whole file system, levels deep), then "d: no such folder". An empty list
-started a Dask cluster to answer "Of 0 servers" and the members' answer ended in "()".
-"""
+"""The estate's Python API (``fleet_table``, ``observe_ftdc_members``) given one folder as a string takes it as that
+folder, not as its characters; given no folder it is refused before any work (no Dask cluster started)."""
 from __future__ import annotations
 
 import datetime as dt

@@ -1,10 +1,7 @@
-"""``capmodel observe --uri`` on a real replica set whose member goes away mid-run (round five): one secondary
-SIGSTOPped (a hung host, a partition) after a few intervals, resumed after the run.
-
-Before: every tick asked the members one after another and waited for the hung one up to the driver's timeouts, so
-the healthy members' intervals stretched from 1 s to 5-10 s (their rates averaged over the wrong windows) and a 12 s
-observation ran about a minute; nothing said the member had stopped answering.
-"""
+"""``capmodel observe --uri`` on a real replica set whose secondary is SIGSTOPped mid-run (a hung host, a partition)
+and resumed after it: the healthy members keep their interval (1 s, not stretched by waiting for the hung one), the
+run lasts about its duration, and the member that stopped answering is named. Also an unreachable URI with --json:
+one JSON error, without the password."""
 from __future__ import annotations
 
 import json

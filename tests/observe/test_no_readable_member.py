@@ -1,10 +1,5 @@
-"""``observe`` with several members' FTDC, none of them readable (hostile round seven).
-
-Before: the rows said why each member failed, then "wrote o/members/<host_port>/samples.csv and curve.csv, and
-o/members.csv" (no member folder was written; members.csv and observe.json held only the failures), then the error;
-with --json stdout held two JSON documents (the members' object, then {"error": ...}), which no JSON reader takes.
-Now: nothing is written (--out is left as found), no "wrote" line, one JSON object carrying the error, exit 2.
-"""
+"""``observe`` with several members' FTDC, none of them readable: nothing is written (an existing --out folder is
+left as found), no "wrote" line, with --json one JSON object carrying the rows and the error, exit 2."""
 from __future__ import annotations
 
 import json

@@ -1,10 +1,5 @@
-"""server start --cache-gb within mongod's own range, refused before a mongod is started (hostile round seven).
-
-Before: 0.1 and 1e9 started a mongod that exited at once, and the user read "mongod on port N exited with status 1
-while starting; last lines of ...: (no log at ...) {"t":{"$date":...},"s":"F",...,"errmsg":"storage.wiredTiger.
-engineConfig.cacheSizeGB must be greater than or equal to 0.25"}}}"; nan and 0 were refused as "cache_gb must be >
-0", a parameter's name, not the option's. mongod's range (0.25 to 10,000 GB) is its own BadValue message.
-"""
+"""``server start --cache-gb`` within mongod's own range (0.25 to 10,000 GB) or refused before a mongod is started,
+naming the option, not a parameter, and without mongod's log lines."""
 from __future__ import annotations
 
 import pytest

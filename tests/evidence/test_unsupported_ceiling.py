@@ -1,4 +1,5 @@
-"""probe9: a ceiling the data came nowhere near is not printed as the answer (capmodel fit)."""
+"""A ceiling the data came nowhere near is not given as the answer: ``capmodel fit`` on a curve still rising at its
+last point calls a ceiling hundreds of times the measured throughput unusable."""
 import json
 
 import pandas as pd

@@ -1,10 +1,6 @@
-"""What "none" means in plan's VM table, and why a flat curve is unusable (hostile round seven).
-
-Before: a VM whose fitted curve is unusable (flat: throughput the same at every concurrency) showed "none" under a
-note saying '"none": the VM fails an objective' (it failed none: its curve supports no capacity); a table without a
-"none" printed the note anyway; and its verdict said "R² is not a number: the data or the fitted curve are
-degenerate" where R² is undefined because the throughput does not vary.
-"""
+"""What "none" means in plan's VM table: a VM whose fitted curve supports no capacity (flat: the same throughput at
+every concurrency) is not said to fail an objective, and its verdict says R² is undefined because the throughput does
+not vary; a table without a "none" has no note; report 03 says the same as ``plan``."""
 from __future__ import annotations
 
 from capmodel.cli import main

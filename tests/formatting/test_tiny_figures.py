@@ -1,10 +1,6 @@
-"""Figures near zero and far below it, as people read them (hostile round seven).
-
-Before: ``fit --model auto`` on a curve flat but for one part in 10^8 printed "RMSE 3.26e-07", "residual standard
-error 5.16e-07 ops/s", "extrapolation error 9.8e-07%" (formatting.number wrote an exponent below 1e-6), an R² of
-"-27272727614986764.000", and its reason ended "not ranked (R² undefined): l, o, g, _, c, o, h, e, r, e, n, c, y"
-(a name list read letter by letter) and "AICc is undefined for log_coherency" (the code name, not the label).
-"""
+"""Figures near zero, as people read them: ``fit --model auto`` on a curve flat but for one part in 10^8 prints its
+RMSE, residual error and extrapolation error without an exponent, an R² that is undefined as undefined, and model
+names by their labels, listed as names (not letter by letter)."""
 from __future__ import annotations
 
 import re

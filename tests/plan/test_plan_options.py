@@ -1,9 +1,6 @@
-"""`capmodel plan` at the edges of its options (hostile round six).
-
-Before: ``--target-users 0.5`` was planned and printed as "0 users -> m3-xlarge-8-SAS"; a shrinking user base
-(``--growth -0.5``) read "never (no growth)"; a repeated ``--target-users`` kept only the last one (tested in
-test_hostile6_nodes_shards.py beside ``shards --target-rate``).
-"""
+"""``capmodel plan`` at the edges of its options: a target that is not a whole number of users is refused (a whole one
+given as a float is planned), a runway that never ends says why (no growth, a shrinking user base), and a misspelled
+baseline VM is named before the calibration complains."""
 from __future__ import annotations
 
 import pytest

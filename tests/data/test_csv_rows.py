@@ -1,10 +1,7 @@
-"""CSV rows wider than their header (hostile round six).
-
-Before: pandas took the first column of a first row with one field too many for the index and shifted every column
-left, so ``1,100,5`` under ``concurrency,throughput`` (a decimal comma in a comma-separated file: 100,5 ops/s) fitted
-concurrency 100-600 against a throughput of 5, exit 0, no word said; a row ending in a separator (``1,100,``) was
-refused as "throughput ... missing". The reference figures are the same rows written plainly, fitted by the CLI.
-"""
+"""CSV rows read as written: a row wider than its header is refused naming its line (also past the lines the dialect
+is sniffed from), a decimal comma in a comma-separated file is said as such instead of shifting every column, a row
+ending in a separator fits as the same row written plainly, and a byte that is not UTF-8 is named by its offset and
+line in the file. The reference figures are those rows written plainly, fitted by the CLI."""
 from __future__ import annotations
 
 import json

@@ -1,8 +1,7 @@
-"""``capmodel observe --ftdc`` with several member folders, given as a careless user gives them (issue 20's neighbours,
-round three): ``--ftdc A --ftdc B`` (repeated, as ``--observed`` is), folders of two replica sets, and one member
-whose folder holds only ``metrics.interim``. The FTDC is written by the project's synthetic generator, whose true
-CPU per operation is known; each member's row must be that member's, not another's.
-"""
+"""``capmodel observe --ftdc`` with several member folders: ``--ftdc A --ftdc B`` reads both, folders of two replica
+sets are not said to limit one set, a member whose folder holds only ``metrics.interim`` is read as a member, and a
+full disk ends the run with one line and no half-written table. The FTDC is written by the project's synthetic
+generator, whose true CPU per operation is known; each member's row must be that member's."""
 from __future__ import annotations
 
 import datetime as dt

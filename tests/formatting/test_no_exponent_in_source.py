@@ -1,9 +1,8 @@
-"""The class of defect behind "must be a number > 0 (from 1e-12 to 1e+15)" and "--rate ... to 1e+07": a figure
-formatted with ``:g``/``.3g``/``e`` reaches a person's sentence as exponent notation. Read from the package's source
-with ``ast`` (nothing imported): no f-string formats a value with a ``g`` or ``e`` presentation, and no string
-literal spells a number with an exponent; ``capmodel.formatting.number`` writes figures for people, and
-``capmodel.constraints.typed`` the value a user gave. The few left are machine-read (Dask's configuration) or
-in files other helpers own, listed here with their owner so that the list only shrinks."""
+"""No figure for a person is formatted with an exponent, read from the package's source with ``ast`` (nothing
+imported): no f-string formats a value with a ``g`` or ``e`` presentation, and no string literal spells a number with
+an exponent; ``capmodel.formatting.number`` writes figures for people, and ``capmodel.constraints.typed`` the value a
+user gave. The few left are machine-read (Dask's configuration) or listed here with their owner, so that the list
+only shrinks."""
 from __future__ import annotations
 
 import ast

@@ -1,11 +1,10 @@
-"""``capmodel fleet`` fed as a careless or hostile user would (issue 20's neighbours, round three): a folder copied
-twice, a fleet whose every server is unreadable, odd ``--growth`` values, and ``--scheduler`` pointed at a peer
-that never answers, one that answers garbage, and a real ``dask scheduler`` with no workers.
+"""``capmodel fleet`` given what a careless user gives it: a folder copied twice, a fleet whose every server is
+unreadable (as text and as one JSON document carrying the error), odd ``--growth`` values, and ``--scheduler``
+pointed at a peer that never answers, one that answers garbage, and a real ``dask scheduler`` with no workers.
 
 Real processes throughout: the fleet runs on a real Dask LocalCluster, the peers are real sockets on 127.0.0.1 and
 the worker-less scheduler is a real ``dask scheduler`` process. Elapsed times are checked loosely (far above the
-probe's 10 s bound) only to tell "bounded" from "hangs".
-"""
+probe's 10 s bound) only to tell "bounded" from "hangs"."""
 from __future__ import annotations
 
 import datetime as dt
@@ -14,15 +13,13 @@ import shutil
 import struct
 import time
 
+import pandas as pd
 import pytest
-
-from tests.support.fake_peers import Peer, dask_scheduler  # tests/fake_peers.py
 
 from capmodel.cli import main
 from capmodel.observe import synthetic
-from capmodel.observe.fleet import Fleet, mark_copies, COLUMNS
-
-import pandas as pd
+from capmodel.observe.fleet import COLUMNS, Fleet, mark_copies
+from tests.support.fake_peers import Peer, dask_scheduler  # tests/fake_peers.py
 
 START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
 
@@ -136,3 +133,16 @@ def test_a_real_scheduler_without_workers_is_named_instead_of_waited_on(one_serv
         assert time.monotonic() - started < 60  # before: waited without end for a worker
     assert status == 2 and out == ""
     assert f"the Dask scheduler at {address} has no workers" in err and err.count("\n") == 1
+
+
+def test_one_json_object_with_the_rows_and_the_error(tmp_path, capsys):
+    for name, data in (("a", b"junk, not BSON"), ("b", b"")):
+        folder = tmp_path / "fleet" / name / "diagnostic.data"
+        folder.mkdir(parents=True)
+        (folder / "metrics.2026-11-02T00-00-00Z-00000").write_bytes(data)
+    assert main(["fleet", str(tmp_path / "fleet"), "--workers", "1", "--json"]) == 2
+    out, err = capsys.readouterr()
+    result = json.loads(out)                       # the whole of stdout is one document
+    assert result["error"] == "none of the 2 servers could be read (each server's row says why)"
+    assert result["servers"] == 2 and result["failed"] == 2
+    assert err == f"capmodel: error: {result['error']}\n"

@@ -1,9 +1,6 @@
-"""``fit --model auto`` on a flat curve (hostile round seven).
-
-Before: throughput constant at every concurrency was refused with "R² below 0: linear, amdahl, usl, log_coherency";
-R² is 1 - RSS/TSS and TSS is 0 for a flat curve, so R² is undefined, not negative. The class: every constant
-throughput, at any scale and any number of points, said as it is, with the figure readable (no exponent).
-"""
+"""``fit --model auto`` on a flat curve (the same throughput at every concurrency, at any scale and any number of
+points): refused saying R² is undefined (its total sum of squares is 0), not negative, with every figure readable
+(no exponent)."""
 from __future__ import annotations
 
 import json

@@ -1,11 +1,6 @@
-"""An option given twice (hostile round six).
-
-Before: argparse kept the last value of a single-valued option silently, so ``bench --concurrency 1,2 --concurrency
-4`` measured 4 alone, ``plan --growth 0.05 --growth 0.1`` planned at 10% and ``fit --model usl --model auto`` fitted
-``auto``; ``report -p level 0.9 -p level 0.8`` (or the old and the new name of one parameter) rendered the last.
-Now: the same value twice is harmless; two different values are one line naming the option. List options
-(``--target-users``, ``--target-rate``, ``--ftdc``, ``-p``) take every value.
-"""
+"""An option given twice: the same value twice is harmless; two different values of a single-valued option
+(``bench --concurrency``, ``plan --growth``, ``fit --model``, one report parameter under ``-p``) are one line naming
+the option; list options (``--target-users``, ``--target-rate``, ``--ftdc``, ``-p``) take every value."""
 from __future__ import annotations
 
 import pytest

@@ -1,10 +1,6 @@
-"""``capmodel fleet`` fed as an estate really is (round five): two different servers that report one host name over
-one window (containers all called ``mongo:27017``, started together), beside a true copy of one of them; and the
-embedded cluster's workers kept quiet on the user's terminal.
-
-Before: the second server was taken for a copy of the first ("the same server and window ... counted once") and
-dropped, although its CPU per operation was three times the first's: the fleet's most urgent server went unseen.
-"""
+"""``capmodel fleet`` on servers that report one host name over one window (containers all called ``mongo:27017``,
+started together): two different servers are two rows, a true copy of one of them is still counted once; and the
+embedded cluster's workers log nothing below critical on the user's terminal."""
 from __future__ import annotations
 
 import datetime as dt
