@@ -7,9 +7,9 @@ STAMP  := $(VENV)/.capmodel-installed
 
 .PHONY: venv test report clean chromium
 
-# The browser tests drive Debian's chromium (tests/test_browser.py); `make test` installs it when it is missing, with
-# apt-get as root or through sudo. MARK narrows the tests by marker, e.g. make test MARK='not browser'; PYTEST_ARGS
-# passes other options on, e.g. make test PYTEST_ARGS=tests/test_fit.py.
+# The browser tests drive Debian's chromium (tests/report/test_browser.py); `make test` installs it when it is missing,
+# with apt-get as root or through sudo. MARK narrows the tests by marker, e.g. make test MARK='not browser';
+# PYTEST_ARGS passes other options on, e.g. make test PYTEST_ARGS=tests/usl/test_fit.py.
 # The tests run in two parts: first those that may share the machine, on two pytest-xdist workers; then the ones
 # marked serial (they pin CPUs or measure rates or time: tests/conftest.py) alone. Both parts always run; the exit
 # status is the first failure's (pytest's 5, no test selected in a part, is not one).

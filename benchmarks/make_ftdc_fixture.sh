@@ -2,7 +2,7 @@
 # Regenerate tests/fixtures/ftdc_sample_reference.jsonl.gz: every value of the bundled FTDC sample
 # (data/ftdc_sample/diagnostic.data) as the independent Go decoder in ../shared/tools/ftdc-reference reads it
 # (ftdcdump -mode jsonl), behind a header line naming this command and the sha256 of each FTDC file it read.
-# tests/test_ftdc_reference.py compares capmodel's reader with it, value by value, without needing Go.
+# tests/observe/test_ftdc_reference.py compares capmodel's reader with it, value by value, without needing Go.
 #
 #     sh benchmarks/make_ftdc_fixture.sh          (from the repository root; needs `go`)
 #

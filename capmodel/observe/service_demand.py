@@ -15,7 +15,7 @@ Econometric Reviews 28(4):372-375), applied to the series whose mean the slope i
 load's deviation times the residual; for the ratio ΣU/ΣX, ψ_i = e_i = U_i − D·X_i). For independent residuals the
 rule returns 1 and the bootstrap is the ordinary one, draw for draw. With blocks, the percentiles' distance from the
 estimate is widened for the block bootstrap's two known shortfalls (``Dependence.widening``): its variance is low by
-about G / b, and it rests on only n / b blocks. tests/test_capacity_block.py counts the coverage that results.
+about G / b, and it rests on only n / b blocks. tests/observe/test_capacity_block.py counts the coverage that results.
 """
 from __future__ import annotations
 
@@ -85,8 +85,8 @@ def bootstrap_demands(x: np.ndarray, u: np.ndarray, with_intercept: bool, n_boot
                       block: int = 1) -> np.ndarray:
     """``fit_demand``'s CPU per operation in ``n_bootstrap`` circular block resamples (``seed``'s): each is its counts c
     of each interval drawn, so its least squares is closed form, with x centred (no cancellation): slope =
-    (n·Σcxu − Σcx·Σcu) / (n·Σcx² − (Σcx)²), the sums one matrix product (tests/test_capacity.py checks it against a
-    polyfit per resample)."""
+    (n·Σcxu − Σcx·Σcu) / (n·Σcx² − (Σcx)²), the sums one matrix product (tests/observe/test_capacity.py checks it
+    against a polyfit per resample)."""
     n = len(x)
     xc = x - x.mean()
     stats = np.column_stack([xc, u, xc * xc, xc * u, x])

@@ -84,7 +84,7 @@ def test_ctrl_c_keeps_completed_steps_and_resume_finishes(mongod, tmp_path):
     assert proc.returncode == 130 and "interrupted" in err
     done = read_steps(steps)
     assert 1 <= len(done) < 4 and all(s["status"] == "ok" for s in done)
-    # the one line says what was kept and how to go on (hostile round six: it said "interrupted" alone)
+    # the one line says what was kept and how to go on (not "interrupted" alone)
     kept = f"{len(done)} completed step{'' if len(done) == 1 else 's'} in {steps}"
     assert err.strip().splitlines()[-1] == (f"capmodel: interrupted; kept {kept} and {out / 'curve.csv'}: run the "
                                             "same command with --resume to go on"), err

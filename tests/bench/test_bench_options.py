@@ -1,10 +1,6 @@
-"""bench options refused before anything connects, in the words of the option (hostile round seven).
-
-Before: ``--concurrency 1e3`` was "expected a comma-separated list of numbers" (while --records takes 1e3) and
-``1.5,2`` the same (1.5 is a number: it is not a whole one); ``--processes 1.5`` was argparse's "invalid
-process_count value" (a function's name); ``--read-preference x`` reached the driver and was blamed on the URI
-("cannot use the MongoDB URI ...: x is not a valid read preference"); ``--collection ''`` was dropped in silence (the
-workload's collection benchmarked instead). Nothing listens on port 1: a refusal that reaches the server says
+"""bench options refused before anything connects, in the words of the option (``--concurrency``, ``--processes``,
+``--read-preference``, ``--collection ''``, ...), and whole numbers read in any spelling ``--records`` takes
+(``1e3`` is 1,000; ``1.5`` is not whole). Nothing listens on port 1: a refusal that reached the server would say
 "cannot reach", which these must not.
 """
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""Issue 20 point 7 (election): a step during which the replica set elected a new primary says so and is not ``ok``.
-
-It fails even when the driver hid the failover: an election handoff can leave no error and no long pause.
-
-Reproduced failure: a primary stepping down in the middle of a step left that step ``ok`` with 0 errors (pymongo
-retried the failed attempts silently) and its server counters ``null``, with no word about the election. Here a real
-3-member embedded replica set of this test's own (the session's ``replica_set`` is shared and must keep its primary)
-has its primary stepped down with ``replSetStepDown`` in the middle of a step.
+"""A step during which the replica set elected a new primary says so and is not ``ok``, even when the driver hid
+the failover (an election handoff can leave no error and no long pause): a real 3-member embedded replica set of
+this test's own (the session's ``replica_set`` is shared and must keep its primary) has its primary stepped down
+with ``replSetStepDown`` in the middle of a step; that step fails naming the election, the operations that failed
+and the longest pause, with no server counters (two servers' counters are never subtracted), and the next step is
+``ok``. Also the election verdict from the replica state before and after a step.
 """
 from __future__ import annotations
 

@@ -255,9 +255,8 @@ def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
 
 
 def test_sigterm_to_the_coordinator_alone_leaves_no_client_process(mongod, tmp_path):
-    """Issue 11: SIGTERM sent to capmodel alone (a service manager, ``kill PID``) used to kill it outright (status
-    -15, run.json left 'running', the cluster's processes left to notice on their own); now it stops the sweep as
-    Ctrl-C does: the finally-blocks close the cluster and record the run as interrupted."""
+    """SIGTERM sent to capmodel alone (a service manager, ``kill PID``) stops the sweep as Ctrl-C does: the cluster
+    is closed, no client process is left, and run.json records the run as interrupted (not 'running')."""
     import signal
 
     out = tmp_path / "terminated"

@@ -1,9 +1,7 @@
-"""Issue 11, points 1 and 2, against the real embedded mongod: capmodel never adopts, drops or reloads a collection
-it did not create (ownership is the collection UUID recorded at creation), and a workload cannot reach beyond its
-own collection.
-
-The failures reproduced: an *empty* user collection with a ``$jsonSchema`` validator and an index was adopted by the
-first sweep and dropped by the second; ``op: command`` with ``{drop: victim}`` dropped a foreign collection.
+"""Against the real embedded mongod: capmodel never adopts, drops or reloads a collection it did not create
+(ownership is the collection UUID recorded at creation), even an empty user collection with a ``$jsonSchema``
+validator and an index, and a workload cannot reach beyond its own collection (``op: command`` with ``{drop:
+victim}`` is refused).
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""A bench refused before its first step leaves --out as it found it (hostile round seven).
-
-Before: ``bench --workload nope --out NEW`` said "unknown workload" and left NEW/ with an empty ``.capmodel.lock``;
-an unreachable server left NEW/ too; an existing folder kept a lock file it never had. The class: any refusal after
-the folder is made and before a step is recorded (workload, server, collection, load).
-"""
+"""A bench refused before its first step leaves --out as it found it: an unknown workload creates no folder (nor its
+parents), an unreachable server leaves no new folder, an existing folder keeps its own files and gets no lock file,
+a lock file already there stays; a failed step once recorded is kept."""
 from __future__ import annotations
 
 import os

@@ -1,7 +1,6 @@
-"""Issue 11, point 7 (and the corrupt run.json of point 5): ``--resume`` checks what it resumes.
-
-Reproduced failure: ``--resume`` in a folder without ``run.json`` silently appended ycsb-a steps to a ycsb-c sweep.
-"""
+"""``--resume`` checks what it resumes: a folder without ``run.json`` is refused and nothing is mixed into it,
+another configuration is refused naming the fields that differ, a corrupt ``run.json`` or a full disk is one line
+naming the file, and the same configuration still completes."""
 from __future__ import annotations
 
 import json

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_peers import Peer, dask_scheduler  # tests/fake_peers.py
+from tests.support.fake_peers import Peer, dask_scheduler  # tests/support/fake_peers.py
 
 from capmodel.bench.cluster.scheduler_probe import HANDSHAKE_TIMEOUT_S, probe_scheduler, split_address
 from capmodel.errors import BenchError

@@ -1,9 +1,7 @@
-"""Issue 20 point 5: no server-side JavaScript in a workload unless the user passes ``--allow-server-js``.
-
-Reproduced failure: ``$where``, ``$function`` and ``$accumulator`` passed the load-time check and ran JavaScript on the
-server (a ``while(true){}`` spun it until every operation timed out). Refused at load time, at any depth, naming the
-file, the operation and the operator; the allowed path runs on the real mongod (the JavaScript's own result is read
-back from the documents) and the refused one never reaches it (the benchmark database is never created).
+"""No server-side JavaScript in a workload unless the user passes ``--allow-server-js``: ``$where``, ``$function`` and
+``$accumulator`` are refused at load time, at any depth, naming the file, the operation and the operator; the
+allowed path runs on the real mongod (the JavaScript's own result is read back from the documents) and the refused
+one never reaches it (the benchmark database is never created).
 """
 from __future__ import annotations
 

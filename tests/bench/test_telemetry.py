@@ -126,9 +126,8 @@ def test_client_cpu_reports_fractions():
 
 
 def test_cpu_meter_system_fraction_survives_counters_stepping_back(monkeypatch):
-    """The CI failure of 2026-11-20: an idle 0.1 s gave a busy delta of -4.8e-12 (kernel counters are float sums,
-    and iowait may step backwards). The fraction is clamped to [0, 1]; guest time, already inside user, is not
-    counted twice."""
+    """An idle 0.1 s may give a busy delta of -4.8e-12 (kernel counters are float sums, and iowait may step
+    backwards): the fraction is clamped to [0, 1]; guest time, already inside user, is not counted twice."""
     from collections import namedtuple
 
     Times = namedtuple("Times", "user nice system idle iowait irq softirq steal guest guest_nice")

@@ -52,7 +52,7 @@ def test_the_alias_bomb_is_refused_before_it_grows(tmp_path):
     ("a: &a [*a]\n", "a YAML alias refers to itself"),
     ("name: [unclosed\n", "not valid YAML at line 2"),
 ])
-def test_hostile_workload_files_are_one_clear_error(tmp_path, text, message):
+def test_awkward_workload_files_are_one_clear_error(tmp_path, text, message):
     path = tmp_path / "w.yaml"
     path.write_text(text)
     with pytest.raises(InputError) as info:

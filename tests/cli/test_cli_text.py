@@ -1,8 +1,8 @@
 """The command line's text goes through the one formatting layer (capmodel.formatting): run as a user runs it (the
 command's ``main`` with its own stdout; a separate process costs a second of imports each and tests nothing more
-here: tests/test_cli.py runs real processes), on the bundled data and on the adversarial fixtures (every step client-bound, an exactly
-determined curve, targets no shard or node count reaches), no ``nan``, ``None`` or ``inf`` reaches stdout, and the
-figures carry their thousands separators."""
+here: tests/cli/test_dispatcher.py runs real processes), on the bundled data and on the adversarial fixtures (every
+step client-bound, an exactly determined curve, targets no shard or node count reaches), no ``nan``, ``None`` or
+``inf`` reaches stdout, and the figures carry their thousands separators."""
 import re
 
 import pytest

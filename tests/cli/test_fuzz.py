@@ -1,6 +1,6 @@
-"""Issue 11, point 9: property-based tests (hypothesis) of the readers, fit, the plan/nodes/shards options,
-workload YAML and the bench options: whatever is drawn, capmodel accepts it or refuses it with one CapmodelError (one
-line and exit 2 on the command line) that names the input; never a traceback, a warning or stray output.
+"""Property-based tests (hypothesis) of the readers, fit, the plan/nodes/shards options, workload YAML, model files,
+output folders and the bench options: whatever is drawn, capmodel accepts it or refuses it with one CapmodelError
+(one line and exit 2 on the command line) that names the input; never a traceback, a warning or stray output.
 ``benchmarks/fuzz.py`` runs the same checks on tens of thousands of examples.
 """
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_shards_options(pairs):
 @settings(QUICK, max_examples=150)
 @given(state=hf.folder_states)
 def test_output_folders(state):
-    """Issue 20 point 8: whatever --out holds (foreign files, symlinks, folders, FIFOs, torn or newer records, another
+    """Whatever --out holds (foreign files, symlinks, folders, FIFOs, torn or newer records, another
     run's lock), a run's writes are accepted or refused naming the folder, and nothing it did not write changes."""
     assert hf.check_output_folder(state) in hi.ACCEPTABLE
 
@@ -79,10 +79,10 @@ _MODEL_OUTCOMES: dict[bytes, str] = {}
 @settings(QUICK, max_examples=100)
 @given(data=hm.model_files())
 def test_mva_model_files(data):
-    """Issue 20, point 8: a hundred model files (every kind the strategy draws; a file of 2,000 classes costs seconds
-    under the memory guard, so ``benchmarks/fuzz.py`` runs the thousands): only one-line refusals naming the file, in
-    bounded time and memory (tests/hostile_models.py). A file drawn again is not run again: its outcome is the one
-    ``capmodel mva`` gave it."""
+    """A hundred model files (every kind the strategy draws; a file of 2,000 classes costs seconds under the memory
+    guard, so ``benchmarks/fuzz.py`` runs the thousands): only one-line refusals naming the file, in bounded time and
+    memory (tests/support/awkward_models.py). A file drawn again is not run again: its outcome is the one ``capmodel
+    mva`` gave it."""
     if data not in _MODEL_OUTCOMES:
         _MODEL_OUTCOMES[data] = hm.check_model(data)
     assert _MODEL_OUTCOMES[data] in hi.ACCEPTABLE

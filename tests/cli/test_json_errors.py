@@ -1,7 +1,5 @@
 """Every command with --json ends an error the same way (capmodel.cli): one line on stderr, exit 2, and
-{"error": that line} on stdout, so that a script reading the JSON reads the error too. Before, observe printed the
-JSON alone and fleet, mva, fit, plan, nodes and shards the stderr line alone (found by the hostile round of
-session 6)."""
+{"error": that line} on stdout, so that a script reading the JSON reads the error too."""
 import json
 
 import pytest

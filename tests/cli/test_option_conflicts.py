@@ -1,4 +1,8 @@
-"""probe9: option edge values and contradictions, through capmodel.cli.main."""
+"""Option edge values and contradictions, through capmodel.cli.main: a negative seed, a latency target without a
+latency column, options that apply only with another (nodes' assumed scaling and bootstrap, shards' and mva's
+interval options, bench's adaptive options) are refused naming them; what a measured curve says against an answer
+(a linear node count short on it, a batch latency in seconds) is said.
+"""
 import json
 
 import pytest

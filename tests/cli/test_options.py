@@ -1,6 +1,5 @@
-"""Numbers on the command line as a user writes them (hostile round of session 6): counts up to the README's 10⁹
-may be written 1e9; a list with an empty item ('1,,2', '1,2,') is refused naming the item, not read as a shorter
-list."""
+"""Numbers on the command line as a user writes them: counts up to 10⁹ may be written 1e9; a list with an empty
+item ('1,,2', '1,2,') is refused naming the item, not read as a shorter list."""
 import pytest
 
 from capmodel.cli import build_parser, main

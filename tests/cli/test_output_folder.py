@@ -1,9 +1,8 @@
-"""Issue 20 point 3 and issue 18 point 6: an output folder is owned by one run, nothing is written through a symlink,
-a file capmodel did not write is never replaced, and the records carry a format version that ``--resume`` checks.
-
-Reproduced failures: two benches writing to one ``--out`` both exited 0 with their steps mixed; a ``steps.jsonl`` or
-``curve.csv`` that was a symlink had its target appended to or overwritten; a foreign ``curve.csv`` or ``run.json``
-was silently replaced. Real sweeps against the embedded mongod, real ``flock`` between real processes.
+"""An output folder is owned by one run, nothing is written through a symlink, a file capmodel did not write is
+never replaced, and the records carry a format version that ``--resume`` checks: two benches writing to one
+``--out`` cannot both run; a ``steps.jsonl`` or ``curve.csv`` that is a symlink is refused, its target untouched; a
+foreign ``curve.csv`` or ``run.json`` is refused, not replaced. Real sweeps against the embedded mongod, real
+``flock`` between real processes.
 """
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ def test_a_report_parameter_set_twice_is_refused_before_any_kernel(tmp_path, cap
 
 def test_an_interrupted_bench_says_what_it_kept(tmp_path):
     """The sentence ``bench`` prints on Ctrl-C, from the folder as an interrupted run leaves it (the live case is
-    tests/test_bench_cli.py::test_ctrl_c_keeps_completed_steps_and_resume_finishes)."""
+    tests/bench/test_bench_command.py::test_ctrl_c_keeps_completed_steps_and_resume_finishes)."""
     import json
 
     from capmodel.bench.server import Terminated

@@ -1,5 +1,5 @@
-"""Curve files as a careless or hostile user saves them (issue 20's neighbours, round three): classic Mac OS line
-ends, UTF-16 from a spreadsheet, a NUL byte, throughputs of 1e-300, and node curves with fractional node counts.
+"""Curve files as a careless user saves them: classic Mac OS line ends, UTF-16 from a spreadsheet, a NUL byte,
+throughputs of 1e-300, and node curves with fractional node counts.
 
 Reference figures are independent: the same rows written with plain line ends, fitted by the same CLI, must give
 the same parameters bit for bit (the bytes differ, the numbers must not).

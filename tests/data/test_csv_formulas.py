@@ -1,5 +1,5 @@
 """No cell capmodel writes from outside text is a spreadsheet formula, and our readers read every cell back as it was
-(estate9, point 5; OWASP "CSV Injection": a cell beginning with = + - @ tab or CR is run as a formula)."""
+(OWASP "CSV Injection": a cell beginning with = + - @ tab or CR is run as a formula)."""
 from __future__ import annotations
 
 import datetime as dt

@@ -1,4 +1,5 @@
-"""probe9: a curve file with one row per load-generator host at each step (threads x hosts)."""
+"""A curve file with one row per load-generator host at each step (threads x hosts) is refused naming the file, not
+fitted as replicates of one level; a curve of one host, or one host repeated, is a curve."""
 import pytest
 
 import capmodel

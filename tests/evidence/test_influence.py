@@ -1,4 +1,5 @@
-"""probe9: one 10x point decides a fit's answer; the verdict names it (capmodel.models.usl.verdict.influence)."""
+"""One point ten times off its neighbours decides a fit's answer: the verdict names it
+(capmodel.models.usl.verdict.influence)."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""probe9: a concurrency column that counts fewer clients than ran (threads x hosts), or a mean latency not in ms,
+"""A concurrency column that counts fewer clients than ran (threads x hosts), or a mean latency not in ms, checked
 against Little's law on the curve's own columns (capmodel.models.usl.verdict.little)."""
 import json
 

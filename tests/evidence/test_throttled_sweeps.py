@@ -1,4 +1,6 @@
-"""probe9: YCSB runs throttled by a throughput target (-target N) measure the target, not the server."""
+"""YCSB runs throttled by a throughput target (-target N) measure the target, not the server: a sweep held at its
+target has no server peak, some steps at their target make the fit weak naming them, and a run below its target or
+an unthrottled run is not flagged."""
 import json
 
 import pytest

@@ -231,7 +231,7 @@ def test_observe_ftdc_of_a_replica_sets_members_names_the_limiting_one_and_says_
 
 
 def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_path_factory, mongod):
-    # the session's one render of every report (tests/rendered_reports.py), not a kernel of its own
+    # the session's one render of every report (tests/support/rendered_reports.py), not a kernel of its own
     from tests.support.rendered_reports import SMALL, render_small
 
     rendered, _ = render_small(tmp_path_factory, mongod.uri)

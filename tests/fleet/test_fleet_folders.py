@@ -1,10 +1,7 @@
 """``capmodel fleet`` and ``observe --ftdc`` members over servers that were read but say little, and folders whose
-names hold control characters (hostile round eight).
-
-Before: a server whose FTDC was read whole but held one interval was counted "unreadable" in the answer ("Of 2
-servers (1 unreadable)") and its row said "failed: samples: only 1 busy interval(s) ..." as for a damaged file, while
-``observe`` of the same folder called it readable with an unusable verdict. A folder named with a newline split its
-row in two on the terminal, the second half starting at column 0 like a row of its own.
+names hold control characters: a server whose FTDC was read whole but held one interval is readable with an unusable
+verdict (in the fleet as in ``observe``), not counted "unreadable" as a damaged file is; a folder named with a
+newline keeps its row on one line on the terminal.
 """
 from __future__ import annotations
 

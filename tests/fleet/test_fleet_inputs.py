@@ -19,7 +19,7 @@ import pytest
 from capmodel.cli import main
 from capmodel.observe import synthetic
 from capmodel.observe.fleet import COLUMNS, Fleet, mark_copies
-from tests.support.fake_peers import Peer, dask_scheduler  # tests/fake_peers.py
+from tests.support.fake_peers import Peer, dask_scheduler  # tests/support/fake_peers.py
 
 START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
 
@@ -77,7 +77,7 @@ def test_a_fleet_whose_every_server_is_unreadable_exits_2_after_the_table(one_se
     broken.mkdir(parents=True)
     files = sorted(p for p in folder.iterdir() if p.name != "metrics.interim")
     for file in files:  # every archive cut mid-chunk and kept OLDER than a complete copy of the newest: a cut in
-        data = file.read_bytes()  # the newest file alone is read up to the cut (test_ftdc_cut_tail.py)
+        data = file.read_bytes()  # the newest file alone is read up to the cut (tests/observe/test_ftdc_cut_tail.py)
         (broken / file.name).write_bytes(data[: len(data) // 2])
     (broken / "metrics.interim").write_bytes(files[-1].read_bytes())
     status, out, err = _run(capsys, broken.parent, "--workers", "1")

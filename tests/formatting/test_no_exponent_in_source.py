@@ -71,7 +71,7 @@ def test_a_refusal_names_its_bounds_as_people_write_them(constraint, words):
 
     chosen = POSITIVE if constraint == "POSITIVE" else Number(float, 0.001, 1e7)
     assert chosen.wanted() == words
-    # from a billion up and a billionth down a round bound reads in words: nothing to count (words9)
+    # from a billion up and a billionth down a round bound reads in words: nothing to count
     assert bound(1e-12) == "a trillionth" and bound(1e15) == "a quadrillion" and bound(0.999999) == "0.999999"
     assert bound(3_600, int) == "3,600" and bound(-1e15, int) == "minus a quadrillion"
     assert bound(2.5e15) == "2.5 quadrillion" and bound(5e-12) == "5 trillionths" and bound(1e-6) == "0.000001"

@@ -1,5 +1,5 @@
 """Figures a person reads carry no exponent at realistic scales: a MongoDB server's 100,000 ops/s peak, a 20 s
-latency target, 12,000 clients (found by a scan for ',.4g' and '.5g' formats in session 6: '1.2346e+05')."""
+latency target, 12,000 clients."""
 import re
 
 import numpy as np

@@ -1,9 +1,5 @@
-"""A refused number is shown as it was typed, without a float's '.0' (hostile round seven).
-
-Before: every range refusal ended "got 0.0", "got -1.0", "got 1000000000.0" for what the user typed as 0, -1 and
-1e9 (argparse's float() and the constraint's repr): the "4.0" the text rules forbid. Fractions, nan and inf read as
-before.
-"""
+"""A refused number is shown without a float's '.0' (0.0, -1.0 and 1e9 read "got 0", "got -1", "got 1000000000"),
+in the constraint's message and through the command line; fractions, nan and inf read as they are."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,6 @@
 """The mix what-if from production (capmodel.models.mix.production, ``capmodel mva --observed``): demands recovered
 from synthetic telemetry made with known figures, the what-if against the M/M/c formulas computed here, and bad
-input refused. The check on a real mongod is tests/test_mix_production_live.py."""
+input refused. The check on a real mongod is tests/mix/test_production_live.py."""
 import json
 import re
 
@@ -204,7 +204,7 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
     """CPU noise that persists from one interval to the next (AR(1), phi 0.9) gives runs of consecutive intervals and
     a wider interval than resampling single intervals; independent noise gives the ordinary bootstrap, draw for
     draw (the same figures as refits on single intervals drawn by rng.integers, computed here, then widened by the
-    same windows' spread: tests/test_mix_spread.py tests that part)."""
+    same windows' spread: tests/mix/test_spread.py tests that part)."""
     from capmodel.models.mix.intervals import usable_intervals
     from capmodel.models.mix.production import _predict
     from capmodel.models.mix.spread import percentiles, widened

@@ -2,7 +2,7 @@
 oplog getMores, which ``opLatencies`` counts as reads, are taken out of the clients' reads and follow the writes; a
 secondary's replication work is a term of its own, scaled with the set's writes. Synthetic members made with known
 figures; every expected value is computed here from those figures. The embedded replica set's check is in
-tests/test_mix_production_live.py."""
+tests/mix/test_production_live.py."""
 import re
 
 import numpy as np

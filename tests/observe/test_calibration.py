@@ -64,10 +64,10 @@ def test_the_synthetic_cpu_per_operation_changes_with_load_as_its_parameters_say
 
 def test_an_answer_from_light_load_states_an_interval_that_holds_the_saturation_its_cpu_per_operation_falls_to(
         tmp_path):
-    """The lab's case (issue 26): one core, 1.96 ms of CPU per operation at saturation and 38% more at light load
-    (e = 0.5), observed at a load of 15-35% of its capacity. The laws' figure is low by about a quarter, as in the
-    lab; the noise alone gives an interval that misses the truth, the stated one holds it. The answer is weak, says why and what window would make it sound, and reads as one interval
-    per figure."""
+    """The lab's case (benchmarks/bench_headroom.py): one core, 1.96 ms of CPU per operation at saturation and 38%
+    more at light load (e = 0.5), observed at a load of 15-35% of its capacity. The laws' figure is low by about a
+    quarter, as in the lab; the noise alone gives an interval that misses the truth, the stated one holds it. The
+    answer is weak, says why and what window would make it sound, and reads as one interval per figure."""
     server = SyntheticServer("lab:27017", cores=1, cpu_ms_per_op=1.96, mean_rate=0.25 * 505.0, daily_amplitude=0.4,
                              hours=0.5, cycle_hours=0.25, period_s=1.0, light_extra=0.5, background_cores=0.01,
                              cpu_noise=0.03, cpu_noise_memory=0.5, seed=26, filler_metrics=5)

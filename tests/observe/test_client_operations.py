@@ -1,7 +1,8 @@
-"""A primary's capacity counts its clients' operations, not the replication operations it serves (estate9, point 1).
+"""A primary's capacity counts its clients' operations, not the replication operations it serves.
 
 The synthetic table is built by hand from chosen clients' and replication operations; the live test counts the
-clients' operations itself (its own inserts and finds) on the embedded replica set's primary."""
+clients' operations itself (its own inserts and finds) on the embedded replica set's primary.
+"""
 from __future__ import annotations
 
 import numpy as np

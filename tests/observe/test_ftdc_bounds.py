@@ -1,6 +1,6 @@
-"""The FTDC reader on crafted files (issue 20 points 2 and 8, issue 19 point 3): values as the format defines them,
-and MongoDB's own limits kept before anything is allocated, each refusal one ``InputError`` naming the file and the
-byte offset. Every crafted case is tested with its neighbours (the limit itself, one past it, far past it).
+"""The FTDC reader on crafted files: values as the format defines them, and MongoDB's own limits kept before
+anything is allocated, each refusal one ``InputError`` naming the file and the byte offset. Every crafted case is
+tested with its neighbours (the limit itself, one past it, far past it).
 
 Limits, from MongoDB's source (mongodb/mongo, src/mongo/db/ftdc): ``decompressor.cpp`` refuses a chunk whose
 uncompressed length exceeds 10,000,000 bytes ("Metrics chunk has exceeded the allowable size.") and one whose

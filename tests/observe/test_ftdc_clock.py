@@ -1,10 +1,6 @@
-"""``observe --ftdc`` (and the fleet) on a day whose server clock was set back while mongod ran (hostile round eight).
-
-Before: the samples were sorted by their clock times and the repeated times read once, so the interval across the
-change joined a sample from before it to one ten minutes of operations later: one interval of 655,334 ops/s (a
-server generated at 1,000 ops/s), "no interval dropped" and nothing said. The uptime runs on regardless of the clock:
-where the two disagree, the interval is dropped and said.
-"""
+"""``observe --ftdc`` (and the fleet) on a day whose server clock was set back while mongod ran: the uptime runs on
+regardless of the clock, and where the two disagree the interval across the change is dropped and said (not joined
+into one interval of hundreds of thousands of ops/s on a server generated at 1,000 ops/s)."""
 from __future__ import annotations
 
 import datetime as dt

@@ -1,7 +1,7 @@
-"""Property-based tests of the FTDC reader on hostile bytes (issue 20 point 8): real chunks mutated inside and outside
-their zlib stream, crafted chunks with random counts and varint / zero-run streams, truncated files. Whatever is drawn,
-the reader accepts it or refuses it with one ``InputError`` naming the file and the byte offset, never a traceback,
-and allocates at most 64 MB (tracemalloc). ``benchmarks/fuzz.py --only ftdc`` runs the same check on many more.
+"""Property-based tests of the FTDC reader on damaged bytes: real chunks mutated inside and outside their zlib
+stream, crafted chunks with random counts and varint / zero-run streams, truncated files. Whatever is drawn, the
+reader accepts it or refuses it with one ``InputError`` naming the file and the byte offset, never a traceback, and
+allocates at most 64 MB (tracemalloc). ``benchmarks/fuzz.py --only ftdc`` runs the same check on many more.
 """
 from __future__ import annotations
 

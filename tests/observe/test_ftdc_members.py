@@ -1,11 +1,8 @@
-"""``capmodel observe --ftdc`` with several members' folders that do not line up (hostile round eight).
-
-Before: a member's FTDC copied into a second folder, and two containers that both call themselves mongo:27017, were
-refused alike ("the folders name the same member more than once: give one diagnostic.data per member"): the analyst
-cannot rename what a server's metadata says, so the namesakes could not be observed at all. The same folder named
-twice was read as a replica set of one ("limits the set ..., the least of the 1 member"). A metadata hostname of ""
-named the member ":27017". Members whose windows do not overlap were compared in silence. A member with one interval
-read "1 intervals".
+"""``capmodel observe --ftdc`` with several members' folders that do not line up: two containers that both call
+themselves mongo:27017 with different FTDC are two members told apart by folder (the analyst cannot rename what a
+server's metadata says), a member's folder copied is counted once, one folder named twice is one server (not a set
+of one), a blank metadata hostname names the member by its folder, members whose windows do not overlap are said to,
+counts agree in number, and a second observation into one folder leaves nothing of the first.
 """
 from __future__ import annotations
 

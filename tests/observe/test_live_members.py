@@ -1,10 +1,8 @@
-"""``capmodel observe --uri`` on a real replica set whose members are not all where ``hello`` says (round eight).
-
-Before: a member down when the observation began was a note only: not a row of ``members``, so ``describe()`` could
-name a limit of the set past a member nobody sampled; ``--resume`` once it was back refused the folder ("observed the
-members A, B, the URI now has A, B, C"). A URI naming a hidden member (hello lists it nowhere) sampled the other
-members and never the one it named, saying nothing. A member the set knows by a name that does not resolve here
-(split horizon) was "not sampled" though the URI gave its reachable address.
+"""``capmodel observe --uri`` on a real replica set whose members are not all where ``hello`` says: a member down
+when the observation begins is a row of ``members`` (so ``describe()`` names no limit past it) and ``--resume`` takes
+it back once it is up; a URI naming a hidden member samples that member; a member the set knows by a name that does
+not resolve here (split horizon) is reached at the address the URI gave; a member that joins mid-run is named as not
+sampled.
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Each member's folder under observe's ``members/`` is its own and reads back to its host (estate9, point 4).
-
-Before: ``folder_name`` replaced every character outside [A-Za-z0-9-._] by "_", so ``a:b`` and ``a_b`` (and
-``[::1]:27017`` and ``__1_:27017``) shared one folder, a unicode host kept its letters (which a normalising file
-system may fold), ``..`` was the parent folder, and ``Db1`` and ``db1`` were one folder on a case-insensitive one."""
+"""Each member's folder under observe's ``members/`` is its own and reads back to its host: ``a:b`` and ``a_b`` (and
+``[::1]:27017`` and ``__1_:27017``) get different folders, a unicode host a name no file system folds, ``..`` is not
+the parent folder, and ``Db1`` and ``db1`` stay apart on a case-insensitive file system."""
 from __future__ import annotations
 
 import datetime as dt

@@ -162,7 +162,7 @@ def test_ftdc_members_are_named_by_their_metadata_and_ranked():
         assert counts[busy] <= busy_reads <= counts[busy] + 200
         assert observed.limiting is not None and observed.limiting.host == busy
         assert observed.describe().startswith(f"{busy} limits the set")
-        # FTDC carries the replication counters as serverStatus does (estate9): the getMores and position reports
+        # FTDC carries the replication counters as serverStatus does: the getMores and position reports
         # the primary served, the entries the secondaries applied; the primary's capacity counts neither
         first = by_host[primary].observation.samples
         assert first.eval("oplog_getmores_per_s * interval_s").sum() > 0
@@ -236,7 +236,7 @@ def test_resume_refuses_another_source_and_a_plain_run_refuses_an_observed_folde
 
 
 def test_an_observe_folder_is_owned_one_run_no_symlink_no_foreign_file(mongod, tmp_path, capsys):
-    """Issue 20.3 for observe --uri: a second run on a held folder is refused naming the holder's PID; a symlinked
+    """observe --uri owns its --out: a second run on a held folder is refused naming the holder's PID; a symlinked
     samples.csv is refused with its target untouched; a curve.csv capmodel did not write is never replaced."""
     import os
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.support.ftdc_bytes import leb128  # unsigned LEB128 from its definition (tests/ftdc_bytes.py)
+from tests.support.ftdc_bytes import leb128  # unsigned LEB128 from its definition (tests/support/ftdc_bytes.py)
 
 from capmodel.cli import main
 from capmodel.errors import InputError
@@ -398,7 +398,7 @@ def test_an_unreachable_server_is_one_readable_sentence(capsys):
 
 
 def test_observe_ftdc_owns_its_out_folder(tmp_path, capsys):
-    """Issue 20.3 for observe --ftdc: a table capmodel did not write is refused, not replaced; a symlinked table
+    """observe --ftdc owns its --out: a table capmodel did not write is refused, not replaced; a symlinked table
     leaves its target untouched; the same observation run again replaces its own tables; a held folder is refused."""
     import os
 

@@ -1,10 +1,6 @@
-"""observe --uri's sampling options checked before the first line is printed (hostile round seven).
-
-Before: "sampling serverStatus of URI every nan s for 600 s ..." was printed, then "--interval must be > 0 seconds,
-got nan"; --duration inf was accepted (the line said "for inf s"), --interval 1e-9 too ("every 1e-09 s": a billion
-ticks a second asked of the server), --duration 1e12 ("for 1e+12 s"); with --ftdc, --interval and --duration were
-ignored in silence; --uri '' printed "sampling serverStatus of  every 1 s" before pymongo's "Empty host".
-"""
+"""observe --uri's sampling options checked before the first line is printed: --interval and --duration must be
+finite and within their ranges (nan, inf, 1e-9, 1e12 refused naming the option), with --ftdc they are refused rather
+than ignored, an empty --uri is called empty, and the sampling line reads its figures without exponents."""
 from __future__ import annotations
 
 import pytest

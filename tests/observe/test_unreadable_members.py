@@ -1,11 +1,9 @@
-"""``capmodel observe --ftdc`` with members a careless user gives (round five): one member's folder damaged, empty
-or unreadable among good ones, every member unreadable, and ``--ftdc DIR/metrics.*`` as a shell expands it (the help
-promises "FTDC metrics.* files"). ``capmodel fleet`` given a file instead of a folder. The good member is written by
-the synthetic generator, whose true CPU per operation is known.
-
-Before: one damaged member ended the whole observation with exit 2 (its identity was read outside the per-member
-guard), although the fleet keeps the other servers; ``--ftdc DIR/metrics.*`` was refused as "no such folder"; the
-fleet called an existing FTDC file "no such folder".
+"""``capmodel observe --ftdc`` with members a careless user gives: one member's folder damaged, empty, without read
+permission or that cannot be listed among good ones fails its own row while the others are answered; every member
+unreadable prints the rows then exits 2; ``--ftdc DIR/metrics.*`` as a shell expands it reads that member (the help
+promises "FTDC metrics.* files"), and part of a folder's files is refused naming it. ``capmodel fleet`` given an FTDC
+file instead of a folder calls it a file. The good member is written by the synthetic generator, whose true CPU per
+operation is known.
 """
 from __future__ import annotations
 

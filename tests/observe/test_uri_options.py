@@ -1,11 +1,7 @@
-"""observe --uri reads the URI's options as pymongo does (hostile round seven).
-
-Before: ``sampler._uri_timeout_ms`` split the query by hand and took only ``serverSelectionTimeoutMS`` written in
-digits (``2.5e2``, which pymongo reads as 250 ms, fell back to 5 s); the URI's ``connectTimeoutMS`` and
-``socketTimeoutMS`` were overridden by capmodel's own (keyword arguments win over the URI in pymongo); a replica
-set's members were connected with pymongo's *parsed* options passed back as keyword arguments, so a URI with
-``serverSelectionTimeoutMS`` met "multiple values for keyword argument" and ``heartbeatFrequencyMS=10000`` (parsed to
-10.0 seconds, given back as 10 ms) was refused: every member "not sampled".
+"""observe --uri reads the URI's options as pymongo does: its timeouts as pymongo reads them (``2.5e2`` is 250 ms),
+an unreachable server waits the URI's own timeout and never shows the password, the URI's ``connectTimeoutMS`` and
+``socketTimeoutMS`` are kept, a member's URI keeps credentials and options as written, and a replica set URI with
+timeouts and ``heartbeatFrequencyMS`` samples every member.
 """
 from __future__ import annotations
 

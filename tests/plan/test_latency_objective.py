@@ -1,4 +1,6 @@
-"""probe9: a plan's latency answers against their evidence (capmodel plan --curves with a latency objective)."""
+"""A plan's latency answers against their evidence (``capmodel plan --curves`` with a latency objective): a p95
+target against a mean response time is weak per VM, a p95 not measured is said, a latency column in the wrong unit
+is said (in ms it is not flagged), and a fitted VM's interval is printed with its ends, one-sided only when it is."""
 import json
 
 import pytest

@@ -1,10 +1,8 @@
-"""`capmodel nodes` and `capmodel shards` with odd tables and options (hostile round six).
-
-Before these fixes: a node table with an empty workload cell ended in a KeyError traceback; two rows with one
-workload name shared one verdict; node counts of 2.5 were planned; an error quoted ``np.float64(0.0)``;
-``--reference-nodes`` without ``--reference-ops`` was silently ignored; ``--max-nodes``/``--max-shards`` of 2.5
-answered "more than the limit of 2.5"; and a repeated ``--target-rate`` (or ``plan --target-users``) kept only its
-last values.
+"""``capmodel nodes`` and ``capmodel shards`` with odd tables and options: a node table with a bad cell is one line
+naming the file, the column and the row; node counts and count limits are whole numbers in range naming their
+option; an option that needs another (``--reference-nodes`` without ``--reference-ops``) is refused rather than
+ignored; a repeated list option (``--target-rate``, ``plan --target-users``) keeps every value; counts and rates
+read with separators and agreeing nouns.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Each figure of the plan table and its interval come from one set of evaluations (the plan at the value and at the
 ends of every stated range): the estimate lies inside its interval, and an estimate on an end of its interval (a
 one-sided stated range, as the benchANT study's "2.5-2.6x" used as 2.6x) is marked and explained, not printed as if
-the interval had collapsed (issue 17: "65,000 (62,500 to 65,000)" users)."""
+the interval had collapsed ("65,000 (62,500 to 65,000)" users).
+"""
 import pandas as pd
 import pytest
 

@@ -170,7 +170,7 @@ def test_the_python_api_bounds_demands_too():
 
 
 @pytest.mark.parametrize("name, shown", [("null", "None"), ("~", "None"), ("1", "1"), ("2.5", "2.5"),
-                                         ("true", "True")])   # '' is text: "a name is empty" (hostile7)
+                                         ("true", "True")])   # '' is text: "a name is empty"
 def test_a_class_name_that_is_not_text_is_refused_naming_the_key(tmp_path, name, shown):
     text = f"classes:\n  {name}: {{population: 2}}\nstations:\n  cpu: {{demands: {{{name}: 0.01}}}}\n"
     err = refused(model(tmp_path, text=text))

@@ -214,7 +214,7 @@ def test_index_links_every_report_and_loads_cleanly(browser, reports):
 
 
 def test_the_index_reads_at_1024_px_with_each_reports_answer_grade_and_reason(browser, reports):
-    """Issue 26: the index gives each report's answer in one sentence, its grade and its main reason; at 1,024 px
+    """The index gives each report's answer in one sentence, its grade and its main reason; at 1,024 px
     nothing on it is wider than the window and every row shows all three."""
     browser.call("Emulation.setDeviceMetricsOverride", session=True, width=1024, height=900, deviceScaleFactor=1,
                  mobile=False)

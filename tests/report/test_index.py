@@ -1,9 +1,9 @@
 """The index of rendered reports gives, per report, its answer in one sentence, the grade of its evidence and the
-reason that sets it, with the next step when one is known; a failed report says why in place of its answer (issue 26:
-the index listed eight questions and the word "weak" eight times, with no answer and no reason).
+reason that sets it, with the next step when one is known; a failed report says why in place of its answer.
 
 What the index shows is stored in each executed notebook's metadata at render time (``capmodel.answer``): the tests
-read that record against the headline's own evidence, and the page against the record."""
+read that record against the headline's own evidence, and the page against the record.
+"""
 from __future__ import annotations
 
 import html

@@ -1,9 +1,9 @@
 """Report 06 reads as one statement: the best measured rate, the fitted peak (or ceiling) the plan is read off with
-its one interval, and the plan, in the headline, the plan table and the verdict alike (issue 26: the headline said
-"measured at best 6,060 ops/s", the plan table "peak throughput 5,621 ops/s", an Amdahl ceiling, and the plan took
-80% of that with no reason in the verdict).
+its one interval, and the plan, in the headline, the plan table and the verdict alike; a plan read off a fitted
+figure below the best measured rate says why.
 
-The sweeps are written here (tests/bench_folders.py), so the page renders without a live server."""
+The sweeps are written here (tests/support/bench_folders.py), so the page renders without a live server.
+"""
 from __future__ import annotations
 
 import base64

@@ -407,7 +407,7 @@ def _fleet_rows(cpu_ms):
 
 def test_report_08s_cpu_per_operation_column_spells_each_figure_as_a_sentence_does():
     # the page showed 0.236 above 0.38, then 0.380 (a column's trailing zeros) where a sentence would say 0.38: one
-    # figure, one spelling on a page (formatting's note on precision; session words4 chose the trimmed column)
+    # figure, one spelling on a page (formatting's note on precision: the trimmed column)
     from capmodel.formatting import number
     from capmodel.observe.fleet import Fleet
 

@@ -1,9 +1,6 @@
-"""Issue 11, points 4 and 6 for reports: report names cannot reach outside the notebooks folder, nothing is written
-outside --out, and numeric parameters are finite and in range before any kernel starts.
-
-Reproduced failures: ``capmodel report ../somewhere/victim`` ran a notebook outside the notebooks folder, overwrote a
-file outside ``--out`` and left a stray copy; ``report 01_methodology -p upto 100000000`` ran until killed.
-"""
+"""Report names cannot reach outside the notebooks folder, nothing is written outside --out, and numeric parameters
+are finite and in range before any kernel starts (``report ../somewhere/victim`` is refused, ``report
+01_methodology -p upto 100000000`` is refused before a kernel runs)."""
 from __future__ import annotations
 
 import nbformat
@@ -108,7 +105,7 @@ def test_a_full_disk_while_writing_a_report_is_one_error_naming_the_file():
 
 
 def test_a_second_render_into_a_held_folder_is_refused_naming_the_holder(tmp_path, capsys):
-    """Issue 20.3 for reports: a render holds its --out like a bench run does; a second one is refused, one line
+    """A render holds its --out like a bench run does; a second one is refused, one line
     naming the first's PID, before any kernel starts, and nothing is written."""
     import os
 

@@ -1,11 +1,6 @@
-"""Issue 20 point 6 and issue 17 point 5: a password stays masked wherever else it appears (``appName``, any option,
-the user name), a password SASLprep refuses is one line, an unreachable server is one readable sentence, and progress
-bars are drawn only on a terminal.
-
-Reproduced failures: a password also given as ``appName`` stood unmasked in run.json; a password with a control
-character gave a 63-line traceback; an unreachable server printed pymongo's ``TopologyDescription`` repr cut
-mid-token; progress bars wrote ``\\r`` lines into redirected logs. Real mongod (one started with ``--auth``).
-"""
+"""A password stays masked wherever else it appears (``appName``, any option, the user name), a password SASLprep
+refuses is one line, an unreachable server is one readable sentence (no driver repr), and progress bars are drawn
+only on a terminal (no ``\\r`` lines in a redirected log). Real mongod (one started with ``--auth``)."""
 from __future__ import annotations
 
 import json

@@ -1,9 +1,6 @@
-"""Issue 11, point 3: a URI's password is masked in every message and written file whatever its form.
-
-Reproduced failures: ``bench --uri user:pw@host`` (no scheme) and ``http://user:pw@...`` echoed the whole URI in the
-error line; ``report 06_live_benchmark -p uri 'user:pw@host'`` left the password in the executed notebook (6 times),
-its HTML, index.html and stdout.
-"""
+"""A URI's password is masked in every message and written file whatever its form: a URI without a scheme or with
+``http://`` in an error line, and ``report 06_live_benchmark -p uri 'user:pw@host'`` in the executed notebook, its
+HTML, index.html and stdout."""
 from __future__ import annotations
 
 import pytest

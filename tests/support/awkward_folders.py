@@ -1,4 +1,4 @@
-"""Hostile output folders and oversized curve files, for tests/test_fuzz.py and benchmarks/fuzz.py (issue 20 point 8).
+"""Awkward output folders and oversized curve files, for tests/cli/test_fuzz.py and benchmarks/fuzz.py.
 
 - ``folder_states``: what ``--out`` may already hold when a run starts: each of ``run.json``, ``steps.jsonl``,
   ``curve.csv`` and the lock file absent, capmodel's own (written by its writers, perhaps torn, edited or of a newer

@@ -1,5 +1,5 @@
-"""Hostile FTDC bytes for property-based tests (tests/test_ftdc_fuzz.py) and benchmarks/fuzz.py (target ``ftdc``):
-real chunks of the bundled sample mutated inside and outside their zlib stream, crafted chunks with random headers
+"""Damaged FTDC bytes for property-based tests (tests/observe/test_ftdc_fuzz.py) and benchmarks/fuzz.py (target
+``ftdc``): real chunks of the bundled sample mutated inside and outside their zlib stream, crafted chunks with random headers
 and random varint / zero-run streams, and truncations. ``check_ftdc`` reads one file as ``capmodel observe`` does and
 says how it ended: ``ok``, ``refused`` (an ``InputError`` naming the file and a byte offset), ``unnamed`` (refused
 without them), ``memory`` (more than ``MEMORY_MB`` allocated, tracemalloc, numpy included), ``noise`` or

@@ -1,4 +1,4 @@
-"""Hostile inputs for property-based tests (tests/test_fuzz.py, a few hundred examples) and benchmarks/fuzz.py (tens
+"""Awkward inputs for property-based tests (tests/cli/test_fuzz.py, a few hundred examples) and benchmarks/fuzz.py (tens
 of thousands): strategies that draw what a careless or hostile user gives capmodel, and a check per target that runs
 one example and says how it ended.
 

@@ -1,9 +1,9 @@
-"""Hostile queueing models for ``capmodel mva MODEL.yaml`` (issue 20, point 8): a strategy that draws model files a
-careless or hostile user writes, and a check that runs one under a time and memory guard.
+"""Awkward queueing models for ``capmodel mva MODEL.yaml``: a strategy that draws model files a careless user
+writes, and a check that runs one under a time and memory guard.
 
 Drawn: mostly well-formed models (1-4 classes, 1-4 stations) with odd numbers in them (negative, huge, NaN, strings,
 booleans, 10^20 customers, 10^12 servers), odd solvers, open and mixed classes; sometimes duplicated or colliding
-keys, thousands of classes, deep nesting or raw bytes. Acceptable outcomes are those of ``hostile_inputs``: ``ok``,
+keys, thousands of classes, deep nesting or raw bytes. Acceptable outcomes are those of ``awkward_inputs``: ``ok``,
 or ``refused`` with exit 2 and one line naming the file. ``hang`` (over ``HANG_SECONDS``) and ``memory`` (a peak
 of traced allocations over ``MAX_TRACED_BYTES``: numpy's arrays are traced) are failures too.
 """

@@ -1,9 +1,8 @@
 """Bench folders written by hand for report 06, so that its page can be rendered and checked without a live server.
 
 ``below_best_folder``: eight levels of a sweep that saturates, whose best level (6,060 ops/s at 24 clients) lies 6%
-above the peak of the USL fitted to all eight, within the measurements' scatter (issue 26: the page measured 6,060
-ops/s at best and planned from a fitted figure below it without saying why). The latency columns obey Little's law
-(mean = N / X) and p95 is 2.2 times the mean, so no other rule of the curve speaks against the answer.
+above the peak of the USL fitted to all eight, within the measurements' scatter. The latency columns obey Little's
+law (mean = N / X) and p95 is 2.2 times the mean, so no other rule of the curve speaks against the answer.
 """
 from __future__ import annotations
 

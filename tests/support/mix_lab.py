@@ -1,5 +1,5 @@
-"""The lab of the mix what-if's validation on a real embedded mongod (issue 19, point 4), shared by
-tests/test_mix_production_live.py and benchmarks/bench_mix.py.
+"""The lab of the mix what-if's validation on a real embedded mongod, shared by tests/mix/test_production_live.py
+and benchmarks/bench_mix.py.
 
 The server is pinned to core 0 and the load generator to core 1 (CPU affinity, Linux), so the mongod's CPU is its
 own. One driver process (``drive``, this file run as a script) runs open-loop ``capmodel bench`` sweeps back to back
@@ -245,8 +245,8 @@ WIDE_BOUND = 0.5
 #: 25 with neighbours 14.5 % (the issue bounds throughput and latency; the CPU is the test's own check of the demands)
 CPU_BOUND = 0.25
 #: the measured window's CPU within this of the predicted: the demands fitted on the training windows describe it.
-#: Over ten quiet runs (24 Nov 2026 15:36-15:50 UTC, benchmarks/records/mix_lab.md) the per-class latency held 15 % in each of
-#: the seven with the CPU within 6.7 %; the three that missed it (18.4-26.9 %) had the CPU off by 14.5-18.3 % (a
+#: Over ten quiet runs (24 Nov 2026 15:36-15:50 UTC, benchmarks/records/mix_lab.md) the per-class latency held 15 %
+#: in each of the seven with the CPU within 6.7 %; the three that missed it (18.4-26.9 %) had the CPU off by 14.5-18.3 % (a
 #: disturbance of one window the model cannot know: the latency follows the CPU, at 1.2-1.7 times its error), and a
 #: CI run with the CPU 11.8 % off missed by 45 %: the bound was where the evidence of holding ended, 7 %. Five fresh
 #: quiet runs (24 Nov 2026 21:46 UTC, bench_mix.py --repeat 5) moved it: one with the CPU 6.2 % off read the reads

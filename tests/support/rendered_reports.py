@@ -21,7 +21,7 @@ SMALL = {
     "06_live_benchmark": {"concurrency": [1, 2, 4, 8], "duration": 0.5, "warmup": 0.2, "records": 300,
                           "processes": "1"},
     "07_production_capacity": {"bootstrap": 30},
-    # the fleet tests (tests/test_fleet.py) read this render too: its truth is synthetic.fleet_servers of these
+    # the fleet tests (tests/fleet/test_fleet.py) read this render too: its truth is synthetic.fleet_servers of these
     "08_fleet_capacity": {"clusters": 1, "members": 3, "hours": 1.0, "seed": 4, "growth": 0.1},
 }
 

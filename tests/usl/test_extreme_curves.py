@@ -1,7 +1,6 @@
-"""Issue 11, point 5: extreme or malformed data give one CapmodelError naming the input, never a traceback, a raw
-numpy/scipy error, LAPACK's lines on stdout, or a RuntimeWarning; a curve spanning many orders of magnitude is
-refused (beyond 12) or warned about (beyond 6), never fitted silently into lambda = 1e298.
-"""
+"""Extreme or malformed data give one CapmodelError naming the input, never a traceback, a raw numpy/scipy error,
+LAPACK's lines on stdout, or a RuntimeWarning; a curve spanning many orders of magnitude is refused (beyond 12) or
+warned about (beyond 6), never fitted silently into lambda = 1e298."""
 from __future__ import annotations
 
 import re

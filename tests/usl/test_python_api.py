@@ -1,10 +1,8 @@
-"""The Python API as a notebook user calls it, with what a notebook holds (hostile round six).
-
-Before: ``fit_usl`` on a numpy array or a table with a repeated column ended in an IndexError from numpy; a column of
-durations was fitted as nanoseconds and a complex one as its real part (with a numpy warning); ``predict(-1)``
-answered a negative throughput, ``predict('x')`` a ValueError and ``predict(1e308)`` NaN with overflow warnings;
-``conf_int('x')`` a TypeError; ``bootstrap(1.5)`` a TypeError and ``bootstrap(10**9)`` a MemoryError after trying
-to allocate 45 GiB. Reference values: the fit's own closed form, X(N) = λN / (1 + σ(N−1) + κN(N−1)).
+"""The Python API as a notebook user calls it, with what a notebook holds: ``fit_usl`` on a numpy array, a table
+with a repeated column, a column of durations or of complex numbers is refused naming the input; ``predict`` of a
+negative, non-numeric or overflowing concurrency, ``conf_int('x')``, ``bootstrap(1.5)`` and ``bootstrap(10**9)`` are
+refused before any work (no IndexError, TypeError, MemoryError or numpy warning). Reference values: the fit's own
+closed form, X(N) = λN / (1 + σ(N−1) + κN(N−1)).
 """
 from __future__ import annotations
 

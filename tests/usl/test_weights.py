@@ -1,4 +1,5 @@
-"""probe9: a weight of 0 takes a point out of the fit and of its verdict (capmodel.fit_usl(curve, weights=...))."""
+"""A weight of 0 takes a point out of the fit and of its verdict (``capmodel.fit_usl(curve, weights=...)``); too few
+weighted points are named as weights; nonzero weights keep every point."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -3,7 +3,7 @@
 Gunther, *Guerrilla Capacity Planning* (Springer 2007), ch. 4-5. ``sigma`` is contention (serialisation, queueing),
 ``kappa`` coherency (pairwise data exchange; it makes throughput go retrograde), ``lambda`` the throughput of one
 client with no interference. Fitted by bounded nonlinear least squares with an analytic Jacobian; the numbers match
-the R package ``usl`` (Moeding) on its reference datasets (see tests/test_usl.py).
+the R package ``usl`` (Moeding) on its reference datasets (see tests/usl/test_fit.py).
 
 The model is declared in capmodel.models.usl.family, fitted by capmodel.models.usl.engine, its results derived in
 capmodel.models.usl.results and its closed forms solved in capmodel.models.usl.closed_form; this module is the entry point.
