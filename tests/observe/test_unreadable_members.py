@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import capmodel
 from capmodel.cli import main
 from capmodel.observe import synthetic
 
@@ -130,9 +131,12 @@ def test_a_newest_file_cut_mid_document_is_not_said_to_be_a_stopped_mongod_only(
 
 
 def test_a_member_folder_that_cannot_be_listed_fails_its_row_instead_of_going_missing(folders, tmp_path):
-    # before: glob passed the unlistable folder by in silence, and a parent of two members was read as the one
-    # readable server (a single observation, no word of the other). As root, chmod stops nothing: the check runs
-    # in a child that drops to user nobody once capmodel is imported (a warm-up run imports what it uses)
+    # A parent of two members, one of them unlistable: the other is observed and the unlistable one is a row saying
+    # why (not passed by in silence, which would read the parent as the one readable server). As root, chmod stops
+    # nothing: the check runs in a child that drops to user nobody once capmodel is imported (a warm-up run imports
+    # what it uses). The child imports capmodel from a copy in the test's own world-readable folder: the checkout may
+    # sit in a folder only its owner can read (a home folder), where nobody could not list capmodel.commands, and
+    # the command line finds its commands by listing that package.
     import pwd
     import shutil
     import subprocess
@@ -146,6 +150,8 @@ def test_a_member_folder_that_cannot_be_listed_fails_its_row_instead_of_going_mi
         parent = base / "parent"
         for name in ("a", "b"):
             shutil.copytree(good, parent / name / "diagnostic.data")
+        package = Path(capmodel.__file__).resolve().parent
+        shutil.copytree(package, base / "src" / "capmodel", ignore=shutil.ignore_patterns("__pycache__"))
         for path in [base, *base.rglob("*")]:
             path.chmod(0o777 if path.is_dir() else 0o644)
         (parent / "b").chmod(0)
@@ -153,13 +159,16 @@ def test_a_member_folder_that_cannot_be_listed_fails_its_row_instead_of_going_mi
         if os.geteuid() == 0:
             nobody = pwd.getpwnam("nobody")
             drop = f"os.setgid({nobody.pw_gid}); os.setuid({nobody.pw_uid})"
-        code = (f"import os, sys\nfrom capmodel.cli import main\n"
+        code = (f"import os, sys\nsys.path.insert(0, {str(base / 'src')!r})\nimport capmodel\n"
+                f"assert capmodel.__file__.startswith({str(base / 'src')!r}), capmodel.__file__\n"
+                f"from capmodel.cli import main\n"
                 f"main(['observe', '--ftdc', {str(good)!r}, {str(parent / 'a' / 'diagnostic.data')!r}, '--out', "
                 f"{str(base / 'warm')!r}])\n"     # two folders (one a copy): the members' code imported
                 f"main(['observe', '--ftdc', {str(good)!r}, '--out', {str(base / 'warm1')!r}])\n"
                 f"sys.stdout.flush(); print('=' * 8, flush=True)\n{drop}\n"
                 f"sys.exit(main(['observe', '--ftdc', {str(parent)!r}, '--out', {str(base / 'o')!r}, '--json']))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=base,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout.split("=" * 8 + "\n", 1)[1])
         rows = {m["host"]: m for m in result["members"]}
