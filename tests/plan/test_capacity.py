@@ -220,7 +220,7 @@ def test_a_curve_that_falls_from_the_first_client_plans_at_one_client():
 # --- the latency target travels in Objectives; the plan carries its evidence ---------------------------------------
 
 def test_objectives_latency_target_is_applied_on_plgm_workload1():
-    # issue 16: Objectives(0.8, latency_p95_ms=1.0) returned 10,851 ops/s "utilization" while describe() claimed
+    # Objectives(0.8, latency_p95_ms=1.0) must bind on the latency, and describe() say what it was held against:
     # "p95 <= 1 ms". No p95 is measured in this study, so the target is held against the mean N/X itself.
     from capmodel.data import datasets
 

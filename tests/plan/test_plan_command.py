@@ -65,12 +65,15 @@ def test_plan_without_latency_objective_plans_every_vm(capsys):
     assert rows["c4-xlarge-4-SAS"]["binding_limit"] == "utilization"
 
 
-def test_plan_text_output(capsys):
+def test_plan_answers_the_bundled_study(capsys):
+    out = run_json(capsys, "plan", "--target-users", "50000", "--json")
+    assert out["pareto_frontier"] == ["m3-xlarge-8-SAS", "s3-2xlarge-8-SAS", "c4-2xlarge-4-SSD"]
+    (answer,) = out["recommendations"]
+    # the study: s3-2xlarge-8 "~60,000-65,000" users; 2.5-2.6x the baseline's 25,000, the estimate at 2.6x
+    assert answer["vm"] == "s3-2xlarge-8-SAS"
+    assert (answer["users"], answer["users_low"], answer["users_high"]) == pytest.approx((65000, 62500, 65000))
     assert main(["plan", "--target-users", "50000"]) == 0
-    out = capsys.readouterr().out
-    assert "Pareto frontier (cost vs users): m3-xlarge-8-SAS, s3-2xlarge-8-SAS, c4-2xlarge-4-SSD" in out
-    assert "50,000 users -> s3-2xlarge-8-SAS" in out
-    assert "65,000 (62,500 to 65,000)" in out and "users" in out and "nan" not in out
+    assert "nan" not in capsys.readouterr().out
 
 
 def test_plan_with_user_catalog_and_measurements(tmp_path, capsys):

@@ -59,19 +59,25 @@ def test_throughput_scaled_past_the_measured_utilization_is_flagged(measured_vm)
     assert {r["code"] for r in record["evidence"]["reasons"]} == {"utilization_extrapolation", "latency_unmeasured"}
 
 
-def test_plan_text_prints_the_verdict_the_currency_and_the_runway(measured_vm):
-    text = ok("plan", *measured_vm, "--target-users", "35000", "--growth", "0.05", "--current-users", "15000")
-    assert "Evidence of the answer (the VMs it names): weak" in text
-    assert "Note: big: latency was measured at 33,500 ops/s, not at the planned 37,222 ops/s" in text
-    assert "35,000 users -> big (1,000 EUR/month" in text
+def test_plan_gives_the_verdict_the_currency_and_the_runway(measured_vm):
+    argv = ["plan", *measured_vm, "--target-users", "35000", "--growth", "0.05", "--current-users", "15000"]
+    record = json.loads(ok(*argv, "--json"))
     # months = ln(capacity / users) / ln(1.05): big carries 37,222 users, safe 26,667
     big = math.log(33500 * 0.8 / 0.72 / 15000) / math.log(1.05)
     safe = math.log(30000 * 0.8 / 0.9 / 15000) / math.log(1.05)
     target = math.log(35000 / 15000) / math.log(1.05)
-    assert "Runway at 5% monthly growth from 15,000 users" in text
-    # months to three significant digits (capmodel.formatting.number)
-    assert f"big                  {big:.3g} months" in text and f"safe                 {safe:.3g} months" in text
-    assert f"[reached in {target:.3g} months at 5% a month]" in text
+    runway = {row["vm"]: row["runway_months"] for row in record["vms"]}
+    assert runway == {"big": pytest.approx(big), "safe": pytest.approx(safe)}
+    assert {row["currency"] for row in record["vms"]} == {"EUR"}
+    (answer,) = record["recommendations"]
+    assert (answer["vm"], answer["monthly_cost"]) == ("big", 1000)
+    assert answer["months_until_target"] == pytest.approx(target)
+    # the printed answer: the verdict, its note, the currency and the runway's months to three significant digits
+    text = ok(*argv)
+    assert "Evidence of the answer (the VMs it names): weak" in text
+    assert "Note: big: latency was measured at 33,500 ops/s, not at the planned 37,222 ops/s" in text
+    assert "35,000 users -> big (1,000 EUR/month" in text
+    assert f"big                  {big:.3g} months" in text and f"[reached in {target:.3g} months at 5% a month]" in text
 
 
 def test_a_runway_without_current_users_names_the_option(tmp_path):

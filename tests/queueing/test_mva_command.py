@@ -129,7 +129,10 @@ def test_a_delay_flag_that_is_not_true_or_false_is_refused(tmp_path, capsys, wor
                             f"stations: {{cpu: {{delay: {word}, demands: {{a: 0.1}}}}}}\n")
     if word in ("no", "off"):  # YAML 1.1 reads these unquoted words as the boolean false: a queue, X = 1 / D
         assert status == 0, err
-        assert "a: 10 ops/s at 300 ms" in out
+        status, out, err = _mva(tmp_path, capsys, "classes: {a: {population: 3}}\n"
+                                f"stations: {{cpu: {{delay: {word}, demands: {{a: 0.1}}}}}}\n", "--json")
+        (a,) = json.loads(out)["classes"]
+        assert a["throughput"] == pytest.approx(10) and a["response_time"] == pytest.approx(0.3)   # 1 / D, N D
         return
     assert status == 2 and out == ""
     assert "stations.cpu.delay: must be true or false" in err and err.count("\n") == 1
@@ -150,7 +153,10 @@ def test_text_tables_show_a_dash_not_nan_where_a_figure_does_not_apply(tmp_path,
         r_cpu = d * (1 + q)
         x = n / (r_cpu + delay)
         q = x * r_cpu
-    assert f"b: {number(x, 4)} ops/s at {number((r_cpu + delay) * 1000)} ms" in out
+    _, out, _ = _mva(tmp_path, capsys, "classes: {a: {arrival_rate: 5}, b: {population: 4}}\n"
+                     "stations: {cpu: {demands: {a: 0.1, b: 0.1}}, net: {delay: true, demands: {b: 0.05}}}\n", "--json")
+    b = {c["class"]: c for c in json.loads(out)["classes"]}["b"]
+    assert b["throughput"] == pytest.approx(x) and b["response_time"] == pytest.approx(r_cpu + delay)
 
 
 def test_a_network_with_no_load_names_no_bottleneck(tmp_path, capsys):
@@ -158,7 +164,12 @@ def test_a_network_with_no_load_names_no_bottleneck(tmp_path, capsys):
                             "stations: {cpu: {demands: {a: 0}}, disk: {demands: {a: 0}}}\n")
     assert status == 0, err
     assert "No station carries load, so none is the bottleneck." in out and "Bottleneck" not in out
-    assert "a: 3 ops/s at 0 ms" in out  # X = N / Z when no station takes time
+    _, out, _ = _mva(tmp_path, capsys, "classes: {a: {population: 3, think_time: 1}}\n"
+                     "stations: {cpu: {demands: {a: 0}}, disk: {demands: {a: 0}}}\n", "--json")
+    answer = json.loads(out)
+    assert [station["utilization"] for station in answer["stations"]] == [0, 0]
+    (a,) = answer["classes"]
+    assert a["throughput"] == 3 and a["response_time"] == 0  # X = N / Z when no station takes time
 
 
 @pytest.mark.parametrize("written, suggested", [("1e-7", "1.0e-07"), ("3e-4", "0.0003"), ("2.5e3", "2500.0"),
@@ -268,6 +279,10 @@ def test_large_figures_read_with_separators_not_exponents(tmp_path, capsys):
     out, err = capsys.readouterr()
     x = 1 / demand
     response = n / x
-    assert f"reads: {round(x):,} ops/s at {round(response * 1000):,} ms" in out, out
-    assert f"{n:,}" in out          # the queue at the station: every customer
+    assert f"reads: {round(x):,} ops/s at {round(response * 1000):,} ms" in out, out     # as people read them
     assert "e+" not in out
+    assert main(["mva", str(path), "--solver", "schweitzer", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    (reads,) = answer["classes"]
+    assert reads["throughput"] == pytest.approx(x) and reads["response_time"] == pytest.approx(response)
+    assert answer["stations"][0]["queue_length"]["reads"] == pytest.approx(n)   # every customer queues there
