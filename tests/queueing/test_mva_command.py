@@ -13,7 +13,6 @@ import json
 import pytest
 
 from capmodel.cli import main
-from capmodel.formatting import number
 
 # Lazowska et al., "Quantitative System Performance" (1984), ch. 7, p. 131 (see tests/queueing/test_mva_multiclass.py):
 # exact queue lengths CPU 9.717 / 0.8496, disk 0.2827 / 2.0900 (batch / interactive)
