@@ -66,7 +66,8 @@ LIVE_FIXTURES = {"mongod", "replica_set", "mongo_client", "run"}
 # session's temporary folder, which is one per xdist worker), with fleet/test_fleet's report-08 test: one work unit of
 # one worker, so the reports are rendered once.
 RENDERED_REPORT_MODULES = {"report/test_browser", "report/test_notebooks", "report/test_page_07",
-                           "report/test_machinery", "report/test_index"}
+                           "report/test_machinery", "report/test_index", "report/test_long_paths",
+                           "formatting/test_brackets"}
 TESTS = Path(__file__).resolve().parent
 
 

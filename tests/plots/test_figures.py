@@ -177,5 +177,5 @@ def test_the_nose_figure_draws_and_names_a_nose_only_when_the_fit_has_one():
     assert max(line.x) < 20_000 and all(math.isfinite(v) for v in line.y)
     np.testing.assert_allclose(line.y, 0.95 / (1000.0 - 0.05 * np.asarray(line.x)) * 1000.0, rtol=1e-9)
     nosed = nose_figure(points, LatencyFit(points, x, x * 0 + 0.001, [0.05, 0.0001, 1000.0]))
-    assert [t.name for t in nosed.data] == ["observed intervals", "USL R(X), lower branch", "USL R(X), upper branch",
-                                            "peak (nose)"]
+    assert [t.name for t in nosed.data] == ["observed intervals", "USL R(X), normal branch",
+                                            "USL R(X), retrograde branch", "peak (nose)"]
