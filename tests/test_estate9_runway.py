@@ -55,12 +55,12 @@ def test_the_horizon_is_where_the_words_change():
 
 
 def _fleet(growth):
-    from capmodel.observe.fleet import COLUMNS, Fleet, capacity_summary
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, capacity_summary
 
-    row = {column: None for column in COLUMNS}
+    row = {column: None for column in FLEET_COLUMNS}
     row.update(cluster="rs0", member="a:27017", hours=1.0, folder="a")
     row.update(capacity_summary(server_capacity(_samples(), monthly_growth=growth, n_bootstrap=50)))
-    return Fleet(pd.DataFrame([row], columns=COLUMNS), "test", growth)
+    return Fleet(pd.DataFrame([row], columns=FLEET_COLUMNS), "test", growth)
 
 
 @pytest.mark.parametrize("growth, status", [(1e-9, "beyond_horizon"), (0.0, "never"), (None, "no_growth_given"),

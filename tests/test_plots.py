@@ -162,7 +162,7 @@ def test_setup_notebook_makes_ipython_publish_the_bundle():
 
 
 def test_the_nose_figure_draws_and_names_a_nose_only_when_the_fit_has_one():
-    # report 07 on a server whose USL fit has no coherency term named an upper branch and a peak it did not draw
+    # report 07 on a server whose USL fit has no coherency term named a retrograde branch and a peak it did not draw
     import math
 
     from capmodel.models.usl.latency_form import LatencyFit
@@ -177,5 +177,5 @@ def test_the_nose_figure_draws_and_names_a_nose_only_when_the_fit_has_one():
     assert max(line.x) < 20_000 and all(math.isfinite(v) for v in line.y)
     np.testing.assert_allclose(line.y, 0.95 / (1000.0 - 0.05 * np.asarray(line.x)) * 1000.0, rtol=1e-9)
     nosed = nose_figure(points, LatencyFit(points, x, x * 0 + 0.001, [0.05, 0.0001, 1000.0]))
-    assert [t.name for t in nosed.data] == ["observed intervals", "USL R(X), lower branch", "USL R(X), upper branch",
+    assert [t.name for t in nosed.data] == ["observed intervals", "USL R(X), normal branch", "USL R(X), retrograde branch",
                                             "peak (nose)"]

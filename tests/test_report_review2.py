@@ -68,11 +68,11 @@ def _fleet_rows(runways):
 
 def test_report_08s_runway_axis_mentions_the_cap_only_where_a_bar_is_cut():
     # a fleet whose longest runway is 13.9 months read "months (bars end at 36)" under an axis ending at 14
-    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, runway_figure
+    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, fleet_runway_figure
 
-    short = runway_figure(_fleet_rows([0.0, 0.4, 9.3, 13.9]), 0.8)
+    short = fleet_runway_figure(_fleet_rows([0.0, 0.4, 9.3, 13.9]), 0.8)
     assert short.layout.xaxis.title.text == "runway (months)"
-    long = runway_figure(_fleet_rows([2.0, RUNWAY_CAP_MONTHS + 2.5]), 0.8)
+    long = fleet_runway_figure(_fleet_rows([2.0, RUNWAY_CAP_MONTHS + 2.5]), 0.8)
     assert f"end at {RUNWAY_CAP_MONTHS:g}" in long.layout.xaxis.title.text
     bars = [x for trace in long.data for x in trace.x]
     assert max(bars) == RUNWAY_CAP_MONTHS and "38.5 months" in [t for trace in long.data for t in trace.text]

@@ -57,11 +57,13 @@ def test_an_interval_carries_through_end_for_end():
 
 
 def test_the_plan_and_the_laws_call_the_same_runway():
-    from capmodel.plan import runway_months as plan_runway
+    from capmodel.plan.growth import growth_plan
 
-    assert plan_runway(65000, 25000, 0.05) == runway_months(65000, 25000, 0.05)
-    with pytest.raises(PlanError):
-        plan_runway(1000, 0, 0.05)
+    vms = pd.DataFrame({"vm": ["a"], "users": [70000.0], "monthly_cost": [100.0]})
+    plan = growth_plan(vms, [65000], current_users=25000, monthly_growth=0.05)
+    assert plan["months_until_target"].iloc[0] == runway_months(65000, 25000, 0.05)
+    with pytest.raises(PlanError, match="current users must be > 0"):
+        growth_plan(vms, [65000], current_users=0, monthly_growth=0.05)
     x = np.linspace(200.0, 600.0, 40)      # CPU = 0.05 cores + 1 ms per operation, on 2 cores
     samples = pd.DataFrame({"interval_s": 1.0, "reads_per_s": x, "writes_per_s": 0.0, "commands_per_s": 0.0,
                             "reads_latency_ms": 0.5, "cpu_cores": 0.05 + 0.001 * x})

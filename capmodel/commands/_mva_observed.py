@@ -6,11 +6,9 @@ set (named by their folders), and the answer names the one that saturates first.
 """
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
 
-from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError, shown
 from capmodel.models.mix.intervals import usable_intervals
 
@@ -44,27 +42,18 @@ def parse_assignments(text: str, option: str, bound=None) -> dict:
     return out
 
 
-def read_samples(folder: str):
-    """The ``samples.csv`` of an observe output folder, size-bounded; errors name the file."""
-    import pandas as pd
-
-    from capmodel.data.structured import read_text
+def observed_samples(folder: str):
+    """The ``samples.csv`` of an observe output folder (or the file itself), size-bounded, with the columns the
+    what-if needs; errors name the file."""
+    from capmodel.observe.observation import read_samples, refuse_several_members
 
     path = Path(folder)
     if path.is_dir():
         path = path / "samples.csv"
     if not path.is_file():
         raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
-    text = read_text(path, MAX_SAMPLES_BYTES)
-    try:
-        table = unguard_frame(pd.read_csv(io.StringIO(text)))   # the text cells observe guarded (csv_cells)
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"{path}: not a readable CSV ({str(exc).splitlines()[0][:100]})") from None
-    if table.columns.duplicated().any():
-        raise InputError(f"{path}: column {table.columns[table.columns.duplicated()][0]!r} appears twice")
+    table = read_samples(path, MAX_SAMPLES_BYTES)
     usable_intervals(table, str(path))  # the columns, checked here so that the error names the file
-    from capmodel.observe.observation import refuse_several_members
-
     refuse_several_members(table, path.parent, "--observed", repeatable=True)
     return table
 
@@ -87,7 +76,7 @@ def member_name(folder: str, taken: set) -> str:
 def run_observed(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.constraints import with_name
-    from capmodel.models.mix.production import CORES, mix_what_if
+    from capmodel.models.mix.production import SERVER_CORES, mix_what_if
     from capmodel.models.mix.rates import RATE, SCALE_FACTOR
 
     if args.model is not None:
@@ -100,7 +89,7 @@ def run_observed(args) -> int:
         if not samples_path(folder).is_file():
             raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
     if args.cores is not None:
-        with_name(CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name
+        with_name(SERVER_CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name
     if args.scale and args.rates:
         raise InputError("give either --scale or --rates, not both")
     if not 0 <= args.bootstrap <= 10_000:
@@ -115,11 +104,11 @@ def run_observed(args) -> int:
         seen[where] = folder
         name = member_name(folder, taken)
         taken.add(name)
-        observations[name] = read_samples(folder)
+        observations[name] = observed_samples(folder)
     # a repeated option adds its classes (argparse would keep the last one alone); a class given twice is refused
     scale = parse_assignments(",".join(args.scale), "--scale", SCALE_FACTOR) if args.scale else None
     rates = parse_assignments(",".join(args.rates), "--rates", RATE) if args.rates else None
-    cores, said = member_cores(observations, args.cores)
+    cores, said = cores_by_member(observations, args.cores)
     result = mix_what_if(observations, cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
                          level=args.level)
     if args.json:
@@ -160,7 +149,7 @@ def run_observed(args) -> int:
     return 0
 
 
-def member_cores(observations: dict, given: int | None) -> tuple[dict, str]:
+def cores_by_member(observations: dict, given: int | None) -> tuple[dict, str]:
     """{member: cores} and what to say of them: each member's host cores as its samples record them (observe's
     ``cores`` column), or ``given`` (--cores) for every member, said where it overrides a recorded figure; a
     member whose samples record none is named in the refusal."""
@@ -188,11 +177,11 @@ def asked_load(scale: dict | None, rates: dict | None) -> str:
     """The load the answer is for, said before it (the figures alone do not tell a scaled load from the observed
     one): 'What if: reads ×1.3, writes ×2 (the other classes as observed).'"""
     from capmodel.formatting import number
-    from capmodel.models.mix.intervals import CLASSES
+    from capmodel.data.curve_columns import OPERATION_CLASSES
 
     if rates:      # a class not named runs no operations (models.mix_rates.scaled_rates)
         named = ", ".join(f"{c} at {number(v, 4)} ops/s" for c, v in rates.items())
-        return f"What if: {named}" + ("." if set(CLASSES) <= set(rates) else " (no other operations).")
+        return f"What if: {named}" + ("." if set(OPERATION_CLASSES) <= set(rates) else " (no other operations).")
     if scale:
         return "What if: " + ", ".join(f"{c} ×{number(v, 4)}" for c, v in scale.items()) + \
             " (the other classes as observed)."

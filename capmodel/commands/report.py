@@ -88,14 +88,14 @@ def run(args) -> int:
         return 0
 
     from capmodel.output_folder import check_folder
-    from capmodel.report.checks import check_parameters
+    from capmodel.report.checks import check_report_parameters
 
     check_folder(args.out)
 
     names = _selected(args, notebooks)
     chosen = _parameters(args, names, notebooks)
     for name in names:  # before the rendering machinery (nbformat, papermill: seconds of imports) is even loaded
-        check_parameters(notebook_parameters(notebooks.path(name)), chosen[name], live=notebooks.is_live(name))
+        check_report_parameters(notebook_parameters(notebooks.path(name)), chosen[name], live=notebooks.is_live(name))
 
     from capmodel.report.render import render
 

@@ -59,7 +59,7 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
         kind = {"m": "durations", "M": "dates", "c": "complex numbers"}.get(getattr(out[col].dtype, "kind", ""))
         if kind:   # pandas would read a duration as nanoseconds, a complex number as its real part
             raise InputError(f"{where}{column(col)} holds {kind} ({out[col].dtype}), not real numbers")
-        values = numbers(out[col], f"{where}{column(col)}")
+        values = numeric_column(out[col], f"{where}{column(col)}")
         bad = values.isna() & out[col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -121,7 +121,7 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     return out
 
 
-def numbers(column: pd.Series, where: str) -> pd.Series:
+def numeric_column(column: pd.Series, where: str) -> pd.Series:
     """``pd.to_numeric`` (unreadable cells NaN); a number too large for a float (a 400-digit cell) is named by row."""
     try:
         return pd.to_numeric(column, errors="coerce")

@@ -73,6 +73,8 @@ OP_COUNT = CurveColumn("<op>_count", "operations", "int", "operations of that ty
                        "window (empty where a step ran none)", written_by=(BENCH,))
 YCSB_OP_COUNT = CurveColumn("ops_<op>", "operations", "int", "operations of that type YCSB counted (its "
                             "`Operations` line)", written_by=(YCSB,))
+#: the classes of operations the server reports latencies for (serverStatus opLatencies), one set of columns each
+OPERATION_CLASSES = ("reads", "writes", "commands")
 CLASS_CONCURRENCY = CurveColumn("concurrency_<class>", "operations", "float", "operations of one class (reads, "
                                 "writes, commands) inside the server at once, by Little's law", written_by=(OBSERVE,))
 CLASS_THROUGHPUT = CurveColumn("throughput_<class>", "ops/s", "float", "operations of that class completed per "

@@ -41,7 +41,7 @@ import numpy as np
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
 from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
-from capmodel.observe.columns import numbers
+from capmodel.observe.columns import as_floats
 from capmodel.formatting import number, r_squared
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
@@ -53,7 +53,6 @@ from capmodel.observe.runway_words import runway_status
 from capmodel.observe.service_demand import demand_interval, drift_reason, fit_demand
 
 LAWS, USL = "operational laws", "USL latency fit"
-CLASSES = ("reads", "writes", "commands")
 MIN_BUSY_INTERVALS, FEW_BUSY_INTERVALS = 3, 10
 #: CPU seconds an interval must carry to resolve D well: Linux accounts process CPU in 10 ms clock ticks
 COARSE_CPU_SECONDS = 0.05
@@ -174,7 +173,7 @@ class ServerCapacity:
     def describe(self, with_method: bool = True) -> str:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
         why it was used (``capmodel.observe.capacity_words``)."""
-        return capacity_words.describe(self, with_method)
+        return capacity_words.describe_server_capacity(self, with_method)
 
     def replication_sentence(self) -> str:
         """The answer's sentence on replication, where it made a share of the operations worth telling ("" else)."""
@@ -366,7 +365,7 @@ def _cores_of(samples, cores) -> tuple[float, str]:
 def recorded_cores(samples) -> float | None:
     """The host's cores as the samples record them (their ``cores`` column's last figure), None without one."""
     if "cores" in samples:
-        values = numbers(samples["cores"])
+        values = as_floats(samples["cores"])
         values = values[~np.isnan(values)]
         if len(values) and values[-1] > 0:
             return float(values[-1])

@@ -63,7 +63,7 @@ def cell_text(value) -> str:
     return str(value)
 
 
-def numbers(column) -> np.ndarray:
+def as_floats(column) -> np.ndarray:
     """A column as floats, anything that is not a number NaN (``pandas.to_numeric(errors="coerce")``)."""
     if isinstance(column, np.ndarray) and column.dtype.kind in "biuf":
         return column.astype(float)

@@ -22,7 +22,7 @@ from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity, printable
 from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status, shown_runway
 
-COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
+FLEET_COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
            "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "runway_status", "reasons",
            "evidence", "error", "folder", "duplicate_of", "notes"]
@@ -76,7 +76,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     from capmodel.observe.capacity import TooFewIntervals
     from capmodel.observe.observation import TooFewSamples
 
-    row = {column: None for column in COLUMNS}
+    row = {column: None for column in FLEET_COLUMNS}
     row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth))   # until a capacity says more
     try:
         identity = server_identity(folder)
@@ -314,13 +314,13 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
         try:
             rows.append(future.result())
         except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
-            row = {column: None for column in COLUMNS}
+            row = {column: None for column in FLEET_COLUMNS}
             row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth),
                        error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
             rows.append(row)
     import pandas as pd
 
-    return urgency_order(mark_copies(pd.DataFrame(rows, columns=COLUMNS)))
+    return urgency_order(mark_copies(pd.DataFrame(rows, columns=FLEET_COLUMNS)))
 
 
 def mark_copies(rows):

@@ -255,7 +255,7 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
         refused = TooFewSamples if len(raw) == 1 else InputError     # none at all: nothing was read
         raise refused(f"{path}: {plural(len(raw), 'serverStatus sample')} in the FTDC data; an interval needs two{cut}")
     figures = {name: raw[name] for name in raw.names if name != "time_ms"}
-    column = serverstatus.CORES
+    column = serverstatus.CORES_COLUMN
     if column not in figures or np.isnan(figures[column]).all():
         cores = metadata_identity(path)["cores"]
         if cores is not None:
@@ -357,16 +357,35 @@ def read_observation(folder) -> Observation:
     path = folder / "samples.csv"
     if not path.is_file():
         raise InputError(f"{folder}: no samples.csv here (expected a folder written by 'capmodel observe --out')")
-    try:
-        samples = unguard_frame(pd.read_csv(path, keep_default_na=True))
-    except (ValueError, OSError) as exc:
-        raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
+    samples = read_samples(path)
     if "time" not in samples or "interval_s" not in samples:
         raise InputError(f"{path}: no 'time'/'interval_s' columns: not the samples.csv of 'capmodel observe'")
     refuse_several_members(samples, folder, "-p observed")
-    samples["time"] = pd.to_datetime(samples["time"], utc=True, errors="coerce")
-    samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str) if "dropped" in samples else ""
     return Observation(samples, curve_from_samples(samples), f"the observe folder {folder.name}")
+
+
+def read_samples(path, max_bytes: int | None = None):
+    """A ``samples.csv`` as ``capmodel observe`` wrote it, read back: ``time`` as UTC timestamps (unreadable cells
+    NaT), ``dropped`` as text ("" where nothing was dropped), the text cells observe guarded unguarded. The one
+    reader of the file: ``read_observation``, a resumed recording and ``capmodel mva --observed`` call it.
+    ``max_bytes`` refuses a larger file before reading it (and reads it as UTF-8 text, naming the byte offset of
+    binary content). ``InputError`` naming the file when it cannot be read as CSV; the callers check the columns they
+    need."""
+    import io
+
+    import pandas as pd
+
+    from capmodel.data.structured import read_text
+
+    source = io.StringIO(read_text(path, max_bytes)) if max_bytes else path
+    try:
+        samples = unguard_frame(pd.read_csv(source, keep_default_na=True))
+    except (ValueError, OSError) as exc:
+        raise InputError(f"{path}: cannot be read as CSV ({str(exc).splitlines()[0][:100]})") from None
+    if "time" in samples:
+        samples["time"] = pd.to_datetime(samples["time"], utc=True, format="ISO8601", errors="coerce")
+    samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str) if "dropped" in samples else ""
+    return samples
 
 
 def bundled_sample() -> dict:

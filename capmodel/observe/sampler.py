@@ -13,7 +13,7 @@ import pandas as pd
 
 from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import InputError, ServerError
-from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
+from capmodel.observe.serverstatus import CORES_COLUMN, HOSTINFO_CORES, snapshot
 from capmodel.formatting import number
 
 
@@ -141,7 +141,7 @@ def sample_server(uri: str, interval: float = 1.0, duration: float = 600.0,
     rows: list[dict] = []
     try:
         def keep(tick: dict) -> None:
-            rows.append({**tick["server"], CORES: cores})
+            rows.append({**tick["server"], CORES_COLUMN: cores})
             if on_row is not None:
                 on_row(tick["server"])
 

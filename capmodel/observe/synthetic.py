@@ -323,7 +323,7 @@ def write_fleet(servers: list[SyntheticServer], parent) -> list[Path]:
     return folders
 
 
-def describe(servers: list[SyntheticServer], parent) -> str:
+def describe_synthetic(servers: list[SyntheticServer], parent) -> str:
     """One phrase saying what was generated (not where: a report generates it into a temporary folder, gone after the
     render; ``parent`` is kept for the callers)."""
     sets = sorted({s.replica_set for s in servers if s.replica_set})

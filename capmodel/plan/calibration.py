@@ -1,4 +1,4 @@
-"""Workload calibration: how many operations per second one user generates.
+"""Load per user, calibrated: how many operations per second one user generates.
 
 From a baseline (users served, throughput measured at that load, utilization there) or given directly. The benchANT
 study's baseline is 25,000 users at "around 6k-7k operations per second" and about 80% CPU: 0.26 ops/s per user
@@ -14,7 +14,7 @@ from capmodel.plan.checks import fraction, positive
 
 
 @dataclass(frozen=True)
-class Workload:
+class UserLoad:
     """Load per user, with the range it was derived from (``low`` <= ``ops_per_user`` <= ``high``).
 
     ``baseline_*`` describe the measurement it came from (None when ops per user was given directly);
@@ -30,15 +30,15 @@ class Workload:
     baseline_throughput_high: float | None = None
     baseline_utilization: float | None = None
 
-    def at(self, side: str) -> "Workload":
+    def at(self, side: str) -> "UserLoad":
         """The workload with its baseline throughput moved to the 'low' or 'high' end of its range."""
         if side == "value" or self.baseline_throughput is None:
             if side == "value":
                 return self
             ops = self.ops_per_user_low if side == "low" else self.ops_per_user_high
-            return workload_from_ops_per_user(ops)
+            return user_load_from_ops_per_user(ops)
         throughput = self.baseline_throughput_low if side == "low" else self.baseline_throughput_high
-        return calibrate_workload(self.baseline_users, throughput, self.baseline_utilization)
+        return calibrate_user_load(self.baseline_users, throughput, self.baseline_utilization)
 
     def summary(self) -> str:
         text = f"{number(self.ops_per_user, 4)} ops/s per user"
@@ -51,7 +51,7 @@ class Workload:
         return text
 
 
-def calibrate_workload(users, throughput, utilization=None, throughput_low=None, throughput_high=None) -> Workload:
+def calibrate_user_load(users, throughput, utilization=None, throughput_low=None, throughput_high=None) -> UserLoad:
     """Ops/s per user from a baseline: ``throughput / users``; the throughput range gives the interval."""
     users = positive(users, "baseline users")
     throughput = positive(throughput, "baseline throughput")
@@ -62,7 +62,7 @@ def calibrate_workload(users, throughput, utilization=None, throughput_low=None,
                         f"{number(throughput, 6)}")
     if utilization is not None:
         utilization = fraction(utilization, "baseline utilization")
-    return Workload(
+    return UserLoad(
         ops_per_user=throughput / users,
         ops_per_user_low=low / users,
         ops_per_user_high=high / users,
@@ -74,7 +74,7 @@ def calibrate_workload(users, throughput, utilization=None, throughput_low=None,
     )
 
 
-def workload_from_ops_per_user(ops_per_user, low=None, high=None) -> Workload:
+def user_load_from_ops_per_user(ops_per_user, low=None, high=None) -> UserLoad:
     """A workload given directly as ops/s per user (optionally with a range)."""
     value = positive(ops_per_user, "ops per user")
     low = value if low is None else positive(low, "ops per user low")
@@ -82,4 +82,4 @@ def workload_from_ops_per_user(ops_per_user, low=None, high=None) -> Workload:
     if not low <= value <= high:
         raise PlanError(f"ops per user range {number(low, 6)}-{number(high, 6)} must contain the value "
                         f"{number(value, 6)}")
-    return Workload(ops_per_user=value, ops_per_user_low=low, ops_per_user_high=high)
+    return UserLoad(ops_per_user=value, ops_per_user_low=low, ops_per_user_high=high)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from capmodel.constraints import UTILIZATION_TARGET, Number, checked, span, with_name
+from capmodel.constraints import UTILIZATION_TARGET, Number, checked, range_words, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
 from capmodel.models.usl.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
@@ -34,7 +34,7 @@ OBJECTIVE_CONSTRAINTS = {
     "utilization_target": with_name(UTILIZATION_TARGET, "utilization target"),   # one range in every command
     "peak_fraction": with_name(FRACTION, "peak fraction"),
     "latency_p95_ms": with_name(POSITIVE, "latency target",
-                                wanted_text=f"a positive number of milliseconds ({span(SMALLEST, LARGEST)})"),
+                                wanted_text=f"a positive number of milliseconds ({range_words(SMALLEST, LARGEST)})"),
     "latency_increase": Number(float, 0.0, LARGEST, name="latency increase", wanted_text="a fraction >= 0"),
 }
 
@@ -173,9 +173,9 @@ class FitCapacity:
                      if math.isfinite(low) and low > 0 else "")
             return f"{under}: **the data cannot support a capacity figure**{floor}. " + self.evidence.describe()
         low, high = self.usable_throughput_low, self.usable_throughput_high
-        span = (f" ({self.level:.0%} interval {number(low)} to {number(high)})"
+        range_words = (f" ({self.level:.0%} interval {number(low)} to {number(high)})"
                 if shows_width(low, high) else "")
-        text = (f"{under}, this server sustains **{number(self.usable_throughput)} ops/s**{span} at about "
+        text = (f"{under}, this server sustains **{number(self.usable_throughput)} ops/s**{range_words} at about "
                 f"{number(self.operating_concurrency)} concurrent clients (binding limit: {self.binding_limit})")
         if ops_per_user:
             users = self.usable_throughput / ops_per_user

@@ -39,10 +39,10 @@ UPPER_BOUND = {"vcpu": 100_000, "ram_gb": 1_000_000, "monthly_cost": 1_000_000_0
 def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
     """``col`` as floats, each finite and inside its range (``UPPER_BOUND``); the refusal names column, row and VM."""
     from capmodel.constraints import Number
-    from capmodel.data.curve import numbers
+    from capmodel.data.curve import numeric_column
     from capmodel.errors import shown
 
-    values = numbers(df[col], f"{_where(source)}column '{col}'")
+    values = numeric_column(df[col], f"{_where(source)}column '{col}'")
     bad = values.isna() & df[col].notna() & (df[col].astype(str).str.strip() != "")
     row = _first(bad.to_numpy())
     if row is not None:

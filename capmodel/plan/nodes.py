@@ -19,7 +19,7 @@ from capmodel.models.evidence import Evidence, Reason
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
 from capmodel.models.usl.closed_form import usl_throughput
-from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval
+from capmodel.plan.scaling import check_usl_parameters, units_for_throughput, units_interval
 from capmodel.formatting import integer, number
 
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
@@ -42,10 +42,10 @@ def validate_node_table(table: pd.DataFrame, source: str | None = None) -> pd.Da
         raise PlanError(f"{where}missing column '{missing[0]}' (needs {', '.join(NODE_COLUMNS)})")
     out = table.copy().reset_index(drop=True)
     for col in NODE_COLUMNS[1:]:
-        from capmodel.data.curve import numbers
+        from capmodel.data.curve import numeric_column
         from capmodel.errors import shown
 
-        values = numbers(out[col], f"{where}column '{col}'")
+        values = numeric_column(out[col], f"{where}column '{col}'")
         bad = ~(values > 0) | ~np.isfinite(values)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -84,7 +84,7 @@ def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0
     """
     if rounding not in ROUNDING:
         raise PlanError(f"rounding must be one of {', '.join(ROUNDING)}, got {rounding!r}")
-    check_parameters(sigma, kappa, "node USL")
+    check_usl_parameters(sigma, kappa, "node USL")
     for name, value in (("reference node cost", reference_node_cost), ("candidate node cost", candidate_node_cost),
                         ("reference rack units", reference_rack_units), ("candidate rack units", candidate_rack_units)):
         if value is not None:

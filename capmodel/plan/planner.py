@@ -2,7 +2,7 @@
 an interval, plus recommendations per target user count.
 
 Inputs are a catalog joined with measurements (``catalog.join_measurements``) and/or fitted curves per VM, a
-``Workload`` (ops/s per user) and ``Objectives``. Intervals: the plan is evaluated at the ends of every stated range
+``UserLoad`` (ops/s per user) and ``Objectives``. Intervals: the plan is evaluated at the ends of every stated range
 (baseline throughput, relative throughput) and at the ends of fitted capacities' intervals (their ranges over the
 fits' likelihood regions, ``capacity_from_fit``); each figure's interval is the span of those evaluations.
 """
@@ -17,14 +17,14 @@ import pandas as pd
 from capmodel.errors import PlanError
 from capmodel.formatting import aside
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
-from capmodel.plan.calibration import Workload
+from capmodel.plan.calibration import UserLoad
 from capmodel.plan.capacity import (FitCapacity, Objectives, capacity_from_fit, curve_service_demand,
                                     throughput_at_utilization_target)
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
 from capmodel.models.runway import runway_months
 from capmodel.plan.growth import growth_plan
-from capmodel.plan.intervals import span
+from capmodel.plan.intervals import finite_range
 from capmodel.plan.latency import p95_at_throughput_ms, point_meets_latency, qualitative_columns
 
 INTERVAL_COLUMNS = (
@@ -44,7 +44,7 @@ def _value(row: pd.Series, name: str, side: str) -> float:
     return math.nan if value is None or pd.isna(value) else float(value)
 
 
-def _measured(row: pd.Series, side: str, workload: Workload) -> float:
+def _measured(row: pd.Series, side: str, workload: UserLoad) -> float:
     relative = _value(row, "relative_throughput", side)
     if math.isnan(relative):
         return _value(row, "throughput", side)
@@ -138,7 +138,7 @@ class CapacityPlan:
     """The result of ``plan_vms``: ``vms`` (one row per VM), the inputs, and the assumptions made (``notes``)."""
 
     vms: pd.DataFrame
-    workload: Workload
+    workload: UserLoad
     objectives: Objectives
     baseline_vm: str | None
     level: float
@@ -193,7 +193,7 @@ class CapacityPlan:
         return made
 
     def summary(self) -> str:
-        lines = [f"Workload: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
+        lines = [f"Load per user: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
         if self.baseline_vm:
             lines.append(f"Baseline VM: {self.baseline_vm}")
         lines.append("")
@@ -280,7 +280,7 @@ def _with_intervals(evaluations: list[pd.DataFrame]) -> pd.DataFrame:
     for col in INTERVAL_COLUMNS:
         if col in vms.columns:
             stacked = np.vstack([e[col].to_numpy(dtype=float) for e in evaluations])
-            ends = [span(stacked[:, i]) for i in range(stacked.shape[1])]
+            ends = [finite_range(stacked[:, i]) for i in range(stacked.shape[1])]
             vms[f"{col}_low"] = [e[0] for e in ends]
             vms[f"{col}_high"] = [e[1] for e in ends]
     numeric = vms.select_dtypes("float").columns
@@ -288,7 +288,7 @@ def _with_intervals(evaluations: list[pd.DataFrame]) -> pd.DataFrame:
     return vms
 
 
-def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives | None = None,
+def plan_vms(catalog: pd.DataFrame, workload: UserLoad, objectives: Objectives | None = None,
              baseline_vm: str | None = None, fits: dict | None = None, level: float = 0.95,
              current_users: float | None = None, monthly_growth: float | None = None,
              source: str | None = None, comparisons: dict | None = None) -> CapacityPlan:

@@ -17,7 +17,7 @@ from capmodel.plan.checks import KAPPA, SIGMA
 _SIGMA, _KAPPA = with_name(SIGMA, "sigma", required=True), with_name(KAPPA, "kappa", required=True)
 
 
-def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
+def check_usl_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
     """``sigma`` and ``kappa`` as capmodel.plan.checks declares them (SIGMA, KAPPA); ``PlanError`` naming ``what``."""
     _SIGMA.check(sigma, PlanError, f"{what}: sigma")
     _KAPPA.check(kappa, PlanError, f"{what}: kappa")
@@ -40,7 +40,7 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
     Returns (n, "") or (None, reason) when the curve's peak (or ``max_units``) is below the target; ``unit`` names
     the count (nodes, shards) and ``rate_unit`` the curve's throughput (ops/s, inserts/s) in the reason.
     """
-    check_parameters(sigma, kappa)
+    check_usl_parameters(sigma, kappa)
     if target <= 0:
         return 0, ""
     lambda_ = measured / float(usl_throughput(measured_units, sigma, kappa, 1.0))

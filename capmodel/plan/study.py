@@ -15,7 +15,7 @@ import pandas as pd
 
 from capmodel.errors import PlanError
 from capmodel.formatting import interval_words, percent
-from capmodel.plan.calibration import calibrate_workload, workload_from_ops_per_user
+from capmodel.plan.calibration import calibrate_user_load, user_load_from_ops_per_user
 from capmodel.plan.capacity import Objectives
 from capmodel.plan.catalog import join_measurements
 from capmodel.plan.planner import CapacityPlan, plan_vms
@@ -174,7 +174,7 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
         raise PlanError(f"unknown baseline VM {str(baseline_vm)[:60]!r} (known: {', '.join(known[:20])}"
                         f"{' ...' if len(known) > 20 else ''})")
     if ops_per_user is not None:
-        workload = workload_from_ops_per_user(ops_per_user)
+        workload = user_load_from_ops_per_user(ops_per_user)
     else:
         if baseline_users is None:
             raise PlanError("give the users served at the baseline (baseline_users, --baseline-users; with a baseline "
@@ -185,7 +185,7 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
             raise PlanError("give the ops/s at the baseline (baseline_throughput, --baseline-throughput), or a "
                             "baseline VM whose measurements hold an absolute throughput")
         low, high = baseline_range if baseline_range is not None else (None, None)
-        workload = calibrate_workload(baseline_users, baseline_throughput, baseline_utilization, low, high)
+        workload = calibrate_user_load(baseline_users, baseline_throughput, baseline_utilization, low, high)
     plan = plan_vms(table, workload, objectives if objectives is not None else Objectives(), baseline_vm=baseline_vm,
                     fits=fits, level=level,
                     current_users=current_users, monthly_growth=growth, source=source, comparisons=comparisons)

@@ -57,7 +57,7 @@ def _state(row) -> str:
     return "failed" if isinstance(row["error"], str) else str(row["verdict"])
 
 
-def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: str | None = None) -> go.Figure:
+def fleet_runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: str | None = None) -> go.Figure:
     """Horizontal bars, most urgent at the top: months until each server's busiest load reaches its planned
     throughput (``runway_months`` with ``runway_low``/``runway_high`` as error bars), or its spare fraction when the
     table has no runway; colour = verdict; failed and unranked servers get a labelled stub."""

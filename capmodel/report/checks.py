@@ -12,7 +12,6 @@ from pathlib import Path
 from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import number
 
-MODELS = ("auto", "usl", "amdahl", "linear", "log_coherency")
 SERVER_TIMEOUT_MS = 3000
 
 
@@ -107,8 +106,10 @@ def _baseline_vm(name, value, values):
 
 
 def _model(name, value, values):
-    if value not in MODELS:
-        raise _fail(name, f"'{value}' is not one of {', '.join(MODELS)}")
+    from capmodel.models.usl.selection import MODEL_CHOICES
+
+    if value not in MODEL_CHOICES:
+        raise _fail(name, f"'{value}' is not one of {', '.join(MODEL_CHOICES)}")
 
 
 def _rounding(name, value, values):
@@ -271,7 +272,7 @@ CHECKS = {
 }
 
 
-def check_parameters(defaults: dict, given: dict, live: bool = False) -> None:
+def check_report_parameters(defaults: dict, given: dict, live: bool = False) -> None:
     """Check what every parameter of a report means (``defaults`` the notebook's, ``given`` the caller's);
     ``InputError`` naming the first parameter that cannot work, and why. The server behind ``uri`` must answer
     only for a ``live`` report (one that benchmarks it)."""

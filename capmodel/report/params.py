@@ -25,7 +25,7 @@ ANY_NUMBER = 1e15
 #: rates the shard study divides by or targets: 0 is refused before a kernel starts, not inside it (03's
 #: ops_per_user and baseline_users keep 0: it is their "not given")
 ABOVE_ZERO = {"target_rate", "per_shard_throughput"}
-PARAMETER_CONSTRAINTS = {name: Number(None, low, high, low_open=name in ABOVE_ZERO) for name, (low, high) in {
+REPORT_PARAMETER_CONSTRAINTS = {name: Number(None, low, high, low_open=name in ABOVE_ZERO) for name, (low, high) in {
     "upto": (0, 100_000), "bootstrap": (0, 100_000), "level": (0.5, 0.9999), "peak_fraction": (0.01, 1.0),
     "growth": (-0.99, 10.0), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0), "lambda_": (1e-9, 1e12),
     "sensitivity": (0.0, 1.0), "scenarios": (0.0, 1.0), "read_share": (0.0, 1.0),
@@ -46,7 +46,7 @@ def parameter_constraint(name: str, like=None) -> Number:
     """The constraint of report parameter ``name``, of the kind of ``like`` (the notebook's default: an int or a
     float; anything else keeps the kind of the value given)."""
     kind = None if isinstance(like, bool) or not isinstance(like, (int, float)) else type(like)
-    return with_name(PARAMETER_CONSTRAINTS.get(name, ANY), f"parameter {name}", kind=kind)
+    return with_name(REPORT_PARAMETER_CONSTRAINTS.get(name, ANY), f"parameter {name}", kind=kind)
 
 
 def _is_number(value) -> bool:

@@ -16,7 +16,7 @@ from capmodel.report import notebooks
 from capmodel.report.convert import to_html
 from capmodel.report.execute import ReportRun, execute
 from capmodel.report.index import write_index
-from capmodel.report.checks import check_parameters
+from capmodel.report.checks import check_report_parameters
 from capmodel.report.params import notebook_parameters, redacted
 
 
@@ -39,7 +39,7 @@ def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, s
 def check_all(names: list[str], parameters: dict[str, dict]) -> None:
     """Every report's parameters checked (``capmodel.report.checks``) before any of them starts a kernel."""
     for name in names:  # a name that is not a report, or a parameter that cannot work, is refused before any kernel
-        check_parameters(notebook_parameters(notebooks.path(name)), parameters.get(name) or {},
+        check_report_parameters(notebook_parameters(notebooks.path(name)), parameters.get(name) or {},
                          live=notebooks.is_live(name))
 
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from capmodel.formatting import Column, integer, number, percent, table
 from capmodel.models.evidence import Evidence
+from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
 
-STUDY_PER_SHARD = 1_000_000 / 16   # the DocumentDB post's rate per shard (notebook 05's default)
+STUDY_PER_SHARD = DOCUMENTDB_TARGET_RATE / DOCUMENTDB_SHARDS   # the DocumentDB post's rate per shard (05's default)
 QUESTION = "How many shards, and how many clients, for a target insert rate?"
 BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled writes \"to over a million inserts per "
                  "second on the 16-shard elastic cluster\", driving 1 and 2 shards with 128 client processes and 64 "
@@ -21,6 +22,8 @@ BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled wri
 class ShardReport:
     study: object
     borrowed: dict
+    #: the target and the per-shard rate are the DocumentDB study's: the page introduces the study and its table
+    on_study: bool = False
 
     question = QUESTION
     intro = BUNDLED_INTRO
@@ -110,4 +113,5 @@ def shard_report(target_rate: float, per_shard_throughput: float, sigma: float, 
         borrowed[f"per-shard rate {integer(per_shard_throughput)} inserts/s"] = "the DocumentDB post: 1,000,000 / 16"
     if not batch_latency_ms:
         borrowed["64 client processes per shard, at least 128"] = "the DocumentDB post"
-    return ShardReport(study=study, borrowed=borrowed)
+    on_study = study_rate and target_rate == DOCUMENTDB_TARGET_RATE
+    return ShardReport(study=study, borrowed=borrowed, on_study=on_study)

@@ -46,7 +46,7 @@ from capmodel.bench.client.progress import StepProgress
 from capmodel.bench.workload.definition import Workload
 from capmodel.errors import BenchError
 
-POLL_S = 0.25
+STEP_POLL_S = 0.25
 PRIME_TIMEOUT_S = 30.0  # at most this long for the workers to open their connections before a step (no start_at)
 # errors meaning the server could not be reached at all (died, restarted, network down)
 # (pymongo's names, and mongojet's ServerSelectionError)
@@ -136,7 +136,7 @@ class _State:
 
 
 class _Watch:
-    """What the main thread sees of a running step every ``POLL_S``: completions (for the longest silence) and whether
+    """What the main thread sees of a running step every ``STEP_POLL_S``: completions (for the longest silence) and whether
     every worker only meets an unreachable server (then the step ends early instead of running its full length)."""
 
     def __init__(self, recorders, state, unreachable_after: float | None):
@@ -305,7 +305,7 @@ class Runner:
                 now = clock()
                 if now >= deadline or now >= state.window_end:
                     break
-                time.sleep(min(POLL_S, max(0.0, min(deadline, state.window_end) - now)))
+                time.sleep(min(STEP_POLL_S, max(0.0, min(deadline, state.window_end) - now)))
                 n = watch.poll(clock())
                 if watch.ended_early:
                     state.window_end = clock()

@@ -86,13 +86,13 @@ def ping(client, uri: str, where: str = "") -> None:
     selection to the operation timeout, 10 s)."""
     import pymongo
 
-    from capmodel.bench.client.mongo_errors import describe, is_password_refused, password_refused
+    from capmodel.bench.client.mongo_errors import describe_error, is_password_refused, password_refused
 
     try:
         with pymongo.timeout(client.options.server_selection_timeout):
             client.admin.command("ping")
     except pymongo.errors.PyMongoError as exc:
-        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {describe(exc)}") from None
+        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {describe_error(exc)}") from None
     except ValueError as exc:  # SASLprep refuses the password before anything is sent
         if not is_password_refused(exc):
             raise

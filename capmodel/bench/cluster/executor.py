@@ -39,7 +39,7 @@ START_LEAD_S = 1.0  # the step starts this long after its tasks are sent ...
 PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its workers open their connections)
 ANSWER_GRACE_S = 30.0  # beyond the step's own end and drain timeout, before a worker is declared lost
 WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
-POLL_S = 0.25
+TASK_POLL_S = 0.25
 RECONNECT_S = CONNECT_TIMEOUT_S * 3  # connect to an existing scheduler, and reconnect to a lost one, within this
 RECONNECT_ENV = "CAPMODEL_DASK_RECONNECT_S"
 START_LEAD_ENV = "CAPMODEL_DASK_START_LEAD_S"
@@ -221,7 +221,7 @@ class DaskExecutor:
         pending = set(futures)
         try:
             while pending and time.monotonic() < deadline:
-                time.sleep(POLL_S)
+                time.sleep(TASK_POLL_S)
                 for future in [f for f in pending if f.done()]:
                     j = futures[future]
                     pending.discard(future)

@@ -182,7 +182,7 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
 
 def _ping_async(binding, uri: str, where: str) -> None:
     from capmodel.bench.client import async_workers
-    from capmodel.bench.client.mongo_errors import describe
+    from capmodel.bench.client.mongo_errors import describe_error
     from capmodel.errors import BenchError
     from capmodel.redact import redact_uri
 
@@ -190,7 +190,7 @@ def _ping_async(binding, uri: str, where: str) -> None:
         async_workers.call(binding.ping())
     except Exception as exc:  # noqa: BLE001 - mongojet's errors, TimeoutError
         raise BenchError(f"{where}: cannot reach MongoDB at {redact_uri(uri)}: "
-                         f"{type(exc).__name__}: {describe(exc)}") from None
+                         f"{type(exc).__name__}: {describe_error(exc)}") from None
 
 
 def _mongojet_binding(uri: str, request: ShareRequest):

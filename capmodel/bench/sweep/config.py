@@ -26,7 +26,7 @@ MAX_PROCESSES_PER_CPU = 4      # local client processes per CPU core of this mac
 MAX_SCHEDULED_OPERATIONS = 10_000_000  # open loop: rate x (warm-up + duration), the due times drawn before a step
 # What every option may be (capmodel.constraints; bounds inclusive), checked in ``BenchConfig.check`` before anything
 # connects or allocates, each named as the command line spells it.
-PARAMETER_CONSTRAINTS = {
+SWEEP_PARAMETER_CONSTRAINTS = {
     "concurrency": Sequence(Number(int, 1, MAX_CONCURRENCY, text=False), name="--concurrency", min_length=1,
                             required=True),
     "records": Number(int, 0, 1_000_000_000, name="--records"),
@@ -96,7 +96,7 @@ class BenchConfig:
         """A checked copy: every option validated (types, finite, in range, the choices), the concurrencies sorted
         without repeats, ``processes="auto"`` resolved; raises a BenchError naming the option. ``self`` is not
         changed."""
-        values = checked(PARAMETER_CONSTRAINTS, asdict(self), BenchError)
+        values = checked(SWEEP_PARAMETER_CONSTRAINTS, asdict(self), BenchError)
         values["concurrency"] = concurrency = sorted(set(values["concurrency"]))
         if self.operations is None and self.duration is None:
             raise BenchError("--duration must be given (or --operations)")

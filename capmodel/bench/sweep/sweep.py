@@ -319,7 +319,7 @@ class Sweep:
             if row["server_on_host"]:
                 self._note_shared_host(host)
         record["error_samples"] = {k: redact_text(v) for k, v in result.error_samples.items()}
-        little = verdict.littles_law(result)
+        little = verdict.effective_concurrency(result)
         record["effective_concurrency"] = little["effective_concurrency"] if little else None
         record["clients_in_flight"] = little["ratio"] if little else None
         reasons = verdict.client_bound_reasons(result, self.run_info.get("client_ceiling_ops_per_s"))

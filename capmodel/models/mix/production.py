@@ -62,7 +62,8 @@ from capmodel.formatting import number, percent, plural
 from capmodel.models.block_bootstrap import circular_blocks, dependence
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.queueing.laws import SERVERS
-from capmodel.models.mix.intervals import (CLASSES, REPLICATION, explains, mix_shares,
+from capmodel.data.curve_columns import OPERATION_CLASSES
+from capmodel.models.mix.intervals import (REPLICATION_RATE, explains, mix_shares,
                                           rate_column, regress_classes, typical, usable_intervals, wait_per_op,
                                           wait_slope)
 from capmodel.models.mix.answer import SERVED_WORDS, MixWhatIf, mix_sentence
@@ -72,7 +73,7 @@ from capmodel.models.queueing.open_networks import stretch
 from capmodel.models.mix.served_latency import MIN_INTERVALS, SERVED
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
-CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
+SERVER_CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
 
 MIN_STRETCH_SPREAD = 0.25
 #: the server's wait for its cores per operation a what-if may ask (s): up to a second per operation
@@ -171,19 +172,19 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
 
     ``cores``: the processors the mongod may use (its host's cores, or its CPU affinity).
     """
-    cores = CORES.check(cores, InputError)
+    cores = SERVER_CORES.check(cores, InputError)
     table = usable_intervals(samples, member)
     if len(table) < MIN_INTERVALS:
         raise InputError(f"{member}: {plural(len(table), 'usable interval')} with operations and CPU figures; the mix model "
                          f"needs at least {MIN_INTERVALS}")
-    x_all = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float)
-    present = [i for i, c in enumerate(CLASSES) if x_all[:, i].mean() > 0]
-    classes = tuple(CLASSES[i] for i in present)
+    x_all = table[[f"{c}_per_s" for c in OPERATION_CLASSES]].fillna(0.0).to_numpy(float)
+    present = [i for i, c in enumerate(OPERATION_CLASSES) if x_all[:, i].mean() > 0]
+    classes = tuple(OPERATION_CLASSES[i] for i in present)
     x = x_all[:, present]
     cpu = table["cpu_cores"].to_numpy(float)
     r = np.column_stack([table[f"{c}_latency_ms"].to_numpy(float) / 1000.0 for c in classes])
     reasons = []
-    replication = table[REPLICATION].to_numpy(float)
+    replication = table[REPLICATION_RATE].to_numpy(float)
     served_latency = dict(table.attrs.get("replication_latency_s", {}))
     served = {c: float(rate_column(table, SERVED[c]).mean()) for c in served_latency}
     for c, latency in served_latency.items():
@@ -302,7 +303,7 @@ def _predict(demands: ServerDemands, rates: dict, wait: float | None = None, wri
 
 def cpu_residuals(fit: ServerDemands, table: pd.DataFrame) -> np.ndarray:
     """Per interval, the process CPU less what the fitted demands give for its rates (cores)."""
-    fitted = fit.background_cores + fit.replication_cpu_per_op * table[REPLICATION].to_numpy(float)
+    fitted = fit.background_cores + fit.replication_cpu_per_op * table[REPLICATION_RATE].to_numpy(float)
     for c in fit.classes:
         fitted = fitted + fit.cpu_per_op[c] * table[f"{c}_per_s"].fillna(0.0).to_numpy(float)
     return table["cpu_cores"].to_numpy(float) - fitted
@@ -357,7 +358,7 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
             highs[fit.member] = estimate + widen * (highs[fit.member] - estimate)
         spread[fit.member] = window_spread(window_errors(table, fit.classes, lambda rates, replicated: _predict(
             fit, rates, None, replicated / fit.replication_baseline if fit.replication_baseline > 0 else 1.0),
-            table[REPLICATION].to_numpy(float)))
+            table[REPLICATION_RATE].to_numpy(float)))
         lows[fit.member], highs[fit.member] = widened(pd.Series(rows[fit.member]), lows[fit.member],
                                                       highs[fit.member], spread[fit.member], fit.classes, level)
     predicted = pd.DataFrame(rows).T

@@ -16,11 +16,13 @@ from capmodel.formatting import number
 #: the longest service demand or think time, in seconds (about 32 years): a larger figure is a unit slip, and near
 #: 1e308 the queueing solvers' sums overflow into a "no finite solution" that would hide the real problem
 MAX_SECONDS = 1e9
+#: the most customers a closed network or an MVA population may hold
+MAX_POPULATION = 10**9
 
 # The models' vocabulary for their inputs (capmodel.constraints): numbers are numbers (not text, not bools), finite.
 SERVERS = Number(int, 1, math.inf, name="c (number of servers)", required=True)
 NONNEGATIVE = Number(float, 0.0, math.inf, text=False, required=True)
-POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
+LAW_POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
 #: a service demand or think time, in seconds: at most ``MAX_SECONDS``, from Python and from a model file alike
 SECONDS = Number(float, 0.0, MAX_SECONDS, text=False, required=True,
                  wanted_text=f"a number of seconds from 0 to {MAX_SECONDS:,.0f} (about 32 years)")
@@ -40,7 +42,7 @@ def check_nonnegative(value: float, name: str) -> float:
 
 def check_positive(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` unless it is finite and > 0."""
-    return POSITIVE.check(value, InputError, name)
+    return LAW_POSITIVE.check(value, InputError, name)
 
 
 def check_probability(value: float, name: str) -> float:

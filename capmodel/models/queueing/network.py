@@ -23,7 +23,7 @@ import pandas as pd
 from capmodel.constraints import with_name
 from capmodel.errors import CapmodelError, InputError, shown
 from capmodel.formatting import number, percent
-from capmodel.models.queueing.laws import MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
+from capmodel.models.queueing.laws import MAX_POPULATION, MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
 from capmodel.models.queueing.load_dependent import LoadDependent, multi_server
 
 DELAY = "delay"
@@ -32,7 +32,6 @@ QUEUE = "queue"
 MAX_STATIONS = 1_000
 MAX_CLASSES = 100
 MAX_SERVERS = 1_000_000
-MAX_POPULATION = 10**9
 
 
 def check_number(value, name: str, high: float | None = None) -> float:

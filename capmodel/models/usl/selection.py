@@ -17,11 +17,14 @@ BIC's choice when it differs.
 """
 from __future__ import annotations
 
-from capmodel.errors import CapmodelError
+from capmodel.errors import CapmodelError, InputError
 from capmodel.models.usl.verdict.curve_rules import check_curve
 from capmodel.models.usl.engine import curve_arrays
 from capmodel.models.usl.family import MODELS, get_model
 from capmodel.models.usl.ranking import ModelComparison, rank_fits
+
+#: the models a caller may ask for: ``auto`` (the one ``compare_models`` recommends) or a member of the family
+MODEL_CHOICES = ("auto", *MODELS)
 
 
 def compare_models(curve, models=None, weights=None, extrapolation: bool = True) -> ModelComparison:
@@ -45,3 +48,43 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
 
         extrap = extrapolation_check(curve, list(fits))
     return rank_fits(n, x, fits, skipped, extrap)
+
+
+def fit_chosen(curve, model: str = "auto", *, weights=None, allow_superlinear: bool = False):
+    """Fit the model a caller chose to a curve table.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table (``concurrency``, ``throughput``, ...), as ``capmodel.read_curve`` returns it.
+    model : str
+        One of ``MODEL_CHOICES``: ``auto`` fits every rival and takes the recommended one, any other name fits that
+        model alone.
+    weights : str or None
+        ``"replicates"`` weighs each point by the inverse variance of its concurrency level's replicates.
+    allow_superlinear : bool
+        Let sigma go below 0; only the ``usl`` model has a sigma to free.
+
+    Returns
+    -------
+    tuple
+        ``(fit, comparison)``: the fitted object, and the ``ModelComparison`` it was chosen from (None unless
+        ``model`` is ``auto``).
+
+    Raises
+    ------
+    InputError
+        An unknown model, ``allow_superlinear`` with a model other than ``usl``, or a curve no model can be fitted to.
+    """
+    if model not in MODEL_CHOICES:
+        raise InputError(f"model: expected one of {', '.join(MODEL_CHOICES)}, got {model!r}")
+    if allow_superlinear and model != "usl":
+        raise InputError(f"allow_superlinear applies to the usl model only, not to {model}")
+    if model == "auto":
+        comparison = compare_models(curve, weights=weights)
+        return comparison.best_fit, comparison
+    if model == "usl":
+        from capmodel.models.usl.fit import fit_usl
+
+        return fit_usl(curve, allow_superlinear=allow_superlinear, weights=weights), None
+    return get_model(model).fit(curve, weights=weights), None
