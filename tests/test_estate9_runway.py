@@ -66,10 +66,9 @@ def _fleet(growth):
 @pytest.mark.parametrize("growth, status", [(1e-9, "beyond_horizon"), (0.0, "never"), (None, "no_growth_given"),
                                             (0.05, "months")])
 def test_the_fleet_says_the_runway_in_words_and_its_json_says_which(growth, status):
-    from capmodel.commands.fleet import _text
 
     fleet = _fleet(growth)
-    text = _text(fleet)
+    text = fleet.summary()
     (row,) = fleet.to_json()["rows"]
     assert row["runway_status"] == status
     shown = dict(zip(fleet.reading_table().columns, next(iter(fleet.reading_table().cells()))))

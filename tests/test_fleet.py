@@ -334,8 +334,6 @@ def test_the_embedded_cluster_warns_of_nothing_when_another_holds_the_dashboard_
 def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
     # a negative spare printed as "-3% (-5%--1%)" reads as a subtraction; the range is written out with "to"
     import pandas as pd
-
-    from capmodel.commands.fleet import _text
     from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     rows = pd.DataFrame([
@@ -346,7 +344,7 @@ def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
              method="operational laws", spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound",
              runway_months=18.8, evidence={"grade": "sound", "reasons": []}),
     ], columns=FLEET_COLUMNS)
-    text = _text(Fleet(rows, "1 local Dask worker(s)", 0.05))
+    text = Fleet(rows, "1 local Dask worker(s)", 0.05).summary()
     row_a = next(line for line in text.splitlines() if line.startswith("rs0 ") and "a:1" in line)
     row_b = next(line for line in text.splitlines() if line.startswith("rs1 ") and "b:1" in line)
     assert "-3% (-5% to -1%)" in row_a and "%--" not in text
@@ -536,8 +534,6 @@ def test_a_spare_interval_without_width_shows_the_figure_alone():
 ])
 def test_the_fleet_answer_says_each_fact_once_and_names_a_saturated_server(busiest, capacity, spare, runway):
     import pandas as pd
-
-    from capmodel.commands.fleet import _text
     from capmodel.models.runway import PAST_TARGET_WORDS
     from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
@@ -558,7 +554,7 @@ def test_the_fleet_answer_says_each_fact_once_and_names_a_saturated_server(busie
     # the table, the CLI text and the figure say a runway of 0 in one phrase
     cells = dict(zip([c.header for c in fleet.reading_table().columns.values()], fleet.reading_table().cells()[0]))
     assert cells["runway (months)"] == (PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}")
-    row = next(line for line in _text(fleet).splitlines() if line.startswith("rs0 "))
+    row = next(line for line in fleet.summary().splitlines() if line.startswith("rs0 "))
     assert row.endswith(PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}") and " 0.0" not in row
 
 

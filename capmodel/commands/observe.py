@@ -247,25 +247,22 @@ def _check_targets(args) -> None:
 def _capacity(observation, args):
     """The capacity answer and its evidence; without one (too few busy intervals, no CPU figures) None and an
     ``unusable`` verdict saying why."""
-    from capmodel.models.evidence import Evidence, Reason
     from capmodel.observe import server_capacity
-    from capmodel.observe.capacity import TooFewIntervals
+    from capmodel.observe.capacity import TooFewIntervals, no_capacity_evidence
 
     try:
         capacity = server_capacity(observation.tables["samples"], cores=args.cores,
                                    utilization_target=args.utilization_target, monthly_growth=args.growth)
     except TooFewIntervals as exc:
-        return None, Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
-                                        + str(exc).removeprefix("samples: ")))
+        return None, no_capacity_evidence(exc)
     return capacity, capacity.evidence
 
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
     from capmodel.observe.observation import printable
-    from capmodel.formatting import plural
     from capmodel.jsonable import print_json
-    from capmodel.observe.members import assess, spare_phrase
+    from capmodel.observe.members import assess
 
     if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports
         for member in observed.members:
@@ -286,23 +283,7 @@ def _members(observed, args, write: bool) -> int:
             raise _none_read(len(observed.members), json={**observed.to_json(), "files": None})
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
         return 0
-    say(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
-    for member in observed.members:
-        row = member.row()
-        if member.capacity is None:
-            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; no capacity: {member.error}")
-        elif not member.usable:
-            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; not ranked, verdict unusable: "
-                  f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
-        else:
-            say(f"  {member.host}: {plural(row['intervals'], 'interval')}, busiest {row['busiest_ops']:,.0f} ops/s, "
-                  f"saturation {row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
-                  f"{_runway(member.capacity)}, {row['verdict']} evidence")
-    for note in observed.notes:
-        say(f"note: {note}")
-    if observed.interrupted:
-        say("sampling was interrupted: every complete interval is kept")
-    say(observed.describe())
+    print(observed.summary())
     if none_read:        # every member's files unreadable: each row says why; one line and exit 2 after them
         raise _none_read(len(observed.members))
     say(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
@@ -314,22 +295,3 @@ def _none_read(members: int, json: dict | None = None):
 
     return InputError(f"none of the {members:,} members' FTDC could be read (each member's row says why); nothing "
                       "was written", json=json)
-
-
-def _runway(capacity) -> str:
-    """", 14.0 months of runway at 5% a month" (or "past its target now"); "" without a growth rate."""
-    import math
-
-    from capmodel.formatting import percent
-
-    runway = capacity.runway_months
-    if runway is None or capacity.monthly_growth is None or not math.isfinite(runway.estimate):
-        return "" if runway is None or capacity.monthly_growth is None else \
-            f", never reaches its target at {percent(capacity.monthly_growth)} a month"
-    if runway.estimate <= 0:
-        return ", past its target now"
-    from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS
-
-    if runway.estimate > HORIZON_MONTHS:
-        return f", {HORIZON_WORDS} of runway at {percent(capacity.monthly_growth)} growth a month"
-    return f", {runway.estimate:,.1f} months of runway at {percent(capacity.monthly_growth)} growth a month"

@@ -70,6 +70,13 @@ class TooFewIntervals(InputError):
     that does not report its CPU): a finding about the data, which callers report as an unusable verdict."""
 
 
+def no_capacity_evidence(exc: Exception) -> Evidence:
+    """The verdict when a server's samples are read but cannot state a capacity (too few busy intervals or samples,
+    ``exc`` says which): unusable, saying why; the server is not ranked, and it has not failed."""
+    return Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
+                              + str(exc).removeprefix("samples: ")))
+
+
 @dataclass(frozen=True)
 class ServerCapacity:
     """What the server can carry, from the operational laws on its own CPU per operation (``method`` is always the

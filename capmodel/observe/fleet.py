@@ -20,7 +20,7 @@ from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity, printable
-from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status, shown_runway
+from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, months_words, runway_status, shown_runway
 
 FLEET_COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
@@ -73,7 +73,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     """One server's fleet row (runs on a Dask worker): identity, window, capacity and verdict, or ``error``."""
     from capmodel.observe.observation import observe_ftdc
 
-    from capmodel.observe.capacity import TooFewIntervals
+    from capmodel.observe.capacity import TooFewIntervals, no_capacity_evidence
     from capmodel.observe.observation import TooFewSamples
 
     row = {column: None for column in FLEET_COLUMNS}
@@ -87,8 +87,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
         row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
         capacity = capacity_of(observation.samples, identity["cores"], monthly_growth, utilization_target)
     except (TooFewIntervals, TooFewSamples) as exc:   # read, but too little: not ranked (as observe says), not failed
-        evidence = Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
-                                      + str(exc).removeprefix("samples: ")))
+        evidence = no_capacity_evidence(exc)
         row.update(verdict=evidence.grade, reasons=[r.code for r in evidence.reasons], evidence=evidence.to_json())
         return row
     except CapmodelError as exc:
@@ -171,8 +170,6 @@ class Fleet:
     def evidence(self):
         """The evidence of the answer (an ``Evidence``): the most urgent ranked server's, or unusable when none is
         ranked. (Each row's ``evidence`` is its JSON, as the workers send it.)"""
-        from capmodel.models.evidence import Evidence, Reason
-
         usable = self._usable()
         if len(usable):
             return Evidence.from_json(usable.iloc[0]["evidence"])
@@ -271,6 +268,38 @@ class Fleet:
                 said += f"; read from the complete part of its files: {row['notes']}"
             lines.append(f"- **{name}** ({row['verdict']}): {_markdown_text(said)}")
         return "\n".join(lines)
+
+    def summary(self) -> str:
+        """Everything ``capmodel fleet`` prints: the answer, then one line per server (its hours, busiest load,
+        capacity, spare fraction, verdict and runway; why a server failed, was not counted or not ranked), and
+        where it was computed."""
+        shown = self.reading_table()    # the spare cell as the report writes it (no interval where it has no width)
+        spare_at = list(shown.columns).index("spare")
+        spares = [cells[spare_at] for cells in shown.cells()]
+        lines = [self.describe(), "",
+                 f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} "
+                 f"{'verdict':<9} {'runway (months)':>19}"]
+        for (_, row), spare in zip(self.rows.iterrows(), spares):
+            name = (row["member"] if isinstance(row["member"], str) else row["folder"])[-28:]
+            cluster = row["cluster"] if isinstance(row["cluster"], str) else "-"
+            if isinstance(row["error"], str):
+                said = "not counted" if isinstance(row.get("duplicate_of"), str) else "failed"
+                lines.append(f"{cluster:<10} {name:<28} {said}: {row['error']}")
+                continue
+            if row["verdict"] == "unusable":
+                reasons = ", ".join(r.get("message", "") for r in row["evidence"].get("reasons", [])
+                                    if r.get("grade") == "unusable")
+                lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
+                continue
+            runway = row["runway_months"]
+            runway_text = "-" if runway is None or math.isnan(runway) else months_words(runway)
+            lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
+                         f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>19}")
+            if isinstance(row.get("notes"), str):
+                lines.append(f"{'':<10} note: {row['notes']}")
+        methods = ", ".join(sorted(set(self.rows["method"].dropna()))) or "no method"
+        lines += ["", f"busiest and capacity in ops/s; capacity by {methods}; computed on {self.workers}"]
+        return "\n".join(printable(line) for line in lines)    # a folder named with a newline: still one row
 
     def to_json(self) -> dict:
         from capmodel.jsonable import to_jsonable

@@ -250,6 +250,33 @@ class ReplicaSetObservation:
             return top.capacity.evidence
         return Evidence.of(Reason("no_member_ranked", "unusable", "no member has a usable capacity verdict"))
 
+    def summary(self) -> str:
+        """What ``capmodel observe`` prints of a replica set: the source, one line per member (its intervals, busiest
+        load, saturation, spare fraction, runway and verdict; why it has no capacity or is not ranked), the notes,
+        and the answer. Each line printable (a member named with a newline stays one line)."""
+        from capmodel.formatting import plural
+        from capmodel.observe.observation import printable
+        from capmodel.observe.runway_words import runway_phrase
+
+        lines = [f"source: {self.source}" + (f" (replica set {self.replica_set})" if self.replica_set else "")]
+        for member in self.members:
+            row = member.row()
+            intervals = plural(row["intervals"], "interval")
+            if member.capacity is None:
+                lines.append(f"  {member.host}: {intervals}; no capacity: {member.error}")
+            elif not member.usable:
+                why = "; ".join(r.message for r in member.capacity.evidence.reasons if r.grade == "unusable")
+                lines.append(f"  {member.host}: {intervals}; not ranked, verdict unusable: {why}")
+            else:
+                lines.append(f"  {member.host}: {intervals}, busiest {row['busiest_ops']:,.0f} ops/s, saturation "
+                             f"{row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
+                             f"{runway_phrase(member.capacity)}, {row['verdict']} evidence")
+        lines += [f"note: {note}" for note in self.notes]
+        if self.interrupted:
+            lines.append("sampling was interrupted: every complete interval is kept")
+        lines.append(self.describe())
+        return "\n".join(printable(line) for line in lines)
+
     def to_json(self) -> dict:
         top = self.limiting
         return {"source": self.source, "replica_set": self.replica_set, "interrupted": self.interrupted,

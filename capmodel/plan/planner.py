@@ -193,7 +193,7 @@ class CapacityPlan:
         return made
 
     def summary(self) -> str:
-        lines = [f"Load per user: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
+        lines = [f"User load: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
         if self.baseline_vm:
             lines.append(f"Baseline VM: {self.baseline_vm}")
         lines.append("")

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.formatting import interval_words, percent
+from capmodel.jsonable import to_jsonable
+from capmodel.formatting import integer, interval_words, money, percent, plural, shows_width
 from capmodel.plan.calibration import calibrate_user_load, user_load_from_ops_per_user
 from capmodel.plan.capacity import Objectives
 from capmodel.plan.catalog import join_measurements
@@ -34,6 +35,8 @@ class PlanStudy:
     recommendations: pd.DataFrame
     source: str
     monthly_growth: float | None = None
+    #: the users today the runways start from (None: the baseline's)
+    current_users: float | None = None
 
     @property
     def vms(self) -> pd.DataFrame:
@@ -78,6 +81,54 @@ class PlanStudy:
             parts[-1] += f" The baseline {base} carries {vms.loc[base, 'users']:,.0f} users."
         parts += ["", self.evidence.describe()]
         return "\n".join(parts)
+
+    def summary(self) -> str:
+        """Everything ``capmodel plan`` prints: the VM per target first (when targets were given) with the verdict,
+        then the plan of every VM, the currency, the runways (with a growth rate) and, without targets, the verdict."""
+        currency = _currency(self.plan)
+        lines = self.evidence.lines()
+        evidence = [f"Evidence of the answer (the VMs it names): {lines[0].removeprefix('evidence: ')}", *lines[1:]]
+        out = []
+        if not self.recommendations.empty:     # the answer first: the VM per target and its verdict, then the plan
+            out += ["Recommendations:", *_recommendation_lines(self.recommendations, currency, self.monthly_growth),
+                    *evidence, ""]
+        out.append(self.plan.summary())
+        if currency:
+            out.append(f"Costs are per month in {currency} (the catalog's currency).")
+        if self.monthly_growth is not None:
+            current = self.current_users if self.current_users is not None else self.plan.workload.baseline_users
+            out += ["", *_runway_lines(self.plan, self.monthly_growth, current)]
+        if self.recommendations.empty:
+            out += ["", *evidence]
+        return "\n".join(out)
+
+    def to_json(self) -> dict:
+        """The JSON contract of ``capmodel plan --json``: the load per user, the objectives, one row per VM (each
+        with its own evidence), the recommendations, the Pareto frontier, the notes and the study's evidence."""
+        plan = self.plan
+        vms = plan.vms[[c for c in VM_FIELDS if c in plan.vms.columns]]
+        recs = self.recommendations.astype(object).where(self.recommendations.notna(), None)
+        load = plan.workload
+        rows = vms.astype(object).where(vms.notna(), None).to_dict(orient="records")
+        for row in rows:
+            verdict = plan.vm_evidence.get(row["vm"])
+            row["evidence"] = verdict.to_json() if verdict is not None else None
+        return to_jsonable({
+            "workload": {"ops_per_user": load.ops_per_user, "ops_per_user_low": load.ops_per_user_low,
+                         "ops_per_user_high": load.ops_per_user_high, "baseline_users": load.baseline_users,
+                         "baseline_throughput": load.baseline_throughput,
+                         "baseline_utilization": load.baseline_utilization, "baseline_vm": plan.baseline_vm},
+            "objectives": {"utilization_target": plan.objectives.utilization_target,
+                           "peak_fraction": plan.objectives.peak_fraction,
+                           "latency_p95_ms": plan.objectives.latency_p95_ms,
+                           "latency_increase": plan.objectives.latency_increase},
+            "level": plan.level,
+            "vms": rows,
+            "recommendations": recs.to_dict(orient="records"),
+            "pareto_frontier": list(plan.frontier()["vm"]),
+            "notes": plan.notes,
+            "evidence": self.evidence.to_json(),
+        })
 
 
 def _target_line(r: pd.Series, vms: pd.DataFrame, growth: float | None) -> str:
@@ -191,4 +242,68 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
                     current_users=current_users, monthly_growth=growth, source=source, comparisons=comparisons)
     plan.notes.extend(model_notes)
     recommendations = plan.recommend(list(targets or []), current_users, growth)
-    return PlanStudy(plan=plan, recommendations=recommendations, source=source or "", monthly_growth=growth)
+    return PlanStudy(plan=plan, recommendations=recommendations, source=source or "", monthly_growth=growth,
+                     current_users=current_users)
+
+
+#: the columns of a VM row in the JSON, in order
+VM_FIELDS = (
+    "vm", "family", "vcpu", "ram_gb", "storage", "currency", "monthly_cost", "measured_throughput", "throughput",
+    "throughput_low", "throughput_high", "usable_throughput", "usable_throughput_low", "usable_throughput_high",
+    "binding_limit", "latency_ok", "latency_note", "users", "users_low", "users_high", "throughput_per_cost",
+    "throughput_per_cost_low", "throughput_per_cost_high", "throughput_per_cost_vs_baseline", "cost_per_user",
+    "cost_per_user_low", "cost_per_user_high", "cost_per_1000_users", "cost_per_1000_users_low",
+    "cost_per_1000_users_high", "cost_per_1000_ops", "pareto", "runway_months", "runway_months_low",
+    "runway_months_high",
+)
+
+
+def _tenths(value) -> str:
+    """Months to one decimal, as the figure they stand beside."""
+    return f"{value:,.1f}"
+
+
+def _months(value, growth: float = 0.0) -> str:
+    """A number of months for reading: 'now' at 0, 'never' when users do not grow (or shrink), else one decimal."""
+    if value is None or value != value:
+        return "unknown"
+    if value == float("inf"):
+        return "never (users shrink)" if growth < 0 else "never (no growth)"
+    return "now (already there)" if value == 0 else f"{_tenths(value)} months"   # one decimal, as the reports
+
+
+def _recommendation_lines(recommendations, currency: str = "", growth: float | None = None) -> list[str]:
+    lines = []
+    for _, r in recommendations.iterrows():
+        when = ""
+        if growth is not None and "months_until_target" in r:
+            when = f" [reached in {_months(r['months_until_target'], growth)} at {percent(growth)} a month]"
+        if isinstance(r.get("vm"), str):
+            lines.append(f"{integer(r['target_users']):>10} users -> {r['vm']} ({money(r['monthly_cost'], currency)}"
+                         f"/month, {integer(r['users'])} users capacity){when}")
+        else:
+            lines.append(f"{integer(r['target_users']):>10} users -> none: {r['reason']}{when}")
+    return lines
+
+
+def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
+    """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
+    lines = [f"Runway at {percent(growth)} monthly growth from {plural(current_users, 'user')} (months until each VM "
+             "is full):"]
+    for _, r in plan.vms.iterrows():
+        low, high = r.get("runway_months_low"), r.get("runway_months_high")
+        span = f" (interval {_tenths(low)} to {_tenths(high)})" if shows_width(low, high, _tenths) else ""
+        full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"], growth) + span
+        if r["users"] == r["users"] and current_users > r["users"]:   # "already there" hid a VM 4x too small
+            full = (f"now: already over, {integer(current_users)} users today against the {integer(r['users'])} "
+                    "it carries")
+        lines.append(f"  {r['vm']:<20} {full}")
+    return lines
+
+
+def _currency(plan) -> str:
+    """The catalog's currency when it has one (one value for all VMs), else empty."""
+    if "currency" not in plan.vms.columns:
+        return ""
+    values = {str(c) for c in plan.vms["currency"].dropna()}
+    return values.pop() if len(values) == 1 else ""

@@ -22,7 +22,8 @@ import pandas as pd
 
 from capmodel.constraints import with_name
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.formatting import number, percent
+from capmodel.formatting import Column, number, percent, table
+from capmodel.jsonable import to_jsonable
 from capmodel.models.queueing.laws import MAX_POPULATION, MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
 from capmodel.models.queueing.load_dependent import LoadDependent, multi_server
 
@@ -240,8 +241,55 @@ class MulticlassResult:
         return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
                 f"(utilization {percent(u, UTILIZATION_DIGITS)}).")
 
+    def summary(self) -> str:
+        """Everything ``capmodel mva`` prints for a model file: the answer, the solver's notes, then the per-class
+        table (times in ms) and the per-station table."""
+        return "\n".join([self.describe(), *self.notes, "", formatted_class_table(self).text(), "",
+                          formatted_station_table(self).text()])
+
+    def to_json(self) -> dict:
+        """The JSON of ``capmodel mva --json`` (without the solver's name, which the caller chose): per class its
+        figures with the residence at each station, per station its servers, utilization and queues, the
+        bottleneck and the notes."""
+        rows = []
+        for row in self.table.reset_index().to_dict(orient="records"):
+            residence = {s: row.pop(f"residence_{s}") for s in self.network.stations}
+            rows.append({**row, "residence": residence})
+        stations = [{"station": s, "servers": self.network.servers_label(k), "utilization": self.utilization[s],
+                     "queue_length": self.queue_length.loc[s].to_dict()}
+                    for k, s in enumerate(self.network.stations)]
+        return to_jsonable({"method": self.method, "classes": rows, "stations": stations,
+                            "bottleneck": self.bottleneck, "notes": self.notes})
+
     def __repr__(self):
         return f"<MulticlassResult {self.method}: {self.describe()}>"
+
+
+CLASS_NOTE = "—: not a figure of this class (an open class has no population or think time, a closed one no arrival)"
+STATION_NOTE = "—: a delay station has no utilization (it never queues)"
+
+
+def formatted_class_table(result: MulticlassResult):
+    """Per class, for people: populations and rates with their units, times in ms (the model's are seconds)."""
+    frame = result.table.reset_index()
+    times = ["response_time"] + [f"residence_{s}" for s in result.network.stations]
+    frame[times] = frame[times] * 1000.0
+    columns = {"class": Column("class", "text"), "population": Column("population", "int"),
+               "think_time": Column("think time (s)"), "arrival_rate": Column("arrival rate (ops/s)"),
+               "throughput": Column("throughput (ops/s)", digits=THROUGHPUT_DIGITS),
+               "response_time": Column("response time (ms)", digits=TIME_DIGITS),
+               **{f"residence_{s}": Column(f"at {s} (ms)") for s in result.network.stations}}
+    return table(frame, columns, footnotes=[CLASS_NOTE])
+
+
+def formatted_station_table(result: MulticlassResult):
+    """Per station: its servers, its utilization as a percentage and the mean queue of each class."""
+    frame = result.station_table().reset_index()
+    queues = [c for c in frame.columns if c.startswith("queue_")]
+    columns = {"station": Column("station", "text"), "servers": Column("servers", "text"),
+               "utilization": Column("utilization", "percent", digits=UTILIZATION_DIGITS),
+               **{c: Column(f"queue of {c.removeprefix('queue_')}") for c in queues}}
+    return table(frame, columns, footnotes=[STATION_NOTE])
 
 
 # significant digits of a utilization (as a percentage), of a class's throughput and of its response time in ms:
