@@ -2,8 +2,8 @@
 capmodel's producers (``bench``, ``observe``, and ``ycsb``, the reader of YCSB client output) writes it.
 
 The readers (``capmodel.data.readers``, ``validate_curve``), the bench's ``curve.csv`` (``capmodel.bench.sweep.files``)
-and the observed one (``capmodel.observe.tables``) take their column names from here, and the README's section "The
-curve table" is ``markdown_table()`` (a test keeps the two equal). A family of columns has its key in angle
+and the observed one (``capmodel.observe.tables``) take their column names from here, and the manual's page
+``docs/curve-table.md`` is ``markdown_table()`` (a test and the docs build keep the two equal). A family of columns has its key in angle
 brackets: ``latency_<op>_<stat>_ms`` stands for ``latency_read_p95_ms``, ``latency_update_mean_ms`` ...
 
 The order of ``COLUMNS`` is the order in which the producers write them. This module imports no third-party package,
@@ -138,7 +138,7 @@ def column(name: str) -> CurveColumn | None:
 
 
 def markdown_table() -> str:
-    """The declaration as the README's markdown table, one row per column or family."""
+    """The declaration as the markdown table of the manual's page ``docs/curve-table.md``, one row per column or family."""
     lines = ["| column | required | checked | unit | value | written by | meaning |", "|---|---|---|---|---|---|---|"]
     for c in COLUMNS:
         written = ", ".join(c.written_by) or "(files only)"
