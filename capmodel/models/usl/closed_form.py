@@ -20,17 +20,52 @@ from capmodel.formatting import number
 
 
 def usl_throughput(n, sigma, kappa, lambda_):
-    """X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)), vectorised over ``n``."""
+    """The USL's throughput X(N) = λN / (1 + σ(N − 1) + κN(N − 1)).
+
+    Parameters
+    ----------
+    n : float or array-like
+        The concurrency N.
+    sigma, kappa, lambda_ : float
+        Contention σ, coherency κ and the throughput of one client λ.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        X(N), in λ's unit, vectorised over ``n``.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.closed_form import usl_throughput
+    >>> usl_throughput([1, 8, 32], sigma=0.05, kappa=0.001, lambda_=100).round(1).tolist()
+    [100.0, 569.0, 903.4]
+    """
     n = np.asarray(n, dtype=float)
     return lambda_ * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))
 
 
 def usl_peak(sigma, kappa, lambda_):
-    """(N*, X(N*)): the peak of the USL curve; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear.
+    """The peak of the USL curve: N* = √((1 − σ)/κ) and X(N*) (Gunther 2007, eq. 4.33).
 
-    N* = sqrt((1 - sigma)/kappa) (Gunther 2007, eq. 4.33). Below one client the formula has no meaning: a curve whose
-    sqrt((1 - sigma)/kappa) <= 1 falls from the first client on, and its peak is reported at N = 1. Scalars give
-    floats; arrays (one parameter set per element) give arrays.
+    Without coherency (κ = 0) there is no peak: (inf, the ceiling λ/σ); linear scaling gives (inf, inf). A curve whose
+    √((1 − σ)/κ) <= 1 falls from the first client on, and its peak is reported at N = 1.
+
+    Parameters
+    ----------
+    sigma, kappa, lambda_ : float or array-like
+        The parameters; arrays give one peak per element.
+
+    Returns
+    -------
+    tuple
+        (N*, X(N*)): floats for scalars, arrays for arrays.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.closed_form import usl_peak
+    >>> n_star, x_star = usl_peak(0.05, 0.001, 100)
+    >>> round(n_star, 2), round(x_star, 1)
+    (30.82, 903.8)
     """
     if np.ndim(sigma) == 0 and np.ndim(kappa) == 0 and np.ndim(lambda_) == 0:
         if kappa > 0:
@@ -53,7 +88,22 @@ def whole_peak(peak_concurrency: float, throughput_at) -> int:
 
 
 def concurrency_for_throughput(x: float, sigma: float, kappa: float, lambda_: float = 1.0) -> float:
-    """The N on the rising side of the curve where X(N) = x; inf when x is beyond the peak."""
+    """The concurrency on the rising side of the USL curve where X(N) reaches a throughput.
+
+    Parameters
+    ----------
+    x : float
+        The throughput, in λ's unit.
+    sigma, kappa : float
+        Contention and coherency.
+    lambda_ : float, default 1.0
+        The throughput of one client.
+
+    Returns
+    -------
+    float
+        N; 0 for x <= 0, inf when x is beyond the peak.
+    """
     if x <= 0:
         return 0.0
     # x * (1 + sigma (N-1) + kappa N (N-1)) = lambda N  ->  a N^2 + b N + c = 0

@@ -153,7 +153,28 @@ def _fit(x, r, method: str, bins: int | None, start=None) -> np.ndarray:
 
 
 class LatencyFit:
-    """sigma, kappa, lambda_ fitted on the observed points; every other figure derives from them."""
+    """The USL's latency form fitted to observed (throughput, mean latency) points, as ``fit_usl_latency`` returns it.
+
+    σ, κ and λ are fitted; every other figure derives from them: the nose (``peak_concurrency``, ``peak_throughput``,
+    ``peak_latency_ms``), ``observed_peak_throughput`` (95th percentile of the intervals), ``spare_fraction``,
+    ``latency_ms(throughput)``, ``latency_limit(target_ms)``, ``throughput_at_latency(target_ms)``, ``conf_int()`` (a
+    case bootstrap that refits with the same method) and ``summary()``.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        The observed curve.
+    x, r : numpy.ndarray
+        The throughputs (ops/s) and mean latencies (s) fitted.
+    params : array-like
+        σ, κ, λ.
+    seed : int, optional
+        The bootstrap's seed.
+    method : {"latency", "throughput"}, default "latency"
+        How it was fitted (see ``fit_usl_latency``).
+    bins : int, optional
+        The concurrency bins of the ``throughput`` method.
+    """
 
     def __init__(self, curve: pd.DataFrame, x: np.ndarray, r: np.ndarray, params: np.ndarray, seed: int | None = 0,
                  method: str = "latency", bins: int | None = None):
@@ -291,15 +312,47 @@ def _figures(sigma, kappa, lambda_, observed_peak, planned=None, target_ms=None)
 
 def fit_usl_latency(curve: pd.DataFrame, method: str = "latency", bins: int | None = None,
                     seed: int | None = 0) -> LatencyFit:
-    """The USL's latency form for an observed curve's (``throughput``, ``latency_mean_ms``) pairs (closed system, no
-    think time: R = N / X).
+    """Fit the USL's latency form to an observed curve's (throughput, mean latency) pairs.
 
-    ``method="latency"`` fits R(X) itself: least squares on the relative latency error, a point whose N = X R lies
-    past the fitted peak compared with the upper (retrograde) branch, every other with the lower one. It needs a
-    clear latency-throughput relation. ``method="throughput"`` fits ``capmodel.fit_usl`` on (N = X R, X) instead
-    (``bins``: binned by N first, counts as weights; see ``bin_by_concurrency``), which copes better with intervals
-    whose throughput scatters at one concurrency. Either way the result derives the same figures, and its bootstrap
-    refits with the same method."""
+    A closed system with no think time: R = N / X. Either way of fitting gives the same figures, and the bootstrap
+    refits with the same method.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``throughput`` and ``latency_mean_ms`` (``Observation.curve``).
+    method : {"latency", "throughput"}, default "latency"
+        ``latency`` fits R(X) itself: least squares on the relative latency error, a point whose N = X R lies past
+        the fitted peak compared with the upper (retrograde) branch, every other with the lower one; it needs a clear
+        latency-throughput relation. ``throughput`` fits ``capmodel.fit_usl`` on (N = X R, X) instead, which copes
+        better with intervals whose throughput scatters at one concurrency.
+    bins : int, optional
+        With ``method="throughput"``: bin the points by N first and weight each bin by its count
+        (``bin_by_concurrency``).
+    seed : int, optional, default 0
+        The bootstrap's seed.
+
+    Returns
+    -------
+    LatencyFit
+
+    Raises
+    ------
+    InputError
+        An unknown ``method``, or the curve lacks the columns or usable points.
+    FitError
+        The fit did not reach finite parameters.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> from capmodel.observe import bundled_sample, observe_ftdc
+    >>> sample = bundled_sample()
+    >>> curve = observe_ftdc(sample["path"], since=sample["since"], until=sample["until"]).curve
+    >>> fit = capmodel.fit_usl_latency(curve, method="throughput", bins=8)
+    >>> round(fit.peak_throughput), round(fit.sigma, 4)
+    (645, 0.3295)
+    """
     if method not in ("latency", "throughput"):
         raise InputError(f"method: expected 'latency' or 'throughput', got {method!r}")
     x, r = _arrays(curve)
@@ -310,11 +363,31 @@ def fit_usl_latency(curve: pd.DataFrame, method: str = "latency", bins: int | No
 
 
 def bin_by_concurrency(curve: pd.DataFrame, bins: int = 12, min_points: int = 1) -> pd.DataFrame:
-    """Many noisy observed points at uneven N -> one row per concurrency bin (geometric bins over the observed
-    range): mean ``concurrency``, ``throughput`` and ``latency_mean_ms``, and ``points`` (rows in the bin).
+    """Many noisy observed points at uneven N, averaged into one row per concurrency bin.
 
-    Fit it with ``capmodel.fit_usl(binned, weights=binned["points"])``: a bin mean of k points has 1/k of a single
-    point's variance, so the count is its inverse-variance weight (equal per-point noise assumed)."""
+    The bins are geometric over the observed range. Fit the result with
+    ``capmodel.fit_usl(binned, weights=binned["points"])``: a bin mean of k points has 1/k of a single point's variance,
+    so the count is its inverse-variance weight (equal per-point noise assumed).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``concurrency`` and ``throughput`` (and ``latency_mean_ms``, averaged too when present).
+    bins : int, default 12
+        The number of bins (>= 1).
+    min_points : int, default 1
+        Bins with fewer rows are dropped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per bin the mean ``concurrency``, ``throughput`` and ``latency_mean_ms``, and ``points`` (rows in the bin).
+
+    Raises
+    ------
+    InputError
+        A column is missing, ``bins`` is not a whole number >= 1, or no row has a concurrency > 0.
+    """
     if "concurrency" not in curve or "throughput" not in curve:
         raise InputError("bin_by_concurrency needs 'concurrency' and 'throughput' columns")
     if not (isinstance(bins, int) and bins >= 1):
