@@ -3,7 +3,7 @@ Little's-law response time.
 
 X(N) = lambda*N / D(N) with D(N) = 1 + sigma*(N-1) + kappa*N*(N-1) (Gunther, *Guerrilla Capacity Planning*, Springer
 2007, ch. 4-6). Every question here is a root of a quadratic in N, solved once, so the fitted objects
-(``USLFit.latency_limit``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
+(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
 get the same answer. ``latency_limit`` is the one solver of the latency-target question: its branch and its cap at the
 peak are arguments, and "unreachable" is a named ``LatencyLimit``. Pure functions of the parameters: no fitting, no
 I/O.
@@ -123,11 +123,26 @@ BRANCHES = ("normal", "retrograde")
 class LatencyLimit:
     """The answer to "the largest N (and its X) whose Little's-law response time N/X(N) is within a target".
 
-    ``reachable`` says whether there is an answer; ``reason`` names the case (one of ``LATENCY_REASONS``) and
-    ``message`` says it in words. ``concurrency`` and ``throughput`` are the answer (inf when nothing bounds N, NaN
-    only when ``reachable`` is False); ``branch`` is where it lies: ``normal`` (the rising side of the curve), ``peak``
-    (the target is met up to the peak and the answer was capped there) or ``retrograde`` (the far side of the nose).
-    ``zero_load_seconds`` is the fastest response time the curve offers over the allowed N.
+    ``latency_limit`` returns it.
+
+    Parameters
+    ----------
+    concurrency, throughput : float
+        The answer: inf when nothing bounds N, NaN only when ``reachable`` is False.
+    reachable : bool
+        Whether there is an answer.
+    reason : str
+        The case, one of ``LATENCY_REASONS`` (``met``, ``capped_at_peak``, ``retrograde``, ``unbounded``,
+        ``below_zero_load``, ``past_peak``).
+    message : str
+        The case in words.
+    branch : str, default ""
+        Where the answer lies: ``normal`` (the rising side of the curve), ``peak`` (the target is met up to the peak
+        and the answer was capped there) or ``retrograde`` (the far side of the nose).
+    target_seconds : float, default nan
+        The target.
+    zero_load_seconds : float, default nan
+        The fastest response time the curve offers over the allowed N.
     """
 
     concurrency: float
@@ -188,12 +203,12 @@ def latency_root(budget, sigma, kappa):
     return np.where(a > 0, quadratic, linear)
 
 
-def latency_throughput(seconds, sigma, kappa, lambda_, min_concurrency: float = 1.0):
-    """The most throughput whose Little's-law response time N/X(N) meets ``seconds``, on the rising side and capped
+def latency_throughput(target_s, sigma, kappa, lambda_, min_concurrency: float = 1.0):
+    """The most throughput whose Little's-law response time N/X(N) meets ``target_s``, on the rising side and capped
     at the peak (``latency_limit(..., branch="normal", cap_at_peak=True)``'s throughput), over arrays of parameter
     sets at once; 0 where even ``min_concurrency`` misses the target, inf where nothing bounds N (linear)."""
     sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
-    n_t = latency_root(lambda_ * seconds, sigma, kappa)
+    n_t = latency_root(lambda_ * target_s, sigma, kappa)
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     n = np.minimum(n_t, n_peak)
     with np.errstate(invalid="ignore"):
@@ -201,57 +216,89 @@ def latency_throughput(seconds, sigma, kappa, lambda_, min_concurrency: float = 
     return np.where(n_t < min_concurrency * (1 - 1e-12), 0.0, at)
 
 
-def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
-                  cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time: float = 0.0) -> LatencyLimit:
-    """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time`` <= ``seconds``".
+def latency_limit(target_s: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
+                  cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time_s: float = 0.0) -> LatencyLimit:
+    """The one solver of "the largest N (and its X) whose response time N/X(N) − Z is within a target".
 
-    N/X(N) = D(N)/lambda, so the condition is kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda (T + Z)) <= 0: the
-    largest root N_T of that quadratic (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve
-    when N_T <= N* (the peak, ``usl_peak``), on the retrograde branch past it otherwise. Past the peak:
+    N/X(N) = D(N)/λ, so the condition is κN² + (σ − κ)N + (1 − σ − λ(T + Z)) <= 0: the largest root N_T of that quadratic
+    (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve when N_T <= N* (the peak,
+    ``usl_peak``), on the retrograde branch past it otherwise. A target below the response time at every allowed N is
+    ``below_zero_load``; a curve whose response time never grows with N (κ = 0, σ <= 0) answers ``unbounded`` (N and X
+    infinite, reachable). Nothing here returns 0 or NaN without saying so.
 
-    - ``cap_at_peak=True``: the answer is the peak itself (reason ``capped_at_peak``: the most throughput that
-      meets the target; what capacity planning asks);
-    - else ``branch="normal"``: no answer on the rising side (reason ``past_peak``, not reachable: where the normal
-      branch of R(X) reaches the target, it never does);
-    - else ``branch="retrograde"``: N_T and X(N_T) on the far side of the nose (reason ``retrograde``: the largest N,
-      whatever its throughput).
+    Parameters
+    ----------
+    target_s : float
+        The response-time target T, in seconds (> 0).
+    sigma, kappa, lambda_ : float
+        The USL's parameters (λ in operations per second).
+    branch : {"normal", "retrograde"}, default "normal"
+        Without ``cap_at_peak``, past the peak: ``normal`` gives no answer on the rising side (reason ``past_peak``,
+        not reachable); ``retrograde`` gives N_T and X(N_T) on the far side of the nose (reason ``retrograde``: the
+        largest N, whatever its throughput).
+    cap_at_peak : bool, default True
+        Past the peak, the answer is the peak itself (reason ``capped_at_peak``: the most throughput that meets the
+        target, what capacity planning asks).
+    min_concurrency : float, default 1.0
+        The smallest N the question allows (1 client for a closed benchmark; 0 for the latency form of observed load,
+        whose N = X R is a time average below 1 at light load).
+    think_time_s : float, default 0.0
+        The clients' think time Z, in seconds (>= 0).
 
-    ``min_concurrency``: the smallest N the question allows (1 client for a closed benchmark; 0 for the latency form
-    of observed load, whose N = X R is a time average below 1 at light load). A target below the response time at
-    every allowed N is ``below_zero_load``; a curve whose response time never grows with N (kappa = 0, sigma <= 0)
-    answers ``unbounded`` (N and X infinite, reachable). Nothing here returns 0 or NaN without saying so.
+    Returns
+    -------
+    LatencyLimit
+        ``reachable``, ``reason`` (one of ``LATENCY_REASONS``) and ``message``, the answer's ``concurrency`` and
+        ``throughput``, and its ``branch``.
+
+    Raises
+    ------
+    InputError
+        An unknown ``branch``, a target that is not a number of seconds > 0, or a negative think time.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.closed_form import latency_limit
+    >>> limit = latency_limit(0.03, sigma=0.05, kappa=0.001, lambda_=100)
+    >>> limit.reason, round(limit.concurrency, 2), round(limit.throughput, 1)
+    ('met', 26.98, 899.4)
+    >>> latency_limit(0.05, sigma=0.05, kappa=0.001, lambda_=100).reason           # met up to the peak
+    'capped_at_peak'
+    >>> limit = latency_limit(0.05, sigma=0.05, kappa=0.001, lambda_=100, cap_at_peak=False, branch="retrograde")
+    >>> limit.reason, round(limit.concurrency, 2)
+    ('retrograde', 43.69)
     """
     if branch not in BRANCHES:
         raise InputError(f"branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
-    if not (math.isfinite(seconds) and seconds > 0) or not (math.isfinite(think_time) and think_time >= 0):
-        raise InputError(f"a latency target must be a number of seconds > 0 (think time >= 0), got {seconds!r}"
-                         + (f" (think time {think_time!r})" if think_time else ""))
-    budget = lambda_ * (seconds + think_time)
+    if not (math.isfinite(target_s) and target_s > 0) or not (math.isfinite(think_time_s) and think_time_s >= 0):
+        raise InputError(f"a latency target must be a number of seconds > 0 (think time >= 0), got {target_s!r}"
+                         + (f" (think time {think_time_s!r})" if think_time_s else ""))
+    budget = lambda_ * (target_s + think_time_s)
     n_lo = max(float(min_concurrency), 0.0)
     # the fastest response time over N >= n_lo: D's minimum at N = (kappa - sigma) / (2 kappa) when kappa > 0
     if kappa > 0:
         n_fast = max(n_lo, (kappa - sigma) / (2 * kappa))
     else:
         n_fast = n_lo if sigma >= 0 else math.inf
-    zero_load = ((1.0 + sigma * (n_fast - 1.0) + kappa * n_fast * (n_fast - 1.0)) / lambda_ - think_time
+    zero_load = ((1.0 + sigma * (n_fast - 1.0) + kappa * n_fast * (n_fast - 1.0)) / lambda_ - think_time_s
                  if math.isfinite(n_fast) else math.nan)
     if kappa == 0 and sigma <= 0:      # D(N) never grows with N: constant (linear scaling) or falling (superlinear)
         if sigma == 0 and 1.0 - budget > 0:
-            return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
-        return _latency_result("unbounded", math.inf, usl_peak(sigma, kappa, lambda_)[1], "normal", seconds,
+            return _latency_result("below_zero_load", 0, 0, "", target_s, zero_load)
+        return _latency_result("unbounded", math.inf, usl_peak(sigma, kappa, lambda_)[1], "normal", target_s,
                                zero_load)
     n_t = float(latency_root(budget, sigma, kappa))
     if n_t < n_lo * (1 - 1e-12):
-        return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
+        return _latency_result("below_zero_load", 0, 0, "", target_s, zero_load)
     n_t = max(n_t, n_lo)
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     if n_t <= n_peak:
-        return _latency_result("met", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "normal", seconds, zero_load)
+        return _latency_result("met", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "normal", target_s, zero_load)
     if cap_at_peak:
-        return _latency_result("capped_at_peak", n_peak, x_peak, "peak", seconds, zero_load)
+        return _latency_result("capped_at_peak", n_peak, x_peak, "peak", target_s, zero_load)
     if branch == "normal":
-        return _latency_result("past_peak", n_peak, x_peak, "", seconds, zero_load)
-    return _latency_result("retrograde", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "retrograde", seconds,
+        return _latency_result("past_peak", n_peak, x_peak, "", target_s, zero_load)
+    return _latency_result("retrograde", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "retrograde", target_s,
                            zero_load)
 
 
