@@ -425,6 +425,7 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
     See Also
     --------
     capmodel.data.curve.validate_curve : the checks applied to the table read.
+
     capmodel.datasets.load_curve : a bundled curve, already validated.
 
     Examples
@@ -433,7 +434,8 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
     >>> curve = capmodel.read_curve("data/usl_specsdm91.csv")
     >>> curve.columns.tolist()
     ['concurrency', 'throughput']
-    >>> len(capmodel.read_curve("tests/fixtures/ycsb_sweep"))     # a folder of YCSB runs, one per thread count
+    >>> # a folder of YCSB client runs, one per thread count
+    >>> len(capmodel.read_curve("tests/fixtures/ycsb_sweep"))
     3
     """
     paths = path if isinstance(path, (list, tuple)) else [path]

@@ -71,7 +71,7 @@ def asymptotic_bounds(demands, think_time: float = 0.0, population=1) -> pd.Data
         The stations' service demands.
     think_time : float, default 0.0
         Z, in the demands' unit.
-    population : int or array-like, default 1
+    population : int or array_like, default 1
         The populations N (each >= 1).
 
     Returns

@@ -135,6 +135,7 @@ def exact_mva(demands, think_time: float = 0.0, populations=1, servers=None) -> 
     See Also
     --------
     approximate_mva : Bard-Schweitzer, at a cost independent of N.
+
     capmodel.models.queueing.multiclass.multiclass_mva : several classes of users.
 
     Examples

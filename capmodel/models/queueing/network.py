@@ -168,16 +168,16 @@ class MulticlassResult:
     ----------
     network : Network
         The checked stations, classes, demands and station kinds.
-    throughput : array-like
+    throughput : array_like
         Per class, requests per time unit.
-    residence : array-like
+    residence : array_like
         Stations × classes: time per request at each station, summed over its visits.
-    utilization : array-like
+    utilization : array_like
         Per station: per server for queues and c-server stations, the probability of being busy for other
         load-dependent stations; NaN for delay stations (they never saturate).
     method : str
         The solver's name, as ``describe()`` says it.
-    populations, think_times, arrival_rates : array-like, optional
+    populations, think_times, arrival_rates : array_like, optional
         Per class, the closed classes' customers and think times and the open classes' arrival rates.
     notes : sequence of str, optional
         Remarks on the solution (an open network's stability margin).

@@ -67,7 +67,7 @@ def usl_network(sigma: float, kappa: float, lambda_: float, concurrency) -> pd.D
     ----------
     sigma, kappa, lambda_ : float
         The USL's parameters: 0 <= σ <= 1, κ >= 0, λ > 0.
-    concurrency : int or array-like
+    concurrency : int or array_like
         The populations N (whole numbers >= 1).
 
     Returns
@@ -121,7 +121,7 @@ def usl_vs_mva(fit_or_sigma, kappa=None, lambda_=None, *, concurrency=None) -> p
         A fit (its ``sigma``, ``kappa``, ``lambda_`` are used) or σ.
     kappa, lambda_ : float, optional
         κ and λ when ``fit_or_sigma`` is σ.
-    concurrency : array-like of int, optional
+    concurrency : array_like of int, optional
         The populations; default 1 to the largest measured concurrency of the fit's ``curve``.
 
     Returns

@@ -24,7 +24,7 @@ def usl_throughput(n, sigma, kappa, lambda_):
 
     Parameters
     ----------
-    n : float or array-like
+    n : float or array_like
         The concurrency N.
     sigma, kappa, lambda_ : float
         Contention σ, coherency κ and the throughput of one client λ.
@@ -52,7 +52,7 @@ def usl_peak(sigma, kappa, lambda_):
 
     Parameters
     ----------
-    sigma, kappa, lambda_ : float or array-like
+    sigma, kappa, lambda_ : float or array_like
         The parameters; arrays give one peak per element.
 
     Returns

@@ -29,7 +29,7 @@ def fit_usl(curve, allow_superlinear: bool = False, weights=None, bounds: dict |
         ``capmodel.datasets.load_curve`` give one).
     allow_superlinear : bool, default False
         Let σ go down to −1 (superlinear scaling, e.g. a cache that grows with the clients); the verdict flags it.
-    weights : None, array-like or "replicates", optional
+    weights : None, array_like or "replicates", optional
         None for ordinary least squares, one weight per row, or ``"replicates"``: each level's replicates weighted by
         the inverse of their variance (``capmodel.models.usl.engine.replicate_weights``).
     bounds : dict, optional
@@ -52,6 +52,7 @@ def fit_usl(curve, allow_superlinear: bool = False, weights=None, bounds: dict |
     See Also
     --------
     compare_models : fit every rival model and recommend one.
+
     fit_usl_latency : the USL's latency form, for observed (throughput, latency) pairs.
 
     Notes

@@ -39,7 +39,7 @@ def usl_latency(throughput, sigma: float, kappa: float, lambda_: float, branch: 
 
     Parameters
     ----------
-    throughput : float or array-like
+    throughput : float or array_like
         X, in operations per second.
     sigma, kappa, lambda_ : float
         The USL's parameters.
@@ -229,7 +229,7 @@ class LatencyFit:
         The observed curve.
     x, r : numpy.ndarray
         The throughputs (ops/s) and mean latencies (s) fitted.
-    params : array-like
+    params : array_like
         σ, κ, λ.
     seed : int, optional
         The bootstrap's seed.

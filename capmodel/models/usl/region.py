@@ -379,11 +379,11 @@ def likelihood_region(concurrency, throughput, families, weights=None, level: fl
 
     Parameters
     ----------
-    concurrency, throughput : array-like
+    concurrency, throughput : array_like
         The measured points.
     families : iterable of Family
         The families searched (a coherency term, a vectorised peak, the bounds, the fits' own estimates).
-    weights : array-like, optional
+    weights : array_like, optional
         Per-point weights.
     level : float, optional
         The region's nominal coverage.

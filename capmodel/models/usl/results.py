@@ -63,19 +63,19 @@ class ScalabilityFit:
         The declared model (``capmodel.models.usl.family``).
     curve : pandas.DataFrame
         The curve table fitted.
-    estimates : array-like
+    estimates : array_like
         The θs, then λ.
-    covariance : array-like
+    covariance : array_like
         Their covariance matrix.
-    weights : array-like, optional
+    weights : array_like, optional
         The fit's weights, scaled to mean 1 (None: unweighted).
-    at_bound : array-like of bool, optional
+    at_bound : array_like of bool, optional
         Which estimates sit at a bound.
-    lower, upper : array-like, optional
+    lower, upper : array_like, optional
         The bounds the fit was held to.
     allow_superlinear : bool, default False
         Whether σ could go below 0.
-    concurrency, throughput : array-like, optional
+    concurrency, throughput : array_like, optional
         The fitted points (default the curve's columns).
     """
 

@@ -18,7 +18,7 @@ def fit_amdahl(curve, weights=None) -> USLFit:
     ----------
     curve : pandas.DataFrame
         A curve table with ``concurrency`` and ``throughput``.
-    weights : None, array-like or "replicates", optional
+    weights : None, array_like or "replicates", optional
         As for ``capmodel.fit_usl``.
 
     Returns
@@ -36,7 +36,7 @@ def fit_linear(curve, weights=None) -> USLFit:
     ----------
     curve : pandas.DataFrame
         A curve table with ``concurrency`` and ``throughput``.
-    weights : None, array-like or "replicates", optional
+    weights : None, array_like or "replicates", optional
         As for ``capmodel.fit_usl``.
 
     Returns
@@ -54,7 +54,7 @@ def fit_log_coherency(curve, weights=None) -> ScalabilityFit:
     ----------
     curve : pandas.DataFrame
         A curve table with ``concurrency`` and ``throughput``.
-    weights : None, array-like or "replicates", optional
+    weights : None, array_like or "replicates", optional
         As for ``capmodel.fit_usl``.
 
     Returns

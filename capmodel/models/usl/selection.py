@@ -37,7 +37,7 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
     models : list of str, optional
         The model names to compare (default all of ``capmodel.models.usl.family.MODELS``: ``linear``, ``amdahl``,
         ``usl``, ``log_coherency``). A model with too few points for its parameters is left out of the table.
-    weights : None, array-like or "replicates", optional
+    weights : None, array_like or "replicates", optional
         As for ``fit_usl``.
     extrapolation : bool, default True
         Also fit each model on the lower concurrency levels and score its prediction of the higher ones
