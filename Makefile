@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.capmodel-installed
 
-.PHONY: venv test report clean chromium
+.PHONY: venv test report docs clean chromium
 
 # The browser tests drive Debian's chromium (tests/test_browser.py); `make test` installs it when it is missing, with
 # apt-get as root or through sudo. MARK narrows the tests by marker, e.g. make test MARK='not browser'; PYTEST_ARGS
@@ -23,7 +23,7 @@ NAMED_TESTS = $(filter tests tests/% %.py,$(PYTEST_ARGS))$(findstring ::,$(PYTES
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -55,5 +55,10 @@ test: $(STAMP) chromium
 report: $(STAMP)
 	$(BIN)/capmodel report --all --live --out reports
 
+# The manual (docs/, mkdocs.yml) into site/: strict, so a broken link or a docstring that does not parse fails it.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+	@echo "the manual: site/index.html"
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache

@@ -31,11 +31,30 @@ def _where(source: str | None) -> str:
 
 
 def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int = 1) -> pd.DataFrame:
-    """Check a curve table and return a clean copy (numeric columns as float, rows in measured order).
+    """Check a curve table and return a clean copy: numeric columns as float, rows in measured order.
 
-    ``source`` names the file (or dataset) in messages; row numbers in messages count data rows from 1. A column a
-    reader renamed (``df.attrs["source_columns"]``: curve name -> the file's name) is named as the file names it.
-    Raises ``InputError`` naming the file, column and row of the first problem found.
+    The columns and their checks are declared once in ``capmodel.data.curve_columns`` (the manual's page "The curve
+    table"). ``read_curve`` and ``load_curve`` call it.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table with at least ``concurrency`` and ``throughput``. A column a reader renamed
+        (``df.attrs["source_columns"]``: curve name to the file's name) is named in messages as the file names it.
+    source : str, optional
+        Names the file (or dataset) in messages.
+    min_points : int, default 1
+        Fewer rows is an error.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        Naming the file, column and row (data rows counted from 1) of the first problem: a required column missing, a
+        value that is not a number, not finite or out of range, too few rows.
     """
     where = _where(source)
     renamed = df.attrs.get("source_columns", {}) if isinstance(df, pd.DataFrame) else {}

@@ -79,7 +79,30 @@ _ALIAS_INDEX = {_header_key(a): target for target, spellings in _ALIASES.items()
 
 
 def detect_format(path: str | os.PathLike) -> str:
-    """The reader a file needs, from its extension; for .txt/.log/.out files, from its first lines."""
+    """The reader a file needs: from its extension, or for ``.txt``, ``.log`` and ``.out`` files from its first lines.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    str
+        ``csv``, ``tsv``, ``parquet``, ``json``, ``markdown`` or ``ycsb``.
+
+    Raises
+    ------
+    InputError
+        The extension says nothing and the first lines are neither YCSB output nor a markdown table, or the file cannot
+        be read.
+
+    Examples
+    --------
+    >>> from capmodel.data.readers import detect_format
+    >>> detect_format("data/usl_specsdm91.csv")
+    'csv'
+    """
     p = Path(path)
     ext = p.suffix.lower()
     if ext in EXTENSIONS:
@@ -112,7 +135,27 @@ def _read_text(p: Path) -> str:
 
 
 def read_table(path: str | os.PathLike, format: str | None = None, table: int | None = None) -> pd.DataFrame:
-    """One file as a raw DataFrame with its own column names (no mapping, no validation)."""
+    """One file as a raw DataFrame with its own column names: no mapping, no validation.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV, TSV, Parquet, JSON, markdown-table or YCSB-output file.
+    format : str, optional
+        Overrides the format ``detect_format`` finds.
+    table : int, optional
+        Which table (from 0) of a markdown file holding several.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        The path is not a regular file, is beyond the readers' size bounds, its format is unknown or it cannot be
+        parsed.
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise InputError(f"a file path is a string or a path, not {type(path).__name__}")
     if format is not None and not isinstance(format, str):
@@ -344,21 +387,56 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
                min_points: int = 1, table: int | None = None, **mapping: str) -> pd.DataFrame:
     """Read a measured curve into the validated curve table.
 
-    ``path``: a CSV, TSV, Parquet, JSON (records, columns or JSON Lines), markdown-table or YCSB-output file; a
-    directory or glob of such files (e.g. one YCSB run per thread count); or a list of them. Files are combined into
-    one table. The format comes from the extension (``.txt``/``.log``/``.out`` files are recognised by content);
-    ``format=`` overrides it. ``table=N`` picks the N-th table (from 0) of a markdown file holding several.
+    Parameters
+    ----------
+    path : str, path-like or list of them
+        A CSV, TSV, Parquet, JSON (records, columns or JSON Lines), markdown-table or YCSB-output file; a directory or
+        glob of such files (for example one YCSB run per thread count); or a list of them. The files are combined into
+        one table, sorted by concurrency. The format comes from the extension (``.txt``, ``.log`` and ``.out`` files are
+        recognised by their content).
+    concurrency, throughput : str, optional
+        The source columns holding the load N and the throughput X. Unnamed, they are matched against common header
+        spellings ("Workers (Threads)", "Throughput (Ops/Sec)", "clients" ...), case and spacing ignored.
+    format : str, optional
+        Overrides the format the extension gives (``"csv"``, ``"tsv"``, ``"parquet"``, ``"json"``, ``"markdown"``,
+        ``"ycsb"``).
+    min_points : int, default 1
+        Fewer rows than this is an error.
+    table : int, optional
+        Which table (from 0) of a markdown file holding several.
+    **mapping : str
+        Further curve-table names and the source columns that hold them, e.g. ``latency_p95_ms="p95"``. Latency headers
+        without a unit are never guessed.
 
-    ``concurrency=``, ``throughput=`` and keywords such as ``latency_p95_ms="p95"`` name the source columns; they are
-    renamed to the curve-table names. Columns not named are matched against common header spellings
-    ("Workers (Threads)", "Throughput (Ops/Sec)", "Avg Latency (ms)", "clients" ...), case and spacing ignored; a
-    column already named as the curve table wants wins, two other candidates for one column raise ``InputError``, and
-    latency headers without a unit ("p95") are never guessed. Text numbers with thousands separators ("2,635") are
-    read as numbers. Columns not mapped are kept as they are (labels, extra measurements).
+    Returns
+    -------
+    pandas.DataFrame
+        The curve table (the manual's page "The curve table" lists its columns): the mapped columns renamed, the
+        others kept as they are. Replicates (several rows at one concurrency of one system, workload and operation) stay
+        separate rows, numbered in ``repeat`` unless the source has that column. Text numbers with thousands separators
+        ("2,635") are read as numbers.
 
-    Replicates (several rows at one concurrency of one system/workload/op) stay separate rows, numbered 1, 2, ... in
-    ``repeat`` unless the source has that column. Several files are sorted by concurrency. ``min_points``: fewer
-    rows is an error. Raises ``InputError`` naming the file, column and row of the first problem.
+    Raises
+    ------
+    InputError
+        Naming the file, column and row of the first problem: a file that cannot be read or is beyond the readers'
+        bounds, a column that is missing or mapped twice, two candidates for one column, a value out of range.
+
+    See Also
+    --------
+    capmodel.data.curve.validate_curve : the checks applied to the table read.
+
+    capmodel.datasets.load_curve : a bundled curve, already validated.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> curve = capmodel.read_curve("data/usl_specsdm91.csv")
+    >>> curve.columns.tolist()
+    ['concurrency', 'throughput']
+    >>> # a folder of YCSB client runs, one per thread count
+    >>> len(capmodel.read_curve("tests/fixtures/ycsb_sweep"))
+    3
     """
     paths = path if isinstance(path, (list, tuple)) else [path]
     if not paths or not all(isinstance(item, (str, os.PathLike)) for item in paths):

@@ -79,11 +79,39 @@ def no_capacity_evidence(exc: Exception) -> Evidence:
 
 @dataclass(frozen=True)
 class ServerCapacity:
-    """What the server can carry, from the operational laws on its own CPU per operation (``method`` is always the
-    laws here; ``capmodel.plan.production`` chooses between them and a USL fit whose verdict is sound).
+    """What a server can carry, from the operational laws on its own CPU per operation (``server_capacity``).
 
-    Holds the measured service demand (ms of CPU per operation, with interval), the background CPU, the cores and the
-    observed peak load (95th percentile of the busy intervals); every capacity figure derives from them."""
+    It holds the measured service demand (ms of CPU per operation, with its interval), the background CPU, the cores
+    and the observed peak load (95th percentile of the busy intervals); every capacity figure derives from them:
+    ``saturation_throughput`` (all cores busy), ``planned_throughput`` (the cores busy to the utilization target),
+    ``spare_fraction``, ``runway_months`` (with a growth rate), ``describe()`` and ``to_json()``. ``method`` is always
+    the operational laws here; ``capmodel.plan.production`` chooses between them and a USL fit whose verdict is sound.
+
+    Attributes
+    ----------
+    method, why : str
+        The method and why it was chosen.
+    cores : float
+        The CPUs the server may use; ``cores_source`` says where the count came from.
+    service_demand_ms : Estimate
+        CPU milliseconds per operation, with its interval.
+    background_cores : float
+        CPU the server spends with no operations, in cores.
+    observed_peak_throughput : float
+        The 95th percentile of the busy intervals' throughput, ops/s.
+    utilization_target : float
+        The planned utilization of the cores.
+    monthly_growth : float or None
+        The load's growth a month, for the runway.
+    level : float
+        The intervals' coverage.
+    evidence : Evidence
+        The verdict.
+    busy_intervals : int
+        The intervals the demand was measured on.
+    latency_target_ms : float or None
+        Recorded only: the laws bound throughput, not latency, and the verdict says so.
+    """
 
     method: str
     why: str
@@ -237,12 +265,53 @@ def _separable(x: np.ndarray) -> bool:
 def server_capacity(samples, cores: float | None = None, utilization_target: float = 0.8,
                     latency_target_ms: float | None = None, monthly_growth: float | None = None,
                     level: float = 0.95, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> ServerCapacity:
-    """The capacity of the server whose ``samples`` (observe's per-interval table: a DataFrame, or the ``Columns``
-    an ``Observation`` of FTDC keeps in ``tables``) are given.
+    """A server's capacity from the operational laws on its own CPU per operation.
 
-    ``cores``: CPUs the server may use (hostInfo, the container's quota, the mongod's CPU affinity); default the
-    ``cores`` column of ``samples`` when it has one, else 1 with a reason saying the figures are per core.
-    ``latency_target_ms`` is recorded; the operational laws bound throughput, not latency, and the verdict says so.
+    The CPU per operation is the slope of the process CPU against the throughput over the busy intervals (or their
+    ratio when the load varied too little to separate a background); saturation is where it fills the cores (the
+    bottleneck law), the planned throughput where it fills them to ``utilization_target``.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame or Columns
+        ``observe``'s per-interval table (``Observation.samples``, or the ``Columns`` an FTDC ``Observation`` keeps in
+        ``tables``).
+    cores : float, optional
+        The CPUs the server may use (``hostInfo``, the container's quota, the mongod's CPU affinity); default the
+        ``cores`` column of ``samples`` when it has one, else 1, with a reason saying the figures are per core.
+    utilization_target : float, default 0.8
+        The utilization the planned throughput is set at.
+    latency_target_ms : float, optional
+        Recorded in the answer; the operational laws bound throughput, not latency, and the verdict says so.
+    monthly_growth : float, optional
+        The load's growth a month (0.1 for 10 %), for ``runway_months``.
+    level : float, default 0.95
+        The intervals' coverage, strictly between 0 and 1.
+    n_bootstrap : int, optional
+        Resamples for the CPU per operation's interval (a block bootstrap over the busy intervals).
+    seed : int, default 0
+        The bootstrap's random seed.
+
+    Returns
+    -------
+    ServerCapacity
+
+    Raises
+    ------
+    InputError
+        A parameter is out of range, or fewer busy intervals with a CPU figure than the laws need (``TooFewIntervals``,
+        a subclass).
+
+    Examples
+    --------
+    >>> from capmodel.observe import bundled_sample, observe_ftdc, server_capacity
+    >>> sample = bundled_sample()
+    >>> observation = observe_ftdc(sample["path"], since=sample["since"], until=sample["until"])
+    >>> capacity = server_capacity(observation.samples)
+    >>> round(capacity.service_demand_ms.estimate, 2), round(capacity.saturation_throughput.estimate, -1)
+    (1.35, 740.0)
+    >>> capacity.evidence.grade
+    'weak'
     """
     u_target = with_name(UTILIZATION_TARGET, "utilization target").check(utilization_target, InputError)
     if not 0 < float(level) < 1:

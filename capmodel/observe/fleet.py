@@ -70,7 +70,23 @@ def _reference_document(data) -> dict:
 
 
 def analyse_server(folder, monthly_growth: float | None = None, utilization_target: float = 0.8) -> dict:
-    """One server's fleet row (runs on a Dask worker): identity, window, capacity and verdict, or ``error``."""
+    """One server's fleet row: identity, window, capacity and verdict, or ``error``. It runs on a Dask worker.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The server's ``diagnostic.data`` folder.
+    monthly_growth : float, optional
+        The load's growth a month, for the runway.
+    utilization_target : float, default 0.8
+        As for ``server_capacity``.
+
+    Returns
+    -------
+    dict
+        The row, keyed by ``capmodel.observe.fleet.COLUMNS``. Nothing is raised: files that cannot be read give a row
+        with ``error``; too few samples or busy intervals give a row with verdict ``unusable``.
+    """
     from capmodel.observe.observation import observe_ftdc
 
     from capmodel.observe.capacity import TooFewIntervals, no_capacity_evidence
@@ -148,7 +164,22 @@ def urgency_order(rows: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass
 class Fleet:
-    """The fleet table (one row per server, most urgent first) and where it was computed."""
+    """The fleet table, as ``fleet_table`` returns it: one row per server, most urgent first.
+
+    ``describe()`` names the most urgent server in a sentence, ``evidence`` is its verdict, ``reading_table()`` and
+    ``reasons_text()`` give the table and each row's reasons for people, and ``to_json()`` the whole.
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame
+        One row per server folder: cluster, member, window, busiest load, capacity with its interval, CPU per
+        operation, cores, spare fraction, verdict, runway, ``error`` (why the files could not be read) and
+        ``duplicate_of`` (a copy of another folder's server, counted once).
+    workers : str
+        Where the tasks ran, in words.
+    monthly_growth : float or None
+        The growth rate the runways assume.
+    """
 
     rows: pd.DataFrame
     workers: str
@@ -321,7 +352,36 @@ def _markdown_text(text: str) -> str:
 
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,
                 scheduler: str | None = None, workers: int = 2) -> Fleet:
-    """Analyse every server under ``paths`` on Dask (see the module docstring) and return the ``Fleet``."""
+    """Analyse every server's FTDC under ``paths`` as Dask tasks: which member of which cluster runs out first.
+
+    Each task decodes its server's FTDC on the worker, works out its capacity there (``server_capacity`` with the
+    cores its ``hostInfo`` reports) and returns only the summary row. A server whose files cannot be read fails its own
+    row, never the fleet.
+
+    Parameters
+    ----------
+    paths : str, path-like or list of them
+        ``diagnostic.data`` folders, or folders holding them.
+    monthly_growth : float, optional
+        The load's growth a month (0.1 for 10 %), for each server's runway.
+    utilization_target : float, default 0.8
+        As for ``server_capacity``.
+    scheduler : str, optional
+        The address of an existing Dask scheduler; default an embedded local cluster, started and stopped here.
+    workers : int, default 2
+        The local cluster's single-threaded worker processes (1 to 4 per CPU core).
+
+    Returns
+    -------
+    Fleet
+
+    Raises
+    ------
+    InputError
+        No FTDC folder is found, or ``workers`` is out of range.
+    CapmodelError
+        Dask is not installed, or the scheduler cannot be reached or has no workers.
+    """
     folders = server_folders(paths)
     with dask_client(scheduler, workers) as (client, described):
         table = analyse_on(client, folders, monthly_growth, utilization_target)

@@ -130,7 +130,21 @@ def member_cores(client) -> float | None:
 
 @dataclass
 class Member:
-    """One member's observation and capacity (or why it has none)."""
+    """One replica-set member's observation and capacity, or why it has none.
+
+    Attributes
+    ----------
+    host : str
+        The member's host:port (or its folder's name).
+    observation : Observation or None
+        Its telemetry (None when its files could not be read).
+    cores : float or None
+        The cores its metadata reports.
+    capacity : ServerCapacity or None
+        Its capacity from the operational laws.
+    error : str or None
+        Why it has no observation or no capacity.
+    """
 
     host: str
     observation: Observation | None
@@ -176,7 +190,26 @@ def assess(member: Member, utilization_target: float = 0.8, monthly_growth: floa
 
 @dataclass
 class ReplicaSetObservation:
-    """Every member's observation, and which member limits the set."""
+    """Every member's observation and capacity, and which member limits the set.
+
+    ``limiting`` is the usable member with the least spare fraction; ``describe()`` says it in words and ``table`` gives
+    one row per member.
+
+    Attributes
+    ----------
+    replica_set : str or None
+        The set's name from the members' metadata.
+    members : list of Member
+        One per folder.
+    source : str
+        Where the FTDC came from.
+    interrupted : bool
+        Sampling was stopped early.
+    notes : list of str
+        What the files left out (a cut newest file).
+    replica_sets : int
+        The replica sets the folders hold; above 1, no member "limits the set".
+    """
 
     replica_set: str | None
     members: list[Member]
@@ -331,7 +364,29 @@ def _unusable(evidence) -> str:
 
 
 def observe_ftdc_members(paths, since=None, until=None, utilization_target: float = 0.8) -> ReplicaSetObservation:
-    """Every member's FTDC (several folders, or a parent with one per member), each named by its metadata's host."""
+    """Every member of a replica set from its FTDC, each with its capacity, and the member that limits the set.
+
+    Parameters
+    ----------
+    paths : str, path-like or list of them
+        Several ``diagnostic.data`` folders, or a parent folder with one per member. Each member is named by the host
+        its FTDC metadata gives (else by its folder).
+    since, until : str or datetime, optional
+        The window, as for ``observe_ftdc``.
+    utilization_target : float, default 0.8
+        As for ``server_capacity``.
+
+    Returns
+    -------
+    ReplicaSetObservation
+        A member whose files cannot be read, or that gives no capacity, carries its ``error`` instead of failing the
+        set.
+
+    Raises
+    ------
+    InputError
+        No FTDC folder is found under ``paths``.
+    """
     from capmodel.observe.fleet import server_identity
     from capmodel.observe.folders import server_folders
     from capmodel.observe.observation import observe_ftdc

@@ -17,8 +17,16 @@ from capmodel.plan.checks import fraction, positive
 class UserLoad:
     """Load per user, with the range it was derived from (``low`` <= ``ops_per_user`` <= ``high``).
 
-    ``baseline_*`` describe the measurement it came from (None when ops per user was given directly);
-    ``baseline_throughput_low``/``_high`` keep the stated throughput range so that intervals can follow it.
+    Parameters
+    ----------
+    ops_per_user, ops_per_user_low, ops_per_user_high : float
+        Ops/s per user and its range.
+    baseline_users, baseline_throughput : float, optional
+        The measurement it came from (None when ops per user was given directly).
+    baseline_throughput_low, baseline_throughput_high : float, optional
+        The stated throughput range, so that intervals can follow it.
+    baseline_utilization : float, optional
+        The baseline's utilization.
     """
 
     ops_per_user: float
@@ -31,7 +39,7 @@ class UserLoad:
     baseline_utilization: float | None = None
 
     def at(self, side: str) -> "UserLoad":
-        """The workload with its baseline throughput moved to the 'low' or 'high' end of its range."""
+        """The user load with its baseline throughput moved to the 'low' or 'high' end of its range."""
         if side == "value" or self.baseline_throughput is None:
             if side == "value":
                 return self
@@ -52,7 +60,34 @@ class UserLoad:
 
 
 def calibrate_user_load(users, throughput, utilization=None, throughput_low=None, throughput_high=None) -> UserLoad:
-    """Ops/s per user from a baseline: ``throughput / users``; the throughput range gives the interval."""
+    """Ops/s per user from a baseline: ``throughput / users``; the throughput range gives the interval.
+
+    Parameters
+    ----------
+    users : float
+        The users the baseline served (> 0).
+    throughput : float
+        Its ops/s (> 0).
+    utilization : float, optional
+        Its CPU utilization (0–1).
+    throughput_low, throughput_high : float, optional
+        The throughput's range; it must contain ``throughput``.
+
+    Returns
+    -------
+    UserLoad
+
+    Raises
+    ------
+    PlanError
+        A value is out of range or the range does not contain the throughput.
+
+    Examples
+    --------
+    >>> from capmodel.plan import calibrate_user_load
+    >>> calibrate_user_load(users=10_000, throughput=2_500, throughput_low=2_400, throughput_high=2_600).summary()
+    '0.25 ops/s per user (0.24–0.26), from 10,000 users at 2,500 ops/s'
+    """
     users = positive(users, "baseline users")
     throughput = positive(throughput, "baseline throughput")
     low = throughput if throughput_low is None else positive(throughput_low, "baseline throughput low")
@@ -75,7 +110,24 @@ def calibrate_user_load(users, throughput, utilization=None, throughput_low=None
 
 
 def user_load_from_ops_per_user(ops_per_user, low=None, high=None) -> UserLoad:
-    """A workload given directly as ops/s per user (optionally with a range)."""
+    """A load per user given directly as ops/s per user, optionally with a range.
+
+    Parameters
+    ----------
+    ops_per_user : float
+        Ops/s per user (> 0).
+    low, high : float, optional
+        Its range; it must contain ``ops_per_user``.
+
+    Returns
+    -------
+    UserLoad
+
+    Raises
+    ------
+    PlanError
+        A value is not > 0 or the range does not contain the value.
+    """
     value = positive(ops_per_user, "ops per user")
     low = value if low is None else positive(low, "ops per user low")
     high = value if high is None else positive(high, "ops per user high")

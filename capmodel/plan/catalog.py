@@ -69,7 +69,26 @@ def _names(df: pd.DataFrame, source) -> None:
 
 
 def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFrame:
-    """Check a VM table (``vm`` and ``monthly_cost`` required) and return a clean copy."""
+    """Check a VM catalog and return a clean copy.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``vm`` and ``monthly_cost`` required; ``vcpu``, ``ram_gb`` and other numeric columns checked when present.
+    source : str, optional
+        Names the table in messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        VM names stripped, numbers checked, ``currency`` filled ("" when not given).
+
+    Raises
+    ------
+    PlanError
+        Not a DataFrame, a required column missing, no rows, an empty or repeated VM name, a number out of range, a
+        missing cost, or costs in more than one currency (named by column and row).
+    """
     if not isinstance(df, pd.DataFrame):
         raise PlanError(f"{_where(source)}expected a table (pandas DataFrame), got {type(df).__name__}")
     for col in CATALOG_REQUIRED:
@@ -146,10 +165,28 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
 
 def join_measurements(catalog: pd.DataFrame, measurements: pd.DataFrame, catalog_source: str | None = None,
                       measurements_source: str | None = None) -> pd.DataFrame:
-    """The catalog with each VM's measurement columns added (joined on ``vm``).
+    """The catalog with each VM's measurement columns added, joined on ``vm``.
 
-    A measured VM missing from the catalog is an error (it has no price); catalog VMs without a measurement keep empty
-    measurement columns (the planner leaves them out and says so).
+    Parameters
+    ----------
+    catalog : pandas.DataFrame
+        The VMs and prices (``validate_catalog`` checks them).
+    measurements : pandas.DataFrame
+        One row per measured VM, ``vm`` and the measured columns (``throughput`` or ``relative_throughput``,
+        ``cpu_util``, ``latency_p95_ms`` ...).
+    catalog_source, measurements_source : str, optional
+        Name the two tables in messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The catalog's rows; VMs without a measurement keep empty measurement columns (the planner leaves them out and
+        says so).
+
+    Raises
+    ------
+    PlanError
+        Either table is refused, or a measured VM is not in the catalog (it has no price).
     """
     catalog = validate_catalog(catalog, catalog_source)
     measurements = validate_measurements(measurements, measurements_source)

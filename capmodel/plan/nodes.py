@@ -68,7 +68,24 @@ def validate_node_table(table: pd.DataFrame, source: str | None = None) -> pd.Da
 
 def nodes_needed_usl(target: float, candidate_ops: float, candidate_nodes: float, sigma: float, kappa: float,
                      max_nodes: float = math.inf) -> tuple[int | None, str]:
-    """Smallest whole node count of the candidate type that reaches ``target`` ops/s under the USL (None, reason)."""
+    """The smallest whole node count of the candidate type that reaches ``target`` ops/s under the USL.
+
+    Parameters
+    ----------
+    target : float
+        The throughput to reach, ops/s.
+    candidate_ops, candidate_nodes : float
+        The candidate cluster's measured throughput and node count.
+    sigma, kappa : float
+        The USL over node count.
+    max_nodes : float, default inf
+        The most nodes to consider.
+
+    Returns
+    -------
+    tuple of (int or None, str)
+        The node count (None when unreachable) and the reason in words.
+    """
     return units_for_throughput(target, candidate_ops, candidate_nodes, sigma, kappa, max_nodes, "nodes", "ops/s")
 
 
@@ -77,10 +94,38 @@ def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0
                      reference_node_cost: float | None = None, candidate_node_cost: float | None = None,
                      reference_rack_units: float | None = None, candidate_rack_units: float | None = None,
                      source: str | None = None) -> pd.DataFrame:
-    """One row per workload: multiplier X_A/X_B, nodes by the linear rule and under the USL, cost and rack space.
+    """Per workload: the multiplier X_reference/X_candidate and the node count by the linear rule and under the USL.
 
-    ``usl_samples`` (DataFrame with sigma, kappa: e.g. a bootstrap of a fit over node count) adds percentile
-    intervals ``nodes_usl_low``/``nodes_usl_high`` (an unreachable sample counts as infinitely many nodes).
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``workload``, ``reference_ops_per_s``, ``candidate_ops_per_s``, ``reference_nodes``, ``candidate_nodes``.
+    sigma, kappa : float, default 0.0
+        The USL over node count.
+    rounding : {"nearest", "up"}, default "nearest"
+        How the linear count is rounded.
+    max_nodes : float, default inf
+        The most nodes to consider.
+    usl_samples : pandas.DataFrame, optional
+        ``sigma`` and ``kappa`` samples (a bootstrap of a fit over node count): adds the percentile interval
+        ``nodes_usl_low``/``nodes_usl_high`` (an unreachable sample counts as infinitely many nodes).
+    level : float, default 0.95
+        That interval's coverage.
+    reference_node_cost, candidate_node_cost, reference_rack_units, candidate_rack_units : float, optional
+        Per node: add cost and rack-space columns.
+    source : str, optional
+        Names the table in messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per workload: ``multiplier``, ``nodes_linear``, ``nodes_usl`` (None when the USL cannot reach the reference
+        throughput, ``usl_note`` saying why), ``usl_reachable`` and the optional columns.
+
+    Raises
+    ------
+    PlanError
+        An unknown rounding, a parameter out of range, or a table problem.
     """
     if rounding not in ROUNDING:
         raise PlanError(f"rounding must be one of {', '.join(ROUNDING)}, got {rounding!r}")
@@ -130,7 +175,24 @@ MICRON_SOURCE = "Micron 5100 ECO brief (bundled)"
 
 def node_sensitivity(table: pd.DataFrame, sigmas, kappa: float = 0.0, rounding: str = "nearest",
                      max_nodes: float = math.inf, source: str | None = None) -> pd.DataFrame:
-    """Nodes needed per workload (one column each; NaN where unreachable) for each contention value in ``sigmas``."""
+    """Nodes needed per workload for each contention value σ.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        As for ``node_multipliers``.
+    sigmas : sequence of float
+        The contention values.
+    kappa : float, default 0.0
+        The coherency term, the same for every σ.
+    rounding, max_nodes, source
+        As for ``node_multipliers``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per σ, one column per workload (NaN where unreachable).
+    """
     rows = []
     for s in sigmas:
         r = node_multipliers(table, sigma=s, kappa=kappa, rounding=rounding, max_nodes=max_nodes, source=source)
@@ -141,9 +203,27 @@ def node_sensitivity(table: pd.DataFrame, sigmas, kappa: float = 0.0, rounding: 
 
 @dataclass(frozen=True)
 class NodeStudy:
-    """The result of ``plan_node_study``: ``rows`` (one per workload, as ``node_multipliers``), the USL over node
-    count (``sigma``, ``kappa``, ``basis``), ``rounding``, ``source``, the ``input_table`` as given and, when asked,
-    ``sensitivity`` (see ``node_sensitivity``)."""
+    """The result of ``plan_node_study``; ``describe()`` gives it in words.
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame
+        One row per workload, as ``node_multipliers`` gives it.
+    sigma, kappa : float
+        The USL over node count.
+    basis : str
+        Where they came from ("assumed", or fitted to the node curve).
+    rounding : str
+        The linear rule's rounding.
+    source : str
+        The table's name.
+    input_table : pandas.DataFrame
+        The table as given.
+    sensitivity : pandas.DataFrame or None
+        The scan over contention values, when asked.
+    evidence : Evidence
+        The verdict on the answer; ``row_evidence`` has each workload's.
+    """
 
     rows: pd.DataFrame
     sigma: float
@@ -237,10 +317,55 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
                     candidate_node_cost: float | None = None, reference_rack_units: float | None = None,
                     candidate_rack_units: float | None = None, sensitivity=(), source: str | None = None,
                     curve_source: str | None = None) -> NodeStudy:
-    """Nodes of the candidate type needed to match the reference cluster, per workload of ``table`` (None: the
-    bundled Micron brief). The candidate scales over node count by a USL with ``sigma``/``kappa``, or fitted to
-    ``node_curve`` (concurrency = node count; adds ``bootstrap`` intervals). ``sensitivity``: contention values for a
-    scan of the USL count (``NodeStudy.sensitivity``). ``source``/``curve_source`` name the inputs in messages."""
+    """Nodes of a candidate type needed to match a reference cluster, per workload.
+
+    Each workload's throughput on both clusters gives a multiplier; the node count follows by the linear rule and under
+    a USL over node count, assumed (``sigma``, ``kappa``) or fitted to ``node_curve``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame, optional
+        ``workload``, ``reference_ops_per_s``, ``candidate_ops_per_s``, ``reference_nodes``, ``candidate_nodes``; None
+        plans the bundled Micron brief.
+    sigma, kappa : float, default 0.0
+        The USL over node count, when no ``node_curve`` is given.
+    node_curve : pandas.DataFrame, optional
+        A curve table whose concurrency is the node count: the USL is fitted to it.
+    bootstrap : int, default 200
+        Refits of ``node_curve`` for the node counts' intervals (0: none).
+    rounding : {"nearest", "up"}, default "nearest"
+        How the linear rule's node count is rounded.
+    max_nodes : int, default 1000
+        The most nodes to consider.
+    reference_node_cost, candidate_node_cost : float, optional
+        Cost of one node of each type: adds the clusters' costs.
+    reference_rack_units, candidate_rack_units : float, optional
+        Rack units of one node of each type: adds the clusters' rack space.
+    sensitivity : sequence of float, default ()
+        Contention values σ to scan the USL count over (``node_sensitivity``).
+    source, curve_source : str, optional
+        Name the inputs in messages.
+
+    Returns
+    -------
+    NodeStudy
+
+    Raises
+    ------
+    PlanError
+        A table problem (named by column and row), a parameter out of range, or a node curve that shows no scaling.
+    InputError
+        ``node_curve`` is refused by the curve rules.
+
+    Examples
+    --------
+    >>> from capmodel.plan import plan_node_study
+    >>> study = plan_node_study(sigma=0.02)           # the bundled Micron brief
+    >>> study.rows[["workload", "multiplier", "nodes_linear", "nodes_usl"]].round(2).head(2)
+      workload  multiplier  nodes_linear  nodes_usl
+    0        A        8.70            26         50
+    1        B        9.63            29         62
+    """
     from capmodel.constraints import Number
 
     max_nodes = Number(int, 1, 1_000_000, text=False).check(max_nodes, PlanError, "max nodes (--max-nodes)")

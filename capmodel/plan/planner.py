@@ -135,7 +135,31 @@ def _tidy(x: float) -> float:
 
 @dataclass
 class CapacityPlan:
-    """The result of ``plan_vms``: ``vms`` (one row per VM), the inputs, and the assumptions made (``notes``)."""
+    """The result of ``plan_vms``: one row per VM, the inputs and the assumptions made.
+
+    ``recommend(targets)`` picks the cheapest VM per target, ``frontier()`` gives the Pareto frontier of cost against
+    users, ``vm_table()`` and ``summary()`` show the plan, ``evidence`` is its verdict.
+
+    Attributes
+    ----------
+    vms : pandas.DataFrame
+        One row per VM: ``usable_throughput``, ``users``, ``binding_limit``, ``latency_ok``, the economics
+        (``cost_per_1000_users`` ...), each figure with ``_low`` and ``_high``, and ``pareto``.
+    workload : Workload
+        Ops/s per user.
+    objectives : Objectives
+        What each VM was held to.
+    baseline_vm : str or None
+        The baseline VM.
+    level : float
+        The intervals' coverage.
+    notes : list of str
+        The assumptions made and the VMs left out.
+    fit_capacities : dict
+        ``{vm: FitCapacity}`` of the fitted VMs.
+    vm_evidence : dict
+        ``{vm: Evidence}``, each VM's verdict.
+    """
 
     vms: pd.DataFrame
     workload: UserLoad
@@ -292,10 +316,45 @@ def plan_vms(catalog: pd.DataFrame, workload: UserLoad, objectives: Objectives |
              baseline_vm: str | None = None, fits: dict | None = None, level: float = 0.95,
              current_users: float | None = None, monthly_growth: float | None = None,
              source: str | None = None, comparisons: dict | None = None) -> CapacityPlan:
-    """Plan every VM of ``catalog`` (rows with a measurement, or a fitted curve in ``fits`` keyed by VM name).
+    """Plan every VM of a catalog: its usable throughput, users, binding limit and economics, each with an interval.
 
-    ``comparisons`` (VM -> ``compare_models`` result) lets each fitted VM's verdict say whether its model is the
-    recommended one; every VM gets an ``Evidence`` in ``CapacityPlan.vm_evidence``."""
+    VMs with a measurement or a fitted curve are planned; the others are left out and ``notes`` says so. Each figure's
+    interval is the span of the plan evaluated at the ends of every stated range and of the fitted capacities'
+    intervals.
+
+    Parameters
+    ----------
+    catalog : pandas.DataFrame
+        The VMs and their prices, joined with measurements (``join_measurements``) where there are some.
+    workload : Workload
+        Ops/s per user (``calibrate_user_load`` or ``user_load_from_ops_per_user``).
+    objectives : Objectives, optional
+        Default ``Objectives()``: 80 % utilization.
+    baseline_vm : str, optional
+        The baseline VM: relative throughputs and a relative latency target are measured against it.
+    fits : dict, optional
+        ``{vm: fit}``, fitted curves.
+    level : float, default 0.95
+        The intervals' coverage.
+    current_users : float, optional
+        Today's users, for the runways.
+    monthly_growth : float, optional
+        Their monthly growth.
+    source : str, optional
+        Names the catalog in messages.
+    comparisons : dict, optional
+        ``{vm: ModelComparison}``: each fitted VM's verdict then says whether its model is the recommended one.
+
+    Returns
+    -------
+    CapacityPlan
+
+    Raises
+    ------
+    PlanError
+        ``level`` is out of range, a catalog or measurement problem, an unknown baseline VM, a latency target without
+        latency measurements, or no VM to plan.
+    """
     objectives = objectives or Objectives()
     if not 0 < level < 1:
         raise PlanError(f"confidence level must be between 0 and 1, got {level!r}")

@@ -41,7 +41,32 @@ QUESTION = "How much more load can this MongoDB server carry, judged from its ow
 NO_METHOD = "no method"
 @dataclass(frozen=True)
 class ProductionAnswer:
-    """Both methods' results and verdicts, and which one answers; every sentence derives from them."""
+    """Both methods' results and verdicts on one observation, and which one answers (``production_answer``).
+
+    ``method`` names the method that answers, ``evidence`` its verdict; ``describe()``, ``table`` and ``to_json()``
+    derive every sentence and figure from the fields below.
+
+    Attributes
+    ----------
+    capacity : ServerCapacity or None
+        The operational laws' answer (None when the samples hold too few busy intervals; ``capacity_error`` says why).
+    usl : LatencyFit or None
+        The USL's latency form fitted to the curve (None when it could not be fitted).
+    usl_evidence : Evidence
+        The USL fit's verdict.
+    usl_table : pandas.DataFrame or None
+        The fit's figures with their bootstrap intervals, where the USL answers.
+    observed_peak_throughput : float
+        The 95th percentile of the busy intervals' throughput, ops/s.
+    max_concurrency : float
+        The highest concurrency observed (Little's law).
+    utilization_target, latency_target_ms, monthly_growth, level
+        The question's parameters.
+    source : str
+        The data's name.
+    intervals, used_intervals : int
+        The intervals observed and those in the curve.
+    """
 
     capacity: ServerCapacity | None
     capacity_error: str | None
@@ -308,8 +333,57 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
                       utilization_target: float = 0.8, latency_target_ms: float | None = None,
                       monthly_growth: float | None = None, level: float = 0.95, fit_on: str = "throughput",
                       bins: int | None = 8, n_bootstrap: int = 200, source: str = "") -> ProductionAnswer:
-    """Both methods on one observation (``samples`` and ``curve`` as ``observe`` writes them) and their verdicts;
-    ``source`` names the data in the answer's first words."""
+    """How much more load a server can carry, from its own telemetry: both methods and their verdicts.
+
+    The operational laws on the server's CPU per operation (``server_capacity``) and the USL's latency form fitted to
+    the curve (``fit_usl_latency``); the USL answers only when its verdict is sound (the window showed the throughput
+    falling past its peak), else the laws, else neither.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        ``observe``'s per-interval table (``Observation.samples``).
+    curve : pandas.DataFrame
+        The curve table of the same observation (``Observation.curve``).
+    cores : float, optional
+        As for ``server_capacity``.
+    utilization_target : float, default 0.8
+        The utilization the planned throughput is set at.
+    latency_target_ms : float, optional
+        A mean-latency target (> 0), in ms: the USL's throughput at it, where the USL answers.
+    monthly_growth : float, optional
+        The load's growth a month, for the runway.
+    level : float, default 0.95
+        The intervals' coverage.
+    fit_on : {"throughput", "latency"}, default "throughput"
+        What the USL's least squares minimise (``fit_usl_latency``'s ``method``).
+    bins : int or None, default 8
+        Concurrency bins the curve is averaged into before the USL fit (None: every interval).
+    n_bootstrap : int, default 200
+        Refits for the USL's intervals, where it answers.
+    source : str, default ""
+        Names the data in the answer's first words.
+
+    Returns
+    -------
+    ProductionAnswer
+
+    Raises
+    ------
+    InputError
+        ``latency_target_ms`` is not > 0, ``fit_on`` is unknown, or a parameter of ``server_capacity`` is out of
+        range. Too few intervals for a method is a verdict, not an error.
+
+    Examples
+    --------
+    >>> from capmodel.observe import bundled_sample, observe_ftdc
+    >>> from capmodel.plan.production import production_answer
+    >>> sample = bundled_sample()
+    >>> observation = observe_ftdc(sample["path"], since=sample["since"], until=sample["until"])
+    >>> answer = production_answer(observation.samples, observation.curve, n_bootstrap=50)
+    >>> answer.method, answer.evidence.grade
+    ('operational laws', 'weak')
+    """
     from capmodel.models.usl.latency_form import MIN_POINTS, fit_usl_latency
 
     if latency_target_ms is not None and not latency_target_ms > 0:

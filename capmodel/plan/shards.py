@@ -46,7 +46,27 @@ SHARD_CONSTRAINTS = {
 
 def shards_needed(target_rate: float, per_shard_throughput: float, sigma: float = 0.0, kappa: float = 0.0,
                   max_shards: float = DOCUMENTDB_MAX_SHARDS) -> tuple[int | None, str]:
-    """Smallest shard count whose throughput reaches ``target_rate`` (None and the reason when none does)."""
+    """The smallest shard count whose throughput reaches ``target_rate`` under the USL.
+
+    Parameters
+    ----------
+    target_rate, per_shard_throughput : float
+        Inserts/s wanted and of one shard (> 0).
+    sigma, kappa : float, default 0.0
+        The USL over shard count.
+    max_shards : float, default 32
+        The most shards to consider.
+
+    Returns
+    -------
+    tuple of (int or None, str)
+        The count (None when unreachable) and the reason in words.
+
+    Raises
+    ------
+    PlanError
+        A rate is not > 0.
+    """
     target = positive(target_rate, "target rate")
     per_shard = positive(per_shard_throughput, "per-shard throughput")
     return units_for_throughput(target, per_shard, 1.0, sigma, kappa, max_shards, "shards", "inserts/s")
@@ -55,7 +75,32 @@ def shards_needed(target_rate: float, per_shard_throughput: float, sigma: float 
 def clients_needed(shards: int, throughput: float | None = None, batch_size: int = 1000,
                    batch_latency_s: float | None = None, clients_per_shard: int = CLIENTS_PER_SHARD,
                    min_clients: int = MIN_CLIENTS) -> int:
-    """Client processes to drive ``shards`` shards: Little's law with a batch latency, else the per-shard rule."""
+    """Client processes to drive ``shards`` shards: Little's law with a batch latency, else the per-shard rule.
+
+    Parameters
+    ----------
+    shards : int
+        The shard count.
+    throughput : float, optional
+        Inserts/s, needed with ``batch_latency_s``.
+    batch_size : int, default 1000
+        Documents per batch.
+    batch_latency_s : float, optional
+        Seconds per batch: clients = ⌈throughput / batch_size × batch_latency_s⌉.
+    clients_per_shard : int, default 64
+        Otherwise, clients per shard ...
+    min_clients : int, default 128
+        ... and at least this many.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    PlanError
+        A value needed by Little's law is not > 0.
+    """
     if batch_latency_s is not None:
         x = positive(throughput, "throughput")
         return math.ceil(x / positive(batch_size, "batch size") * positive(batch_latency_s, "batch latency") - 1e-9)
@@ -66,11 +111,36 @@ def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 
                 max_shards: float = DOCUMENTDB_MAX_SHARDS, batch_size: int = 1000,
                 batch_latency_s: float | None = None, clients_per_shard: int = CLIENTS_PER_SHARD,
                 min_clients: int = MIN_CLIENTS, usl_samples=None, level: float = 0.95) -> dict:
-    """Shards, the throughput they give, the efficiency vs linear, and the clients to drive them; ``linear_shards``
-    (the count at perfect scaling) on every row, also when the USL cannot reach the target.
+    """Shards for one target rate, their throughput, their efficiency against linear, and the clients to drive them.
 
-    ``usl_samples`` (DataFrame with sigma, kappa, e.g. a bootstrap of a fit over shard count) adds the percentile
-    interval ``shards_low``/``shards_high`` (an unreachable sample counts as infinitely many shards).
+    Parameters
+    ----------
+    target_rate : float
+        Inserts/s to reach.
+    per_shard_throughput : float
+        Inserts/s of one shard.
+    sigma, kappa : float, default 0.0
+        The USL over shard count.
+    max_shards : float, default 32
+        The most shards to consider.
+    batch_size, batch_latency_s, clients_per_shard, min_clients
+        The clients rule, as for ``clients_needed``.
+    usl_samples : pandas.DataFrame, optional
+        ``sigma`` and ``kappa`` samples: adds ``shards_low``/``shards_high`` (an unreachable sample counts as
+        infinitely many shards).
+    level : float, default 0.95
+        That interval's coverage.
+
+    Returns
+    -------
+    dict
+        ``shards`` (None when unreachable, ``reason`` saying why), ``linear_shards`` (always), and where reachable
+        ``throughput``, ``efficiency`` and ``clients``.
+
+    Raises
+    ------
+    PlanError
+        A rate is not > 0 or a parameter is out of range.
     """
     shards, reason = shards_needed(target_rate, per_shard_throughput, sigma, kappa, max_shards)
     # the linear estimate does not depend on sigma or kappa: every row carries it, reachable or not
@@ -96,9 +166,21 @@ DOCUMENTDB_SOURCE = "DocumentDB elastic-cluster insert benchmark (bundled)"
 
 @dataclass(frozen=True)
 class ShardStudy:
-    """The result of ``plan_shard_study``: ``model`` (per-shard throughput, sigma, kappa, basis, limits, clients
-    rule, peak), one ``rows`` dict per target (as ``plan_shards``) and, when asked, ``scenarios`` (one row per
-    target and contention value)."""
+    """The result of ``plan_shard_study``; ``describe()`` gives it in words.
+
+    Attributes
+    ----------
+    source : str
+        The inputs' name.
+    model : dict
+        Per-shard throughput, σ, κ, where they came from, the limits, the clients rule and the peak.
+    rows : list of dict
+        One per target, as ``plan_shards`` gives it.
+    scenarios : pandas.DataFrame or None
+        One row per target and contention value, when asked.
+    evidence : Evidence
+        The verdict on the answer; ``row_evidence`` has each row's.
+    """
 
     source: str
     model: dict
@@ -200,13 +282,58 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
                      max_shards: float | None = None, batch_size: int = 1000, batch_latency_ms: float | None = None,
                      clients_per_shard: int | None = None, min_clients: int | None = None, scenarios=(),
                      source: str | None = None) -> ShardStudy:
-    """Shards and clients for each target insert rate (default: the DocumentDB study's 1,000,000/s).
+    """Shards and client processes for each target insert rate.
 
-    The USL over shard count is assumed (``per_shard_throughput``, default 1,000,000 / 16 as in the study; ``sigma``,
-    ``kappa`` default 0) or fitted to ``curve`` (a curve table whose concurrency is the shard count; adds a
-    ``bootstrap`` interval on the shard count), not both. Clients: Little's law with ``batch_latency_ms``, else
-    ``clients_per_shard`` (64) per shard, at least ``min_clients`` (128). ``scenarios``: contention values to plan
-    each target under too. ``source`` names the inputs (the curve's file in messages).
+    The USL over shard count is assumed (``per_shard_throughput``, ``sigma``, ``kappa``) or fitted to ``curve``, not
+    both. The clients follow by Little's law with ``batch_latency_ms``, else ``clients_per_shard`` per shard, at least
+    ``min_clients``.
+
+    Parameters
+    ----------
+    target_rates : sequence of float, optional
+        Inserts per second to plan for; default the DocumentDB study's 1,000,000.
+    per_shard_throughput : float, optional
+        Inserts/s of one shard; default 1,000,000 / 16, as in the study.
+    sigma, kappa : float, optional
+        The USL over shard count (default 0).
+    curve : pandas.DataFrame, optional
+        A curve table whose concurrency is the shard count: the USL is fitted to it.
+    bootstrap : int, default 200
+        Refits of ``curve`` for the shard count's interval.
+    level : float, default 0.95
+        That interval's coverage.
+    max_shards : float, optional
+        The most shards to consider (default 32, the service's limit).
+    batch_size : int, default 1000
+        Documents per insert batch.
+    batch_latency_ms : float, optional
+        The latency of one batch: the clients by Little's law.
+    clients_per_shard : int, optional
+        Default 64.
+    min_clients : int, optional
+        Default 128.
+    scenarios : sequence of float, default ()
+        Contention values σ to plan each target under too.
+    source : str, optional
+        Names the inputs in messages.
+
+    Returns
+    -------
+    ShardStudy
+
+    Raises
+    ------
+    PlanError
+        A parameter out of range, both an assumed model and a curve, or a curve that shows no scaling.
+    InputError
+        ``curve`` is refused by the curve rules.
+
+    Examples
+    --------
+    >>> from capmodel.plan import plan_shard_study
+    >>> row = plan_shard_study().rows[0]                 # the DocumentDB study
+    >>> row["shards"], row["clients"]
+    (16, 1024)
     """
     from capmodel.models.usl.closed_form import usl_peak
 

@@ -28,8 +28,23 @@ BENCHANT_OBJECTIVES = Objectives(utilization_target=0.8, latency_increase=0.05) 
 
 @dataclass(frozen=True)
 class PlanStudy:
-    """The result of ``plan_study``: the ``plan`` (one row per VM in ``plan.vms``), the ``recommendations`` (one
-    row per target), where the inputs came from (``source``) and the growth rate the runways assume."""
+    """The result of ``plan_study``: the plan of every VM and one recommendation per target.
+
+    ``describe()`` gives the answer in words, ``evidence`` its verdict (the reasons of the VMs it names), ``vms`` the
+    planning table.
+
+    Attributes
+    ----------
+    plan : CapacityPlan
+        One row per VM in ``plan.vms``, the workload, objectives and notes.
+    recommendations : pandas.DataFrame
+        One row per target: ``target_users``, the cheapest ``vm`` that carries it (None, with a ``reason``, when none
+        does), its ``monthly_cost`` and ``users``, and ``months_until_target`` with a growth rate.
+    source : str
+        Where the inputs came from.
+    monthly_growth : float or None
+        The growth rate the runways assume.
+    """
 
     plan: CapacityPlan
     recommendations: pd.DataFrame
@@ -146,7 +161,25 @@ def _target_line(r: pd.Series, vms: pd.DataFrame, growth: float | None) -> str:
 
 
 def fit_per_vm(curves: pd.DataFrame) -> dict:
-    """A USL fit per VM of a curve table whose ``system`` column names the VM of each row."""
+    """A USL fit per VM of a curve table whose ``system`` column names the VM of each row.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        A curve table with ``system``, ``concurrency`` and ``throughput``.
+
+    Returns
+    -------
+    dict
+        ``{vm: USLFit}``, in the order the VMs first appear.
+
+    Raises
+    ------
+    PlanError
+        No ``system`` column.
+    InputError
+        A VM's curve is refused (the message names the VM).
+    """
     from capmodel.models.usl.fit import fit_usl
 
     from capmodel.errors import InputError
@@ -186,17 +219,72 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
                objectives: Objectives | None = None, growth: float | None = None,
                current_users: float | None = None, level: float = 0.95,
                source: str | None = None, measurements_source: str | None = None, model: str = "usl") -> PlanStudy:
-    """Plan every VM of ``catalog`` and recommend one per target user count.
+    """Plan every VM of a catalog and recommend the cheapest for each target user count.
 
-    ``catalog``: vm, monthly_cost [, family, vcpu, ram_gb, storage, currency] (None: the bundled benchANT study, whose
-    baseline fills in every baseline keyword not given); ``measurements``: per-VM rows joined by vm; ``fits``: VM name
-    -> fitted USL (see ``fit_per_vm``). The workload comes from ``ops_per_user`` or from the baseline (users and
-    throughput, the throughput defaulting to the baseline VM's measured one; ``baseline_range`` (low, high) gives the
-    intervals). ``objectives`` default to the study's (80% utilization, p95 within 5% of the baseline) for the bundled
-    catalog and to 80% utilization alone otherwise. ``growth`` (monthly) adds runways; ``level`` is the intervals'.
-    ``source`` and ``measurements_source`` name the inputs in messages. ``model``: ``usl`` (default) plans fitted VMs
-    from the given fits and flags those whose comparison of the USL family prefers another model; ``recommended``
-    plans each from the model its comparison recommends.
+    The workload (ops/s per user) comes from ``ops_per_user`` or from a baseline (users at a throughput); each VM's
+    usable throughput under the objectives comes from its measurement or its fitted curve; users, costs and their
+    intervals follow.
+
+    Parameters
+    ----------
+    catalog : pandas.DataFrame, optional
+        The VMs: ``vm``, ``monthly_cost`` and optionally ``family``, ``vcpu``, ``ram_gb``, ``storage``, ``currency``.
+        None plans the bundled benchANT study, whose baseline fills in every baseline parameter not given.
+    measurements : pandas.DataFrame, optional
+        Per-VM measurements joined on ``vm`` (``join_measurements``).
+    fits : dict, optional
+        ``{vm: fit}``, fitted curves (``fit_per_vm`` makes them from a curve table with a ``system`` column).
+    baseline_vm : str, optional
+        The VM the baseline was measured on.
+    baseline_users : float, optional
+        The users the baseline served.
+    baseline_throughput : float, optional
+        Its ops/s; default the baseline VM's measured throughput.
+    baseline_range : tuple of float, optional
+        ``(low, high)`` of the baseline throughput, for the intervals.
+    baseline_utilization : float, optional
+        The baseline's CPU utilization (0–1).
+    ops_per_user : float, optional
+        The workload directly, instead of a baseline.
+    targets : sequence of float, default ()
+        User counts to recommend a VM for (whole numbers).
+    objectives : Objectives, optional
+        Default the study's (80 % utilization, p95 within 5 % of the baseline's) for the bundled catalog, 80 %
+        utilization alone otherwise.
+    growth : float, optional
+        Monthly growth of the users (0.05 for 5 %), for the month each target is reached.
+    current_users : float, optional
+        Today's users, the start of that growth.
+    level : float, default 0.95
+        The intervals' coverage.
+    source, measurements_source : str, optional
+        Name the inputs in messages.
+    model : {"usl", "recommended"}, default "usl"
+        ``usl`` plans fitted VMs from the given fits and flags those whose comparison of the USL family prefers another
+        model; ``recommended`` plans each from the model its comparison recommends.
+
+    Returns
+    -------
+    PlanStudy
+
+    Raises
+    ------
+    PlanError
+        A catalog or measurement problem (named by file, column and row), an unknown baseline VM, measurements or fits
+        without a catalog, no way to work out the workload, or no VM to plan.
+    InputError
+        A VM's curve is refused by the curve rules.
+
+    Examples
+    --------
+    >>> from capmodel.plan import plan_study
+    >>> study = plan_study(targets=[5000, 20000])            # the bundled benchANT study
+    >>> study.recommendations[["target_users", "vm", "monthly_cost"]]
+       target_users               vm  monthly_cost
+    0        5000.0  m3-xlarge-8-SAS        797.76
+    1       20000.0  m3-xlarge-8-SAS        797.76
+    >>> study.evidence.grade
+    'weak'
     """
     from capmodel.plan.assessment import choose_models
 

@@ -21,7 +21,24 @@ BENCHANT_OPS_PER_USER = 0.26   # the benchANT study: 6,500 ops/s for 25,000 user
 
 
 def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
-    """The curve, steps and run record of a ``capmodel bench --out`` folder (``InputError`` naming what is missing)."""
+    """The curve, steps and run record of a ``capmodel bench --out`` folder.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The folder.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, list of dict, dict)
+        The curve (from ``steps.jsonl``, else ``curve.csv``), the steps and the run record ({} without one).
+
+    Raises
+    ------
+    InputError
+        Not a folder, neither ``steps.jsonl`` nor ``curve.csv``, an unreadable ``run.json``, or fewer than 3
+        successful steps.
+    """
     from capmodel.bench.sweep.files import CURVE_FILE, RUN_FILE, STEPS_FILE, curve_table, read_steps
     from capmodel.data.readers import read_curve
 
@@ -48,6 +65,29 @@ def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
 
 @dataclass
 class BenchReport:
+    """Everything report 06 shows.
+
+    Attributes
+    ----------
+    curve : pandas.DataFrame
+        The measured curve.
+    steps : list of dict
+        The step records.
+    run : dict
+        The run record.
+    comparison : ModelComparison
+        The models compared on the curve.
+    fit : USLFit
+        The USL fitted to it.
+    server_name, workload : str
+        Their names in the answer.
+    objectives : Objectives
+        The peak fraction and the latency target.
+    latency_target_ms, ops_per_user, level : float
+        The report's parameters.
+    inputs : dict
+        What was read.
+    """
     curve: object
     steps: list
     run: dict
@@ -262,7 +302,40 @@ class BenchReport:
 
 def bench_report(curve, steps, run, server_name: str, workload: str, latency_target_ms: float, peak_fraction: float,
                  ops_per_user: float, level: float, inputs: dict) -> BenchReport:
-    """Fit and plan a measured sweep (from ``run_sweep`` or ``read_bench_folder``)."""
+    """What report 06 shows: a measured sweep fitted and planned.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        The sweep's curve table (``run_sweep`` or ``read_bench_folder``).
+    steps : list of dict
+        Its step records.
+    run : dict
+        Its run record.
+    server_name, workload : str
+        Name the server and the workload in the answer.
+    latency_target_ms : float
+        A p95 target (0: none).
+    peak_fraction : float
+        The throughput planned at, as a fraction of the fitted peak.
+    ops_per_user : float
+        Ops/s per user, for users.
+    level : float
+        The intervals' coverage.
+    inputs : dict
+        What was read, for the provenance.
+
+    Returns
+    -------
+    BenchReport
+
+    Raises
+    ------
+    InputError
+        The curve is refused.
+    PlanError
+        ``peak_fraction`` or ``latency_target_ms`` out of range.
+    """
     import capmodel
     from capmodel.plan import Objectives
 

@@ -81,7 +81,27 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
 
 @dataclass
 class FitReport:
-    """Everything report 02 shows, derived from one curve and one comparison."""
+    """Everything report 02 shows, derived from one curve and one comparison.
+
+    Attributes
+    ----------
+    curve : pandas.DataFrame
+        The curve table.
+    comparison : ModelComparison
+        The models compared.
+    fit : ScalabilityFit
+        The model chosen.
+    source : str
+        The curve's name, as the answer's subject.
+    level : float
+        The intervals' coverage.
+    upto : float
+        The largest concurrency drawn.
+    inputs : dict
+        The files read, for the provenance.
+    unused : tuple of str
+        Parameters the run did not use.
+    """
 
     curve: object
     comparison: object
@@ -208,7 +228,32 @@ class FitReport:
 
 def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str = "", throughput: str = "",
                model: str = "auto", level: float = 0.95, upto: float = 0) -> FitReport:
-    """Read the curve (``file``, else the bundled ``dataset``), compare the models and pick ``model``."""
+    """What report 02 shows: a curve read, the models compared, one chosen.
+
+    Parameters
+    ----------
+    dataset : str, default "plgm_workload1"
+        A bundled curve, when no ``file`` is given.
+    file : str, default ""
+        A curve file (``read_curve``).
+    concurrency, throughput : str, default ""
+        The file's columns, when their names are not recognised.
+    model : str, default "auto"
+        ``auto`` (the recommended model) or one of the compared models.
+    level : float, default 0.95
+        The intervals' coverage.
+    upto : float, default 0
+        The largest concurrency drawn (0: 1.5 × the largest measured).
+
+    Returns
+    -------
+    FitReport
+
+    Raises
+    ------
+    InputError
+        The curve is refused, or ``model`` is not one of the compared models.
+    """
     import capmodel
     from capmodel.errors import InputError
 

@@ -18,6 +18,35 @@ QUESTION = "How far does a MongoDB system scale, and why does it stop?"
 
 @dataclass
 class MethodologyReport:
+    """Everything report 01 shows.
+
+    Attributes
+    ----------
+    dataset : str
+        The curve's name.
+    curve : pandas.DataFrame
+        The curve.
+    fit : USLFit
+        The USL fitted to it.
+    baseline : pandas.Series
+        The bundled baseline.
+    latency_target_ms : float
+        The latency target.
+    mva : pandas.DataFrame
+        The USL beside exact MVA (``usl_vs_mva``).
+    mix : MixFit
+        Per-class demands from the bundled curves.
+    what_if : MixPrediction
+        The mix model against the third curve.
+    tenants : MulticlassResult
+        Two tenants sharing the database.
+    tenant_threads : int
+        Each tenant's threads.
+    inputs : dict
+        The files read.
+    upto : float
+        The largest concurrency drawn.
+    """
     dataset: str
     curve: pd.DataFrame
     fit: object
@@ -220,6 +249,37 @@ class MethodologyReport:
 def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchant_baseline", upto: float = 128,
                        latency_target_ms: float = 5.0, read_share: float = 0.54, database_cpus: int = 4,
                        tenant_threads: int = 32) -> MethodologyReport:
+    """What report 01 shows: the methods on bundled data.
+
+    A USL fit beside exact MVA, per-class demands and a mix what-if from three curves, and two tenants in a
+    multi-class network.
+
+    Parameters
+    ----------
+    dataset : str, default "plgm_workload1"
+        The curve fitted.
+    baseline : str, default "benchant_baseline"
+        The bundled baseline shown.
+    upto : float, default 128
+        The largest concurrency drawn (0: 1.5 × the largest measured).
+    latency_target_ms : float, default 5.0
+        The latency target shown.
+    read_share : float, default 0.54
+        The reads' share of the mixed curve.
+    database_cpus : int, default 4
+        The processors at the database station.
+    tenant_threads : int, default 32
+        Each tenant's threads.
+
+    Returns
+    -------
+    MethodologyReport
+
+    Raises
+    ------
+    InputError
+        An unknown dataset or a parameter out of range.
+    """
     import capmodel
     from capmodel.models.mix.demands import fit_mix_demands
     from capmodel.models.queueing.multiclass import multiclass_mva

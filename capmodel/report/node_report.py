@@ -24,6 +24,17 @@ def _span(values) -> str:
 
 @dataclass
 class NodeReport:
+    """Everything report 04 shows.
+
+    Attributes
+    ----------
+    study : NodeStudy
+        The plan.
+    inputs : dict
+        The files read.
+    bundled : bool
+        The bundled Micron brief was planned.
+    """
     study: object
     inputs: dict
     bundled: bool
@@ -104,7 +115,32 @@ class NodeReport:
 
 def node_report(table_file: str = "", sigma: float = 0.0, kappa: float = 0.0, sensitivity=(), rounding="nearest",
                 max_nodes: float = 1000) -> NodeReport:
-    """Plan the node study of ``table_file`` ("" means the bundled Micron brief)."""
+    """What report 04 shows: the node study of a table planned as ``capmodel nodes`` plans it.
+
+    Parameters
+    ----------
+    table_file : str, default ""
+        The node table's file; "" plans the bundled Micron brief.
+    sigma, kappa : float, default 0.0
+        The USL over node count.
+    sensitivity : sequence of float, default ()
+        Contention values to scan.
+    rounding : {"nearest", "up"}, default "nearest"
+        The linear rule's rounding.
+    max_nodes : float, default 1000
+        The most nodes to consider.
+
+    Returns
+    -------
+    NodeReport
+
+    Raises
+    ------
+    InputError
+        The file is refused.
+    PlanError
+        As ``plan_node_study`` raises it.
+    """
     from capmodel.data.readers import read_table
     from capmodel.plan import plan_node_study
 

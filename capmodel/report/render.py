@@ -22,8 +22,33 @@ from capmodel.report.params import notebook_parameters, redacted
 
 def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, show_code: bool = False,
                kernel_name: str = "python3", checked: bool = False) -> ReportRun:
-    """Execute report ``name`` into ``out_dir`` and write its HTML next to it (``run.error`` says what failed).
-    Parameters that cannot work raise ``InputError`` before any kernel starts."""
+    """Execute one report into ``out_dir`` and write its HTML beside the executed notebook.
+
+    Parameters
+    ----------
+    name : str
+        A bundled report's name (``02_fit_curve``) or a ``.ipynb`` file's path.
+    out_dir : str or path-like
+        The output folder.
+    parameters : dict, optional
+        ``{parameter: value}``, typed values.
+    show_code : bool, default False
+        Keep the code cells in the HTML.
+    kernel_name : str, default "python3"
+        The Jupyter kernel.
+    checked : bool, default False
+        The parameters were already checked.
+
+    Returns
+    -------
+    ReportRun
+        Its notebook, HTML, timings and ``error`` (what failed, when something did).
+
+    Raises
+    ------
+    InputError
+        A parameter that cannot work, before any kernel starts.
+    """
     try:
         run = execute(name, out_dir, parameters, kernel_name=kernel_name, checked=checked)
     except ReportError as exc:  # the kernel never ran it: nothing to convert, the others go on
@@ -46,8 +71,40 @@ def check_all(names: list[str], parameters: dict[str, dict]) -> None:
 def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | None = None, jobs: int = 2,
            show_code: bool = False, kernel_name: str = "python3", checked: bool = False
            ) -> tuple[list[ReportRun], Path]:
-    """Render every report in ``names`` (``parameters``: report name -> typed values) and write ``index.html``;
-    ``checked``: the caller already ran ``check_all`` on these parameters."""
+    """Render reports into a folder and write its ``index.html``: the Python side of ``capmodel report``.
+
+    Every report's parameters are checked before any kernel starts; the reports then run in parallel, each executed
+    with papermill and converted to HTML.
+
+    Parameters
+    ----------
+    names : list of str
+        Bundled reports by name (``02_fit_curve``) or paths of ``.ipynb`` files.
+    out_dir : str or path-like
+        The output folder (one render at a time: a lock file).
+    parameters : dict, optional
+        ``{report: {parameter: value}}``, typed values.
+    jobs : int, default 2
+        Reports run at once (1 to 64).
+    show_code : bool, default False
+        Keep the code cells in the HTML.
+    kernel_name : str, default "python3"
+        The Jupyter kernel.
+    checked : bool, default False
+        The caller already checked these parameters (``check_all``).
+
+    Returns
+    -------
+    tuple of (list of ReportRun, pathlib.Path)
+        Each report's run (``error`` says what failed; the others go on) and the index page.
+
+    Raises
+    ------
+    InputError
+        An unknown report or a parameter that cannot work, before any kernel starts.
+    ReportError
+        ``jobs`` out of range, or two reports that would write the same files.
+    """
     parameters = parameters or {}
     if not 1 <= jobs <= 64:
         raise ReportError(f"--jobs must be an integer from 1 to 64, got {jobs}")

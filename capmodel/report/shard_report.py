@@ -20,6 +20,15 @@ BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled wri
 
 @dataclass
 class ShardReport:
+    """Everything report 05 shows.
+
+    Attributes
+    ----------
+    study : ShardStudy
+        The plan.
+    borrowed : dict
+        Figures taken from the DocumentDB post rather than given.
+    """
     study: object
     borrowed: dict
     #: the target and the per-shard rate are the DocumentDB study's: the page introduces the study and its table
@@ -99,6 +108,34 @@ class ShardReport:
 
 def shard_report(target_rate: float, per_shard_throughput: float, sigma: float, kappa: float, scenarios=(),
                  batch_size: int = 1000, batch_latency_ms: float = 0.0, max_shards: int = 32) -> ShardReport:
+    """What report 05 shows: shards and clients for one target rate, as ``capmodel shards`` plans them.
+
+    Parameters
+    ----------
+    target_rate : float
+        Inserts/s to reach.
+    per_shard_throughput : float
+        Inserts/s of one shard; the study's own figure (1,000,000 / 16) lets the plan use the study's basis.
+    sigma, kappa : float
+        The USL over shard count.
+    scenarios : sequence of float, default ()
+        Contention values to plan the target under too.
+    batch_size : int, default 1000
+        Documents per batch.
+    batch_latency_ms : float, default 0.0
+        A batch's latency, for Little's law (0: the study's per-shard rule).
+    max_shards : int, default 32
+        The most shards to consider.
+
+    Returns
+    -------
+    ShardReport
+
+    Raises
+    ------
+    PlanError
+        As ``plan_shard_study`` raises it.
+    """
     from capmodel.plan import plan_shard_study
 
     # the post's rate was measured on 16 shards: handed over as "given", the plan would take it as one shard's

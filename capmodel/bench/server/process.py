@@ -28,7 +28,31 @@ LIVE: set["EmbeddedServer"] = set()  # servers started by this process and not y
 
 @dataclass(eq=False)
 class EmbeddedServer:
-    """A running embedded mongod (or replica set). ``stop()`` shuts it down and removes a temporary dbpath."""
+    """A running embedded mongod (or replica set); ``stop()`` shuts it down and removes a temporary dbpath.
+
+    Attributes
+    ----------
+    uri : str
+        Its connection string.
+    port : int
+        The first member's port; ``ports`` has every member's.
+    dbpath : pathlib.Path
+        Its data folder (a replica set's members are in ``member0``, ``member1`` ...).
+    pids : list of int
+        The members' process ids (``pid`` is the first).
+    replica_set : str or None
+        The set's name.
+    version : str or None
+        The server's version.
+    owns_dbpath : bool
+        The dbpath is a temporary folder ``stop()`` removes.
+    detached : bool
+        It outlives this process.
+    cpus : list of int or None
+        The CPUs it is pinned to.
+    diagnostic_data : bool
+        It records FTDC.
+    """
 
     uri: str
     port: int

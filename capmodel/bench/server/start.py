@@ -32,13 +32,39 @@ def start_server(
     diagnostic_data: bool = False,
     cpus=None,
 ) -> EmbeddedServer:
-    """Start a standalone mongod (``replica_set=None``) or an N-member replica set and wait until it is usable.
+    """Start a standalone mongod or a replica set from the ``mongod`` wheel and wait until it is usable.
 
-    ``port``: first port (members use port, port+1, ...); default free ports from the OS. ``dbpath``: kept afterwards;
-    default a temporary directory removed by ``stop()``. ``detach``: leave it running after this process exits.
-    ``diagnostic_data``: record FTDC (``diagnostic.data`` in each member's dbpath) once a second; off by default.
-    ``cpus``: CPU numbers every member may run on ("0", "0-1", [0]); default no pinning. Pinning the server apart
-    from the load generator makes the server, not the client, the measured bottleneck on a shared host.
+    Parameters
+    ----------
+    port : int, optional
+        The first port (members use port, port + 1, ...); default free ports from the OS.
+    dbpath : str or path-like, optional
+        Kept afterwards; default a temporary folder removed by ``stop()``.
+    replica_set : int, optional
+        The members of a replica set (1 to 7); None: a standalone server.
+    cache_gb : float, default 0.25
+        The WiredTiger cache of each member.
+    timeout : float, default 60.0
+        Seconds to wait for it to be usable.
+    detach : bool, default False
+        Leave it running after this process exits.
+    replica_set_name : str, default "capmodel"
+        The set's name.
+    diagnostic_data : bool, default False
+        Record FTDC (``diagnostic.data`` in each member's dbpath) once a second.
+    cpus : str or list of int, optional
+        The CPUs every member may run on (``"0"``, ``"0-1"``, ``[0]``); default no pinning. Pinning the server apart
+        from the load generator makes the server, not the client, the measured bottleneck on a shared host.
+
+    Returns
+    -------
+    EmbeddedServer
+
+    Raises
+    ------
+    ServerError
+        No mongod binary, a bad member count, cache size or CPU list, a port or dbpath in use, or the server did not
+        start in time.
     """
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
@@ -136,7 +162,22 @@ def embedded_server(
     diagnostic_data: bool = False,
     cpus=None,
 ):
-    """Start an embedded mongod for the duration of a with-block; it is stopped however the block ends."""
+    """Start an embedded mongod for the duration of a with-block; it is stopped however the block ends.
+
+    Parameters
+    ----------
+    port, dbpath, replica_set, cache_gb, timeout, diagnostic_data, cpus
+        As for ``start_server``.
+
+    Yields
+    ------
+    EmbeddedServer
+
+    Raises
+    ------
+    ServerError
+        As ``start_server`` raises it.
+    """
     server = start_server(port=port, dbpath=dbpath, replica_set=replica_set, cache_gb=cache_gb, timeout=timeout,
                           diagnostic_data=diagnostic_data, cpus=cpus)
     try:

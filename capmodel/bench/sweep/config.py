@@ -53,11 +53,69 @@ SWEEP_PARAMETER_CONSTRAINTS = {
 
 @dataclass
 class BenchConfig:
-    """Everything a sweep needs besides the server address.
+    """Everything a sweep needs besides the server address: the options of ``capmodel bench``.
 
-    Where the clients run: ``processes`` (1: threads of this process; P or "auto": a local Dask cluster of P
-    single-threaded worker processes on 127.0.0.1) or ``scheduler`` (the address of an existing Dask scheduler whose
-    workers may run on other hosts; ``workers`` limits how many of them take part).
+    ``check()`` returns a validated copy (``BenchError`` naming the option otherwise); ``run_sweep`` calls it.
+
+    Parameters
+    ----------
+    workload : str, default "ycsb-b"
+        A bundled workload's name or a YAML file's path (``load_workload``).
+    records : int, optional
+        Overrides the workload's record count.
+    concurrency : list of int, default [1, 2, 4, 8, 16, 32, 64]
+        The client counts to measure (1–10,000); with ``adaptive``, two values mean any integer between them.
+    repeat : int, default 1
+        Measurements per concurrency.
+    duration : float, default 10.0
+        Seconds measured per step.
+    warmup : float, default 2.0
+        Seconds run and discarded before each step.
+    operations : int, optional
+        Operations per step instead of a duration.
+    rate : float, optional
+        Open loop at this many ops/s (latency counted from the intended start); default closed loop.
+    adaptive : bool, default False
+        Measure four points, fit the USL after every step and measure at the predicted peak until two estimates agree.
+    tolerance : float, default 0.1
+        The adaptive sweep's agreement.
+    max_steps : int, optional
+        The most steps of an adaptive sweep.
+    database : str, default "capmodel_bench"
+        The database the run works in (never ``admin``, ``local`` or ``config``).
+    collection : str, optional
+        Overrides the workload's collection.
+    read_preference, write_concern : str, optional
+        Override the URI's.
+    timeout_ms : int, default 10000
+        Every operation's timeout.
+    server_selection_timeout_ms : int, default 5000
+        How long to wait for a server to answer.
+    on_error : {"stop", "retry", "continue"}, default "stop"
+        What a failed step does to the sweep.
+    retries : int, default 2
+        Attempts more per step with ``on_error="retry"``.
+    error_threshold : float, default 0.05
+        The share of failed operations beyond which a step fails.
+    seed : int, default 0
+        Seeds the data and the request keys.
+    allow_existing : bool, default False
+        Use an existing collection capmodel did not create, as it is (never dropped, loaded or indexed).
+    calibrate : bool, default True
+        Measure the client's ceiling (the ``ping`` rate) first, to flag client-bound steps.
+    processes : int or "auto", default 1
+        1: clients are coroutines or threads of this process; P or ``"auto"`` (one per core): a local Dask cluster of P
+        single-threaded worker processes.
+    arrivals : {"uniform", "poisson"}, default "uniform"
+        An open loop's arrivals: at fixed intervals or a Poisson process.
+    scheduler : str, optional
+        The address of an existing Dask scheduler whose workers run the clients (not with ``processes``).
+    workers : int, optional
+        How many of its workers take part.
+    binding : {"mongojet", "pymongo"}, default "mongojet"
+        The driver the clients use.
+    allow_server_js : bool, default False
+        Accept ``$where``, ``$function`` and ``$accumulator`` in the workload.
     """
 
     workload: str = "ycsb-b"

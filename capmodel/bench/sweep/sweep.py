@@ -46,6 +46,19 @@ CALIBRATION_SECONDS = 1.0
 
 @dataclass
 class SweepResult:
+    """What ``run_sweep`` returns.
+
+    Attributes
+    ----------
+    out : pathlib.Path
+        The output folder (``curve.csv``, ``steps.jsonl``, ``run.json``).
+    curve : pandas.DataFrame
+        The curve table of the measured steps (failed steps are not curve points).
+    steps : list of dict
+        Every step's record, as ``steps.jsonl`` holds it.
+    run : dict
+        The run's record, as ``run.json`` holds it (configuration, client ceiling, decisions, warnings).
+    """
     out: Path
     curve: pd.DataFrame
     steps: list[dict]
@@ -366,7 +379,61 @@ class Sweep:
 
 def run_sweep(uri: str, config: BenchConfig, out, resume: bool = False, progress: bool = True, log=None,
               server_pids=None):
-    """Run a sweep (see ``Sweep``) and return its ``SweepResult``."""
+    """Run a benchmark sweep against a MongoDB server: the Python entry point of ``capmodel bench``.
+
+    Loads the workload's collection (capmodel's own, in its own database), calibrates the client's ceiling, then
+    measures one step per concurrency (or adaptively, towards the fitted peak), appending each completed step to
+    ``steps.jsonl`` at once and writing ``curve.csv`` and ``run.json`` into ``out``.
+
+    Parameters
+    ----------
+    uri : str
+        The server's connection string (its password is masked in everything the run writes).
+    config : BenchConfig
+        The workload, concurrencies, step length and every other option; checked before anything connects.
+    out : str or path-like
+        The output folder, owned by one run at a time (a lock file); a file in it capmodel did not write is refused.
+    resume : bool, default False
+        Continue the run recorded in ``out`` (its ``run.json``); the configuration must agree with the recorded one.
+    progress : bool, default True
+        Draw progress bars (on a terminal only).
+    log : callable, optional
+        Called with each step line and decision.
+    server_pids : list of int, optional
+        The mongod's process ids when it runs on this machine: adds the curve's ``cpu_util``.
+
+    Returns
+    -------
+    SweepResult
+        ``out``, the ``curve`` (the curve table of the measured steps), every step record and the run's record.
+
+    Raises
+    ------
+    BenchError
+        An option out of range, an output folder that cannot be used, a collection capmodel did not create (without
+        ``allow_existing``), a failed step under ``on_error="stop"``, or a ``resume`` that disagrees with the record.
+    InputError
+        The workload is refused.
+    ServerError
+        The server cannot be reached.
+
+    See Also
+    --------
+    capmodel.bench.server.start.embedded_server : a throwaway mongod to run it against.
+
+    Examples
+    --------
+    A short sweep against an embedded server (it needs the ``mongod`` wheel)::
+
+        from capmodel.bench.server.start import embedded_server
+        from capmodel.bench.sweep.config import BenchConfig
+        from capmodel.bench.sweep.sweep import run_sweep
+
+        with embedded_server(cpus="0") as server:
+            result = run_sweep(server.uri, BenchConfig(workload="ycsb-c", records=1000, concurrency=[1, 4, 16],
+                                                       duration=2, warmup=1), "runs/c", server_pids=server.pids)
+        print(result.curve[["concurrency", "throughput", "latency_p95_ms"]])
+    """
     return Sweep(uri, config, out, resume=resume, progress=progress, log=log, server_pids=server_pids).run()
 
 

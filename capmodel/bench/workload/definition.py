@@ -58,7 +58,19 @@ TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "
 
 @dataclass
 class Operation:
-    """One entry of the operation mix."""
+    """One entry of the operation mix.
+
+    Attributes
+    ----------
+    name : str
+        The label its latencies are recorded under.
+    kind : str
+        The operation (``read``, ``update``, ``insert``, ``scan``, ``command`` ...).
+    proportion : float
+        Its share of the mix.
+    params : dict
+        Its own settings (filters, updates, pipelines, batch size).
+    """
 
     name: str  # the label latencies are recorded under
     kind: str
@@ -71,7 +83,34 @@ class Operation:
 
 @dataclass
 class Workload:
-    """A validated workload definition; ``spec`` is the YAML mapping it came from (after overrides)."""
+    """A validated workload definition, as ``load_workload`` and ``parse_workload`` return it.
+
+    Attributes
+    ----------
+    name, description, source : str
+        What it is and where it comes from.
+    collection : str
+        The collection it works on.
+    records : int
+        Documents loaded before the sweep.
+    operations : list of Operation
+        The operation mix.
+    key_prefix, key_order : str or None
+        How record keys are made (``key_order`` ``hashed`` or ``ordered``; None: no keys, ObjectIds).
+    distribution : str
+        The request distribution over the keys (``uniform``, ``zipfian``, ``latest`` ...), with
+        ``distribution_options``.
+    document, field_names, field_length
+        The document template, or YCSB-style fields.
+    indexes : list of dict
+        Indexes created on the collection.
+    throughput_unit : str
+        What the throughput counts (``operations`` or ``documents``).
+    spec : dict
+        The YAML mapping it came from, after overrides.
+    path : str or None
+        Its file.
+    """
 
     name: str
     description: str
@@ -123,10 +162,33 @@ def workload_names() -> list[str]:
 
 
 def load_workload(name_or_path: str | Path, allow_server_js: bool = False, **overrides) -> Workload:
-    """A bundled workload by name (``ycsb-b``) or a YAML file by path, with top-level keys overridden.
+    """A bundled workload by name, or a workload YAML file by path, checked.
 
-    Overrides: any top-level key, e.g. ``records=10000`` or ``collection="t2"``; ``None`` values are ignored.
-    ``allow_server_js``: accept ``$where``, ``$function`` and ``$accumulator`` (refused otherwise).
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A bundled name (``ycsb-b``; ``workload_names()`` lists them) or a file.
+    allow_server_js : bool, default False
+        Accept ``$where``, ``$function`` and ``$accumulator`` (refused otherwise).
+    **overrides
+        Top-level keys to override, e.g. ``records=10000`` or ``collection="t2"``; None values are ignored.
+
+    Returns
+    -------
+    Workload
+
+    Raises
+    ------
+    InputError
+        An unknown name, a file that cannot be read or is beyond the limits (1 MB, 64 levels), or a definition refused
+        by ``parse_workload`` (named by file and key).
+
+    Examples
+    --------
+    >>> from capmodel.bench.workload.definition import load_workload
+    >>> workload = load_workload("ycsb-b", records=1000)
+    >>> workload.records, [(op.name, op.proportion) for op in workload.operations]
+    (1000, [('read', 0.95), ('update', 0.05)])
     """
     text_path = Path(name_or_path)
     if text_path.suffix in (".yaml", ".yml") or text_path.exists():
@@ -219,7 +281,28 @@ def _check_document_size(size: int, where: str, what: str, records: int, batch: 
 
 
 def parse_workload(spec: dict, source: str = "workload", allow_server_js: bool = False) -> Workload:
-    """Validate a workload mapping; ``InputError`` names the file and the key at fault."""
+    """Validate a workload mapping, as read from YAML.
+
+    Parameters
+    ----------
+    spec : dict
+        The mapping (``name``, ``collection``, ``records``, ``keys``, ``fields`` or ``document``, ``indexes``,
+        ``operations`` ...; the manual's page on benchmarks describes them).
+    source : str, default "workload"
+        Names the file in messages.
+    allow_server_js : bool, default False
+        Accept server-side JavaScript.
+
+    Returns
+    -------
+    Workload
+
+    Raises
+    ------
+    InputError
+        Naming the file and the key at fault: an unknown key, a value out of range, a command or pipeline that could
+        write elsewhere, server-side JavaScript, documents or batches too large.
+    """
     try:
         return _parse_workload(spec, source, allow_server_js)
     except RecursionError:

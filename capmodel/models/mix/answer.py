@@ -18,7 +18,35 @@ SERVED_WORDS = {"reads": "oplog getMores", "commands": "replSetUpdatePosition re
 
 @dataclass(frozen=True)
 class MixWhatIf:
-    """The what-if over one or more members: per member the predicted figures and their intervals."""
+    """The mix what-if over one or more members, as ``mix_what_if`` returns it.
+
+    ``table`` and ``describe()`` give the answer; ``limiting_member`` names the member with the least room and
+    ``evidence`` the verdict.
+
+    Attributes
+    ----------
+    members : tuple of ServerDemands
+        One per member.
+    rates : dict
+        ``{member: {class: ops/s asked}}``.
+    predicted, low, high : pandas.DataFrame
+        One row per member: the predicted per-class throughput and latency and the CPU utilization, and the ends of
+        their intervals.
+    level : float
+        The intervals' coverage.
+    reasons : tuple of Reason
+        What weakens the answer beyond the members' fits (saturation, a class not observed, a mix outside the fits).
+    unseen : tuple
+        ``(member, class)`` pairs asked for but never observed there: no prediction for them.
+    waits, waits_given
+        Each member's wait for its cores per operation used, and whether it was asked for.
+    outside_mix : dict
+        ``{member: rows}`` where the asked mix leaves what the latency fits saw.
+    writes_factor : float
+        The set's writes asked over observed, which the replication work follows.
+    blocks, spread : dict
+        Per member the bootstrap's run length and widening, and the window-to-window spread.
+    """
 
     members: tuple                    # mix_production.ServerDemands, one per member
     rates: dict                       # member -> {class: ops/s asked}

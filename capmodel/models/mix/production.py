@@ -99,7 +99,35 @@ def _stretch(u: np.ndarray, cores: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ServerDemands:
-    """One server's fitted per-class figures (seconds); everything else derives from them."""
+    """One server's fitted per-class figures, in seconds; everything else derives from them.
+
+    ``fit_server_demands`` builds it; ``utilization(rates)`` and ``latency(stretch)`` give the what-if's figures.
+
+    Attributes
+    ----------
+    member : str
+        The server's name.
+    cores : int
+        The processors it may use.
+    classes : tuple of str
+        The classes it served (of ``reads``, ``writes``, ``commands``).
+    cpu_per_op : dict
+        ``{class: D_c}``, CPU seconds per operation.
+    background_cores : float
+        B, CPU seconds per second with no operations.
+    latency_fixed, latency_cpu : dict
+        ``{class: seconds}``: A_c, the part of the latency the CPU does not stretch, and L_c, the part it stretches.
+    baseline : dict
+        ``{class: ops/s}``, the mean observed rates.
+    intervals : int
+        The intervals fitted.
+    reasons : tuple of Reason
+        What weakens the fit (``evidence`` is their verdict).
+    latency_wait, latency_mix, mix_seen, wait_per_op
+        The latency's terms in the server's wait for its cores and in the other classes' shares, and the shares seen.
+    replication_cpu_per_op, replication_baseline, served, served_latency
+        The replication work a member does for the others and its cost.
+    """
 
     member: str
     cores: int
@@ -168,9 +196,29 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> ServerDemands:
-    """Per-class CPU demands and latency split from one server's observe samples (see the module doc).
+    """Per-class CPU demands and the split of their latency from one server's ``observe`` samples.
 
-    ``cores``: the processors the mongod may use (its host's cores, or its CPU affinity).
+    The module docstring gives the model: a non-negative regression of the process CPU on the per-class rates, the
+    CPU as an M/M/c station, each class's latency split into a part the CPU stretches and a part it does not.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        The per-interval table of ``capmodel observe`` (per class ``<class>_per_s`` and ``<class>_latency_ms``, and
+        ``cpu_cores``).
+    cores : int
+        The processors the mongod may use (its host's cores, or its CPU affinity).
+    member : str, default "server"
+        The name messages and the answer give the server.
+
+    Returns
+    -------
+    ServerDemands
+
+    Raises
+    ------
+    InputError
+        ``cores`` is out of range, or fewer usable intervals (with operations and CPU figures) than the model needs.
     """
     cores = SERVER_CORES.check(cores, InputError)
     table = usable_intervals(samples, member)
@@ -311,14 +359,47 @@ def cpu_residuals(fit: ServerDemands, table: pd.DataFrame) -> np.ndarray:
 
 def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rates=None,
                 n_bootstrap: int = 200, level: float = 0.95, seed: int = 0, wait_per_op=None) -> MixWhatIf:
-    """The what-if for each member: ``observations`` = {member: samples}; ``cores`` one count or {member: count};
-    ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
-    percentiles of ``n_bootstrap`` refits on intervals resampled with replacement, in runs of consecutive intervals
-    where the CPU regression's residuals show that consecutive intervals move together (a circular block bootstrap,
-    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``), then combined with
-    the window-to-window spread of ``capmodel.models.mix.spread``. ``wait_per_op``: where the samples carry the
-    server's wait for its cores (``cpu_wait_per_s``, see ``capmodel.models.mix.intervals``), that wait per operation
-    in seconds during the what-if (one figure or {member: figure}); default: as observed."""
+    """The mix what-if from production: each member's throughput, latency and CPU at another load, with intervals.
+
+    Per member the per-class demands are fitted from its own samples (``fit_server_demands``), the asked rates are set,
+    and the CPU is solved again as an open network; over several members the answer names the one that saturates first.
+
+    Parameters
+    ----------
+    observations : mapping
+        ``{member: samples}``, each the per-interval table ``capmodel observe`` writes (``samples.csv``).
+    cores : int or mapping
+        The processors each mongod may use: one count for every member or ``{member: count}``.
+    scale : mapping, optional
+        ``{class: factor}`` of the observed mean rates (classes ``reads``, ``writes``, ``commands``; a class not
+        named keeps its rate), e.g. ``{"reads": 1.3, "writes": 2}``.
+    rates : mapping, optional
+        ``{class: ops/s}`` instead of ``scale`` (a class not named is 0). Give one of the two at most; neither asks
+        for the observed load.
+    n_bootstrap : int, default 200
+        Refits on resampled intervals for the intervals (0 to 10,000; 0: none). The intervals are resampled in runs of
+        consecutive intervals where the CPU regression's residuals show that neighbours move together (a circular
+        block bootstrap), then widened by the window-to-window spread (``capmodel.models.mix.spread``).
+    level : float, default 0.95
+        The intervals' coverage, strictly between 0 and 1.
+    seed : int, default 0
+        The bootstrap's random seed.
+    wait_per_op : float or mapping, optional
+        Where the samples carry the server's wait for its cores (``cpu_wait_per_s``), that wait per operation in
+        seconds during the what-if, one figure or ``{member: figure}``; default as observed.
+
+    Returns
+    -------
+    MixWhatIf
+        Per member and class the asked rate, the predicted throughput and latency with their interval and the CPU
+        utilization (``table``), the limiting member, the verdict (``evidence``) and ``describe()``.
+
+    Raises
+    ------
+    InputError
+        ``observations`` is empty or not a mapping, a member has too few usable intervals, both ``scale`` and ``rates``
+        are given, a class is unknown, or a number is out of range.
+    """
     if not isinstance(observations, Mapping) or not observations:
         raise InputError("observations must map each member's name to its samples")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or not 0 <= n_bootstrap <= 10_000:

@@ -159,11 +159,33 @@ def class_vector(values, classes, what: str, default=None, integer=False, high: 
 
 
 class MulticlassResult:
-    """Per-class and per-station figures of a solved network. Solvers fill the measures; the rest only derives.
+    """Per-class and per-station figures of a solved multi-class network (closed, open or mixed).
 
-    ``throughput`` (by class, per time unit), ``residence_time`` (station x class, time per request summed over its
-    visits), ``utilization`` (by station: per server for queues and c-server stations, the probability of being
-    busy for other load-dependent stations, NaN for delay stations: they never saturate).
+    The solvers (``multiclass_mva``, ``approximate_multiclass_mva``, ``open_network``, ``mixed_network``) build it;
+    every other figure is derived from what they fill in.
+
+    Parameters
+    ----------
+    network : Network
+        The checked stations, classes, demands and station kinds.
+    throughput : array_like
+        Per class, requests per time unit.
+    residence : array_like
+        Stations × classes: time per request at each station, summed over its visits.
+    utilization : array_like
+        Per station: per server for queues and c-server stations, the probability of being busy for other
+        load-dependent stations; NaN for delay stations (they never saturate).
+    method : str
+        The solver's name, as ``describe()`` says it.
+    populations, think_times, arrival_rates : array_like, optional
+        Per class, the closed classes' customers and think times and the open classes' arrival rates.
+    notes : sequence of str, optional
+        Remarks on the solution (an open network's stability margin).
+
+    Raises
+    ------
+    CapmodelError
+        A throughput or residence time is not finite.
     """
 
     def __init__(self, network: Network, throughput, residence, utilization, method: str,

@@ -135,7 +135,29 @@ def check_model(spec, path: str) -> dict:
 
 
 def solve(model: dict, solver: str | None = None):
-    """The result object for a checked model: multi-class MVA, open or mixed network."""
+    """Solve a model checked by ``check_model`` with the solver its classes call for.
+
+    Closed classes only: multi-class MVA (exact or approximate); open only: the open network; both: the mixed
+    network.
+
+    Parameters
+    ----------
+    model : dict
+        The network as ``check_model`` returns it (demands, servers, closed and open classes, think times, solver).
+    solver : {"exact", "linearizer", "schweitzer"}, optional
+        Overrides the model's own ``solver``.
+
+    Returns
+    -------
+    MulticlassResult
+
+    Raises
+    ------
+    InputError
+        As the solver called raises it.
+    CapmodelError
+        The solver found no finite solution or did not converge.
+    """
     from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
     from capmodel.models.queueing.open_networks import mixed_network, open_network
 

@@ -18,7 +18,19 @@ from capmodel.models.usl.engine import batch_fit
 
 
 class BootstrapResult:
-    """Resampled parameter estimates: ``samples`` (DataFrame, one column per parameter), ``n_failed``, ``method``."""
+    """Resampled parameter estimates, as ``ScalabilityFit.bootstrap()`` returns them.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        One row per resample that fitted, one column per parameter.
+    n_failed : int
+        Resamples whose fit failed.
+    method : str
+        ``case`` (rows resampled) or ``residual``.
+    estimate : dict
+        The original fit's parameters.
+    """
 
     def __init__(self, samples: pd.DataFrame, n_failed: int, method: str, estimate: dict):
         self.samples = samples

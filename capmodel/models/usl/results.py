@@ -48,13 +48,35 @@ def concurrencies(n) -> np.ndarray:
 
 
 class ScalabilityFit:
-    """A fitted model X(N) = lambda*N / (1 + sum theta_j g_j(N)): estimates, errors, bands, resampling.
+    """A fitted model of the USL family, X(N) = λN / (1 + Σ θ_j g_j(N)): estimates, errors, bands, resampling.
 
-    Data (public attributes): ``spec`` (the declared model), ``model`` (its name), ``curve``, ``concurrency``,
-    ``throughput``, ``weights`` (None or mean-1 array), ``estimates`` (thetas then lambda), ``covariance`` (array),
-    ``at_bound``, ``lower``, ``upper``, ``allow_superlinear``. Everything else is derived: ``params``, ``se``, ``cov``,
-    ``n_params``, ``n_points``, ``rss``, ``rse``, ``r2``, ``aic``, ``aicc``, ``bic``, ``rmse``, ``warnings`` ...
-    With weights, ``rss``, ``rse``, ``r2`` and the likelihood are the weighted ones; ``rmse`` is always unweighted.
+    ``fit_usl``, ``compare_models`` and the rivals' fit functions return it (``USLFit`` for the USL, Amdahl and linear).
+    The data are the attributes below; everything else is derived from them: ``params``, ``se``, ``cov``, ``n_params``,
+    ``n_points``, ``rss``, ``rse``, ``r2``, ``aic``, ``aicc``, ``bic``, ``rmse``, the peak, ``warnings``, the verdict
+    (``evidence``), ``predict(n, level)``, ``conf_int()``, ``bootstrap()``, ``lack_of_fit()``, ``summary()`` and
+    ``describe()``. With weights, ``rss``, ``rse``, ``r2`` and the likelihood are the weighted ones; ``rmse`` is always
+    unweighted.
+
+    Parameters
+    ----------
+    spec : ScalabilityModel
+        The declared model (``capmodel.models.usl.family``).
+    curve : pandas.DataFrame
+        The curve table fitted.
+    estimates : array_like
+        The θs, then λ.
+    covariance : array_like
+        Their covariance matrix.
+    weights : array_like, optional
+        The fit's weights, scaled to mean 1 (None: unweighted).
+    at_bound : array_like of bool, optional
+        Which estimates sit at a bound.
+    lower, upper : array_like, optional
+        The bounds the fit was held to.
+    allow_superlinear : bool, default False
+        Whether σ could go below 0.
+    concurrency, throughput : array_like, optional
+        The fitted points (default the curve's columns).
     """
 
     def __init__(self, spec, curve: pd.DataFrame, estimates, covariance, weights=None, at_bound=None, lower=None,

@@ -28,10 +28,48 @@ MODEL_CHOICES = ("auto", *MODELS)
 
 
 def compare_models(curve, models=None, weights=None, extrapolation: bool = True) -> ModelComparison:
-    """Fit every rival model to a curve table and rank them; see the module docstring for the rule.
+    """Fit every rival model to a curve table, rank them and recommend one.
 
-    ``models``: names to compare (default all of capmodel.models.usl.rivals.MODELS). A model that cannot be fitted
-    (too few points for its parameters) is left out of the table; if none can, ``InputError``.
+    The rule is in this module's docstring: AICc on small samples (AIC otherwise), the fewest parameters among the
+    models within 2 units of the best, and a model that cannot fall passed over when the measured throughput falls.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``concurrency`` and ``throughput``.
+    models : list of str, optional
+        The model names to compare (default all of ``capmodel.models.usl.family.MODELS``: ``linear``, ``amdahl``,
+        ``usl``, ``log_coherency``). A model with too few points for its parameters is left out of the table.
+    weights : None, array_like or "replicates", optional
+        As for ``fit_usl``.
+    extrapolation : bool, default True
+        Also fit each model on the lower concurrency levels and score its prediction of the higher ones
+        (``extrapolation_mape`` in the table).
+
+    Returns
+    -------
+    ModelComparison
+        ``table`` (one row per model, best first), ``recommended`` (a model name), ``reason`` (one sentence), ``fits``
+        (name to fitted object), ``best_fit``, ``summary()`` and ``describe()``.
+
+    Raises
+    ------
+    InputError
+        The curve is refused (see ``fit_usl``), or no model could be fitted.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> comparison = capmodel.compare_models(capmodel.datasets.load_curve("plgm_workload1"))
+    >>> comparison.recommended
+    'amdahl'
+    >>> comparison.table["model"].tolist()
+    ['log_coherency', 'amdahl', 'usl', 'linear']
+    >>> print(comparison.summary())            # doctest: +ELLIPSIS
+            model  n_params   aic  aicc   bic  rmse     r2  extrapolation_mape
+    log_coherency         3 149.7 159.7 150.5 634.5 0.9691             0.03548
+    ...
+    recommended: amdahl (AICc within 1.0 of log-coherency with fewer parameters: 2 vs 3; ...
     """
     curve, n, x = curve_arrays(curve)
     check_curve(curve)           # refused once, not once per model

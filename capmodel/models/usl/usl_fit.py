@@ -17,11 +17,28 @@ from capmodel.models.usl.results import ScalabilityFit
 
 
 class USLFit(ScalabilityFit):
-    """A fitted Universal Scalability Law (also Amdahl, kappa = 0, and linear, sigma = kappa = 0).
+    """A fitted Universal Scalability Law (also Amdahl's law, κ = 0, and linear scaling, σ = κ = 0).
 
-    Derives, besides ``ScalabilityFit``'s figures: ``recommended_concurrency`` (whole number), ``ceiling``,
-    ``capacity_loss(n)``, ``latency_limit(target_s)`` (the most throughput within a response time) and
-    ``largest_concurrency_within(target_s)`` (the most clients within it, past the peak if need be).
+    Everything ``ScalabilityFit`` derives, and: ``ceiling`` (λ/σ, the limit without coherency),
+    ``recommended_concurrency`` (the whole number of clients at the peak), ``capacity_loss(n)``,
+    ``latency_limit(target_s)`` (the most throughput within a response time) and ``largest_concurrency_within(target_s)``
+    (the most clients within it, past the peak if need be). ``fit_usl`` builds it.
+
+    Parameters
+    ----------
+    spec, curve, estimates, covariance, weights, at_bound, lower, upper, allow_superlinear, concurrency, throughput
+        As for ``ScalabilityFit``.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> fit = capmodel.fit_usl(capmodel.datasets.load_curve("usl_specsdm91"))
+    >>> round(fit.ceiling), round(fit.peak_throughput)
+    (3246, 1884)
+    >>> fit.predict([32, 64]).round(1).tolist()
+    [1467.0, 1818.3]
+    >>> fit.evidence.codes()
+    ['wide_interval']
     """
 
     @cached_property

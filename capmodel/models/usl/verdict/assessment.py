@@ -285,11 +285,28 @@ def limit_reasons(fit, region) -> list[Reason]:
 
 def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
                unit: str = "clients", what: str = "the answer") -> Evidence:
-    """The verdict on a fit's answer: the most the server delivers (its peak or ceiling), or a figure at
-    ``answer_concurrency`` (a node or shard count: judged by its extrapolation, ``unit`` and ``what`` naming it).
+    """The verdict on a fit's answer: the most the server delivers (its peak or ceiling), or a figure at a concurrency.
 
-    ``comparison`` (``compare_models``) says which models the answer chose among: when it chose ``fit``, the
-    figure's interval is read over all their families (``answer_region``)."""
+    Parameters
+    ----------
+    fit : ScalabilityFit
+        A fitted curve.
+    comparison : ModelComparison, optional
+        The comparison that chose the model: when it chose ``fit``, the figure's interval is read over all the compared
+        families.
+    answer_concurrency : float, optional
+        A node or shard count the answer is read at: judged by its extrapolation beyond the measured range.
+    level : float, default 0.95
+        The intervals' coverage.
+    unit : str, default "clients"
+        What ``answer_concurrency`` counts, in the reasons' words.
+    what : str, default "the answer"
+        What the answer is, in the reasons' words.
+
+    Returns
+    -------
+    Evidence
+    """
     found = data_reasons(fit, comparison)
     if answer_concurrency is None:
         found += limit_reasons(fit, answer_region(fit, comparison, level))
@@ -299,9 +316,22 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
 
 
 def fit_verdict(fit, comparison=None, level: float = 0.95) -> Evidence:
-    """The one verdict on a fit's own answer (its peak or ceiling), the one ``capmodel fit``, ``fit.evidence`` and
-    ``fit.describe()`` give; without ``comparison`` the rivals' ranking on the same data judges a measured fall's
-    noise (``rivals_ranking``)."""
+    """The one verdict on a fit's own answer (its peak or ceiling): the one ``capmodel fit``, ``fit.evidence`` and
+    ``fit.describe()`` give.
+
+    Parameters
+    ----------
+    fit : ScalabilityFit
+        A fitted curve.
+    comparison : ModelComparison, optional
+        Default the rivals' ranking on the same data, which judges a measured fall's noise.
+    level : float, default 0.95
+        The intervals' coverage.
+
+    Returns
+    -------
+    Evidence
+    """
     from capmodel.models.usl.ranking import rivals_ranking
 
     if comparison is None:
