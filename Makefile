@@ -1,5 +1,5 @@
 # The two commands: `make report` (the main job) and `make test`. Both work on a fresh machine: the first run creates
-# .venv and installs capmodel with everything it needs.
+# .venv and installs capmodel with every extra and the tests' tools (.[all,test]).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -23,7 +23,7 @@ NAMED_TESTS = $(filter tests tests/% %.py,$(PYTEST_ARGS))$(findstring ::,$(PYTES
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[all,test]'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -127,6 +127,9 @@ def build_config(args):
 
 
 def run(args) -> int:
+    from capmodel.extras import require
+
+    require("bench", "capmodel bench")
     from capmodel.redact import redact_text
     from capmodel.bench.sweep.sweep import Sweep
 

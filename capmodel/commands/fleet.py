@@ -67,6 +67,9 @@ def _text(fleet) -> str:
 
 
 def run(args) -> int:
+    from capmodel.extras import require
+
+    require("observe", "capmodel fleet")
     from capmodel.constraints import MONTHLY_GROWTH, UTILIZATION_TARGET
     from capmodel.jsonable import print_json
     from capmodel.errors import InputError

@@ -79,6 +79,9 @@ def _window(args) -> tuple:
 
 
 def run(args) -> int:
+    from capmodel.extras import require
+
+    require("observe", "capmodel observe")
     from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.observe.observation import Observation

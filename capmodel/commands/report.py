@@ -87,12 +87,17 @@ def run(args) -> int:
                 print(f"    {key} = {value!r}")
         return 0
 
+    from capmodel.extras import require
     from capmodel.output_folder import check_folder
     from capmodel.report.checks import check_parameters
 
+    require("notebooks", "capmodel report")
     check_folder(args.out)
 
     names = _selected(args, notebooks)
+    for name in names:
+        if notebooks.is_live(name):   # it benchmarks a server: the embedded mongod and the drivers
+            require("bench", f"capmodel report {notebooks.report_name(name)}")
     chosen = _parameters(args, names, notebooks)
     for name in names:  # before the rendering machinery (nbformat, papermill: seconds of imports) is even loaded
         check_parameters(notebook_parameters(notebooks.path(name)), chosen[name], live=notebooks.is_live(name))

@@ -40,6 +40,12 @@ def register(subparsers) -> None:
     status.set_defaults(func=run_status)
 
 
+def _require_bench() -> None:
+    from capmodel.extras import require
+
+    require("bench", "capmodel server")
+
+
 def _status_dict(server, running: bool) -> dict:
     state = server.to_state()
     state["running"] = running
@@ -48,6 +54,7 @@ def _status_dict(server, running: bool) -> dict:
 
 
 def run_start(args) -> int:
+    _require_bench()
     from capmodel.bench import server as srv
     from capmodel.jsonable import print_json
 
@@ -110,6 +117,7 @@ def _run_foreground(args, cache_gb: float) -> int:
 
 
 def run_stop(args) -> int:
+    _require_bench()
     from capmodel.bench import server as srv
 
     server = srv.load_state()
@@ -143,6 +151,7 @@ NOT_RUNNING = 3  # 'status' when no server runs (LSB init scripts: "program is n
 
 
 def run_status(args) -> int:
+    _require_bench()
     from capmodel.bench import server as srv
     from capmodel.jsonable import print_json
 

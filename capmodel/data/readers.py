@@ -19,6 +19,7 @@ from capmodel.data.curve import validate_curve
 from capmodel.data.curve_columns import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import check_column_count, check_file, check_size, listed
 from capmodel.errors import InputError
+from capmodel.extras import MissingExtraError
 
 CURVE_KEYS = ("system", "workload", "op")  # labels that tell one curve from another; run/repeat tell replicates
 FORMATS = ("csv", "tsv", "parquet", "json", "jsonl", "markdown", "ycsb")
@@ -140,6 +141,9 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
 
             return pd.read_csv(p, **dialect(p, fmt))
         if fmt == "parquet":
+            from capmodel.extras import require
+
+            require("parquet", f"{p}: reading Parquet")
             return pd.read_parquet(p)
         if fmt == "json":
             return _read_json(p)
@@ -152,7 +156,7 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
         from capmodel.data.ycsb import read_ycsb_run
 
         return pd.DataFrame([read_ycsb_run(p)])
-    except InputError:
+    except (InputError, MissingExtraError):
         raise
     except UnicodeDecodeError:   # pandas' position counts inside its own read buffer: name the byte in the file
         raise InputError(_not_utf8(p)) from None

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from capmodel.errors import CapmodelError
+from capmodel.extras import require
 from capmodel.formatting import percent, plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.observe import ftdc
@@ -293,6 +294,7 @@ def _markdown_text(text: str) -> str:
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,
                 scheduler: str | None = None, workers: int = 2) -> Fleet:
     """Analyse every server under ``paths`` on Dask (see the module docstring) and return the ``Fleet``."""
+    require("observe", "fleet_table")
     folders = server_folders(paths)
     with dask_client(scheduler, workers) as (client, described):
         table = analyse_on(client, folders, monthly_growth, utilization_target)

@@ -12,6 +12,7 @@ import numpy as np
 
 from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
+from capmodel.extras import require
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.columns import Columns, cell_text
 from capmodel.observe.csv_out import write_csv
@@ -245,6 +246,7 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
     """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
     host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them). Its
     tables are ``Columns`` until read as DataFrames."""
+    require("observe", "observe_ftdc")
     dropped: list[str] = []
     raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                                    since=since, until=until, dropped=dropped)
@@ -300,6 +302,7 @@ def identity_of(doc: dict) -> dict:
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
                 should_stop=None) -> Observation:
     """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
+    require("observe", "observe_uri")
     from capmodel.observe import sampler
 
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)

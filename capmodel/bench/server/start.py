@@ -15,6 +15,7 @@ from capmodel.bench.server.process import (LIVE, EmbeddedServer, check_cpus, is_
                                            mongod_args, wait_ready)
 from capmodel.bench.server.replica_set import DEFAULT_REPLICA_SET_NAME, initiate_replica_set
 from capmodel.errors import ServerError
+from capmodel.extras import require
 
 DEFAULT_CACHE_GB = 0.25
 START_TIMEOUT = 60.0
@@ -40,6 +41,7 @@ def start_server(
     ``cpus``: CPU numbers every member may run on ("0", "0-1", [0]); default no pinning. Pinning the server apart
     from the load generator makes the server, not the client, the measured bottleneck on a shared host.
     """
+    require("bench", "start_server")
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
     from capmodel.constraints import CACHE_GB

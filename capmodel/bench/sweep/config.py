@@ -137,7 +137,7 @@ class BenchConfig:
             from capmodel.bench.client.async_workers import available
 
             if not available():
-                raise BenchError("--binding mongojet needs the mongojet package: pip install mongojet")
+                raise BenchError("--binding mongojet needs the 'bench' extra: pip install 'capmodel[bench]'")
         if out.adaptive and len(concurrency) < 2:
             raise BenchError("--adaptive needs a concurrency range: give at least two values (min and max)")
         check_database_name(out.database)

@@ -34,6 +34,7 @@ from capmodel.bench.sweep.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append
 from capmodel.bench.client.runner import UNREACHABLE
 from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.errors import BenchError
+from capmodel.extras import require
 from capmodel.formatting import plural
 from capmodel.output_folder import (LOCK_FILE, FolderBefore, FolderLock, OutputFolderError, make_folder,
                                    write_atomic)
@@ -58,6 +59,7 @@ class Sweep:
     def __init__(self, uri: str, config: BenchConfig, out, resume: bool = False, progress: bool = True,
                  log=None, server_pids=None):
         """``server_pids``: the mongod pids when the server runs on this machine (gives the curve's cpu_util)."""
+        require("bench", "a benchmark sweep")
         self.uri, self.config, self.out, self.resume = uri, config.check(), Path(out), resume
         self.server_pids = list(server_pids) if server_pids else None
         self.progress = progress
