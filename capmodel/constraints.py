@@ -24,8 +24,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from decimal import Decimal
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Mapping
 
 from capmodel.errors import CapmodelError, plain, shown

@@ -92,9 +92,9 @@ def quality_line(fit) -> str:
 def answer_line(fit, evidence, figures: dict, level: float) -> str:
     """The answer in one line, above everything that supports it: where the model peaks or levels off with each
     figure's interval and its verdict, or (verdict unusable) what the data support instead."""
-    from capmodel.models.usl.verdict.assessment import supported_instead
     from capmodel.models.usl.describe import limit_words
     from capmodel.models.usl.labels import model_label
+    from capmodel.models.usl.verdict.assessment import supported_instead
 
     if not evidence.usable:
         return f"Answer: no peak or ceiling is supported by these data; {supported_instead(fit, evidence).rstrip('.')}."
@@ -103,8 +103,8 @@ def answer_line(fit, evidence, figures: dict, level: float) -> str:
 
 def fit_text(fit, level: float, evidence, comparison=None) -> str:
     """Everything ``capmodel fit`` prints without --json."""
-    from capmodel.models.usl.verdict.assessment import answer_region, supported_instead
     from capmodel.models.usl.labels import model_label
+    from capmodel.models.usl.verdict.assessment import answer_region, supported_instead
 
     figures = fit.figure_intervals(level, region=answer_region(fit, comparison, level))
     n = np.asarray(fit.concurrency, dtype=float)

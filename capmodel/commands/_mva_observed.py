@@ -14,7 +14,6 @@ from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError, shown
 from capmodel.models.mix.intervals import usable_intervals
 
-
 MAX_SAMPLES_BYTES = 64 * 2**20
 
 
@@ -85,8 +84,8 @@ def member_name(folder: str, taken: set) -> str:
 
 
 def run_observed(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.constraints import with_name
+    from capmodel.jsonable import print_json
     from capmodel.models.mix.production import CORES, mix_what_if
     from capmodel.models.mix.rates import RATE, SCALE_FACTOR
 

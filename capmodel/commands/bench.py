@@ -130,8 +130,8 @@ def run(args) -> int:
     from capmodel.extras import require
 
     require("bench", "capmodel bench")
-    from capmodel.redact import redact_text
     from capmodel.bench.sweep.sweep import Sweep
+    from capmodel.redact import redact_text
 
     config, _ = build_config(args)
     if config.distributed:   # Dask's own tracebacks (a lost scheduler) are not the user's: capmodel says it in one line

@@ -79,9 +79,9 @@ def fit_record(fit, level: float, comparison=None, evidence=None) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.data.readers import read_curve
     from capmodel.errors import InputError
+    from capmodel.jsonable import print_json
     from capmodel.models.usl import rivals
     from capmodel.models.usl.fit import fit_usl
 

@@ -70,11 +70,11 @@ def run(args) -> int:
     from capmodel.extras import require
 
     require("observe", "capmodel fleet")
+    from capmodel.bench.cluster.dask_logs import quiet_dask_logs
     from capmodel.constraints import MONTHLY_GROWTH, UTILIZATION_TARGET
-    from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.formatting import plural
-    from capmodel.bench.cluster.dask_logs import quiet_dask_logs
+    from capmodel.jsonable import print_json
     from capmodel.observe.fleet import fleet_table
 
     UTILIZATION_TARGET.check(args.utilization_target, InputError)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from capmodel.models.queueing.network_spec import SOLVERS
 
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "mva", help="solve a multi-class queueing network (closed, open or mixed) from a YAML or JSON model file",
@@ -45,8 +46,8 @@ def _json(result, solver) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
+    from capmodel.jsonable import print_json
 
     if args.observed:
         from capmodel.commands._mva_observed import run_observed

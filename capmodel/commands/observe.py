@@ -82,8 +82,8 @@ def run(args) -> int:
     from capmodel.extras import require
 
     require("observe", "capmodel observe")
-    from capmodel.jsonable import print_json
     from capmodel.errors import InputError
+    from capmodel.jsonable import print_json
     from capmodel.observe.observation import Observation
 
     if args.uri is not None and (args.since or args.until):
@@ -102,10 +102,9 @@ def run(args) -> int:
             return _members(observed, args, write=True)
         observation = observed
     else:
+        from capmodel.formatting import number
         from capmodel.observe.recording import record_uri
         from capmodel.redact import redact_uri
-
-        from capmodel.formatting import number
 
         print(f"sampling serverStatus of {redact_uri(args.uri)} every {number(args.interval)} s for "
               f"{number(args.duration)} s, "
@@ -265,10 +264,10 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
-    from capmodel.observe.observation import printable
     from capmodel.formatting import plural
     from capmodel.jsonable import print_json
     from capmodel.observe.members import assess, spare_phrase
+    from capmodel.observe.observation import printable
 
     if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports
         for member in observed.members:

@@ -68,10 +68,8 @@ def _range(text: str | None, option: str):
 
 def _fits_from_curves(args):
     from capmodel.data.readers import read_curve
-    from capmodel.errors import PlanError
+    from capmodel.errors import InputError, PlanError
     from capmodel.plan.study import fit_per_vm
-
-    from capmodel.errors import InputError
 
     column = args.vm_column or "system"
     # the VM column's name as the user said it, or that the default was used and where to name another
@@ -96,10 +94,9 @@ def _fits_from_curves(args):
 
 def _objectives(args):
     """The options' objectives; the bundled study keeps its relative latency objective unless told otherwise."""
+    from capmodel.errors import PlanError
     from capmodel.plan import Objectives
     from capmodel.plan.study import BENCHANT_OBJECTIVES
-
-    from capmodel.errors import PlanError
 
     if args.no_latency and (args.latency_p95_ms is not None or args.latency_increase is not None):
         given = "--latency-p95-ms" if args.latency_p95_ms is not None else "--latency-increase"

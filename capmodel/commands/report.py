@@ -74,8 +74,8 @@ def _parameters(args, names, notebooks) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.errors import ReportError
+    from capmodel.jsonable import print_json
     from capmodel.report import notebooks
     from capmodel.report.params import notebook_parameters, redacted
 

@@ -56,10 +56,9 @@ def _status_dict(server, running: bool) -> dict:
 def run_start(args) -> int:
     _require_bench()
     from capmodel.bench import server as srv
-    from capmodel.jsonable import print_json
-
     from capmodel.constraints import CACHE_GB
     from capmodel.errors import ServerError
+    from capmodel.jsonable import print_json
 
     cache_gb = CACHE_GB.check(args.cache_gb if args.cache_gb is not None else srv.DEFAULT_CACHE_GB, ServerError)
     if args.foreground:

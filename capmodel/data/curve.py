@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from capmodel.constraints import typed
 from capmodel.data.curve_columns import LATENCY, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import listed
 from capmodel.errors import InputError, shown
-from capmodel.constraints import typed
 from capmodel.formatting import number
 
 # Magnitudes a measured curve can have; values beyond them are a unit error, an outlier or a hostile file, and would

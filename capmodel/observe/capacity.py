@@ -40,14 +40,14 @@ import numpy as np
 
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
-from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
-from capmodel.observe.columns import numbers
 from capmodel.formatting import number, r_squared
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.runway import check_growth, runway
 from capmodel.observe import capacity_words
 from capmodel.observe.capacity_words import HOST_CORES, cores_words, ops
+from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
+from capmodel.observe.columns import numbers
 from capmodel.observe.demand_change import BACKGROUND_UNKNOWN, EVEN_LOAD_STEP, ChangeBand, change_band, change_reasons
 from capmodel.observe.runway_words import runway_status
 from capmodel.observe.service_demand import demand_interval, drift_reason, fit_demand

@@ -72,10 +72,8 @@ def _reference_document(data) -> dict:
 
 def analyse_server(folder, monthly_growth: float | None = None, utilization_target: float = 0.8) -> dict:
     """One server's fleet row (runs on a Dask worker): identity, window, capacity and verdict, or ``error``."""
-    from capmodel.observe.observation import observe_ftdc
-
     from capmodel.observe.capacity import TooFewIntervals
-    from capmodel.observe.observation import TooFewSamples
+    from capmodel.observe.observation import TooFewSamples, observe_ftdc
 
     row = {column: None for column in COLUMNS}
     row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth))   # until a capacity says more

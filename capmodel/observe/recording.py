@@ -18,13 +18,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.csv_cells import guard_frame, unguard_frame
 from capmodel.errors import CapmodelError, InputError
-from capmodel.observe import members as replica, sampler, serverstatus
+from capmodel.observe import members as replica
+from capmodel.observe import sampler, serverstatus
 from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import TIME_FORMAT, Observation
 from capmodel.observe.serverstatus import CORES
 from capmodel.observe.tables import curve_from_samples
-from capmodel.csv_cells import guard_frame, unguard_frame
 from capmodel.output_folder import FolderLock, append_line, refuse_foreign, write_atomic
 from capmodel.redact import redact_uri
 

@@ -11,10 +11,10 @@ from typing import Callable
 
 import pandas as pd
 
-from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import InputError, ServerError
-from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
 from capmodel.formatting import number
+from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
+from capmodel.redact import redact_text, redact_uri
 
 
 def connect(uri: str, timeout_ms: int = 5000, **options):

@@ -44,9 +44,9 @@ from pathlib import Path
 import bson
 import numpy as np
 
-from capmodel.models.queueing.erlang import erlang_c
 from capmodel.errors import InputError
 from capmodel.formatting import number, plural
+from capmodel.models.queueing.erlang import erlang_c
 from capmodel.observe import ftdc_writer
 
 CLASS_SHARES = ("reads", "writes", "commands")

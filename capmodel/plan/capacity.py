@@ -21,12 +21,16 @@ import numpy as np
 from capmodel.constraints import UTILIZATION_TARGET, Number, checked, span, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
-from capmodel.models.usl.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
-                                         latency_throughput, usl_peak)
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import (
+    LatencyLimit,
+    concurrency_for_throughput,
+    latency_limit,
+    latency_throughput,
+    usl_peak,
+)
 from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
 from capmodel.plan.latency import p95_ratio_interval, p95_ratio_reason, p95_to_mean_ratio
-
 
 # What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
 # line say it (capmodel.constraints).

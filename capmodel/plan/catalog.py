@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import PlanError
 from capmodel.constraints import typed
+from capmodel.errors import PlanError
 
 CATALOG_REQUIRED = ("vm", "monthly_cost")
 CATALOG_NUMERIC = ("vcpu", "ram_gb", "monthly_cost")

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import PlanError
 from capmodel.constraints import typed
+from capmodel.errors import PlanError
 from capmodel.formatting import plural
 from capmodel.models.runway import runway_months as months_to_capacity
 from capmodel.plan.checks import positive

@@ -18,8 +18,13 @@ from capmodel.errors import PlanError
 from capmodel.formatting import aside
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import Workload
-from capmodel.plan.capacity import (FitCapacity, Objectives, capacity_from_fit, curve_service_demand,
-                                    throughput_at_utilization_target)
+from capmodel.plan.capacity import (
+    FitCapacity,
+    Objectives,
+    capacity_from_fit,
+    curve_service_demand,
+    throughput_at_utilization_target,
+)
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
 from capmodel.plan.growth import growth_plan, runway_months

@@ -18,9 +18,9 @@ from capmodel.constraints import Number, Sequence, checked, typed, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import integer, number, plural
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
-from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.scaling import units_for_throughput, units_interval
 
 DOCUMENTDB_MAX_SHARDS = 32        # "you can deploy a maximum of 32 shards" (AWS post)

@@ -96,9 +96,8 @@ def _target_line(r: pd.Series, vms: pd.DataFrame, growth: float | None) -> str:
 
 def fit_per_vm(curves: pd.DataFrame) -> dict:
     """A USL fit per VM of a curve table whose ``system`` column names the VM of each row."""
-    from capmodel.models.usl.fit import fit_usl
-
     from capmodel.errors import InputError
+    from capmodel.models.usl.fit import fit_usl
 
     if "system" not in curves.columns:
         raise PlanError("the curves need a 'system' column naming the VM of each row")

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from capmodel.formatting import number, percent, r_squared
-from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import usl_throughput
 
 R2_SOUND, R2_USABLE = 0.8, 0.5
 PAST_PEAK_UNUSABLE = 1.10      # the busiest intervals more than 10% above the fitted peak: the "peak" is not one

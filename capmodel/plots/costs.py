@@ -10,7 +10,6 @@ import plotly.graph_objects as go
 
 from capmodel.plots.curves import COLORS, HEIGHT
 
-
 #: a VM's runway of 0 (today's users already fill it under the objectives): the words its bar and report 03's table
 #: show. Not the fleet's "past the target now": on 03 "target" is a user count to grow to, which this VM need not be past
 FULL_NOW = "full now"

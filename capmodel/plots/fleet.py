@@ -7,9 +7,9 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
+from capmodel.formatting import number
 from capmodel.models.runway import PAST_TARGET_WORDS
 from capmodel.plots.curves import HEIGHT
-from capmodel.formatting import number
 
 VERDICT_COLORS = {"sound": "#2ca02c", "weak": "#ff7f0e", "unusable": "#9e9e9e", "failed": "#d62728"}
 RUNWAY_CAP_MONTHS = 36.0          # longer runways are drawn to this length and labelled with their value

@@ -5,9 +5,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from capmodel.plots.curves import COLORS, HEIGHT
 from capmodel.formatting import number
-
+from capmodel.plots.curves import COLORS, HEIGHT
 
 #: the legend of the latency curve of a fit without coherency: one branch, no nose
 NO_NOSE = "USL R(X): no coherency term, so no nose"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from capmodel.errors import InputError, PlanError
 from capmodel.formatting import Column, integer, number, percent, plural, shows_width, table
-from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
-from capmodel.models.usl.describe import limit_words
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
+from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
 from capmodel.models.usl.verdict.limits import best_measured, model_limit
 
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"

@@ -5,18 +5,17 @@ come from the same fit.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
-from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
-from capmodel.models.usl.describe import limit_words
 from capmodel.models.evidence import Evidence
+from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
-from capmodel.models.usl.verdict.limits import best_measured
 from capmodel.models.usl.ranking import criterion_label
+from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
+from capmodel.models.usl.verdict.limits import best_measured
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
 PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}

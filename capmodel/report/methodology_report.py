@@ -83,8 +83,8 @@ class MethodologyReport:
 
     def _limit(self, strong=lambda text: text) -> str:
         """Where the fitted USL peaks or levels off, with the intervals (or what the data support instead)."""
-        from capmodel.models.usl.verdict.assessment import supported_instead
         from capmodel.models.usl.describe import limit_words
+        from capmodel.models.usl.verdict.assessment import supported_instead
 
         if not self.evidence.usable:
             return f"the data cannot locate where the USL saturates; {supported_instead(self.fit, self.evidence)}"

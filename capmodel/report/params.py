@@ -16,7 +16,6 @@ from capmodel.constraints import Number, Sequence, number_in, with_name
 from capmodel.errors import InputError, ReportError
 from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_password, url_password
 
-
 # What each numeric report parameter may be (capmodel.constraints), by name: the same name means the same thing in
 # every report; bounds inclusive. The kind follows the notebook's default (an int stays an int, a float a float); a
 # number without an entry must still be finite and at most ANY_NUMBER in size. A list (concurrency, targets,

@@ -130,8 +130,8 @@ class PlanReport:
         return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
 
     def vm_table(self):
-        from capmodel.plots.costs import FULL_NOW
         from capmodel.plan.planner import none_note
+        from capmodel.plots.costs import FULL_NOW
 
         cost = self.cost_unit
         vms = self.vms

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:   # hdrh comes with the 'bench' extra: imported where a histogram is made, so that the sweep's
-    from hdrh.histogram import HdrHistogram    # modules import without it and name the extra instead
+    from hdrh.histogram import HdrHistogram  # modules import without it and name the extra instead
 
 LOWEST_US, HIGHEST_US, DIGITS = 1, 3_600_000_000, 3
 PERCENTILES = (("p50", 50.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))

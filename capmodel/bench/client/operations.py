@@ -12,9 +12,9 @@ import itertools
 
 import numpy as np
 
+from capmodel.bench.workload.definition import Workload
 from capmodel.bench.workload.generators import ZipfianGenerator, fnv1a_64, key_chooser
 from capmodel.bench.workload.templates import WorkerContext, compile_template
-from capmodel.bench.workload.definition import Workload
 
 BLOCK = 256  # keys and operation choices are drawn this many at a time (small numpy calls keep the GIL)
 FIRST_BLOCK = 64  # the first keys of a worker, drawn when it is built

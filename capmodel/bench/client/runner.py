@@ -40,8 +40,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from capmodel.bench.client.arrivals import arrival_schedule
-from capmodel.bench.client.operations import KeySpace, make_worker_ops, worker_seed
 from capmodel.bench.client.measurements import Recorder, StepMeasurements
+from capmodel.bench.client.operations import KeySpace, make_worker_ops, worker_seed
 from capmodel.bench.client.progress import StepProgress
 from capmodel.bench.workload.definition import Workload
 from capmodel.errors import BenchError

@@ -9,9 +9,8 @@ import platform
 import socket
 import sys
 
-from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import BenchError
-
+from capmodel.redact import redact_text, redact_uri
 
 # options a flag of ``capmodel bench`` sets: the flag wins over the URI (its help says "default: the URI's")
 FLAG_OPTIONS = {"readPreference": "read_preference", "w": "write_concern"}

@@ -11,8 +11,15 @@ from pathlib import Path
 
 from capmodel.bench.server.binary import check_cpu, find_mongod
 from capmodel.bench.server.ports import choose_ports
-from capmodel.bench.server.process import (LIVE, EmbeddedServer, check_cpus, is_our_mongod, launch_member,
-                                           mongod_args, wait_ready)
+from capmodel.bench.server.process import (
+    LIVE,
+    EmbeddedServer,
+    check_cpus,
+    is_our_mongod,
+    launch_member,
+    mongod_args,
+    wait_ready,
+)
 from capmodel.bench.server.replica_set import DEFAULT_REPLICA_SET_NAME, initiate_replica_set
 from capmodel.errors import ServerError
 from capmodel.extras import require

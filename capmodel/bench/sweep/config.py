@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from capmodel.bench.client.arrivals import ARRIVALS
 from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
 from capmodel.constraints import Choice, Flag, Number, Sequence, checked
-from capmodel.errors import BenchError, shown
+from capmodel.errors import BenchError
 from capmodel.formatting import number
 
 ON_ERROR = ("stop", "retry", "continue")

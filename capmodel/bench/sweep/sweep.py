@@ -23,21 +23,36 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.bench.client.runner import UNREACHABLE
+from capmodel.bench.cluster.connection import (
+    close_soon,
+    host_fingerprint,
+    make_client,
+    ping,
+    server_on_this_host,
+    versions,
+)
+from capmodel.bench.cluster.executor import SchedulerLost, open_executor
+from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.bench.sweep import verdict
 from capmodel.bench.sweep.adaptive import choose_next
 from capmodel.bench.sweep.config import SWEEP_KEYS, BenchConfig
-from capmodel.bench.cluster.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
-                                       versions)
-from capmodel.bench.cluster.executor import SchedulerLost, open_executor
-from capmodel.bench.sweep.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table,
-                                  read_run, read_steps, write_curve, write_run)
-from capmodel.bench.client.runner import UNREACHABLE
-from capmodel.bench.cluster.scheduler_probe import probe_scheduler
+from capmodel.bench.sweep.files import (
+    CURVE_FILE,
+    RUN_FILE,
+    STEPS_FILE,
+    append_step,
+    claim_outputs,
+    curve_table,
+    read_run,
+    read_steps,
+    write_curve,
+    write_run,
+)
 from capmodel.errors import BenchError
 from capmodel.extras import require
 from capmodel.formatting import plural
-from capmodel.output_folder import (LOCK_FILE, FolderBefore, FolderLock, OutputFolderError, make_folder,
-                                   write_atomic)
+from capmodel.output_folder import LOCK_FILE, FolderBefore, FolderLock, OutputFolderError, make_folder, write_atomic
 from capmodel.redact import redact_text, redact_uri, secrets_masked
 
 __all__ = ["Sweep", "SweepResult", "run_sweep"]
@@ -142,8 +157,8 @@ class Sweep:
 
     def _run(self, client) -> None:
         from capmodel.bench.client.operations import create_indexes, load_records
-        from capmodel.bench.workload.ownership import prepare_collection
         from capmodel.bench.workload.definition import load_workload
+        from capmodel.bench.workload.ownership import prepare_collection
 
         cfg = self.config
         workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection,

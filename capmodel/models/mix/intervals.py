@@ -16,7 +16,7 @@ from scipy import stats
 from scipy.optimize import nnls
 
 from capmodel.errors import InputError
-from capmodel.models.mix.served_latency import APPLIED, MIN_INTERVALS, PURE_SHARE, SERVED, served_latency
+from capmodel.models.mix.served_latency import APPLIED, MIN_INTERVALS, SERVED, served_latency
 
 CLASSES = ("reads", "writes", "commands")
 WAIT = "cpu_wait_per_s"

@@ -61,15 +61,24 @@ from capmodel.errors import InputError
 from capmodel.formatting import number, percent, plural
 from capmodel.models.block_bootstrap import circular_blocks, dependence
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.queueing.laws import SERVERS
-from capmodel.models.mix.intervals import (CLASSES, REPLICATION, explains, mix_shares,
-                                          rate_column, regress_classes, typical, usable_intervals, wait_per_op,
-                                          wait_slope)
 from capmodel.models.mix.answer import SERVED_WORDS, MixWhatIf, mix_sentence
+from capmodel.models.mix.intervals import (
+    CLASSES,
+    REPLICATION,
+    explains,
+    mix_shares,
+    rate_column,
+    regress_classes,
+    typical,
+    usable_intervals,
+    wait_per_op,
+    wait_slope,
+)
 from capmodel.models.mix.rates import scaled_rates, writes_factor
-from capmodel.models.mix.spread import CPU, percentiles, widened, window_errors, window_spread
-from capmodel.models.queueing.open_networks import stretch
 from capmodel.models.mix.served_latency import MIN_INTERVALS, SERVED
+from capmodel.models.mix.spread import CPU, percentiles, widened, window_errors, window_spread
+from capmodel.models.queueing.laws import SERVERS
+from capmodel.models.queueing.open_networks import stretch
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
 CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)

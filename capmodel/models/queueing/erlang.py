@@ -19,8 +19,14 @@ from dataclasses import asdict, dataclass
 from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
-from capmodel.models.queueing.laws import check_nonnegative, check_positive, check_probability, check_servers, check_stable
 from capmodel.formatting import number
+from capmodel.models.queueing.laws import (
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    check_servers,
+    check_stable,
+)
 
 
 def _check_servers(c, name: str = "c") -> int:

@@ -22,7 +22,7 @@ import math
 
 from capmodel.constraints import Number
 from capmodel.errors import InputError
-from capmodel.models.queueing.laws import SECONDS   # laws is light: the CLI imports this module to list SOLVERS
+from capmodel.models.queueing.laws import SECONDS  # laws is light: the CLI imports this module to list SOLVERS
 
 #: the largest arrival rate of an open class, requests per second
 MAX_ARRIVAL_RATE = 1e9

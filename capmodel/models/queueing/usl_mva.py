@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
 from capmodel.constraints import typed
+from capmodel.errors import InputError
 
 
 def usl_parameters(fit_or_sigma, kappa: float | None = None, lambda_: float | None = None) -> tuple[float, ...]:

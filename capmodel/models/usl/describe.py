@@ -75,8 +75,8 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     ``comparison`` the rivals' ranking on the same data stands in, so the verdict (``fit_verdict``, the one
     ``capmodel fit`` and ``fit.evidence`` give) follows the answer; when it is unusable the answer says what the data support
     instead of a peak or ceiling."""
-    from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict
     from capmodel.models.usl.ranking import rivals_ranking
+    from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict
 
     if comparison is None:
         comparison = rivals_ranking(fit)

@@ -24,7 +24,7 @@ ROUNDOFF = 1e-13             # a step that raises the cost by less than this (re
 
 def curve_arrays(curve):
     """(curve, concurrency, throughput) from a curve table; the full validation runs only when a quick check fails."""
-    import pandas as pd   # already loaded wherever a table comes from
+    import pandas as pd  # already loaded wherever a table comes from
 
     try:
         if not (isinstance(curve, pd.DataFrame) and curve.columns.is_unique

@@ -25,10 +25,10 @@ import pandas as pd
 from scipy import optimize
 
 from capmodel.errors import FitError, InputError
+from capmodel.formatting import number
 from capmodel.models.usl.closed_form import LatencyLimit, usl_peak
 from capmodel.models.usl.closed_form import latency_limit as solve_latency_limit
 from capmodel.models.usl.fit import fit_usl
-from capmodel.formatting import number
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95

@@ -18,10 +18,10 @@ BIC's choice when it differs.
 from __future__ import annotations
 
 from capmodel.errors import CapmodelError
-from capmodel.models.usl.verdict.curve_rules import check_curve
 from capmodel.models.usl.engine import curve_arrays
 from capmodel.models.usl.family import MODELS, get_model
 from capmodel.models.usl.ranking import ModelComparison, rank_fits
+from capmodel.models.usl.verdict.curve_rules import check_curve
 
 
 def compare_models(curve, models=None, weights=None, extrapolation: bool = True) -> ModelComparison:

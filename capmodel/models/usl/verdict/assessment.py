@@ -41,9 +41,9 @@ import math
 import numpy as np
 
 from capmodel.formatting import number, r_squared
-from capmodel.models.usl.verdict.curve_rules import curve_reasons
 from capmodel.models.evidence import SOUND_SPAN, Evidence, Reason
 from capmodel.models.usl.labels import model_label
+from capmodel.models.usl.verdict.curve_rules import curve_reasons
 from capmodel.models.usl.verdict.limits import best_measured, check_past_peak, model_limit
 from capmodel.models.usl.verdict.next_step import next_step
 

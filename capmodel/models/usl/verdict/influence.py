@@ -34,7 +34,7 @@ def _limit(fit) -> tuple[str, float]:
 def _without(fit, i: int):
     """The fit's model refitted without point ``i`` (None when the rest cannot be fitted)."""
     from capmodel.errors import CapmodelError
-    from capmodel.models.usl.engine import fit_parameters, levenberg_marquardt, _kkt_holds
+    from capmodel.models.usl.engine import _kkt_holds, fit_parameters, levenberg_marquardt
 
     keep = np.arange(fit.n_points) != i
     n, x = fit.concurrency[keep], fit.throughput[keep]
