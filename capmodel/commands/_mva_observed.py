@@ -110,7 +110,8 @@ def run_observed(args) -> int:
     for folder in args.observed:
         where = samples_path(folder)
         if where in seen:   # one server given twice would be two members, and the set's limit counted twice
-            raise InputError(f"--observed {folder}: the same samples as --observed {seen[where]}: give each member once")
+            raise InputError(f"--observed {folder}: the same samples as --observed {seen[where]}: "
+                             "give each member once")
         seen[where] = folder
         name = member_name(folder, taken)
         taken.add(name)

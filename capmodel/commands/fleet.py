@@ -11,7 +11,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("fleet", help="capacity, headroom and runway of many servers' FTDC, as Dask tasks",
                               description="One task per server: its FTDC decoded on a Dask worker, its capacity from "
                               "its own CPU per operation, only the summary row sent back. Rows sorted by urgency "
-                              "(months of runway, then spare fraction). --json prints {servers, failed, copies, answer, rows}.")
+                              "(months of runway, then spare fraction). --json prints {servers, failed, copies, "
+                              "answer, rows}.")
     p.add_argument("folders", nargs="+", metavar="FOLDER", help="a server's diagnostic.data, or a folder of them")
     p.add_argument("--growth", type=float, default=None, metavar="G",
                    help="monthly load growth as a fraction (0.05 = 5%% a month) for the months of runway")

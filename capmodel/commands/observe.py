@@ -20,8 +20,8 @@ def register(subparsers) -> None:
                                               "(live serverStatus or FTDC files)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
-    source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC metrics.* files; "
-                        "several members' folders (or a parent with one per member) for a replica set")
+    source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC "
+                        "metrics.* files; several members' folders (or a parent with one per member) for a replica set")
     p.add_argument("--interval", type=float, default=None, help="seconds between samples with --uri (default 1)")
     p.add_argument("--duration", type=float, default=None, help="seconds to sample with --uri (default 600)")
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")

@@ -46,7 +46,8 @@ def register(subparsers) -> None:
                      "above the baseline's (0.05 = 5%%; the bundled study's default)")
     obj.add_argument("--no-latency", action="store_true", help="no latency objective (also for the bundled study)")
     out = p.add_argument_group("targets and output")
-    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N", help="user counts to recommend a VM for")
+    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N",
+                     help="user counts to recommend a VM for")
     out.add_argument("--growth", type=float, metavar="G", help="monthly user growth (0.05 = 5%%): adds runway months")
     out.add_argument("--current-users", type=float, metavar="N", help="users today (default: the baseline users)")
     out.add_argument("--level", type=float, default=0.95, metavar="P", help="interval level (default 0.95)")

@@ -140,6 +140,6 @@ def require_points(curve: pd.DataFrame, n_params: int, model: str, source: str |
     """Raise ``InputError`` unless the curve has more points than the model has parameters."""
     if len(curve) <= n_params:
         raise InputError(
-            f"{_where(source)}{len(curve)} point{'' if len(curve) == 1 else 's'} cannot fit {model} with {n_params} parameters; "
-            f"measure at least {n_params + 1} points"
+            f"{_where(source)}{len(curve)} point{'' if len(curve) == 1 else 's'} cannot fit {model} with {n_params} "
+            f"parameters; measure at least {n_params + 1} points"
         )

@@ -1,8 +1,8 @@
 """Read measured curves from files into the curve table: CSV, Parquet, JSON, markdown tables, YCSB client output.
 
 ``read_curve`` is the one entry point. Column mapping happens here, once: source columns are renamed to the curve-table
-names (``concurrency``, ``throughput``, ``latency_p95_ms`` ...), either as the caller says or, for the columns the caller
-does not name, by a table of common header spellings. The result always goes through ``validate_curve``, so a bad
+names (``concurrency``, ``throughput``, ``latency_p95_ms`` ...), either as the caller says or, for the columns the
+caller does not name, by a table of common header spellings. The result always goes through ``validate_curve``, so a bad
 value is reported with the file, the column and the row.
 """
 from __future__ import annotations

@@ -249,8 +249,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
         with_ops = len(busy_columns(samples, any_cpu=True)["throughput"])
         hint = (" (the others carry no CPU figure: does the server report extra_info.user_time_us?)"
                 if with_ops > len(busy["throughput"]) else "")
-        raise TooFewIntervals(f"samples: only {len(busy['throughput'])} busy interval(s) with a CPU figure{hint}; the operational "
-                              f"laws need at least {MIN_BUSY_INTERVALS}")
+        raise TooFewIntervals(f"samples: only {len(busy['throughput'])} busy interval(s) with a CPU figure{hint}; the "
+                              f"operational laws need at least {MIN_BUSY_INTERVALS}")
     x, u = busy["throughput"], busy["cpu_cores"]
     separable = with_intercept = _separable(x)
     background, demand = fit_demand(x, u, with_intercept)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.errors import CapmodelError
 from capmodel.extras import require
@@ -22,6 +23,9 @@ from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity, printable
 from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status, shown_runway
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",

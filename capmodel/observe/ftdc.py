@@ -41,8 +41,8 @@ from capmodel.observe.columns import Columns, Rows
 from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
 from capmodel.observe.varint import DeltaStream
 
-__all__ = ["Chunk", "TruncatedTail", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
-           "metric_names", "read_metric_columns", "read_metrics"]
+__all__ = ["Chunk", "TruncatedTail", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks",
+           "iter_documents", "metric_names", "read_metric_columns", "read_metrics"]
 
 METADATA, METRIC_CHUNK, PERIODIC_METADATA = 0, 1, 2
 TYPES = {METADATA: "metadata", METRIC_CHUNK: "metric chunk", PERIODIC_METADATA: "periodic metadata"}

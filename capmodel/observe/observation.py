@@ -271,8 +271,8 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
 
 
 def metadata_identity(path) -> dict:
-    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC file ``path`` names
-    (None where it does not say)."""
+    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC
+    file ``path`` names (None where it does not say)."""
     files = ftdc.ftdc_files(path)
     for _, document in ftdc.iter_documents(files[0]):
         if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):

@@ -2,13 +2,13 @@
 
 ``record_uri(uri, out, ...)`` samples a standalone server, or every data-bearing member of a replica set (one direct
 connection each, ``capmodel.observe.members``), in the same ticks. Each completed interval is appended at once, as
-``bench`` appends its steps: to ``samples.csv`` for a standalone (or one member named with ``directConnection=true``); for a replica set to
-``members/<host_port>/samples.csv`` and to the combined ``samples.csv`` (with a ``member`` column). A process killed
-mid-sampling leaves every completed interval on disk. ``observe.json`` records the format version, the source (URI
-with the password masked), the replica set, the members and each session; ``resume=True`` continues into the same
-folder (the first sample after the gap is a new baseline: no interval spans the interruption) and refuses a folder
-observed from another source or host set, naming it. At the end (or interruption) the curves, each member's capacity
-and the limiting member are worked out from everything on disk.
+``bench`` appends its steps: to ``samples.csv`` for a standalone (or one member named with ``directConnection=true``);
+for a replica set to ``members/<host_port>/samples.csv`` and to the combined ``samples.csv`` (with a ``member``
+column). A process killed mid-sampling leaves every completed interval on disk. ``observe.json`` records the format
+version, the source (URI with the password masked), the replica set, the members and each session; ``resume=True``
+continues into the same folder (the first sample after the gap is a new baseline: no interval spans the interruption)
+and refuses a folder observed from another source or host set, naming it. At the end (or interruption) the curves, each
+member's capacity and the limiting member are worked out from everything on disk.
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Live sampling: ``serverStatus`` from a running MongoDB at a fixed interval, read-only.
 
 The only commands sent are ``ping`` and ``hello`` (to check the connection once), ``hostInfo`` (once, for the
-host's CPU count) and ``serverStatus``; nothing is written, created or changed on the server. The URI's password never reaches a message: errors show the URI through
-``redact_uri`` and the driver's text through ``redact_text``.
+host's CPU count) and ``serverStatus``; nothing is written, created or changed on the server. The URI's password never
+reaches a message: errors show the URI through ``redact_uri`` and the driver's text through ``redact_text``.
 """
 from __future__ import annotations
 

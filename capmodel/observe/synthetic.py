@@ -6,10 +6,10 @@ service demand D), so the CPU saturates at ``cores / D`` operations per second (
 *Quantitative System Performance*, 1984, ch. 3). The offered load follows a daily cycle (a sine around
 ``mean_rate`` with ``daily_amplitude``, peaking at ``peak_hour`` UTC) times a monthly growth; every second's operations
 per class are Poisson draws, their latency is D plus the Erlang C wait at that second's utilization, and the CPU
-counters grow by the operations' demand plus a background (``background_cores``). The files are written as mongod writes them
-(``ftdc_writer``): a metadata document (hostInfo with the host and cores, getCmdLineOpts with the port and the replica
-set), then chunks of ``samples_per_chunk`` one-second samples whose reference documents vary from chunk to chunk (the
-tcmalloc ``formattedString`` changes length, a command counter comes and goes), archives rotated every
+counters grow by the operations' demand plus a background (``background_cores``). The files are written as mongod writes
+them (``ftdc_writer``): a metadata document (hostInfo with the host and cores, getCmdLineOpts with the port and the
+replica set), then chunks of ``samples_per_chunk`` one-second samples whose reference documents vary from chunk to chunk
+(the tcmalloc ``formattedString`` changes length, a command counter comes and goes), archives rotated every
 ``chunks_per_file`` chunks. A sample is taken every ``period_s`` seconds (mongod's
 ``diagnosticDataCollectionPeriodMillis``, 1 s by default; a coarser period makes a day's files small and fast).
 

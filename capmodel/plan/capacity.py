@@ -146,8 +146,8 @@ class FitCapacity:
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
         fastest = self.latency.zero_load_seconds * self.latency_p95_ratio * 1000.0
-        return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one client) "
-                f"the fitted p95 is {number(fastest, 4)} ms")
+        return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one "
+                f"client) the fitted p95 is {number(fastest, 4)} ms")
 
     def _latency_sentence(self) -> str:
         if self.latency is None or not self.latency.reachable:

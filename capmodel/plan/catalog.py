@@ -112,11 +112,13 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
     if "throughput" not in out.columns and "relative_throughput" not in out.columns:
         raise PlanError(f"{_where(source)}needs a column 'throughput' (ops/s) or 'relative_throughput' (x baseline)")
     absolute = out["throughput"] if "throughput" in out.columns else pd.Series(np.nan, index=out.index)
-    relative = out["relative_throughput"] if "relative_throughput" in out.columns else pd.Series(np.nan, index=out.index)
+    relative = (out["relative_throughput"] if "relative_throughput" in out.columns
+                else pd.Series(np.nan, index=out.index))
     missing = absolute.isna() & relative.isna()
     row = _first(missing.to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or relative_throughput")
+        raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or "
+                        "relative_throughput")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy(dtype=float)
         bad = (cpu <= 0) | (cpu > 1)

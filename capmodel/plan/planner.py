@@ -67,8 +67,10 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
         out = {"vm": row["vm"], "monthly_cost": float(row["monthly_cost"])}
         cap = fit_caps.get(row["vm"])
         if cap is not None:
-            pick = (lambda name: getattr(cap, name) if rel_side == "value" or math.isnan(
-                getattr(cap, f"{name}_{rel_side}")) else getattr(cap, f"{name}_{rel_side}"))
+            def pick(name, cap=cap):
+                if rel_side == "value" or math.isnan(getattr(cap, f"{name}_{rel_side}")):
+                    return getattr(cap, name)
+                return getattr(cap, f"{name}_{rel_side}")
             unusable = row["vm"] in unsupported   # the curve's verdict forbids a capacity: no users planned
             out.update(measured_throughput=math.nan, throughput=math.nan if unusable else pick("throughput"),
                        usable_throughput=math.nan if unusable else pick("usable_throughput"),

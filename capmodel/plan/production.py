@@ -192,8 +192,9 @@ class ProductionAnswer:
             width = (f"{pct} interval {number(sat.low)}–{number(sat.high)}, "
                      if shows_width(sat.low, sat.high) else "")
             text = (f"The USL latency fit puts the server's peak at **{number(sat.estimate)} ops/s** ({width}at "
-                    f"{number(self.usl.peak_concurrency, 2)} operations at once). Planned at {percent(self.utilization_target, 2)} of it, "
-                    f"**{number(plan.estimate)} ops/s**; the observed peak is {observed}, ")
+                    f"{number(self.usl.peak_concurrency, 2)} operations at once). Planned at "
+                    f"{percent(self.utilization_target, 2)} of it, **{number(plan.estimate)} ops/s**; the observed "
+                    f"peak is {observed}, ")
             bounds = (f" ({percent(spare.low, 3)} to {percent(spare.high, 3)})"
                       if shows_width(spare.low, spare.high, lambda x: percent(x, 3)) else "")
             text += (f"so **{percent(spare.estimate, 3)}** is spare{bounds}." if spare.estimate >= 0 else

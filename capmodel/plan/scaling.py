@@ -60,7 +60,8 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
         x_best = float(usl_throughput(n_best, sigma, kappa, lambda_))
         return None, (f"unreachable: throughput peaks at {number(x_best)} {rate_unit} with {_count(n_best, unit)}, "
                       f"below {number(target)} {rate_unit}")
-    return None, f"unreachable: the throughput ceiling {number(x_peak)} {rate_unit} is below {number(target)} {rate_unit}"
+    return None, (f"unreachable: the throughput ceiling {number(x_peak)} {rate_unit} is below {number(target)} "
+                  f"{rate_unit}")
 
 
 def _count(n: int, unit: str) -> str:

@@ -133,7 +133,8 @@ class ShardStudy:
                 mine = self.scenarios[self.scenarios["target_rate"] == row["target_rate"]]
                 reached = mine.dropna(subset=["shards"])
                 spread = ", ".join(f"σ = {number(r.sigma, 6)}: {int(r.shards)}" for r in reached.itertuples())
-                unreachable = ", ".join(f"σ = {number(s, 6)}" for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
+                unreachable = ", ".join(f"σ = {number(s, 6)}"
+                                        for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
                 text.append(f"Across the contention scenarios the shard count is {spread or 'never reachable'}; "
                             f"unreachable within {number(m['max_shards'], 6)} shards: {unreachable}.")
             text.append("")

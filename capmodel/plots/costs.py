@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 from capmodel.plots.curves import COLORS, HEIGHT
 
 #: a VM's runway of 0 (today's users already fill it under the objectives): the words its bar and report 03's table
-#: show. Not the fleet's "past the target now": on 03 "target" is a user count to grow to, which this VM need not be past
+#: show. Not the fleet's "past the target now": on 03 "target" is a user count to grow to, which this VM need not
+#: be past
 FULL_NOW = "full now"
 
 def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | None = None,

@@ -103,8 +103,9 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
     known = runway[runway.notna()]
     longer = by_runway and bool(((known > RUNWAY_CAP_MONTHS) & (known < math.inf)).any())
     never = by_runway and bool((known == math.inf).any())
-    cap = "; ".join(([f"longer runways end at {number(RUNWAY_CAP_MONTHS, 6)}, labelled with their value"] if longer else []) +
-                    ([f"'never at this growth' bars end at {number(RUNWAY_CAP_MONTHS, 6)}"] if never else []))
+    cap = "; ".join(([f"longer runways end at {number(RUNWAY_CAP_MONTHS, 6)}, labelled with their value"]
+                     if longer else [])
+                    + ([f"'never at this growth' bars end at {number(RUNWAY_CAP_MONTHS, 6)}"] if never else []))
     fig.update_layout(title=title or (f"Months until the busiest load reaches its planned throughput "
                                       f"({utilization_target:.0%} CPU)" if by_runway else
                                       "Spare fraction of the planned throughput at the busiest load"),

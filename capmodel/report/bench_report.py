@@ -177,7 +177,8 @@ class BenchReport:
         """What the fit section is for: the plan below uses the USL only when there is a plan below."""
         if self.plan_table() is None:
             return "Every rival model is fitted and ranked; no plan is drawn from them (the Plan section says why)."
-        text = "Every rival model is fitted and ranked; the plan below uses the USL, whose peak and latency answers it needs"
+        text = ("Every rival model is fitted and ranked; the plan below uses the USL, whose peak and latency answers "
+                "it needs")
         chosen = self.comparison.recommended if self.comparison is not None else "usl"
         if chosen in ("amdahl", "linear"):
             text += (f". The comparison recommends {model_label(chosen)}, an edge of the USL's family "
@@ -268,7 +269,8 @@ def bench_report(curve, steps, run, server_name: str, workload: str, latency_tar
 
     comparison = capmodel.compare_models(curve)
     fit = capmodel.fit_usl(curve)
-    objectives = Objectives(utilization_target=None, peak_fraction=peak_fraction, latency_p95_ms=latency_target_ms or None)
+    objectives = Objectives(utilization_target=None, peak_fraction=peak_fraction,
+                            latency_p95_ms=latency_target_ms or None)
     return BenchReport(curve=curve, steps=steps, run=run, comparison=comparison, fit=fit, server_name=server_name,
                        workload=workload, objectives=objectives, latency_target_ms=latency_target_ms,
                        ops_per_user=ops_per_user, level=level, inputs=inputs)

@@ -232,7 +232,7 @@ def _time(name, value, values):
 
     if moment(value) is None:
         raise _fail(name, f"{value!r} is not a time (give one such as 2024-05-01T12:00:00Z)")
-    since, until = str(values.get("since") or ""), str(values.get("until") or "")
+    since = str(values.get("since") or "")
     if name == "until" and since.strip() and moment(since) is not None and moment(since) > moment(value):
         raise _fail(name, f"{value} is before since {since}")
 

@@ -1,8 +1,8 @@
 """The workers of a step as coroutines on an asynchronous binding (mongojet), on one event loop per process.
 
 The event loop (uvloop's when installed, else asyncio's) runs in a thread of its own for the life of the process, so
-the coordinating thread (``capmodel.bench.client.runner``) watches the step exactly as it watches worker threads, and the
-mongojet clients (one per URI and pool size) stay connected from step to step. The measuring loops are those of
+the coordinating thread (``capmodel.bench.client.runner``) watches the step exactly as it watches worker threads, and
+the mongojet clients (one per URI and pool size) stay connected from step to step. The measuring loops are those of
 ``capmodel.bench.client.thread_workers`` with ``await`` where the binding is called.
 
 mongojet aborts now and then at interpreter exit while its Rust threads still run (about one run in ten on

@@ -65,9 +65,9 @@ def _sort_spec(sort):
 
 
 class WorkerOps:
-    """One worker's operations: ``calls[i]()`` runs operation ``i`` through ``binding`` (``capmodel.bench.client.bindings``)
-    and returns its document count (a coroutine of it with an asynchronous binding); ``next_op()`` picks one by
-    proportion."""
+    """One worker's operations: ``calls[i]()`` runs operation ``i`` through ``binding``
+    (``capmodel.bench.client.bindings``) and returns its document count (a coroutine of it with an asynchronous
+    binding); ``next_op()`` picks one by proportion."""
 
     def __init__(self, workload: Workload, binding, keyspace: KeySpace | None, seed: int):
         self.workload, self.binding, self.keyspace = workload, binding, keyspace

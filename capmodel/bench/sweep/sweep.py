@@ -3,7 +3,8 @@
 ``Sweep(uri, config, out).run()`` orchestrates the parts, each in its own module:
 - ``config``     what to measure (``BenchConfig``, validated before anything connects);
 - ``cluster.connection`` the coordinator's MongoClient, versions, where the server runs;
-- ``cluster.executor`` where the clients run: threads of this process, a local Dask cluster, or Dask workers on other hosts;
+- ``cluster.executor`` where the clients run: threads of this process, a local Dask cluster, or Dask workers on other
+  hosts;
 - ``verdict``    what a step is worth: failed or ok, client-bound, Little's law;
 - ``adaptive``   which concurrency to measure next (``--adaptive``);
 - ``files``      ``run.json``, ``steps.jsonl`` (each step fsync'ed the moment it ends) and ``curve.csv``.

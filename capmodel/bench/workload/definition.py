@@ -1,7 +1,7 @@
 """Workloads as data: YAML files under ``data/workloads/`` (or any path) loaded and validated into ``Workload``.
 
-A workload says what to do, never how to talk to the database (that is the binding, ``capmodel.bench.client``) or what was seen
-(``measurements``). Keys of a workload file:
+A workload says what to do, never how to talk to the database (that is the binding, ``capmodel.bench.client``) or what
+was seen (``measurements``). Keys of a workload file:
 
 ``name``, ``description``, ``source``   what it is and where its definition comes from
 ``collection``                          the collection it loads and runs against (in the bench database)
@@ -11,7 +11,8 @@ A workload says what to do, never how to talk to the database (that is the bindi
                                         YCSB's default insertorder); ``distribution`` is the request distribution
                                         (uniform, zipfian, scrambled_zipfian, latest, hotspot). Omit for ObjectIds.
 ``fields``                              ``{count: 10, length: 100}``: YCSB's field0..field9 of random text
-``document``                            a template (see ``capmodel.bench.workload.templates``) for loaded/inserted documents
+``document``                            a template (see ``capmodel.bench.workload.templates``) for
+                                        loaded/inserted documents
 ``indexes``                             ``[{name, keys: {field: 1, ...}}]`` created before loading
 ``readallfields``, ``writeallfields``   YCSB's switches (read all fields / update one random field)
 ``scan``                                ``{max_length: 100, length_distribution: uniform|zipfian}`` (workload E)
@@ -51,7 +52,7 @@ MAX_WEIGHT = 1e12                # operation weights are relative; their sum mus
 MAX_COLLECTION_BYTES = 190       # the namespace "<database>.<collection>" is at most 255 bytes; the database's name
 #                                  (at most 64 bytes) and the dot take the rest
 MAX_SCAN_LENGTH = 1_000_000      # documents per scan (YCSB E: 100); a zipfian length table costs O(max) per client
-LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.client.operations.load_records)
+LOAD_BATCH = 1000                # documents per insert_many while loading (bench.client.operations.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
              "readallfields", "writeallfields", "scan", "throughput", "operations"}
 

@@ -14,7 +14,8 @@ The file::
 
 Closed classes only: multi-class MVA; open only: the open network; both: the mixed network. Demands in seconds.
 ``check_model(spec, path)`` checks the file's parsed content (every problem names the file and the key; the file is
-read by the data layer, ``capmodel.data.structured.read_structured``) and returns the network as plain mappings; ``solve(model, solver)`` dispatches it to the solver its classes call for.
+read by the data layer, ``capmodel.data.structured.read_structured``) and returns the network as plain mappings;
+``solve(model, solver)`` dispatches it to the solver its classes call for.
 """
 from __future__ import annotations
 

@@ -104,7 +104,8 @@ def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
     reachable = reason not in ("below_zero_load", "past_peak")
     ms = f"{number(seconds * 1000, 4)} ms"
     if reason == "below_zero_load":
-        message = f"a response time of {ms} is unreachable: even at the lightest load it is {number(zero_load * 1000, 4)} ms"
+        message = (f"a response time of {ms} is unreachable: even at the lightest load it is "
+                   f"{number(zero_load * 1000, 4)} ms")
     elif reason == "past_peak":
         message = (f"the response time stays below {ms} up to the peak ({x:,.0f} ops/s at N = {number(n, 4)}) and "
                    "reaches it only past the peak, on the retrograde branch")
@@ -219,6 +220,7 @@ def log_coherency_peak(sigma, kappa, lambda_):
     with np.errstate(divide="ignore", invalid="ignore"):
         n_star = np.where(kappa > 0, np.maximum(1.0, (1.0 - sigma) / np.where(kappa > 0, kappa, 1.0)), math.inf)
         finite = np.where(kappa > 0, n_star, 1.0)
-        x_star = np.where(kappa > 0, lambda_ * finite / (1.0 + sigma * (finite - 1.0) + kappa * finite * np.log(finite)),
+        x_star = np.where(kappa > 0,
+                          lambda_ * finite / (1.0 + sigma * (finite - 1.0) + kappa * finite * np.log(finite)),
                           np.where(sigma > 0, lambda_ / sigma, math.inf))
     return n_star, x_star

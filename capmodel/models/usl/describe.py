@@ -73,8 +73,8 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
     """The fit in words (markdown). ``comparison`` (from ``compare_models``) adds which model the data support;
     ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1"); without
     ``comparison`` the rivals' ranking on the same data stands in, so the verdict (``fit_verdict``, the one
-    ``capmodel fit`` and ``fit.evidence`` give) follows the answer; when it is unusable the answer says what the data support
-    instead of a peak or ceiling."""
+    ``capmodel fit`` and ``fit.evidence`` give) follows the answer; when it is unusable the answer says what the data
+    support instead of a peak or ceiling."""
     from capmodel.models.usl.ranking import rivals_ranking
     from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict
 

@@ -243,8 +243,8 @@ class LatencyFit:
 
     def conf_int(self, level: float = 0.95, n_samples: int = 200, planned_throughput: float | None = None,
                  latency_target_ms: float | None = None) -> pd.DataFrame:
-        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and when
-        asked the latency at a planned throughput and the throughput at a latency target."""
+        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and
+        when asked the latency at a planned throughput and the throughput at a latency target."""
         if not 0 < level < 1:
             raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
         boot = self.bootstrap(n_samples)

@@ -26,7 +26,8 @@ def criterion_label(criterion: str) -> str:
 
 
 class ModelComparison:
-    """Result of ``compare_models``: ``table``, ``recommended``, ``reason``, ``criterion``, ``fits``, ``extrapolation``."""
+    """Result of ``compare_models``: ``table``, ``recommended``, ``reason``, ``criterion``, ``fits``,
+    ``extrapolation``."""
 
     def __init__(self, table, recommended, reason, criterion, fits, extrapolation):
         self._table = table

@@ -277,8 +277,8 @@ class _Search:
             fine = np.geomspace(kappas[kappas > 0].min(), kappas.max(), EDGE_POINTS)
             lines.append((np.zeros_like(fine), fine))
         extra = np.array(fam.estimates, dtype=float).reshape(-1, 2)
-        s = np.concatenate([s, *(l[0] for l in lines), extra[:, 0]])
-        k = np.concatenate([k, *(l[1] for l in lines), extra[:, 1]])
+        s = np.concatenate([s, *(line[0] for line in lines), extra[:, 0]])
+        k = np.concatenate([k, *(line[1] for line in lines), extra[:, 1]])
         self.batches = []
         self.add(s, k)
 

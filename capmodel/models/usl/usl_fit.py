@@ -36,7 +36,7 @@ class USLFit(ScalabilityFit):
         return None
 
     def _model_warnings(self) -> list:
-        found = []       # superlinear contention is a graded caution: capmodel.models.usl.verdict.assessment.check_superlinear
+        found = []   # superlinear contention is a graded caution: usl.verdict.assessment.check_superlinear
         if self.kappa > 0 and self.peak_concurrency == 1.0:
             found.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
                          "the peak is at N = 1")

@@ -24,8 +24,8 @@ from what the curve says against any answer:
   data stop, and the truth lies beyond): weak, however narrow the interval.
 - **the peak below the data** (``check_peak_below``): a peak whose concurrency interval lies wholly below the
   smallest measured concurrency is extrapolated downwards (the data start past it): unusable.
-- **the curve's own columns** (capmodel.models.usl.verdict.curve_rules): client-bound steps, idle points, Little's law against
-  the concurrency both ways (units), a throughput spanning six orders of magnitude.
+- **the curve's own columns** (capmodel.models.usl.verdict.curve_rules): client-bound steps, idle points, Little's law
+  against the concurrency both ways (units), a throughput spanning six orders of magnitude.
 - **the fit against the data**: R² below 0 (the model explains less than the mean: unusable), the measured best
   above the model's peak or ceiling beyond the scatter (``check_past_peak``: unusable), a model that cannot fall on
   data that fall (``check_measured_fall``: unusable), the replicates' lack-of-fit F test at ``LACK_OF_FIT_ALPHA`` =
