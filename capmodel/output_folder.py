@@ -36,7 +36,8 @@ class FolderLock:
     """``with FolderLock(out):`` holds ``out`` for this process; a second holder is refused, naming the first's PID."""
 
     def __init__(self, out, option: str = "--out"):
-        self.out, self.option, self.fd = Path(out), option, None
+        self.out, self.option = Path(out), option
+        self.fd: int | None = None
 
     def __enter__(self) -> "FolderLock":
         import fcntl

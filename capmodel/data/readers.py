@@ -126,12 +126,12 @@ def read_table(path: str | os.PathLike, format: str | None = None, table: int | 
     if fmt not in FORMATS:
         raise InputError(f"{p}: unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
     check_file(p, fmt)
-    table = _read_checked(p, fmt, table)
-    check_column_count(len(table.columns), p)
-    repeated = [str(c) for c in table.columns[table.columns.duplicated()]]
+    frame = _read_checked(p, fmt, table)
+    check_column_count(len(frame.columns), p)
+    repeated = [str(c) for c in frame.columns[frame.columns.duplicated()]]
     if repeated:
         raise InputError(f"{p}: column {repeated[0][:60]!r} appears more than once; rename one of them")
-    return table
+    return frame
 
 
 def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
@@ -300,10 +300,10 @@ def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -
     for col in df.columns:
         if col in renames or col in explicit_targets:
             continue
-        target = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
-        if target is None or target in explicit_targets:
+        guess = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
+        if guess is None or guess in explicit_targets:
             continue
-        candidates.setdefault(target, []).append(col)
+        candidates.setdefault(guess, []).append(col)
     for target, cols in candidates.items():
         if target in df.columns:  # a column already named exactly as the curve table wants is not a guess
             continue
@@ -373,9 +373,9 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
     for name, value in {"concurrency": concurrency, "throughput": throughput, **mapping}.items():
         if value is not None and not isinstance(value, str):
             raise InputError(f"{name}= names a column (a string), not {type(value).__name__}")
-    for name, value in (("min_points", min_points), ("table", table)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise InputError(f"{name}= is a whole number, not {type(value).__name__}")
+    for name, count in (("min_points", min_points), ("table", table)):
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            raise InputError(f"{name}= is a whole number, not {type(count).__name__}")
     for target in mapping:
         if target not in OPTIONAL_NUMERIC + LABELS and not PER_OP_LATENCY.match(target):
             known = ", ".join(OPTIONAL_NUMERIC + LABELS)

@@ -45,6 +45,6 @@ def _fmt(x: float, digits: int) -> str:
 def format_estimate(value: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
     """'62,000 (55,000-68,000)'; just the value when there is no interval to show (``shows_width``)."""
     text = _fmt(value, digits)
-    if not shows_width(low, high, lambda x: _fmt(x, digits)):
+    if low is None or high is None or not shows_width(low, high, lambda x: _fmt(x, digits)):
         return text
     return f"{text} ({_fmt(low, digits)}-{_fmt(high, digits)})"

@@ -76,10 +76,16 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
             row = rows.iloc[i]
             labels.append(names[i])
             if state == "failed":
-                values.append(0.0), texts.append("failed: unreadable FTDC"), low.append(0.0), high.append(0.0)
+                values.append(0.0)
+                texts.append("failed: unreadable FTDC")
+                low.append(0.0)
+                high.append(0.0)
                 continue
             if state == "unusable":
-                values.append(0.0), texts.append("not ranked: verdict unusable"), low.append(0.0), high.append(0.0)
+                values.append(0.0)
+                texts.append("not ranked: verdict unusable")
+                low.append(0.0)
+                high.append(0.0)
                 continue
             if by_runway:
                 value = float(row["runway_months"])
@@ -94,7 +100,9 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                 shown = float(row["spare_fraction"])
                 texts.append(f"{shown:.0%} spare")
                 lo, hi = float(row["spare_low"]), float(row["spare_high"])
-            values.append(shown), low.append(max(shown - lo, 0.0)), high.append(max(hi - shown, 0.0))
+            values.append(shown)
+            low.append(max(shown - lo, 0.0))
+            high.append(max(hi - shown, 0.0))
         fig.add_trace(go.Bar(y=labels, x=values, orientation="h", name=state, marker_color=color, text=texts,
                              textposition="outside", cliponaxis=False,
                              error_x=dict(type="data", symmetric=False, array=high, arrayminus=low,

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.errors import InputError, PlanError
 from capmodel.formatting import Column, integer, number, percent, plural, shows_width, table
@@ -16,11 +17,18 @@ from capmodel.models.usl.labels import model_label
 from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
 from capmodel.models.usl.verdict.limits import best_measured, model_limit
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capmodel.models.usl.ranking import ModelComparison
+    from capmodel.models.usl.usl_fit import USLFit
+    from capmodel.plan.capacity import Objectives
+
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"
 BENCHANT_OPS_PER_USER = 0.26   # the benchANT study: 6,500 ops/s for 25,000 users
 
 
-def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
+def read_bench_folder(folder: str | Path) -> tuple[pd.DataFrame, list, dict]:
     """The curve, steps and run record of a ``capmodel bench --out`` folder (``InputError`` naming what is missing)."""
     from capmodel.bench.sweep.files import CURVE_FILE, RUN_FILE, STEPS_FILE, curve_table, read_steps
     from capmodel.data.readers import read_curve
@@ -48,14 +56,14 @@ def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
 
 @dataclass
 class BenchReport:
-    curve: object
+    curve: pd.DataFrame
     steps: list
     run: dict
-    comparison: object
-    fit: object
+    comparison: ModelComparison | None
+    fit: USLFit
     server_name: str
     workload: str
-    objectives: object
+    objectives: Objectives
     latency_target_ms: float
     ops_per_user: float
     level: float

@@ -106,7 +106,7 @@ def _evidence_json(evidence) -> dict | None:
 def _markdown(text: str) -> str:
     import mistune
 
-    return mistune.html(text)
+    return str(mistune.html(text))
 
 
 def _shown(value) -> str:

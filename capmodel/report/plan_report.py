@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, integer, interval_words, money, number, percent, table
 from capmodel.models.evidence import Evidence
+
+if TYPE_CHECKING:
+    from capmodel.plan.study import PlanStudy
 
 QUESTION = "Which VM carries our users at each growth stage, and what does a user cost?"
 BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud VMs, redone as a computation: from "
@@ -24,7 +28,7 @@ USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of 
 class PlanReport:
     """Everything report 03 shows."""
 
-    study: object
+    study: PlanStudy
     inputs: dict
     bundled: bool
     source: str

@@ -3,9 +3,13 @@ verdict and the tables come from the same ``ShardStudy`` the figures draw."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, integer, number, percent, table
 from capmodel.models.evidence import Evidence
+
+if TYPE_CHECKING:
+    from capmodel.plan.shards import ShardStudy
 
 STUDY_PER_SHARD = 1_000_000 / 16   # the DocumentDB post's rate per shard (notebook 05's default)
 QUESTION = "How many shards, and how many clients, for a target insert rate?"
@@ -19,7 +23,7 @@ BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled wri
 
 @dataclass
 class ShardReport:
-    study: object
+    study: ShardStudy
     borrowed: dict
 
     question = QUESTION

@@ -36,7 +36,7 @@ def _loop() -> asyncio.AbstractEventLoop:
             try:
                 import uvloop
 
-                loop = uvloop.new_event_loop()
+                loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
             except ImportError:
                 loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, daemon=True, name="capmodel-event-loop")

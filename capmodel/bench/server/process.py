@@ -39,7 +39,7 @@ class EmbeddedServer:
     version: str | None = None
     owns_dbpath: bool = False
     detached: bool = False
-    create_times: list[float] = field(default_factory=list)
+    create_times: list[float | None] = field(default_factory=list)
     binary: str | None = None
     cpus: list[int] | None = None
     diagnostic_data: bool = False

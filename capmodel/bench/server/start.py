@@ -62,7 +62,7 @@ def start_server(
     owns = dbpath is None
     if owns:
         remove_stale_temp_dbpaths()
-    base = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) if owns else Path(dbpath).expanduser().resolve()
+    base = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) if dbpath is None else Path(dbpath).expanduser().resolve()
     if not owns:
         base.mkdir(parents=True, exist_ok=True)
         _check_dbpath_free(base if not replica_set else base / "member0")

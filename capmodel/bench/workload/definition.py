@@ -148,7 +148,7 @@ def load_workload(name_or_path: str | Path, allow_server_js: bool = False, **ove
     return parse_workload(spec, source=str(path), allow_server_js=allow_server_js)
 
 
-def _require(cond: bool, where: str, message: str) -> None:
+def _require(cond: object, where: str, message: str) -> None:
     if not cond:
         raise InputError(f"{where}: {message}")
 
@@ -237,8 +237,8 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
-    keys = "an unknown key" if len(unknown) == 1 else "unknown keys"
-    _require(not unknown, where, f"{keys} {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
+    what = "an unknown key" if len(unknown) == 1 else "unknown keys"
+    _require(not unknown, where, f"{what} {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
     check_depth(spec, where)
     spec = copy.deepcopy(spec)
     name = str(spec.get("name") or Path(source).stem)

@@ -100,7 +100,7 @@ class Region:
         """The region's points of the family called ``name`` (a capacity read by the USL's closed forms reads the
         USL family's alone)."""
         if name not in self.families:
-            return Region(*(np.zeros(0) for _ in range(2)), np.zeros(0, int), np.zeros(0), np.zeros(0), (name,),
+            return Region(np.zeros(0), np.zeros(0), np.zeros(0, int), np.zeros(0), np.zeros(0), (name,),
                           (self.peaks[0],), (self.coherencies[0],), self.level, self.points, self.dof)
         i = self.families.index(name)
         mine = self.family == i
