@@ -124,7 +124,7 @@ def _skip_iri_grammars() -> None:
     rfc3987_syntax, when present (jupyterlab's jupyter-events installs it): that compiles ~40 grammars, 2 s of CPU of
     every report command's 3 s of imports. No notebook schema has an iri format, so the command's process goes without
     it (jsonschema then leaves the iri formats unchecked, as it does when the package is not installed)."""
-    sys.modules.setdefault("rfc3987_syntax", None)
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks an import (documented)
 
 
 def _error(prefix: str, message: str, args, argv, payload: dict | None = None) -> int:

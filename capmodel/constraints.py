@@ -97,7 +97,7 @@ def _is_bool(value) -> bool:
 
 @dataclass(frozen=True)
 class Number:
-    kind: type | None = float
+    kind: type[int] | type[float] | None = float
     low: float = -math.inf
     high: float = math.inf
     name: str = "value"

@@ -114,7 +114,7 @@ class FolderBefore:
         self.out = Path(out).absolute()
         self.created = [p for p in (self.out, *self.out.parents) if not os.path.lexists(p)]
         try:
-            self.before = set(os.listdir(self.out)) if not self.created else set()
+            self.before: set[str] | None = set(os.listdir(self.out)) if not self.created else set()
         except OSError:
             self.before = None            # unreadable: nothing is ever removed
 

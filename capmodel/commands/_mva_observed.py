@@ -106,7 +106,9 @@ def run_observed(args) -> int:
         raise InputError(f"--bootstrap must be from 0 to 10,000 resamples, got {args.bootstrap}")
     if not 0 < args.level < 1:
         raise InputError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level}")
-    observations, taken, seen = {}, set(), {}
+    observations: dict = {}
+    taken: set = set()
+    seen: dict = {}
     for folder in args.observed:
         where = samples_path(folder)
         if where in seen:   # one server given twice would be two members, and the set's limit counted twice
@@ -177,11 +179,12 @@ def member_cores(observations: dict, given: int | None) -> tuple[dict, str]:
     if lacking:
         raise InputError(f"--observed: the samples of {', '.join(lacking)} record no cores (no 'cores' column with a "
                          "figure: an older observe, or a server that did not report them): give --cores N")
-    odd = {name: c for name, c in recorded.items() if c != int(c)}
+    cores = {name: c for name, c in recorded.items() if c is not None}     # every one, after the check above
+    odd = {name: c for name, c in cores.items() if c != int(c)}
     if odd:
         name, c = next(iter(odd.items()))
         raise InputError(f"--observed {name}: its samples record {number(c)} cores, not a whole number: give --cores N")
-    return {name: int(c) for name, c in recorded.items()}, ""
+    return {name: int(c) for name, c in cores.items()}, ""
 
 
 def asked_load(scale: dict | None, rates: dict | None) -> str:

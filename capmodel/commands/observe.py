@@ -113,7 +113,9 @@ def run(args) -> int:
                               resume=args.resume, utilization_target=args.utilization_target)
         if observed.replica_set:
             return _members(observed, args, write=False)
-        observation = observed.members[0].observation
+        standalone = observed.members[0].observation
+        assert standalone is not None, "a standalone's recording holds its observation"
+        observation = standalone
     paths = observation.write(args.out) if args.ftdc is not None else \
         {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
     capacity, evidence = _capacity(observation, args)
@@ -155,9 +157,10 @@ def _read_ftdc(args):
 
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
     # one server: a folder, a file, a parent of one folder, or one folder named several times (read once)
-    observation = observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)
+    server = folders[0] if folders else args.ftdc[0]
+    observation = observe_ftdc(server, since, until)
     if len(args.ftdc) > 1:
-        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({folders[0]}): "
+        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({server}): "
                                  "read once, as one server")
     return observation
 

@@ -51,7 +51,7 @@ def _parameters(args, names, notebooks) -> dict:
     from capmodel.report.params import coerce, notebook_parameters
 
     defaults = {name: notebook_parameters(notebooks.path(name)) for name in names}
-    chosen = {name: {} for name in names}
+    chosen: dict[str, dict] = {name: {} for name in names}
     given: dict = {}   # (report, parameter) -> the -p that set it: one value per parameter, not the last silently
     for key, text in args.parameter:
         for name in names:

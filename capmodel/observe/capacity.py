@@ -187,7 +187,7 @@ class ServerCapacity:
         runway)."""
         months = self.runway_months
         sat, plan = self.saturation_throughput.to_json(), self.planned_throughput.to_json()
-        spare = self.spare_fraction.to_json()
+        spare: dict | None = self.spare_fraction.to_json()
         if not self.evidence.usable:       # "at least": the lower bound alone (the plan's where it has one)
             one_sided = self.at_least > self.observed_peak_throughput
             sat = {"estimate": None, "low": self.at_least, "high": None}

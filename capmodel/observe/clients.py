@@ -116,8 +116,8 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
         return np.where(np.isnan(values), 0.0, values)
 
     classes, replication = client_classes(samples, keep)
-    x = sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in CLASSES)   # an infinity stays one
-    n = sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values())
+    x = np.asarray(sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in CLASSES))   # inf stays inf
+    n = np.asarray(sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values()))
     cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
     chosen = (x > 0) & np.isfinite(cpu)
     elapsed = np.cumsum(filled("interval_s"))

@@ -79,7 +79,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     from capmodel.observe.capacity import TooFewIntervals
     from capmodel.observe.observation import TooFewSamples, observe_ftdc
 
-    row = {column: None for column in COLUMNS}
+    row: dict = {column: None for column in COLUMNS}
     row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth))   # until a capacity says more
     try:
         identity = server_identity(folder)
@@ -318,7 +318,7 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
         try:
             rows.append(future.result())
         except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
-            row = {column: None for column in COLUMNS}
+            row: dict = {column: None for column in COLUMNS}
             row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth),
                        error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
             rows.append(row)

@@ -160,7 +160,7 @@ class Observation:
         if not len(samples):
             return {}
         counts = Counter(_values(samples["dropped"]).tolist())
-        reasons = Counter()
+        reasons: Counter = Counter()
         for reason, count in counts.items():
             reasons[cell_text(reason)] += count
         return {reason: reasons[reason] for reason in sorted(reasons) if reason != ""}

@@ -69,8 +69,8 @@ class _State:
 
     def __init__(self, out: Path, source: str, replica_set: str | None, hosts: list[str], interval: float):
         self.path = out / STATE
-        self.record = {"format_version": FORMAT_VERSION, "source": source, "replica_set": replica_set,
-                       "members": sorted(hosts), "interval_s": interval, "sessions": []}
+        self.record: dict = {"format_version": FORMAT_VERSION, "source": source, "replica_set": replica_set,
+                             "members": sorted(hosts), "interval_s": interval, "sessions": []}
 
     def open(self, resume: bool) -> None:
         out = self.path.parent

@@ -30,8 +30,8 @@ def connect(uri: str, timeout_ms: int = 5000, **options):
                 "socketTimeoutMS": max(timeout_ms, 10_000)}
     timeout_ms = given.get("serverSelectionTimeoutMS", timeout_ms)
     try:
-        client = MongoClient(uri, **{k: v for k, v in defaults.items() if k not in given},
-                             appname="capmodel-observe", **options)
+        timeouts: dict = {k: v for k, v in defaults.items() if k not in given}
+        client = MongoClient(uri, **timeouts, appname="capmodel-observe", **options)
     except (PyMongoError, ValueError, TypeError) as exc:
         raise InputError(f"--uri {redact_uri(uri)}: {redact_text(str(exc))}") from None
     try:

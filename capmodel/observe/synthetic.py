@@ -244,7 +244,7 @@ def _reference(server: SyntheticServer, day: _Day, at: int, chunk: int, fillers:
 
 
 def _metadata(server: SyntheticServer) -> dict:
-    parsed = {"net": {"port": server.port}}
+    parsed: dict = {"net": {"port": server.port}}
     if server.replica_set:
         parsed["replication"] = {"replSetName": server.replica_set}
     return {"start": server.start, "buildInfo": {"version": "7.0.14"},

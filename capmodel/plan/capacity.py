@@ -145,6 +145,7 @@ class FitCapacity:
 
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
+        assert self.latency is not None, "a latency target was asked"
         fastest = self.latency.zero_load_seconds * self.latency_p95_ratio * 1000.0
         return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one "
                 f"client) the fitted p95 is {number(fastest, 4)} ms")
@@ -243,9 +244,9 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
     from capmodel.models.usl.verdict.next_step import next_step
 
     region = answer_region(fit, comparison, result.level)
-    reasons = list(data_reasons(fit, comparison))
+    reasons: list[Reason | None] = list(data_reasons(fit, comparison))
     if from_peak:
-        said = {(r.code, r.message) for r in reasons}
+        said = {(r.code, r.message) for r in reasons if r is not None}
         reasons += [r for r in limit_reasons(fit, region) if (r.code, r.message) not in said
                     and r.code != "wide_interval"]
         reasons.append(_below_best(fit))

@@ -93,6 +93,7 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
     if len(named) > 1 or (named and (given == "").any()):
         # the cheapest VM, the cost per user and the Pareto frontier compare the costs as one unit
         row = _first((given != named[0]).to_numpy())
+        assert row is not None   # two currencies, or one and none: some row differs from the first named
         found = " and ".join(named + (["no currency"] if (given == "").any() else []))
         raise PlanError(f"{_where(source)}column 'currency', row {row + 1} (VM '{out['vm'].iloc[row]}'): the costs "
                         f"are in {found}; convert them to one currency (costs in different ones cannot be compared)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -252,8 +253,8 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
         peak_throughput=peak_throughput if peak_throughput != math.inf else None,
         level=level if samples is not None else None,
     )
-    options = dict(max_shards=max_shards, batch_size=batch_size, batch_latency_s=latency_s,
-                   clients_per_shard=per_shard_clients, min_clients=min_clients)
+    options: dict[str, Any] = dict(max_shards=max_shards, batch_size=batch_size, batch_latency_s=latency_s,
+                                   clients_per_shard=per_shard_clients, min_clients=min_clients)
     rows = [plan_shards(t, model["per_shard_throughput"], model["sigma"], model["kappa"], usl_samples=samples,
                         level=level, **options) for t in targets]
     scan = None

@@ -59,7 +59,7 @@ class BenchReport:
     curve: pd.DataFrame
     steps: list
     run: dict
-    comparison: ModelComparison | None
+    comparison: ModelComparison
     fit: USLFit
     server_name: str
     workload: str
@@ -154,7 +154,7 @@ class BenchReport:
         bold = lambda words: f"**{words}**"   # noqa: E731 - the figures in bold, as every answer shows them
         text += f" Under the fitted USL, {limit_words(self.fit, self.figures, self.level, strong=bold)}."
         below = self.below_best
-        if below is not None:
+        if below is not None and below.value is not None:
             text += (f" The plan is read off that fitted {self.limit_kind}, {below.value - 1:.0%} below the best "
                      "measured rate (within the measurements' scatter: the evidence below says why).")
         text += (f" Under {self.objectives_words()}, it sustains {self._usable_words(bold)} at about "
@@ -174,8 +174,9 @@ class BenchReport:
         if isinstance(plan, PlanError) or not self.evidence.usable:
             return text + "; the data support no planned capacity."
         text += f"; planned at {self._usable_words(lambda t: f'**{t}**')}"
-        if self.below_best is not None:
-            text += f", from a fitted {self.limit_kind} {self.below_best.value - 1:.0%} below that best"
+        below = self.below_best
+        if below is not None and below.value is not None:
+            text += f", from a fitted {self.limit_kind} {below.value - 1:.0%} below that best"
         if self.ops_per_user:
             text += f", **{integer(plan.usable_throughput / self.ops_per_user)} users**"
         return text + "."

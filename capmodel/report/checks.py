@@ -170,8 +170,8 @@ def _uri(name, value, values):
     except ImportError:  # pragma: no cover - pymongo is a dependency
         return
     try:
-        client = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
-                                     connectTimeoutMS=SERVER_TIMEOUT_MS)
+        client: pymongo.MongoClient[dict] = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
+                                                                connectTimeoutMS=SERVER_TIMEOUT_MS)
     except (InvalidURI, ConfigurationError, ValueError, TypeError) as exc:
         from capmodel.redact import url_password
 

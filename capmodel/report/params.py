@@ -107,14 +107,18 @@ def notebook_parameters(path: str | Path) -> dict:
         raise ReportError(f"{path}: the parameters cell is not valid Python") from None
     defaults = {}
     for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
-            node.target if isinstance(node, ast.AnnAssign) and node.value is not None else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
         if not isinstance(target, ast.Name):
             continue
         try:
-            defaults[target.id] = ast.literal_eval(node.value)
+            defaults[target.id] = ast.literal_eval(value)
         except (ValueError, SyntaxError, TypeError, RecursionError):
-            defaults[target.id] = ast.get_source_segment(source, node.value)  # an expression; passed as text
+            defaults[target.id] = ast.get_source_segment(source, value)  # an expression; passed as text
     return defaults
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import threading
 import time
 
@@ -106,7 +107,7 @@ class AsyncWorkers:
         self.binding, self.state, self.failures = binding, state, failures
         self.ops, self.recorders, self.target = ops, recorders, LOOPS[loop]
         self.primed: list[bool] = []
-        self._future = None
+        self._future: concurrent.futures.Future | None = None
 
     def start(self) -> None:
         async def prime_all():

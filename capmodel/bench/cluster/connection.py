@@ -170,7 +170,7 @@ def server_on_this_host(uri: str) -> bool:
         except (socket.gaierror, UnicodeError):
             continue
         for info in infos:
-            address = info[4][0].split("%")[0]
+            address = str(info[4][0]).split("%")[0]
             if address in mine or address.startswith("127."):
                 return True
     return False

@@ -165,7 +165,7 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
                     stop_unreachable_after=request.stop_unreachable_after)
     start_at = None if request.start_at is None else request.start_at - scheduler_delay
     meter = CpuMeter().start()
-    failed_before = attempts.failed_attempts(request.database) if counted else None
+    failed_before = attempts.failed_attempts(request.database) if counted else 0
     result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
     cpu = meter.stop()
     if counted:

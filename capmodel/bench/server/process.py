@@ -158,7 +158,7 @@ def _send_shutdown(port: int) -> None:
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
-    client = MongoClient(
+    client: MongoClient[dict] = MongoClient(
         host="127.0.0.1", port=port, directConnection=True, serverSelectionTimeoutMS=2000, connectTimeoutMS=2000
     )
     try:
@@ -248,7 +248,7 @@ def check_cpus(cpus) -> list[int] | None:
     if not hasattr(os, "sched_setaffinity"):
         raise ServerError("--cpus: CPU affinity is not available on this platform (Linux only)")
     if isinstance(cpus, str):
-        chosen = set()
+        chosen: set[int] = set()
         try:
             for part in filter(None, (p.strip() for p in cpus.split(","))):
                 lo, _, hi = part.partition("-")
@@ -303,8 +303,8 @@ def wait_ready(server: EmbeddedServer, index: int, deadline: float) -> None:
     proc = server._processes[index]
     port = server.ports[index]
     logpath = server.logpaths[index]
-    client = MongoClient(host="127.0.0.1", port=port, directConnection=True, serverSelectionTimeoutMS=250,
-                         connectTimeoutMS=250)
+    client: MongoClient[dict] = MongoClient(host="127.0.0.1", port=port, directConnection=True,
+                                            serverSelectionTimeoutMS=250, connectTimeoutMS=250)
     try:
         while True:
             code = proc.poll()

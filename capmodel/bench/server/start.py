@@ -127,7 +127,8 @@ def _server_version(server: EmbeddedServer) -> str | None:
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
-    client = MongoClient(host="127.0.0.1", port=server.port, directConnection=True, serverSelectionTimeoutMS=2000)
+    client: MongoClient[dict] = MongoClient(host="127.0.0.1", port=server.port, directConnection=True,
+                                            serverSelectionTimeoutMS=2000)
     try:
         return client.admin.command("buildInfo").get("version")
     except PyMongoError:

@@ -21,6 +21,7 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -33,7 +34,7 @@ from capmodel.bench.cluster.connection import (
     server_on_this_host,
     versions,
 )
-from capmodel.bench.cluster.executor import SchedulerLost, open_executor
+from capmodel.bench.cluster.executor import DaskExecutor, InProcess, SchedulerLost, open_executor
 from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.bench.sweep import verdict
 from capmodel.bench.sweep.adaptive import choose_next
@@ -130,9 +131,10 @@ class Sweep:
         import pymongo
 
         done = self._prepare_out()
-        self.steps, self.run_info = list(done), {}
+        self.steps = list(done)
+        self.run_info: dict[str, Any] = {}
         client = make_client(self.uri, cfg, pool=16)
-        self.executor = None
+        self.executor: InProcess | DaskExecutor | None = None
         try:
             try:
                 self._run(client)
@@ -241,10 +243,16 @@ class Sweep:
                 bar.close()
         self.log(f"loaded {workload.records} records into {self.config.database}.{workload.collection}")
 
+    @property
+    def _executor(self) -> InProcess | DaskExecutor:
+        """Where the clients run, once the sweep has opened it."""
+        assert self.executor is not None, "the sweep opens its executor first"
+        return self.executor
+
     def _runner(self, database, workload, existing: int | None):
         """A runner of ``workload`` on the sweep's executor (``Runner.run``'s signature)."""
         join_timeout = self.config.timeout_ms / 1000.0 + 5.0
-        return self.executor.runner(database.name, workload.collection, workload, existing, seed=self.config.seed,
+        return self._executor.runner(database.name, workload.collection, workload, existing, seed=self.config.seed,
                                     join_timeout=join_timeout)
 
     def _calibrate(self, database) -> float:
@@ -254,13 +262,13 @@ class Sweep:
 
         ping_workload = parse_workload({"name": "client-ceiling", "collection": "unused",
                                         "operations": [{"op": "command", "command": {"ping": 1}}]}, "calibration")
-        conc = min(8 * self.executor.size, max(self.config.concurrency))
+        conc = min(8 * self._executor.size, max(self.config.concurrency))
         result = self._runner(database, ping_workload, None).run(conc, duration=CALIBRATION_SECONDS, warmup=0.3,
                                                                  label="ceiling")
         if result.ops_per_s == 0:
             failure = verdict.failure(result, 0.0, result.error_samples) or "no ping completed"
             raise BenchError(f"the client ceiling could not be measured: {failure}")
-        self.log(f"client ceiling (ping, {conc} clients on {self.executor.workers_described}): "
+        self.log(f"client ceiling (ping, {conc} clients on {self._executor.workers_described}): "
                  f"{result.ops_per_s:,.0f} ops/s")
         return result.ops_per_s
 

@@ -145,5 +145,5 @@ def election_failure(record: dict | None) -> str | None:
 def first_error(errors: dict, samples: dict) -> str:
     if not errors:
         return ""
-    kind = max(errors, key=errors.get)
+    kind = max(errors, key=lambda k: errors[k])
     return f" (mostly {kind}: {samples.get(kind, '')[:160]})"

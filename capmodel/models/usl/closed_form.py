@@ -39,10 +39,10 @@ def usl_peak(sigma, kappa, lambda_):
         return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
     sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_star = np.where(kappa > 0, np.maximum(1.0, np.sqrt(np.maximum(1.0 - sigma, 0.0) / kappa)), math.inf)
-        x_star = np.where(kappa > 0, usl_throughput(np.where(kappa > 0, n_star, 1.0), sigma, kappa, lambda_),
+        n_peak = np.where(kappa > 0, np.maximum(1.0, np.sqrt(np.maximum(1.0 - sigma, 0.0) / kappa)), math.inf)
+        x_peak = np.where(kappa > 0, usl_throughput(np.where(kappa > 0, n_peak, 1.0), sigma, kappa, lambda_),
                           np.where(sigma > 0, lambda_ / sigma, math.inf))
-    return n_star, x_star
+    return n_peak, x_peak
 
 
 def whole_peak(peak_concurrency: float, throughput_at) -> int:

@@ -81,7 +81,7 @@ class ScalabilityModel:
         known = {"sigma", "kappa", "lambda"}
         for name, pair in (overrides or {}).items():
             if name not in known:
-                raise InputError(f"bounds: unknown parameter(s) {sorted(set(overrides) - known)}; "
+                raise InputError(f"bounds: unknown parameter(s) {sorted(set(overrides or {}) - known)}; "
                                  "use sigma, kappa, lambda")
             lo, hi = pair
             if not lo < hi:

@@ -112,6 +112,7 @@ def _solve(x, r, start) -> np.ndarray:
                                      xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000)
         if best is None or sol.cost < best.cost:
             best = sol
+    assert best is not None, "at least one starting point"
     q = best.x
     return np.array([q[0], q[1], math.exp(q[2])])
 

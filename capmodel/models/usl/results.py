@@ -26,7 +26,7 @@ def t_quantile(level: float, dof: int) -> float:
 
 
 def check_level(level) -> None:
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not (0 < level < 1):
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not (0 < float(level) < 1):
         raise InputError(f"level: expected a confidence level between 0 and 1, got {shown(level)}")
 
 

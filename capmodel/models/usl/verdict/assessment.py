@@ -182,7 +182,7 @@ def data_reasons(fit, comparison=None) -> list[Reason]:
     found = [*curve_reasons(fit.curve, fit.concurrency, fit.throughput), check_r2(fit), check_past_peak(fit),
              check_measured_fall(fit, comparison), *warning_reasons(fit), check_lack_of_fit(fit),
              check_single_point(fit)]
-    unique = {}
+    unique: dict = {}
     for reason in found:
         if reason is not None:
             unique.setdefault((reason.code, reason.message), reason)
@@ -270,7 +270,8 @@ def check_outside(fit, estimate: float, low: float, high: float, level: float) -
 def limit_reasons(fit, region) -> list[Reason]:
     """The reasons about the fit's own figure, the most the server delivers, read over ``region``."""
     if region.empty:
-        return [check_interval(math.nan, math.nan, figure_name(fit), region.level, advice=next_step(fit, region))]
+        nothing = check_interval(math.nan, math.nan, figure_name(fit), region.level, advice=next_step(fit, region))
+        return [nothing] if nothing is not None else []
     low, high = region.limit_interval()
     advice = next_step(fit, region)
     estimate = float(fit.peak_throughput)
@@ -290,7 +291,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
 
     ``comparison`` (``compare_models``) says which models the answer chose among: when it chose ``fit``, the
     figure's interval is read over all their families (``answer_region``)."""
-    found = data_reasons(fit, comparison)
+    found: list[Reason | None] = list(data_reasons(fit, comparison))
     if answer_concurrency is None:
         found += limit_reasons(fit, answer_region(fit, comparison, level))
     else:
