@@ -26,7 +26,7 @@ CONDA_TO_PYPI = {}
 
 
 # the extras that are not part of capmodel[all]: the tools of the tests, the checks and the docs
-TOOL_EXTRAS = {"test", "docs"}
+TOOL_EXTRAS = {"test", "check", "docs"}
 
 
 def _split(req: str) -> tuple[str, str]:
@@ -115,7 +115,20 @@ def test_ci_calls_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     assert "make test" in readme and "make report" in readme
     ci = (ROOT / ".ci/run").read_text().splitlines()
-    assert "make test" in [line.strip() for line in ci]
+    commands = [line.split("||")[0].strip() for line in ci if not line.lstrip().startswith("#")]
+    assert "make test" in commands and "make check" in commands   # both run, the exit status the first failure's
+
+
+def test_make_check_lints_and_type_checks_capmodel():
+    """``make check`` installs the check extra into the same venv and runs ruff and mypy on capmodel/ (their
+    configuration in pyproject.toml: mypy's ``files`` is capmodel)."""
+    makefile = (ROOT / "Makefile").read_text()
+    target = makefile[makefile.index("\ncheck:"):].split("\n\n")[0]
+    assert "-m ruff check capmodel/" in target and "-m mypy" in target
+    assert "'.[all,test,check]'" in makefile
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["tool"]["mypy"]["files"] == ["capmodel"] and meta["tool"]["ruff"]["line-length"] == 120
+    assert {_split(r)[0] for r in meta["project"]["optional-dependencies"]["check"]} == {"ruff", "mypy"}
 
 
 def test_make_test_and_make_report_install_every_extra():
