@@ -7,7 +7,7 @@ The layers, bottom to top (README, "Layout"; an import may point down or stay in
 
     0  foundation  capmodel (the package facade: lazy names only), capmodel.errors, capmodel.jsonable,
                    capmodel.output_folder, capmodel.redact, capmodel._bundled, capmodel.formatting,
-                   capmodel.constraints (standard library only, callable from everywhere)
+                   capmodel.constraints, capmodel.studies (standard library only, callable from everywhere)
     1  data        capmodel.data (the curve table, readers, bundled datasets)
     2  models      capmodel.models (fitting, results, closed forms, queueing; pure computation)
     3  siblings    capmodel.plots (figures of tables and fits), capmodel.observe (production telemetry -> the curve
@@ -31,7 +31,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "capmodel"
 
 LAYERS = [
     ("capmodel", "capmodel.errors", "capmodel.jsonable", "capmodel.redact", "capmodel.output_folder",
-     "capmodel._bundled", "capmodel.formatting", "capmodel.constraints"),
+     "capmodel._bundled", "capmodel.formatting", "capmodel.constraints", "capmodel.studies"),
     ("capmodel.data",),
     ("capmodel.models",),
     ("capmodel.plots", "capmodel.observe", "capmodel.bench", "capmodel.plan"),

@@ -1,6 +1,6 @@
 """One question, one solver: "the largest N (and its X) whose Little's-law response time N/X(N) meets a target".
 
-Every public entry point (``closed_form.latency_limit``, ``USLFit.latency_limit`` and ``max_concurrency_for_latency``,
+Every public entry point (``closed_form.latency_limit``, ``USLFit.latency_limit`` and ``largest_concurrency_within``,
 ``usl_latency.throughput_at_latency``, ``LatencyFit.latency_limit`` and ``capacity_from_fit``'s latency limit) is
 checked at targets below the zero-load response time, reachable below
 the peak, exactly at the peak's response time and beyond it, on four fits: the bundled ``plgm_workload1`` and
@@ -102,26 +102,23 @@ def test_every_entry_point_agrees_with_bisection(name, which):
     n_t = largest_n_within(seconds, fit, 1.0)                 # largest N >= 1 client
     n_t0 = largest_n_within(seconds, fit, 1e-9)               # the latency form's N from 0
 
-    # the largest N, past the peak if need be (USLFit.latency_limit / max_concurrency_for_latency)
-    limit = fit.latency_limit(seconds)
+    # the largest N, past the peak if need be (USLFit.largest_concurrency_within)
+    limit = fit.largest_concurrency_within(seconds)
     if n_t is None:
         assert (limit.reachable, limit.reason) == (False, "below_zero_load")
         assert math.isnan(limit.concurrency) and math.isnan(limit.throughput)
-        with pytest.raises(PlanError, match="unreachable"):
-            fit.max_concurrency_for_latency(seconds)
     elif unbounded:
         assert (limit.reachable, limit.reason, limit.concurrency) == (True, "unbounded", math.inf)
-        with pytest.raises(PlanError, match="bounds neither"):
-            fit.max_concurrency_for_latency(seconds)
     else:
         assert limit.reachable
         assert limit.concurrency == pytest.approx(n_t, rel=1e-7)
         assert limit.throughput == pytest.approx(x_of(n_t, fit), rel=1e-7)
         assert limit.branch == ("retrograde" if n_t > n_peak * (1 + 1e-6) else "normal") or which == "at_peak"
-        assert fit.max_concurrency_for_latency(seconds) == pytest.approx((n_t, x_of(n_t, fit)), rel=1e-7)
 
-    # the rising side capped at the peak (capacity planning; the latency form's throughput at a target)
+    # the rising side capped at the peak (capacity planning: the solver, USLFit.latency_limit; the latency form's
+    # throughput at a target)
     capped = latency_limit(seconds, fit.sigma, fit.kappa, fit.lambda_, branch="normal", cap_at_peak=True)
+    assert fit.latency_limit(seconds) == capped
     expect_n = None if n_t is None else min(n_t, n_peak)
     if expect_n is None:
         assert not capped.reachable and capped.reason == "below_zero_load"
@@ -164,7 +161,7 @@ def test_every_entry_point_agrees_with_bisection(name, which):
 def test_the_issue_figures_at_20_ms_are_two_answers_to_two_named_questions():
     # issue 16: at 20 ms plgm_workload1 gave 10,766 ops/s (retrograde) and 13,564 ops/s (the peak)
     fit = FITS["plgm_workload1"]
-    largest = fit.latency_limit(0.020)
+    largest = fit.largest_concurrency_within(0.020)
     assert largest.branch == "retrograde" and round(largest.throughput) == round(x_of(largest_n_within(0.02, fit, 1),
                                                                                       fit))
     assert 10_700 < largest.throughput < 10_800

@@ -5,6 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from capmodel.errors import CapmodelError
+
 from capmodel.errors import PlanError
 from capmodel.plan import (Objectives, add_economics, cheapest_for_target, growth_plan, pareto_frontier, plan_vms,
                            runway_months, workload_from_ops_per_user)
@@ -62,7 +64,7 @@ def test_runway_by_hand():
     assert runway_months(30000, 25000, 0.0) == math.inf                            # no growth, never runs out
     months = runway_months(np.array([25000.0, 100000.0]), 25000, 0.05)
     assert months[0] == 0.0 and months[1] == pytest.approx(math.log(4) / math.log(1.05))
-    with pytest.raises(PlanError):
+    with pytest.raises(CapmodelError, match="current users must be > 0"):
         runway_months(1000, 0, 0.05)
 
 

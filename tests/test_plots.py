@@ -72,7 +72,7 @@ def test_latency_figure_compares_mean_with_mean_when_only_percentiles_were_measu
     np.testing.assert_allclose(derived.y, only_p95["concurrency"] / only_p95["throughput"] * 1000)
     assert not any(t.name.startswith("measured mean") for t in fig.data)
     # with think time Z the mean response time is N/X - Z, as the model lines draw it
-    thinking = _trace(latency_figure(only_p95, {"USL": fit}, think_time=0.001), derived.name)
+    thinking = _trace(latency_figure(only_p95, {"USL": fit}, think_time_s=0.001), derived.name)
     np.testing.assert_allclose(thinking.y, (only_p95["concurrency"] / only_p95["throughput"] - 0.001) * 1000)
     p95 = _trace(fig, "measured p95 (percentile, not modelled)")
     assert p95.mode == "markers" and list(p95.y) == list(only_p95["latency_p95_ms"])

@@ -49,5 +49,5 @@ def test_latency_targets_that_are_not_numbers_are_named(target):
     with pytest.raises(PlanError, match="latency target \\(seconds\\) must be a number"):
         fit.latency_limit(target)
     with pytest.raises(PlanError, match="must be a number"):
-        fit.max_concurrency_for_latency(target)
+        fit.largest_concurrency_within(target)
     assert fit.latency_limit(np.float64(0.005)).reachable

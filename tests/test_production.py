@@ -62,7 +62,7 @@ def test_usl_answers_when_the_knee_is_reached_and_the_latency_sentence_is_true()
     peak = float(x_of(N_STAR))
     assert answer.saturation_throughput.estimate == pytest.approx(peak, rel=1e-3)
     at = float(x_of(n_at_latency(0.002)))
-    state, value = answer.latency_limit
+    state, value = answer.latency_outcome
     assert state == "reached" and value == pytest.approx(at, rel=1e-3)
     text = answer.describe()
     assert f"**{at:,.0f} ops/s**" in text and f"**{peak:,.0f} ops/s**" in text
@@ -97,10 +97,10 @@ def test_latency_target_met_at_the_peak_or_unreachable_is_said_so():
     samples, curve = observed(KNEE)
     r_peak_ms = N_STAR / float(x_of(N_STAR)) * 1000.0                  # 2.9 ms at the nose
     loose = production_answer(samples, curve, latency_target_ms=3 * r_peak_ms, bins=None, n_bootstrap=10)
-    assert loose.latency_limit[0] == "met_at_peak"
+    assert loose.latency_outcome[0] == "met_at_peak"
     assert "reaches the" not in loose.describe() and "up to the peak" in loose.describe()
     tight = production_answer(samples, curve, latency_target_ms=0.5, bins=None, n_bootstrap=10)   # R(0) = 0.95 ms
-    assert tight.latency_limit == ("unreachable", None)
+    assert tight.latency_outcome == ("unreachable", None)
     assert "no load meets it" in tight.describe() and "reaches the" not in tight.describe()
 
 

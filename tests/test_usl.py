@@ -280,33 +280,33 @@ def exact():
     return fit_usl(curve(n, usl_throughput(n, 0.05, 0.001, 100.0)))
 
 
-def test_max_concurrency_for_latency_hand_solved(exact):
+def test_largest_concurrency_within_a_response_time_hand_solved(exact):
     # sigma 0.05, kappa 0.001, lambda 100/s. R(N) = N/X(N) - Z = D(N)/lambda - Z <= T
     #   <=> 0.001 N^2 + 0.049 N + 0.95 <= 100 (T + Z).
     # T = 0.1 s, Z = 0: 0.001 N^2 + 0.049 N - 9.05 = 0 -> N = (-0.049 + sqrt(0.049^2 + 0.0362)) / 0.002 = 73.7357
     # T = 0.1 s, Z = 0.5 s: 0.001 N^2 + 0.049 N - 59.05 = 0 -> N = (-0.049 + sqrt(0.238601)) / 0.002 = 219.734
-    n, x = exact.max_concurrency_for_latency(0.1)
-    assert n == pytest.approx(73.7357, rel=1e-5)
-    assert x == pytest.approx(usl_throughput(73.7357, 0.05, 0.001, 100.0), rel=1e-5)
-    assert exact.latency(n) == pytest.approx(0.1)
-    assert exact.max_concurrency_for_latency(0.1, think_time=0.5)[0] == pytest.approx(219.734, rel=1e-5)
-    with pytest.raises(PlanError, match="unreachable"):
-        exact.max_concurrency_for_latency(0.005)     # one client alone takes 1/lambda = 0.01 s
+    limit = exact.largest_concurrency_within(0.1)
+    assert limit.concurrency == pytest.approx(73.7357, rel=1e-5)
+    assert limit.throughput == pytest.approx(usl_throughput(73.7357, 0.05, 0.001, 100.0), rel=1e-5)
+    assert exact.latency(limit.concurrency) == pytest.approx(0.1)
+    assert exact.largest_concurrency_within(0.1, think_time_s=0.5).concurrency == pytest.approx(219.734, rel=1e-5)
+    unreachable = exact.largest_concurrency_within(0.005)     # one client alone takes 1/lambda = 0.01 s
+    assert not unreachable.reachable and unreachable.reason == "below_zero_load"
 
 
 def test_no_latency_limit_without_growth():
     n = np.array([1, 2, 4, 8, 16, 32.0])
     amdahl_like = fit_usl(curve(n, usl_throughput(n, 0.05, 0.0, 100.0)))
     # kappa = 0: D(N) = 1 + 0.05 (N - 1) <= 100 * 0.1 = 10  ->  N = 181 exactly
-    assert amdahl_like.max_concurrency_for_latency(0.1)[0] == pytest.approx(181.0)
-    linear = fit_usl(curve(n, 100.0 * n))
-    with pytest.raises(PlanError, match="does not grow with N: a 100 ms target bounds neither N"):
-        linear.max_concurrency_for_latency(0.1)
+    assert amdahl_like.largest_concurrency_within(0.1).concurrency == pytest.approx(181.0)
+    linear = fit_usl(curve(n, 100.0 * n)).largest_concurrency_within(0.1)
+    assert (linear.reason, linear.concurrency) == ("unbounded", math.inf)
+    assert "does not grow with N: a 100 ms target bounds neither N" in linear.message
 
 
 def test_latency_is_littles_law(exact):
     n = np.array([1, 10, 50.0])
-    assert exact.latency(n, think_time=0.2) == pytest.approx(n / usl_throughput(n, 0.05, 0.001, 100.0) - 0.2)
+    assert exact.latency(n, think_time_s=0.2) == pytest.approx(n / usl_throughput(n, 0.05, 0.001, 100.0) - 0.2)
 
 
 def test_capacity_loss_adds_up(exact):

@@ -32,8 +32,8 @@ def test_both_branches_of_the_nose_give_back_littles_law_latency():
     below = np.array([1, 10, 100, 500, 800])
     above = np.array([1000, 2000, 5000])
     assert N_PEAK > below.max() and N_PEAK < above.min()
-    assert usl_latency(usl(below), SIGMA, KAPPA, LAMBDA, "lower") == pytest.approx(below / usl(below), rel=1e-9)
-    assert usl_latency(usl(above), SIGMA, KAPPA, LAMBDA, "upper") == pytest.approx(above / usl(above), rel=1e-9)
+    assert usl_latency(usl(below), SIGMA, KAPPA, LAMBDA, "normal") == pytest.approx(below / usl(below), rel=1e-9)
+    assert usl_latency(usl(above), SIGMA, KAPPA, LAMBDA, "retrograde") == pytest.approx(above / usl(above), rel=1e-9)
     # past the nose there is no latency at all
     assert np.isnan(usl_latency(1.01 * usl(N_PEAK), SIGMA, KAPPA, LAMBDA))
 

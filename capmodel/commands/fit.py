@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-MODEL_CHOICES = ("usl", "amdahl", "auto")
+FIT_MODELS = ("usl", "amdahl", "auto")
 
 
 def register(subparsers) -> None:
@@ -16,7 +16,7 @@ def register(subparsers) -> None:
     p.add_argument("file", metavar="FILE", help="the curve: CSV, TSV, Parquet, JSON, markdown table or YCSB output")
     p.add_argument("--concurrency", metavar="COL", help="column holding the concurrency (threads, clients ...)")
     p.add_argument("--throughput", metavar="COL", help="column holding the throughput (ops/s)")
-    p.add_argument("--model", choices=MODEL_CHOICES, default="usl",
+    p.add_argument("--model", choices=FIT_MODELS, default="usl",
                    help="usl (default), amdahl (kappa = 0), or auto (best of linear/amdahl/usl/log-coherency by AICc)")
     p.add_argument("--level", type=float, default=0.95, metavar="P", help="confidence level (default 0.95)")
     p.add_argument("--weights", choices=("none", "replicates"), default="none",

@@ -8,9 +8,7 @@ linear scaling, for a target of 1,000,000 inserts/s (AWS post, seed 004_).
 """
 from __future__ import annotations
 
-# the study's figures for the help text, as in capmodel.plan.shards (not imported: --help needs no pandas)
-DOCUMENTDB_TARGET_RATE = 1_000_000.0
-DOCUMENTDB_SHARDS = 16
+from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE   # light: --help needs no pandas
 
 
 def register(subparsers) -> None:

@@ -14,7 +14,8 @@ from capmodel.plan.calibration import Workload, calibrate_workload, workload_fro
 from capmodel.plan.capacity import Objectives, capacity_from_fit
 from capmodel.plan.catalog import join_measurements, validate_catalog
 from capmodel.plan.economics import add_economics, pareto_frontier
-from capmodel.plan.growth import cheapest_for_target, growth_plan, runway_months
+from capmodel.models.runway import runway_months
+from capmodel.plan.growth import cheapest_for_target, growth_plan
 from capmodel.plan.nodes import NodeStudy, node_multipliers, node_sensitivity, nodes_needed_usl, plan_node_study
 from capmodel.plan.planner import CapacityPlan, plan_vms
 from capmodel.plan.shards import ShardStudy, clients_needed, plan_shard_study, plan_shards, shards_needed

@@ -17,7 +17,7 @@ from capmodel.formatting import aside, number
 from capmodel.models.evidence import Evidence, Reason
 
 USL_FAMILY = ("linear", "amdahl", "usl")   # the models whose closed forms capacity planning reads (plan.scaling)
-MODEL_CHOICES = ("usl", "recommended")
+PLAN_MODELS = ("usl", "recommended")
 SCALED_TOLERANCE = 1e-6                      # relative: a throughput this close to the measured one is the measured one
 
 
@@ -37,8 +37,8 @@ def choose_models(fits: dict, model: str, notes: list[str]) -> tuple[dict, dict]
     recommends; ``'usl'`` keeps the USL. Either way a note says when the two differ."""
     from capmodel.errors import PlanError
 
-    if model not in MODEL_CHOICES:
-        raise PlanError(f"model (--model) must be one of {', '.join(MODEL_CHOICES)}, got {model!r}")
+    if model not in PLAN_MODELS:
+        raise PlanError(f"model (--model) must be one of {', '.join(PLAN_MODELS)}, got {model!r}")
     chosen, comparisons = {}, {}
     for vm, fit in fits.items():
         comparison = compare_family(fit)

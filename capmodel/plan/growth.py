@@ -11,17 +11,8 @@ import pandas as pd
 from capmodel.constraints import typed
 from capmodel.errors import PlanError
 from capmodel.formatting import plural
-from capmodel.models.runway import runway_months as months_to_capacity
+from capmodel.models.runway import runway_months
 from capmodel.plan.checks import positive
-
-
-def runway_months(capacity_users, current_users, monthly_growth: float):
-    """Months until ``current_users`` growing by ``monthly_growth`` a month (compound) reach ``capacity_users``
-    (``capmodel.models.runway.runway_months``, refusing a bad growth or user count with ``PlanError``).
-
-    0 when already at or past capacity; inf when users do not grow. Vectorised over the user counts.
-    """
-    return months_to_capacity(capacity_users, current_users, monthly_growth, error=PlanError)
 
 
 def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: float | None = None) -> dict:
@@ -83,5 +74,6 @@ def growth_plan(vms: pd.DataFrame, targets, current_users: float | None = None, 
     plan = pd.DataFrame(rows)
     plan["vm"] = pd.Series([r["vm"] for r in rows], dtype=object)   # None, not NaN, where no VM fits
     if monthly_growth is not None and current_users is not None:
-        plan["months_until_target"] = runway_months(plan["target_users"].to_numpy(), current_users, monthly_growth)
+        plan["months_until_target"] = runway_months(plan["target_users"].to_numpy(), current_users, monthly_growth,
+                                                error=PlanError)
     return plan

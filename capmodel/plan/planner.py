@@ -27,7 +27,8 @@ from capmodel.plan.capacity import (
 )
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
-from capmodel.plan.growth import growth_plan, runway_months
+from capmodel.models.runway import runway_months
+from capmodel.plan.growth import growth_plan
 from capmodel.plan.intervals import span
 from capmodel.plan.latency import p95_at_throughput_ms, point_meets_latency, qualitative_columns
 
@@ -345,6 +346,7 @@ def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives |
             raise PlanError("a runway needs the current number of users (current_users, --current-users; or a "
                             "baseline with its users, --baseline-users)")
         for suffix in ("", "_low", "_high"):
-            vms[f"runway_months{suffix}"] = runway_months(vms[f"users{suffix}"].to_numpy(), users_now, monthly_growth)
+            vms[f"runway_months{suffix}"] = runway_months(vms[f"users{suffix}"].to_numpy(), users_now, monthly_growth,
+                                                          error=PlanError)
     return CapacityPlan(vms=vms, workload=workload, objectives=objectives, baseline_vm=baseline_vm, level=level,
                         notes=notes, fit_capacities=fit_caps, vm_evidence=evidence)

@@ -168,7 +168,7 @@ class ProductionAnswer:
         return runway(plan, self.observed_peak_throughput, self.monthly_growth, error=PlanError)
 
     @property
-    def latency_limit(self) -> tuple[str, float | None]:
+    def latency_outcome(self) -> tuple[str, float | None]:
         """What the latency target does on the fitted curve: ("reached", X) below the peak, ("met_at_peak", peak),
         ("unreachable", None) when even the lightest load is slower, ("not_checked", None) without a USL answer."""
         if self.latency_target_ms is None or self.method != USL:
@@ -238,7 +238,7 @@ class ProductionAnswer:
         if self.latency_target_ms is None:
             return ""
         target = f"{number(self.latency_target_ms)} ms"
-        state, at = self.latency_limit
+        state, at = self.latency_outcome
         if state == "reached":
             return f"Mean server latency reaches the {target} target at **{number(at)} ops/s**."
         if state == "met_at_peak":

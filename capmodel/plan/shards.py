@@ -23,8 +23,8 @@ from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
 from capmodel.plan.scaling import units_for_throughput, units_interval
+from capmodel.studies import DOCUMENTDB_MAX_SHARDS, DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
 
-DOCUMENTDB_MAX_SHARDS = 32        # "you can deploy a maximum of 32 shards" (AWS post)
 CLIENTS_PER_SHARD = 64            # 256/4, 512/8, 1024/16 in the AWS post
 MIN_CLIENTS = 128                 # 1- and 2-shard clusters were driven by 128 processes
 
@@ -92,8 +92,6 @@ def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 
     return row
 
 
-DOCUMENTDB_TARGET_RATE = 1_000_000.0   # "over a million inserts per second ..."
-DOCUMENTDB_SHARDS = 16                 # "... on the 16-shard elastic cluster"
 DOCUMENTDB_SOURCE = "DocumentDB elastic-cluster insert benchmark (bundled)"
 
 

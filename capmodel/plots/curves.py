@@ -83,7 +83,7 @@ DERIVED_MEAN = "mean derived from N and X by Little's law, not measured"
 
 
 def latency_figure(curve: pd.DataFrame, fits=None, target_ms: float | None = None, upto: float | None = None,
-                   think_time: float = 0.0, title: str = "Mean latency against concurrency") -> go.Figure:
+                   think_time_s: float = 0.0, title: str = "Mean latency against concurrency") -> go.Figure:
     """The curve's mean latency against each fit's Little's-law mean N/X(N) − Z (mean against mean), and a target
     line.
 
@@ -95,7 +95,7 @@ def latency_figure(curve: pd.DataFrame, fits=None, target_ms: float | None = Non
     if "latency_mean_ms" in curve.columns and curve["latency_mean_ms"].notna().any():
         measured, label = curve["latency_mean_ms"], "measured mean"
     else:
-        measured = (curve["concurrency"] / curve["throughput"].where(curve["throughput"] > 0) - think_time) * 1000.0
+        measured = (curve["concurrency"] / curve["throughput"].where(curve["throughput"] > 0) - think_time_s) * 1000.0
         label = DERIVED_MEAN
     fig.add_trace(go.Scatter(x=curve["concurrency"], y=measured, mode="markers+lines", name=label,
                              line=dict(color=COLORS[0], dash="dot"), marker=dict(size=8)))
@@ -107,7 +107,7 @@ def latency_figure(curve: pd.DataFrame, fits=None, target_ms: float | None = Non
                                                                                         "diamond"][i % 3])))
     grid = concurrency_grid(curve, upto)
     for i, (name, fit) in enumerate(_fits(fits).items()):
-        fig.add_trace(go.Scatter(x=grid, y=np.asarray(fit.latency(grid, think_time=think_time)) * 1000.0,
+        fig.add_trace(go.Scatter(x=grid, y=np.asarray(fit.latency(grid, think_time_s=think_time_s)) * 1000.0,
                                  mode="lines", name=f"{name} model mean: N/X(N) (Little's law)",
                                  line=dict(color=COLORS[(i + 4) % len(COLORS)], width=2)))
     if target_ms is not None:

@@ -57,8 +57,9 @@ class MethodologyReport:
     @property
     def knee(self):
         """The largest N (and its X) whose mean response time N/X meets the latency target on the fitted USL
-        (``USLFit.latency_limit``: ``.reachable``, ``.reason`` and ``.message`` say when there is none)."""
-        return self.fit.latency_limit(self.latency_target_ms / 1000.0)
+        (``USLFit.largest_concurrency_within``: ``.reachable``, ``.reason`` and ``.message`` say when there is
+        none)."""
+        return self.fit.largest_concurrency_within(self.latency_target_ms / 1000.0)
 
     @cached_property
     def ranking(self):

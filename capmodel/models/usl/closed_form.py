@@ -3,7 +3,7 @@ Little's-law response time.
 
 X(N) = lambda*N / D(N) with D(N) = 1 + sigma*(N-1) + kappa*N*(N-1) (Gunther, *Guerrilla Capacity Planning*, Springer
 2007, ch. 4-6). Every question here is a root of a quadratic in N, solved once, so the fitted objects
-(``USLFit.latency_limit``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
+(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
 get the same answer. ``latency_limit`` is the one solver of the latency-target question: its branch and its cap at the
 peak are arguments, and "unreachable" is a named ``LatencyLimit``. Pure functions of the parameters: no fitting, no
 I/O.
@@ -139,12 +139,12 @@ def latency_root(budget, sigma, kappa):
     return np.where(a > 0, quadratic, linear)
 
 
-def latency_throughput(seconds, sigma, kappa, lambda_, min_concurrency: float = 1.0):
-    """The most throughput whose Little's-law response time N/X(N) meets ``seconds``, on the rising side and capped
+def latency_throughput(target_s, sigma, kappa, lambda_, min_concurrency: float = 1.0):
+    """The most throughput whose Little's-law response time N/X(N) meets ``target_s``, on the rising side and capped
     at the peak (``latency_limit(..., branch="normal", cap_at_peak=True)``'s throughput), over arrays of parameter
     sets at once; 0 where even ``min_concurrency`` misses the target, inf where nothing bounds N (linear)."""
     sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
-    n_t = latency_root(lambda_ * seconds, sigma, kappa)
+    n_t = latency_root(lambda_ * target_s, sigma, kappa)
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     n = np.minimum(n_t, n_peak)
     with np.errstate(invalid="ignore"):
@@ -152,9 +152,9 @@ def latency_throughput(seconds, sigma, kappa, lambda_, min_concurrency: float = 
     return np.where(n_t < min_concurrency * (1 - 1e-12), 0.0, at)
 
 
-def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
-                  cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time: float = 0.0) -> LatencyLimit:
-    """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time`` <= ``seconds``".
+def latency_limit(target_s: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
+                  cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time_s: float = 0.0) -> LatencyLimit:
+    """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time_s`` <= ``target_s``".
 
     N/X(N) = D(N)/lambda, so the condition is kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda (T + Z)) <= 0: the
     largest root N_T of that quadratic (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve
@@ -174,35 +174,35 @@ def latency_limit(seconds: float, sigma: float, kappa: float, lambda_: float, *,
     """
     if branch not in BRANCHES:
         raise InputError(f"branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
-    if not (math.isfinite(seconds) and seconds > 0) or not (math.isfinite(think_time) and think_time >= 0):
-        raise InputError(f"a latency target must be a number of seconds > 0 (think time >= 0), got {seconds!r}"
-                         + (f" (think time {think_time!r})" if think_time else ""))
-    budget = lambda_ * (seconds + think_time)
+    if not (math.isfinite(target_s) and target_s > 0) or not (math.isfinite(think_time_s) and think_time_s >= 0):
+        raise InputError(f"a latency target must be a number of seconds > 0 (think time >= 0), got {target_s!r}"
+                         + (f" (think time {think_time_s!r})" if think_time_s else ""))
+    budget = lambda_ * (target_s + think_time_s)
     n_lo = max(float(min_concurrency), 0.0)
     # the fastest response time over N >= n_lo: D's minimum at N = (kappa - sigma) / (2 kappa) when kappa > 0
     if kappa > 0:
         n_fast = max(n_lo, (kappa - sigma) / (2 * kappa))
     else:
         n_fast = n_lo if sigma >= 0 else math.inf
-    zero_load = ((1.0 + sigma * (n_fast - 1.0) + kappa * n_fast * (n_fast - 1.0)) / lambda_ - think_time
+    zero_load = ((1.0 + sigma * (n_fast - 1.0) + kappa * n_fast * (n_fast - 1.0)) / lambda_ - think_time_s
                  if math.isfinite(n_fast) else math.nan)
     if kappa == 0 and sigma <= 0:      # D(N) never grows with N: constant (linear scaling) or falling (superlinear)
         if sigma == 0 and 1.0 - budget > 0:
-            return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
-        return _latency_result("unbounded", math.inf, usl_peak(sigma, kappa, lambda_)[1], "normal", seconds,
+            return _latency_result("below_zero_load", 0, 0, "", target_s, zero_load)
+        return _latency_result("unbounded", math.inf, usl_peak(sigma, kappa, lambda_)[1], "normal", target_s,
                                zero_load)
     n_t = float(latency_root(budget, sigma, kappa))
     if n_t < n_lo * (1 - 1e-12):
-        return _latency_result("below_zero_load", 0, 0, "", seconds, zero_load)
+        return _latency_result("below_zero_load", 0, 0, "", target_s, zero_load)
     n_t = max(n_t, n_lo)
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     if n_t <= n_peak:
-        return _latency_result("met", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "normal", seconds, zero_load)
+        return _latency_result("met", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "normal", target_s, zero_load)
     if cap_at_peak:
-        return _latency_result("capped_at_peak", n_peak, x_peak, "peak", seconds, zero_load)
+        return _latency_result("capped_at_peak", n_peak, x_peak, "peak", target_s, zero_load)
     if branch == "normal":
-        return _latency_result("past_peak", n_peak, x_peak, "", seconds, zero_load)
-    return _latency_result("retrograde", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "retrograde", seconds,
+        return _latency_result("past_peak", n_peak, x_peak, "", target_s, zero_load)
+    return _latency_result("retrograde", n_t, usl_throughput(n_t, sigma, kappa, lambda_), "retrograde", target_s,
                            zero_load)
 
 

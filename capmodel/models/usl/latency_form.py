@@ -8,10 +8,10 @@ of throughput"):
     R(X) = (lambda + X (kappa - sigma) -+ sqrt(disc)) / (2 kappa X^2),
     disc = X^2 (kappa^2 + 2 kappa (sigma - 2) + sigma^2) + 2 lambda X (kappa - sigma) + lambda^2
 
-Two branches meet at the "nose": the lower one (-) is the normal operating region, the upper one (+) the retrograde
-region past the peak, and they join at the peak throughput (disc = 0), where N is the USL peak
+Two branches meet at the "nose": the normal one (-) is the operating region, the retrograde one (+) the region past
+the peak, and they join at the peak throughput (disc = 0), where N is the USL peak
 sqrt((1 - sigma) / kappa). ``fit_usl_latency`` either fits sigma, kappa, lambda to (X, R) by least squares, each
-point on the branch its observed concurrency N = X R puts it on (past the fitted peak: the upper one), started from
+point on the branch its observed concurrency N = X R puts it on (past the fitted peak: the retrograde one), started from
 ``capmodel.fit_usl`` on the same points' (N, X); or takes them from ``fit_usl`` on (N, X) itself, binned or not. The
 result derives the nose, the throughput where a latency target is crossed, the latency at a planned throughput and
 the share of the peak still spare at the busiest moment (``spare_fraction``), with bootstrap intervals.
@@ -27,45 +27,41 @@ from scipy import optimize
 from capmodel.errors import FitError, InputError
 from capmodel.formatting import number
 from capmodel.models.usl.closed_form import LatencyLimit, usl_peak
-from capmodel.models.usl.closed_form import latency_limit as solve_latency_limit
+from capmodel.models.usl.closed_form import BRANCHES, latency_limit
 from capmodel.models.usl.fit import fit_usl
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95
 
 
-def usl_latency(throughput, sigma: float, kappa: float, lambda_: float, branch: str = "lower"):
-    """R(X) in seconds for throughput X (ops/s); NaN beyond the nose (X above the peak throughput)."""
+def usl_latency(throughput, sigma: float, kappa: float, lambda_: float, branch: str = "normal"):
+    """R(X) in seconds for throughput X (ops/s) on the ``normal`` branch of the nose (the rising side of the curve)
+    or the ``retrograde`` one (past the peak); NaN beyond the nose (X above the peak throughput)."""
     x = np.asarray(throughput, dtype=float)
-    if branch not in ("lower", "upper"):
-        raise InputError(f"branch: expected 'lower' or 'upper', got {branch!r}")
+    if branch not in BRANCHES:
+        raise InputError(f"branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         if kappa <= 0:   # no coherency: D(N) linear in N, one branch, R = (1 - sigma) / (lambda - sigma X)
             r = np.where(sigma * x < lambda_, (1.0 - sigma) / (lambda_ - sigma * x), np.nan)
-            return r if branch == "lower" else np.full_like(x, np.nan)
+            return r if branch == "normal" else np.full_like(x, np.nan)
         disc = x * x * (kappa ** 2 + 2 * kappa * (sigma - 2) + sigma ** 2) + 2 * lambda_ * x * (kappa - sigma) \
             + lambda_ ** 2
         root = np.sqrt(np.where(disc >= 0, disc, np.nan))
-        sign = -1.0 if branch == "lower" else 1.0
+        sign = -1.0 if branch == "normal" else 1.0
         return (lambda_ + x * (kappa - sigma) + sign * root) / (2 * kappa * x * x)
 
 
-def latency_limit(target_seconds: float, sigma: float, kappa: float, lambda_: float,
-                  cap_at_peak: bool = True) -> LatencyLimit:
-    """Where the lower (normal) branch of R(X) reaches a latency target, from the one solver
-    (``capmodel.models.usl.closed_form.latency_limit``) with N from 0 (an observed N = X R is a time average, below 1
-    at light load; the branch starts at R(0) = (1 - sigma) / lambda). Past the nose the answer is the peak
-    (``cap_at_peak``, reason ``capped_at_peak``) or none (reason ``past_peak``)."""
-    return solve_latency_limit(target_seconds, sigma, kappa, lambda_, branch="normal", cap_at_peak=cap_at_peak,
-                               min_concurrency=0.0)
+def latency_limit_from_zero(target_s: float, sigma: float, kappa: float, lambda_: float) -> LatencyLimit:
+    """``closed_form.latency_limit`` on the normal branch, capped at the peak, with N from 0: an observed N = X R is a
+    time average, below 1 at light load, and the branch starts at R(0) = (1 - sigma) / lambda."""
+    return latency_limit(target_s, sigma, kappa, lambda_, branch="normal", cap_at_peak=True, min_concurrency=0.0)
 
 
-def throughput_at_latency(target_seconds: float, sigma: float, kappa: float, lambda_: float) -> float:
-    """The throughput at which the lower branch reaches a latency target (the peak when the target is still met
-    there): ``latency_limit(...).throughput``; NaN when the target is below the zero-load latency (1 - sigma) /
-    lambda, inf when nothing bounds it (kappa = sigma = 0). A number for tables and bootstrap draws: ask
-    ``latency_limit`` for the reason."""
-    limit = latency_limit(target_seconds, sigma, kappa, lambda_)
+def throughput_at_latency(target_s: float, sigma: float, kappa: float, lambda_: float) -> float:
+    """The throughput at which the normal branch reaches a latency target (the peak when the target is still met
+    there); NaN when the target is below the zero-load latency (1 - sigma) / lambda, inf when nothing bounds it
+    (kappa = sigma = 0). A number for tables and bootstrap draws: ``latency_limit_from_zero`` says why."""
+    limit = latency_limit_from_zero(target_s, sigma, kappa, lambda_)
     return limit.throughput if limit.reachable else math.nan
 
 
@@ -85,14 +81,14 @@ def _arrays(curve: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _model(p, x, n=None):
-    """Fitted latency at each observed throughput: on the lower branch, or on the upper (retrograde) one for points
+    """Fitted latency at each observed throughput: on the normal branch, or on the retrograde one for points
     whose observed concurrency ``n`` lies past the fitted peak; past the nose (no latency there), the nose latency
     growing with (X / X_peak)^2, which keeps the least squares moving towards a nose that holds every point."""
     sigma, kappa, lambda_ = p
     n_peak, x_peak = usl_peak(sigma, kappa, lambda_)
     r = usl_latency(x, sigma, kappa, lambda_)
     if n is not None and math.isfinite(n_peak):
-        r = np.where(n > n_peak, usl_latency(x, sigma, kappa, lambda_, "upper"), r)
+        r = np.where(n > n_peak, usl_latency(x, sigma, kappa, lambda_, "retrograde"), r)
     beyond = ~np.isfinite(r)
     if beyond.any():
         r_peak = n_peak / x_peak if math.isfinite(x_peak) and x_peak > 0 else 1.0 / lambda_
@@ -208,8 +204,8 @@ class LatencyFit:
         """Share of the latency variance the fit explains."""
         return 1.0 - float(np.sum(self.residuals ** 2) / np.sum((self.r - self.r.mean()) ** 2))
 
-    def latency_ms(self, throughput, branch: str = "lower"):
-        """Fitted mean latency (ms) at a throughput, on the lower (normal) or upper (retrograde) branch."""
+    def latency_ms(self, throughput, branch: str = "normal"):
+        """Fitted mean latency (ms) at a throughput, on the normal or the retrograde branch of the nose."""
         return usl_latency(throughput, self.sigma, self.kappa, self.lambda_, branch) * 1000.0
 
     def latency_limit(self, target_ms: float, cap_at_peak: bool = True) -> LatencyLimit:
@@ -217,10 +213,11 @@ class LatencyFit:
         ``.reason``: ``met``, ``capped_at_peak``, ``past_peak``, ``below_zero_load``, ``unbounded``)."""
         if not target_ms > 0:
             raise InputError(f"latency target must be > 0 ms, got {target_ms!r}")
-        return latency_limit(target_ms / 1000.0, self.sigma, self.kappa, self.lambda_, cap_at_peak)
+        return latency_limit(target_ms / 1000.0, self.sigma, self.kappa, self.lambda_, branch="normal",
+                             cap_at_peak=cap_at_peak, min_concurrency=0.0)
 
     def throughput_at_latency(self, target_ms: float) -> float:
-        """The throughput at which the mean latency reaches ``target_ms`` (the nose's lower arm; the peak when the
+        """The throughput at which the mean latency reaches ``target_ms`` (the nose's normal branch; the peak when the
         target is still met there, NaN below the zero-load latency): ``latency_limit(target_ms).throughput``."""
         limit = self.latency_limit(target_ms)
         return limit.throughput if limit.reachable else math.nan
@@ -296,7 +293,7 @@ def fit_usl_latency(curve: pd.DataFrame, method: str = "latency", bins: int | No
     think time: R = N / X).
 
     ``method="latency"`` fits R(X) itself: least squares on the relative latency error, a point whose N = X R lies
-    past the fitted peak compared with the upper (retrograde) branch, every other with the lower one. It needs a
+    past the fitted peak compared with the retrograde branch, every other with the normal one. It needs a
     clear latency-throughput relation. ``method="throughput"`` fits ``capmodel.fit_usl`` on (N = X R, X) instead
     (``bins``: binned by N first, counts as weights; see ``bin_by_concurrency``), which copes better with intervals
     whose throughput scatters at one concurrency. Either way the result derives the same figures, and its bootstrap

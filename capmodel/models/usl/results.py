@@ -333,10 +333,10 @@ class ScalabilityFit:
         n = np.asarray(n, dtype=float)
         return self.predict(n) / (self.lambda_ * n)
 
-    def latency(self, n, think_time: float = 0.0):
-        """Little's law response time R = N/X(N) - Z (seconds when X is per second)."""
+    def latency(self, n, think_time_s: float = 0.0):
+        """Little's law response time R = N/X(N) - Z, in seconds (X per second, Z ``think_time_s``)."""
         n = np.asarray(n, dtype=float)
-        return n / self.predict(n) - think_time
+        return n / self.predict(n) - think_time_s
 
     def parameter_table(self, level: float = 0.95, method: str = "asymptotic") -> pd.DataFrame:
         """Estimate, standard error and interval (``conf_int``'s ``method``), one row per parameter."""

@@ -20,7 +20,8 @@ class USLFit(ScalabilityFit):
     """A fitted Universal Scalability Law (also Amdahl, kappa = 0, and linear, sigma = kappa = 0).
 
     Derives, besides ``ScalabilityFit``'s figures: ``recommended_concurrency`` (whole number), ``ceiling``,
-    ``capacity_loss(n)``, ``latency_limit(target)`` and ``max_concurrency_for_latency(target)``.
+    ``capacity_loss(n)``, ``latency_limit(target_s)`` (the most throughput within a response time) and
+    ``largest_concurrency_within(target_s)`` (the most clients within it, past the peak if need be).
     """
 
     @cached_property
@@ -57,27 +58,26 @@ class USLFit(ScalabilityFit):
             "coherency_loss": x * self.kappa * n * (n - 1),
         })
 
-    def latency_limit(self, target_seconds: float, think_time: float = 0.0, *, branch: str = "retrograde",
-                      cap_at_peak: bool = False) -> LatencyLimit:
-        """The largest N >= 1 client (and its X) whose Little's-law response time N/X(N) - Z meets the target, from
-        the one solver (``capmodel.models.usl.closed_form.latency_limit``; its arguments say which branch and whether to
-        cap at the peak). Unreachable targets come back named (``.reachable``, ``.reason``, ``.message``)."""
-        for name, value in (("latency target (seconds)", target_seconds), ("think time (seconds)", think_time)):
+    def _checked_targets(self, target_s, think_time_s) -> None:
+        for name, value in (("latency target (seconds)", target_s), ("think time (seconds)", think_time_s)):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):   # '0.005' was a TypeError
                 raise PlanError(f"{name} must be a number, got {value!r}")
-        if not (target_seconds > 0) or not (think_time >= 0):
+        if not (target_s > 0) or not (think_time_s >= 0):
             raise PlanError("latency target must be > 0 and think time >= 0")
-        return latency_limit(target_seconds, self.sigma, self.kappa, self.lambda_, branch=branch,
-                             cap_at_peak=cap_at_peak, min_concurrency=1.0, think_time=think_time)
 
-    def max_concurrency_for_latency(self, target_seconds: float, think_time: float = 0.0):
-        """Largest N whose Little's-law response time N/X(N) - Z meets the target; returns (N, X(N)).
+    def latency_limit(self, target_s: float, think_time_s: float = 0.0) -> LatencyLimit:
+        """The most throughput whose Little's-law response time N/X(N) - Z meets ``target_s``: the largest N >= 1
+        on the rising side of the curve, capped at the peak (capacity planning's question), from the one solver
+        (``capmodel.models.usl.closed_form.latency_limit``). Unreachable targets come back named (``.reachable``,
+        ``.reason``, ``.message``)."""
+        self._checked_targets(target_s, think_time_s)
+        return latency_limit(target_s, self.sigma, self.kappa, self.lambda_, branch="normal", cap_at_peak=True,
+                             min_concurrency=1.0, think_time_s=think_time_s)
 
-        A thin call of ``latency_limit(target_seconds, think_time)`` (largest N, past the peak if need be, at least
-        one client). N is real-valued; floor it for whole clients. Raises ``PlanError`` with the solver's reason
-        when even one client misses the target, or when nothing bounds N.
-        """
-        limit = self.latency_limit(target_seconds, think_time)
-        if not limit.reachable or limit.reason == "unbounded":
-            raise PlanError(f"latency target {number(target_seconds, 6)} s: {limit.message}")
-        return limit.concurrency, limit.throughput
+    def largest_concurrency_within(self, target_s: float, think_time_s: float = 0.0) -> LatencyLimit:
+        """The largest N >= 1 (and its X) whose Little's-law response time N/X(N) - Z meets ``target_s``, past the
+        peak if need be (on the retrograde branch, where throughput has fallen): how many clients the server holds
+        within the target, whatever its throughput. ``.concurrency`` is real-valued; floor it for whole clients."""
+        self._checked_targets(target_s, think_time_s)
+        return latency_limit(target_s, self.sigma, self.kappa, self.lambda_, branch="retrograde", cap_at_peak=False,
+                             min_concurrency=1.0, think_time_s=think_time_s)
