@@ -10,11 +10,11 @@ result whose ``describe()`` is the answer in words: ``plan_study`` (VMs, users, 
 ``capmodel shards``).
 """
 from capmodel.models.estimate import Estimate, format_estimate
+from capmodel.models.runway import runway_months
 from capmodel.plan.calibration import Workload, calibrate_workload, workload_from_ops_per_user
 from capmodel.plan.capacity import Objectives, capacity_from_fit
 from capmodel.plan.catalog import join_measurements, validate_catalog
 from capmodel.plan.economics import add_economics, pareto_frontier
-from capmodel.models.runway import runway_months
 from capmodel.plan.growth import cheapest_for_target, growth_plan
 from capmodel.plan.nodes import NodeStudy, node_multipliers, node_sensitivity, nodes_needed_usl, plan_node_study
 from capmodel.plan.planner import CapacityPlan, plan_vms

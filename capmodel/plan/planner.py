@@ -16,6 +16,7 @@ import pandas as pd
 
 from capmodel.errors import PlanError
 from capmodel.formatting import aside
+from capmodel.models.runway import runway_months
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import Workload
 from capmodel.plan.capacity import (
@@ -27,7 +28,6 @@ from capmodel.plan.capacity import (
 )
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
-from capmodel.models.runway import runway_months
 from capmodel.plan.growth import growth_plan
 from capmodel.plan.intervals import span
 from capmodel.plan.latency import p95_at_throughput_ms, point_meets_latency, qualitative_columns

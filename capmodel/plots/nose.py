@@ -25,7 +25,8 @@ def nose_figure(curve: pd.DataFrame, latency_fit, target_ms: float | None = None
         # without coherency (kappa = 0) the latency has one branch, rising without end towards the ceiling: no nose,
         # no upper branch and no peak drawn or named in the legend
         grid = np.linspace(peak * 1e-3, peak if nose else peak * 0.999, 300)
-        branches = (("normal", COLORS[0], None), ("retrograde", COLORS[1], "dot")) if nose else (("normal", COLORS[0], None),)
+        branches = ((("normal", COLORS[0], None), ("retrograde", COLORS[1], "dot")) if nose
+                    else (("normal", COLORS[0], None),))
         for branch, color, dash in branches:
             fig.add_trace(go.Scatter(x=grid, y=latency_fit.latency_ms(grid, branch), mode="lines",
                                      name=f"USL R(X), {branch} branch" if nose else NO_NOSE,

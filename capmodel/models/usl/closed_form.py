@@ -3,10 +3,10 @@ Little's-law response time.
 
 X(N) = lambda*N / D(N) with D(N) = 1 + sigma*(N-1) + kappa*N*(N-1) (Gunther, *Guerrilla Capacity Planning*, Springer
 2007, ch. 4-6). Every question here is a root of a quadratic in N, solved once, so the fitted objects
-(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
-get the same answer. ``latency_limit`` is the one solver of the latency-target question: its branch and its cap at the
-peak are arguments, and "unreachable" is a named ``LatencyLimit``. Pure functions of the parameters: no fitting, no
-I/O.
+(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer
+(capmodel.plan) and every bootstrap sample get the same answer. ``latency_limit`` is the one solver of the
+latency-target question: its branch and its cap at the peak are arguments, and "unreachable" is a named
+``LatencyLimit``. Pure functions of the parameters: no fitting, no I/O.
 """
 from __future__ import annotations
 
@@ -154,7 +154,8 @@ def latency_throughput(target_s, sigma, kappa, lambda_, min_concurrency: float =
 
 def latency_limit(target_s: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
                   cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time_s: float = 0.0) -> LatencyLimit:
-    """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time_s`` <= ``target_s``".
+    """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time_s`` <=
+    ``target_s``".
 
     N/X(N) = D(N)/lambda, so the condition is kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda (T + Z)) <= 0: the
     largest root N_T of that quadratic (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve

@@ -26,8 +26,7 @@ from scipy import optimize
 
 from capmodel.errors import FitError, InputError
 from capmodel.formatting import number
-from capmodel.models.usl.closed_form import LatencyLimit, usl_peak
-from capmodel.models.usl.closed_form import BRANCHES, latency_limit
+from capmodel.models.usl.closed_form import BRANCHES, LatencyLimit, latency_limit, usl_peak
 from capmodel.models.usl.fit import fit_usl
 
 MIN_POINTS = 4

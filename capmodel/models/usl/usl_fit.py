@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.formatting import number
 from capmodel.models.usl.closed_form import LatencyLimit, latency_limit, usl_throughput, whole_peak
 from capmodel.models.usl.results import ScalabilityFit
 
