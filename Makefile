@@ -1,11 +1,14 @@
 # The two commands: `make report` (the main job) and `make test`. Both work on a fresh machine: the first run creates
-# .venv and installs capmodel with everything it needs.
+# .venv and installs capmodel with every extra and the tests' tools (.[all,test]). `make check` runs the linter and the
+# type checker on capmodel/ (it adds the check extra: ruff and mypy).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.capmodel-installed
 
-.PHONY: venv test report docs clean chromium
+CHECK_STAMP := $(VENV)/.capmodel-check-installed
+
+.PHONY: venv test report docs check clean chromium
 
 # The browser tests drive Debian's chromium (tests/test_browser.py); `make test` installs it when it is missing, with
 # apt-get as root or through sudo. MARK narrows the tests by marker, e.g. make test MARK='not browser'; PYTEST_ARGS
@@ -23,10 +26,20 @@ NAMED_TESTS = $(filter tests tests/% %.py,$(PYTEST_ARGS))$(findstring ::,$(PYTES
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[all,test]'
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+$(CHECK_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[all,test,check]'
+	touch $(CHECK_STAMP)
+
+# Lint (ruff: pyflakes, pycodestyle, import order) and types (mypy) on capmodel/, configured in pyproject.toml; both
+# must report nothing.
+check: $(CHECK_STAMP)
+	$(BIN)/python -m ruff check capmodel/
+	$(BIN)/python -m mypy
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \

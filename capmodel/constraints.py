@@ -24,8 +24,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from decimal import Decimal
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Mapping
 
 from capmodel.errors import CapmodelError, plain, shown
@@ -97,7 +97,7 @@ def _is_bool(value) -> bool:
 
 @dataclass(frozen=True)
 class Number:
-    kind: type | None = float
+    kind: type[int] | type[float] | None = float
     low: float = -math.inf
     high: float = math.inf
     name: str = "value"

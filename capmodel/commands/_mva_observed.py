@@ -12,7 +12,6 @@ from pathlib import Path
 from capmodel.errors import InputError, shown
 from capmodel.models.mix.intervals import usable_intervals
 
-
 MAX_SAMPLES_BYTES = 64 * 2**20
 
 
@@ -74,8 +73,8 @@ def member_name(folder: str, taken: set) -> str:
 
 
 def run_observed(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.constraints import with_name
+    from capmodel.jsonable import print_json
     from capmodel.models.mix.production import SERVER_CORES, mix_what_if
     from capmodel.models.mix.rates import RATE, SCALE_FACTOR
 
@@ -96,11 +95,14 @@ def run_observed(args) -> int:
         raise InputError(f"--bootstrap must be from 0 to 10,000 resamples, got {args.bootstrap}")
     if not 0 < args.level < 1:
         raise InputError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level}")
-    observations, taken, seen = {}, set(), {}
+    observations: dict = {}
+    taken: set = set()
+    seen: dict = {}
     for folder in args.observed:
         where = samples_path(folder)
         if where in seen:   # one server given twice would be two members, and the set's limit counted twice
-            raise InputError(f"--observed {folder}: the same samples as --observed {seen[where]}: give each member once")
+            raise InputError(f"--observed {folder}: the same samples as --observed {seen[where]}: "
+                             "give each member once")
         seen[where] = folder
         name = member_name(folder, taken)
         taken.add(name)
@@ -166,18 +168,19 @@ def cores_by_member(observations: dict, given: int | None) -> tuple[dict, str]:
     if lacking:
         raise InputError(f"--observed: the samples of {', '.join(lacking)} record no cores (no 'cores' column with a "
                          "figure: an older observe, or a server that did not report them): give --cores N")
-    odd = {name: c for name, c in recorded.items() if c != int(c)}
+    cores = {name: c for name, c in recorded.items() if c is not None}     # every one, after the check above
+    odd = {name: c for name, c in cores.items() if c != int(c)}
     if odd:
         name, c = next(iter(odd.items()))
         raise InputError(f"--observed {name}: its samples record {number(c)} cores, not a whole number: give --cores N")
-    return {name: int(c) for name, c in recorded.items()}, ""
+    return {name: int(c) for name, c in cores.items()}, ""
 
 
 def asked_load(scale: dict | None, rates: dict | None) -> str:
     """The load the answer is for, said before it (the figures alone do not tell a scaled load from the observed
     one): 'What if: reads ×1.3, writes ×2 (the other classes as observed).'"""
-    from capmodel.formatting import number
     from capmodel.data.curve_columns import OPERATION_CLASSES
+    from capmodel.formatting import number
 
     if rates:      # a class not named runs no operations (models.mix_rates.scaled_rates)
         named = ", ".join(f"{c} at {number(v, 4)} ops/s" for c, v in rates.items())

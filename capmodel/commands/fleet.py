@@ -11,7 +11,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("fleet", help="capacity, headroom and runway of many servers' FTDC, as Dask tasks",
                               description="One task per server: its FTDC decoded on a Dask worker, its capacity from "
                               "its own CPU per operation, only the summary row sent back. Rows sorted by urgency "
-                              "(months of runway, then spare fraction). --json prints {servers, failed, copies, answer, rows}.")
+                              "(months of runway, then spare fraction). --json prints {servers, failed, copies, "
+                              "answer, rows}.")
     p.add_argument("folders", nargs="+", metavar="FOLDER", help="a server's diagnostic.data, or a folder of them")
     p.add_argument("--growth", type=float, default=None, metavar="G",
                    help="monthly load growth as a fraction (0.05 = 5%% a month) for the months of runway")
@@ -26,11 +27,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from capmodel.extras import require
+
+    require("observe", "capmodel fleet")
+    from capmodel.bench.cluster.dask_logs import quiet_dask_logs
     from capmodel.constraints import MONTHLY_GROWTH, UTILIZATION_TARGET
-    from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.formatting import plural
-    from capmodel.bench.cluster.dask_logs import quiet_dask_logs
+    from capmodel.jsonable import print_json
     from capmodel.observe.fleet import fleet_table
 
     UTILIZATION_TARGET.check(args.utilization_target, InputError)

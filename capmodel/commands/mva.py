@@ -1,10 +1,11 @@
 """``capmodel mva MODEL.yaml [--json]``: solve a multi-class queueing network described in a YAML or JSON file (its
-schema and the dispatch to a solver: ``capmodel.models.queueing.network_spec``), or ``--observed DIR``: the mix what-if from
-production (``capmodel.commands._mva_observed``).
+schema and the dispatch to a solver: ``capmodel.models.queueing.network_spec``), or ``--observed DIR``: the mix what-if
+from production (``capmodel.commands._mva_observed``).
 """
 from __future__ import annotations
 
 from capmodel.models.queueing.network_spec import SOLVERS
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -32,8 +33,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
+    from capmodel.jsonable import print_json
 
     if args.observed:
         from capmodel.commands._mva_observed import run_observed
@@ -49,8 +50,9 @@ def run(args) -> int:
                                           ("--bootstrap", args.bootstrap), ("--level", args.level))
              if value is not None]
     if given:   # they were ignored: the file's network solved as written, as if the what-if had been asked
-        raise InputError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --observed DIR (the what-if from production), not with "
-                         f"{args.model}: change the file's populations, rates or servers instead")
+        raise InputError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --observed DIR (the what-if "
+                         f"from production), not with {args.model}: change the file's populations, rates or servers "
+                         "instead")
     from capmodel.data.structured import read_structured
     from capmodel.models.queueing.network_spec import check_model, solve
 

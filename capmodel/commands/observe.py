@@ -20,8 +20,8 @@ def register(subparsers) -> None:
                                               "(live serverStatus or FTDC files)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
-    source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC metrics.* files; "
-                        "several members' folders (or a parent with one per member) for a replica set")
+    source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC "
+                        "metrics.* files; several members' folders (or a parent with one per member) for a replica set")
     p.add_argument("--interval", type=float, default=None, help="seconds between samples with --uri (default 1)")
     p.add_argument("--duration", type=float, default=None, help="seconds to sample with --uri (default 600)")
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")
@@ -79,8 +79,11 @@ def _window(args) -> tuple:
 
 
 def run(args) -> int:
-    from capmodel.jsonable import print_json
+    from capmodel.extras import require
+
+    require("observe", "capmodel observe")
     from capmodel.errors import InputError
+    from capmodel.jsonable import print_json
     from capmodel.observe.observation import Observation
 
     if args.uri is not None and (args.since or args.until):
@@ -99,10 +102,9 @@ def run(args) -> int:
             return _members(observed, args, write=True)
         observation = observed
     else:
+        from capmodel.formatting import number
         from capmodel.observe.recording import record_uri
         from capmodel.redact import redact_uri
-
-        from capmodel.formatting import number
 
         print(f"sampling serverStatus of {redact_uri(args.uri)} every {number(args.interval)} s for "
               f"{number(args.duration)} s, "
@@ -111,7 +113,9 @@ def run(args) -> int:
                               resume=args.resume, utilization_target=args.utilization_target)
         if observed.replica_set:
             return _members(observed, args, write=False)
-        observation = observed.members[0].observation
+        standalone = observed.members[0].observation
+        assert standalone is not None, "a standalone's recording holds its observation"
+        observation = standalone
     paths = observation.write(args.out) if args.ftdc is not None else \
         {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
     capacity, evidence = _capacity(observation, args)
@@ -153,9 +157,10 @@ def _read_ftdc(args):
 
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
     # one server: a folder, a file, a parent of one folder, or one folder named several times (read once)
-    observation = observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)
+    server = folders[0] if folders else args.ftdc[0]
+    observation = observe_ftdc(server, since, until)
     if len(args.ftdc) > 1:
-        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({folders[0]}): "
+        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({server}): "
                                  "read once, as one server")
     return observation
 
@@ -260,9 +265,9 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
-    from capmodel.observe.observation import printable
     from capmodel.jsonable import print_json
     from capmodel.observe.members import assess
+    from capmodel.observe.observation import printable
 
     if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports
         for member in observed.members:

@@ -46,7 +46,8 @@ def register(subparsers) -> None:
                      "above the baseline's (0.05 = 5%%; the bundled study's default)")
     obj.add_argument("--no-latency", action="store_true", help="no latency objective (also for the bundled study)")
     out = p.add_argument_group("targets and output")
-    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N", help="user counts to recommend a VM for")
+    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N",
+                     help="user counts to recommend a VM for")
     out.add_argument("--growth", type=float, metavar="G", help="monthly user growth (0.05 = 5%%): adds runway months")
     out.add_argument("--current-users", type=float, metavar="N", help="users today (default: the baseline users)")
     out.add_argument("--level", type=float, default=0.95, metavar="P", help="interval level (default 0.95)")
@@ -68,10 +69,8 @@ def _range(text: str | None, option: str):
 
 def _fits_from_curves(args):
     from capmodel.data.readers import read_curve
-    from capmodel.errors import PlanError
+    from capmodel.errors import InputError, PlanError
     from capmodel.plan.study import fit_per_vm
-
-    from capmodel.errors import InputError
 
     column = args.vm_column or "system"
     # the VM column's name as the user said it, or that the default was used and where to name another
@@ -96,10 +95,9 @@ def _fits_from_curves(args):
 
 def _objectives(args):
     """The options' objectives; the bundled study keeps its relative latency objective unless told otherwise."""
+    from capmodel.errors import PlanError
     from capmodel.plan import Objectives
     from capmodel.plan.study import BENCHANT_OBJECTIVES
-
-    from capmodel.errors import PlanError
 
     if args.no_latency and (args.latency_p95_ms is not None or args.latency_increase is not None):
         given = "--latency-p95-ms" if args.latency_p95_ms is not None else "--latency-increase"

@@ -8,7 +8,7 @@ linear scaling, for a target of 1,000,000 inserts/s (AWS post, seed 004_).
 """
 from __future__ import annotations
 
-from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE   # light: --help needs no pandas
+from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE  # light: --help needs no pandas
 
 
 def register(subparsers) -> None:

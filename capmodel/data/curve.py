@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from capmodel.constraints import typed
 from capmodel.data.curve_columns import LATENCY, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import listed
 from capmodel.errors import InputError, shown
-from capmodel.constraints import typed
 from capmodel.formatting import number
 
 # Magnitudes a measured curve can have; values beyond them are a unit error, an outlier or a hostile file, and would
@@ -159,6 +159,6 @@ def require_points(curve: pd.DataFrame, n_params: int, model: str, source: str |
     """Raise ``InputError`` unless the curve has more points than the model has parameters."""
     if len(curve) <= n_params:
         raise InputError(
-            f"{_where(source)}{len(curve)} point{'' if len(curve) == 1 else 's'} cannot fit {model} with {n_params} parameters; "
-            f"measure at least {n_params + 1} points"
+            f"{_where(source)}{len(curve)} point{'' if len(curve) == 1 else 's'} cannot fit {model} with {n_params} "
+            f"parameters; measure at least {n_params + 1} points"
         )

@@ -3,8 +3,9 @@ capmodel's producers (``bench``, ``observe``, and ``ycsb``, the reader of YCSB c
 
 The readers (``capmodel.data.readers``, ``validate_curve``), the bench's ``curve.csv`` (``capmodel.bench.sweep.files``)
 and the observed one (``capmodel.observe.tables``) take their column names from here, and the manual's page
-``docs/curve-table.md`` is ``markdown_table()`` (a test and the docs build keep the two equal). A family of columns has its key in angle
-brackets: ``latency_<op>_<stat>_ms`` stands for ``latency_read_p95_ms``, ``latency_update_mean_ms`` ...
+``docs/curve-table.md`` is ``markdown_table()`` (a test and the docs build keep the two equal). A family of columns
+has its key in angle brackets: ``latency_<op>_<stat>_ms`` stands for ``latency_read_p95_ms``,
+``latency_update_mean_ms`` ...
 
 The order of ``COLUMNS`` is the order in which the producers write them. This module imports no third-party package,
 so the FTDC path can name its columns without loading pandas.
@@ -177,7 +178,8 @@ def column(name: str) -> CurveColumn | None:
 
 
 def markdown_table() -> str:
-    """The declaration as the markdown table of the manual's page ``docs/curve-table.md``, one row per column or family."""
+    """The declaration as the markdown table of the manual's page ``docs/curve-table.md``, one row per column or
+    family."""
     lines = ["| column | required | checked | unit | value | written by | meaning |", "|---|---|---|---|---|---|---|"]
     for c in COLUMNS:
         written = ", ".join(c.written_by) or "(files only)"

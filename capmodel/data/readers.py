@@ -1,8 +1,8 @@
 """Read measured curves from files into the curve table: CSV, Parquet, JSON, markdown tables, YCSB client output.
 
 ``read_curve`` is the one entry point. Column mapping happens here, once: source columns are renamed to the curve-table
-names (``concurrency``, ``throughput``, ``latency_p95_ms`` ...), either as the caller says or, for the columns the caller
-does not name, by a table of common header spellings. The result always goes through ``validate_curve``, so a bad
+names (``concurrency``, ``throughput``, ``latency_p95_ms`` ...), either as the caller says or, for the columns the
+caller does not name, by a table of common header spellings. The result always goes through ``validate_curve``, so a bad
 value is reported with the file, the column and the row.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from capmodel.data.curve import validate_curve
 from capmodel.data.curve_columns import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import check_column_count, check_file, check_size, listed
 from capmodel.errors import InputError
+from capmodel.extras import MissingExtraError
 
 CURVE_KEYS = ("system", "workload", "op")  # labels that tell one curve from another; run/repeat tell replicates
 FORMATS = ("csv", "tsv", "parquet", "json", "jsonl", "markdown", "ycsb")
@@ -168,12 +169,12 @@ def read_table(path: str | os.PathLike, format: str | None = None, table: int | 
     if fmt not in FORMATS:
         raise InputError(f"{p}: unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
     check_file(p, fmt)
-    table = _read_checked(p, fmt, table)
-    check_column_count(len(table.columns), p)
-    repeated = [str(c) for c in table.columns[table.columns.duplicated()]]
+    frame = _read_checked(p, fmt, table)
+    check_column_count(len(frame.columns), p)
+    repeated = [str(c) for c in frame.columns[frame.columns.duplicated()]]
     if repeated:
         raise InputError(f"{p}: column {repeated[0][:60]!r} appears more than once; rename one of them")
-    return table
+    return frame
 
 
 def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
@@ -183,6 +184,9 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
 
             return pd.read_csv(p, **dialect(p, fmt))
         if fmt == "parquet":
+            from capmodel.extras import require
+
+            require("parquet", f"{p}: reading Parquet")
             return pd.read_parquet(p)
         if fmt == "json":
             return _read_json(p)
@@ -195,7 +199,7 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
         from capmodel.data.ycsb import read_ycsb_run
 
         return pd.DataFrame([read_ycsb_run(p)])
-    except InputError:
+    except (InputError, MissingExtraError):
         raise
     except UnicodeDecodeError:   # pandas' position counts inside its own read buffer: name the byte in the file
         raise InputError(_not_utf8(p)) from None
@@ -339,10 +343,10 @@ def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -
     for col in df.columns:
         if col in renames or col in explicit_targets:
             continue
-        target = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
-        if target is None or target in explicit_targets:
+        guess = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
+        if guess is None or guess in explicit_targets:
             continue
-        candidates.setdefault(target, []).append(col)
+        candidates.setdefault(guess, []).append(col)
     for target, cols in candidates.items():
         if target in df.columns:  # a column already named exactly as the curve table wants is not a guess
             continue
@@ -447,9 +451,9 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
     for name, value in {"concurrency": concurrency, "throughput": throughput, **mapping}.items():
         if value is not None and not isinstance(value, str):
             raise InputError(f"{name}= names a column (a string), not {type(value).__name__}")
-    for name, value in (("min_points", min_points), ("table", table)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise InputError(f"{name}= is a whole number, not {type(value).__name__}")
+    for name, count in (("min_points", min_points), ("table", table)):
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            raise InputError(f"{name}= is a whole number, not {type(count).__name__}")
     for target in mapping:
         if target not in OPTIONAL_NUMERIC + LABELS and not PER_OP_LATENCY.match(target):
             known = ", ".join(OPTIONAL_NUMERIC + LABELS)

@@ -82,6 +82,6 @@ def format_estimate(value: float, low: float | None = None, high: float | None =
     '0.25'
     """
     text = _fmt(value, digits)
-    if not shows_width(low, high, lambda x: _fmt(x, digits)):
+    if low is None or high is None or not shows_width(low, high, lambda x: _fmt(x, digits)):
         return text
     return f"{text} ({_fmt(low, digits)}-{_fmt(high, digits)})"

@@ -40,14 +40,14 @@ import numpy as np
 
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
-from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
-from capmodel.observe.columns import as_floats
 from capmodel.formatting import number, r_squared
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.runway import check_growth, runway
 from capmodel.observe import capacity_words
 from capmodel.observe.capacity_words import HOST_CORES, cores_words, ops
+from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
+from capmodel.observe.columns import as_floats
 from capmodel.observe.demand_change import BACKGROUND_UNKNOWN, EVEN_LOAD_STEP, ChangeBand, change_band, change_reasons
 from capmodel.observe.runway_words import runway_status
 from capmodel.observe.service_demand import demand_interval, drift_reason, fit_demand
@@ -221,7 +221,7 @@ class ServerCapacity:
         runway)."""
         months = self.runway_months
         sat, plan = self.saturation_throughput.to_json(), self.planned_throughput.to_json()
-        spare = self.spare_fraction.to_json()
+        spare: dict | None = self.spare_fraction.to_json()
         if not self.evidence.usable:       # "at least": the lower bound alone (the plan's where it has one)
             one_sided = self.at_least > self.observed_peak_throughput
             sat = {"estimate": None, "low": self.at_least, "high": None}
@@ -324,8 +324,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
         with_ops = len(busy_columns(samples, any_cpu=True)["throughput"])
         hint = (" (the others carry no CPU figure: does the server report extra_info.user_time_us?)"
                 if with_ops > len(busy["throughput"]) else "")
-        raise TooFewIntervals(f"samples: only {len(busy['throughput'])} busy interval(s) with a CPU figure{hint}; the operational "
-                              f"laws need at least {MIN_BUSY_INTERVALS}")
+        raise TooFewIntervals(f"samples: only {len(busy['throughput'])} busy interval(s) with a CPU figure{hint}; the "
+                              f"operational laws need at least {MIN_BUSY_INTERVALS}")
     x, u = busy["throughput"], busy["cpu_cores"]
     separable = with_intercept = _separable(x)
     background, demand = fit_demand(x, u, with_intercept)

@@ -4,10 +4,10 @@ intervals the operational laws use (``busy_columns``).
 A sync source (the primary, or a secondary that others chain from) answers its replicas' oplog getMores, which
 ``opLatencies`` counts as reads, and their ``replSetUpdatePosition`` reports, which it counts as commands; a
 secondary applies the entries it fetched (``repl_applied_per_s``, in no class). Observe records all three per
-interval (``capmodel.observe.serverstatus.REPLICATION_COUNTERS``). A server's capacity is said in the clients' operations per
-second, so the curve and the operational laws take the served ones out of their class: the class's rate less the
-served rate, and its latency the clients' alone, so that Little's law N = X·R is over the clients' operations only.
-The served operations' mean latency is told from the clients' by the mix what-if's rule
+interval (``capmodel.observe.serverstatus.REPLICATION_COUNTERS``). A server's capacity is said in the clients'
+operations per second, so the curve and the operational laws take the served ones out of their class: the class's rate
+less the served rate, and its latency the clients' alone, so that Little's law N = X·R is over the clients' operations
+only. The served operations' mean latency is told from the clients' by the mix what-if's rule
 (``capmodel.models.mix.served_latency``: a regression where the shares vary, else the intervals where clients are a
 negligible share); where it cannot be told, the class keeps its mean latency over both, the served
 operations' latency counted at the clients' rate. Their CPU stays in the CPU: it is work the server does for its
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
 from capmodel.formatting import number
 from capmodel.models.evidence import Reason
 from capmodel.models.mix.served_latency import APPLIED, SERVED, served_latency
-from capmodel.observe.columns import Columns, empty_cells, as_floats
-from capmodel.data.curve_columns import OPERATION_CLASSES
+from capmodel.observe.columns import Columns, as_floats, empty_cells
 
 #: replication's share of the operations above which the answer says it, and the share of entries applied above
 #: which the member's load is replication (a secondary its clients barely use: its CPU follows the primary's writes;
@@ -116,8 +116,9 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
         return np.where(np.isnan(values), 0.0, values)
 
     classes, replication = client_classes(samples, keep)
-    x = sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in OPERATION_CLASSES)   # an infinity stays one
-    n = sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values())
+    # an infinity stays one
+    x = np.asarray(sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in OPERATION_CLASSES))
+    n = np.asarray(sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values()))
     cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
     chosen = (x > 0) & np.isfinite(cpu)
     elapsed = np.cumsum(filled("interval_s"))

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.errors import CapmodelError
+from capmodel.extras import require
 from capmodel.formatting import percent, plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.observe import ftdc
@@ -21,6 +23,9 @@ from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity, printable
 from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, months_words, runway_status, shown_runway
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FLEET_COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
@@ -84,15 +89,13 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
     Returns
     -------
     dict
-        The row, keyed by ``capmodel.observe.fleet.COLUMNS``. Nothing is raised: files that cannot be read give a row
-        with ``error``; too few samples or busy intervals give a row with verdict ``unusable``.
+        The row, keyed by ``capmodel.observe.fleet.FLEET_COLUMNS``. Nothing is raised: files that cannot be read give
+        a row with ``error``; too few samples or busy intervals give a row with verdict ``unusable``.
     """
-    from capmodel.observe.observation import observe_ftdc
-
     from capmodel.observe.capacity import TooFewIntervals, no_capacity_evidence
-    from capmodel.observe.observation import TooFewSamples
+    from capmodel.observe.observation import TooFewSamples, observe_ftdc
 
-    row = {column: None for column in FLEET_COLUMNS}
+    row: dict = {column: None for column in FLEET_COLUMNS}
     row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth))   # until a capacity says more
     try:
         identity = server_identity(folder)
@@ -324,8 +327,10 @@ class Fleet:
                 continue
             runway = row["runway_months"]
             runway_text = "-" if runway is None or math.isnan(runway) else months_words(runway)
-            lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
-                         f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>19}")
+            hours, busiest, capacity = (_cell(row[k], f) for k, f in (("hours", ".1f"), ("busiest_ops", ",.0f"),
+                                                                       ("capacity_ops", ",.0f")))
+            lines.append(f"{cluster:<10} {name:<28} {hours:>6} {busiest:>10} {capacity:>10} {spare:>24} "
+                         f"{row['verdict']:<9} {runway_text:>19}")
             if isinstance(row.get("notes"), str):
                 lines.append(f"{'':<10} note: {row['notes']}")
         methods = ", ".join(sorted(set(self.rows["method"].dropna()))) or "no method"
@@ -338,6 +343,11 @@ class Fleet:
         return {"servers": len(self.rows) - self.copies, "failed": self.failed, "copies": self.copies,
                 "workers": self.workers, "monthly_growth": self.monthly_growth, "answer": self.describe(),
                 "rows": to_jsonable(self.rows)}
+
+
+def _cell(value, spec: str) -> str:
+    """A figure of a row in the text table, "-" where the row has none."""
+    return "-" if value is None or value != value else format(value, spec)
 
 
 def _markdown_text(text: str) -> str:
@@ -382,6 +392,7 @@ def fleet_table(paths, monthly_growth: float | None = None, utilization_target: 
     CapmodelError
         Dask is not installed, or the scheduler cannot be reached or has no workers.
     """
+    require("observe", "fleet_table")
     folders = server_folders(paths)
     with dask_client(scheduler, workers) as (client, described):
         table = analyse_on(client, folders, monthly_growth, utilization_target)
@@ -403,7 +414,7 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
         try:
             rows.append(future.result())
         except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
-            row = {column: None for column in FLEET_COLUMNS}
+            row: dict = {column: None for column in FLEET_COLUMNS}
             row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth),
                        error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
             rows.append(row)

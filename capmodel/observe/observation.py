@@ -12,6 +12,7 @@ import numpy as np
 
 from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
+from capmodel.extras import require
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.columns import Columns, cell_text
 from capmodel.observe.csv_out import write_csv
@@ -170,7 +171,7 @@ class Observation:
         if not len(samples):
             return {}
         counts = Counter(_values(samples["dropped"]).tolist())
-        reasons = Counter()
+        reasons: Counter = Counter()
         for reason, count in counts.items():
             reasons[cell_text(reason)] += count
         return {reason: reasons[reason] for reason in sorted(reasons) if reason != ""}
@@ -284,6 +285,7 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
     >>> len(observation.samples), len(observation.curve), observation.dropped
     (67, 67, {})
     """
+    require("observe", "observe_ftdc")
     dropped: list[str] = []
     raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                                    since=since, until=until, dropped=dropped)
@@ -308,8 +310,8 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
 
 
 def metadata_identity(path) -> dict:
-    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC file ``path`` names
-    (None where it does not say)."""
+    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC
+    file ``path`` names (None where it does not say)."""
     files = ftdc.ftdc_files(path)
     for _, document in ftdc.iter_documents(files[0]):
         if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
@@ -364,6 +366,7 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
     ServerError
         The server cannot be reached.
     """
+    require("observe", "observe_uri")
     from capmodel.observe import sampler
 
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
@@ -431,7 +434,6 @@ def read_observation(folder) -> Observation:
         No ``samples.csv`` in the folder, it cannot be read as CSV or lacks the ``time`` and ``interval_s`` columns, or
         it holds several replica-set members' intervals (give one member's folder).
     """
-    import pandas as pd
 
     folder = Path(folder)
     path = folder / "samples.csv"

@@ -2,13 +2,13 @@
 
 ``record_uri(uri, out, ...)`` samples a standalone server, or every data-bearing member of a replica set (one direct
 connection each, ``capmodel.observe.members``), in the same ticks. Each completed interval is appended at once, as
-``bench`` appends its steps: to ``samples.csv`` for a standalone (or one member named with ``directConnection=true``); for a replica set to
-``members/<host_port>/samples.csv`` and to the combined ``samples.csv`` (with a ``member`` column). A process killed
-mid-sampling leaves every completed interval on disk. ``observe.json`` records the format version, the source (URI
-with the password masked), the replica set, the members and each session; ``resume=True`` continues into the same
-folder (the first sample after the gap is a new baseline: no interval spans the interruption) and refuses a folder
-observed from another source or host set, naming it. At the end (or interruption) the curves, each member's capacity
-and the limiting member are worked out from everything on disk.
+``bench`` appends its steps: to ``samples.csv`` for a standalone (or one member named with ``directConnection=true``);
+for a replica set to ``members/<host_port>/samples.csv`` and to the combined ``samples.csv`` (with a ``member``
+column). A process killed mid-sampling leaves every completed interval on disk. ``observe.json`` records the format
+version, the source (URI with the password masked), the replica set, the members and each session; ``resume=True``
+continues into the same folder (the first sample after the gap is a new baseline: no interval spans the interruption)
+and refuses a folder observed from another source or host set, naming it. At the end (or interruption) the curves, each
+member's capacity and the limiting member are worked out from everything on disk.
 """
 from __future__ import annotations
 
@@ -18,13 +18,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.csv_cells import guard_frame
 from capmodel.errors import CapmodelError, InputError
-from capmodel.observe import members as replica, sampler, serverstatus
+from capmodel.observe import members as replica
+from capmodel.observe import sampler, serverstatus
 from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import TIME_FORMAT, Observation, read_samples
 from capmodel.observe.serverstatus import CORES_COLUMN
 from capmodel.observe.tables import curve_from_samples
-from capmodel.csv_cells import guard_frame
 from capmodel.output_folder import FolderLock, append_line, refuse_foreign, write_atomic
 from capmodel.redact import redact_uri
 
@@ -65,8 +66,8 @@ class _State:
 
     def __init__(self, out: Path, source: str, replica_set: str | None, hosts: list[str], interval: float):
         self.path = out / STATE
-        self.record = {"format_version": OBSERVATION_FORMAT_VERSION, "source": source, "replica_set": replica_set,
-                       "members": sorted(hosts), "interval_s": interval, "sessions": []}
+        self.record: dict = {"format_version": OBSERVATION_FORMAT_VERSION, "source": source, "replica_set": replica_set,
+                             "members": sorted(hosts), "interval_s": interval, "sessions": []}
 
     def open(self, resume: bool) -> None:
         out = self.path.parent

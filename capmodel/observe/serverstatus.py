@@ -146,7 +146,7 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
     seconds = np.diff(time_ms).astype(float) / 1000.0
     reset = ~(seconds > 0)
     out = {"time": time_ms[1:].astype("datetime64[ms]"), "interval_s": seconds}
-    operations = 0
+    operations: np.ndarray | int = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in OPCOUNTERS:
             out[f"{name}_per_s"] = diff(name) / seconds

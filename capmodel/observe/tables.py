@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT
+from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT, OPERATION_CLASSES
 from capmodel.models.mix.served_latency import APPLIED, SERVED
 from capmodel.observe.clients import client_classes
 from capmodel.observe.columns import Columns
-from capmodel.data.curve_columns import OPERATION_CLASSES
 
 SOURCE = "observed"
 

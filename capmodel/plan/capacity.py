@@ -21,12 +21,16 @@ import numpy as np
 from capmodel.constraints import UTILIZATION_TARGET, Number, checked, range_words, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
-from capmodel.models.usl.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
-                                         latency_throughput, usl_peak)
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import (
+    LatencyLimit,
+    concurrency_for_throughput,
+    latency_limit,
+    latency_throughput,
+    usl_peak,
+)
 from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
 from capmodel.plan.latency import p95_ratio_interval, p95_ratio_reason, p95_to_mean_ratio
-
 
 # What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
 # line say it (capmodel.constraints).
@@ -178,9 +182,10 @@ class FitCapacity:
 
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
+        assert self.latency is not None, "a latency target was asked"
         fastest = self.latency.zero_load_seconds * self.latency_p95_ratio * 1000.0
-        return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one client) "
-                f"the fitted p95 is {number(fastest, 4)} ms")
+        return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one "
+                f"client) the fitted p95 is {number(fastest, 4)} ms")
 
     def _latency_sentence(self) -> str:
         if self.latency is None or not self.latency.reachable:
@@ -276,9 +281,9 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
     from capmodel.models.usl.verdict.next_step import next_step
 
     region = answer_region(fit, comparison, result.level)
-    reasons = list(data_reasons(fit, comparison))
+    reasons: list[Reason | None] = list(data_reasons(fit, comparison))
     if from_peak:
-        said = {(r.code, r.message) for r in reasons}
+        said = {(r.code, r.message) for r in reasons if r is not None}
         reasons += [r for r in limit_reasons(fit, region) if (r.code, r.message) not in said
                     and r.code != "wide_interval"]
         reasons.append(_below_best(fit))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import PlanError
 from capmodel.constraints import typed
+from capmodel.errors import PlanError
 
 CATALOG_REQUIRED = ("vm", "monthly_cost")
 CATALOG_NUMERIC = ("vcpu", "ram_gb", "monthly_cost")
@@ -112,6 +112,7 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
     if len(named) > 1 or (named and (given == "").any()):
         # the cheapest VM, the cost per user and the Pareto frontier compare the costs as one unit
         row = _first((given != named[0]).to_numpy())
+        assert row is not None   # two currencies, or one and none: some row differs from the first named
         found = " and ".join(named + (["no currency"] if (given == "").any() else []))
         raise PlanError(f"{_where(source)}column 'currency', row {row + 1} (VM '{out['vm'].iloc[row]}'): the costs "
                         f"are in {found}; convert them to one currency (costs in different ones cannot be compared)")
@@ -131,11 +132,13 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
     if "throughput" not in out.columns and "relative_throughput" not in out.columns:
         raise PlanError(f"{_where(source)}needs a column 'throughput' (ops/s) or 'relative_throughput' (x baseline)")
     absolute = out["throughput"] if "throughput" in out.columns else pd.Series(np.nan, index=out.index)
-    relative = out["relative_throughput"] if "relative_throughput" in out.columns else pd.Series(np.nan, index=out.index)
+    relative = (out["relative_throughput"] if "relative_throughput" in out.columns
+                else pd.Series(np.nan, index=out.index))
     missing = absolute.isna() & relative.isna()
     row = _first(missing.to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or relative_throughput")
+        raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or "
+                        "relative_throughput")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy(dtype=float)
         bad = (cpu <= 0) | (cpu > 1)

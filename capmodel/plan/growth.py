@@ -3,12 +3,13 @@ runs out) under compound monthly user growth: months = ln(capacity / users) / ln
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import PlanError
 from capmodel.constraints import typed
+from capmodel.errors import PlanError
 from capmodel.formatting import plural
 from capmodel.models.runway import runway_months
 from capmodel.plan.checks import positive
@@ -43,7 +44,7 @@ def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: flo
         raise PlanError(f"target users must be a whole number of users, got {typed(target)}")
     usable = vms[np.isfinite(vms["users"].astype(float))]
     fits = usable[usable["users"] >= target].sort_values(["monthly_cost", "users"], ascending=[True, False])
-    row = {"target_users": target, "vm": None}
+    row: dict[str, Any] = {"target_users": target, "vm": None}
     if not fits.empty:
         best = fits.iloc[0]
         row.update(

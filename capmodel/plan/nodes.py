@@ -15,12 +15,12 @@ import pandas as pd
 
 from capmodel.constraints import Number
 from capmodel.errors import PlanError
+from capmodel.formatting import integer, number
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
-from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.scaling import check_usl_parameters, units_for_throughput, units_interval
-from capmodel.formatting import integer, number
 
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
 ROUNDING = ("nearest", "up")

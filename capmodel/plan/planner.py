@@ -16,13 +16,18 @@ import pandas as pd
 
 from capmodel.errors import PlanError
 from capmodel.formatting import aside
+from capmodel.models.runway import runway_months
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
 from capmodel.plan.calibration import UserLoad
-from capmodel.plan.capacity import (FitCapacity, Objectives, capacity_from_fit, curve_service_demand,
-                                    throughput_at_utilization_target)
+from capmodel.plan.capacity import (
+    FitCapacity,
+    Objectives,
+    capacity_from_fit,
+    curve_service_demand,
+    throughput_at_utilization_target,
+)
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
-from capmodel.models.runway import runway_months
 from capmodel.plan.growth import growth_plan
 from capmodel.plan.intervals import finite_range
 from capmodel.plan.latency import p95_at_throughput_ms, point_meets_latency, qualitative_columns
@@ -63,8 +68,10 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
         out = {"vm": row["vm"], "monthly_cost": float(row["monthly_cost"])}
         cap = fit_caps.get(row["vm"])
         if cap is not None:
-            pick = (lambda name: getattr(cap, name) if rel_side == "value" or math.isnan(
-                getattr(cap, f"{name}_{rel_side}")) else getattr(cap, f"{name}_{rel_side}"))
+            def pick(name, cap=cap):
+                if rel_side == "value" or math.isnan(getattr(cap, f"{name}_{rel_side}")):
+                    return getattr(cap, name)
+                return getattr(cap, f"{name}_{rel_side}")
             unusable = row["vm"] in unsupported   # the curve's verdict forbids a capacity: no users planned
             out.update(measured_throughput=math.nan, throughput=math.nan if unusable else pick("throughput"),
                        usable_throughput=math.nan if unusable else pick("usable_throughput"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,9 @@ from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.runway import PAST_TARGET_WORDS, runway
 from capmodel.observe.capacity import LAWS, USL, ServerCapacity, TooFewIntervals, server_capacity
 from capmodel.plan.usl_observed import usl_verdict
+
+if TYPE_CHECKING:
+    from capmodel.models.usl.latency_form import LatencyFit
 
 QUESTION = "How much more load can this MongoDB server carry, judged from its own telemetry?"
 NO_METHOD = "no method"
@@ -70,7 +74,7 @@ class ProductionAnswer:
 
     capacity: ServerCapacity | None
     capacity_error: str | None
-    usl: object | None                 # a LatencyFit, or None when it could not be fitted
+    usl: LatencyFit | None             # None when it could not be fitted
     usl_evidence: Evidence
     usl_table: pd.DataFrame | None     # estimate/low/high of the fit's figures (bootstrap), where the USL answers
     observed_peak_throughput: float
@@ -82,6 +86,18 @@ class ProductionAnswer:
     source: str = ""
     intervals: int = 0
     used_intervals: int = 0
+
+    @property
+    def _laws(self) -> ServerCapacity:
+        """The operational laws' result, where they answer (``method`` is LAWS)."""
+        assert self.capacity is not None, "the laws answer only with a capacity"
+        return self.capacity
+
+    @property
+    def _usl(self) -> LatencyFit:
+        """The USL latency fit, where it answers (``method`` is USL)."""
+        assert self.usl is not None, "the USL answers only with a fit"
+        return self.usl
 
     @property
     def method(self) -> str:
@@ -104,7 +120,7 @@ class ProductionAnswer:
         if self.method == USL:
             return self.usl_evidence
         if self.method == LAWS:
-            return self.capacity.evidence
+            return self._laws.evidence
         laws = [r for r in self.capacity.evidence.reasons if r.grade == "unusable"] if self.capacity else []
         said = "neither method can state a capacity" + ("" if laws else ": " + self._laws_problem)
         return Evidence.of(Reason("no_method", "unusable", said), *laws, *(
@@ -143,15 +159,16 @@ class ProductionAnswer:
     def saturation_throughput(self) -> Estimate | None:
         """X_max of the answering method (None without one)."""
         if self.method == USL:
+            assert self.usl_table is not None, "a USL answer has its table"
             row = self.usl_table.loc["peak_throughput"]
             return Estimate(float(row["estimate"]), float(row["low"]), float(row["high"]))
-        return self.capacity.saturation_throughput if self.method == LAWS else None
+        return self._laws.saturation_throughput if self.method == LAWS else None
 
     @property
     def planned_throughput(self) -> Estimate | None:
         """The throughput to plan to: the laws' X(u), or u times the USL's peak."""
         if self.method == LAWS:
-            return self.capacity.planned_throughput
+            return self._laws.planned_throughput
         sat = self.saturation_throughput
         if sat is None:
             return None
@@ -181,11 +198,11 @@ class ProductionAnswer:
         ("unreachable", None) when even the lightest load is slower, ("not_checked", None) without a USL answer."""
         if self.latency_target_ms is None or self.method != USL:
             return "not_checked", None
-        at = float(self.usl.throughput_at_latency(self.latency_target_ms))
+        at = float(self._usl.throughput_at_latency(self.latency_target_ms))
         if not math.isfinite(at) or at <= 0:
             return "unreachable", None
-        if at >= self.usl.peak_throughput * (1 - 1e-9):
-            return "met_at_peak", float(self.usl.peak_throughput)
+        if at >= self._usl.peak_throughput * (1 - 1e-9):
+            return "met_at_peak", float(self._usl.peak_throughput)
         return "reached", at
 
     def describe(self) -> str:
@@ -210,15 +227,17 @@ class ProductionAnswer:
                     + "; ".join(r.message for r in self.evidence.reasons
                                 if r.code != "no_method" or self.capacity is None) + ".")   # laws' reasons follow
         if self.method == LAWS:
-            text = self.capacity.describe(with_method=False)
+            text = self._laws.describe(with_method=False)
         else:
             sat, plan, spare = self.saturation_throughput, self.planned_throughput, self.spare_fraction
+            assert sat is not None and plan is not None and spare is not None, "a USL answer has its figures"
             pct = f"{self.level:.0%}"
             width = (f"{pct} interval {number(sat.low)}–{number(sat.high)}, "
                      if shows_width(sat.low, sat.high) else "")
             text = (f"The USL latency fit puts the server's peak at **{number(sat.estimate)} ops/s** ({width}at "
-                    f"{number(self.usl.peak_concurrency, 2)} operations at once). Planned at {percent(self.utilization_target, 2)} of it, "
-                    f"**{number(plan.estimate)} ops/s**; the observed peak is {observed}, ")
+                    f"{number(self._usl.peak_concurrency, 2)} operations at once). Planned at "
+                    f"{percent(self.utilization_target, 2)} of it, **{number(plan.estimate)} ops/s**; the observed "
+                    f"peak is {observed}, ")
             bounds = (f" ({percent(spare.low, 3)} to {percent(spare.high, 3)})"
                       if shows_width(spare.low, spare.high, lambda x: percent(x, 3)) else "")
             text += (f"so **{percent(spare.estimate, 3)}** is spare{bounds}." if spare.estimate >= 0 else
@@ -302,11 +321,11 @@ class ProductionAnswer:
                 rows.append({"figure": name, "unit": unit, "estimate": e.estimate, "low": e.low, "high": e.high})
 
         if self.method == LAWS:
-            add("CPU per operation (service demand)", "ms", self.capacity.service_demand_ms)
-            separated = all(r.code != "background_not_separable" for r in self.capacity.evidence.reasons)
+            add("CPU per operation (service demand)", "ms", self._laws.service_demand_ms)
+            separated = all(r.code != "background_not_separable" for r in self._laws.evidence.reasons)
             rows.append({"figure": "background CPU", "unit": "cores",   # a 0 the fit could not measure is no figure
-                         "estimate": self.capacity.background_cores if separated else NOT_SEPARATED})
-            rows.append({"figure": "cores", "unit": "CPUs", "estimate": self.capacity.cores})
+                         "estimate": self._laws.background_cores if separated else NOT_SEPARATED})
+            rows.append({"figure": "cores", "unit": "CPUs", "estimate": self._laws.cores})
         add("saturation throughput", "ops/s", self.saturation_throughput)
         add(f"planned throughput ({percent(self.utilization_target, 2)})", "ops/s", self.planned_throughput)
         if self.method == NO_METHOD and self.planned_at_least is not None:     # the laws' one-sided answer

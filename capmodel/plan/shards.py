@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -18,9 +19,9 @@ from capmodel.constraints import Number, Sequence, checked, typed, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import integer, number, plural
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
-from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.scaling import units_for_throughput, units_interval
 from capmodel.studies import DOCUMENTDB_MAX_SHARDS, DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
 
@@ -213,7 +214,8 @@ class ShardStudy:
                 mine = self.scenarios[self.scenarios["target_rate"] == row["target_rate"]]
                 reached = mine.dropna(subset=["shards"])
                 spread = ", ".join(f"σ = {number(r.sigma, 6)}: {int(r.shards)}" for r in reached.itertuples())
-                unreachable = ", ".join(f"σ = {number(s, 6)}" for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
+                unreachable = ", ".join(f"σ = {number(s, 6)}"
+                                        for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
                 text.append(f"Across the contention scenarios the shard count is {spread or 'never reachable'}; "
                             f"unreachable within {number(m['max_shards'], 6)} shards: {unreachable}.")
             text.append("")
@@ -376,8 +378,8 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
         peak_throughput=peak_throughput if peak_throughput != math.inf else None,
         level=level if samples is not None else None,
     )
-    options = dict(max_shards=max_shards, batch_size=batch_size, batch_latency_s=latency_s,
-                   clients_per_shard=per_shard_clients, min_clients=min_clients)
+    options: dict[str, Any] = dict(max_shards=max_shards, batch_size=batch_size, batch_latency_s=latency_s,
+                                   clients_per_shard=per_shard_clients, min_clients=min_clients)
     rows = [plan_shards(t, model["per_shard_throughput"], model["sigma"], model["kappa"], usl_samples=samples,
                         level=level, **options) for t in targets]
     scan = None

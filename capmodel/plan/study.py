@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.jsonable import to_jsonable
 from capmodel.formatting import integer, interval_words, money, percent, plural, shows_width
+from capmodel.jsonable import to_jsonable
 from capmodel.plan.calibration import calibrate_user_load, user_load_from_ops_per_user
 from capmodel.plan.capacity import Objectives
 from capmodel.plan.catalog import join_measurements
@@ -79,7 +79,7 @@ class PlanStudy:
         vms = self.vms.set_index("vm")
         lines = [_target_line(r, vms, self.monthly_growth) for _, r in self.recommendations.iterrows()]
         priced = self.vms.dropna(subset=["cost_per_1000_users"])
-        failed = ", ".join(self.vms.loc[self.vms["latency_ok"] == False, "vm"]) or "none"  # noqa: E712
+        failed = ", ".join(self.vms.loc[self.vms["latency_ok"] == False, "vm"]) or "none"  # noqa: E712 - three-valued column
         parts = [f"Objectives: {self.plan.objectives.describe()}; workload {self.plan.workload.summary()}.", ""]
         if lines:
             parts += lines + [""]
@@ -112,7 +112,8 @@ class PlanStudy:
             out.append(f"Costs are per month in {currency} (the catalog's currency).")
         if self.monthly_growth is not None:
             current = self.current_users if self.current_users is not None else self.plan.workload.baseline_users
-            out += ["", *_runway_lines(self.plan, self.monthly_growth, current)]
+            if current is not None:   # always, past plan_vms: it refuses a growth rate without the users today
+                out += ["", *_runway_lines(self.plan, self.monthly_growth, current)]
         if self.recommendations.empty:
             out += ["", *evidence]
         return "\n".join(out)
@@ -180,9 +181,8 @@ def fit_per_vm(curves: pd.DataFrame) -> dict:
     InputError
         A VM's curve is refused (the message names the VM).
     """
-    from capmodel.models.usl.fit import fit_usl
-
     from capmodel.errors import InputError
+    from capmodel.models.usl.fit import fit_usl
 
     if "system" not in curves.columns:
         raise PlanError("the curves need a 'system' column naming the VM of each row")

@@ -171,8 +171,8 @@ def _uri(name, value, values):
     except ImportError:  # pragma: no cover - pymongo is a dependency
         return
     try:
-        client = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
-                                     connectTimeoutMS=SERVER_TIMEOUT_MS)
+        client: pymongo.MongoClient[dict] = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
+                                                                connectTimeoutMS=SERVER_TIMEOUT_MS)
     except (InvalidURI, ConfigurationError, ValueError, TypeError) as exc:
         from capmodel.redact import url_password
 
@@ -233,7 +233,7 @@ def _time(name, value, values):
 
     if moment(value) is None:
         raise _fail(name, f"{value!r} is not a time (give one such as 2024-05-01T12:00:00Z)")
-    since, until = str(values.get("since") or ""), str(values.get("until") or "")
+    since = str(values.get("since") or "")
     if name == "until" and since.strip() and moment(since) is not None and moment(since) > moment(value):
         raise _fail(name, f"{value} is before since {since}")
 

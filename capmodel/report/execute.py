@@ -19,8 +19,15 @@ from capmodel.report import notebooks
 from capmodel.report.checks import check_report_parameters
 from capmodel.report.failure import without_tracebacks
 from capmodel.report.headline import CONTEXT_NAME, MIME
-from capmodel.report.params import checked_parameter, not_given_meanings, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.index_entry import answer_record
+from capmodel.report.params import (
+    checked_parameter,
+    not_given_meanings,
+    notebook_parameters,
+    redacted,
+    scrub,
+    secrets_in,
+)
 from capmodel.report.writing import write_text
 
 

@@ -5,18 +5,24 @@ come from the same fit.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
-from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
-from capmodel.models.usl.describe import limit_words
 from capmodel.models.evidence import Evidence
+from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
-from capmodel.models.usl.verdict.limits import best_measured
 from capmodel.models.usl.ranking import criterion_label
+from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
+from capmodel.models.usl.verdict.limits import best_measured
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capmodel.models.usl.ranking import ModelComparison
+    from capmodel.models.usl.results import ScalabilityFit
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
 PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}
@@ -103,9 +109,9 @@ class FitReport:
         Parameters the run did not use.
     """
 
-    curve: object
-    comparison: object
-    fit: object
+    curve: pd.DataFrame
+    comparison: ModelComparison
+    fit: ScalabilityFit
     source: str
     level: float
     upto: float

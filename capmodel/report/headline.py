@@ -106,7 +106,7 @@ def _evidence_json(evidence) -> dict | None:
 def _markdown(text: str) -> str:
     import mistune
 
-    return mistune.html(text)
+    return str(mistune.html(text))
 
 
 def _shown(value) -> str:
@@ -174,7 +174,8 @@ class Headline:
     def to_json(self) -> dict:
         from capmodel.report.index_entry import one_sentence
 
-        return {"question": self.question, "answer": self.answer, "short_answer": self.short_answer or one_sentence(self.answer),
+        return {"question": self.question, "answer": self.answer,
+                "short_answer": self.short_answer or one_sentence(self.answer),
                 "evidence": self.evidence, "provenance": self.provenance.to_json() if self.provenance else None}
 
     def _evidence_html(self) -> str:

@@ -6,12 +6,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from capmodel.formatting import Column, integer, number, percent, r_squared, table
 from capmodel.models.evidence import Evidence
+
+if TYPE_CHECKING:
+    from capmodel.models.mix.demands import MixFit, MixPrediction
+    from capmodel.models.queueing.network import MulticlassResult
+    from capmodel.models.usl.usl_fit import USLFit
 
 QUESTION = "How far does a MongoDB system scale, and why does it stop?"
 
@@ -49,13 +55,13 @@ class MethodologyReport:
     """
     dataset: str
     curve: pd.DataFrame
-    fit: object
+    fit: USLFit
     baseline: pd.Series
     latency_target_ms: float
     mva: pd.DataFrame
-    mix: object
-    what_if: object
-    tenants: object
+    mix: MixFit
+    what_if: MixPrediction
+    tenants: MulticlassResult
     tenant_threads: int
     inputs: dict
     upto: float = 128.0   # the largest concurrency drawn (0 given: 1.5 x the largest measured, as in report 02)
@@ -113,8 +119,8 @@ class MethodologyReport:
 
     def _limit(self, strong=lambda text: text) -> str:
         """Where the fitted USL peaks or levels off, with the intervals (or what the data support instead)."""
-        from capmodel.models.usl.verdict.assessment import supported_instead
         from capmodel.models.usl.describe import limit_words
+        from capmodel.models.usl.verdict.assessment import supported_instead
 
         if not self.evidence.usable:
             return f"the data cannot locate where the USL saturates; {supported_instead(self.fit, self.evidence)}"

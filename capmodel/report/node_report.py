@@ -3,9 +3,13 @@ count; the answer, the verdict and the tables come from the same ``NodeStudy`` t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, aside, number, table
 from capmodel.models.evidence import Evidence
+
+if TYPE_CHECKING:
+    from capmodel.plan.nodes import NodeStudy
 
 QUESTION = "How many legacy nodes match a cluster of new ones?"
 BUNDLED_INTRO = ("The Micron 5100 ECO brief compares a 3-node SSD cluster with a 3-node HDD cluster under YCSB A–F "
@@ -35,7 +39,7 @@ class NodeReport:
     bundled : bool
         The bundled Micron brief was planned.
     """
-    study: object
+    study: NodeStudy
     inputs: dict
     bundled: bool
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, integer, interval_words, money, number, percent, table
 from capmodel.models.evidence import Evidence
+
+if TYPE_CHECKING:
+    from capmodel.plan.study import PlanStudy
 
 QUESTION = "Which VM carries our users at each growth stage, and what does a user cost?"
 BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud VMs, redone as a computation: from "
@@ -40,7 +44,7 @@ class PlanReport:
         The users the growth starts from.
     """
 
-    study: object
+    study: PlanStudy
     inputs: dict
     bundled: bool
     source: str
@@ -146,8 +150,8 @@ class PlanReport:
         return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
 
     def vm_table(self):
-        from capmodel.plots.costs import FULL_NOW
         from capmodel.plan.planner import none_note
+        from capmodel.plots.costs import FULL_NOW
 
         cost = self.cost_unit
         vms = self.vms

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import number, percent, shows_width
 from capmodel.plan.production import QUESTION
+
+if TYPE_CHECKING:
+    from capmodel.observe.observation import Observation
+    from capmodel.plan.production import ProductionAnswer
 
 #: what the page says of the bundled sample, above its tables
 BUNDLED_NOTE = (
@@ -40,12 +45,28 @@ def production_short_answer(result) -> str:
 
 @dataclass
 class ProductionReport:
-    """Everything report 07 shows: the ``observation`` read, the ``result`` (a ``ProductionAnswer``) on it, the
-    ``source`` named in sentences, the ``inputs`` the headline hashes, the ``unused`` parameters, the MongoDB version
-    the telemetry carries, and whether it is the ``bundled`` sample."""
+    """Everything report 07 shows; ``production_report`` builds it.
 
-    observation: object
-    result: object
+    Attributes
+    ----------
+    observation : Observation
+        The telemetry read.
+    result : ProductionAnswer
+        The answer on it.
+    source : str
+        The telemetry as sentences name it.
+    inputs : dict
+        The files the headline hashes.
+    unused : list of str
+        The parameters this source leaves unused.
+    mongodb_version : str or None
+        The version the telemetry carries.
+    bundled : bool
+        The bundled FTDC sample was read.
+    """
+
+    observation: Observation
+    result: ProductionAnswer
     source: str
     inputs: dict
     unused: list
@@ -93,7 +114,9 @@ def production_report(observed: str = "", ftdc: str = "", uri: str = "", duratio
     ftdc : str
         A ``diagnostic.data`` folder or FTDC file; used when neither ``observed`` nor ``uri`` is given.
     uri : str
-        A MongoDB to sample live (read-only ``serverStatus``) for ``duration`` seconds every ``interval`` seconds.
+        A MongoDB to sample live (read-only ``serverStatus``); used when ``observed`` is not given.
+    duration, interval : float
+        Seconds of live sampling, and seconds between samples (with ``uri``).
     since, until : str
         The FTDC window, ISO 8601 (UTC); "" the bundled sample's load window, or all of the files given.
     cores : float

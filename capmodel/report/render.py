@@ -1,7 +1,9 @@
 """Render reports: execute each notebook, convert it to HTML, then rebuild the folder's index.
 
 Reports run side by side (each in its own kernel process; ``jobs`` of them at a time) because most of a report's time
-is a kernel starting and importing the scientific stack, which overlaps well.
+is a kernel starting and importing the scientific stack, which overlaps well. Rendering needs the ``notebooks`` extra
+(papermill, nbformat, nbconvert): its modules are imported when a report is rendered, after ``require`` has named
+the extra if one is missing.
 """
 from __future__ import annotations
 
@@ -9,15 +11,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.errors import ReportError
+from capmodel.extras import require
 from capmodel.output_folder import FolderLock
 from capmodel.report import notebooks
-from capmodel.report.convert import to_html
-from capmodel.report.execute import ReportRun, execute
-from capmodel.report.index import write_index
 from capmodel.report.checks import check_report_parameters
 from capmodel.report.params import notebook_parameters, redacted
+
+if TYPE_CHECKING:
+    from capmodel.report.execute import ReportRun
 
 
 def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, show_code: bool = False,
@@ -49,6 +53,10 @@ def render_one(name: str, out_dir: str | Path, parameters: dict | None = None, s
     InputError
         A parameter that cannot work, before any kernel starts.
     """
+    require("notebooks", "rendering a report")
+    from capmodel.report.convert import to_html
+    from capmodel.report.execute import ReportRun, execute
+
     try:
         run = execute(name, out_dir, parameters, kernel_name=kernel_name, checked=checked)
     except ReportError as exc:  # the kernel never ran it: nothing to convert, the others go on
@@ -105,6 +113,9 @@ def render(names: list[str], out_dir: str | Path, parameters: dict[str, dict] | 
     ReportError
         ``jobs`` out of range, or two reports that would write the same files.
     """
+    require("notebooks", "rendering a report")
+    from capmodel.report.index import write_index
+
     parameters = parameters or {}
     if not 1 <= jobs <= 64:
         raise ReportError(f"--jobs must be an integer from 1 to 64, got {jobs}")

@@ -3,10 +3,14 @@ verdict and the tables come from the same ``ShardStudy`` the figures draw."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, integer, number, percent, table
 from capmodel.models.evidence import Evidence
 from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
+
+if TYPE_CHECKING:
+    from capmodel.plan.shards import ShardStudy
 
 STUDY_PER_SHARD = DOCUMENTDB_TARGET_RATE / DOCUMENTDB_SHARDS   # the DocumentDB post's rate per shard (05's default)
 QUESTION = "How many shards, and how many clients, for a target insert rate?"
@@ -29,7 +33,7 @@ class ShardReport:
     borrowed : dict
         Figures taken from the DocumentDB post rather than given.
     """
-    study: object
+    study: ShardStudy
     borrowed: dict
     #: the target and the per-shard rate are the DocumentDB study's: the page introduces the study and its table
     on_study: bool = False

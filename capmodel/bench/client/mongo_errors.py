@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from capmodel.redact import redact_text
 from capmodel.formatting import aside, number
+from capmodel.redact import redact_text
 
 LIMIT = 300
 _CONFIGURED = re.compile(r"\s*\(configured timeouts:[^)]*\)")

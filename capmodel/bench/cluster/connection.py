@@ -9,9 +9,8 @@ import platform
 import socket
 import sys
 
-from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import BenchError
-
+from capmodel.redact import redact_text, redact_uri
 
 # options a flag of ``capmodel bench`` sets: the flag wins over the URI (its help says "default: the URI's")
 FLAG_OPTIONS = {"readPreference": "read_preference", "w": "write_concern"}
@@ -171,7 +170,7 @@ def server_on_this_host(uri: str) -> bool:
         except (socket.gaierror, UnicodeError):
             continue
         for info in infos:
-            address = info[4][0].split("%")[0]
+            address = str(info[4][0]).split("%")[0]
             if address in mine or address.startswith("127."):
                 return True
     return False

@@ -63,7 +63,7 @@ class EmbeddedServer:
     version: str | None = None
     owns_dbpath: bool = False
     detached: bool = False
-    create_times: list[float] = field(default_factory=list)
+    create_times: list[float | None] = field(default_factory=list)
     binary: str | None = None
     cpus: list[int] | None = None
     diagnostic_data: bool = False
@@ -182,7 +182,7 @@ def _send_shutdown(port: int) -> None:
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
-    client = MongoClient(
+    client: MongoClient[dict] = MongoClient(
         host="127.0.0.1", port=port, directConnection=True, serverSelectionTimeoutMS=2000, connectTimeoutMS=2000
     )
     try:
@@ -272,7 +272,7 @@ def check_cpus(cpus) -> list[int] | None:
     if not hasattr(os, "sched_setaffinity"):
         raise ServerError("--cpus: CPU affinity is not available on this platform (Linux only)")
     if isinstance(cpus, str):
-        chosen = set()
+        chosen: set[int] = set()
         try:
             for part in filter(None, (p.strip() for p in cpus.split(","))):
                 lo, _, hi = part.partition("-")
@@ -327,8 +327,8 @@ def wait_ready(server: EmbeddedServer, index: int, deadline: float) -> None:
     proc = server._processes[index]
     port = server.ports[index]
     logpath = server.logpaths[index]
-    client = MongoClient(host="127.0.0.1", port=port, directConnection=True, serverSelectionTimeoutMS=250,
-                         connectTimeoutMS=250)
+    client: MongoClient[dict] = MongoClient(host="127.0.0.1", port=port, directConnection=True,
+                                            serverSelectionTimeoutMS=250, connectTimeoutMS=250)
     try:
         while True:
             code = proc.poll()

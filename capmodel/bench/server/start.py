@@ -11,10 +11,18 @@ from pathlib import Path
 
 from capmodel.bench.server.binary import check_cpu, find_mongod
 from capmodel.bench.server.ports import choose_ports
-from capmodel.bench.server.process import (LIVE, EmbeddedServer, check_cpus, is_our_mongod, launch_member,
-                                           mongod_args, wait_ready)
+from capmodel.bench.server.process import (
+    LIVE,
+    EmbeddedServer,
+    check_cpus,
+    is_our_mongod,
+    launch_member,
+    mongod_args,
+    wait_ready,
+)
 from capmodel.bench.server.replica_set import DEFAULT_REPLICA_SET_NAME, initiate_replica_set
 from capmodel.errors import ServerError
+from capmodel.extras import require
 
 DEFAULT_CACHE_GB = 0.25
 START_TIMEOUT = 60.0
@@ -66,6 +74,7 @@ def start_server(
         No mongod binary, a bad member count, cache size or CPU list, a port or dbpath in use, or the server did not
         start in time.
     """
+    require("bench", "start_server")
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
     from capmodel.constraints import CACHE_GB
@@ -79,7 +88,7 @@ def start_server(
     owns = dbpath is None
     if owns:
         remove_stale_temp_dbpaths()
-    base = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) if owns else Path(dbpath).expanduser().resolve()
+    base = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) if dbpath is None else Path(dbpath).expanduser().resolve()
     if not owns:
         base.mkdir(parents=True, exist_ok=True)
         _check_dbpath_free(base if not replica_set else base / "member0")
@@ -144,7 +153,8 @@ def _server_version(server: EmbeddedServer) -> str | None:
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
-    client = MongoClient(host="127.0.0.1", port=server.port, directConnection=True, serverSelectionTimeoutMS=2000)
+    client: MongoClient[dict] = MongoClient(host="127.0.0.1", port=server.port, directConnection=True,
+                                            serverSelectionTimeoutMS=2000)
     try:
         return client.admin.command("buildInfo").get("version")
     except PyMongoError:

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from capmodel.bench.client.arrivals import ARRIVALS
 from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
 from capmodel.constraints import Choice, Flag, Number, Sequence, checked
-from capmodel.errors import BenchError, shown
+from capmodel.errors import BenchError
 from capmodel.formatting import number
 
 ON_ERROR = ("stop", "retry", "continue")
@@ -195,7 +195,7 @@ class BenchConfig:
             from capmodel.bench.client.async_workers import available
 
             if not available():
-                raise BenchError("--binding mongojet needs the mongojet package: pip install mongojet")
+                raise BenchError("--binding mongojet needs the 'bench' extra: pip install 'capmodel[bench]'")
         if out.adaptive and len(concurrency) < 2:
             raise BenchError("--adaptive needs a concurrency range: give at least two values (min and max)")
         check_database_name(out.database)

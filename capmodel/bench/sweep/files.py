@@ -9,10 +9,10 @@ lost.
 
 The folder is owned (``capmodel.output_folder``): one run at a time holds its lock, nothing is written through a
 symlink, and a file capmodel did not write is never replaced. ``run.json`` and every step carry ``format_version``
-(``RUN_FORMAT_VERSION``; a folder written before versions existed is format 1); ``--resume`` refuses a newer one. capmodel
-recognises its own files: ``run.json`` by its ``format`` (format 1: a ``config`` object and ``started_at``), every line
-of ``steps.jsonl`` as a step, ``curve.csv`` by the SHA-256 that ``run.json`` records (or, when a crash came between the
-two writes, by being the curve of the recorded steps).
+(``RUN_FORMAT_VERSION``; a folder written before versions existed is format 1); ``--resume`` refuses a newer one.
+capmodel recognises its own files: ``run.json`` by its ``format`` (format 1: a ``config`` object and ``started_at``),
+every line of ``steps.jsonl`` as a step, ``curve.csv`` by the SHA-256 that ``run.json`` records (or, when a crash came
+between the two writes, by being the curve of the recorded steps).
 """
 from __future__ import annotations
 

@@ -91,7 +91,8 @@ def failure(result, error_threshold: float, samples: dict) -> str | None:
     """Why the step failed, or None when it is a measurement (``samples``: redacted error texts by kind)."""
     attempts = result.operations + result.error_count
     if result.runner_failures:
-        return f"{plural(result.runner_failures, 'worker')} of the runner failed" + first_error({"RunnerFailure": 1}, samples)
+        return (f"{plural(result.runner_failures, 'worker')} of the runner failed"
+                + first_error({"RunnerFailure": 1}, samples))
     if result.ended_early:
         return result.ended_early + first_error(result.errors, samples)
     if result.stuck_workers:
@@ -144,5 +145,5 @@ def election_failure(record: dict | None) -> str | None:
 def first_error(errors: dict, samples: dict) -> str:
     if not errors:
         return ""
-    kind = max(errors, key=errors.get)
+    kind = max(errors, key=lambda k: errors[k])
     return f" (mostly {kind}: {samples.get(kind, '')[:160]})"

@@ -1,7 +1,7 @@
 """Workloads as data: YAML files under ``data/workloads/`` (or any path) loaded and validated into ``Workload``.
 
-A workload says what to do, never how to talk to the database (that is the binding, ``capmodel.bench.client``) or what was seen
-(``measurements``). Keys of a workload file:
+A workload says what to do, never how to talk to the database (that is the binding, ``capmodel.bench.client``) or what
+was seen (``measurements``). Keys of a workload file:
 
 ``name``, ``description``, ``source``   what it is and where its definition comes from
 ``collection``                          the collection it loads and runs against (in the bench database)
@@ -11,7 +11,8 @@ A workload says what to do, never how to talk to the database (that is the bindi
                                         YCSB's default insertorder); ``distribution`` is the request distribution
                                         (uniform, zipfian, scrambled_zipfian, latest, hotspot). Omit for ObjectIds.
 ``fields``                              ``{count: 10, length: 100}``: YCSB's field0..field9 of random text
-``document``                            a template (see ``capmodel.bench.workload.templates``) for loaded/inserted documents
+``document``                            a template (see ``capmodel.bench.workload.templates``) for
+                                        loaded/inserted documents
 ``indexes``                             ``[{name, keys: {field: 1, ...}}]`` created before loading
 ``readallfields``, ``writeallfields``   YCSB's switches (read all fields / update one random field)
 ``scan``                                ``{max_length: 100, length_distribution: uniform|zipfian}`` (workload E)
@@ -51,7 +52,7 @@ MAX_WEIGHT = 1e12                # operation weights are relative; their sum mus
 MAX_COLLECTION_BYTES = 190       # the namespace "<database>.<collection>" is at most 255 bytes; the database's name
 #                                  (at most 64 bytes) and the dot take the rest
 MAX_SCAN_LENGTH = 1_000_000      # documents per scan (YCSB E: 100); a zipfian length table costs O(max) per client
-LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.client.operations.load_records)
+LOAD_BATCH = 1000                # documents per insert_many while loading (bench.client.operations.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
              "readallfields", "writeallfields", "scan", "throughput", "operations"}
 
@@ -209,7 +210,7 @@ def load_workload(name_or_path: str | Path, allow_server_js: bool = False, **ove
     return parse_workload(spec, source=str(path), allow_server_js=allow_server_js)
 
 
-def _require(cond: bool, where: str, message: str) -> None:
+def _require(cond: object, where: str, message: str) -> None:
     if not cond:
         raise InputError(f"{where}: {message}")
 
@@ -319,8 +320,8 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
-    keys = "an unknown key" if len(unknown) == 1 else "unknown keys"
-    _require(not unknown, where, f"{keys} {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
+    what = "an unknown key" if len(unknown) == 1 else "unknown keys"
+    _require(not unknown, where, f"{what} {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
     check_depth(spec, where)
     spec = copy.deepcopy(spec)
     name = str(spec.get("name") or Path(source).stem)

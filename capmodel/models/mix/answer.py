@@ -162,7 +162,8 @@ def _replication(m, p) -> list:
     if m.replication_cpu_per_op > 0:
         return [f"{m.member}: its replication work follows the primary's writes: {number(p['replication_per_s'])} "
                 "oplog entries applied and getMores and position reports served a second here "
-                f"({number(m.replication_baseline)} observed), at {number(m.replication_cpu_per_op * 1e6)} µs of CPU each."]
+                f"({number(m.replication_baseline)} observed), at {number(m.replication_cpu_per_op * 1e6)} µs of CPU "
+                "each."]
     if "writes" in m.classes and any(v > 0 for v in m.served.values()):
         served = " and ".join(f"{number(v)} {SERVED_WORDS[c]}" for c, v in m.served.items() if v > 0)
         return [f"{m.member}: the {served} a second it served to other members count with the writes they follow, "

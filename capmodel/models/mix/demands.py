@@ -5,8 +5,8 @@ each operation of class c (read, write...) with probability p_c, the mix. An ope
 network, router: no queueing) and needs D_c at the database, a station of ``servers`` processors shared by the
 requests present (processor sharing). A thread that changes class at every operation is one customer chain with
 class switching, so the network is the single-class one with mixed demands D = sum p_c D_c and d = sum p_c d_c,
-solved exactly by MVA (``capmodel.models.queueing.mva.exact_mva``); under processor sharing every class is slowed by the same
-factor at the database, so class c's latency is R_c(N) = d_c + D_c * R_db(N) / D and its throughput p_c X(N).
+solved exactly by MVA (``capmodel.models.queueing.mva.exact_mva``); under processor sharing every class is slowed by the
+same factor at the database, so class c's latency is R_c(N) = d_c + D_c * R_db(N) / D and its throughput p_c X(N).
 
 ``fit_mix_demands`` estimates (D_c, d_c) for every class by least squares on log throughput over all curves, plus
 log per-class mean latency where a curve has a ``latency_<class>_mean_ms`` column. Two curves with different mixes

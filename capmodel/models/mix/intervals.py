@@ -17,7 +17,7 @@ from scipy.optimize import nnls
 
 from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
-from capmodel.models.mix.served_latency import APPLIED, MIN_INTERVALS, PURE_SHARE, SERVED, served_latency
+from capmodel.models.mix.served_latency import APPLIED, MIN_INTERVALS, SERVED, served_latency
 
 WAIT = "cpu_wait_per_s"
 #: the column the fit reads instead of observe's replication columns (``capmodel.models.mix.served_latency``)

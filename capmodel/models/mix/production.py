@@ -19,9 +19,9 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   per operation is its time in the server times the others' CPU per second in the server (the background gives that
   CPU up, so the total at the observed rates is unchanged).
 - **The CPU as a station**: ``cores`` processors shared by the requests present, solved as the multi-class open
-  network of ``capmodel.models.queueing.open_networks`` (per-class arrival rates; the M/M/c stretch S(U) = residence / demand,
-  the same for every class under processor sharing; Lazowska et al., "Quantitative System Performance", 1984, ch. 7),
-  the background as one more class.
+  network of ``capmodel.models.queueing.open_networks`` (per-class arrival rates; the M/M/c stretch S(U) = residence /
+  demand, the same for every class under processor sharing; Lazowska et al., "Quantitative System Performance", 1984,
+  ch. 7), the background as one more class.
 - **Latency per class** R_c = A_c + L_c S(U): A_c the time that does not grow with CPU contention, L_c the CPU time
   inside the latency window, stretched as the CPU gets busier; fitted per class by non-negative least squares over
   the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
@@ -57,20 +57,28 @@ import pandas as pd
 from scipy.optimize import nnls
 
 from capmodel.constraints import Number, with_name
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
 from capmodel.formatting import number, percent, plural
 from capmodel.models.block_bootstrap import circular_blocks, dependence
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.queueing.laws import SERVERS
-from capmodel.data.curve_columns import OPERATION_CLASSES
-from capmodel.models.mix.intervals import (REPLICATION_RATE, explains, mix_shares,
-                                          rate_column, regress_classes, typical, usable_intervals, wait_per_op,
-                                          wait_slope)
 from capmodel.models.mix.answer import SERVED_WORDS, MixWhatIf, mix_sentence
+from capmodel.models.mix.intervals import (
+    REPLICATION_RATE,
+    explains,
+    mix_shares,
+    rate_column,
+    regress_classes,
+    typical,
+    usable_intervals,
+    wait_per_op,
+    wait_slope,
+)
 from capmodel.models.mix.rates import scaled_rates, writes_factor
-from capmodel.models.mix.spread import CPU, percentiles, widened, window_errors, window_spread
-from capmodel.models.queueing.open_networks import stretch
 from capmodel.models.mix.served_latency import MIN_INTERVALS, SERVED
+from capmodel.models.mix.spread import CPU, percentiles, widened, window_errors, window_spread
+from capmodel.models.queueing.laws import SERVERS
+from capmodel.models.queueing.open_networks import stretch
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
 SERVER_CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
@@ -145,7 +153,8 @@ class ServerDemands:
     mix_seen: dict = field(default_factory=dict)      # class -> {other major class: (lowest, highest) share of the
     #                                                   operations over the intervals its latency was fitted on}
     replication_cpu_per_op: float = 0.0   # CPU seconds per unit of replication work (a member serving no writes)
-    replication_baseline: float = 0.0     # its mean replication work: oplog entries applied + getMores and reports served, per s
+    replication_baseline: float = 0.0     # its mean replication work per s: oplog entries applied + getMores and
+    #                                       reports served
     served: dict = field(default_factory=dict)          # class -> mean replication operations per s it served to
     #                                                     other members, taken out of the class (SERVED_WORDS)
     served_latency: dict = field(default_factory=dict)  # class -> their mean latency (s); NaN: not told from the
@@ -223,8 +232,8 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     cores = SERVER_CORES.check(cores, InputError)
     table = usable_intervals(samples, member)
     if len(table) < MIN_INTERVALS:
-        raise InputError(f"{member}: {plural(len(table), 'usable interval')} with operations and CPU figures; the mix model "
-                         f"needs at least {MIN_INTERVALS}")
+        raise InputError(f"{member}: {plural(len(table), 'usable interval')} with operations and CPU figures; the mix "
+                         f"model needs at least {MIN_INTERVALS}")
     x_all = table[[f"{c}_per_s" for c in OPERATION_CLASSES]].fillna(0.0).to_numpy(float)
     present = [i for i, c in enumerate(OPERATION_CLASSES) if x_all[:, i].mean() > 0]
     classes = tuple(OPERATION_CLASSES[i] for i in present)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from capmodel.constraints import Number
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
 from capmodel.models.evidence import Reason
-from capmodel.data.curve_columns import OPERATION_CLASSES
 
 #: what a what-if may ask (capmodel.constraints): a factor of the observed rate, or a rate in ops/s; beyond these a
 #: figure is a slip of the keyboard, and near 1e308 the utilization overflows to infinity

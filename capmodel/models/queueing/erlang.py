@@ -19,8 +19,14 @@ from dataclasses import asdict, dataclass
 from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
-from capmodel.models.queueing.laws import check_nonnegative, check_positive, check_probability, check_servers, check_stable
 from capmodel.formatting import number
+from capmodel.models.queueing.laws import (
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    check_servers,
+    check_stable,
+)
 
 
 def _check_servers(c, name: str = "c") -> int:
@@ -335,14 +341,14 @@ def servers_for_target(
     lam = check_nonnegative(arrival_rate, "arrival_rate")
     mu = check_positive(service_rate, "service_rate")
     p = check_probability(percentile, "percentile")
-    targets = {
+    given = {
         "max_mean_wait": max_mean_wait,
         "max_mean_response": max_mean_response,
         "max_prob_wait": max_prob_wait,
         "max_wait_at_percentile": max_wait_at_percentile,
         "max_response_at_percentile": max_response_at_percentile,
     }
-    targets = {name: check_nonnegative(v, name) for name, v in targets.items() if v is not None}
+    targets = {name: check_nonnegative(v, name) for name, v in given.items() if v is not None}
     if not targets:
         raise InputError("servers_for_target needs at least one target (e.g. max_mean_wait=0.1)")
     service_quantile = -math.log1p(-p) / mu

@@ -195,9 +195,11 @@ def littles_law(
     if len(missing) != 1:
         raise InputError(f"littles_law needs exactly two of population, throughput, response_time; missing {missing}")
     if population is None:
+        assert throughput is not None and response_time is not None   # exactly one of the three is missing
         return check_nonnegative(throughput, "throughput") * check_nonnegative(response_time, "response_time")
     n = check_nonnegative(population, "population")
     if throughput is None:
+        assert response_time is not None
         return n / check_positive(response_time, "response_time")
     return n / check_positive(throughput, "throughput")
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from capmodel.errors import InputError
-from capmodel.models.queueing.laws import check_servers
 from capmodel.formatting import number
+from capmodel.models.queueing.laws import check_servers
 
 
 @dataclass(frozen=True)

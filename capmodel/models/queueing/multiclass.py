@@ -88,10 +88,14 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
     queue = [k for k in range(k_all) if net.kinds[k] == QUEUE]
     delay = [k for k in range(k_all) if net.kinds[k] == DELAY]
     ld = {k: kind for k, kind in enumerate(net.kinds) if isinstance(kind, LoadDependent)}
-    alpha, width, without, trapped = {}, {}, {}, {}
+    alpha: dict[int, np.ndarray] = {}
+    width: dict[int, int] = {}
+    without: dict[int, np.ndarray] = {}
+    trapped: dict[int, list[int]] = {}
     flat = {k: _flat(kind, n_total) for k, kind in ld.items()}
     for k, kind in ld.items():
-        width[k] = flat[k] if flat[k] is not None else n_total + 1
+        flat_from = flat[k]
+        width[k] = flat_from if flat_from is not None else n_total + 1
         alpha[k] = kind.alpha(max(width[k], 1))
         without[k] = _exact(net.without(k), z, lattice, memo)["X"]
         # classes with no think time and no demand but at k: while one is present, k is never empty (p_k(0|n) = 0;

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.models.queueing.laws import MAX_POPULATION, check_nonnegative, check_servers
 from capmodel.formatting import number
+from capmodel.models.queueing.laws import MAX_POPULATION, check_nonnegative, check_servers
 
 MAX_POPULATION_ROWS = 100_000  # populations listed (one table row each)
 MAX_EXACT_STEPS = 2_000_000    # N x 2^(multi-server stations): the exact recursion's Python-level steps

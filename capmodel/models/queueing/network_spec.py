@@ -14,7 +14,8 @@ The file::
 
 Closed classes only: multi-class MVA; open only: the open network; both: the mixed network. Demands in seconds.
 ``check_model(spec, path)`` checks the file's parsed content (every problem names the file and the key; the file is
-read by the data layer, ``capmodel.data.structured.read_structured``) and returns the network as plain mappings; ``solve(model, solver)`` dispatches it to the solver its classes call for.
+read by the data layer, ``capmodel.data.structured.read_structured``) and returns the network as plain mappings;
+``solve(model, solver)`` dispatches it to the solver its classes call for.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import math
 
 from capmodel.constraints import Number
 from capmodel.errors import InputError
-from capmodel.models.queueing.laws import SECONDS   # laws is light: the CLI imports this module to list SOLVERS
+from capmodel.models.queueing.laws import SECONDS  # laws is light: the CLI imports this module to list SOLVERS
 
 #: the largest arrival rate of an open class, requests per second
 MAX_ARRIVAL_RATE = 1e9

@@ -82,8 +82,8 @@ def _check_stable(net, u, c, who: str) -> None:
     loaded = np.where(np.isfinite(c), u, 0.0)
     k = int(np.argmax(loaded))
     if loaded[k] >= 1.0:  # the worst station is named: that is the one the rates must be scaled down for
-        raise InputError(f"{who} load station {net.stations[k]} to utilization {number(u[k], 4)} >= 1 per server: no steady "
-                         f"state (at most {number(1.0 / u[k], 4)} x these arrival rates)")
+        raise InputError(f"{who} load station {net.stations[k]} to utilization {number(u[k], 4)} >= 1 per server: no "
+                         f"steady state (at most {number(1.0 / u[k], 4)} x these arrival rates)")
 
 
 def stretch(u: np.ndarray, c: np.ndarray) -> np.ndarray:

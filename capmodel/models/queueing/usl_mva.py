@@ -21,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
 from capmodel.constraints import typed
+from capmodel.errors import InputError
 
 
-def usl_parameters(fit_or_sigma, kappa: float | None = None, lambda_: float | None = None) -> tuple[float, ...]:
+def usl_parameters(fit_or_sigma, kappa: float | None = None, lambda_: float | None = None
+                   ) -> tuple[float, float, float]:
     """(sigma, kappa, lambda_) from a fit object (attributes .sigma .kappa .lambda_) or from three numbers, checked."""
     if kappa is None and lambda_ is None and hasattr(fit_or_sigma, "sigma"):
         sigma, kappa, lambda_ = fit_or_sigma.sigma, fit_or_sigma.kappa, fit_or_sigma.lambda_

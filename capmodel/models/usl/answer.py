@@ -14,6 +14,8 @@ from capmodel.formatting import Column, aside, integer, number, percent, plural,
 from capmodel.jsonable import to_jsonable
 from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
+from capmodel.models.usl.ranking import ModelComparison
+from capmodel.models.usl.results import ScalabilityFit
 from capmodel.models.usl.selection import fit_chosen
 from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict, supported_instead
 
@@ -71,11 +73,24 @@ def _finite_or_none(value):
 
 @dataclass(frozen=True)
 class CurveAnswer:
-    """A fitted curve and how far it supports an answer: ``fit`` (a USL-family fit), ``comparison`` (the
-    ``ModelComparison`` it was chosen from, None when one model was asked for), ``level`` (of every interval)."""
+    """A fitted curve and how far it supports an answer; ``fit_curve`` builds it.
 
-    fit: object
-    comparison: object
+    Attributes
+    ----------
+    fit : ScalabilityFit
+        The fit of the model asked for, or of the one the comparison recommends.
+    comparison : ModelComparison or None
+        The comparison the model was chosen from; None when one model was asked for.
+    level : float
+        The confidence level of every interval.
+    evidence : Evidence
+        The verdict: sound, weak or unusable, with its reasons.
+    figures : dict
+        ``peak_throughput``, ``peak_concurrency`` and ``ceiling``, each an ``Estimate`` with its interval.
+    """
+
+    fit: ScalabilityFit
+    comparison: ModelComparison | None
     level: float = 0.95
 
     @cached_property
@@ -111,14 +126,14 @@ class CurveAnswer:
         """Everything ``capmodel fit`` prints: the answer, the ranking of the models (when compared), the
         parameters, the peak or ceiling (or what the data support), the fit's quality and the verdict's reasons
         (the fit's warnings among them)."""
-        fit, level = self.fit, self.level
-        n = np.asarray(fit.concurrency, dtype=float)
+        fit = self.fit
+        n = np.asarray(fit.concurrency, dtype=np.float64)
         head = [f"{model_label(fit.model)} fit: {fit.formula}",
                 f"points: {integer(fit.n_points)}, concurrency {number(n.min())} to {number(n.max())} clients"
                 + (", weighted" if getattr(fit, "weights", None) is not None else "")]
         parts = [f"Answer: {self._answer_words()}"]
         if self.comparison is not None:
-            parts.append(self._comparison_text())
+            parts.append(_comparison_text(self.comparison))
         parts.append("\n".join(head) + "\n\n" + self._parameter_text())
         body = self._limit_lines() if self.evidence.usable else [
             f"peak / ceiling: not supported by these data; {supported_instead(fit, self.evidence)}"]
@@ -167,23 +182,6 @@ class CurveAnswer:
         return to_jsonable(record)
 
     # the parts of the summary
-
-    def _comparison_text(self) -> str:
-        comparison = self.comparison
-        frame = comparison.table.drop(columns=["params"])
-        frame["model"] = frame["model"].map(model_label)
-        criterion = comparison.criterion_label
-        ranked = table(frame, {
-            "model": Column("model", "text"), "n_params": Column("parameters", "int"),
-            "aicc": Column("AICc", decimals=1, infinite="undefined", missing="undefined"),
-            "aic": Column("AIC", decimals=1), "bic": Column("BIC", decimals=1),
-            "delta": Column(f"Δ{criterion}", decimals=1, missing="not ranked"), "r2": Column("R²", "r2"),
-            "rmse": Column("RMSE (ops/s)"),
-            "extrapolation_mape": Column("extrapolation error", "percent", digits=2, missing="not checked")},
-            caption=f"Models ranked by {criterion}",
-            footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean) or undefined',
-                       '"undefined": too few points for AICc with this many parameters'])
-        return f"{ranked.text()}\n\nrecommended: {model_label(comparison.recommended)} {aside(comparison.reason)}"
 
     def _parameter_text(self) -> str:
         frame = self.table.reset_index(names="parameter")
@@ -235,3 +233,21 @@ class CurveAnswer:
         criteria = "; ".join(f"{name} {value:,.1f}" for name, value in (("AIC", fit.aic), ("BIC", fit.bic))
                              if math.isfinite(value))
         return "; ".join(part for part in (r2, spread, criteria) if part)
+
+
+def _comparison_text(comparison: ModelComparison) -> str:
+    """The models ranked by the comparison's criterion, with the reason for the recommendation."""
+    frame = comparison.table.drop(columns=["params"])
+    frame["model"] = frame["model"].map(model_label)
+    criterion = comparison.criterion_label
+    ranked = table(frame, {
+        "model": Column("model", "text"), "n_params": Column("parameters", "int"),
+        "aicc": Column("AICc", decimals=1, infinite="undefined", missing="undefined"),
+        "aic": Column("AIC", decimals=1), "bic": Column("BIC", decimals=1),
+        "delta": Column(f"Δ{criterion}", decimals=1, missing="not ranked"), "r2": Column("R²", "r2"),
+        "rmse": Column("RMSE (ops/s)"),
+        "extrapolation_mape": Column("extrapolation error", "percent", digits=2, missing="not checked")},
+        caption=f"Models ranked by {criterion}",
+        footnotes=['"not ranked": exactly determined, or R² below 0 (worse than the mean) or undefined',
+                   '"undefined": too few points for AICc with this many parameters'])
+    return f"{ranked.text()}\n\nrecommended: {model_label(comparison.recommended)} {aside(comparison.reason)}"

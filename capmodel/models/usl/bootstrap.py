@@ -54,7 +54,8 @@ MAX_BOOTSTRAP_CELLS = 10_000_000
 
 
 def bootstrap_fit(fit, n_samples: int = 1000, seed: int | None = 0, method: str = "case") -> BootstrapResult:
-    """Case (rows) or residual bootstrap of a fitted USL-family model (``ScalabilityFit``); see ``ScalabilityFit.bootstrap``."""
+    """Case (rows) or residual bootstrap of a fitted USL-family model (``ScalabilityFit``); see
+    ``ScalabilityFit.bootstrap``."""
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
         raise InputError(f"n_samples: expected a whole number at least 1, got {shown(n_samples)}")
     if seed is not None:

@@ -3,10 +3,10 @@ Little's-law response time.
 
 X(N) = lambda*N / D(N) with D(N) = 1 + sigma*(N-1) + kappa*N*(N-1) (Gunther, *Guerrilla Capacity Planning*, Springer
 2007, ch. 4-6). Every question here is a root of a quadratic in N, solved once, so the fitted objects
-(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
-get the same answer. ``latency_limit`` is the one solver of the latency-target question: its branch and its cap at the
-peak are arguments, and "unreachable" is a named ``LatencyLimit``. Pure functions of the parameters: no fitting, no
-I/O.
+(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer
+(capmodel.plan) and every bootstrap sample get the same answer. ``latency_limit`` is the one solver of the
+latency-target question: its branch and its cap at the peak are arguments, and "unreachable" is a named
+``LatencyLimit``. Pure functions of the parameters: no fitting, no I/O.
 """
 from __future__ import annotations
 
@@ -74,10 +74,10 @@ def usl_peak(sigma, kappa, lambda_):
         return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
     sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_star = np.where(kappa > 0, np.maximum(1.0, np.sqrt(np.maximum(1.0 - sigma, 0.0) / kappa)), math.inf)
-        x_star = np.where(kappa > 0, usl_throughput(np.where(kappa > 0, n_star, 1.0), sigma, kappa, lambda_),
+        n_peak = np.where(kappa > 0, np.maximum(1.0, np.sqrt(np.maximum(1.0 - sigma, 0.0) / kappa)), math.inf)
+        x_peak = np.where(kappa > 0, usl_throughput(np.where(kappa > 0, n_peak, 1.0), sigma, kappa, lambda_),
                           np.where(sigma > 0, lambda_ / sigma, math.inf))
-    return n_star, x_star
+    return n_peak, x_peak
 
 
 def whole_peak(peak_concurrency: float, throughput_at) -> int:
@@ -169,7 +169,8 @@ def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
     reachable = reason not in ("below_zero_load", "past_peak")
     ms = f"{number(seconds * 1000, 4)} ms"
     if reason == "below_zero_load":
-        message = f"a response time of {ms} is unreachable: even at the lightest load it is {number(zero_load * 1000, 4)} ms"
+        message = (f"a response time of {ms} is unreachable: even at the lightest load it is "
+                   f"{number(zero_load * 1000, 4)} ms")
     elif reason == "past_peak":
         message = (f"the response time stays below {ms} up to the peak ({x:,.0f} ops/s at N = {number(n, 4)}) and "
                    "reaches it only past the peak, on the retrograde branch")
@@ -220,8 +221,8 @@ def latency_limit(target_s: float, sigma: float, kappa: float, lambda_: float, *
                   cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time_s: float = 0.0) -> LatencyLimit:
     """The one solver of "the largest N (and its X) whose response time N/X(N) − Z is within a target".
 
-    N/X(N) = D(N)/λ, so the condition is κN² + (σ − κ)N + (1 − σ − λ(T + Z)) <= 0: the largest root N_T of that quadratic
-    (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve when N_T <= N* (the peak,
+    N/X(N) = D(N)/λ, so the condition is κN² + (σ − κ)N + (1 − σ − λ(T + Z)) <= 0: the largest root N_T of that
+    quadratic (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve when N_T <= N* (the peak,
     ``usl_peak``), on the retrograde branch past it otherwise. A target below the response time at every allowed N is
     ``below_zero_load``; a curve whose response time never grows with N (κ = 0, σ <= 0) answers ``unbounded`` (N and X
     infinite, reachable). Nothing here returns 0 or NaN without saying so.
@@ -316,6 +317,7 @@ def log_coherency_peak(sigma, kappa, lambda_):
     with np.errstate(divide="ignore", invalid="ignore"):
         n_star = np.where(kappa > 0, np.maximum(1.0, (1.0 - sigma) / np.where(kappa > 0, kappa, 1.0)), math.inf)
         finite = np.where(kappa > 0, n_star, 1.0)
-        x_star = np.where(kappa > 0, lambda_ * finite / (1.0 + sigma * (finite - 1.0) + kappa * finite * np.log(finite)),
+        x_star = np.where(kappa > 0,
+                          lambda_ * finite / (1.0 + sigma * (finite - 1.0) + kappa * finite * np.log(finite)),
                           np.where(sigma > 0, lambda_ / sigma, math.inf))
     return n_star, x_star

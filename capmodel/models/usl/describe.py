@@ -91,8 +91,8 @@ def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The c
         Where the curve peaks or levels off, with intervals; when the verdict is unusable, what the data support
         instead of a peak or ceiling; then the verdict.
     """
-    from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict
     from capmodel.models.usl.ranking import rivals_ranking
+    from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict
 
     if comparison is None:
         comparison = rivals_ranking(fit)

@@ -96,14 +96,15 @@ class ScalabilityModel:
 
     def parameter_bounds(self, allow_superlinear: bool = False, overrides: dict | None = None):
         """(lower, upper) arrays in parameter order: the declared bounds, sigma's lower one at -1 with
-        ``allow_superlinear``, then ``overrides`` (name -> (low, high)) checked and applied; the model is not changed."""
+        ``allow_superlinear``, then ``overrides`` (name -> (low, high)) checked and applied; the model is not
+        changed."""
         bounds = dict(self.bounds)
         if allow_superlinear and "sigma" in bounds:
             bounds["sigma"] = (SUPERLINEAR_SIGMA_LOWER, bounds["sigma"][1])
         known = {"sigma", "kappa", "lambda"}
         for name, pair in (overrides or {}).items():
             if name not in known:
-                raise InputError(f"bounds: unknown parameter(s) {sorted(set(overrides) - known)}; "
+                raise InputError(f"bounds: unknown parameter(s) {sorted(set(overrides or {}) - known)}; "
                                  "use sigma, kappa, lambda")
             lo, hi = pair
             if not lo < hi:

@@ -6,7 +6,8 @@ client with no interference. Fitted by bounded nonlinear least squares with an a
 the R package ``usl`` (Moeding) on its reference datasets (see tests/test_usl.py).
 
 The model is declared in capmodel.models.usl.family, fitted by capmodel.models.usl.engine, its results derived in
-capmodel.models.usl.results and its closed forms solved in capmodel.models.usl.closed_form; this module is the entry point.
+capmodel.models.usl.results and its closed forms solved in capmodel.models.usl.closed_form; this module is the entry
+point.
 """
 from __future__ import annotations
 

@@ -25,10 +25,9 @@ import pandas as pd
 from scipy import optimize
 
 from capmodel.errors import FitError, InputError
-from capmodel.models.usl.closed_form import LatencyLimit, usl_peak
-from capmodel.models.usl.closed_form import BRANCHES, latency_limit
-from capmodel.models.usl.fit import fit_usl
 from capmodel.formatting import number
+from capmodel.models.usl.closed_form import BRANCHES, LatencyLimit, latency_limit, usl_peak
+from capmodel.models.usl.fit import fit_usl
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95
@@ -175,6 +174,7 @@ def _solve(x, r, start) -> np.ndarray:
                                      xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000)
         if best is None or sol.cost < best.cost:
             best = sol
+    assert best is not None, "at least one starting point"
     q = best.x
     return np.array([q[0], q[1], math.exp(q[2])])
 
@@ -328,8 +328,8 @@ class LatencyFit:
 
     def conf_int(self, level: float = 0.95, n_samples: int = 200, planned_throughput: float | None = None,
                  latency_target_ms: float | None = None) -> pd.DataFrame:
-        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and when
-        asked the latency at a planned throughput and the throughput at a latency target."""
+        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and
+        when asked the latency at a planned throughput and the throughput at a latency target."""
         if not 0 < level < 1:
             raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
         boot = self.bootstrap(n_samples)

@@ -77,7 +77,7 @@ class ModelComparison:
         if level not in regions:
             from capmodel.models.usl.region import likelihood_region
 
-            families = {}
+            families: dict = {}
             for fit in self.fits.values():
                 family = fit.spec.search_family(fit)
                 if family.name in families:      # one search per family, every fit's estimate on its grid

@@ -118,7 +118,7 @@ class Region:
         """The region's points of the family called ``name`` (a capacity read by the USL's closed forms reads the
         USL family's alone)."""
         if name not in self.families:
-            return Region(*(np.zeros(0) for _ in range(2)), np.zeros(0, int), np.zeros(0), np.zeros(0), (name,),
+            return Region(np.zeros(0), np.zeros(0), np.zeros(0, int), np.zeros(0), np.zeros(0), (name,),
                           (self.peaks[0],), (self.coherencies[0],), self.level, self.points, self.dof)
         i = self.families.index(name)
         mine = self.family == i
@@ -295,8 +295,8 @@ class _Search:
             fine = np.geomspace(kappas[kappas > 0].min(), kappas.max(), EDGE_POINTS)
             lines.append((np.zeros_like(fine), fine))
         extra = np.array(fam.estimates, dtype=float).reshape(-1, 2)
-        s = np.concatenate([s, *(l[0] for l in lines), extra[:, 0]])
-        k = np.concatenate([k, *(l[1] for l in lines), extra[:, 1]])
+        s = np.concatenate([s, *(line[0] for line in lines), extra[:, 0]])
+        k = np.concatenate([k, *(line[1] for line in lines), extra[:, 1]])
         self.batches = []
         self.add(s, k)
 

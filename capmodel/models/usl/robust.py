@@ -10,6 +10,7 @@ HuberT norm, the scale s re-estimated each round as the median absolute residual
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,9 @@ import pandas as pd
 from capmodel.errors import FitError
 from capmodel.models.usl.engine import curve_arrays
 from capmodel.models.usl.family import get_model
+
+if TYPE_CHECKING:
+    from capmodel.models.usl.results import ScalabilityFit
 
 HUBER_T = 1.345
 MAX_ROUNDS = 100
@@ -43,7 +47,7 @@ class RobustFit:
         Huber's tuning constant.
     """
 
-    fit: object
+    fit: ScalabilityFit
     weights: np.ndarray
     scale: float
     rounds: int

@@ -7,8 +7,8 @@ object) and ``extrapolation`` (fit on the lowest concurrency levels, score the p
 The rule: rank by AICc when the sample is small (n / k < 40, Burnham & Anderson, *Model Selection and Multimodel
 Inference*, 2nd ed. 2002, sec. 2.4), by AIC otherwise; among the models within 2 units of the best, recommend the
 one with the fewest parameters (same source, sec. 2.6: differences below 2 are not support for the bigger model).
-When the measured throughput falls after its peak by more than noise (capmodel.models.usl.measured_fall says how noise is
-judged), a model whose curve cannot fall (no finite peak: Amdahl, linear, a USL with κ at 0) is not recommended: the
+When the measured throughput falls after its peak by more than noise (capmodel.models.usl.measured_fall says how noise
+is judged), a model whose curve cannot fall (no finite peak: Amdahl, linear, a USL with κ at 0) is not recommended: the
 same rule picks among the models that can, and the reason says why the first-ranked one was passed over.
 Only models with residual degrees of freedom left and an R² of at least 0 are ranked: an exactly determined fit
 passes through every point, and a model worse than the mean throughput is no answer. Where AICc is undefined for a
@@ -18,10 +18,10 @@ BIC's choice when it differs.
 from __future__ import annotations
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.models.usl.verdict.curve_rules import check_curve
 from capmodel.models.usl.engine import curve_arrays
 from capmodel.models.usl.family import MODELS, get_model
 from capmodel.models.usl.ranking import ModelComparison, rank_fits
+from capmodel.models.usl.verdict.curve_rules import check_curve
 
 #: the models a caller may ask for: ``auto`` (the one ``compare_models`` recommends) or a member of the family
 MODEL_CHOICES = ("auto", *MODELS)

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.formatting import number
 from capmodel.models.usl.closed_form import LatencyLimit, latency_limit, usl_throughput, whole_peak
 from capmodel.models.usl.results import ScalabilityFit
 
@@ -21,8 +20,9 @@ class USLFit(ScalabilityFit):
 
     Everything ``ScalabilityFit`` derives, and: ``ceiling`` (λ/σ, the limit without coherency),
     ``recommended_concurrency`` (the whole number of clients at the peak), ``capacity_loss(n)``,
-    ``latency_limit(target_s)`` (the most throughput within a response time) and ``largest_concurrency_within(target_s)``
-    (the most clients within it, past the peak if need be). ``fit_usl`` builds it.
+    ``latency_limit(target_s)`` (the most throughput within a response time) and
+    ``largest_concurrency_within(target_s)`` (the most clients within it, past the peak if need be). ``fit_usl``
+    builds it.
 
     Parameters
     ----------
@@ -54,7 +54,7 @@ class USLFit(ScalabilityFit):
         return None
 
     def _model_warnings(self) -> list:
-        found = []       # superlinear contention is a graded caution: capmodel.models.usl.verdict.assessment.check_superlinear
+        found = []   # superlinear contention is a graded caution: usl.verdict.assessment.check_superlinear
         if self.kappa > 0 and self.peak_concurrency == 1.0:
             found.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
                          "the peak is at N = 1")

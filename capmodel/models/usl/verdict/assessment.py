@@ -24,8 +24,8 @@ from what the curve says against any answer:
   data stop, and the truth lies beyond): weak, however narrow the interval.
 - **the peak below the data** (``check_peak_below``): a peak whose concurrency interval lies wholly below the
   smallest measured concurrency is extrapolated downwards (the data start past it): unusable.
-- **the curve's own columns** (capmodel.models.usl.verdict.curve_rules): client-bound steps, idle points, Little's law against
-  the concurrency both ways (units), a throughput spanning six orders of magnitude.
+- **the curve's own columns** (capmodel.models.usl.verdict.curve_rules): client-bound steps, idle points, Little's law
+  against the concurrency both ways (units), a throughput spanning six orders of magnitude.
 - **the fit against the data**: R² below 0 (the model explains less than the mean: unusable), the measured best
   above the model's peak or ceiling beyond the scatter (``check_past_peak``: unusable), a model that cannot fall on
   data that fall (``check_measured_fall``: unusable), the replicates' lack-of-fit F test at ``LACK_OF_FIT_ALPHA`` =
@@ -41,9 +41,9 @@ import math
 import numpy as np
 
 from capmodel.formatting import number, r_squared
-from capmodel.models.usl.verdict.curve_rules import curve_reasons
 from capmodel.models.evidence import SOUND_SPAN, Evidence, Reason
 from capmodel.models.usl.labels import model_label
+from capmodel.models.usl.verdict.curve_rules import curve_reasons
 from capmodel.models.usl.verdict.limits import best_measured, check_past_peak, model_limit
 from capmodel.models.usl.verdict.next_step import next_step
 
@@ -182,7 +182,7 @@ def data_reasons(fit, comparison=None) -> list[Reason]:
     found = [*curve_reasons(fit.curve, fit.concurrency, fit.throughput), check_r2(fit), check_past_peak(fit),
              check_measured_fall(fit, comparison), *warning_reasons(fit), check_lack_of_fit(fit),
              check_single_point(fit)]
-    unique = {}
+    unique: dict = {}
     for reason in found:
         if reason is not None:
             unique.setdefault((reason.code, reason.message), reason)
@@ -270,7 +270,8 @@ def check_outside(fit, estimate: float, low: float, high: float, level: float) -
 def limit_reasons(fit, region) -> list[Reason]:
     """The reasons about the fit's own figure, the most the server delivers, read over ``region``."""
     if region.empty:
-        return [check_interval(math.nan, math.nan, figure_name(fit), region.level, advice=next_step(fit, region))]
+        nothing = check_interval(math.nan, math.nan, figure_name(fit), region.level, advice=next_step(fit, region))
+        return [nothing] if nothing is not None else []
     low, high = region.limit_interval()
     advice = next_step(fit, region)
     estimate = float(fit.peak_throughput)
@@ -307,7 +308,7 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
     -------
     Evidence
     """
-    found = data_reasons(fit, comparison)
+    found: list[Reason | None] = list(data_reasons(fit, comparison))
     if answer_concurrency is None:
         found += limit_reasons(fit, answer_region(fit, comparison, level))
     else:

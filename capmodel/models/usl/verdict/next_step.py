@@ -16,9 +16,9 @@ The most a server delivers is pinned by the points around its peak. Where the fi
   ``TARGET_SPAN`` = 1.15, a margin under the sound 1.25)² asks, at most ``MAX_REPEATS`` = 6.
 
 Too few points for any interval (fewer than four): measure levels spaced geometrically from the smallest measured to
-twice the largest, ``ENOUGH_LEVELS`` = 8 in all. The width judged is the interval's own or, where it is larger, its reach above the most the fitted curve shows
-(``capmodel.models.usl.verdict.assessment.check_reach``). ``tests/evidence/test_next_step.py`` follows the advice on synthetic
-servers and checks that the grade moves.
+twice the largest, ``ENOUGH_LEVELS`` = 8 in all. The width judged is the interval's own or, where it is larger, its
+reach above the most the fitted curve shows (``capmodel.models.usl.verdict.assessment.check_reach``).
+``tests/evidence/test_next_step.py`` follows the advice on synthetic servers and checks that the grade moves.
 """
 from __future__ import annotations
 
