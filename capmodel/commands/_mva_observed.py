@@ -18,7 +18,6 @@ MAX_SAMPLES_BYTES = 64 * 2**20
 def parse_assignments(text: str, option: str, bound=None) -> dict:
     """'reads=1.3,writes=2' -> {'reads': 1.3, 'writes': 2.0}; one error naming the option and the part otherwise;
     ``bound`` (a ``capmodel.constraints.Number``) is each value's range."""
-    import math
 
     out = {}
     for part in [p for p in text.replace(" ", "").split(",") if p]:
@@ -114,34 +113,10 @@ def run_observed(args) -> int:
     result = mix_what_if(observations, cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
                          level=args.level)
     if args.json:
-        members = []
-        for m in result.members:
-            p = result.predicted.loc[m.member]
-            members.append({
-                "member": m.member, "cores": m.cores,
-                "cores_source": "--cores" if args.cores is not None else "samples", "intervals": m.intervals,
-                "cpu_per_op_ms": {c: v * 1000 for c, v in m.cpu_per_op.items()},
-                "background_cores": m.background_cores, "utilization": p["utilization"],
-                "utilization_interval": [result.low.loc[m.member, "utilization"],
-                                         result.high.loc[m.member, "utilization"]],
-                "load_factor_that_fits": p["load_factor_that_fits"],
-                # replication: the work that follows the set's writes (a secondary), and the replication operations
-                # served to other members, taken out of their class (models.mix_intervals.split_replication)
-                "replication": {"observed_per_s": m.replication_baseline, "asked_per_s": p["replication_per_s"],
-                                "cpu_per_op_ms": m.replication_cpu_per_op * 1000, "writes_factor": result.writes_factor,
-                                "served_per_s": m.served,
-                                "served_latency_ms": {c: v * 1000 for c, v in m.served_latency.items()}},
-                # how far the figures moved from one window of the observation to another, beyond the fit (root mean
-                # square, models.mix_spread); the intervals include it
-                "window_spread": {key: {"percent": math.expm1(s) * 100, "windows": k}
-                                  for key, (s, k) in result.spread.get(m.member, {}).items()},
-                # where the asked mix leaves the shares a class's latency was fitted on (mix_production.outside_mix)
-                "mix_outside_fitted": [{"class": c, "share_of": k, "asked_share": asked, "fitted_shares": [low, high],
-                                        "extrapolated_term": term}
-                                       for c, k, asked, low, high, term in result.outside_mix.get(m.member, [])],
-                "classes": [row for row in result.table.to_dict(orient="records") if row["member"] == m.member]})
-        print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,
-                    "cores_note": said, "evidence": result.evidence.to_json()})
+        record = result.to_json()
+        for member in record["members"]:
+            member["cores_source"] = "--cores" if args.cores is not None else "samples"
+        print_json({**record, "cores_note": said})
         return 0
     print(asked_load(scale, rates))
     if said:

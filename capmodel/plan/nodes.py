@@ -15,7 +15,8 @@ import pandas as pd
 
 from capmodel.constraints import Number
 from capmodel.errors import PlanError
-from capmodel.formatting import integer, number
+from capmodel.formatting import Column, integer, is_missing, money, number, table
+from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
@@ -235,6 +236,43 @@ class NodeStudy:
     sensitivity: pd.DataFrame | None = None
     evidence: Evidence = Evidence()
     row_evidence: dict = field(default_factory=dict)   # workload -> Evidence of its node count
+    #: the node curve's name and the bootstrap samples behind the USL interval (when fitted to a curve)
+    curve_source: str | None = None
+    bootstrap: int | None = None
+    #: the prices per node given: {"reference": ..., "candidate": ...}
+    node_costs: dict = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """What ``capmodel nodes`` prints: the source and the scaling, the table of node counts, unreachable
+        workloads, the interval's and the costs' basis, the rounding note and the verdict."""
+        rows = self.rows
+        lines = [f"{self.source}; candidate scaling over node count: sigma = {number(self.sigma, 4)}, kappa = "
+                 f"{number(self.kappa, 4)} ({self.basis})",
+                 nodes_table(rows, lambda r: self.row_evidence[r["workload"]].usable).text()]
+        lines += [f"workload {r['workload']}: {r['usl_note']}" for _, r in rows.iterrows() if not r["usl_reachable"]]
+        if "nodes_usl_low" in rows.columns:
+            lines.append("USL interval: 95% bootstrap percentile interval of the USL node count fitted to "
+                         f"{self.curve_source} ({self.bootstrap} samples).")
+        prices = [f"{side} {money(value)} per node" for side, value in self.node_costs.items()]
+        if prices:
+            lines.append(f"Costs: node count x cost per node ({', '.join(prices)}).")
+        note = self.rounding_note()
+        if note:
+            lines.append(f"Rounding: {note}.")
+        lines.append("")
+        lines += self.evidence.lines()
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """The JSON of ``capmodel nodes --json``: the source, the USL over node count, the rounding, one record per
+        workload (with its evidence) and the study's evidence."""
+        records = self.rows.astype(object).where(self.rows.notna(), None).to_dict(orient="records")
+        for record in records:
+            record["evidence"] = self.row_evidence[record["workload"]].to_json()
+        return to_jsonable({"source": self.source, "usl": {"sigma": self.sigma, "kappa": self.kappa,
+                                                           "basis": self.basis},
+                            "rounding": self.rounding, "rounding_note": self.rounding_note(), "rows": records,
+                            "evidence": self.evidence.to_json()})
 
     def rounding_note(self) -> str | None:
         """Why the linear and the USL counts differ for a workload the USL, linear here, should agree on (None when
@@ -401,5 +439,47 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
             if short is not None:
                 row_evidence[r["workload"]] = row_evidence[r["workload"]] + Evidence.of(short)
                 evidence = evidence + Evidence.of(short)
+    costs = {side: value for side, value in (("reference", reference_node_cost), ("candidate", candidate_node_cost))
+             if value is not None}
     return NodeStudy(rows=rows, sigma=sigma, kappa=kappa, basis=basis, rounding=rounding, source=source or "",
-                     input_table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence)
+                     input_table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence,
+                     curve_source=curve_source if node_curve is not None else None,
+                     bootstrap=bootstrap if node_curve is not None else None, node_costs=costs)
+
+
+UNSUPPORTED = "unsupported"   # a count whose own verdict is unusable: not printed as a number
+
+
+def _span(r, name: str, kind: str) -> str:
+    """"low to high" of a bootstrap interval, through the formatting layer ("" without one)."""
+    low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
+    if is_missing(low) or is_missing(high):
+        return ""
+    shown = integer if kind == "int" else money
+    return f"{shown(low)} to {shown(high)}"
+
+
+def nodes_table(rows, supported):
+    """The rows as a ``capmodel.formatting.Table`` with the columns the options asked for; ``supported(row)`` is
+    False where the row's USL count has an unusable verdict (its USL figures then read "unsupported")."""
+    frame = rows.copy()
+    ok = [bool(supported(r)) for _, r in rows.iterrows()]
+    reach = rows["usl_reachable"].astype(bool).tolist()
+    for name in ("nodes_usl", "cost_usl", "rack_units_usl"):
+        if name in frame.columns:
+            frame[name] = [float("inf") if not live else (v if good else UNSUPPORTED)
+                           for v, good, live in zip(rows[name].astype(object), ok, reach)]
+    for name, kind in (("nodes_usl", "int"), ("cost_usl", "money")):
+        if f"{name}_low" in frame.columns:
+            frame[f"{name}_interval"] = [_span(r, name, kind) for _, r in rows.iterrows()]
+    columns = {
+        "workload": Column("workload", "text"), "multiplier": Column("multiplier", decimals=2),
+        "nodes_linear": Column("nodes, linear", "int"), "nodes_usl": Column("nodes, USL", "int"),
+        "nodes_usl_interval": Column("USL interval (nodes)", "text"),
+        "cost_reference": Column("cost, reference", "money"), "cost_linear": Column("cost, linear", "money"),
+        "cost_usl": Column("cost, USL", "money"), "cost_usl_interval": Column("cost USL interval", "text"),
+        "rack_units_reference": Column("RU, reference", "int"), "rack_units_linear": Column("RU, linear", "int"),
+        "rack_units_usl": Column("RU, USL", "int")}
+    return table(pd.DataFrame(frame), columns, footnotes=[
+        '"unreachable": no number of candidate nodes reaches the reference throughput under the USL',
+        f'"{UNSUPPORTED}": the data cannot support that node count (see the evidence below; --json keeps the figure)'])

@@ -17,7 +17,8 @@ import pandas as pd
 
 from capmodel.constraints import Number, Sequence, checked, typed, with_name
 from capmodel.errors import PlanError
-from capmodel.formatting import integer, number, plural
+from capmodel.formatting import Column, integer, number, percent, plural, table
+from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
@@ -189,6 +190,33 @@ class ShardStudy:
     scenarios: pd.DataFrame | None = None
     evidence: Evidence = Evidence()
     row_evidence: tuple = ()   # one Evidence per row of ``rows``
+
+    def to_json(self) -> dict:
+        """The JSON of ``capmodel shards --json``: the source, the model, one row per target (unreachable targets
+        carry None and the reason; each row its evidence) and the study's evidence."""
+        rows = [_json_row(plan) for plan in self.rows]
+        for row, verdict in zip(rows, self.row_evidence):
+            row["evidence"] = verdict.to_json()
+        return to_jsonable({"source": self.source, "model": self.model, "rows": rows,
+                            "evidence": self.evidence.to_json()})
+
+    def summary(self) -> str:
+        """What ``capmodel shards`` prints: the source, the model with its peak, its warnings, the table of shards
+        per target and the verdict."""
+        m = self.model
+        at = number(m["peak_shards"])          # a USL peak may fall between shard counts: 3.5 shards
+        peak = (f"peak {integer(m['peak_throughput'])} inserts/s at {at} shard{'' if at == '1' else 's'}"
+                if m["peak_shards"] is not None else
+                f"ceiling {integer(m['peak_throughput'])} inserts/s" if m["peak_throughput"] is not None
+                else "linear, no peak")
+        lines = [f"Source: {self.source}; {m['basis']}",
+                 f"Model: {number(m['per_shard_throughput'])} inserts/s per shard, sigma = {number(m['sigma'], 4)}, "
+                 f"kappa = {number(m['kappa'], 4)} ({peak}); at most {plural(m['max_shards'], 'shard')}; clients: "
+                 f"{m['clients_rule']}"]
+        lines.extend(f"Warning: {w}" for w in m.get("warnings", []))
+        lines.append(shards_table(m, self.to_json()["rows"]).text())
+        lines += [""] + self.evidence.lines()
+        return "\n".join(lines)
 
     def describe(self) -> str:
         """The answer in words (markdown): shards and clients per target, and the shard count per scenario."""
@@ -395,3 +423,42 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     evidence = evidence + Evidence.of(batch_latency_reason(batch_latency_ms, batch_size))
     return ShardStudy(source=source, model=model, rows=rows, scenarios=scan, evidence=evidence,
                       row_evidence=tuple(per[label] for label in labels))
+
+
+def _json_row(plan: dict) -> dict:
+    """One target's row of the JSON contract: unreachable targets carry None and the reason."""
+    reachable = plan["shards"] is not None
+    row = {"target_rate": plan["target_rate"], "shards": plan["shards"], "reachable": reachable,
+           "reason": plan["reason"] or None}
+    for key in ("throughput", "efficiency", "linear_shards", "clients"):
+        row[key] = plan.get(key)
+    for key in ("shards_low", "shards_high", "unreachable_share"):
+        if key in plan:
+            row[key] = plan[key]
+    return row
+
+
+def shards_table(model: dict, rows: list[dict]):
+    """The rows as a ``capmodel.formatting.Table``: a count the data cannot support reads "unsupported", a target
+    no shard count reaches reads "unreachable" with its reason."""
+    shown = []
+    for r in rows:
+        row = {"target_rate": r["target_rate"], "linear_shards": r["linear_shards"]}
+        if r["reachable"] and r.get("evidence", {}).get("grade") == "unusable":
+            row.update(shards="unsupported", note="the data cannot support a shard count here (see the evidence)")
+        elif r["reachable"]:
+            row.update(shards=r["shards"], throughput=r["throughput"], efficiency=r["efficiency"],
+                       clients=r["clients"])
+            if "shards_low" in r:
+                row["note"] = (f"{integer(r['shards_low'])} to {integer(r['shards_high'])} shards, "
+                               f"{percent(model['level'])} bootstrap")
+        else:
+            row.update(shards=float("inf"), note=r["reason"])
+        shown.append(row)
+    return table(pd.DataFrame(shown), {
+        "target_rate": Column("target (inserts/s)", "num"), "shards": Column("shards", "int"),
+        "linear_shards": Column("linear estimate (shards)", "int"),
+        "throughput": Column("delivered (inserts/s)", "num"), "efficiency": Column("efficiency", "percent", digits=3),
+        "clients": Column("client processes", "int"), "note": Column("note", "text", missing="")},
+        footnotes=['"unreachable": no shard count up to the limit reaches the target',
+                   '"—": no figure where there is no shard count'])
