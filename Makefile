@@ -1,11 +1,14 @@
 # The two commands: `make report` (the main job) and `make test`. Both work on a fresh machine: the first run creates
-# .venv and installs capmodel with everything it needs.
+# .venv and installs capmodel with every extra and the tests' tools (.[all,test]). `make check` runs the linter and the
+# type checker on capmodel/ (it adds the check extra: ruff and mypy).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.capmodel-installed
 
-.PHONY: venv test report clean chromium
+CHECK_STAMP := $(VENV)/.capmodel-check-installed
+
+.PHONY: venv test report docs check clean chromium
 
 # The browser tests drive Debian's chromium (tests/report/test_browser.py); `make test` installs it when it is missing,
 # with apt-get as root or through sudo. MARK narrows the tests by marker, e.g. make test MARK='not browser';
@@ -23,10 +26,20 @@ NAMED_TESTS = $(filter tests tests/% %.py,$(PYTEST_ARGS))$(findstring ::,$(PYTES
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[all,test]'
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+$(CHECK_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[all,test,check]'
+	touch $(CHECK_STAMP)
+
+# Lint (ruff: pyflakes, pycodestyle, import order) and types (mypy) on capmodel/, configured in pyproject.toml; both
+# must report nothing.
+check: $(CHECK_STAMP)
+	$(BIN)/python -m ruff check capmodel/
+	$(BIN)/python -m mypy
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -55,5 +68,10 @@ test: $(STAMP) chromium
 report: $(STAMP)
 	$(BIN)/capmodel report --all --live --out reports
 
+# The manual (docs/, mkdocs.yml) into site/: strict, so a broken link or a docstring that does not parse fails it.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+	@echo "the manual: site/index.html"
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache

@@ -33,11 +33,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from scipy.signal import lfilter
+    from timing import median_time
 
     from capmodel.observe.capacity import N_BOOTSTRAP, server_capacity
     from capmodel.observe.service_demand import bootstrap_demands, demand_interval, fit_demand
     from tests.observe.test_capacity import _polyfit_bootstrap_interval, samples
-    from timing import median_time
 
     n = args.intervals
     x = np.linspace(100, 900, n) * (1 + 0.1 * np.sin(np.arange(n)))

@@ -28,11 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+
 from tests.support import awkward_folders as hf  # noqa: E402
 from tests.support import awkward_ftdc as hftdc  # noqa: E402
 from tests.support import awkward_inputs as hi  # noqa: E402
 from tests.support import awkward_models as hm  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 HANG_SECONDS = 30
 BAD = ("traceback", "hang", "unnamed", "noise", "overwrote", "memory")

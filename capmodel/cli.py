@@ -17,6 +17,7 @@ from importlib import import_module
 import capmodel
 import capmodel.commands
 from capmodel.errors import CapmodelError
+from capmodel.extras import MissingExtraError, extra_of
 from capmodel.redact import redact_text
 
 EXIT_USAGE = 2
@@ -96,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
             raise
         prog = exc.prog if isinstance(exc, UsageError) else "capmodel"
         return _error(f"{prog}: error: ", one_line(exc), args, argv, exc.json)
+    except ModuleNotFoundError as exc:  # an extra's module, on a path no require() guards: still named by its extra
+        extra = extra_of(exc.name)
+        if debug or extra is None:
+            raise
+        command = " ".join(filter(None, ["capmodel", getattr(args, "command", None)]))
+        return _error("capmodel: error: ", str(MissingExtraError(command, extra, exc.name or extra)), args, argv)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return 0
@@ -117,7 +124,7 @@ def _skip_iri_grammars() -> None:
     rfc3987_syntax, when present (jupyterlab's jupyter-events installs it): that compiles ~40 grammars, 2 s of CPU of
     every report command's 3 s of imports. No notebook schema has an iri format, so the command's process goes without
     it (jsonschema then leaves the iri formats unchecked, as it does when the package is not installed)."""
-    sys.modules.setdefault("rfc3987_syntax", None)
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks an import (documented)
 
 
 def _error(prefix: str, message: str, args, argv, payload: dict | None = None) -> int:

@@ -24,8 +24,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from decimal import Decimal
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Mapping
 
 from capmodel.errors import CapmodelError, plain, shown
@@ -72,7 +72,7 @@ def bound(value, kind: type | None = float) -> str:
     return number(value, digits=BOUND_DIGITS)
 
 
-def span(low, high, kind: type | None = float) -> str:
+def range_words(low, high, kind: type | None = float) -> str:
     """'from LOW to HIGH' in ``bound``'s words: the range a refusal names."""
     return f"from {bound(low, kind)} to {bound(high, kind)}"
 
@@ -97,7 +97,7 @@ def _is_bool(value) -> bool:
 
 @dataclass(frozen=True)
 class Number:
-    kind: type | None = float
+    kind: type[int] | type[float] | None = float
     low: float = -math.inf
     high: float = math.inf
     name: str = "value"
@@ -118,7 +118,7 @@ class Number:
         above = f"{'>' if self.low_open else '>='} {bound(self.low, self.kind)}"
         below = f"{'<' if self.high_open else '<='} {bound(self.high, self.kind)}"
         if low and high and not (self.low_open or self.high_open):
-            bounds = f" {span(self.low, self.high, self.kind)}"
+            bounds = f" {range_words(self.low, self.high, self.kind)}"
         elif low and high:
             bounds = f" {above} and {below}"
         else:

@@ -17,9 +17,9 @@ use it.
 """
 from __future__ import annotations
 
-import dataclasses
 import base64
 import csv
+import dataclasses
 import html
 import io
 import math

@@ -11,19 +11,15 @@ from typing import Any
 
 def to_jsonable(value: Any) -> Any:
     """Plain JSON types from numpy / pandas values; NaN and infinities become null."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None
+    import numpy as np  # a core requirement, imported where it is used: this bottom module imports fast
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
-    if np is not None:
-        if isinstance(value, np.ndarray):
-            return [to_jsonable(v) for v in value.tolist()]
-        if isinstance(value, np.generic):
-            value = value.item()
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
     if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a DataFrame: list of rows
         return [to_jsonable(r) for r in value.to_dict(orient="records")]
     if isinstance(value, float) and not math.isfinite(value):

@@ -36,7 +36,8 @@ class FolderLock:
     """``with FolderLock(out):`` holds ``out`` for this process; a second holder is refused, naming the first's PID."""
 
     def __init__(self, out, option: str = "--out"):
-        self.out, self.option, self.fd = Path(out), option, None
+        self.out, self.option = Path(out), option
+        self.fd: int | None = None
 
     def __enter__(self) -> "FolderLock":
         import fcntl
@@ -113,7 +114,7 @@ class FolderBefore:
         self.out = Path(out).absolute()
         self.created = [p for p in (self.out, *self.out.parents) if not os.path.lexists(p)]
         try:
-            self.before = set(os.listdir(self.out)) if not self.created else set()
+            self.before: set[str] | None = set(os.listdir(self.out)) if not self.created else set()
         except OSError:
             self.before = None            # unreadable: nothing is ever removed
 

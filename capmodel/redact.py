@@ -43,13 +43,20 @@ _PAIR_IN_TEXT = re.compile(r"(?<![\w.\-])([A-Za-z_][\w.\-]*)=([^&;\s\"'<>`]*)")
 _PROPERTY_PAIR = re.compile(r"(?i)((?:^|,|%2C)([A-Za-z0-9_]+)(?::|%3A))([^,%]*(?:%(?!2C)[^,%]*)*)")
 
 
+def _scheme_and_rest(text: str) -> tuple[str | None, str]:
+    """(``scheme://`` or None, the rest): ``_SCHEME`` matches every string."""
+    match = _SCHEME.match(text)
+    assert match is not None
+    return match.group(1), match.group(2)
+
+
 def redact_uri(uri: str, user: bool = False, mask: str = MASK) -> str:
     """The URI with its password (and with ``user=True`` its user name) and secret query options replaced by mask.
 
     Any scheme or none: ``user:pw@host`` loses its password as ``mongodb://user:pw@host`` does. Strings without
     credentials or secret options come back unchanged.
     """
-    scheme, rest = _SCHEME.match(uri).groups()
+    scheme, rest = _scheme_and_rest(uri)
     scheme = scheme or ""
     at = _userinfo_end(rest)
     if at is not None:
@@ -93,7 +100,7 @@ _REMEMBERED: Counter = Counter()  # password forms masked in all text while a ``
 @contextlib.contextmanager
 def secrets_masked(uri: str):
     """While the block runs, ``redact_text`` masks ``uri``'s password (every form of it) wherever it appears."""
-    rest = _SCHEME.match(uri).groups()[1]
+    rest = _scheme_and_rest(uri)[1]
     at = _userinfo_end(rest)
     forms = _password_forms(rest[:at].partition(":")[2]) if at is not None else ()
     _REMEMBERED.update(forms)
@@ -189,7 +196,7 @@ def is_secret_name(name: Any) -> bool:
 def url_password(value: str) -> str | None:
     """The password of a URL of any scheme or none (``scheme://user:password@host``, ``user:password@host``), as
     written (not decoded), or None."""
-    rest = _SCHEME.match(value).groups()[1]
+    rest = _scheme_and_rest(value)[1]
     at = _userinfo_end(rest)
     if at is None:
         return None

@@ -6,14 +6,11 @@ set (named by their folders), and the answer names the one that saturates first.
 """
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
 
-from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError, shown
 from capmodel.models.mix.intervals import usable_intervals
-
 
 MAX_SAMPLES_BYTES = 64 * 2**20
 
@@ -21,7 +18,6 @@ MAX_SAMPLES_BYTES = 64 * 2**20
 def parse_assignments(text: str, option: str, bound=None) -> dict:
     """'reads=1.3,writes=2' -> {'reads': 1.3, 'writes': 2.0}; one error naming the option and the part otherwise;
     ``bound`` (a ``capmodel.constraints.Number``) is each value's range."""
-    import math
 
     out = {}
     for part in [p for p in text.replace(" ", "").split(",") if p]:
@@ -44,27 +40,18 @@ def parse_assignments(text: str, option: str, bound=None) -> dict:
     return out
 
 
-def read_samples(folder: str):
-    """The ``samples.csv`` of an observe output folder, size-bounded; errors name the file."""
-    import pandas as pd
-
-    from capmodel.data.structured import read_text
+def observed_samples(folder: str):
+    """The ``samples.csv`` of an observe output folder (or the file itself), size-bounded, with the columns the
+    what-if needs; errors name the file."""
+    from capmodel.observe.observation import read_samples, refuse_several_members
 
     path = Path(folder)
     if path.is_dir():
         path = path / "samples.csv"
     if not path.is_file():
         raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
-    text = read_text(path, MAX_SAMPLES_BYTES)
-    try:
-        table = unguard_frame(pd.read_csv(io.StringIO(text)))   # the text cells observe guarded (csv_cells)
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"{path}: not a readable CSV ({str(exc).splitlines()[0][:100]})") from None
-    if table.columns.duplicated().any():
-        raise InputError(f"{path}: column {table.columns[table.columns.duplicated()][0]!r} appears twice")
+    table = read_samples(path, MAX_SAMPLES_BYTES)
     usable_intervals(table, str(path))  # the columns, checked here so that the error names the file
-    from capmodel.observe.observation import refuse_several_members
-
     refuse_several_members(table, path.parent, "--observed", repeatable=True)
     return table
 
@@ -85,9 +72,9 @@ def member_name(folder: str, taken: set) -> str:
 
 
 def run_observed(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.constraints import with_name
-    from capmodel.models.mix.production import CORES, mix_what_if
+    from capmodel.jsonable import print_json
+    from capmodel.models.mix.production import SERVER_CORES, mix_what_if
     from capmodel.models.mix.rates import RATE, SCALE_FACTOR
 
     if args.model is not None:
@@ -100,57 +87,36 @@ def run_observed(args) -> int:
         if not samples_path(folder).is_file():
             raise InputError(f"--observed {folder}: no samples.csv there (write one with capmodel observe --out)")
     if args.cores is not None:
-        with_name(CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name
+        with_name(SERVER_CORES, "--cores").check(args.cores, InputError)     # the model's rule, in the option's name
     if args.scale and args.rates:
         raise InputError("give either --scale or --rates, not both")
     if not 0 <= args.bootstrap <= 10_000:
         raise InputError(f"--bootstrap must be from 0 to 10,000 resamples, got {args.bootstrap}")
     if not 0 < args.level < 1:
         raise InputError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level}")
-    observations, taken, seen = {}, set(), {}
+    observations: dict = {}
+    taken: set = set()
+    seen: dict = {}
     for folder in args.observed:
         where = samples_path(folder)
         if where in seen:   # one server given twice would be two members, and the set's limit counted twice
-            raise InputError(f"--observed {folder}: the same samples as --observed {seen[where]}: give each member once")
+            raise InputError(f"--observed {folder}: the same samples as --observed {seen[where]}: "
+                             "give each member once")
         seen[where] = folder
         name = member_name(folder, taken)
         taken.add(name)
-        observations[name] = read_samples(folder)
+        observations[name] = observed_samples(folder)
     # a repeated option adds its classes (argparse would keep the last one alone); a class given twice is refused
     scale = parse_assignments(",".join(args.scale), "--scale", SCALE_FACTOR) if args.scale else None
     rates = parse_assignments(",".join(args.rates), "--rates", RATE) if args.rates else None
-    cores, said = member_cores(observations, args.cores)
+    cores, said = cores_by_member(observations, args.cores)
     result = mix_what_if(observations, cores, scale=scale, rates=rates, n_bootstrap=args.bootstrap,
                          level=args.level)
     if args.json:
-        members = []
-        for m in result.members:
-            p = result.predicted.loc[m.member]
-            members.append({
-                "member": m.member, "cores": m.cores,
-                "cores_source": "--cores" if args.cores is not None else "samples", "intervals": m.intervals,
-                "cpu_per_op_ms": {c: v * 1000 for c, v in m.cpu_per_op.items()},
-                "background_cores": m.background_cores, "utilization": p["utilization"],
-                "utilization_interval": [result.low.loc[m.member, "utilization"],
-                                         result.high.loc[m.member, "utilization"]],
-                "load_factor_that_fits": p["load_factor_that_fits"],
-                # replication: the work that follows the set's writes (a secondary), and the replication operations
-                # served to other members, taken out of their class (models.mix_intervals.split_replication)
-                "replication": {"observed_per_s": m.replication_baseline, "asked_per_s": p["replication_per_s"],
-                                "cpu_per_op_ms": m.replication_cpu_per_op * 1000, "writes_factor": result.writes_factor,
-                                "served_per_s": m.served,
-                                "served_latency_ms": {c: v * 1000 for c, v in m.served_latency.items()}},
-                # how far the figures moved from one window of the observation to another, beyond the fit (root mean
-                # square, models.mix_spread); the intervals include it
-                "window_spread": {key: {"percent": math.expm1(s) * 100, "windows": k}
-                                  for key, (s, k) in result.spread.get(m.member, {}).items()},
-                # where the asked mix leaves the shares a class's latency was fitted on (mix_production.outside_mix)
-                "mix_outside_fitted": [{"class": c, "share_of": k, "asked_share": asked, "fitted_shares": [low, high],
-                                        "extrapolated_term": term}
-                                       for c, k, asked, low, high, term in result.outside_mix.get(m.member, [])],
-                "classes": [row for row in result.table.to_dict(orient="records") if row["member"] == m.member]})
-        print_json({"members": members, "limiting_member": result.limiting_member, "level": result.level,
-                    "cores_note": said, "evidence": result.evidence.to_json()})
+        record = result.to_json()
+        for member in record["members"]:
+            member["cores_source"] = "--cores" if args.cores is not None else "samples"
+        print_json({**record, "cores_note": said})
         return 0
     print(asked_load(scale, rates))
     if said:
@@ -160,7 +126,7 @@ def run_observed(args) -> int:
     return 0
 
 
-def member_cores(observations: dict, given: int | None) -> tuple[dict, str]:
+def cores_by_member(observations: dict, given: int | None) -> tuple[dict, str]:
     """{member: cores} and what to say of them: each member's host cores as its samples record them (observe's
     ``cores`` column), or ``given`` (--cores) for every member, said where it overrides a recorded figure; a
     member whose samples record none is named in the refusal."""
@@ -177,22 +143,23 @@ def member_cores(observations: dict, given: int | None) -> tuple[dict, str]:
     if lacking:
         raise InputError(f"--observed: the samples of {', '.join(lacking)} record no cores (no 'cores' column with a "
                          "figure: an older observe, or a server that did not report them): give --cores N")
-    odd = {name: c for name, c in recorded.items() if c != int(c)}
+    cores = {name: c for name, c in recorded.items() if c is not None}     # every one, after the check above
+    odd = {name: c for name, c in cores.items() if c != int(c)}
     if odd:
         name, c = next(iter(odd.items()))
         raise InputError(f"--observed {name}: its samples record {number(c)} cores, not a whole number: give --cores N")
-    return {name: int(c) for name, c in recorded.items()}, ""
+    return {name: int(c) for name, c in cores.items()}, ""
 
 
 def asked_load(scale: dict | None, rates: dict | None) -> str:
     """The load the answer is for, said before it (the figures alone do not tell a scaled load from the observed
     one): 'What if: reads ×1.3, writes ×2 (the other classes as observed).'"""
+    from capmodel.data.curve_columns import OPERATION_CLASSES
     from capmodel.formatting import number
-    from capmodel.models.mix.intervals import CLASSES
 
     if rates:      # a class not named runs no operations (models.mix_rates.scaled_rates)
         named = ", ".join(f"{c} at {number(v, 4)} ops/s" for c, v in rates.items())
-        return f"What if: {named}" + ("." if set(CLASSES) <= set(rates) else " (no other operations).")
+        return f"What if: {named}" + ("." if set(OPERATION_CLASSES) <= set(rates) else " (no other operations).")
     if scale:
         return "What if: " + ", ".join(f"{c} ×{number(v, 4)}" for c, v in scale.items()) + \
             " (the other classes as observed)."

@@ -30,7 +30,8 @@ def register(subparsers) -> None:
                    help="comma-separated client counts, e.g. 1,2,4,8,16,32,64 (with --adaptive: the range)")
     p.add_argument("--duration", type=float, default=None, help="measured seconds per step (default 10)")
     p.add_argument("--warmup", type=float, default=None, help="discarded seconds before each step (default 2)")
-    p.add_argument("--operations", type=whole_number, default=None, help="measure this many operations per step instead")
+    p.add_argument("--operations", type=whole_number, default=None,
+                   help="measure this many operations per step instead")
     p.add_argument("--rate", type=float, default=None,
                    help="open loop: target ops/s per step; latency counts from the intended start")
     p.add_argument("--arrivals", choices=("uniform", "poisson"), default=None,
@@ -45,8 +46,8 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="with --scheduler: use at most this many of the cluster's workers (spread over its hosts)")
     p.add_argument("--binding", choices=("pymongo", "mongojet"), default=None,
-                   help="the binding (the driver library) the clients use: mongojet (the default: coroutines on a Rust core, about a third "
-                        "of pymongo's client CPU per operation) or pymongo (threads)")
+                   help="the binding (the driver library) the clients use: mongojet (the default: coroutines on a Rust "
+                        "core, about a third of pymongo's client CPU per operation) or pymongo (threads)")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
                    help="choose concurrencies from the running USL fit until the peak is located")
@@ -127,8 +128,11 @@ def build_config(args):
 
 
 def run(args) -> int:
-    from capmodel.redact import redact_text
+    from capmodel.extras import require
+
+    require("bench", "capmodel bench")
     from capmodel.bench.sweep.sweep import Sweep
+    from capmodel.redact import redact_text
 
     config, _ = build_config(args)
     if config.distributed:   # Dask's own tracebacks (a lost scheduler) are not the user's: capmodel says it in one line

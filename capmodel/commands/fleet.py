@@ -11,7 +11,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("fleet", help="capacity, headroom and runway of many servers' FTDC, as Dask tasks",
                               description="One task per server: its FTDC decoded on a Dask worker, its capacity from "
                               "its own CPU per operation, only the summary row sent back. Rows sorted by urgency "
-                              "(months of runway, then spare fraction). --json prints {servers, failed, copies, answer, rows}.")
+                              "(months of runway, then spare fraction). --json prints {servers, failed, copies, "
+                              "answer, rows}.")
     p.add_argument("folders", nargs="+", metavar="FOLDER", help="a server's diagnostic.data, or a folder of them")
     p.add_argument("--growth", type=float, default=None, metavar="G",
                    help="monthly load growth as a fraction (0.05 = 5%% a month) for the months of runway")
@@ -25,53 +26,15 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _text(fleet) -> str:
-    import math
-
-    from capmodel.observe.runway_words import months_words
-
-    shown = fleet.reading_table()    # the spare cell as the report writes it (no interval where it has no width)
-    spare_at = list(shown.columns).index("spare")
-    spares = [cells[spare_at] for cells in shown.cells()]
-    lines = [fleet.describe(), ""]
-    header = f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} " \
-             f"{'verdict':<9} {'runway (months)':>19}"
-    lines.append(header)
-    for (_, row), spare in zip(fleet.rows.iterrows(), spares):
-        name = (row["member"] if isinstance(row["member"], str) else row["folder"])[-28:]
-        cluster = row["cluster"] if isinstance(row["cluster"], str) else "-"
-        if isinstance(row["error"], str):
-            said = "not counted" if isinstance(row.get("duplicate_of"), str) else "failed"
-            lines.append(f"{cluster:<10} {name:<28} {said}: {row['error']}")
-            continue
-        if row["verdict"] == "unusable":
-            reasons = ", ".join(r.get("message", "") for r in row["evidence"].get("reasons", [])
-                                if r.get("grade") == "unusable")
-            lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
-            continue
-        runway = row["runway_months"]
-        if runway is None or math.isnan(runway):
-            runway_text = "-"
-        else:
-            runway_text = months_words(runway)
-        lines.append(f"{cluster:<10} {name:<28} {row['hours']:>6.1f} {row['busiest_ops']:>10,.0f} "
-                     f"{row['capacity_ops']:>10,.0f} {spare:>24} {row['verdict']:<9} {runway_text:>19}")
-        if isinstance(row.get("notes"), str):
-            lines.append(f"{'':<10} note: {row['notes']}")
-    lines.append("")
-    methods = ", ".join(sorted(set(fleet.rows["method"].dropna()))) or "no method"
-    lines.append(f"busiest and capacity in ops/s; capacity by {methods}; computed on {fleet.workers}")
-    from capmodel.observe.observation import printable
-
-    return "\n".join(printable(line) for line in lines)    # a folder named with a newline: still one row
-
-
 def run(args) -> int:
+    from capmodel.extras import require
+
+    require("observe", "capmodel fleet")
+    from capmodel.bench.cluster.dask_logs import quiet_dask_logs
     from capmodel.constraints import MONTHLY_GROWTH, UTILIZATION_TARGET
-    from capmodel.jsonable import print_json
     from capmodel.errors import InputError
     from capmodel.formatting import plural
-    from capmodel.bench.cluster.dask_logs import quiet_dask_logs
+    from capmodel.jsonable import print_json
     from capmodel.observe.fleet import fleet_table
 
     UTILIZATION_TARGET.check(args.utilization_target, InputError)
@@ -88,7 +51,7 @@ def run(args) -> int:
                         scheduler=args.scheduler, workers=2 if args.workers is None else args.workers)
     none_read = bool(fleet.failed) and fleet.failed == len(fleet.rows) - fleet.copies
     if not args.json:
-        print(_text(fleet))
+        print(fleet.summary())
     elif not none_read:
         print_json(fleet.to_json())
     if none_read:   # with --json capmodel.cli prints the rows and the error as one object (not two documents)

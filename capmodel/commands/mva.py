@@ -1,10 +1,11 @@
 """``capmodel mva MODEL.yaml [--json]``: solve a multi-class queueing network described in a YAML or JSON file (its
-schema and the dispatch to a solver: ``capmodel.models.queueing.network_spec``), or ``--observed DIR``: the mix what-if from
-production (``capmodel.commands._mva_observed``).
+schema and the dispatch to a solver: ``capmodel.models.queueing.network_spec``), or ``--observed DIR``: the mix what-if
+from production (``capmodel.commands._mva_observed``).
 """
 from __future__ import annotations
 
 from capmodel.models.queueing.network_spec import SOLVERS
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -31,22 +32,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _json(result, solver) -> dict:
-    classes = result.table.reset_index()
-    rows = []
-    for row in classes.to_dict(orient="records"):
-        residence = {s: row.pop(f"residence_{s}") for s in result.network.stations}
-        rows.append({**row, "residence": residence})
-    stations = [{"station": s, "servers": result.network.servers_label(k), "utilization": result.utilization[s],
-                 "queue_length": result.queue_length.loc[s].to_dict()}
-                for k, s in enumerate(result.network.stations)]
-    return {"solver": solver, "method": result.method, "classes": rows, "stations": stations,
-            "bottleneck": result.bottleneck, "notes": result.notes}
-
-
 def run(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.errors import CapmodelError
+    from capmodel.jsonable import print_json
 
     if args.observed:
         from capmodel.commands._mva_observed import run_observed
@@ -62,8 +50,9 @@ def run(args) -> int:
                                           ("--bootstrap", args.bootstrap), ("--level", args.level))
              if value is not None]
     if given:   # they were ignored: the file's network solved as written, as if the what-if had been asked
-        raise InputError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --observed DIR (the what-if from production), not with "
-                         f"{args.model}: change the file's populations, rates or servers instead")
+        raise InputError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --observed DIR (the what-if "
+                         f"from production), not with {args.model}: change the file's populations, rates or servers "
+                         "instead")
     from capmodel.data.structured import read_structured
     from capmodel.models.queueing.network_spec import check_model, solve
 
@@ -85,47 +74,7 @@ def run(args) -> int:
                                 "(c-server stations by Seidmann's transformation)")
         raise type(exc)(f"{args.model}: {advice}") from None
     if args.json:
-        print_json(_json(result, solver))
-        return 0
-    answer = result.describe()                          # the answer first, then the tables behind it
-    print(f"{args.model}: {answer}" if answer.startswith(result.method) else f"{args.model}: {result.method}\n{answer}")
-    for note in result.notes:
-        print(note)
-    print()
-    print(class_table(result).text())
-    print()
-    print(station_table(result).text())
+        print_json({"solver": solver, **result.to_json()})
+    else:
+        print(f"{args.model}: {result.summary()}")
     return 0
-
-
-CLASS_NOTE = "—: not a figure of this class (an open class has no population or think time, a closed one no arrival)"
-STATION_NOTE = "—: a delay station has no utilization (it never queues)"
-
-
-def class_table(result):
-    """Per class, for people: populations and rates with their units, times in ms (the model's are seconds)."""
-    from capmodel.formatting import Column, table
-    from capmodel.models.queueing.network import THROUGHPUT_DIGITS, TIME_DIGITS
-
-    frame = result.table.reset_index()
-    times = ["response_time"] + [f"residence_{s}" for s in result.network.stations]
-    frame[times] = frame[times] * 1000.0
-    columns = {"class": Column("class", "text"), "population": Column("population", "int"),
-               "think_time": Column("think time (s)"), "arrival_rate": Column("arrival rate (ops/s)"),
-               "throughput": Column("throughput (ops/s)", digits=THROUGHPUT_DIGITS),
-               "response_time": Column("response time (ms)", digits=TIME_DIGITS),
-               **{f"residence_{s}": Column(f"at {s} (ms)") for s in result.network.stations}}
-    return table(frame, columns, footnotes=[CLASS_NOTE])
-
-
-def station_table(result):
-    """Per station: its servers, its utilization as a percentage and the mean queue of each class."""
-    from capmodel.formatting import Column, table
-    from capmodel.models.queueing.network import UTILIZATION_DIGITS
-
-    frame = result.station_table().reset_index()
-    queues = [c for c in frame.columns if c.startswith("queue_")]
-    columns = {"station": Column("station", "text"), "servers": Column("servers", "text"),
-               "utilization": Column("utilization", "percent", digits=UTILIZATION_DIGITS),
-               **{c: Column(f"queue of {c.removeprefix('queue_')}") for c in queues}}
-    return table(frame, columns, footnotes=[STATION_NOTE])

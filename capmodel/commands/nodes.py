@@ -72,74 +72,6 @@ def _table(args):
     return None, None
 
 
-UNSUPPORTED = "unsupported"   # a count whose own verdict is unusable: not printed as a number
-
-
-def _span(r, name: str, kind: str) -> str:
-    """"low to high" of a bootstrap interval, through the formatting layer ("" without one)."""
-    from capmodel.formatting import integer, is_missing, money
-
-    low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
-    if is_missing(low) or is_missing(high):
-        return ""
-    shown = integer if kind == "int" else money
-    return f"{shown(low)} to {shown(high)}"
-
-
-def nodes_table(rows, supported):
-    """The rows as a ``capmodel.formatting.Table`` with the columns the options asked for; ``supported(row)`` is
-    False where the row's USL count has an unusable verdict (its USL figures then read "unsupported")."""
-    import pandas as pd
-
-    from capmodel.formatting import Column, table
-
-    frame = rows.copy()
-    ok = [bool(supported(r)) for _, r in rows.iterrows()]
-    reach = rows["usl_reachable"].astype(bool).tolist()
-    for name in ("nodes_usl", "cost_usl", "rack_units_usl"):
-        if name in frame.columns:
-            frame[name] = [float("inf") if not live else (v if good else UNSUPPORTED)
-                           for v, good, live in zip(rows[name].astype(object), ok, reach)]
-    for name, kind in (("nodes_usl", "int"), ("cost_usl", "money")):
-        if f"{name}_low" in frame.columns:
-            frame[f"{name}_interval"] = [_span(r, name, kind) for _, r in rows.iterrows()]
-    columns = {
-        "workload": Column("workload", "text"), "multiplier": Column("multiplier", decimals=2),
-        "nodes_linear": Column("nodes, linear", "int"), "nodes_usl": Column("nodes, USL", "int"),
-        "nodes_usl_interval": Column("USL interval (nodes)", "text"),
-        "cost_reference": Column("cost, reference", "money"), "cost_linear": Column("cost, linear", "money"),
-        "cost_usl": Column("cost, USL", "money"), "cost_usl_interval": Column("cost USL interval", "text"),
-        "rack_units_reference": Column("RU, reference", "int"), "rack_units_linear": Column("RU, linear", "int"),
-        "rack_units_usl": Column("RU, USL", "int")}
-    return table(pd.DataFrame(frame), columns, footnotes=[
-        '"unreachable": no number of candidate nodes reaches the reference throughput under the USL',
-        f'"{UNSUPPORTED}": the data cannot support that node count (see the evidence below; --json keeps the figure)'])
-
-
-def _text(study, args) -> str:
-    from capmodel.formatting import money, number
-
-    rows = study.rows
-    lines = [f"{study.source}; candidate scaling over node count: sigma = {number(study.sigma, 4)}, kappa = "
-             f"{number(study.kappa, 4)} ({study.basis})"]
-    lines.append(nodes_table(rows, lambda r: study.row_evidence[r["workload"]].usable).text())
-    lines += [f"workload {r['workload']}: {r['usl_note']}" for _, r in rows.iterrows() if not r["usl_reachable"]]
-    if "nodes_usl_low" in rows.columns:
-        lines.append("USL interval: 95% bootstrap percentile interval of the USL node count fitted to "
-                     f"{args.node_curve} ({args.bootstrap} samples).")
-    prices = [f"{side} {money(value)} per node" for side, value in (("reference", args.reference_node_cost),
-                                                                  ("candidate", args.candidate_node_cost))
-              if value is not None]
-    if prices:
-        lines.append(f"Costs: node count x cost per node ({', '.join(prices)}).")
-    note = study.rounding_note()
-    if note:
-        lines.append(f"Rounding: {note}.")
-    lines.append("")
-    lines += study.evidence.lines()
-    return "\n".join(lines)
-
-
 def run(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.plan.nodes import plan_node_study
@@ -185,15 +117,8 @@ def run(args) -> int:
         if node_curve is None or str(args.node_curve) in str(exc):
             raise
         raise type(exc)(f"{args.node_curve}: {exc}") from None
-    rows = study.rows
     if args.json:
-        records = rows.astype(object).where(rows.notna(), None).to_dict(orient="records")
-        for record in records:
-            record["evidence"] = study.row_evidence[record["workload"]].to_json()
-        print_json({"source": study.source, "usl": {"sigma": study.sigma, "kappa": study.kappa,
-                                                   "basis": study.basis},
-                    "rounding": args.rounding, "rounding_note": study.rounding_note(), "rows": records,
-                    "evidence": study.evidence.to_json()})
-        return 0
-    print(_text(study, args))
+        print_json(study.to_json())
+    else:
+        print(study.summary())
     return 0

@@ -20,8 +20,8 @@ def register(subparsers) -> None:
                                               "(live serverStatus or FTDC files)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--uri", help="MongoDB URI to sample serverStatus from (read-only)")
-    source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC metrics.* files; "
-                        "several members' folders (or a parent with one per member) for a replica set")
+    source.add_argument("--ftdc", metavar="PATH", nargs="+", action="extend", help="a diagnostic.data folder or FTDC "
+                        "metrics.* files; several members' folders (or a parent with one per member) for a replica set")
     p.add_argument("--interval", type=float, default=None, help="seconds between samples with --uri (default 1)")
     p.add_argument("--duration", type=float, default=None, help="seconds to sample with --uri (default 600)")
     p.add_argument("--since", default=None, help="with --ftdc: first sample time (ISO 8601, UTC by default)")
@@ -79,8 +79,11 @@ def _window(args) -> tuple:
 
 
 def run(args) -> int:
-    from capmodel.jsonable import print_json
+    from capmodel.extras import require
+
+    require("observe", "capmodel observe")
     from capmodel.errors import InputError
+    from capmodel.jsonable import print_json
     from capmodel.observe.observation import Observation
 
     if args.uri is not None and (args.since or args.until):
@@ -99,10 +102,9 @@ def run(args) -> int:
             return _members(observed, args, write=True)
         observation = observed
     else:
+        from capmodel.formatting import number
         from capmodel.observe.recording import record_uri
         from capmodel.redact import redact_uri
-
-        from capmodel.formatting import number
 
         print(f"sampling serverStatus of {redact_uri(args.uri)} every {number(args.interval)} s for "
               f"{number(args.duration)} s, "
@@ -111,7 +113,9 @@ def run(args) -> int:
                               resume=args.resume, utilization_target=args.utilization_target)
         if observed.replica_set:
             return _members(observed, args, write=False)
-        observation = observed.members[0].observation
+        standalone = observed.members[0].observation
+        assert standalone is not None, "a standalone's recording holds its observation"
+        observation = standalone
     paths = observation.write(args.out) if args.ftdc is not None else \
         {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
     capacity, evidence = _capacity(observation, args)
@@ -153,9 +157,10 @@ def _read_ftdc(args):
 
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
     # one server: a folder, a file, a parent of one folder, or one folder named several times (read once)
-    observation = observe_ftdc(folders[0] if folders else args.ftdc[0], since, until)
+    server = folders[0] if folders else args.ftdc[0]
+    observation = observe_ftdc(server, since, until)
     if len(args.ftdc) > 1:
-        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({folders[0]}): "
+        observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({server}): "
                                  "read once, as one server")
     return observation
 
@@ -247,25 +252,22 @@ def _check_targets(args) -> None:
 def _capacity(observation, args):
     """The capacity answer and its evidence; without one (too few busy intervals, no CPU figures) None and an
     ``unusable`` verdict saying why."""
-    from capmodel.models.evidence import Evidence, Reason
     from capmodel.observe import server_capacity
-    from capmodel.observe.capacity import TooFewIntervals
+    from capmodel.observe.capacity import TooFewIntervals, no_capacity_evidence
 
     try:
         capacity = server_capacity(observation.tables["samples"], cores=args.cores,
                                    utilization_target=args.utilization_target, monthly_growth=args.growth)
     except TooFewIntervals as exc:
-        return None, Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
-                                        + str(exc).removeprefix("samples: ")))
+        return None, no_capacity_evidence(exc)
     return capacity, capacity.evidence
 
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
-    from capmodel.observe.observation import printable
-    from capmodel.formatting import plural
     from capmodel.jsonable import print_json
-    from capmodel.observe.members import assess, spare_phrase
+    from capmodel.observe.members import assess
+    from capmodel.observe.observation import printable
 
     if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports
         for member in observed.members:
@@ -286,23 +288,7 @@ def _members(observed, args, write: bool) -> int:
             raise _none_read(len(observed.members), json={**observed.to_json(), "files": None})
         print_json({**observed.to_json(), "files": {"out": str(args.out), "members_table": str(paths["table"])}})
         return 0
-    say(f"source: {observed.source}" + (f" (replica set {observed.replica_set})" if observed.replica_set else ""))
-    for member in observed.members:
-        row = member.row()
-        if member.capacity is None:
-            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; no capacity: {member.error}")
-        elif not member.usable:
-            say(f"  {member.host}: {plural(row['intervals'], 'interval')}; not ranked, verdict unusable: "
-                  f"{'; '.join(r.message for r in member.capacity.evidence.reasons if r.grade == 'unusable')}")
-        else:
-            say(f"  {member.host}: {plural(row['intervals'], 'interval')}, busiest {row['busiest_ops']:,.0f} ops/s, "
-                  f"saturation {row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
-                  f"{_runway(member.capacity)}, {row['verdict']} evidence")
-    for note in observed.notes:
-        say(f"note: {note}")
-    if observed.interrupted:
-        say("sampling was interrupted: every complete interval is kept")
-    say(observed.describe())
+    print(observed.summary())
     if none_read:        # every member's files unreadable: each row says why; one line and exit 2 after them
         raise _none_read(len(observed.members))
     say(f"wrote {Path(args.out) / 'members'}/<host_port>/samples.csv and curve.csv, and {paths['table']}")
@@ -314,22 +300,3 @@ def _none_read(members: int, json: dict | None = None):
 
     return InputError(f"none of the {members:,} members' FTDC could be read (each member's row says why); nothing "
                       "was written", json=json)
-
-
-def _runway(capacity) -> str:
-    """", 14.0 months of runway at 5% a month" (or "past its target now"); "" without a growth rate."""
-    import math
-
-    from capmodel.formatting import percent
-
-    runway = capacity.runway_months
-    if runway is None or capacity.monthly_growth is None or not math.isfinite(runway.estimate):
-        return "" if runway is None or capacity.monthly_growth is None else \
-            f", never reaches its target at {percent(capacity.monthly_growth)} a month"
-    if runway.estimate <= 0:
-        return ", past its target now"
-    from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS
-
-    if runway.estimate > HORIZON_MONTHS:
-        return f", {HORIZON_WORDS} of runway at {percent(capacity.monthly_growth)} growth a month"
-    return f", {runway.estimate:,.1f} months of runway at {percent(capacity.monthly_growth)} growth a month"

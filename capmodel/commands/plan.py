@@ -46,7 +46,8 @@ def register(subparsers) -> None:
                      "above the baseline's (0.05 = 5%%; the bundled study's default)")
     obj.add_argument("--no-latency", action="store_true", help="no latency objective (also for the bundled study)")
     out = p.add_argument_group("targets and output")
-    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N", help="user counts to recommend a VM for")
+    out.add_argument("--target-users", type=float, nargs="+", action="extend", metavar="N",
+                     help="user counts to recommend a VM for")
     out.add_argument("--growth", type=float, metavar="G", help="monthly user growth (0.05 = 5%%): adds runway months")
     out.add_argument("--current-users", type=float, metavar="N", help="users today (default: the baseline users)")
     out.add_argument("--level", type=float, default=0.95, metavar="P", help="interval level (default 0.95)")
@@ -68,10 +69,8 @@ def _range(text: str | None, option: str):
 
 def _fits_from_curves(args):
     from capmodel.data.readers import read_curve
-    from capmodel.errors import PlanError
+    from capmodel.errors import InputError, PlanError
     from capmodel.plan.study import fit_per_vm
-
-    from capmodel.errors import InputError
 
     column = args.vm_column or "system"
     # the VM column's name as the user said it, or that the default was used and where to name another
@@ -96,10 +95,9 @@ def _fits_from_curves(args):
 
 def _objectives(args):
     """The options' objectives; the bundled study keeps its relative latency objective unless told otherwise."""
+    from capmodel.errors import PlanError
     from capmodel.plan import Objectives
     from capmodel.plan.study import BENCHANT_OBJECTIVES
-
-    from capmodel.errors import PlanError
 
     if args.no_latency and (args.latency_p95_ms is not None or args.latency_increase is not None):
         given = "--latency-p95-ms" if args.latency_p95_ms is not None else "--latency-increase"
@@ -137,131 +135,12 @@ def build_study(args):
         source=args.catalog, measurements_source=args.measurements, model=args.model)
 
 
-VM_FIELDS = (
-    "vm", "family", "vcpu", "ram_gb", "storage", "currency", "monthly_cost", "measured_throughput", "throughput",
-    "throughput_low", "throughput_high", "usable_throughput", "usable_throughput_low", "usable_throughput_high",
-    "binding_limit", "latency_ok", "latency_note", "users", "users_low", "users_high", "throughput_per_cost",
-    "throughput_per_cost_low", "throughput_per_cost_high", "throughput_per_cost_vs_baseline", "cost_per_user",
-    "cost_per_user_low", "cost_per_user_high", "cost_per_1000_users", "cost_per_1000_users_low",
-    "cost_per_1000_users_high", "cost_per_1000_ops", "pareto", "runway_months", "runway_months_low",
-    "runway_months_high",
-)
-
-
-def plan_record(plan, recommendations, evidence=None) -> dict:
-    """The JSON contract of ``capmodel plan --json``: ``evidence`` is the study's (default: every VM's reasons),
-    each VM row carries its own."""
-    vms = plan.vms[[c for c in VM_FIELDS if c in plan.vms.columns]]
-    recs = recommendations.astype(object).where(recommendations.notna(), None)
-    wl = plan.workload
-    rows = vms.astype(object).where(vms.notna(), None).to_dict(orient="records")
-    for row in rows:
-        verdict = plan.vm_evidence.get(row["vm"])
-        row["evidence"] = verdict.to_json() if verdict is not None else None
-    evidence = plan.evidence_for() if evidence is None else evidence
-    return {
-        "workload": {"ops_per_user": wl.ops_per_user, "ops_per_user_low": wl.ops_per_user_low,
-                     "ops_per_user_high": wl.ops_per_user_high, "baseline_users": wl.baseline_users,
-                     "baseline_throughput": wl.baseline_throughput,
-                     "baseline_utilization": wl.baseline_utilization, "baseline_vm": plan.baseline_vm},
-        "objectives": {"utilization_target": plan.objectives.utilization_target,
-                       "peak_fraction": plan.objectives.peak_fraction,
-                       "latency_p95_ms": plan.objectives.latency_p95_ms,
-                       "latency_increase": plan.objectives.latency_increase},
-        "level": plan.level,
-        "vms": rows,
-        "recommendations": recs.to_dict(orient="records"),
-        "pareto_frontier": list(plan.frontier()["vm"]),
-        "notes": plan.notes,
-        "evidence": evidence.to_json(),
-    }
-
-
-def _money(value: float, currency: str) -> str:
-    from capmodel.formatting import money
-
-    return money(value, currency)
-
-
-def _tenths(value) -> str:
-    """Months to one decimal, as the figure they stand beside."""
-    return f"{value:,.1f}"
-
-
-def _months(value, growth: float = 0.0) -> str:
-    """A number of months for reading: 'now' at 0, 'never' when users do not grow (or shrink), else one decimal."""
-    if value is None or value != value:
-        return "unknown"
-    if value == float("inf"):
-        return "never (users shrink)" if growth < 0 else "never (no growth)"
-    return "now (already there)" if value == 0 else f"{_tenths(value)} months"   # one decimal, as the reports
-
-
-def _recommendation_lines(recommendations, currency: str = "", growth: float | None = None) -> list[str]:
-    from capmodel.formatting import integer, percent
-
-    lines = []
-    for _, r in recommendations.iterrows():
-        when = ""
-        if growth is not None and "months_until_target" in r:
-            when = f" [reached in {_months(r['months_until_target'], growth)} at {percent(growth)} a month]"
-        if isinstance(r.get("vm"), str):
-            lines.append(f"{integer(r['target_users']):>10} users -> {r['vm']} ({_money(r['monthly_cost'], currency)}"
-                         f"/month, {integer(r['users'])} users capacity){when}")
-        else:
-            lines.append(f"{integer(r['target_users']):>10} users -> none: {r['reason']}{when}")
-    return lines
-
-
-def _runway_lines(plan, growth: float, current_users: float) -> list[str]:
-    """Per VM: months until users growing by ``growth`` a month from ``current_users`` fill it, with the interval."""
-    from capmodel.formatting import integer, percent, plural, shows_width
-
-    lines = [f"Runway at {percent(growth)} monthly growth from {plural(current_users, 'user')} (months until each VM "
-             "is full):"]
-    for _, r in plan.vms.iterrows():
-        low, high = r.get("runway_months_low"), r.get("runway_months_high")
-        span = f" (interval {_tenths(low)} to {_tenths(high)})" if shows_width(low, high, _tenths) else ""
-        full = "no users planned on it" if r["users"] != r["users"] else _months(r["runway_months"], growth) + span
-        if r["users"] == r["users"] and current_users > r["users"]:   # "already there" hid a VM 4x too small
-            full = (f"now: already over, {integer(current_users)} users today against the {integer(r['users'])} "
-                    "it carries")
-        lines.append(f"  {r['vm']:<20} {full}")
-    return lines
-
-
-def _currency(plan) -> str:
-    """The catalog's currency when it has one (one value for all VMs), else empty."""
-    if "currency" not in plan.vms.columns:
-        return ""
-    values = {str(c) for c in plan.vms["currency"].dropna()}
-    return values.pop() if len(values) == 1 else ""
-
-
 def run(args) -> int:
     from capmodel.jsonable import print_json
 
     study = build_study(args)
-    plan, recommendations = study.plan, study.recommendations
     if args.json:
-        print_json(plan_record(plan, recommendations, study.evidence))
-        return 0
-    currency = _currency(plan)
-    lines = study.evidence.lines()
-    evidence = [f"Evidence of the answer (the VMs it names): {lines[0].removeprefix('evidence: ')}", *lines[1:]]
-    if args.target_users:            # the answer first: the VM for each target and its verdict, then the plan behind it
-        print("Recommendations:")
-        print("\n".join(_recommendation_lines(recommendations, currency, args.growth)))
-        print("\n".join(evidence))
-        print()
-    print(plan.summary())
-    if currency:
-        print(f"Costs are per month in {currency} (the catalog's currency).")
-    if args.growth is not None:
-        current = args.current_users if args.current_users is not None else plan.workload.baseline_users
-        print()
-        print("\n".join(_runway_lines(plan, args.growth, current)))
-    if not args.target_users:
-        print()
-        print("\n".join(evidence))
+        print_json(study.to_json())
+    else:
+        print(study.summary())
     return 0

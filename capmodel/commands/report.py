@@ -51,7 +51,7 @@ def _parameters(args, names, notebooks) -> dict:
     from capmodel.report.params import coerce, notebook_parameters
 
     defaults = {name: notebook_parameters(notebooks.path(name)) for name in names}
-    chosen = {name: {} for name in names}
+    chosen: dict[str, dict] = {name: {} for name in names}
     given: dict = {}   # (report, parameter) -> the -p that set it: one value per parameter, not the last silently
     for key, text in args.parameter:
         for name in names:
@@ -74,8 +74,8 @@ def _parameters(args, names, notebooks) -> dict:
 
 
 def run(args) -> int:
-    from capmodel.jsonable import print_json
     from capmodel.errors import ReportError
+    from capmodel.jsonable import print_json
     from capmodel.report import notebooks
     from capmodel.report.params import notebook_parameters, redacted
 
@@ -87,15 +87,20 @@ def run(args) -> int:
                 print(f"    {key} = {value!r}")
         return 0
 
+    from capmodel.extras import require
     from capmodel.output_folder import check_folder
-    from capmodel.report.checks import check_parameters
+    from capmodel.report.checks import check_report_parameters
 
+    require("notebooks", "capmodel report")
     check_folder(args.out)
 
     names = _selected(args, notebooks)
+    for name in names:
+        if notebooks.is_live(name):   # it benchmarks a server: the embedded mongod and the drivers
+            require("bench", f"capmodel report {notebooks.report_name(name)}")
     chosen = _parameters(args, names, notebooks)
     for name in names:  # before the rendering machinery (nbformat, papermill: seconds of imports) is even loaded
-        check_parameters(notebook_parameters(notebooks.path(name)), chosen[name], live=notebooks.is_live(name))
+        check_report_parameters(notebook_parameters(notebooks.path(name)), chosen[name], live=notebooks.is_live(name))
 
     from capmodel.report.render import render
 

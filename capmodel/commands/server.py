@@ -40,6 +40,12 @@ def register(subparsers) -> None:
     status.set_defaults(func=run_status)
 
 
+def _require_bench() -> None:
+    from capmodel.extras import require
+
+    require("bench", "capmodel server")
+
+
 def _status_dict(server, running: bool) -> dict:
     state = server.to_state()
     state["running"] = running
@@ -48,11 +54,11 @@ def _status_dict(server, running: bool) -> dict:
 
 
 def run_start(args) -> int:
+    _require_bench()
     from capmodel.bench import server as srv
-    from capmodel.jsonable import print_json
-
     from capmodel.constraints import CACHE_GB
     from capmodel.errors import ServerError
+    from capmodel.jsonable import print_json
 
     cache_gb = CACHE_GB.check(args.cache_gb if args.cache_gb is not None else srv.DEFAULT_CACHE_GB, ServerError)
     if args.foreground:
@@ -110,6 +116,7 @@ def _run_foreground(args, cache_gb: float) -> int:
 
 
 def run_stop(args) -> int:
+    _require_bench()
     from capmodel.bench import server as srv
 
     server = srv.load_state()
@@ -143,6 +150,7 @@ NOT_RUNNING = 3  # 'status' when no server runs (LSB init scripts: "program is n
 
 
 def run_status(args) -> int:
+    _require_bench()
     from capmodel.bench import server as srv
     from capmodel.jsonable import print_json
 

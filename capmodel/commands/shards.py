@@ -8,7 +8,7 @@ linear scaling, for a target of 1,000,000 inserts/s (AWS post, seed 004_).
 """
 from __future__ import annotations
 
-from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE   # light: --help needs no pandas
+from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE  # light: --help needs no pandas
 
 
 def register(subparsers) -> None:
@@ -72,72 +72,6 @@ def _check_options(args) -> None:
         raise PlanError("--level sets the interval's level, --bootstrap 0 draws none; give one")
 
 
-def _row(plan: dict) -> dict:
-    """One target's row of the JSON contract: unreachable targets carry None and the reason."""
-    reachable = plan["shards"] is not None
-    row = {"target_rate": plan["target_rate"], "shards": plan["shards"], "reachable": reachable,
-           "reason": plan["reason"] or None}
-    for key in ("throughput", "efficiency", "linear_shards", "clients"):
-        row[key] = plan.get(key)
-    for key in ("shards_low", "shards_high", "unreachable_share"):
-        if key in plan:
-            row[key] = plan[key]
-    return row
-
-
-def shards_table(model: dict, rows: list[dict]):
-    """The rows as a ``capmodel.formatting.Table``: a count the data cannot support reads "unsupported", a target
-    no shard count reaches reads "unreachable" with its reason."""
-    import pandas as pd
-
-    from capmodel.formatting import Column, integer, percent, table
-
-    shown = []
-    for r in rows:
-        row = {"target_rate": r["target_rate"], "linear_shards": r["linear_shards"]}
-        if r["reachable"] and r.get("evidence", {}).get("grade") == "unusable":
-            row.update(shards="unsupported", note="the data cannot support a shard count here (see the evidence)")
-        elif r["reachable"]:
-            row.update(shards=r["shards"], throughput=r["throughput"], efficiency=r["efficiency"],
-                       clients=r["clients"])
-            if "shards_low" in r:
-                row["note"] = (f"{integer(r['shards_low'])} to {integer(r['shards_high'])} shards, "
-                               f"{percent(model['level'])} bootstrap")
-        else:
-            row.update(shards=float("inf"), note=r["reason"])
-        shown.append(row)
-    return table(pd.DataFrame(shown), {
-        "target_rate": Column("target (inserts/s)", "num"), "shards": Column("shards", "int"),
-        "linear_shards": Column("linear estimate (shards)", "int"),
-        "throughput": Column("delivered (inserts/s)", "num"), "efficiency": Column("efficiency", "percent", digits=3),
-        "clients": Column("client processes", "int"), "note": Column("note", "text", missing="")},
-        footnotes=['"unreachable": no shard count up to the limit reaches the target',
-                   '"—": no figure where there is no shard count'])
-
-
-def _text(source: str, model: dict, rows: list[dict], no_inputs: bool, evidence=None) -> str:
-    from capmodel.formatting import integer, number, plural
-
-    lines = []
-    if no_inputs:
-        lines.append(f"No inputs given: ran the bundled DocumentDB study, {integer(DOCUMENTDB_TARGET_RATE)} "
-                     f"inserts/s on {DOCUMENTDB_SHARDS} shards.")
-    at = number(model["peak_shards"])          # a USL peak may fall between shard counts: 3.5 shards
-    peak = (f"peak {integer(model['peak_throughput'])} inserts/s at {at} shard{'' if at == '1' else 's'}"
-            if model["peak_shards"] is not None else
-            f"ceiling {integer(model['peak_throughput'])} inserts/s" if model["peak_throughput"] is not None
-            else "linear, no peak")
-    lines.append(f"Source: {source}; {model['basis']}")
-    lines.append(f"Model: {number(model['per_shard_throughput'])} inserts/s per shard, sigma = "
-                 f"{number(model['sigma'], 4)}, kappa = {number(model['kappa'], 4)} ({peak}); at most "
-                 f"{plural(model['max_shards'], 'shard')}; clients: {model['clients_rule']}")
-    lines.extend(f"Warning: {w}" for w in model.get("warnings", []))
-    lines.append(shards_table(model, rows).text())
-    if evidence is not None:
-        lines += [""] + evidence.lines()
-    return "\n".join(lines)
-
-
 def run(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.plan.shards import plan_shard_study
@@ -162,11 +96,11 @@ def run(args) -> int:
         level=0.95 if args.level is None else args.level, max_shards=args.max_shards,
         batch_size=args.batch_size, batch_latency_ms=args.batch_latency_ms, clients_per_shard=args.clients_per_shard,
         min_clients=args.min_clients, source=args.curve or "command line")
-    rows = [_row(plan) for plan in study.rows]
-    for row, verdict in zip(rows, study.row_evidence):
-        row["evidence"] = verdict.to_json()
     if args.json:
-        print_json({"source": study.source, "model": study.model, "rows": rows, "evidence": study.evidence.to_json()})
+        print_json(study.to_json())
         return 0
-    print(_text(study.source, study.model, rows, no_inputs, study.evidence))
+    if no_inputs:
+        print(f"No inputs given: ran the bundled DocumentDB study, {DOCUMENTDB_TARGET_RATE:,.0f} inserts/s on "
+              f"{DOCUMENTDB_SHARDS} shards.")
+    print(study.summary())
     return 0

@@ -25,7 +25,8 @@ _GROUPED = re.compile(r"^\s*[-+]?\d{1,3}(\.\d{3})+\s*$")  # 1.234: thousands wit
 
 def _first_lines(path: Path) -> tuple[list[str], int]:
     """The header and the first data lines, and how many blank lines came before the header."""
-    lines, blank = [], 0
+    lines: list[str] = []
+    blank = 0
     # universal newlines: a file whose lines end with a bare CR (classic Mac OS) has its lines too, as pandas reads them
     with open(path, encoding="utf-8", errors="replace", newline=None) as fh:
         for raw in fh:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from capmodel.constraints import typed
 from capmodel.data.curve_columns import LATENCY, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import listed
 from capmodel.errors import InputError, shown
-from capmodel.constraints import typed
 from capmodel.formatting import number
 
 # Magnitudes a measured curve can have; values beyond them are a unit error, an outlier or a hostile file, and would
@@ -31,11 +31,30 @@ def _where(source: str | None) -> str:
 
 
 def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int = 1) -> pd.DataFrame:
-    """Check a curve table and return a clean copy (numeric columns as float, rows in measured order).
+    """Check a curve table and return a clean copy: numeric columns as float, rows in measured order.
 
-    ``source`` names the file (or dataset) in messages; row numbers in messages count data rows from 1. A column a
-    reader renamed (``df.attrs["source_columns"]``: curve name -> the file's name) is named as the file names it.
-    Raises ``InputError`` naming the file, column and row of the first problem found.
+    The columns and their checks are declared once in ``capmodel.data.curve_columns`` (the manual's page "The curve
+    table"). ``read_curve`` and ``load_curve`` call it.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table with at least ``concurrency`` and ``throughput``. A column a reader renamed
+        (``df.attrs["source_columns"]``: curve name to the file's name) is named in messages as the file names it.
+    source : str, optional
+        Names the file (or dataset) in messages.
+    min_points : int, default 1
+        Fewer rows is an error.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        Naming the file, column and row (data rows counted from 1) of the first problem: a required column missing, a
+        value that is not a number, not finite or out of range, too few rows.
     """
     where = _where(source)
     renamed = df.attrs.get("source_columns", {}) if isinstance(df, pd.DataFrame) else {}
@@ -59,7 +78,7 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
         kind = {"m": "durations", "M": "dates", "c": "complex numbers"}.get(getattr(out[col].dtype, "kind", ""))
         if kind:   # pandas would read a duration as nanoseconds, a complex number as its real part
             raise InputError(f"{where}{column(col)} holds {kind} ({out[col].dtype}), not real numbers")
-        values = numbers(out[col], f"{where}{column(col)}")
+        values = numeric_column(out[col], f"{where}{column(col)}")
         bad = values.isna() & out[col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -121,7 +140,7 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
     return out
 
 
-def numbers(column: pd.Series, where: str) -> pd.Series:
+def numeric_column(column: pd.Series, where: str) -> pd.Series:
     """``pd.to_numeric`` (unreadable cells NaN); a number too large for a float (a 400-digit cell) is named by row."""
     try:
         return pd.to_numeric(column, errors="coerce")
@@ -140,6 +159,6 @@ def require_points(curve: pd.DataFrame, n_params: int, model: str, source: str |
     """Raise ``InputError`` unless the curve has more points than the model has parameters."""
     if len(curve) <= n_params:
         raise InputError(
-            f"{_where(source)}{len(curve)} point{'' if len(curve) == 1 else 's'} cannot fit {model} with {n_params} parameters; "
-            f"measure at least {n_params + 1} points"
+            f"{_where(source)}{len(curve)} point{'' if len(curve) == 1 else 's'} cannot fit {model} with {n_params} "
+            f"parameters; measure at least {n_params + 1} points"
         )

@@ -2,9 +2,10 @@
 capmodel's producers (``bench``, ``observe``, and ``ycsb``, the reader of YCSB client output) writes it.
 
 The readers (``capmodel.data.readers``, ``validate_curve``), the bench's ``curve.csv`` (``capmodel.bench.sweep.files``)
-and the observed one (``capmodel.observe.tables``) take their column names from here, and the README's section "The
-curve table" is ``markdown_table()`` (a test keeps the two equal). A family of columns has its key in angle
-brackets: ``latency_<op>_<stat>_ms`` stands for ``latency_read_p95_ms``, ``latency_update_mean_ms`` ...
+and the observed one (``capmodel.observe.tables``) take their column names from here, and the manual's page
+``docs/curve-table.md`` is ``markdown_table()`` (a test and the docs build keep the two equal). A family of columns
+has its key in angle brackets: ``latency_<op>_<stat>_ms`` stands for ``latency_read_p95_ms``,
+``latency_update_mean_ms`` ...
 
 The order of ``COLUMNS`` is the order in which the producers write them. This module imports no third-party package,
 so the FTDC path can name its columns without loading pandas.
@@ -27,7 +28,27 @@ _KEYS = {"op": "[a-z][a-z0-9_]*", "stat": r"mean|p\d+", "class": "[a-z]+"}
 
 @dataclass(frozen=True)
 class CurveColumn:
-    """One column (or family of columns) of the curve table."""
+    """One column (or family of columns) of the curve table, as ``capmodel.data.curve_columns.COLUMNS`` declares it.
+
+    Parameters
+    ----------
+    name : str
+        The column's name; a family's holds its keys in angle brackets (``latency_<op>_<stat>_ms``).
+    unit : str
+        Its unit ("" for labels).
+    dtype : str
+        Its kind of value (a key of ``DTYPES``).
+    meaning : str
+        What it holds, as the manual's table says it.
+    required : bool, default False
+        Every curve table has it.
+    written_by : tuple of str, default ()
+        capmodel's producers that write it (``bench``, ``observe``, ``ycsb``); () when read from users' files only.
+    checked : bool, default False
+        ``validate_curve`` reads it as a number and checks its range.
+    label : bool, default False
+        It tells rows (or curves) apart; not a measurement.
+    """
 
     name: str                       # a family's name holds its keys in angle brackets
     unit: str                       # "" for labels
@@ -73,6 +94,8 @@ OP_COUNT = CurveColumn("<op>_count", "operations", "int", "operations of that ty
                        "window (empty where a step ran none)", written_by=(BENCH,))
 YCSB_OP_COUNT = CurveColumn("ops_<op>", "operations", "int", "operations of that type YCSB counted (its "
                             "`Operations` line)", written_by=(YCSB,))
+#: the classes of operations the server reports latencies for (serverStatus opLatencies), one set of columns each
+OPERATION_CLASSES = ("reads", "writes", "commands")
 CLASS_CONCURRENCY = CurveColumn("concurrency_<class>", "operations", "float", "operations of one class (reads, "
                                 "writes, commands) inside the server at once, by Little's law", written_by=(OBSERVE,))
 CLASS_THROUGHPUT = CurveColumn("throughput_<class>", "ops/s", "float", "operations of that class completed per "
@@ -131,14 +154,32 @@ PER_OP_LATENCY = OP_LATENCY.pattern
 
 
 def column(name: str) -> CurveColumn | None:
-    """The declaration a column name falls under (a single column first, then the families), or None."""
+    """The declaration a column name falls under: a single column first, then the families.
+
+    Parameters
+    ----------
+    name : str
+        A column name, e.g. ``throughput`` or ``latency_read_p95_ms``.
+
+    Returns
+    -------
+    CurveColumn or None
+        None when the curve table does not declare it.
+
+    Examples
+    --------
+    >>> from capmodel.data.curve_columns import column
+    >>> column("latency_read_p95_ms").name
+    'latency_<op>_<stat>_ms'
+    """
     if name in _SINGLE:
         return _SINGLE[name]
     return next((f for f in _FAMILIES if f.pattern.match(name)), None)
 
 
 def markdown_table() -> str:
-    """The declaration as the README's markdown table, one row per column or family."""
+    """The declaration as the markdown table of the manual's page ``docs/curve-table.md``, one row per column or
+    family."""
     lines = ["| column | required | checked | unit | value | written by | meaning |", "|---|---|---|---|---|---|---|"]
     for c in COLUMNS:
         written = ", ".join(c.written_by) or "(files only)"

@@ -25,7 +25,22 @@ def names() -> list[str]:
 
 
 def path(name: str) -> Path:
-    """The file behind a dataset name; ``InputError`` listing the known names when there is none."""
+    """The file behind a dataset's name.
+
+    Parameters
+    ----------
+    name : str
+        A bundled dataset's name.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    InputError
+        An unknown name (the message lists the known ones).
+    """
     p = data_dir() / f"{name}.csv"
     if not p.is_file():
         known = ", ".join(names()) or "none found in " + str(data_dir())
@@ -34,10 +49,48 @@ def path(name: str) -> Path:
 
 
 def load(name: str) -> pd.DataFrame:
-    """A bundled dataset as a DataFrame, exactly as stored."""
+    """A bundled dataset as a DataFrame, exactly as stored.
+
+    Parameters
+    ----------
+    name : str
+        A name ``names()`` lists (``plgm_workload1``, ``benchant_vms`` ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        An unknown name (the message lists the known ones).
+    """
     return pd.read_csv(path(name))
 
 
 def load_curve(name: str) -> pd.DataFrame:
-    """A bundled dataset that is a curve table, validated."""
+    """A bundled dataset that is a curve table, validated (``validate_curve``).
+
+    Parameters
+    ----------
+    name : str
+        A curve dataset's name (``usl_specsdm91``, ``usl_raytracer``, ``plgm_workload1`` ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The curve table.
+
+    Raises
+    ------
+    InputError
+        An unknown name, or a dataset that is not a curve table.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> curve = capmodel.datasets.load_curve("usl_specsdm91")
+    >>> curve["concurrency"].tolist()[:4]
+    [1.0, 18.0, 36.0, 72.0]
+    """
     return validate_curve(load(name), source=f"dataset '{name}'")

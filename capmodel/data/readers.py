@@ -1,8 +1,8 @@
 """Read measured curves from files into the curve table: CSV, Parquet, JSON, markdown tables, YCSB client output.
 
 ``read_curve`` is the one entry point. Column mapping happens here, once: source columns are renamed to the curve-table
-names (``concurrency``, ``throughput``, ``latency_p95_ms`` ...), either as the caller says or, for the columns the caller
-does not name, by a table of common header spellings. The result always goes through ``validate_curve``, so a bad
+names (``concurrency``, ``throughput``, ``latency_p95_ms`` ...), either as the caller says or, for the columns the
+caller does not name, by a table of common header spellings. The result always goes through ``validate_curve``, so a bad
 value is reported with the file, the column and the row.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from capmodel.data.curve import validate_curve
 from capmodel.data.curve_columns import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import check_column_count, check_file, check_size, listed
 from capmodel.errors import InputError
+from capmodel.extras import MissingExtraError
 
 CURVE_KEYS = ("system", "workload", "op")  # labels that tell one curve from another; run/repeat tell replicates
 FORMATS = ("csv", "tsv", "parquet", "json", "jsonl", "markdown", "ycsb")
@@ -79,7 +80,30 @@ _ALIAS_INDEX = {_header_key(a): target for target, spellings in _ALIASES.items()
 
 
 def detect_format(path: str | os.PathLike) -> str:
-    """The reader a file needs, from its extension; for .txt/.log/.out files, from its first lines."""
+    """The reader a file needs: from its extension, or for ``.txt``, ``.log`` and ``.out`` files from its first lines.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    str
+        ``csv``, ``tsv``, ``parquet``, ``json``, ``markdown`` or ``ycsb``.
+
+    Raises
+    ------
+    InputError
+        The extension says nothing and the first lines are neither YCSB output nor a markdown table, or the file cannot
+        be read.
+
+    Examples
+    --------
+    >>> from capmodel.data.readers import detect_format
+    >>> detect_format("data/usl_specsdm91.csv")
+    'csv'
+    """
     p = Path(path)
     ext = p.suffix.lower()
     if ext in EXTENSIONS:
@@ -112,7 +136,27 @@ def _read_text(p: Path) -> str:
 
 
 def read_table(path: str | os.PathLike, format: str | None = None, table: int | None = None) -> pd.DataFrame:
-    """One file as a raw DataFrame with its own column names (no mapping, no validation)."""
+    """One file as a raw DataFrame with its own column names: no mapping, no validation.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV, TSV, Parquet, JSON, markdown-table or YCSB-output file.
+    format : str, optional
+        Overrides the format ``detect_format`` finds.
+    table : int, optional
+        Which table (from 0) of a markdown file holding several.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        The path is not a regular file, is beyond the readers' size bounds, its format is unknown or it cannot be
+        parsed.
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise InputError(f"a file path is a string or a path, not {type(path).__name__}")
     if format is not None and not isinstance(format, str):
@@ -125,12 +169,12 @@ def read_table(path: str | os.PathLike, format: str | None = None, table: int | 
     if fmt not in FORMATS:
         raise InputError(f"{p}: unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
     check_file(p, fmt)
-    table = _read_checked(p, fmt, table)
-    check_column_count(len(table.columns), p)
-    repeated = [str(c) for c in table.columns[table.columns.duplicated()]]
+    frame = _read_checked(p, fmt, table)
+    check_column_count(len(frame.columns), p)
+    repeated = [str(c) for c in frame.columns[frame.columns.duplicated()]]
     if repeated:
         raise InputError(f"{p}: column {repeated[0][:60]!r} appears more than once; rename one of them")
-    return table
+    return frame
 
 
 def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
@@ -140,6 +184,9 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
 
             return pd.read_csv(p, **dialect(p, fmt))
         if fmt == "parquet":
+            from capmodel.extras import require
+
+            require("parquet", f"{p}: reading Parquet")
             return pd.read_parquet(p)
         if fmt == "json":
             return _read_json(p)
@@ -152,7 +199,7 @@ def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
         from capmodel.data.ycsb import read_ycsb_run
 
         return pd.DataFrame([read_ycsb_run(p)])
-    except InputError:
+    except (InputError, MissingExtraError):
         raise
     except UnicodeDecodeError:   # pandas' position counts inside its own read buffer: name the byte in the file
         raise InputError(_not_utf8(p)) from None
@@ -296,10 +343,10 @@ def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -
     for col in df.columns:
         if col in renames or col in explicit_targets:
             continue
-        target = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
-        if target is None or target in explicit_targets:
+        guess = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
+        if guess is None or guess in explicit_targets:
             continue
-        candidates.setdefault(target, []).append(col)
+        candidates.setdefault(guess, []).append(col)
     for target, cols in candidates.items():
         if target in df.columns:  # a column already named exactly as the curve table wants is not a guess
             continue
@@ -344,21 +391,56 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
                min_points: int = 1, table: int | None = None, **mapping: str) -> pd.DataFrame:
     """Read a measured curve into the validated curve table.
 
-    ``path``: a CSV, TSV, Parquet, JSON (records, columns or JSON Lines), markdown-table or YCSB-output file; a
-    directory or glob of such files (e.g. one YCSB run per thread count); or a list of them. Files are combined into
-    one table. The format comes from the extension (``.txt``/``.log``/``.out`` files are recognised by content);
-    ``format=`` overrides it. ``table=N`` picks the N-th table (from 0) of a markdown file holding several.
+    Parameters
+    ----------
+    path : str, path-like or list of them
+        A CSV, TSV, Parquet, JSON (records, columns or JSON Lines), markdown-table or YCSB-output file; a directory or
+        glob of such files (for example one YCSB run per thread count); or a list of them. The files are combined into
+        one table, sorted by concurrency. The format comes from the extension (``.txt``, ``.log`` and ``.out`` files are
+        recognised by their content).
+    concurrency, throughput : str, optional
+        The source columns holding the load N and the throughput X. Unnamed, they are matched against common header
+        spellings ("Workers (Threads)", "Throughput (Ops/Sec)", "clients" ...), case and spacing ignored.
+    format : str, optional
+        Overrides the format the extension gives (``"csv"``, ``"tsv"``, ``"parquet"``, ``"json"``, ``"markdown"``,
+        ``"ycsb"``).
+    min_points : int, default 1
+        Fewer rows than this is an error.
+    table : int, optional
+        Which table (from 0) of a markdown file holding several.
+    **mapping : str
+        Further curve-table names and the source columns that hold them, e.g. ``latency_p95_ms="p95"``. Latency headers
+        without a unit are never guessed.
 
-    ``concurrency=``, ``throughput=`` and keywords such as ``latency_p95_ms="p95"`` name the source columns; they are
-    renamed to the curve-table names. Columns not named are matched against common header spellings
-    ("Workers (Threads)", "Throughput (Ops/Sec)", "Avg Latency (ms)", "clients" ...), case and spacing ignored; a
-    column already named as the curve table wants wins, two other candidates for one column raise ``InputError``, and
-    latency headers without a unit ("p95") are never guessed. Text numbers with thousands separators ("2,635") are
-    read as numbers. Columns not mapped are kept as they are (labels, extra measurements).
+    Returns
+    -------
+    pandas.DataFrame
+        The curve table (the manual's page "The curve table" lists its columns): the mapped columns renamed, the
+        others kept as they are. Replicates (several rows at one concurrency of one system, workload and operation) stay
+        separate rows, numbered in ``repeat`` unless the source has that column. Text numbers with thousands separators
+        ("2,635") are read as numbers.
 
-    Replicates (several rows at one concurrency of one system/workload/op) stay separate rows, numbered 1, 2, ... in
-    ``repeat`` unless the source has that column. Several files are sorted by concurrency. ``min_points``: fewer
-    rows is an error. Raises ``InputError`` naming the file, column and row of the first problem.
+    Raises
+    ------
+    InputError
+        Naming the file, column and row of the first problem: a file that cannot be read or is beyond the readers'
+        bounds, a column that is missing or mapped twice, two candidates for one column, a value out of range.
+
+    See Also
+    --------
+    capmodel.data.curve.validate_curve : the checks applied to the table read.
+
+    capmodel.datasets.load_curve : a bundled curve, already validated.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> curve = capmodel.read_curve("data/usl_specsdm91.csv")
+    >>> curve.columns.tolist()
+    ['concurrency', 'throughput']
+    >>> # a folder of YCSB client runs, one per thread count
+    >>> len(capmodel.read_curve("tests/fixtures/ycsb_sweep"))
+    3
     """
     paths = path if isinstance(path, (list, tuple)) else [path]
     if not paths or not all(isinstance(item, (str, os.PathLike)) for item in paths):
@@ -369,9 +451,9 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
     for name, value in {"concurrency": concurrency, "throughput": throughput, **mapping}.items():
         if value is not None and not isinstance(value, str):
             raise InputError(f"{name}= names a column (a string), not {type(value).__name__}")
-    for name, value in (("min_points", min_points), ("table", table)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise InputError(f"{name}= is a whole number, not {type(value).__name__}")
+    for name, count in (("min_points", min_points), ("table", table)):
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            raise InputError(f"{name}= is a whole number, not {type(count).__name__}")
     for target in mapping:
         if target not in OPTIONAL_NUMERIC + LABELS and not PER_OP_LATENCY.match(target):
             known = ", ".join(OPTIONAL_NUMERIC + LABELS)

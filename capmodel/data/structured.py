@@ -109,7 +109,7 @@ def _check_unique_keys(node, source) -> None:
     (``1`` and ``'1'``: capmodel names classes and stations by text)."""
     import yaml
 
-    seen = {}
+    seen: dict = {}
     for key, _ in node.value:
         if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
             continue
@@ -143,7 +143,9 @@ def _compose(loader, source):
         loader.get_event()
         return None
     loader.get_event()                                      # document start
-    anchors, stack, root, no_key = {}, [], None, object()   # stack: [collection node, its pending key]
+    anchors: dict = {}
+    stack: list = []   # [collection node, its pending key]
+    root, no_key = None, object()
     while root is None:
         event = loader.get_event()
         if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):

@@ -142,12 +142,13 @@ def read_ycsb_run(path) -> dict[str, float | str]:
     }
     target = throughput_target(text)
     if target is not None:   # the verdict's client_bound check reads it: a run held at its target measured the client
-        row["client_bound"] = bool(row["throughput"] >= TARGET_REACHED * target)
+        row["client_bound"] = bool(overall["Throughput(ops/sec)"] >= TARGET_REACHED * target)
     failed = [s for s in sections if _FAILURE_SUFFIX.search(s)]
     operations = {s: m for s, m in sections.items()
                   if s not in _NOT_OPERATIONS and s not in failed and "Operations" in m
                   and not s.startswith("TOTAL_GC")}
-    total_ops, weighted_mean, percentiles = 0.0, 0.0, {}
+    total_ops, weighted_mean = 0.0, 0.0
+    percentiles: dict[str, float] = {}
     for section, metrics in operations.items():
         op = section.lower().replace("-", "_")
         count = metrics["Operations"]

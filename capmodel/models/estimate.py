@@ -14,7 +14,21 @@ from capmodel.formatting import shows_width
 
 @dataclass(frozen=True)
 class Estimate:
-    """A figure with its interval: ``estimate`` (``low``-``high``, at the level of whatever made it)."""
+    """A figure with its interval, at the level of whatever made it; ``str()`` shows it as ``format_estimate`` does.
+
+    Parameters
+    ----------
+    estimate : float
+        The figure.
+    low, high : float
+        Its interval's ends (infinite where the data do not bound it).
+
+    Examples
+    --------
+    >>> from capmodel.models.estimate import Estimate
+    >>> str(Estimate(1.5, 1.2, 1.9))
+    '1.50 (1.20-1.90)'
+    """
 
     estimate: float
     low: float
@@ -43,8 +57,31 @@ def _fmt(x: float, digits: int) -> str:
 
 
 def format_estimate(value: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
-    """'62,000 (55,000-68,000)'; just the value when there is no interval to show (``shows_width``)."""
+    """A figure and its interval as text: ``62,000 (55,000-68,000)``.
+
+    Parameters
+    ----------
+    value : float
+        The figure.
+    low, high : float, optional
+        The interval; left out when it has no width at the digits shown.
+    digits : int, default 2
+        Decimals below 100 (figures of 100 or more are shown whole).
+
+    Returns
+    -------
+    str
+        ``n/a`` for a missing or infinite figure.
+
+    Examples
+    --------
+    >>> from capmodel.models.estimate import format_estimate
+    >>> format_estimate(62000, 55000, 68000)
+    '62,000 (55,000-68,000)'
+    >>> format_estimate(0.25)
+    '0.25'
+    """
     text = _fmt(value, digits)
-    if not shows_width(low, high, lambda x: _fmt(x, digits)):
+    if low is None or high is None or not shows_width(low, high, lambda x: _fmt(x, digits)):
         return text
     return f"{text} ({_fmt(low, digits)}-{_fmt(high, digits)})"

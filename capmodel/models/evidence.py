@@ -36,9 +36,17 @@ MEANINGS = {
 
 @dataclass(frozen=True)
 class NextStep:
-    """The measurement that would make a weak or unusable answer sound: the concurrencies to measure (``levels``,
-    new ones or existing ones to repeat), how many times each (``repeats``), and the advice in words (``text``, no
-    full stop)."""
+    """The measurement that would make a weak or unusable answer sound.
+
+    Parameters
+    ----------
+    levels : tuple of float
+        The concurrencies to measure (new ones, or existing ones to repeat).
+    repeats : int
+        How many times each.
+    text : str
+        The advice in words, no full stop.
+    """
 
     levels: tuple[float, ...]
     repeats: int
@@ -58,10 +66,26 @@ class NextStep:
 
 @dataclass(frozen=True)
 class Reason:
-    """One finding about the evidence: ``code`` (stable, machine-readable), the ``grade`` it implies on its own
-    (``weak`` or ``unusable``), a ``message`` for the reader (one sentence, no trailing full stop), the ``value``
-    it rests on (a ratio, a count, an R²) when there is one, and the ``next_step`` that would lift it when one is
-    known."""
+    """One finding about the evidence behind an answer.
+
+    Parameters
+    ----------
+    code : str
+        Stable and machine-readable (``wide_interval``, ``no_peak_in_range`` ...).
+    grade : {"weak", "unusable"}
+        The grade it implies on its own.
+    message : str
+        For the reader: one sentence, no trailing full stop.
+    value : float, optional
+        The figure it rests on (a ratio, a count, an R²).
+    next_step : NextStep, optional
+        The measurement that would lift it.
+
+    Raises
+    ------
+    InputError
+        ``grade`` is not ``weak`` or ``unusable``.
+    """
 
     code: str
     grade: str
@@ -83,7 +107,25 @@ class Reason:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A verdict on an answer: its reasons; the grade is the worst of theirs (``sound`` without any)."""
+    """A verdict on an answer: its reasons; the grade is the worst of theirs (``sound`` without any).
+
+    Every fit, plan, capacity and production answer carries one. ``grade``, ``usable``, ``codes()``, ``next_step``,
+    ``describe()`` and ``to_json()`` read it; ``Evidence.of(*reasons)`` builds one, leaving out ``None``.
+
+    Parameters
+    ----------
+    reasons : tuple of Reason, default ()
+        The findings.
+
+    Examples
+    --------
+    >>> from capmodel.models.evidence import Evidence, Reason
+    >>> verdict = Evidence.of(Reason("few_points", "weak", "only 5 concurrency levels"), None)
+    >>> verdict.grade, verdict.usable, verdict.codes()
+    ('weak', True, ['few_points'])
+    >>> Evidence().grade
+    'sound'
+    """
 
     reasons: tuple[Reason, ...] = ()
 

@@ -40,20 +40,19 @@ import numpy as np
 
 from capmodel.constraints import CORES, UTILIZATION_TARGET, with_name
 from capmodel.errors import InputError
-from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
-from capmodel.observe.columns import numbers
 from capmodel.formatting import number, r_squared
 from capmodel.models.estimate import Estimate
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.runway import check_growth, runway
 from capmodel.observe import capacity_words
 from capmodel.observe.capacity_words import HOST_CORES, cores_words, ops
+from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
+from capmodel.observe.columns import as_floats
 from capmodel.observe.demand_change import BACKGROUND_UNKNOWN, EVEN_LOAD_STEP, ChangeBand, change_band, change_reasons
 from capmodel.observe.runway_words import runway_status
 from capmodel.observe.service_demand import demand_interval, drift_reason, fit_demand
 
 LAWS, USL = "operational laws", "USL latency fit"
-CLASSES = ("reads", "writes", "commands")
 MIN_BUSY_INTERVALS, FEW_BUSY_INTERVALS = 3, 10
 #: CPU seconds an interval must carry to resolve D well: Linux accounts process CPU in 10 ms clock ticks
 COARSE_CPU_SECONDS = 0.05
@@ -71,13 +70,48 @@ class TooFewIntervals(InputError):
     that does not report its CPU): a finding about the data, which callers report as an unusable verdict."""
 
 
+def no_capacity_evidence(exc: Exception) -> Evidence:
+    """The verdict when a server's samples are read but cannot state a capacity (too few busy intervals or samples,
+    ``exc`` says which): unusable, saying why; the server is not ranked, and it has not failed."""
+    return Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
+                              + str(exc).removeprefix("samples: ")))
+
+
 @dataclass(frozen=True)
 class ServerCapacity:
-    """What the server can carry, from the operational laws on its own CPU per operation (``method`` is always the
-    laws here; ``capmodel.plan.production`` chooses between them and a USL fit whose verdict is sound).
+    """What a server can carry, from the operational laws on its own CPU per operation (``server_capacity``).
 
-    Holds the measured service demand (ms of CPU per operation, with interval), the background CPU, the cores and the
-    observed peak load (95th percentile of the busy intervals); every capacity figure derives from them."""
+    It holds the measured service demand (ms of CPU per operation, with its interval), the background CPU, the cores
+    and the observed peak load (95th percentile of the busy intervals); every capacity figure derives from them:
+    ``saturation_throughput`` (all cores busy), ``planned_throughput`` (the cores busy to the utilization target),
+    ``spare_fraction``, ``runway_months`` (with a growth rate), ``describe()`` and ``to_json()``. ``method`` is always
+    the operational laws here; ``capmodel.plan.production`` chooses between them and a USL fit whose verdict is sound.
+
+    Attributes
+    ----------
+    method, why : str
+        The method and why it was chosen.
+    cores : float
+        The CPUs the server may use; ``cores_source`` says where the count came from.
+    service_demand_ms : Estimate
+        CPU milliseconds per operation, with its interval.
+    background_cores : float
+        CPU the server spends with no operations, in cores.
+    observed_peak_throughput : float
+        The 95th percentile of the busy intervals' throughput, ops/s.
+    utilization_target : float
+        The planned utilization of the cores.
+    monthly_growth : float or None
+        The load's growth a month, for the runway.
+    level : float
+        The intervals' coverage.
+    evidence : Evidence
+        The verdict.
+    busy_intervals : int
+        The intervals the demand was measured on.
+    latency_target_ms : float or None
+        Recorded only: the laws bound throughput, not latency, and the verdict says so.
+    """
 
     method: str
     why: str
@@ -174,7 +208,7 @@ class ServerCapacity:
     def describe(self, with_method: bool = True) -> str:
         """The answer in words (markdown), every number from this object; ``with_method``: end with the method and
         why it was used (``capmodel.observe.capacity_words``)."""
-        return capacity_words.describe(self, with_method)
+        return capacity_words.describe_server_capacity(self, with_method)
 
     def replication_sentence(self) -> str:
         """The answer's sentence on replication, where it made a share of the operations worth telling ("" else)."""
@@ -187,7 +221,7 @@ class ServerCapacity:
         runway)."""
         months = self.runway_months
         sat, plan = self.saturation_throughput.to_json(), self.planned_throughput.to_json()
-        spare = self.spare_fraction.to_json()
+        spare: dict | None = self.spare_fraction.to_json()
         if not self.evidence.usable:       # "at least": the lower bound alone (the plan's where it has one)
             one_sided = self.at_least > self.observed_peak_throughput
             sat = {"estimate": None, "low": self.at_least, "high": None}
@@ -231,12 +265,53 @@ def _separable(x: np.ndarray) -> bool:
 def server_capacity(samples, cores: float | None = None, utilization_target: float = 0.8,
                     latency_target_ms: float | None = None, monthly_growth: float | None = None,
                     level: float = 0.95, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> ServerCapacity:
-    """The capacity of the server whose ``samples`` (observe's per-interval table: a DataFrame, or the ``Columns``
-    an ``Observation`` of FTDC keeps in ``tables``) are given.
+    """A server's capacity from the operational laws on its own CPU per operation.
 
-    ``cores``: CPUs the server may use (hostInfo, the container's quota, the mongod's CPU affinity); default the
-    ``cores`` column of ``samples`` when it has one, else 1 with a reason saying the figures are per core.
-    ``latency_target_ms`` is recorded; the operational laws bound throughput, not latency, and the verdict says so.
+    The CPU per operation is the slope of the process CPU against the throughput over the busy intervals (or their
+    ratio when the load varied too little to separate a background); saturation is where it fills the cores (the
+    bottleneck law), the planned throughput where it fills them to ``utilization_target``.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame or Columns
+        ``observe``'s per-interval table (``Observation.samples``, or the ``Columns`` an FTDC ``Observation`` keeps in
+        ``tables``).
+    cores : float, optional
+        The CPUs the server may use (``hostInfo``, the container's quota, the mongod's CPU affinity); default the
+        ``cores`` column of ``samples`` when it has one, else 1, with a reason saying the figures are per core.
+    utilization_target : float, default 0.8
+        The utilization the planned throughput is set at.
+    latency_target_ms : float, optional
+        Recorded in the answer; the operational laws bound throughput, not latency, and the verdict says so.
+    monthly_growth : float, optional
+        The load's growth a month (0.1 for 10 %), for ``runway_months``.
+    level : float, default 0.95
+        The intervals' coverage, strictly between 0 and 1.
+    n_bootstrap : int, optional
+        Resamples for the CPU per operation's interval (a block bootstrap over the busy intervals).
+    seed : int, default 0
+        The bootstrap's random seed.
+
+    Returns
+    -------
+    ServerCapacity
+
+    Raises
+    ------
+    InputError
+        A parameter is out of range, or fewer busy intervals with a CPU figure than the laws need (``TooFewIntervals``,
+        a subclass).
+
+    Examples
+    --------
+    >>> from capmodel.observe import bundled_sample, observe_ftdc, server_capacity
+    >>> sample = bundled_sample()
+    >>> observation = observe_ftdc(sample["path"], since=sample["since"], until=sample["until"])
+    >>> capacity = server_capacity(observation.samples)
+    >>> round(capacity.service_demand_ms.estimate, 2), round(capacity.saturation_throughput.estimate, -1)
+    (1.35, 740.0)
+    >>> capacity.evidence.grade
+    'weak'
     """
     u_target = with_name(UTILIZATION_TARGET, "utilization target").check(utilization_target, InputError)
     if not 0 < float(level) < 1:
@@ -249,8 +324,8 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
         with_ops = len(busy_columns(samples, any_cpu=True)["throughput"])
         hint = (" (the others carry no CPU figure: does the server report extra_info.user_time_us?)"
                 if with_ops > len(busy["throughput"]) else "")
-        raise TooFewIntervals(f"samples: only {len(busy['throughput'])} busy interval(s) with a CPU figure{hint}; the operational "
-                              f"laws need at least {MIN_BUSY_INTERVALS}")
+        raise TooFewIntervals(f"samples: only {len(busy['throughput'])} busy interval(s) with a CPU figure{hint}; the "
+                              f"operational laws need at least {MIN_BUSY_INTERVALS}")
     x, u = busy["throughput"], busy["cpu_cores"]
     separable = with_intercept = _separable(x)
     background, demand = fit_demand(x, u, with_intercept)
@@ -366,7 +441,7 @@ def _cores_of(samples, cores) -> tuple[float, str]:
 def recorded_cores(samples) -> float | None:
     """The host's cores as the samples record them (their ``cores`` column's last figure), None without one."""
     if "cores" in samples:
-        values = numbers(samples["cores"])
+        values = as_floats(samples["cores"])
         values = values[~np.isnan(values)]
         if len(values) and values[-1] > 0:
             return float(values[-1])

@@ -21,7 +21,7 @@ def ops(x: float) -> str:
     return "unbounded" if not math.isfinite(x) else f"{number(x)} ops/s"
 
 
-def span(e: Estimate, change: bool = False) -> str:
+def ops_interval(e: Estimate, change: bool = False) -> str:
     """`` (low–high ops/s)`` of an estimate's interval ("" when it has none to show); ``change``: the interval
     carries the CPU per operation's possible change, and says so."""
     if not shows_width(e.low, e.high, finite=False):
@@ -40,7 +40,7 @@ def cores_words(c: float) -> str:
     return f"{number(c)} core" + ("" if c == 1 else "s")
 
 
-def describe(cap, with_method: bool = True) -> str:
+def describe_server_capacity(cap, with_method: bool = True) -> str:
     """The answer of a ``ServerCapacity`` in words (markdown); ``with_method``: end with the method and why."""
     method = f" Method: {cap.method} {aside(cap.why)}." if with_method else ""
     if not cap.evidence.usable:
@@ -55,9 +55,9 @@ def describe(cap, with_method: bool = True) -> str:
     basis += (f", on top of {fixed(cap.background_cores)} cores of background CPU. " if cap.background_cores > 0
               else ". ")
     basis += (f"With {cores_words(cap.cores)} ({CORES_WORDS.get(cap.cores_source, cap.cores_source)}), the "
-              f"bottleneck law puts saturation at **{ops(sat.estimate)}**{span(sat, change)}.")
+              f"bottleneck law puts saturation at **{ops(sat.estimate)}**{ops_interval(sat, change)}.")
     text = (f"{basis} At {cap.utilization_target:.0%} utilization the server carries "
-            f"**{ops(plan.estimate)}**{span(plan)}; the observed peak "
+            f"**{ops(plan.estimate)}**{ops_interval(plan)}; the observed peak "
             f"(95th percentile of {cap.busy_intervals:,} busy intervals) is {ops(cap.observed_peak_throughput)}")
     spare_row = (100 * spare.estimate, 100 * spare.low, 100 * spare.high)
 

@@ -4,10 +4,10 @@ intervals the operational laws use (``busy_columns``).
 A sync source (the primary, or a secondary that others chain from) answers its replicas' oplog getMores, which
 ``opLatencies`` counts as reads, and their ``replSetUpdatePosition`` reports, which it counts as commands; a
 secondary applies the entries it fetched (``repl_applied_per_s``, in no class). Observe records all three per
-interval (``capmodel.observe.serverstatus.REPLICATION``). A server's capacity is said in the clients' operations per
-second, so the curve and the operational laws take the served ones out of their class: the class's rate less the
-served rate, and its latency the clients' alone, so that Little's law N = X·R is over the clients' operations only.
-The served operations' mean latency is told from the clients' by the mix what-if's rule
+interval (``capmodel.observe.serverstatus.REPLICATION_COUNTERS``). A server's capacity is said in the clients'
+operations per second, so the curve and the operational laws take the served ones out of their class: the class's rate
+less the served rate, and its latency the clients' alone, so that Little's law N = X·R is over the clients' operations
+only. The served operations' mean latency is told from the clients' by the mix what-if's rule
 (``capmodel.models.mix.served_latency``: a regression where the shares vary, else the intervals where clients are a
 negligible share); where it cannot be told, the class keeps its mean latency over both, the served
 operations' latency counted at the clients' rate. Their CPU stays in the CPU: it is work the server does for its
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
 from capmodel.formatting import number
 from capmodel.models.evidence import Reason
 from capmodel.models.mix.served_latency import APPLIED, SERVED, served_latency
-from capmodel.observe.columns import Columns, empty_cells, numbers
-from capmodel.observe.serverstatus import CLASSES
+from capmodel.observe.columns import Columns, as_floats, empty_cells
 
 #: replication's share of the operations above which the answer says it, and the share of entries applied above
 #: which the member's load is replication (a secondary its clients barely use: its CPU follows the primary's writes;
@@ -64,7 +64,7 @@ def _rate(samples, name: str, keep: np.ndarray) -> np.ndarray:
     """A rate column of the kept rows, 0 where missing, not a number or negative."""
     if name not in samples:
         return np.zeros(int(keep.sum()))
-    values = numbers(samples[name])[keep]
+    values = as_floats(samples[name])[keep]
     return np.where(np.isfinite(values) & (values > 0), values, 0.0)
 
 
@@ -74,10 +74,10 @@ def client_classes(samples, keep: np.ndarray) -> tuple[dict, np.ndarray]:
     applied)."""
     out = {}
     replication = _rate(samples, APPLIED, keep)
-    for name in CLASSES:
-        total = (numbers(samples[f"{name}_per_s"])[keep] if f"{name}_per_s" in samples
+    for name in OPERATION_CLASSES:
+        total = (as_floats(samples[f"{name}_per_s"])[keep] if f"{name}_per_s" in samples
                  else np.full(int(keep.sum()), np.nan))
-        latency_ms = (numbers(samples[f"{name}_latency_ms"])[keep] if f"{name}_latency_ms" in samples
+        latency_ms = (as_floats(samples[f"{name}_latency_ms"])[keep] if f"{name}_latency_ms" in samples
                       else np.full(int(keep.sum()), np.nan))
         served = _rate(samples, SERVED[name], keep) if name in SERVED else np.zeros(int(keep.sum()))
         replication = replication + served
@@ -102,22 +102,23 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
 
         if not isinstance(samples, pd.DataFrame):
             raise InputError(f"samples must be a DataFrame (observe's samples.csv), got {type(samples).__name__}")
-    missing = [c for c in ("interval_s", "cpu_cores", *(f"{k}_per_s" for k in CLASSES)) if c not in samples]
+    missing = [c for c in ("interval_s", "cpu_cores", *(f"{k}_per_s" for k in OPERATION_CLASSES)) if c not in samples]
     if missing:
         raise InputError(f"samples: missing column(s) {', '.join(missing)} (expected the samples.csv that "
                          "'capmodel observe' writes)")
     keep = (empty_cells(samples["dropped"]) if "dropped" in samples else np.ones(len(samples), dtype=bool))
 
     def number(name: str) -> np.ndarray:
-        return numbers(samples[name])[keep] if name in samples else np.full(int(keep.sum()), np.nan)
+        return as_floats(samples[name])[keep] if name in samples else np.full(int(keep.sum()), np.nan)
 
     def filled(name: str) -> np.ndarray:         # NaN as 0 (an infinity stays one)
         values = number(name)
         return np.where(np.isnan(values), 0.0, values)
 
     classes, replication = client_classes(samples, keep)
-    x = sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in CLASSES)   # an infinity stays one
-    n = sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values())
+    # an infinity stays one
+    x = np.asarray(sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in OPERATION_CLASSES))
+    n = np.asarray(sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values()))
     cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
     chosen = (x > 0) & np.isfinite(cpu)
     elapsed = np.cumsum(filled("interval_s"))

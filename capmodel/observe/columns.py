@@ -63,7 +63,7 @@ def cell_text(value) -> str:
     return str(value)
 
 
-def numbers(column) -> np.ndarray:
+def as_floats(column) -> np.ndarray:
     """A column as floats, anything that is not a number NaN (``pandas.to_numeric(errors="coerce")``)."""
     if isinstance(column, np.ndarray) and column.dtype.kind in "biuf":
         return column.astype(float)
@@ -88,7 +88,8 @@ class Rows:
     huge pages, writing a slice of every column would make the whole array resident at once)."""
 
     def __init__(self, width: int):
-        self.width, self.segments, self.filled = width, [], _SEGMENT
+        self.width, self.filled = width, _SEGMENT
+        self.segments: list = []
 
     def __len__(self) -> int:
         return (len(self.segments) - 1) * _SEGMENT + self.filled if self.segments else 0

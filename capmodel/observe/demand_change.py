@@ -16,7 +16,8 @@ between −``CONTENTION_MAX`` and ``LIGHT_EXTRA_MAX``. The form is the share of 
 (1 − ρ for Poisson arrivals: ``capmodel.observe.synthetic`` derives it); m = +0.5 gives issue 26's +38% at a quarter
 of the load. ``LIGHT_EXTRA_MAX`` = 0.8 is the largest the lab's quiet runs measured: a clean-clone CI run's
 light-load CPU per operation was 1.6x its saturation figure at 20–40% of the core (``benchmarks/bench_headroom.py
---record`` prints the runs; runs on a host loaded by other sessions went further, to 2x, which no assumption here covers).
+--record`` prints the runs; runs on a host loaded by other sessions went further, to 2x, which no assumption here
+covers).
 ``CONTENTION_MAX`` = 0.1 is an allowance, not a measurement: no rise was measured here beyond the runs' noise. A
 server whose CPU per operation changes by more lies outside the stated interval.
 
@@ -186,12 +187,12 @@ def change_reasons(band: ChangeBand, noise_span: float, used: float, cores: str,
     longer = _longer(noise_span, band.span / noise_span)
     if band.band_share >= 0.5:
         busier = busier_utilization(noise_span, SOUND_SPAN * MARGIN, background_share)
-        step = (f"observe a busier window, its CPU at {busier:.0%} of the cores or more on average" if busier else
-                f"observe a busier window, and {longer}" if longer else "observe a busier and longer window")
+        advice = (f"observe a busier window, its CPU at {busier:.0%} of the cores or more on average" if busier else
+                  f"observe a busier window, and {longer}" if longer else "observe a busier and longer window")
         return [Reason("extrapolated", "weak", f"the busiest intervals used {used:.0%} of the {cores}: the capacity "
                        "is extrapolated from there to full use, where the CPU per operation may be lower (costs "
-                       "shared by more operations: the lab measured 38% to 60% more at light load than at saturation) or a "
-                       f"little higher (contention), so {between}", used, NextStep((), 0, step))]
+                       "shared by more operations: the lab measured 38% to 60% more at light load than at saturation) "
+                       f"or a little higher (contention), so {between}", used, NextStep((), 0, advice))]
     step = (EVEN_LOAD_STEP if not load_varied else NextStep((), 0, longer or "observe a longer window"))
     return [Reason("noisy_demand", "weak", f"the CPU per operation is measured too noisily for a figure within "
                    f"{SOUND_SPAN - 1:.0%}: {between}", noise_span, step)]

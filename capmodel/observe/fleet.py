@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.errors import CapmodelError
+from capmodel.extras import require
 from capmodel.formatting import percent, plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
 from capmodel.observe.observation import metadata_identity, printable
-from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, runway_status, shown_runway
+from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, months_words, runway_status, shown_runway
 
-COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
+if TYPE_CHECKING:
+    import pandas as pd
+
+FLEET_COLUMNS = ["cluster", "member", "window_start", "window_end", "hours", "busiest_ops", "capacity_ops",
            "capacity_low", "capacity_high", "method", "cpu_ms_per_op", "cores", "spare_fraction", "spare_low",
            "spare_high", "verdict", "runway_months", "runway_low", "runway_high", "runway_status", "reasons",
            "evidence", "error", "folder", "duplicate_of", "notes"]
@@ -70,13 +75,27 @@ def _reference_document(data) -> dict:
 
 
 def analyse_server(folder, monthly_growth: float | None = None, utilization_target: float = 0.8) -> dict:
-    """One server's fleet row (runs on a Dask worker): identity, window, capacity and verdict, or ``error``."""
-    from capmodel.observe.observation import observe_ftdc
+    """One server's fleet row: identity, window, capacity and verdict, or ``error``. It runs on a Dask worker.
 
-    from capmodel.observe.capacity import TooFewIntervals
-    from capmodel.observe.observation import TooFewSamples
+    Parameters
+    ----------
+    folder : str or path-like
+        The server's ``diagnostic.data`` folder.
+    monthly_growth : float, optional
+        The load's growth a month, for the runway.
+    utilization_target : float, default 0.8
+        As for ``server_capacity``.
 
-    row = {column: None for column in COLUMNS}
+    Returns
+    -------
+    dict
+        The row, keyed by ``capmodel.observe.fleet.FLEET_COLUMNS``. Nothing is raised: files that cannot be read give
+        a row with ``error``; too few samples or busy intervals give a row with verdict ``unusable``.
+    """
+    from capmodel.observe.capacity import TooFewIntervals, no_capacity_evidence
+    from capmodel.observe.observation import TooFewSamples, observe_ftdc
+
+    row: dict = {column: None for column in FLEET_COLUMNS}
     row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth))   # until a capacity says more
     try:
         identity = server_identity(folder)
@@ -87,8 +106,7 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
         row["notes"] = "; ".join(observation.notes) or None   # a cut newest file: what was dropped, where
         capacity = capacity_of(observation.samples, identity["cores"], monthly_growth, utilization_target)
     except (TooFewIntervals, TooFewSamples) as exc:   # read, but too little: not ranked (as observe says), not failed
-        evidence = Evidence.of(Reason("no_capacity", "unusable", "no capacity can be stated: "
-                                      + str(exc).removeprefix("samples: ")))
+        evidence = no_capacity_evidence(exc)
         row.update(verdict=evidence.grade, reasons=[r.code for r in evidence.reasons], evidence=evidence.to_json())
         return row
     except CapmodelError as exc:
@@ -149,7 +167,22 @@ def urgency_order(rows: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass
 class Fleet:
-    """The fleet table (one row per server, most urgent first) and where it was computed."""
+    """The fleet table, as ``fleet_table`` returns it: one row per server, most urgent first.
+
+    ``describe()`` names the most urgent server in a sentence, ``evidence`` is its verdict, ``reading_table()`` and
+    ``reasons_text()`` give the table and each row's reasons for people, and ``to_json()`` the whole.
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame
+        One row per server folder: cluster, member, window, busiest load, capacity with its interval, CPU per
+        operation, cores, spare fraction, verdict, runway, ``error`` (why the files could not be read) and
+        ``duplicate_of`` (a copy of another folder's server, counted once).
+    workers : str
+        Where the tasks ran, in words.
+    monthly_growth : float or None
+        The growth rate the runways assume.
+    """
 
     rows: pd.DataFrame
     workers: str
@@ -171,8 +204,6 @@ class Fleet:
     def evidence(self):
         """The evidence of the answer (an ``Evidence``): the most urgent ranked server's, or unusable when none is
         ranked. (Each row's ``evidence`` is its JSON, as the workers send it.)"""
-        from capmodel.models.evidence import Evidence, Reason
-
         usable = self._usable()
         if len(usable):
             return Evidence.from_json(usable.iloc[0]["evidence"])
@@ -272,12 +303,51 @@ class Fleet:
             lines.append(f"- **{name}** ({row['verdict']}): {_markdown_text(said)}")
         return "\n".join(lines)
 
+    def summary(self) -> str:
+        """Everything ``capmodel fleet`` prints: the answer, then one line per server (its hours, busiest load,
+        capacity, spare fraction, verdict and runway; why a server failed, was not counted or not ranked), and
+        where it was computed."""
+        shown = self.reading_table()    # the spare cell as the report writes it (no interval where it has no width)
+        spare_at = list(shown.columns).index("spare")
+        spares = [cells[spare_at] for cells in shown.cells()]
+        lines = [self.describe(), "",
+                 f"{'cluster':<10} {'member':<28} {'hours':>6} {'busiest':>10} {'capacity':>10} {'spare':>24} "
+                 f"{'verdict':<9} {'runway (months)':>19}"]
+        for (_, row), spare in zip(self.rows.iterrows(), spares):
+            name = (row["member"] if isinstance(row["member"], str) else row["folder"])[-28:]
+            cluster = row["cluster"] if isinstance(row["cluster"], str) else "-"
+            if isinstance(row["error"], str):
+                said = "not counted" if isinstance(row.get("duplicate_of"), str) else "failed"
+                lines.append(f"{cluster:<10} {name:<28} {said}: {row['error']}")
+                continue
+            if row["verdict"] == "unusable":
+                reasons = ", ".join(r.get("message", "") for r in row["evidence"].get("reasons", [])
+                                    if r.get("grade") == "unusable")
+                lines.append(f"{cluster:<10} {name:<28} not ranked, verdict unusable: {reasons}")
+                continue
+            runway = row["runway_months"]
+            runway_text = "-" if runway is None or math.isnan(runway) else months_words(runway)
+            hours, busiest, capacity = (_cell(row[k], f) for k, f in (("hours", ".1f"), ("busiest_ops", ",.0f"),
+                                                                       ("capacity_ops", ",.0f")))
+            lines.append(f"{cluster:<10} {name:<28} {hours:>6} {busiest:>10} {capacity:>10} {spare:>24} "
+                         f"{row['verdict']:<9} {runway_text:>19}")
+            if isinstance(row.get("notes"), str):
+                lines.append(f"{'':<10} note: {row['notes']}")
+        methods = ", ".join(sorted(set(self.rows["method"].dropna()))) or "no method"
+        lines += ["", f"busiest and capacity in ops/s; capacity by {methods}; computed on {self.workers}"]
+        return "\n".join(printable(line) for line in lines)    # a folder named with a newline: still one row
+
     def to_json(self) -> dict:
         from capmodel.jsonable import to_jsonable
 
         return {"servers": len(self.rows) - self.copies, "failed": self.failed, "copies": self.copies,
                 "workers": self.workers, "monthly_growth": self.monthly_growth, "answer": self.describe(),
                 "rows": to_jsonable(self.rows)}
+
+
+def _cell(value, spec: str) -> str:
+    """A figure of a row in the text table, "-" where the row has none."""
+    return "-" if value is None or value != value else format(value, spec)
 
 
 def _markdown_text(text: str) -> str:
@@ -292,7 +362,37 @@ def _markdown_text(text: str) -> str:
 
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,
                 scheduler: str | None = None, workers: int = 2) -> Fleet:
-    """Analyse every server under ``paths`` on Dask (see the module docstring) and return the ``Fleet``."""
+    """Analyse every server's FTDC under ``paths`` as Dask tasks: which member of which cluster runs out first.
+
+    Each task decodes its server's FTDC on the worker, works out its capacity there (``server_capacity`` with the
+    cores its ``hostInfo`` reports) and returns only the summary row. A server whose files cannot be read fails its own
+    row, never the fleet.
+
+    Parameters
+    ----------
+    paths : str, path-like or list of them
+        ``diagnostic.data`` folders, or folders holding them.
+    monthly_growth : float, optional
+        The load's growth a month (0.1 for 10 %), for each server's runway.
+    utilization_target : float, default 0.8
+        As for ``server_capacity``.
+    scheduler : str, optional
+        The address of an existing Dask scheduler; default an embedded local cluster, started and stopped here.
+    workers : int, default 2
+        The local cluster's single-threaded worker processes (1 to 4 per CPU core).
+
+    Returns
+    -------
+    Fleet
+
+    Raises
+    ------
+    InputError
+        No FTDC folder is found, or ``workers`` is out of range.
+    CapmodelError
+        Dask is not installed, or the scheduler cannot be reached or has no workers.
+    """
+    require("observe", "fleet_table")
     folders = server_folders(paths)
     with dask_client(scheduler, workers) as (client, described):
         table = analyse_on(client, folders, monthly_growth, utilization_target)
@@ -314,13 +414,13 @@ def analyse_on(client, folders, monthly_growth: float | None = None, utilization
         try:
             rows.append(future.result())
         except Exception as exc:  # noqa: BLE001 - a worker lost while decoding: that row fails
-            row = {column: None for column in COLUMNS}
+            row: dict = {column: None for column in FLEET_COLUMNS}
             row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth),
                        error=f"{folder}: the Dask task failed: {type(exc).__name__}: {exc}"[:400])
             rows.append(row)
     import pandas as pd
 
-    return urgency_order(mark_copies(pd.DataFrame(rows, columns=COLUMNS)))
+    return urgency_order(mark_copies(pd.DataFrame(rows, columns=FLEET_COLUMNS)))
 
 
 def mark_copies(rows):

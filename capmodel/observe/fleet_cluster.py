@@ -4,9 +4,13 @@ behind one ``Client``)."""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import plural
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 CLIENT_TIMEOUT_S = 15
 WORKERS_PER_CPU = 4      # as bench's local client processes: more only queue for the CPUs (and take minutes to start)
@@ -30,7 +34,8 @@ class dask_client:
 
     def __init__(self, address: str | None, workers: int = 2):
         self.address, self.workers = address, workers
-        self.cluster = self.client = None
+        self.cluster: LocalCluster | None = None
+        self.client: Client | None = None
 
     def __enter__(self):
         try:

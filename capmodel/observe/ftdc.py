@@ -41,8 +41,8 @@ from capmodel.observe.columns import Columns, Rows
 from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, value_at
 from capmodel.observe.varint import DeltaStream
 
-__all__ = ["Chunk", "TruncatedTail", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks", "iter_documents",
-           "metric_names", "read_metric_columns", "read_metrics"]
+__all__ = ["Chunk", "TruncatedTail", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks",
+           "iter_documents", "metric_names", "read_metric_columns", "read_metrics"]
 
 METADATA, METRIC_CHUNK, PERIODIC_METADATA = 0, 1, 2
 TYPES = {METADATA: "metadata", METRIC_CHUNK: "metric chunk", PERIODIC_METADATA: "periodic metadata"}
@@ -93,7 +93,7 @@ class Chunk:
             return {}
         out = np.empty((len(found), self.samples), dtype=np.uint64)
         out[:, 0] = [value_at(self.raw, coding, at) for _, coding, at in found.values()]
-        if self.n_deltas:
+        if self.n_deltas and self.stream is not None:   # deltas come with their stream
             np.cumsum(self.stream.rows([index for index, _, _ in found.values()]), axis=1, out=out[:, 1:])
             out[:, 1:] += out[:, :1]           # unsigned wrap-around, as the writer computed the deltas
         values = out.view(np.int64)
@@ -340,7 +340,7 @@ def _to_ms(value) -> int | None:
     return int(stamp.value // 1_000_000)
 
 
-def _iso(ms: int) -> str:
+def _iso(ms: float) -> str:
     return (_EPOCH + dt.timedelta(milliseconds=ms)).isoformat()
 
 

@@ -141,7 +141,9 @@ def _walk(raw: bytes, buf, start: int, size: int, depth: int, cache, limit: int)
     unpack = struct.unpack_from
     end = start + size - 1                          # the document's closing NUL
     mask = bytearray(b"\xff") * size
-    leaves, children, order = {}, {}, []
+    leaves: dict[str, tuple[int, int, int]] = {}
+    children: dict[str, tuple[Section, int, int]] = {}
+    order: list[tuple[str, int | None, Section | None, int]] = []
     count, height, pos = 0, 0, start + 4
     while pos < end:
         kind = raw[pos]
@@ -249,5 +251,5 @@ def value_at(raw: bytes, coding: int, at: int) -> int:
         from bson.decimal128 import Decimal128
 
         decimal = Decimal128.from_bid(raw[at:at + 16]).to_decimal()
-        value = int(min(max(decimal, _INT64_MIN), _INT64_MAX)) if decimal.is_finite() else 0
+        value = min(max(int(decimal), _INT64_MIN), _INT64_MAX) if decimal.is_finite() else 0
     return value & _U64

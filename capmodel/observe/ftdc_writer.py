@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-METADATA, METRIC_CHUNK = 0, 1
+from capmodel.observe.ftdc import METADATA, METRIC_CHUNK
+
 _MASK64 = (1 << 64) - 1
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -22,6 +23,9 @@ from capmodel.observe.member_folders import folder_name
 from capmodel.observe.observation import Observation, write_tables
 from capmodel.observe.sampler import connect, host_cores
 from capmodel.redact import redact_uri
+
+if TYPE_CHECKING:
+    from capmodel.observe.capacity import ServerCapacity
 
 #: URI options that address the whole deployment, not one member
 _SET_OPTIONS = {"replicaset", "directconnection", "readpreference", "readpreferencetags", "loadbalanced",
@@ -64,7 +68,7 @@ def reconcile_seeds(name: str, hosts: list[str], seed_replies: dict) -> tuple[di
     for seed, reply in seed_replies.items():
         if seed in reach or not isinstance(reply, dict) or reply.get("setName") != name:
             continue
-        me = reply.get("me") if isinstance(reply.get("me"), str) and reply.get("me") else seed
+        me = reply["me"] if isinstance(reply.get("me"), str) and reply.get("me") else seed
         if reply.get("hidden"):
             if me not in reach:
                 reach[me] = seed
@@ -130,17 +134,37 @@ def member_cores(client) -> float | None:
 
 @dataclass
 class Member:
-    """One member's observation and capacity (or why it has none)."""
+    """One replica-set member's observation and capacity, or why it has none.
+
+    Attributes
+    ----------
+    host : str
+        The member's host:port (or its folder's name).
+    observation : Observation or None
+        Its telemetry (None when its files could not be read).
+    cores : float or None
+        The cores its metadata reports.
+    capacity : ServerCapacity or None
+        Its capacity from the operational laws.
+    error : str or None
+        Why it has no observation or no capacity.
+    """
 
     host: str
     observation: Observation | None
     cores: float | None = None
-    capacity: object | None = None           # a ServerCapacity
+    capacity: ServerCapacity | None = None
     error: str | None = None
 
     @property
     def usable(self) -> bool:
         return self.capacity is not None and self.capacity.evidence.usable
+
+    @property
+    def assessed(self) -> ServerCapacity:
+        """The capacity of a member that has one (a usable member, a member without an error)."""
+        assert self.capacity is not None, f"{self.host} has no capacity"
+        return self.capacity
 
     def row(self) -> dict:
         """This member's row of the set's ``table``."""
@@ -176,7 +200,26 @@ def assess(member: Member, utilization_target: float = 0.8, monthly_growth: floa
 
 @dataclass
 class ReplicaSetObservation:
-    """Every member's observation, and which member limits the set."""
+    """Every member's observation and capacity, and which member limits the set.
+
+    ``limiting`` is the usable member with the least spare fraction; ``describe()`` says it in words and ``table`` gives
+    one row per member.
+
+    Attributes
+    ----------
+    replica_set : str or None
+        The set's name from the members' metadata.
+    members : list of Member
+        One per folder.
+    source : str
+        Where the FTDC came from.
+    interrupted : bool
+        Sampling was stopped early.
+    notes : list of str
+        What the files left out (a cut newest file).
+    replica_sets : int
+        The replica sets the folders hold; above 1, no member "limits the set".
+    """
 
     replica_set: str | None
     members: list[Member]
@@ -189,7 +232,7 @@ class ReplicaSetObservation:
     def limiting(self) -> Member | None:
         """The usable member with the least spare fraction (closest to its capacity), or None."""
         usable = [m for m in self.members if m.usable]
-        return min(usable, key=lambda m: (m.capacity.spare_fraction.estimate, m.host)) if usable else None
+        return min(usable, key=lambda m: (m.assessed.spare_fraction.estimate, m.host)) if usable else None
 
     def describe(self) -> str:
         """The answer: the limiting member and its spare, and which members could not be ranked (while one that was
@@ -202,11 +245,12 @@ class ReplicaSetObservation:
         if top is None:
             return f"No member can be named as limiting {whole}: no member has a usable capacity verdict {aside(why)}."
         ranked = sum(m.usable for m in self.members)
-        figures = f"busiest at {top.capacity.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.capacity)}"
+        figures = f"busiest at {top.assessed.observed_peak_throughput:,.0f} ops/s, {spare_phrase(top.assessed)}"
         if not unranked:
             least = "the only member given" if ranked == 1 else f"the least spare of the {plural(ranked, 'member')}"
             return f"{top.host} {limits}: {figures}, {least}."
-        busier = [m for m in unranked if _busiest(m) is None or _busiest(m) >= top.capacity.observed_peak_throughput]
+        busier = [m for m in unranked
+                  if (load := _busiest(m)) is None or load >= top.assessed.observed_peak_throughput]
         if not busier:      # the members not ranked carried less load than the one named
             return (f"{top.host} {limits}: {figures}, the least spare of the {plural(ranked, 'ranked member')}; "
                     f"the members not ranked carried less load. Not ranked (verdict unusable or no capacity): {why}.")
@@ -224,18 +268,18 @@ class ReplicaSetObservation:
         """``members/<host_port>/samples.csv`` and ``curve.csv`` per member; ``samples.csv`` and ``curve.csv`` of
         every member (a ``member`` column first); ``members.csv`` (one row per member)."""
         out = Path(out_dir)
-        paths = {"members": {}}
-        observed = [m for m in self.members if m.observation is not None]
-        for member in observed:
-            paths["members"][member.host] = member.observation.write(out / "members" / folder_name(member.host))
+        paths: dict = {"members": {}}
+        observed = [(m, m.observation) for m in self.members if m.observation is not None]
+        for member, observation in observed:
+            paths["members"][member.host] = observation.write(out / "members" / folder_name(member.host))
         combined = {}
         for name in ("samples", "curve"):
-            frames = [getattr(m.observation, name).assign(member=m.host) for m in observed]
+            frames = [getattr(observation, name).assign(member=m.host) for m, observation in observed]
             if frames:
                 both = pd.concat(frames, ignore_index=True)
                 combined[name] = both[["member", *[c for c in both.columns if c != "member"]]]
         written = write_tables(out, {**combined, "members": self.table}, self.source,
-                               members=[folder_name(m.host) for m in observed])
+                               members=[folder_name(m.host) for m, _ in observed])
         paths.update({name: path for name, path in written.items() if name != "members"})
         paths["table"] = written["members"]
         return paths
@@ -247,13 +291,40 @@ class ReplicaSetObservation:
 
         top = self.limiting
         if top is not None:
-            return top.capacity.evidence
+            return top.assessed.evidence
         return Evidence.of(Reason("no_member_ranked", "unusable", "no member has a usable capacity verdict"))
+
+    def summary(self) -> str:
+        """What ``capmodel observe`` prints of a replica set: the source, one line per member (its intervals, busiest
+        load, saturation, spare fraction, runway and verdict; why it has no capacity or is not ranked), the notes,
+        and the answer. Each line printable (a member named with a newline stays one line)."""
+        from capmodel.formatting import plural
+        from capmodel.observe.observation import printable
+        from capmodel.observe.runway_words import runway_phrase
+
+        lines = [f"source: {self.source}" + (f" (replica set {self.replica_set})" if self.replica_set else "")]
+        for member in self.members:
+            row = member.row()
+            intervals = plural(row["intervals"], "interval")
+            if member.capacity is None:
+                lines.append(f"  {member.host}: {intervals}; no capacity: {member.error}")
+            elif not member.usable:
+                why = "; ".join(r.message for r in member.capacity.evidence.reasons if r.grade == "unusable")
+                lines.append(f"  {member.host}: {intervals}; not ranked, verdict unusable: {why}")
+            else:
+                lines.append(f"  {member.host}: {intervals}, busiest {row['busiest_ops']:,.0f} ops/s, saturation "
+                             f"{row['capacity_ops']:,.0f} ops/s, {spare_phrase(member.capacity)}"
+                             f"{runway_phrase(member.capacity)}, {row['verdict']} evidence")
+        lines += [f"note: {note}" for note in self.notes]
+        if self.interrupted:
+            lines.append("sampling was interrupted: every complete interval is kept")
+        lines.append(self.describe())
+        return "\n".join(printable(line) for line in lines)
 
     def to_json(self) -> dict:
         top = self.limiting
         return {"source": self.source, "replica_set": self.replica_set, "interrupted": self.interrupted,
-                "capacity": top.capacity.to_json() if top else None, "evidence": self.evidence.to_json(),
+                "capacity": top.assessed.to_json() if top else None, "evidence": self.evidence.to_json(),
                 "members": [m.to_json() for m in self.members], "limiting_member": top.host if top else None,
                 "answer": self.describe(), "notes": self.notes}
 
@@ -290,7 +361,7 @@ def _grouped_reasons(members: list[Member]) -> str:
     ``NAMED_PER_REASON`` of them, then "and N more"): 29 idle members once made one sentence of 29 reasons."""
     groups: dict = {}
     for m in members:
-        groups.setdefault(m.error or _unusable(m.capacity.evidence), []).append(m.host)
+        groups.setdefault(m.error or _unusable(m.assessed.evidence), []).append(m.host)
     parts = []
     for reason, hosts in groups.items():
         named = ", ".join(hosts[:NAMED_PER_REASON])
@@ -304,13 +375,37 @@ def _unusable(evidence) -> str:
 
 
 def observe_ftdc_members(paths, since=None, until=None, utilization_target: float = 0.8) -> ReplicaSetObservation:
-    """Every member's FTDC (several folders, or a parent with one per member), each named by its metadata's host."""
+    """Every member of a replica set from its FTDC, each with its capacity, and the member that limits the set.
+
+    Parameters
+    ----------
+    paths : str, path-like or list of them
+        Several ``diagnostic.data`` folders, or a parent folder with one per member. Each member is named by the host
+        its FTDC metadata gives (else by its folder).
+    since, until : str or datetime, optional
+        The window, as for ``observe_ftdc``.
+    utilization_target : float, default 0.8
+        As for ``server_capacity``.
+
+    Returns
+    -------
+    ReplicaSetObservation
+        A member whose files cannot be read, or that gives no capacity, carries its ``error`` instead of failing the
+        set.
+
+    Raises
+    ------
+    InputError
+        No FTDC folder is found under ``paths``.
+    """
     from capmodel.observe.fleet import server_identity
     from capmodel.observe.folders import server_folders
     from capmodel.observe.observation import observe_ftdc
 
     folders = server_folders(paths)
-    members, sets, alone = [], set(), []
+    members: list[Member] = []
+    sets: set[str] = set()
+    alone: list[str] = []
     for folder in folders:
         # a member whose files cannot be read (damaged, empty, not readable) fails its own row, as in the fleet
         named = folder.parent.name if folder.name == "diagnostic.data" and folder.parent.name else folder.name
@@ -332,8 +427,8 @@ def observe_ftdc_members(paths, since=None, until=None, utilization_target: floa
     members, notes = _namesakes(members, folders)
     notes += _apart(members)
     if len(sets) > 1:
-        named = sorted(sets, key=_natural)
-        shown = ", ".join(named[:10]) + (f" and {len(named) - 10:,} more" if len(named) > 10 else "")
+        set_names = sorted(sets, key=_natural)
+        shown = ", ".join(set_names[:10]) + (f" and {len(set_names) - 10:,} more" if len(set_names) > 10 else "")
         notes.insert(0, f"the folders belong to {len(sets):,} replica sets ({shown})")
     if sets and alone:   # a standalone's FTDC among a set's members: not one of them, and no set's limit
         notes.append(f"{', '.join(alone[:5])}{f' and {len(alone) - 5:,} more' if len(alone) > 5 else ''} "
@@ -348,7 +443,9 @@ def _namesakes(members: list[Member], folders: list) -> tuple[list[Member], list
     """The members with each copy of a member's FTDC counted once (the same host, window and figures: a copied
     folder) and namesakes told apart by their folder (containers that all call themselves ``mongo:27017``, metadata
     naming no host), with a note saying which; the folders stand in the same order as ``members``."""
-    kept, notes, seen = [], [], {}
+    kept: list[tuple[Member, Path]] = []
+    notes: list[str] = []
+    seen: dict[tuple, Path] = {}
     for member, folder in zip(members, folders):
         observation = member.observation
         key = (member.host, observation.start, observation.end, len(observation.samples),

@@ -12,6 +12,7 @@ import numpy as np
 
 from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
+from capmodel.extras import require
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.columns import Columns, cell_text
 from capmodel.observe.csv_out import write_csv
@@ -121,11 +122,22 @@ def _retire_members(out: Path, keep: set) -> None:
 
 
 class Observation:
-    """Samples (every interval, with ``dropped`` naming why one is not fitted) and the curve table of the rest.
+    """A server's telemetry as ``observe_ftdc``, ``observe_uri`` and ``read_observation`` return it.
 
-    ``samples`` and ``curve`` are pandas DataFrames. The FTDC path hands them over as ``Columns`` (plain numpy
-    arrays), kept in ``tables``: written, summarised and assessed as they are, they become DataFrames only when
-    ``samples`` or ``curve`` is read (a command-line run never imports pandas)."""
+    ``samples`` holds every interval (``dropped`` naming why one is not fitted: a counter reset, no operations, a clock
+    jump); ``curve`` is the curve table of the rest (concurrency from Little's law, throughput, mean latency), ready for
+    ``capmodel.fit_usl``. Both are pandas DataFrames when read; the FTDC path keeps them as plain numpy ``Columns`` in
+    ``tables`` until then (a command-line run never imports pandas).
+
+    Parameters
+    ----------
+    samples, curve : pandas.DataFrame or Columns
+        The per-interval table and the curve table.
+    source : str
+        Where the telemetry came from, as ``summary()`` says it.
+    interrupted : bool, default False
+        Sampling was stopped early (every complete interval is kept).
+    """
 
     def __init__(self, samples, curve, source: str, interrupted: bool = False):
         self.tables = {"samples": samples, "curve": curve}
@@ -159,7 +171,7 @@ class Observation:
         if not len(samples):
             return {}
         counts = Counter(_values(samples["dropped"]).tolist())
-        reasons = Counter()
+        reasons: Counter = Counter()
         for reason, count in counts.items():
             reasons[cell_text(reason)] += count
         return {reason: reasons[reason] for reason in sorted(reasons) if reason != ""}
@@ -242,9 +254,38 @@ class TooFewSamples(InputError):
 
 
 def observe_ftdc(path, since=None, until=None) -> Observation:
-    """Samples and curve from a ``diagnostic.data`` folder or FTDC files, limited to ``since``/``until``; the
-    host's cores from ``systemMetrics``, else from the metadata document's hostInfo (as the fleet reads them). Its
-    tables are ``Columns`` until read as DataFrames."""
+    """Samples and curve from the FTDC files a mongod writes into ``diagnostic.data``.
+
+    The host's cores come from the FTDC's ``systemMetrics``, else from its metadata document's ``hostInfo``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``diagnostic.data`` folder or FTDC ``metrics.*`` files.
+    since, until : str or datetime, optional
+        Keep only the samples in this window (ISO 8601 text, UTC unless it says otherwise).
+
+    Returns
+    -------
+    Observation
+        Its tables stay numpy ``Columns`` until ``samples`` or ``curve`` is read; ``notes`` says what a cut newest file
+        or a clock jump left out.
+
+    Raises
+    ------
+    InputError
+        The files cannot be read as FTDC, or fewer than two ``serverStatus`` samples fall in the window (an interval
+        needs two).
+
+    Examples
+    --------
+    >>> from capmodel.observe import bundled_sample, observe_ftdc
+    >>> sample = bundled_sample()
+    >>> observation = observe_ftdc(sample["path"], since=sample["since"], until=sample["until"])
+    >>> len(observation.samples), len(observation.curve), observation.dropped
+    (67, 67, {})
+    """
+    require("observe", "observe_ftdc")
     dropped: list[str] = []
     raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
                                    since=since, until=until, dropped=dropped)
@@ -255,7 +296,7 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
         refused = TooFewSamples if len(raw) == 1 else InputError     # none at all: nothing was read
         raise refused(f"{path}: {plural(len(raw), 'serverStatus sample')} in the FTDC data; an interval needs two{cut}")
     figures = {name: raw[name] for name in raw.names if name != "time_ms"}
-    column = serverstatus.CORES
+    column = serverstatus.CORES_COLUMN
     if column not in figures or np.isnan(figures[column]).all():
         cores = metadata_identity(path)["cores"]
         if cores is not None:
@@ -269,8 +310,8 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
 
 
 def metadata_identity(path) -> dict:
-    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC file ``path`` names
-    (None where it does not say)."""
+    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC
+    file ``path`` names (None where it does not say)."""
     files = ftdc.ftdc_files(path)
     for _, document in ftdc.iter_documents(files[0]):
         if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
@@ -299,7 +340,33 @@ def identity_of(doc: dict) -> dict:
 
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
                 should_stop=None) -> Observation:
-    """Samples and curve from live ``serverStatus`` sampling (see ``capmodel.observe.sampler``)."""
+    """Samples and curve from live ``serverStatus`` sampling of a running server (read-only).
+
+    Parameters
+    ----------
+    uri : str
+        A MongoDB connection string (it needs ``pymongo``; the ``observe`` answer shows it with the password removed).
+    interval : float, default 1.0
+        Seconds between samples (> 0).
+    duration : float, default 600.0
+        Seconds to sample for: ``duration / interval`` intervals.
+    on_row : callable, optional
+        Called with each raw ``serverStatus`` figure row as it is taken (a progress display).
+    should_stop : callable, optional
+        Checked between samples; returning True stops sampling early (``interrupted`` then says so).
+
+    Returns
+    -------
+    Observation
+
+    Raises
+    ------
+    InputError
+        ``interval`` is not > 0 or ``duration`` is shorter than one interval.
+    ServerError
+        The server cannot be reached.
+    """
+    require("observe", "observe_uri")
     from capmodel.observe import sampler
 
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
@@ -349,30 +416,76 @@ def refuse_several_members(samples, folder, option: str, repeatable: bool = Fals
 
 
 def read_observation(folder) -> Observation:
-    """An ``observe --out`` folder read back without sampling again: its ``samples.csv``, and the curve derived
-    from them as ``observe`` derived its ``curve.csv``; ``InputError`` naming the folder or file otherwise."""
-    import pandas as pd
+    """Read back a folder written by ``capmodel observe --out``, without sampling again.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The folder holding ``samples.csv``; the curve is derived from the samples as ``observe`` derived its
+        ``curve.csv``.
+
+    Returns
+    -------
+    Observation
+
+    Raises
+    ------
+    InputError
+        No ``samples.csv`` in the folder, it cannot be read as CSV or lacks the ``time`` and ``interval_s`` columns, or
+        it holds several replica-set members' intervals (give one member's folder).
+    """
 
     folder = Path(folder)
     path = folder / "samples.csv"
     if not path.is_file():
         raise InputError(f"{folder}: no samples.csv here (expected a folder written by 'capmodel observe --out')")
-    try:
-        samples = unguard_frame(pd.read_csv(path, keep_default_na=True))
-    except (ValueError, OSError) as exc:
-        raise InputError(f"{path}: cannot be read as CSV ({exc})") from None
+    samples = read_samples(path)
     if "time" not in samples or "interval_s" not in samples:
         raise InputError(f"{path}: no 'time'/'interval_s' columns: not the samples.csv of 'capmodel observe'")
     refuse_several_members(samples, folder, "-p observed")
-    samples["time"] = pd.to_datetime(samples["time"], utc=True, errors="coerce")
-    samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str) if "dropped" in samples else ""
     return Observation(samples, curve_from_samples(samples), f"the observe folder {folder.name}")
 
 
+def read_samples(path, max_bytes: int | None = None):
+    """A ``samples.csv`` as ``capmodel observe`` wrote it, read back: ``time`` as UTC timestamps (unreadable cells
+    NaT), ``dropped`` as text ("" where nothing was dropped), the text cells observe guarded unguarded. The one
+    reader of the file: ``read_observation``, a resumed recording and ``capmodel mva --observed`` call it.
+    ``max_bytes`` refuses a larger file before reading it (and reads it as UTF-8 text, naming the byte offset of
+    binary content). ``InputError`` naming the file when it cannot be read as CSV; the callers check the columns they
+    need."""
+    import io
+
+    import pandas as pd
+
+    from capmodel.data.structured import read_text
+
+    source = io.StringIO(read_text(path, max_bytes)) if max_bytes else path
+    try:
+        samples = unguard_frame(pd.read_csv(source, keep_default_na=True))
+    except (ValueError, OSError) as exc:
+        raise InputError(f"{path}: cannot be read as CSV ({str(exc).splitlines()[0][:100]})") from None
+    if "time" in samples:
+        samples["time"] = pd.to_datetime(samples["time"], utc=True, format="ISO8601", errors="coerce")
+    samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str) if "dropped" in samples else ""
+    return samples
+
+
 def bundled_sample() -> dict:
-    """The bundled FTDC sample (``data/ftdc_sample``, made by ``scripts/make_ftdc_sample.py``): its ``path`` (the
-    ``diagnostic.data`` folder) and, from its ``sample.json``, the load window ``since``/``until`` and how it was
-    made."""
+    """The bundled FTDC sample (``data/ftdc_sample``, made by ``scripts/make_ftdc_sample.py``).
+
+    Returns
+    -------
+    dict
+        ``path``, the ``diagnostic.data`` folder; ``since`` and ``until``, the load window; and how it was made (from
+        its ``sample.json``: the workload, the mongod version, the server's and the clients' CPUs, the steps).
+
+    Examples
+    --------
+    >>> from capmodel.observe import bundled_sample
+    >>> sample = bundled_sample()
+    >>> sample["path"].name, sample["cores"]
+    ('diagnostic.data', 1)
+    """
     from capmodel._bundled import bundled_dir
 
     folder = bundled_dir("data") / "ftdc_sample"

@@ -2,13 +2,13 @@
 
 ``record_uri(uri, out, ...)`` samples a standalone server, or every data-bearing member of a replica set (one direct
 connection each, ``capmodel.observe.members``), in the same ticks. Each completed interval is appended at once, as
-``bench`` appends its steps: to ``samples.csv`` for a standalone (or one member named with ``directConnection=true``); for a replica set to
-``members/<host_port>/samples.csv`` and to the combined ``samples.csv`` (with a ``member`` column). A process killed
-mid-sampling leaves every completed interval on disk. ``observe.json`` records the format version, the source (URI
-with the password masked), the replica set, the members and each session; ``resume=True`` continues into the same
-folder (the first sample after the gap is a new baseline: no interval spans the interruption) and refuses a folder
-observed from another source or host set, naming it. At the end (or interruption) the curves, each member's capacity
-and the limiting member are worked out from everything on disk.
+``bench`` appends its steps: to ``samples.csv`` for a standalone (or one member named with ``directConnection=true``);
+for a replica set to ``members/<host_port>/samples.csv`` and to the combined ``samples.csv`` (with a ``member``
+column). A process killed mid-sampling leaves every completed interval on disk. ``observe.json`` records the format
+version, the source (URI with the password masked), the replica set, the members and each session; ``resume=True``
+continues into the same folder (the first sample after the gap is a new baseline: no interval spans the interruption)
+and refuses a folder observed from another source or host set, naming it. At the end (or interruption) the curves, each
+member's capacity and the limiting member are worked out from everything on disk.
 """
 from __future__ import annotations
 
@@ -18,17 +18,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.csv_cells import guard_frame
 from capmodel.errors import CapmodelError, InputError
-from capmodel.observe import members as replica, sampler, serverstatus
+from capmodel.observe import members as replica
+from capmodel.observe import sampler, serverstatus
 from capmodel.observe.member_folders import folder_name
-from capmodel.observe.observation import TIME_FORMAT, Observation
-from capmodel.observe.serverstatus import CORES
+from capmodel.observe.observation import TIME_FORMAT, Observation, read_samples
+from capmodel.observe.serverstatus import CORES_COLUMN
 from capmodel.observe.tables import curve_from_samples
-from capmodel.csv_cells import guard_frame, unguard_frame
 from capmodel.output_folder import FolderLock, append_line, refuse_foreign, write_atomic
 from capmodel.redact import redact_uri
 
-FORMAT_VERSION = 1
+OBSERVATION_FORMAT_VERSION = 1
 STATE = "observe.json"
 
 
@@ -53,10 +54,7 @@ def _drop_partial_line(path: Path) -> None:
 def _read_samples(path: Path) -> pd.DataFrame:
     if not path.exists() or path.stat().st_size == 0:
         return pd.DataFrame(columns=["time", "interval_s", "dropped"])
-    samples = unguard_frame(pd.read_csv(path, keep_default_na=True))
-    samples["time"] = pd.to_datetime(samples["time"], utc=True, format="ISO8601")
-    samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str)
-    return samples
+    return read_samples(path)
 
 
 def _write_whole(path: Path, frame: pd.DataFrame) -> None:
@@ -68,8 +66,8 @@ class _State:
 
     def __init__(self, out: Path, source: str, replica_set: str | None, hosts: list[str], interval: float):
         self.path = out / STATE
-        self.record = {"format_version": FORMAT_VERSION, "source": source, "replica_set": replica_set,
-                       "members": sorted(hosts), "interval_s": interval, "sessions": []}
+        self.record: dict = {"format_version": OBSERVATION_FORMAT_VERSION, "source": source, "replica_set": replica_set,
+                             "members": sorted(hosts), "interval_s": interval, "sessions": []}
 
     def open(self, resume: bool) -> None:
         out = self.path.parent
@@ -86,9 +84,9 @@ class _State:
                 raise InputError(f"--resume: {self.path} is not an observe.json capmodel wrote ({exc})") from None
             if not isinstance(before, dict) or not isinstance(before.get("format_version"), int):
                 raise InputError(f"--resume: {self.path} has no format_version")
-            if before["format_version"] > FORMAT_VERSION:
+            if before["format_version"] > OBSERVATION_FORMAT_VERSION:
                 raise InputError(f"--resume: {self.path} has format version {before['format_version']}, newer than "
-                                 f"this capmodel reads ({FORMAT_VERSION}): upgrade capmodel")
+                                 f"this capmodel reads ({OBSERVATION_FORMAT_VERSION}): upgrade capmodel")
             if before.get("source") != self.record["source"]:
                 raise InputError(f"--resume: {out} was observed from {before.get('source')}, not "
                                  f"{self.record['source']}; choose another --out")
@@ -189,7 +187,7 @@ def _record(out, source, name, clients, notes, interval, duration, resume, shoul
 
     def on_tick(tick: dict) -> None:
         for host, row in tick.items():
-            row = {**row, CORES: cores[host] if cores[host] is not None else float("nan")}
+            row = {**row, CORES_COLUMN: cores[host] if cores[host] is not None else float("nan")}
             if host in last:
                 rows = serverstatus.intervals(pd.DataFrame([last[host], row]), own_commands=1)
                 _append(files[host], rows)

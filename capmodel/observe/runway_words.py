@@ -49,3 +49,21 @@ def shown_runway(months):
     if months is None or (isinstance(months, float) and (math.isnan(months) or math.isinf(months))):
         return months
     return months_words(months) if months == 0 or months > HORIZON_MONTHS else months
+
+
+def runway_phrase(capacity) -> str:
+    """A server capacity's runway as a clause: ", 14.0 months of runway at 5% growth a month" (or ", past its target
+    now", ", never reaches its target at ..."); "" without a growth rate."""
+    from capmodel.formatting import percent
+
+    runway = capacity.runway_months
+    if runway is None or capacity.monthly_growth is None:
+        return ""
+    growth = percent(capacity.monthly_growth)
+    if not math.isfinite(runway.estimate):
+        return f", never reaches its target at {growth} a month"
+    if runway.estimate <= 0:
+        return ", past its target now"
+    if runway.estimate > HORIZON_MONTHS:
+        return f", {HORIZON_WORDS} of runway at {growth} growth a month"
+    return f", {runway.estimate:,.1f} months of runway at {growth} growth a month"

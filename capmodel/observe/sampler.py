@@ -1,8 +1,8 @@
 """Live sampling: ``serverStatus`` from a running MongoDB at a fixed interval, read-only.
 
 The only commands sent are ``ping`` and ``hello`` (to check the connection once), ``hostInfo`` (once, for the
-host's CPU count) and ``serverStatus``; nothing is written, created or changed on the server. The URI's password never reaches a message: errors show the URI through
-``redact_uri`` and the driver's text through ``redact_text``.
+host's CPU count) and ``serverStatus``; nothing is written, created or changed on the server. The URI's password never
+reaches a message: errors show the URI through ``redact_uri`` and the driver's text through ``redact_text``.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Callable
 
 import pandas as pd
 
-from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import InputError, ServerError
-from capmodel.observe.serverstatus import CORES, HOSTINFO_CORES, snapshot
 from capmodel.formatting import number
+from capmodel.observe.serverstatus import CORES_COLUMN, HOSTINFO_CORES, snapshot
+from capmodel.redact import redact_text, redact_uri
 
 
 def connect(uri: str, timeout_ms: int = 5000, **options):
@@ -30,8 +30,8 @@ def connect(uri: str, timeout_ms: int = 5000, **options):
                 "socketTimeoutMS": max(timeout_ms, 10_000)}
     timeout_ms = given.get("serverSelectionTimeoutMS", timeout_ms)
     try:
-        client = MongoClient(uri, **{k: v for k, v in defaults.items() if k not in given},
-                             appname="capmodel-observe", **options)
+        timeouts: dict = {k: v for k, v in defaults.items() if k not in given}
+        client = MongoClient(uri, **timeouts, appname="capmodel-observe", **options)
     except (PyMongoError, ValueError, TypeError) as exc:
         raise InputError(f"--uri {redact_uri(uri)}: {redact_text(str(exc))}") from None
     try:
@@ -141,7 +141,7 @@ def sample_server(uri: str, interval: float = 1.0, duration: float = 600.0,
     rows: list[dict] = []
     try:
         def keep(tick: dict) -> None:
-            rows.append({**tick["server"], CORES: cores})
+            rows.append({**tick["server"], CORES_COLUMN: cores})
             if on_row is not None:
                 on_row(tick["server"])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.observe.columns import Columns
 
 #: cumulative counters: column -> path inside serverStatus
@@ -51,12 +52,11 @@ GAUGES = {
 }
 #: the host's CPU count, beside serverStatus: FTDC's systemMetrics (Linux) or, live, hostInfo's system.numCores (the
 #: host's, not the CPUs a container quota or a CPU affinity leaves the mongod: ``--cores`` says that)
-CORES, FTDC_CORES, HOSTINFO_CORES = "cores", "systemMetrics.cpu.num_cpus", "system.numCores"
+CORES_COLUMN, FTDC_CORES, HOSTINFO_CORES = "cores", "systemMetrics.cpu.num_cpus", "system.numCores"
 #: identity of the process: a change means a restart (counters start again from zero)
 IDENTITY = {"uptime_ms": "uptimeMillis", "pid": "pid"}
 TIME_PATH = "localTime"
-CLASSES = ("reads", "writes", "commands")
-REPLICATION = ("oplog_getmores", "repl_applied", "repl_update_position")
+REPLICATION_COUNTERS = ("oplog_getmores", "repl_applied", "repl_update_position")
 OPCOUNTERS = ("insert", "query", "update", "delete", "getmore", "command")
 FIGURES = {**IDENTITY, **COUNTERS, **GAUGES}
 COUNTER_RESET, NO_OPERATIONS, CLOCK_JUMP = "counter_reset", "no_operations", "clock_jump"
@@ -68,7 +68,7 @@ DROPPED_WORDS = {COUNTER_RESET: "a counter went back (the server restarted)", NO
 def ftdc_metrics() -> dict:
     """column -> FTDC metric name for every figure (FTDC stores serverStatus under ``serverStatus.``), and ``cores``
     from ``systemMetrics``."""
-    return {**{column: f"serverStatus.{path}" for column, path in FIGURES.items()}, CORES: FTDC_CORES}
+    return {**{column: f"serverStatus.{path}" for column, path in FIGURES.items()}, CORES_COLUMN: FTDC_CORES}
 
 
 FTDC_TIME = f"serverStatus.{TIME_PATH}"
@@ -105,8 +105,8 @@ def intervals(raw, own_commands: int = 0):
     if len(raw) < 2:
         return pd.DataFrame(columns=["time", "interval_s", "dropped"])
     figures = {column: raw[column].to_numpy(dtype=float) for column in FIGURES if column in raw}
-    if CORES in raw:
-        figures[CORES] = raw[CORES].to_numpy(dtype=float)
+    if CORES_COLUMN in raw:
+        figures[CORES_COLUMN] = raw[CORES_COLUMN].to_numpy(dtype=float)
     return interval_columns(raw["time_ms"].to_numpy(dtype=np.int64), figures, own_commands).frame()
 
 
@@ -146,16 +146,16 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
     seconds = np.diff(time_ms).astype(float) / 1000.0
     reset = ~(seconds > 0)
     out = {"time": time_ms[1:].astype("datetime64[ms]"), "interval_s": seconds}
-    operations = 0
+    operations: np.ndarray | int = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in OPCOUNTERS:
             out[f"{name}_per_s"] = diff(name) / seconds
-        for name in CLASSES:
+        for name in OPERATION_CLASSES:
             ops, latency_us = diff(f"{name}_ops"), diff(f"{name}_latency_us")
             out[f"{name}_per_s"] = ops / seconds
             out[f"{name}_latency_ms"] = np.where(ops > 0, latency_us / ops / 1000.0, np.nan)
             operations = operations + np.nan_to_num(ops, nan=0.0)
-        for name in REPLICATION:
+        for name in REPLICATION_COUNTERS:
             change = diff(name)
             out[f"{name}_per_s"] = change / seconds
             if name == "repl_applied":             # not in opLatencies: a secondary applying the oplog is not idle
@@ -163,9 +163,9 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
         out["cpu_cores"] = (diff("cpu_user_us") + diff("cpu_system_us")) / 1e6 / seconds
     for column in GAUGES:
         out[column] = values(column)[1:].copy()      # its own block: the snapshots can be let go of
-    cores = figures.get(CORES)
+    cores = figures.get(CORES_COLUMN)
     if cores is not None and not np.isnan(np.asarray(cores, dtype=float)).all():
-        out[CORES] = np.asarray(cores, dtype=float)[1:].copy()
+        out[CORES_COLUMN] = np.asarray(cores, dtype=float)[1:].copy()
     uptime, pid = values("uptime_ms"), values("pid")
     reset |= (uptime[1:] < uptime[:-1]) | (pid[1:] != pid[:-1])
     dropped = np.full(seconds.size, "", dtype=object)

@@ -6,10 +6,10 @@ service demand D), so the CPU saturates at ``cores / D`` operations per second (
 *Quantitative System Performance*, 1984, ch. 3). The offered load follows a daily cycle (a sine around
 ``mean_rate`` with ``daily_amplitude``, peaking at ``peak_hour`` UTC) times a monthly growth; every second's operations
 per class are Poisson draws, their latency is D plus the Erlang C wait at that second's utilization, and the CPU
-counters grow by the operations' demand plus a background (``background_cores``). The files are written as mongod writes them
-(``ftdc_writer``): a metadata document (hostInfo with the host and cores, getCmdLineOpts with the port and the replica
-set), then chunks of ``samples_per_chunk`` one-second samples whose reference documents vary from chunk to chunk (the
-tcmalloc ``formattedString`` changes length, a command counter comes and goes), archives rotated every
+counters grow by the operations' demand plus a background (``background_cores``). The files are written as mongod writes
+them (``ftdc_writer``): a metadata document (hostInfo with the host and cores, getCmdLineOpts with the port and the
+replica set), then chunks of ``samples_per_chunk`` one-second samples whose reference documents vary from chunk to chunk
+(the tcmalloc ``formattedString`` changes length, a command counter comes and goes), archives rotated every
 ``chunks_per_file`` chunks. A sample is taken every ``period_s`` seconds (mongod's
 ``diagnosticDataCollectionPeriodMillis``, 1 s by default; a coarser period makes a day's files small and fast).
 
@@ -44,9 +44,9 @@ from pathlib import Path
 import bson
 import numpy as np
 
-from capmodel.models.queueing.erlang import erlang_c
 from capmodel.errors import InputError
 from capmodel.formatting import number, plural
+from capmodel.models.queueing.erlang import erlang_c
 from capmodel.observe import ftdc_writer
 
 CLASS_SHARES = ("reads", "writes", "commands")
@@ -244,7 +244,7 @@ def _reference(server: SyntheticServer, day: _Day, at: int, chunk: int, fillers:
 
 
 def _metadata(server: SyntheticServer) -> dict:
-    parsed = {"net": {"port": server.port}}
+    parsed: dict = {"net": {"port": server.port}}
     if server.replica_set:
         parsed["replication"] = {"replSetName": server.replica_set}
     return {"start": server.start, "buildInfo": {"version": "7.0.14"},
@@ -323,7 +323,7 @@ def write_fleet(servers: list[SyntheticServer], parent) -> list[Path]:
     return folders
 
 
-def describe(servers: list[SyntheticServer], parent) -> str:
+def describe_synthetic(servers: list[SyntheticServer], parent) -> str:
     """One phrase saying what was generated (not where: a report generates it into a temporary folder, gone after the
     render; ``parent`` is kept for the callers)."""
     sets = sorted({s.replica_set for s in servers if s.replica_set})

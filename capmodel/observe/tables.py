@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT
+from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT, OPERATION_CLASSES
 from capmodel.models.mix.served_latency import APPLIED, SERVED
 from capmodel.observe.clients import client_classes
 from capmodel.observe.columns import Columns
-from capmodel.observe.serverstatus import CLASSES
 
 SOURCE = "observed"
 
@@ -26,7 +25,7 @@ def curve_from_samples(samples):
     import pandas as pd
 
     rows = len(samples)
-    wanted = ["time", *(f"{name}_{what}" for name in CLASSES for what in ("per_s", "latency_ms")),
+    wanted = ["time", *(f"{name}_{what}" for name in OPERATION_CLASSES for what in ("per_s", "latency_ms")),
               *SERVED.values(), APPLIED]
     given = {name: samples[name].to_numpy() for name in wanted if rows and name in samples}
     given["dropped"] = samples["dropped"].astype(object).fillna("").to_numpy() if rows else None
@@ -57,7 +56,7 @@ def _curve(samples, rows: int, busy_only: bool) -> tuple[dict, int]:
     total_n = np.zeros(rows)
     per_class = {}
     classes = client_classes(samples, np.ones(rows, dtype=bool))[0] if rows else {}
-    for name in CLASSES:
+    for name in OPERATION_CLASSES:
         x, r_ms = classes[name] if rows else (column(f"{name}_per_s"), column(f"{name}_latency_ms"))
         n = np.where(x > 0, x * np.nan_to_num(r_ms) / 1000.0, 0.0)        # Little's law, N = X * R
         per_class[name] = (n, x, r_ms)

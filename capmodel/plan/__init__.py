@@ -10,11 +10,10 @@ result whose ``describe()`` is the answer in words: ``plan_study`` (VMs, users, 
 ``capmodel shards``).
 """
 from capmodel.models.estimate import Estimate, format_estimate
-from capmodel.plan.calibration import Workload, calibrate_workload, workload_from_ops_per_user
+from capmodel.plan.calibration import UserLoad, calibrate_user_load, user_load_from_ops_per_user
 from capmodel.plan.capacity import Objectives, capacity_from_fit
 from capmodel.plan.catalog import join_measurements, validate_catalog
 from capmodel.plan.economics import add_economics, pareto_frontier
-from capmodel.models.runway import runway_months
 from capmodel.plan.growth import cheapest_for_target, growth_plan
 from capmodel.plan.nodes import NodeStudy, node_multipliers, node_sensitivity, nodes_needed_usl, plan_node_study
 from capmodel.plan.planner import CapacityPlan, plan_vms
@@ -22,9 +21,9 @@ from capmodel.plan.shards import ShardStudy, clients_needed, plan_shard_study, p
 from capmodel.plan.study import PlanStudy, fit_per_vm, plan_study
 
 __all__ = [
-    "CapacityPlan", "Estimate", "NodeStudy", "Objectives", "PlanStudy", "ShardStudy", "Workload", "add_economics",
-    "calibrate_workload", "capacity_from_fit", "cheapest_for_target", "clients_needed", "fit_per_vm",
+    "CapacityPlan", "Estimate", "NodeStudy", "Objectives", "PlanStudy", "ShardStudy", "UserLoad", "add_economics",
+    "calibrate_user_load", "capacity_from_fit", "cheapest_for_target", "clients_needed", "fit_per_vm",
     "format_estimate", "growth_plan", "join_measurements", "node_multipliers", "node_sensitivity",
     "nodes_needed_usl", "pareto_frontier", "plan_node_study", "plan_shard_study", "plan_shards", "plan_study",
-    "plan_vms", "runway_months", "shards_needed", "validate_catalog", "workload_from_ops_per_user",
+    "plan_vms", "shards_needed", "validate_catalog", "user_load_from_ops_per_user",
 ]

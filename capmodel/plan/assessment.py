@@ -13,8 +13,8 @@ import math
 
 import pandas as pd
 
-from capmodel.models.evidence import Evidence, Reason
 from capmodel.formatting import aside, number
+from capmodel.models.evidence import Evidence, Reason
 
 USL_FAMILY = ("linear", "amdahl", "usl")   # the models whose closed forms capacity planning reads (plan.scaling)
 PLAN_MODELS = ("usl", "recommended")

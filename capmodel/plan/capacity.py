@@ -18,15 +18,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from capmodel.constraints import UTILIZATION_TARGET, Number, checked, span, with_name
+from capmodel.constraints import UTILIZATION_TARGET, Number, checked, range_words, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
-from capmodel.models.usl.closed_form import (LatencyLimit, concurrency_for_throughput, latency_limit,
-                                         latency_throughput, usl_peak)
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import (
+    LatencyLimit,
+    concurrency_for_throughput,
+    latency_limit,
+    latency_throughput,
+    usl_peak,
+)
 from capmodel.plan.checks import FRACTION, LARGEST, POSITIVE, SMALLEST
 from capmodel.plan.latency import p95_ratio_interval, p95_ratio_reason, p95_to_mean_ratio
-
 
 # What each objective may be: plan/checks.py's fraction and positive figure, named as the messages and the command
 # line say it (capmodel.constraints).
@@ -34,17 +38,31 @@ OBJECTIVE_CONSTRAINTS = {
     "utilization_target": with_name(UTILIZATION_TARGET, "utilization target"),   # one range in every command
     "peak_fraction": with_name(FRACTION, "peak fraction"),
     "latency_p95_ms": with_name(POSITIVE, "latency target",
-                                wanted_text=f"a positive number of milliseconds ({span(SMALLEST, LARGEST)})"),
+                                wanted_text=f"a positive number of milliseconds ({range_words(SMALLEST, LARGEST)})"),
     "latency_increase": Number(float, 0.0, LARGEST, name="latency increase", wanted_text="a fraction >= 0"),
 }
 
 
 @dataclass(frozen=True)
 class Objectives:
-    """What a VM must satisfy: utilization target, fraction of the USL peak, latency target.
+    """What a VM must satisfy under a plan: a utilization target, a fraction of the USL peak, a latency target.
 
-    ``latency_p95_ms`` is absolute; ``latency_increase`` is relative (0.05: p95 no more than 5% above the baseline's,
-    the baseline's p95 given to ``latency_target_ms``; ``plan_vms`` takes it from its baseline VM).
+    Parameters
+    ----------
+    utilization_target : float or None, default 0.8
+        The CPU utilization to plan at (0–1).
+    peak_fraction : float, optional
+        The throughput at most this fraction of the fitted peak (or ceiling); fitted VMs only.
+    latency_p95_ms : float, optional
+        An absolute p95 target, in ms.
+    latency_increase : float, optional
+        A relative one: 0.05 for a p95 no more than 5 % above the baseline's (``plan_vms`` takes the baseline's p95
+        from its baseline VM). Not with ``latency_p95_ms``.
+
+    Raises
+    ------
+    PlanError
+        A value is out of range, or both latency targets are given.
     """
 
     utilization_target: float | None = 0.8
@@ -97,12 +115,35 @@ def throughput_at_utilization_target(measured: float, utilization: float | None,
 
 @dataclass
 class FitCapacity:
-    """Capacity of a VM read off its fitted curve; ``*_low``/``*_high``: the ``level`` interval over the fit's
-    likelihood region (capmodel.models.usl.region; inf where the data do not bound it).
+    """The capacity of a VM read off its fitted curve, as ``capacity_from_fit`` returns it.
 
-    ``latency`` is the solver's answer for the latency target (None without one), ``latency_target_ms`` the p95
-    target it was held to, ``latency_basis`` how p95 was mapped to the model's mean response time (p95 =
-    ``latency_p95_ratio`` x N/X), ``evidence`` the verdict on the plan (``capmodel.models.evidence``).
+    ``*_low`` and ``*_high`` are the ``level`` interval over the fit's likelihood region (infinite where the data do
+    not bound it). ``table`` and ``describe()`` show it.
+
+    Attributes
+    ----------
+    throughput : float
+        Throughput at the binding objective, ops/s.
+    latency_throughput : float
+        Throughput at the latency target (NaN without one).
+    usable_throughput : float
+        The throughput planned on, ops/s.
+    binding_limit : str
+        The objective that binds (``utilization``, ``peak_fraction``, ``latency``).
+    operating_concurrency : float
+        The concurrency at the usable throughput.
+    peak_concurrency, peak_throughput : float
+        The fitted peak.
+    limits : dict
+        ``{objective: ops/s}``, every objective's limit.
+    latency : LatencyLimit or None
+        The solver's answer for the latency target.
+    latency_target_ms : float or None
+        The p95 target it was held to.
+    latency_basis : str
+        How p95 was mapped to the model's mean response time (p95 = ``latency_p95_ratio`` × N/X).
+    evidence : Evidence
+        The verdict on the plan.
     """
 
     throughput: float
@@ -141,9 +182,10 @@ class FitCapacity:
 
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
+        assert self.latency is not None, "a latency target was asked"
         fastest = self.latency.zero_load_seconds * self.latency_p95_ratio * 1000.0
-        return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one client) "
-                f"the fitted p95 is {number(fastest, 4)} ms")
+        return (f"no load meets p95 at most {number(self.latency_target_ms, 4)} ms: even at the lightest load (one "
+                f"client) the fitted p95 is {number(fastest, 4)} ms")
 
     def _latency_sentence(self) -> str:
         if self.latency is None or not self.latency.reachable:
@@ -173,9 +215,9 @@ class FitCapacity:
                      if math.isfinite(low) and low > 0 else "")
             return f"{under}: **the data cannot support a capacity figure**{floor}. " + self.evidence.describe()
         low, high = self.usable_throughput_low, self.usable_throughput_high
-        span = (f" ({self.level:.0%} interval {number(low)} to {number(high)})"
+        range_words = (f" ({self.level:.0%} interval {number(low)} to {number(high)})"
                 if shows_width(low, high) else "")
-        text = (f"{under}, this server sustains **{number(self.usable_throughput)} ops/s**{span} at about "
+        text = (f"{under}, this server sustains **{number(self.usable_throughput)} ops/s**{range_words} at about "
                 f"{number(self.operating_concurrency)} concurrent clients (binding limit: {self.binding_limit})")
         if ops_per_user:
             users = self.usable_throughput / ops_per_user
@@ -239,9 +281,9 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
     from capmodel.models.usl.verdict.next_step import next_step
 
     region = answer_region(fit, comparison, result.level)
-    reasons = list(data_reasons(fit, comparison))
+    reasons: list[Reason | None] = list(data_reasons(fit, comparison))
     if from_peak:
-        said = {(r.code, r.message) for r in reasons}
+        said = {(r.code, r.message) for r in reasons if r is not None}
         reasons += [r for r in limit_reasons(fit, region) if (r.code, r.message) not in said
                     and r.code != "wide_interval"]
         reasons.append(_below_best(fit))
@@ -287,12 +329,45 @@ def _below_best(fit) -> Reason | None:
 
 def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, baseline_p95_ms: float | None = None,
                       comparison=None) -> FitCapacity:
-    """Usable throughput of a fitted VM under the objectives, with its ``level`` interval: the range it takes over
-    the fit's likelihood region (``capmodel.models.usl.region``; over the compared models' families when ``comparison``
-    chose the fit), the p95 / mean ratio's interval included for a latency target.
+    """The usable throughput of a fitted VM under the objectives, with its interval.
 
-    The latency objective comes from ``objectives`` (absolute ``latency_p95_ms``, or ``latency_increase`` over
-    ``baseline_p95_ms``).
+    Each objective gives a throughput limit (the utilization target, a fraction of the peak, the latency target); the
+    lowest binds. The interval is the range the usable throughput takes over the fit's likelihood region (over the
+    compared models' families when ``comparison`` chose the fit), the p95/mean ratio's interval included for a latency
+    target.
+
+    Parameters
+    ----------
+    fit : USLFit or ScalabilityFit
+        A fitted curve (``capmodel.fit_usl``).
+    objectives : Objectives
+        What the VM must satisfy.
+    level : float, default 0.95
+        The interval's coverage, strictly between 0 and 1.
+    baseline_p95_ms : float, optional
+        The baseline's p95, needed by a relative latency target (``Objectives.latency_increase``).
+    comparison : ModelComparison, optional
+        The comparison that chose ``fit`` (``compare_models``).
+
+    Returns
+    -------
+    FitCapacity
+
+    Raises
+    ------
+    PlanError
+        ``level`` is out of range, no objective is given, or a relative latency target lacks the baseline's p95.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> from capmodel.plan import Objectives, capacity_from_fit
+    >>> fit = capmodel.fit_usl(capmodel.datasets.load_curve("usl_specsdm91"))
+    >>> capacity = capacity_from_fit(fit, Objectives(utilization_target=0.8))
+    >>> round(capacity.usable_throughput), capacity.binding_limit
+    (1507, 'utilization')
+    >>> round(capacity.usable_throughput_low), round(capacity.usable_throughput_high)
+    (1308, 1962)
     """
     from capmodel.models.usl.verdict.assessment import answer_region
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import PlanError
 from capmodel.constraints import typed
+from capmodel.errors import PlanError
 
 CATALOG_REQUIRED = ("vm", "monthly_cost")
 CATALOG_NUMERIC = ("vcpu", "ram_gb", "monthly_cost")
@@ -39,10 +39,10 @@ UPPER_BOUND = {"vcpu": 100_000, "ram_gb": 1_000_000, "monthly_cost": 1_000_000_0
 def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
     """``col`` as floats, each finite and inside its range (``UPPER_BOUND``); the refusal names column, row and VM."""
     from capmodel.constraints import Number
-    from capmodel.data.curve import numbers
+    from capmodel.data.curve import numeric_column
     from capmodel.errors import shown
 
-    values = numbers(df[col], f"{_where(source)}column '{col}'")
+    values = numeric_column(df[col], f"{_where(source)}column '{col}'")
     bad = values.isna() & df[col].notna() & (df[col].astype(str).str.strip() != "")
     row = _first(bad.to_numpy())
     if row is not None:
@@ -69,7 +69,26 @@ def _names(df: pd.DataFrame, source) -> None:
 
 
 def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFrame:
-    """Check a VM table (``vm`` and ``monthly_cost`` required) and return a clean copy."""
+    """Check a VM catalog and return a clean copy.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``vm`` and ``monthly_cost`` required; ``vcpu``, ``ram_gb`` and other numeric columns checked when present.
+    source : str, optional
+        Names the table in messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        VM names stripped, numbers checked, ``currency`` filled ("" when not given).
+
+    Raises
+    ------
+    PlanError
+        Not a DataFrame, a required column missing, no rows, an empty or repeated VM name, a number out of range, a
+        missing cost, or costs in more than one currency (named by column and row).
+    """
     if not isinstance(df, pd.DataFrame):
         raise PlanError(f"{_where(source)}expected a table (pandas DataFrame), got {type(df).__name__}")
     for col in CATALOG_REQUIRED:
@@ -93,6 +112,7 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
     if len(named) > 1 or (named and (given == "").any()):
         # the cheapest VM, the cost per user and the Pareto frontier compare the costs as one unit
         row = _first((given != named[0]).to_numpy())
+        assert row is not None   # two currencies, or one and none: some row differs from the first named
         found = " and ".join(named + (["no currency"] if (given == "").any() else []))
         raise PlanError(f"{_where(source)}column 'currency', row {row + 1} (VM '{out['vm'].iloc[row]}'): the costs "
                         f"are in {found}; convert them to one currency (costs in different ones cannot be compared)")
@@ -112,11 +132,13 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
     if "throughput" not in out.columns and "relative_throughput" not in out.columns:
         raise PlanError(f"{_where(source)}needs a column 'throughput' (ops/s) or 'relative_throughput' (x baseline)")
     absolute = out["throughput"] if "throughput" in out.columns else pd.Series(np.nan, index=out.index)
-    relative = out["relative_throughput"] if "relative_throughput" in out.columns else pd.Series(np.nan, index=out.index)
+    relative = (out["relative_throughput"] if "relative_throughput" in out.columns
+                else pd.Series(np.nan, index=out.index))
     missing = absolute.isna() & relative.isna()
     row = _first(missing.to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or relative_throughput")
+        raise PlanError(f"{_where(source)}row {row + 1} (VM '{out['vm'].iloc[row]}'): no throughput or "
+                        "relative_throughput")
     if "cpu_util" in out.columns:
         cpu = out["cpu_util"].to_numpy(dtype=float)
         bad = (cpu <= 0) | (cpu > 1)
@@ -146,10 +168,28 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
 
 def join_measurements(catalog: pd.DataFrame, measurements: pd.DataFrame, catalog_source: str | None = None,
                       measurements_source: str | None = None) -> pd.DataFrame:
-    """The catalog with each VM's measurement columns added (joined on ``vm``).
+    """The catalog with each VM's measurement columns added, joined on ``vm``.
 
-    A measured VM missing from the catalog is an error (it has no price); catalog VMs without a measurement keep empty
-    measurement columns (the planner leaves them out and says so).
+    Parameters
+    ----------
+    catalog : pandas.DataFrame
+        The VMs and prices (``validate_catalog`` checks them).
+    measurements : pandas.DataFrame
+        One row per measured VM, ``vm`` and the measured columns (``throughput`` or ``relative_throughput``,
+        ``cpu_util``, ``latency_p95_ms`` ...).
+    catalog_source, measurements_source : str, optional
+        Name the two tables in messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The catalog's rows; VMs without a measurement keep empty measurement columns (the planner leaves them out and
+        says so).
+
+    Raises
+    ------
+    PlanError
+        Either table is refused, or a measured VM is not in the catalog (it has no price).
     """
     catalog = validate_catalog(catalog, catalog_source)
     measurements = validate_measurements(measurements, measurements_source)

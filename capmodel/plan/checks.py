@@ -4,14 +4,14 @@ value and the range.
 """
 from __future__ import annotations
 
-from capmodel.constraints import Number, span, with_name
+from capmodel.constraints import Number, range_words, with_name
 from capmodel.errors import PlanError
 
 # The smallest and largest positive figures a plan takes: below or above them ratios of them leave the range of a
 # float (1e-320 is subnormal, and 1 / it is infinite) and the answers would be inf or NaN.
 SMALLEST, LARGEST = 1e-12, 1e15
 
-POSITIVE = Number(float, SMALLEST, LARGEST, wanted_text=f"a number > 0 ({span(SMALLEST, LARGEST)})")
+POSITIVE = Number(float, SMALLEST, LARGEST, wanted_text=f"a number > 0 ({range_words(SMALLEST, LARGEST)})")
 REQUIRED_POSITIVE = with_name(POSITIVE, "value", required=True)
 FRACTION = Number(float, SMALLEST, 1.0, wanted_text="a fraction in (0, 1]")
 SIGMA = Number(float, 0.0, 1.0, high_open=True, name="sigma",

@@ -18,9 +18,26 @@ def _divide(a, b):
 
 
 def add_economics(table: pd.DataFrame, baseline_vm: str | None = None) -> pd.DataFrame:
-    """Add ``throughput_per_cost``, ``cost_per_user``, ``cost_per_1000_users``, ``cost_per_1000_ops`` (and, with a
-    baseline, ``throughput_per_cost_vs_baseline``) to a table with ``monthly_cost``, ``throughput``,
-    ``usable_throughput`` and ``users``."""
+    """Add the economics columns to a planning table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        With ``vm``, ``monthly_cost``, ``throughput``, ``usable_throughput`` and ``users``.
+    baseline_vm : str, optional
+        Adds ``throughput_per_cost_vs_baseline``, relative to this VM.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``throughput_per_cost``, ``cost_per_user``, ``cost_per_1000_users`` and ``cost_per_1000_ops``
+        (NaN where a divisor is not > 0).
+
+    Raises
+    ------
+    PlanError
+        ``baseline_vm`` is not in the table.
+    """
     out = table.copy()
     out["throughput_per_cost"] = _divide(out["throughput"], out["monthly_cost"])
     out["cost_per_user"] = _divide(out["monthly_cost"], out["users"])
@@ -35,9 +52,26 @@ def add_economics(table: pd.DataFrame, baseline_vm: str | None = None) -> pd.Dat
 
 
 def pareto_frontier(table: pd.DataFrame, cost: str = "monthly_cost", capacity: str = "users") -> pd.DataFrame:
-    """Rows no other row beats (one as cheap or cheaper with at least as much capacity, better in one), by cost.
+    """The rows no other row beats (as cheap or cheaper with at least as much capacity, better in one), by cost.
 
-    Rows whose capacity is missing (a VM that fails the latency target) are not candidates.
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A planning table.
+    cost : str, default "monthly_cost"
+        The column to minimise.
+    capacity : str, default "users"
+        The column to maximise; rows where it is missing (a VM that fails the latency target) are not candidates.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The frontier's rows, cheapest first.
+
+    Raises
+    ------
+    PlanError
+        A named column is missing.
     """
     for col in (cost, capacity):
         if col not in table.columns:

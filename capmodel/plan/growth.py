@@ -3,12 +3,13 @@ runs out) under compound monthly user growth: months = ln(capacity / users) / ln
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import PlanError
 from capmodel.constraints import typed
+from capmodel.errors import PlanError
 from capmodel.formatting import plural
 from capmodel.models.runway import runway_months
 from capmodel.plan.checks import positive
@@ -17,15 +18,33 @@ from capmodel.plan.checks import positive
 def cheapest_for_target(vms: pd.DataFrame, target_users, utilization_target: float | None = None) -> dict:
     """The cheapest VM that carries ``target_users`` under the plan's objectives.
 
-    When none does, ``vm`` is None, ``reason`` says so, and ``largest_vm``/``shortfall_users`` name the VM closest to
-    the target (with ``utilization_needed`` on it when a utilization target was used).
+    Parameters
+    ----------
+    vms : pandas.DataFrame
+        A planning table (``CapacityPlan.vms``).
+    target_users : float
+        A whole number of users (> 0).
+    utilization_target : float, optional
+        The plan's utilization target: adds the utilization the VM runs at for the target.
+
+    Returns
+    -------
+    dict
+        ``target_users``, ``vm`` (None when no VM carries it), ``monthly_cost``, ``users`` with ``users_low`` and
+        ``users_high``, ``spare_users``, ``reason`` in words; when none does, ``largest_vm`` and ``shortfall_users``
+        name the VM closest to the target (and ``utilization_needed`` on it).
+
+    Raises
+    ------
+    PlanError
+        ``target_users`` is not a whole number > 0.
     """
     target = positive(target_users, "target users")
     if not float(target).is_integer():   # a count of people: 0.5 users would be planned and printed as "0 users"
         raise PlanError(f"target users must be a whole number of users, got {typed(target)}")
     usable = vms[np.isfinite(vms["users"].astype(float))]
     fits = usable[usable["users"] >= target].sort_values(["monthly_cost", "users"], ascending=[True, False])
-    row = {"target_users": target, "vm": None}
+    row: dict[str, Any] = {"target_users": target, "vm": None}
     if not fits.empty:
         best = fits.iloc[0]
         row.update(
@@ -66,7 +85,31 @@ def carriers_words(count: int, target: float) -> str:
 
 def growth_plan(vms: pd.DataFrame, targets, current_users: float | None = None, monthly_growth: float | None = None,
                 utilization_target: float | None = None) -> pd.DataFrame:
-    """One row per target: the cheapest VM that carries it and, with a growth rate, the month it is reached."""
+    """One row per target: the cheapest VM that carries it and, with a growth rate, the month it is reached.
+
+    Parameters
+    ----------
+    vms : pandas.DataFrame
+        A planning table (``CapacityPlan.vms``).
+    targets : sequence of float
+        User counts (whole numbers).
+    current_users : float, optional
+        Today's users.
+    monthly_growth : float, optional
+        Their monthly growth; with ``current_users`` adds ``months_until_target``.
+    utilization_target : float, optional
+        The plan's utilization target, for the utilization each VM would run at.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per target, as ``cheapest_for_target`` gives it.
+
+    Raises
+    ------
+    PlanError
+        A target is not a whole number > 0, or a growth or user count is out of range.
+    """
     if targets is None or len(targets) == 0:
         return pd.DataFrame(columns=["target_users", "vm", "reason"])
     rows = [cheapest_for_target(vms, t, utilization_target) for t in targets]

@@ -23,7 +23,7 @@ def percentile_interval(draws, level: float = 0.95) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def span(values) -> tuple[float, float]:
+def finite_range(values) -> tuple[float, float]:
     """Smallest and largest of the finite values (NaN, NaN when there are none)."""
     arr = np.asarray(values, dtype=float)
     arr = arr[np.isfinite(arr)]

@@ -13,10 +13,9 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
+from capmodel.formatting import number
 from capmodel.models.usl.closed_form import concurrency_for_throughput
 from capmodel.plan.catalog import QUALITATIVE_SUFFIX
-from capmodel.formatting import number
-
 
 #: the study's words for a latency against the baseline's, as a sentence reads them
 WORDS_READ = {"lower": "lower than the baseline", "similar": "similar to the baseline", "baseline": "as the baseline"}

@@ -15,12 +15,13 @@ import pandas as pd
 
 from capmodel.constraints import Number
 from capmodel.errors import PlanError
+from capmodel.formatting import Column, integer, is_missing, money, number, table
+from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import positive
-from capmodel.models.usl.closed_form import usl_throughput
-from capmodel.plan.scaling import check_parameters, units_for_throughput, units_interval
-from capmodel.formatting import integer, number
+from capmodel.plan.scaling import check_usl_parameters, units_for_throughput, units_interval
 
 NODE_COLUMNS = ("workload", "reference_ops_per_s", "candidate_ops_per_s", "reference_nodes", "candidate_nodes")
 ROUNDING = ("nearest", "up")
@@ -42,10 +43,10 @@ def validate_node_table(table: pd.DataFrame, source: str | None = None) -> pd.Da
         raise PlanError(f"{where}missing column '{missing[0]}' (needs {', '.join(NODE_COLUMNS)})")
     out = table.copy().reset_index(drop=True)
     for col in NODE_COLUMNS[1:]:
-        from capmodel.data.curve import numbers
+        from capmodel.data.curve import numeric_column
         from capmodel.errors import shown
 
-        values = numbers(out[col], f"{where}column '{col}'")
+        values = numeric_column(out[col], f"{where}column '{col}'")
         bad = ~(values > 0) | ~np.isfinite(values)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -68,7 +69,24 @@ def validate_node_table(table: pd.DataFrame, source: str | None = None) -> pd.Da
 
 def nodes_needed_usl(target: float, candidate_ops: float, candidate_nodes: float, sigma: float, kappa: float,
                      max_nodes: float = math.inf) -> tuple[int | None, str]:
-    """Smallest whole node count of the candidate type that reaches ``target`` ops/s under the USL (None, reason)."""
+    """The smallest whole node count of the candidate type that reaches ``target`` ops/s under the USL.
+
+    Parameters
+    ----------
+    target : float
+        The throughput to reach, ops/s.
+    candidate_ops, candidate_nodes : float
+        The candidate cluster's measured throughput and node count.
+    sigma, kappa : float
+        The USL over node count.
+    max_nodes : float, default inf
+        The most nodes to consider.
+
+    Returns
+    -------
+    tuple of (int or None, str)
+        The node count (None when unreachable) and the reason in words.
+    """
     return units_for_throughput(target, candidate_ops, candidate_nodes, sigma, kappa, max_nodes, "nodes", "ops/s")
 
 
@@ -77,14 +95,42 @@ def node_multipliers(table: pd.DataFrame, sigma: float = 0.0, kappa: float = 0.0
                      reference_node_cost: float | None = None, candidate_node_cost: float | None = None,
                      reference_rack_units: float | None = None, candidate_rack_units: float | None = None,
                      source: str | None = None) -> pd.DataFrame:
-    """One row per workload: multiplier X_A/X_B, nodes by the linear rule and under the USL, cost and rack space.
+    """Per workload: the multiplier X_reference/X_candidate and the node count by the linear rule and under the USL.
 
-    ``usl_samples`` (DataFrame with sigma, kappa: e.g. a bootstrap of a fit over node count) adds percentile
-    intervals ``nodes_usl_low``/``nodes_usl_high`` (an unreachable sample counts as infinitely many nodes).
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``workload``, ``reference_ops_per_s``, ``candidate_ops_per_s``, ``reference_nodes``, ``candidate_nodes``.
+    sigma, kappa : float, default 0.0
+        The USL over node count.
+    rounding : {"nearest", "up"}, default "nearest"
+        How the linear count is rounded.
+    max_nodes : float, default inf
+        The most nodes to consider.
+    usl_samples : pandas.DataFrame, optional
+        ``sigma`` and ``kappa`` samples (a bootstrap of a fit over node count): adds the percentile interval
+        ``nodes_usl_low``/``nodes_usl_high`` (an unreachable sample counts as infinitely many nodes).
+    level : float, default 0.95
+        That interval's coverage.
+    reference_node_cost, candidate_node_cost, reference_rack_units, candidate_rack_units : float, optional
+        Per node: add cost and rack-space columns.
+    source : str, optional
+        Names the table in messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per workload: ``multiplier``, ``nodes_linear``, ``nodes_usl`` (None when the USL cannot reach the reference
+        throughput, ``usl_note`` saying why), ``usl_reachable`` and the optional columns.
+
+    Raises
+    ------
+    PlanError
+        An unknown rounding, a parameter out of range, or a table problem.
     """
     if rounding not in ROUNDING:
         raise PlanError(f"rounding must be one of {', '.join(ROUNDING)}, got {rounding!r}")
-    check_parameters(sigma, kappa, "node USL")
+    check_usl_parameters(sigma, kappa, "node USL")
     for name, value in (("reference node cost", reference_node_cost), ("candidate node cost", candidate_node_cost),
                         ("reference rack units", reference_rack_units), ("candidate rack units", candidate_rack_units)):
         if value is not None:
@@ -130,7 +176,24 @@ MICRON_SOURCE = "Micron 5100 ECO brief (bundled)"
 
 def node_sensitivity(table: pd.DataFrame, sigmas, kappa: float = 0.0, rounding: str = "nearest",
                      max_nodes: float = math.inf, source: str | None = None) -> pd.DataFrame:
-    """Nodes needed per workload (one column each; NaN where unreachable) for each contention value in ``sigmas``."""
+    """Nodes needed per workload for each contention value σ.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        As for ``node_multipliers``.
+    sigmas : sequence of float
+        The contention values.
+    kappa : float, default 0.0
+        The coherency term, the same for every σ.
+    rounding, max_nodes, source
+        As for ``node_multipliers``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per σ, one column per workload (NaN where unreachable).
+    """
     rows = []
     for s in sigmas:
         r = node_multipliers(table, sigma=s, kappa=kappa, rounding=rounding, max_nodes=max_nodes, source=source)
@@ -141,9 +204,27 @@ def node_sensitivity(table: pd.DataFrame, sigmas, kappa: float = 0.0, rounding: 
 
 @dataclass(frozen=True)
 class NodeStudy:
-    """The result of ``plan_node_study``: ``rows`` (one per workload, as ``node_multipliers``), the USL over node
-    count (``sigma``, ``kappa``, ``basis``), ``rounding``, ``source``, the ``input_table`` as given and, when asked,
-    ``sensitivity`` (see ``node_sensitivity``)."""
+    """The result of ``plan_node_study``; ``describe()`` gives it in words.
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame
+        One row per workload, as ``node_multipliers`` gives it.
+    sigma, kappa : float
+        The USL over node count.
+    basis : str
+        Where they came from ("assumed", or fitted to the node curve).
+    rounding : str
+        The linear rule's rounding.
+    source : str
+        The table's name.
+    input_table : pandas.DataFrame
+        The table as given.
+    sensitivity : pandas.DataFrame or None
+        The scan over contention values, when asked.
+    evidence : Evidence
+        The verdict on the answer; ``row_evidence`` has each workload's.
+    """
 
     rows: pd.DataFrame
     sigma: float
@@ -155,6 +236,43 @@ class NodeStudy:
     sensitivity: pd.DataFrame | None = None
     evidence: Evidence = Evidence()
     row_evidence: dict = field(default_factory=dict)   # workload -> Evidence of its node count
+    #: the node curve's name and the bootstrap samples behind the USL interval (when fitted to a curve)
+    curve_source: str | None = None
+    bootstrap: int | None = None
+    #: the prices per node given: {"reference": ..., "candidate": ...}
+    node_costs: dict = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """What ``capmodel nodes`` prints: the source and the scaling, the table of node counts, unreachable
+        workloads, the interval's and the costs' basis, the rounding note and the verdict."""
+        rows = self.rows
+        lines = [f"{self.source}; candidate scaling over node count: sigma = {number(self.sigma, 4)}, kappa = "
+                 f"{number(self.kappa, 4)} ({self.basis})",
+                 nodes_table(rows, lambda r: self.row_evidence[r["workload"]].usable).text()]
+        lines += [f"workload {r['workload']}: {r['usl_note']}" for _, r in rows.iterrows() if not r["usl_reachable"]]
+        if "nodes_usl_low" in rows.columns:
+            lines.append("USL interval: 95% bootstrap percentile interval of the USL node count fitted to "
+                         f"{self.curve_source} ({self.bootstrap} samples).")
+        prices = [f"{side} {money(value)} per node" for side, value in self.node_costs.items()]
+        if prices:
+            lines.append(f"Costs: node count x cost per node ({', '.join(prices)}).")
+        note = self.rounding_note()
+        if note:
+            lines.append(f"Rounding: {note}.")
+        lines.append("")
+        lines += self.evidence.lines()
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """The JSON of ``capmodel nodes --json``: the source, the USL over node count, the rounding, one record per
+        workload (with its evidence) and the study's evidence."""
+        records = self.rows.astype(object).where(self.rows.notna(), None).to_dict(orient="records")
+        for record in records:
+            record["evidence"] = self.row_evidence[record["workload"]].to_json()
+        return to_jsonable({"source": self.source, "usl": {"sigma": self.sigma, "kappa": self.kappa,
+                                                           "basis": self.basis},
+                            "rounding": self.rounding, "rounding_note": self.rounding_note(), "rows": records,
+                            "evidence": self.evidence.to_json()})
 
     def rounding_note(self) -> str | None:
         """Why the linear and the USL counts differ for a workload the USL, linear here, should agree on (None when
@@ -237,10 +355,55 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
                     candidate_node_cost: float | None = None, reference_rack_units: float | None = None,
                     candidate_rack_units: float | None = None, sensitivity=(), source: str | None = None,
                     curve_source: str | None = None) -> NodeStudy:
-    """Nodes of the candidate type needed to match the reference cluster, per workload of ``table`` (None: the
-    bundled Micron brief). The candidate scales over node count by a USL with ``sigma``/``kappa``, or fitted to
-    ``node_curve`` (concurrency = node count; adds ``bootstrap`` intervals). ``sensitivity``: contention values for a
-    scan of the USL count (``NodeStudy.sensitivity``). ``source``/``curve_source`` name the inputs in messages."""
+    """Nodes of a candidate type needed to match a reference cluster, per workload.
+
+    Each workload's throughput on both clusters gives a multiplier; the node count follows by the linear rule and under
+    a USL over node count, assumed (``sigma``, ``kappa``) or fitted to ``node_curve``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame, optional
+        ``workload``, ``reference_ops_per_s``, ``candidate_ops_per_s``, ``reference_nodes``, ``candidate_nodes``; None
+        plans the bundled Micron brief.
+    sigma, kappa : float, default 0.0
+        The USL over node count, when no ``node_curve`` is given.
+    node_curve : pandas.DataFrame, optional
+        A curve table whose concurrency is the node count: the USL is fitted to it.
+    bootstrap : int, default 200
+        Refits of ``node_curve`` for the node counts' intervals (0: none).
+    rounding : {"nearest", "up"}, default "nearest"
+        How the linear rule's node count is rounded.
+    max_nodes : int, default 1000
+        The most nodes to consider.
+    reference_node_cost, candidate_node_cost : float, optional
+        Cost of one node of each type: adds the clusters' costs.
+    reference_rack_units, candidate_rack_units : float, optional
+        Rack units of one node of each type: adds the clusters' rack space.
+    sensitivity : sequence of float, default ()
+        Contention values σ to scan the USL count over (``node_sensitivity``).
+    source, curve_source : str, optional
+        Name the inputs in messages.
+
+    Returns
+    -------
+    NodeStudy
+
+    Raises
+    ------
+    PlanError
+        A table problem (named by column and row), a parameter out of range, or a node curve that shows no scaling.
+    InputError
+        ``node_curve`` is refused by the curve rules.
+
+    Examples
+    --------
+    >>> from capmodel.plan import plan_node_study
+    >>> study = plan_node_study(sigma=0.02)           # the bundled Micron brief
+    >>> study.rows[["workload", "multiplier", "nodes_linear", "nodes_usl"]].round(2).head(2)
+      workload  multiplier  nodes_linear  nodes_usl
+    0        A        8.70            26         50
+    1        B        9.63            29         62
+    """
     from capmodel.constraints import Number
 
     max_nodes = Number(int, 1, 1_000_000, text=False).check(max_nodes, PlanError, "max nodes (--max-nodes)")
@@ -276,5 +439,47 @@ def plan_node_study(table: pd.DataFrame | None = None, sigma: float = 0.0, kappa
             if short is not None:
                 row_evidence[r["workload"]] = row_evidence[r["workload"]] + Evidence.of(short)
                 evidence = evidence + Evidence.of(short)
+    costs = {side: value for side, value in (("reference", reference_node_cost), ("candidate", candidate_node_cost))
+             if value is not None}
     return NodeStudy(rows=rows, sigma=sigma, kappa=kappa, basis=basis, rounding=rounding, source=source or "",
-                     input_table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence)
+                     input_table=table, sensitivity=scan, evidence=evidence, row_evidence=row_evidence,
+                     curve_source=curve_source if node_curve is not None else None,
+                     bootstrap=bootstrap if node_curve is not None else None, node_costs=costs)
+
+
+UNSUPPORTED = "unsupported"   # a count whose own verdict is unusable: not printed as a number
+
+
+def _span(r, name: str, kind: str) -> str:
+    """"low to high" of a bootstrap interval, through the formatting layer ("" without one)."""
+    low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
+    if is_missing(low) or is_missing(high):
+        return ""
+    shown = integer if kind == "int" else money
+    return f"{shown(low)} to {shown(high)}"
+
+
+def nodes_table(rows, supported):
+    """The rows as a ``capmodel.formatting.Table`` with the columns the options asked for; ``supported(row)`` is
+    False where the row's USL count has an unusable verdict (its USL figures then read "unsupported")."""
+    frame = rows.copy()
+    ok = [bool(supported(r)) for _, r in rows.iterrows()]
+    reach = rows["usl_reachable"].astype(bool).tolist()
+    for name in ("nodes_usl", "cost_usl", "rack_units_usl"):
+        if name in frame.columns:
+            frame[name] = [float("inf") if not live else (v if good else UNSUPPORTED)
+                           for v, good, live in zip(rows[name].astype(object), ok, reach)]
+    for name, kind in (("nodes_usl", "int"), ("cost_usl", "money")):
+        if f"{name}_low" in frame.columns:
+            frame[f"{name}_interval"] = [_span(r, name, kind) for _, r in rows.iterrows()]
+    columns = {
+        "workload": Column("workload", "text"), "multiplier": Column("multiplier", decimals=2),
+        "nodes_linear": Column("nodes, linear", "int"), "nodes_usl": Column("nodes, USL", "int"),
+        "nodes_usl_interval": Column("USL interval (nodes)", "text"),
+        "cost_reference": Column("cost, reference", "money"), "cost_linear": Column("cost, linear", "money"),
+        "cost_usl": Column("cost, USL", "money"), "cost_usl_interval": Column("cost USL interval", "text"),
+        "rack_units_reference": Column("RU, reference", "int"), "rack_units_linear": Column("RU, linear", "int"),
+        "rack_units_usl": Column("RU, USL", "int")}
+    return table(pd.DataFrame(frame), columns, footnotes=[
+        '"unreachable": no number of candidate nodes reaches the reference throughput under the USL',
+        f'"{UNSUPPORTED}": the data cannot support that node count (see the evidence below; --json keeps the figure)'])

@@ -2,7 +2,7 @@
 an interval, plus recommendations per target user count.
 
 Inputs are a catalog joined with measurements (``catalog.join_measurements``) and/or fitted curves per VM, a
-``Workload`` (ops/s per user) and ``Objectives``. Intervals: the plan is evaluated at the ends of every stated range
+``UserLoad`` (ops/s per user) and ``Objectives``. Intervals: the plan is evaluated at the ends of every stated range
 (baseline throughput, relative throughput) and at the ends of fitted capacities' intervals (their ranges over the
 fits' likelihood regions, ``capacity_from_fit``); each figure's interval is the span of those evaluations.
 """
@@ -16,15 +16,20 @@ import pandas as pd
 
 from capmodel.errors import PlanError
 from capmodel.formatting import aside
+from capmodel.models.runway import runway_months
 from capmodel.plan.assessment import fitted_evidence, plan_evidence
-from capmodel.plan.calibration import Workload
-from capmodel.plan.capacity import (FitCapacity, Objectives, capacity_from_fit, curve_service_demand,
-                                    throughput_at_utilization_target)
+from capmodel.plan.calibration import UserLoad
+from capmodel.plan.capacity import (
+    FitCapacity,
+    Objectives,
+    capacity_from_fit,
+    curve_service_demand,
+    throughput_at_utilization_target,
+)
 from capmodel.plan.catalog import require_vm, validate_catalog, validate_measurements
 from capmodel.plan.economics import add_economics, pareto_frontier
-from capmodel.models.runway import runway_months
 from capmodel.plan.growth import growth_plan
-from capmodel.plan.intervals import span
+from capmodel.plan.intervals import finite_range
 from capmodel.plan.latency import p95_at_throughput_ms, point_meets_latency, qualitative_columns
 
 INTERVAL_COLUMNS = (
@@ -44,7 +49,7 @@ def _value(row: pd.Series, name: str, side: str) -> float:
     return math.nan if value is None or pd.isna(value) else float(value)
 
 
-def _measured(row: pd.Series, side: str, workload: Workload) -> float:
+def _measured(row: pd.Series, side: str, workload: UserLoad) -> float:
     relative = _value(row, "relative_throughput", side)
     if math.isnan(relative):
         return _value(row, "throughput", side)
@@ -63,8 +68,10 @@ def _evaluate(table, workload, objectives, fit_caps, reference_util, baseline_p9
         out = {"vm": row["vm"], "monthly_cost": float(row["monthly_cost"])}
         cap = fit_caps.get(row["vm"])
         if cap is not None:
-            pick = (lambda name: getattr(cap, name) if rel_side == "value" or math.isnan(
-                getattr(cap, f"{name}_{rel_side}")) else getattr(cap, f"{name}_{rel_side}"))
+            def pick(name, cap=cap):
+                if rel_side == "value" or math.isnan(getattr(cap, f"{name}_{rel_side}")):
+                    return getattr(cap, name)
+                return getattr(cap, f"{name}_{rel_side}")
             unusable = row["vm"] in unsupported   # the curve's verdict forbids a capacity: no users planned
             out.update(measured_throughput=math.nan, throughput=math.nan if unusable else pick("throughput"),
                        usable_throughput=math.nan if unusable else pick("usable_throughput"),
@@ -135,10 +142,34 @@ def _tidy(x: float) -> float:
 
 @dataclass
 class CapacityPlan:
-    """The result of ``plan_vms``: ``vms`` (one row per VM), the inputs, and the assumptions made (``notes``)."""
+    """The result of ``plan_vms``: one row per VM, the inputs and the assumptions made.
+
+    ``recommend(targets)`` picks the cheapest VM per target, ``frontier()`` gives the Pareto frontier of cost against
+    users, ``vm_table()`` and ``summary()`` show the plan, ``evidence`` is its verdict.
+
+    Attributes
+    ----------
+    vms : pandas.DataFrame
+        One row per VM: ``usable_throughput``, ``users``, ``binding_limit``, ``latency_ok``, the economics
+        (``cost_per_1000_users`` ...), each figure with ``_low`` and ``_high``, and ``pareto``.
+    workload : Workload
+        Ops/s per user.
+    objectives : Objectives
+        What each VM was held to.
+    baseline_vm : str or None
+        The baseline VM.
+    level : float
+        The intervals' coverage.
+    notes : list of str
+        The assumptions made and the VMs left out.
+    fit_capacities : dict
+        ``{vm: FitCapacity}`` of the fitted VMs.
+    vm_evidence : dict
+        ``{vm: Evidence}``, each VM's verdict.
+    """
 
     vms: pd.DataFrame
-    workload: Workload
+    workload: UserLoad
     objectives: Objectives
     baseline_vm: str | None
     level: float
@@ -193,7 +224,7 @@ class CapacityPlan:
         return made
 
     def summary(self) -> str:
-        lines = [f"Workload: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
+        lines = [f"User load: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
         if self.baseline_vm:
             lines.append(f"Baseline VM: {self.baseline_vm}")
         lines.append("")
@@ -280,7 +311,7 @@ def _with_intervals(evaluations: list[pd.DataFrame]) -> pd.DataFrame:
     for col in INTERVAL_COLUMNS:
         if col in vms.columns:
             stacked = np.vstack([e[col].to_numpy(dtype=float) for e in evaluations])
-            ends = [span(stacked[:, i]) for i in range(stacked.shape[1])]
+            ends = [finite_range(stacked[:, i]) for i in range(stacked.shape[1])]
             vms[f"{col}_low"] = [e[0] for e in ends]
             vms[f"{col}_high"] = [e[1] for e in ends]
     numeric = vms.select_dtypes("float").columns
@@ -288,14 +319,49 @@ def _with_intervals(evaluations: list[pd.DataFrame]) -> pd.DataFrame:
     return vms
 
 
-def plan_vms(catalog: pd.DataFrame, workload: Workload, objectives: Objectives | None = None,
+def plan_vms(catalog: pd.DataFrame, workload: UserLoad, objectives: Objectives | None = None,
              baseline_vm: str | None = None, fits: dict | None = None, level: float = 0.95,
              current_users: float | None = None, monthly_growth: float | None = None,
              source: str | None = None, comparisons: dict | None = None) -> CapacityPlan:
-    """Plan every VM of ``catalog`` (rows with a measurement, or a fitted curve in ``fits`` keyed by VM name).
+    """Plan every VM of a catalog: its usable throughput, users, binding limit and economics, each with an interval.
 
-    ``comparisons`` (VM -> ``compare_models`` result) lets each fitted VM's verdict say whether its model is the
-    recommended one; every VM gets an ``Evidence`` in ``CapacityPlan.vm_evidence``."""
+    VMs with a measurement or a fitted curve are planned; the others are left out and ``notes`` says so. Each figure's
+    interval is the span of the plan evaluated at the ends of every stated range and of the fitted capacities'
+    intervals.
+
+    Parameters
+    ----------
+    catalog : pandas.DataFrame
+        The VMs and their prices, joined with measurements (``join_measurements``) where there are some.
+    workload : Workload
+        Ops/s per user (``calibrate_user_load`` or ``user_load_from_ops_per_user``).
+    objectives : Objectives, optional
+        Default ``Objectives()``: 80 % utilization.
+    baseline_vm : str, optional
+        The baseline VM: relative throughputs and a relative latency target are measured against it.
+    fits : dict, optional
+        ``{vm: fit}``, fitted curves.
+    level : float, default 0.95
+        The intervals' coverage.
+    current_users : float, optional
+        Today's users, for the runways.
+    monthly_growth : float, optional
+        Their monthly growth.
+    source : str, optional
+        Names the catalog in messages.
+    comparisons : dict, optional
+        ``{vm: ModelComparison}``: each fitted VM's verdict then says whether its model is the recommended one.
+
+    Returns
+    -------
+    CapacityPlan
+
+    Raises
+    ------
+    PlanError
+        ``level`` is out of range, a catalog or measurement problem, an unknown baseline VM, a latency target without
+        latency measurements, or no VM to plan.
+    """
     objectives = objectives or Objectives()
     if not 0 < level < 1:
         raise PlanError(f"confidence level must be between 0 and 1, got {level!r}")

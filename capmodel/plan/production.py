@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -37,15 +38,43 @@ from capmodel.models.runway import PAST_TARGET_WORDS, runway
 from capmodel.observe.capacity import LAWS, USL, ServerCapacity, TooFewIntervals, server_capacity
 from capmodel.plan.usl_observed import usl_verdict
 
+if TYPE_CHECKING:
+    from capmodel.models.usl.latency_form import LatencyFit
+
 QUESTION = "How much more load can this MongoDB server carry, judged from its own telemetry?"
 NO_METHOD = "no method"
 @dataclass(frozen=True)
 class ProductionAnswer:
-    """Both methods' results and verdicts, and which one answers; every sentence derives from them."""
+    """Both methods' results and verdicts on one observation, and which one answers (``production_answer``).
+
+    ``method`` names the method that answers, ``evidence`` its verdict; ``describe()``, ``table`` and ``to_json()``
+    derive every sentence and figure from the fields below.
+
+    Attributes
+    ----------
+    capacity : ServerCapacity or None
+        The operational laws' answer (None when the samples hold too few busy intervals; ``capacity_error`` says why).
+    usl : LatencyFit or None
+        The USL's latency form fitted to the curve (None when it could not be fitted).
+    usl_evidence : Evidence
+        The USL fit's verdict.
+    usl_table : pandas.DataFrame or None
+        The fit's figures with their bootstrap intervals, where the USL answers.
+    observed_peak_throughput : float
+        The 95th percentile of the busy intervals' throughput, ops/s.
+    max_concurrency : float
+        The highest concurrency observed (Little's law).
+    utilization_target, latency_target_ms, monthly_growth, level
+        The question's parameters.
+    source : str
+        The data's name.
+    intervals, used_intervals : int
+        The intervals observed and those in the curve.
+    """
 
     capacity: ServerCapacity | None
     capacity_error: str | None
-    usl: object | None                 # a LatencyFit, or None when it could not be fitted
+    usl: LatencyFit | None             # None when it could not be fitted
     usl_evidence: Evidence
     usl_table: pd.DataFrame | None     # estimate/low/high of the fit's figures (bootstrap), where the USL answers
     observed_peak_throughput: float
@@ -57,6 +86,18 @@ class ProductionAnswer:
     source: str = ""
     intervals: int = 0
     used_intervals: int = 0
+
+    @property
+    def _laws(self) -> ServerCapacity:
+        """The operational laws' result, where they answer (``method`` is LAWS)."""
+        assert self.capacity is not None, "the laws answer only with a capacity"
+        return self.capacity
+
+    @property
+    def _usl(self) -> LatencyFit:
+        """The USL latency fit, where it answers (``method`` is USL)."""
+        assert self.usl is not None, "the USL answers only with a fit"
+        return self.usl
 
     @property
     def method(self) -> str:
@@ -79,7 +120,7 @@ class ProductionAnswer:
         if self.method == USL:
             return self.usl_evidence
         if self.method == LAWS:
-            return self.capacity.evidence
+            return self._laws.evidence
         laws = [r for r in self.capacity.evidence.reasons if r.grade == "unusable"] if self.capacity else []
         said = "neither method can state a capacity" + ("" if laws else ": " + self._laws_problem)
         return Evidence.of(Reason("no_method", "unusable", said), *laws, *(
@@ -118,15 +159,16 @@ class ProductionAnswer:
     def saturation_throughput(self) -> Estimate | None:
         """X_max of the answering method (None without one)."""
         if self.method == USL:
+            assert self.usl_table is not None, "a USL answer has its table"
             row = self.usl_table.loc["peak_throughput"]
             return Estimate(float(row["estimate"]), float(row["low"]), float(row["high"]))
-        return self.capacity.saturation_throughput if self.method == LAWS else None
+        return self._laws.saturation_throughput if self.method == LAWS else None
 
     @property
     def planned_throughput(self) -> Estimate | None:
         """The throughput to plan to: the laws' X(u), or u times the USL's peak."""
         if self.method == LAWS:
-            return self.capacity.planned_throughput
+            return self._laws.planned_throughput
         sat = self.saturation_throughput
         if sat is None:
             return None
@@ -156,11 +198,11 @@ class ProductionAnswer:
         ("unreachable", None) when even the lightest load is slower, ("not_checked", None) without a USL answer."""
         if self.latency_target_ms is None or self.method != USL:
             return "not_checked", None
-        at = float(self.usl.throughput_at_latency(self.latency_target_ms))
+        at = float(self._usl.throughput_at_latency(self.latency_target_ms))
         if not math.isfinite(at) or at <= 0:
             return "unreachable", None
-        if at >= self.usl.peak_throughput * (1 - 1e-9):
-            return "met_at_peak", float(self.usl.peak_throughput)
+        if at >= self._usl.peak_throughput * (1 - 1e-9):
+            return "met_at_peak", float(self._usl.peak_throughput)
         return "reached", at
 
     def describe(self) -> str:
@@ -185,15 +227,17 @@ class ProductionAnswer:
                     + "; ".join(r.message for r in self.evidence.reasons
                                 if r.code != "no_method" or self.capacity is None) + ".")   # laws' reasons follow
         if self.method == LAWS:
-            text = self.capacity.describe(with_method=False)
+            text = self._laws.describe(with_method=False)
         else:
             sat, plan, spare = self.saturation_throughput, self.planned_throughput, self.spare_fraction
+            assert sat is not None and plan is not None and spare is not None, "a USL answer has its figures"
             pct = f"{self.level:.0%}"
             width = (f"{pct} interval {number(sat.low)}–{number(sat.high)}, "
                      if shows_width(sat.low, sat.high) else "")
             text = (f"The USL latency fit puts the server's peak at **{number(sat.estimate)} ops/s** ({width}at "
-                    f"{number(self.usl.peak_concurrency, 2)} operations at once). Planned at {percent(self.utilization_target, 2)} of it, "
-                    f"**{number(plan.estimate)} ops/s**; the observed peak is {observed}, ")
+                    f"{number(self._usl.peak_concurrency, 2)} operations at once). Planned at "
+                    f"{percent(self.utilization_target, 2)} of it, **{number(plan.estimate)} ops/s**; the observed "
+                    f"peak is {observed}, ")
             bounds = (f" ({percent(spare.low, 3)} to {percent(spare.high, 3)})"
                       if shows_width(spare.low, spare.high, lambda x: percent(x, 3)) else "")
             text += (f"so **{percent(spare.estimate, 3)}** is spare{bounds}." if spare.estimate >= 0 else
@@ -277,11 +321,11 @@ class ProductionAnswer:
                 rows.append({"figure": name, "unit": unit, "estimate": e.estimate, "low": e.low, "high": e.high})
 
         if self.method == LAWS:
-            add("CPU per operation (service demand)", "ms", self.capacity.service_demand_ms)
-            separated = all(r.code != "background_not_separable" for r in self.capacity.evidence.reasons)
+            add("CPU per operation (service demand)", "ms", self._laws.service_demand_ms)
+            separated = all(r.code != "background_not_separable" for r in self._laws.evidence.reasons)
             rows.append({"figure": "background CPU", "unit": "cores",   # a 0 the fit could not measure is no figure
-                         "estimate": self.capacity.background_cores if separated else NOT_SEPARATED})
-            rows.append({"figure": "cores", "unit": "CPUs", "estimate": self.capacity.cores})
+                         "estimate": self._laws.background_cores if separated else NOT_SEPARATED})
+            rows.append({"figure": "cores", "unit": "CPUs", "estimate": self._laws.cores})
         add("saturation throughput", "ops/s", self.saturation_throughput)
         add(f"planned throughput ({percent(self.utilization_target, 2)})", "ops/s", self.planned_throughput)
         if self.method == NO_METHOD and self.planned_at_least is not None:     # the laws' one-sided answer
@@ -308,8 +352,57 @@ def production_answer(samples: pd.DataFrame, curve: pd.DataFrame, cores: float |
                       utilization_target: float = 0.8, latency_target_ms: float | None = None,
                       monthly_growth: float | None = None, level: float = 0.95, fit_on: str = "throughput",
                       bins: int | None = 8, n_bootstrap: int = 200, source: str = "") -> ProductionAnswer:
-    """Both methods on one observation (``samples`` and ``curve`` as ``observe`` writes them) and their verdicts;
-    ``source`` names the data in the answer's first words."""
+    """How much more load a server can carry, from its own telemetry: both methods and their verdicts.
+
+    The operational laws on the server's CPU per operation (``server_capacity``) and the USL's latency form fitted to
+    the curve (``fit_usl_latency``); the USL answers only when its verdict is sound (the window showed the throughput
+    falling past its peak), else the laws, else neither.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        ``observe``'s per-interval table (``Observation.samples``).
+    curve : pandas.DataFrame
+        The curve table of the same observation (``Observation.curve``).
+    cores : float, optional
+        As for ``server_capacity``.
+    utilization_target : float, default 0.8
+        The utilization the planned throughput is set at.
+    latency_target_ms : float, optional
+        A mean-latency target (> 0), in ms: the USL's throughput at it, where the USL answers.
+    monthly_growth : float, optional
+        The load's growth a month, for the runway.
+    level : float, default 0.95
+        The intervals' coverage.
+    fit_on : {"throughput", "latency"}, default "throughput"
+        What the USL's least squares minimise (``fit_usl_latency``'s ``method``).
+    bins : int or None, default 8
+        Concurrency bins the curve is averaged into before the USL fit (None: every interval).
+    n_bootstrap : int, default 200
+        Refits for the USL's intervals, where it answers.
+    source : str, default ""
+        Names the data in the answer's first words.
+
+    Returns
+    -------
+    ProductionAnswer
+
+    Raises
+    ------
+    InputError
+        ``latency_target_ms`` is not > 0, ``fit_on`` is unknown, or a parameter of ``server_capacity`` is out of
+        range. Too few intervals for a method is a verdict, not an error.
+
+    Examples
+    --------
+    >>> from capmodel.observe import bundled_sample, observe_ftdc
+    >>> from capmodel.plan.production import production_answer
+    >>> sample = bundled_sample()
+    >>> observation = observe_ftdc(sample["path"], since=sample["since"], until=sample["until"])
+    >>> answer = production_answer(observation.samples, observation.curve, n_bootstrap=50)
+    >>> answer.method, answer.evidence.grade
+    ('operational laws', 'weak')
+    """
     from capmodel.models.usl.latency_form import MIN_POINTS, fit_usl_latency
 
     if latency_target_ms is not None and not latency_target_ms > 0:

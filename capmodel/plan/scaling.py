@@ -17,7 +17,7 @@ from capmodel.plan.checks import KAPPA, SIGMA
 _SIGMA, _KAPPA = with_name(SIGMA, "sigma", required=True), with_name(KAPPA, "kappa", required=True)
 
 
-def check_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
+def check_usl_parameters(sigma: float, kappa: float, what: str = "USL") -> None:
     """``sigma`` and ``kappa`` as capmodel.plan.checks declares them (SIGMA, KAPPA); ``PlanError`` naming ``what``."""
     _SIGMA.check(sigma, PlanError, f"{what}: sigma")
     _KAPPA.check(kappa, PlanError, f"{what}: kappa")
@@ -40,7 +40,7 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
     Returns (n, "") or (None, reason) when the curve's peak (or ``max_units``) is below the target; ``unit`` names
     the count (nodes, shards) and ``rate_unit`` the curve's throughput (ops/s, inserts/s) in the reason.
     """
-    check_parameters(sigma, kappa)
+    check_usl_parameters(sigma, kappa)
     if target <= 0:
         return 0, ""
     lambda_ = measured / float(usl_throughput(measured_units, sigma, kappa, 1.0))
@@ -60,7 +60,8 @@ def units_for_throughput(target: float, measured: float, measured_units: float, 
         x_best = float(usl_throughput(n_best, sigma, kappa, lambda_))
         return None, (f"unreachable: throughput peaks at {number(x_best)} {rate_unit} with {_count(n_best, unit)}, "
                       f"below {number(target)} {rate_unit}")
-    return None, f"unreachable: the throughput ceiling {number(x_peak)} {rate_unit} is below {number(target)} {rate_unit}"
+    return None, (f"unreachable: the throughput ceiling {number(x_peak)} {rate_unit} is below {number(target)} "
+                  f"{rate_unit}")
 
 
 def _count(n: int, unit: str) -> str:
@@ -72,12 +73,12 @@ def units_interval(target: float, measured: float, measured_units: float, sample
                    level: float = 0.95) -> tuple[float, float, float]:
     """Percentile interval of the whole count over USL parameter samples (DataFrame with sigma, kappa; e.g. a
     bootstrap), an unreachable sample counting as infinitely many units. Returns (low, high, unreachable share)."""
-    counts = []
+    found: list[float] = []
     for _, s in samples.iterrows():
         n, _ = units_for_throughput(target, measured, measured_units, max(float(s.get("sigma", 0.0)), 0.0),
                                     max(float(s.get("kappa", 0.0)), 0.0), max_units)
-        counts.append(math.inf if n is None else n)
-    counts = np.asarray(counts, dtype=float)
+        found.append(math.inf if n is None else n)
+    counts = np.asarray(found, dtype=float)
     tail = (1 - level) / 2
     return (float(np.quantile(counts, tail, method="lower")), float(np.quantile(counts, 1 - tail, method="higher")),
             float(np.mean(~np.isfinite(counts))))

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
 from capmodel.constraints import Number, Sequence, checked, typed, with_name
 from capmodel.errors import PlanError
-from capmodel.formatting import integer, number, plural
+from capmodel.formatting import Column, integer, number, percent, plural, table
+from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.assessment import assess_scale_out
 from capmodel.plan.checks import KAPPA, POSITIVE, SIGMA, positive
-from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.plan.scaling import units_for_throughput, units_interval
 from capmodel.studies import DOCUMENTDB_MAX_SHARDS, DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
 
@@ -46,7 +48,27 @@ SHARD_CONSTRAINTS = {
 
 def shards_needed(target_rate: float, per_shard_throughput: float, sigma: float = 0.0, kappa: float = 0.0,
                   max_shards: float = DOCUMENTDB_MAX_SHARDS) -> tuple[int | None, str]:
-    """Smallest shard count whose throughput reaches ``target_rate`` (None and the reason when none does)."""
+    """The smallest shard count whose throughput reaches ``target_rate`` under the USL.
+
+    Parameters
+    ----------
+    target_rate, per_shard_throughput : float
+        Inserts/s wanted and of one shard (> 0).
+    sigma, kappa : float, default 0.0
+        The USL over shard count.
+    max_shards : float, default 32
+        The most shards to consider.
+
+    Returns
+    -------
+    tuple of (int or None, str)
+        The count (None when unreachable) and the reason in words.
+
+    Raises
+    ------
+    PlanError
+        A rate is not > 0.
+    """
     target = positive(target_rate, "target rate")
     per_shard = positive(per_shard_throughput, "per-shard throughput")
     return units_for_throughput(target, per_shard, 1.0, sigma, kappa, max_shards, "shards", "inserts/s")
@@ -55,7 +77,32 @@ def shards_needed(target_rate: float, per_shard_throughput: float, sigma: float 
 def clients_needed(shards: int, throughput: float | None = None, batch_size: int = 1000,
                    batch_latency_s: float | None = None, clients_per_shard: int = CLIENTS_PER_SHARD,
                    min_clients: int = MIN_CLIENTS) -> int:
-    """Client processes to drive ``shards`` shards: Little's law with a batch latency, else the per-shard rule."""
+    """Client processes to drive ``shards`` shards: Little's law with a batch latency, else the per-shard rule.
+
+    Parameters
+    ----------
+    shards : int
+        The shard count.
+    throughput : float, optional
+        Inserts/s, needed with ``batch_latency_s``.
+    batch_size : int, default 1000
+        Documents per batch.
+    batch_latency_s : float, optional
+        Seconds per batch: clients = ⌈throughput / batch_size × batch_latency_s⌉.
+    clients_per_shard : int, default 64
+        Otherwise, clients per shard ...
+    min_clients : int, default 128
+        ... and at least this many.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    PlanError
+        A value needed by Little's law is not > 0.
+    """
     if batch_latency_s is not None:
         x = positive(throughput, "throughput")
         return math.ceil(x / positive(batch_size, "batch size") * positive(batch_latency_s, "batch latency") - 1e-9)
@@ -66,11 +113,36 @@ def plan_shards(target_rate: float, per_shard_throughput: float, sigma: float = 
                 max_shards: float = DOCUMENTDB_MAX_SHARDS, batch_size: int = 1000,
                 batch_latency_s: float | None = None, clients_per_shard: int = CLIENTS_PER_SHARD,
                 min_clients: int = MIN_CLIENTS, usl_samples=None, level: float = 0.95) -> dict:
-    """Shards, the throughput they give, the efficiency vs linear, and the clients to drive them; ``linear_shards``
-    (the count at perfect scaling) on every row, also when the USL cannot reach the target.
+    """Shards for one target rate, their throughput, their efficiency against linear, and the clients to drive them.
 
-    ``usl_samples`` (DataFrame with sigma, kappa, e.g. a bootstrap of a fit over shard count) adds the percentile
-    interval ``shards_low``/``shards_high`` (an unreachable sample counts as infinitely many shards).
+    Parameters
+    ----------
+    target_rate : float
+        Inserts/s to reach.
+    per_shard_throughput : float
+        Inserts/s of one shard.
+    sigma, kappa : float, default 0.0
+        The USL over shard count.
+    max_shards : float, default 32
+        The most shards to consider.
+    batch_size, batch_latency_s, clients_per_shard, min_clients
+        The clients rule, as for ``clients_needed``.
+    usl_samples : pandas.DataFrame, optional
+        ``sigma`` and ``kappa`` samples: adds ``shards_low``/``shards_high`` (an unreachable sample counts as
+        infinitely many shards).
+    level : float, default 0.95
+        That interval's coverage.
+
+    Returns
+    -------
+    dict
+        ``shards`` (None when unreachable, ``reason`` saying why), ``linear_shards`` (always), and where reachable
+        ``throughput``, ``efficiency`` and ``clients``.
+
+    Raises
+    ------
+    PlanError
+        A rate is not > 0 or a parameter is out of range.
     """
     shards, reason = shards_needed(target_rate, per_shard_throughput, sigma, kappa, max_shards)
     # the linear estimate does not depend on sigma or kappa: every row carries it, reachable or not
@@ -96,9 +168,21 @@ DOCUMENTDB_SOURCE = "DocumentDB elastic-cluster insert benchmark (bundled)"
 
 @dataclass(frozen=True)
 class ShardStudy:
-    """The result of ``plan_shard_study``: ``model`` (per-shard throughput, sigma, kappa, basis, limits, clients
-    rule, peak), one ``rows`` dict per target (as ``plan_shards``) and, when asked, ``scenarios`` (one row per
-    target and contention value)."""
+    """The result of ``plan_shard_study``; ``describe()`` gives it in words.
+
+    Attributes
+    ----------
+    source : str
+        The inputs' name.
+    model : dict
+        Per-shard throughput, σ, κ, where they came from, the limits, the clients rule and the peak.
+    rows : list of dict
+        One per target, as ``plan_shards`` gives it.
+    scenarios : pandas.DataFrame or None
+        One row per target and contention value, when asked.
+    evidence : Evidence
+        The verdict on the answer; ``row_evidence`` has each row's.
+    """
 
     source: str
     model: dict
@@ -106,6 +190,33 @@ class ShardStudy:
     scenarios: pd.DataFrame | None = None
     evidence: Evidence = Evidence()
     row_evidence: tuple = ()   # one Evidence per row of ``rows``
+
+    def to_json(self) -> dict:
+        """The JSON of ``capmodel shards --json``: the source, the model, one row per target (unreachable targets
+        carry None and the reason; each row its evidence) and the study's evidence."""
+        rows = [_json_row(plan) for plan in self.rows]
+        for row, verdict in zip(rows, self.row_evidence):
+            row["evidence"] = verdict.to_json()
+        return to_jsonable({"source": self.source, "model": self.model, "rows": rows,
+                            "evidence": self.evidence.to_json()})
+
+    def summary(self) -> str:
+        """What ``capmodel shards`` prints: the source, the model with its peak, its warnings, the table of shards
+        per target and the verdict."""
+        m = self.model
+        at = number(m["peak_shards"])          # a USL peak may fall between shard counts: 3.5 shards
+        peak = (f"peak {integer(m['peak_throughput'])} inserts/s at {at} shard{'' if at == '1' else 's'}"
+                if m["peak_shards"] is not None else
+                f"ceiling {integer(m['peak_throughput'])} inserts/s" if m["peak_throughput"] is not None
+                else "linear, no peak")
+        lines = [f"Source: {self.source}; {m['basis']}",
+                 f"Model: {number(m['per_shard_throughput'])} inserts/s per shard, sigma = {number(m['sigma'], 4)}, "
+                 f"kappa = {number(m['kappa'], 4)} ({peak}); at most {plural(m['max_shards'], 'shard')}; clients: "
+                 f"{m['clients_rule']}"]
+        lines.extend(f"Warning: {w}" for w in m.get("warnings", []))
+        lines.append(shards_table(m, self.to_json()["rows"]).text())
+        lines += [""] + self.evidence.lines()
+        return "\n".join(lines)
 
     def describe(self) -> str:
         """The answer in words (markdown): shards and clients per target, and the shard count per scenario."""
@@ -131,7 +242,8 @@ class ShardStudy:
                 mine = self.scenarios[self.scenarios["target_rate"] == row["target_rate"]]
                 reached = mine.dropna(subset=["shards"])
                 spread = ", ".join(f"σ = {number(r.sigma, 6)}: {int(r.shards)}" for r in reached.itertuples())
-                unreachable = ", ".join(f"σ = {number(s, 6)}" for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
+                unreachable = ", ".join(f"σ = {number(s, 6)}"
+                                        for s in mine.loc[mine["shards"].isna(), "sigma"]) or "none"
                 text.append(f"Across the contention scenarios the shard count is {spread or 'never reachable'}; "
                             f"unreachable within {number(m['max_shards'], 6)} shards: {unreachable}.")
             text.append("")
@@ -200,13 +312,58 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
                      max_shards: float | None = None, batch_size: int = 1000, batch_latency_ms: float | None = None,
                      clients_per_shard: int | None = None, min_clients: int | None = None, scenarios=(),
                      source: str | None = None) -> ShardStudy:
-    """Shards and clients for each target insert rate (default: the DocumentDB study's 1,000,000/s).
+    """Shards and client processes for each target insert rate.
 
-    The USL over shard count is assumed (``per_shard_throughput``, default 1,000,000 / 16 as in the study; ``sigma``,
-    ``kappa`` default 0) or fitted to ``curve`` (a curve table whose concurrency is the shard count; adds a
-    ``bootstrap`` interval on the shard count), not both. Clients: Little's law with ``batch_latency_ms``, else
-    ``clients_per_shard`` (64) per shard, at least ``min_clients`` (128). ``scenarios``: contention values to plan
-    each target under too. ``source`` names the inputs (the curve's file in messages).
+    The USL over shard count is assumed (``per_shard_throughput``, ``sigma``, ``kappa``) or fitted to ``curve``, not
+    both. The clients follow by Little's law with ``batch_latency_ms``, else ``clients_per_shard`` per shard, at least
+    ``min_clients``.
+
+    Parameters
+    ----------
+    target_rates : sequence of float, optional
+        Inserts per second to plan for; default the DocumentDB study's 1,000,000.
+    per_shard_throughput : float, optional
+        Inserts/s of one shard; default 1,000,000 / 16, as in the study.
+    sigma, kappa : float, optional
+        The USL over shard count (default 0).
+    curve : pandas.DataFrame, optional
+        A curve table whose concurrency is the shard count: the USL is fitted to it.
+    bootstrap : int, default 200
+        Refits of ``curve`` for the shard count's interval.
+    level : float, default 0.95
+        That interval's coverage.
+    max_shards : float, optional
+        The most shards to consider (default 32, the service's limit).
+    batch_size : int, default 1000
+        Documents per insert batch.
+    batch_latency_ms : float, optional
+        The latency of one batch: the clients by Little's law.
+    clients_per_shard : int, optional
+        Default 64.
+    min_clients : int, optional
+        Default 128.
+    scenarios : sequence of float, default ()
+        Contention values σ to plan each target under too.
+    source : str, optional
+        Names the inputs in messages.
+
+    Returns
+    -------
+    ShardStudy
+
+    Raises
+    ------
+    PlanError
+        A parameter out of range, both an assumed model and a curve, or a curve that shows no scaling.
+    InputError
+        ``curve`` is refused by the curve rules.
+
+    Examples
+    --------
+    >>> from capmodel.plan import plan_shard_study
+    >>> row = plan_shard_study().rows[0]                 # the DocumentDB study
+    >>> row["shards"], row["clients"]
+    (16, 1024)
     """
     from capmodel.models.usl.closed_form import usl_peak
 
@@ -249,8 +406,8 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
         peak_throughput=peak_throughput if peak_throughput != math.inf else None,
         level=level if samples is not None else None,
     )
-    options = dict(max_shards=max_shards, batch_size=batch_size, batch_latency_s=latency_s,
-                   clients_per_shard=per_shard_clients, min_clients=min_clients)
+    options: dict[str, Any] = dict(max_shards=max_shards, batch_size=batch_size, batch_latency_s=latency_s,
+                                   clients_per_shard=per_shard_clients, min_clients=min_clients)
     rows = [plan_shards(t, model["per_shard_throughput"], model["sigma"], model["kappa"], usl_samples=samples,
                         level=level, **options) for t in targets]
     scan = None
@@ -266,3 +423,42 @@ def plan_shard_study(target_rates=None, per_shard_throughput: float | None = Non
     evidence = evidence + Evidence.of(batch_latency_reason(batch_latency_ms, batch_size))
     return ShardStudy(source=source, model=model, rows=rows, scenarios=scan, evidence=evidence,
                       row_evidence=tuple(per[label] for label in labels))
+
+
+def _json_row(plan: dict) -> dict:
+    """One target's row of the JSON contract: unreachable targets carry None and the reason."""
+    reachable = plan["shards"] is not None
+    row = {"target_rate": plan["target_rate"], "shards": plan["shards"], "reachable": reachable,
+           "reason": plan["reason"] or None}
+    for key in ("throughput", "efficiency", "linear_shards", "clients"):
+        row[key] = plan.get(key)
+    for key in ("shards_low", "shards_high", "unreachable_share"):
+        if key in plan:
+            row[key] = plan[key]
+    return row
+
+
+def shards_table(model: dict, rows: list[dict]):
+    """The rows as a ``capmodel.formatting.Table``: a count the data cannot support reads "unsupported", a target
+    no shard count reaches reads "unreachable" with its reason."""
+    shown = []
+    for r in rows:
+        row = {"target_rate": r["target_rate"], "linear_shards": r["linear_shards"]}
+        if r["reachable"] and r.get("evidence", {}).get("grade") == "unusable":
+            row.update(shards="unsupported", note="the data cannot support a shard count here (see the evidence)")
+        elif r["reachable"]:
+            row.update(shards=r["shards"], throughput=r["throughput"], efficiency=r["efficiency"],
+                       clients=r["clients"])
+            if "shards_low" in r:
+                row["note"] = (f"{integer(r['shards_low'])} to {integer(r['shards_high'])} shards, "
+                               f"{percent(model['level'])} bootstrap")
+        else:
+            row.update(shards=float("inf"), note=r["reason"])
+        shown.append(row)
+    return table(pd.DataFrame(shown), {
+        "target_rate": Column("target (inserts/s)", "num"), "shards": Column("shards", "int"),
+        "linear_shards": Column("linear estimate (shards)", "int"),
+        "throughput": Column("delivered (inserts/s)", "num"), "efficiency": Column("efficiency", "percent", digits=3),
+        "clients": Column("client processes", "int"), "note": Column("note", "text", missing="")},
+        footnotes=['"unreachable": no shard count up to the limit reaches the target',
+                   '"—": no figure where there is no shard count'])

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from capmodel.formatting import number, percent, r_squared
-from capmodel.models.usl.closed_form import usl_throughput
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.closed_form import usl_throughput
 
 R2_SOUND, R2_USABLE = 0.8, 0.5
 PAST_PEAK_UNUSABLE = 1.10      # the busiest intervals more than 10% above the fitted peak: the "peak" is not one
@@ -53,8 +53,9 @@ def usl_verdict(fit, curve: pd.DataFrame) -> Evidence:
                               f"operation{'' if number(peak_n, 2) == '1' else 's'} lies {number(peak_n / n95, 2)}× "
                               "beyond: it cannot be located from this window",
                               peak_n / n95))
-    reasons.append(_decline_reason(n, x, peak_n, peak_x) if math.isfinite(peak_n) and n95 >= KNEE_REACHED * peak_n
-                   else None)
+    decline = _decline_reason(n, x, peak_n, peak_x) if math.isfinite(peak_n) and n95 >= KNEE_REACHED * peak_n else None
+    if decline is not None:
+        reasons.append(decline)
     observed = fit.observed_peak_throughput
     if math.isfinite(peak_x) and observed > peak_x:
         reasons.append(Reason("past_peak", "unusable" if observed > PAST_PEAK_UNUSABLE * peak_x else "weak",

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from capmodel.plots.curves import COLORS, HEIGHT
 from capmodel.formatting import number
+from capmodel.plots.curves import COLORS, HEIGHT
 
 
 def cpu_law_figure(busy: pd.DataFrame, capacity, title: str = "Server CPU against throughput: the bottleneck law"

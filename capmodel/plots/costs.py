@@ -10,14 +10,14 @@ import plotly.graph_objects as go
 
 from capmodel.plots.curves import COLORS, HEIGHT
 
-
 #: a VM's runway of 0 (today's users already fill it under the objectives): the words its bar and report 03's table
-#: show. Not the fleet's "past the target now": on 03 "target" is a user count to grow to, which this VM need not be past
+#: show. Not the fleet's "past the target now": on 03 "target" is a user count to grow to, which this VM need not
+#: be past
 FULL_NOW = "full now"
 
 def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | None = None,
                axis_title: str | None = None, highlight=None, fmt: str = ",.0f", highlight_name: str = "recommended",
-               missing_text: str = "unreachable") -> go.Figure:
+               missing_text: str | dict[str, str] = "unreachable") -> go.Figure:
     """One bar per row of ``table`` showing ``value`` (error bars from ``<value>_low``/``<value>_high`` when present);
     rows whose ``label`` is in ``highlight`` stand out, named ``highlight_name`` in the legend; a row without a value
     is drawn as a labelled gap (``missing_text``, or a dict label -> its own text) instead of left out. Give

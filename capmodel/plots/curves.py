@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
 from capmodel.formatting import number
 
 HEIGHT = 440

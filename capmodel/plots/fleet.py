@@ -7,9 +7,9 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
+from capmodel.formatting import number
 from capmodel.models.runway import PAST_TARGET_WORDS
 from capmodel.plots.curves import HEIGHT
-from capmodel.formatting import number
 
 VERDICT_COLORS = {"sound": "#2ca02c", "weak": "#ff7f0e", "unusable": "#9e9e9e", "failed": "#d62728"}
 RUNWAY_CAP_MONTHS = 36.0          # longer runways are drawn to this length and labelled with their value
@@ -57,7 +57,7 @@ def _state(row) -> str:
     return "failed" if isinstance(row["error"], str) else str(row["verdict"])
 
 
-def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: str | None = None) -> go.Figure:
+def fleet_runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: str | None = None) -> go.Figure:
     """Horizontal bars, most urgent at the top: months until each server's busiest load reaches its planned
     throughput (``runway_months`` with ``runway_low``/``runway_high`` as error bars), or its spare fraction when the
     table has no runway; colour = verdict; failed and unranked servers get a labelled stub."""
@@ -76,10 +76,16 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
             row = rows.iloc[i]
             labels.append(names[i])
             if state == "failed":
-                values.append(0.0), texts.append("failed: unreadable FTDC"), low.append(0.0), high.append(0.0)
+                values.append(0.0)
+                texts.append("failed: unreadable FTDC")
+                low.append(0.0)
+                high.append(0.0)
                 continue
             if state == "unusable":
-                values.append(0.0), texts.append("not ranked: verdict unusable"), low.append(0.0), high.append(0.0)
+                values.append(0.0)
+                texts.append("not ranked: verdict unusable")
+                low.append(0.0)
+                high.append(0.0)
                 continue
             if by_runway:
                 value = float(row["runway_months"])
@@ -94,7 +100,9 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
                 shown = float(row["spare_fraction"])
                 texts.append(f"{shown:.0%} spare")
                 lo, hi = float(row["spare_low"]), float(row["spare_high"])
-            values.append(shown), low.append(max(shown - lo, 0.0)), high.append(max(hi - shown, 0.0))
+            values.append(shown)
+            low.append(max(shown - lo, 0.0))
+            high.append(max(hi - shown, 0.0))
         fig.add_trace(go.Bar(y=labels, x=values, orientation="h", name=state, marker_color=color, text=texts,
                              textposition="outside", cliponaxis=False,
                              error_x=dict(type="data", symmetric=False, array=high, arrayminus=low,
@@ -103,8 +111,9 @@ def runway_figure(rows: pd.DataFrame, utilization_target: float = 0.8, title: st
     known = runway[runway.notna()]
     longer = by_runway and bool(((known > RUNWAY_CAP_MONTHS) & (known < math.inf)).any())
     never = by_runway and bool((known == math.inf).any())
-    cap = "; ".join(([f"longer runways end at {number(RUNWAY_CAP_MONTHS, 6)}, labelled with their value"] if longer else []) +
-                    ([f"'never at this growth' bars end at {number(RUNWAY_CAP_MONTHS, 6)}"] if never else []))
+    cap = "; ".join(([f"longer runways end at {number(RUNWAY_CAP_MONTHS, 6)}, labelled with their value"]
+                     if longer else [])
+                    + ([f"'never at this growth' bars end at {number(RUNWAY_CAP_MONTHS, 6)}"] if never else []))
     fig.update_layout(title=title or (f"Months until the busiest load reaches its planned throughput "
                                       f"({utilization_target:.0%} CPU)" if by_runway else
                                       "Spare fraction of the planned throughput at the busiest load"),

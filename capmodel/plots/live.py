@@ -1,8 +1,8 @@
 """What-if controls for the report notebooks: ipywidgets that redraw figures and an answer whenever one moves.
 
-``what_if(draw, utilization_target=slider(...), growth=slider(...))`` shows the controls above an output area and fills it with
-what ``draw(**values)`` returns: plotly figures and markdown text, in order. The area's outputs are replaced as a
-whole (no output capture), which is safe under papermill: run there, the cell draws once and its widget output is
+``what_if(draw, utilization_target=slider(...), growth=slider(...))`` shows the controls above an output area and fills
+it with what ``draw(**values)`` returns: plotly figures and markdown text, in order. The area's outputs are replaced as
+a whole (no output capture), which is safe under papermill: run there, the cell draws once and its widget output is
 left out of the static page (``capmodel.report.convert``), where the report's own figures stand instead.
 """
 from __future__ import annotations

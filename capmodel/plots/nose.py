@@ -5,9 +5,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from capmodel.plots.curves import COLORS, HEIGHT
 from capmodel.formatting import number
-
+from capmodel.plots.curves import COLORS, HEIGHT
 
 #: the legend of the latency curve of a fit without coherency: one branch, no nose
 NO_NOSE = "USL R(X): no coherency term, so no nose"
@@ -15,8 +14,8 @@ NO_NOSE = "USL R(X): no coherency term, so no nose"
 
 def nose_figure(curve: pd.DataFrame, latency_fit, target_ms: float | None = None,
                 title: str = "Latency against throughput: the nose") -> go.Figure:
-    """Observed (throughput, mean latency) points, the fitted lower and upper branches meeting at the peak, the peak
-    itself and an optional latency target line."""
+    """Observed (throughput, mean latency) points, the fitted normal and retrograde branches meeting at the peak,
+    the peak itself and an optional latency target line."""
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=curve["throughput"], y=curve["latency_mean_ms"], mode="markers",
                              name="observed intervals", marker=dict(size=7, color="#333333", opacity=0.6)))
@@ -24,9 +23,10 @@ def nose_figure(curve: pd.DataFrame, latency_fit, target_ms: float | None = None
     nose = np.isfinite(peak) and np.isfinite(latency_fit.peak_latency_ms)
     if np.isfinite(peak):
         # without coherency (kappa = 0) the latency has one branch, rising without end towards the ceiling: no nose,
-        # no upper branch and no peak drawn or named in the legend
+        # no retrograde branch and no peak drawn or named in the legend
         grid = np.linspace(peak * 1e-3, peak if nose else peak * 0.999, 300)
-        branches = (("normal", COLORS[0], None), ("retrograde", COLORS[1], "dot")) if nose else (("normal", COLORS[0], None),)
+        branches = ((("normal", COLORS[0], None), ("retrograde", COLORS[1], "dot")) if nose
+                    else (("normal", COLORS[0], None),))
         for branch, color, dash in branches:
             fig.add_trace(go.Scatter(x=grid, y=latency_fit.latency_ms(grid, branch), mode="lines",
                                      name=f"USL R(X), {branch} branch" if nose else NO_NOSE,

@@ -7,21 +7,46 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.errors import InputError, PlanError
 from capmodel.formatting import Column, integer, number, percent, plural, shows_width, table
-from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
-from capmodel.models.usl.describe import limit_words
 from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
+from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
 from capmodel.models.usl.verdict.limits import best_measured, model_limit
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capmodel.models.usl.ranking import ModelComparison
+    from capmodel.models.usl.usl_fit import USLFit
+    from capmodel.plan.capacity import Objectives
 
 QUESTION = "What does this MongoDB deliver, and how many users can it carry?"
 BENCHANT_OPS_PER_USER = 0.26   # the benchANT study: 6,500 ops/s for 25,000 users
 
 
-def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
-    """The curve, steps and run record of a ``capmodel bench --out`` folder (``InputError`` naming what is missing)."""
+def read_bench_folder(folder: str | Path) -> tuple[pd.DataFrame, list, dict]:
+    """The curve, steps and run record of a ``capmodel bench --out`` folder.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The folder.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, list of dict, dict)
+        The curve (from ``steps.jsonl``, else ``curve.csv``), the steps and the run record ({} without one).
+
+    Raises
+    ------
+    InputError
+        Not a folder, neither ``steps.jsonl`` nor ``curve.csv``, an unreadable ``run.json``, or fewer than 3
+        successful steps.
+    """
     from capmodel.bench.sweep.files import CURVE_FILE, RUN_FILE, STEPS_FILE, curve_table, read_steps
     from capmodel.data.readers import read_curve
 
@@ -48,14 +73,37 @@ def read_bench_folder(folder: str | Path) -> tuple[object, list, dict]:
 
 @dataclass
 class BenchReport:
-    curve: object
+    """Everything report 06 shows.
+
+    Attributes
+    ----------
+    curve : pandas.DataFrame
+        The measured curve.
+    steps : list of dict
+        The step records.
+    run : dict
+        The run record.
+    comparison : ModelComparison
+        The models compared on the curve.
+    fit : USLFit
+        The USL fitted to it.
+    server_name, workload : str
+        Their names in the answer.
+    objectives : Objectives
+        The peak fraction and the latency target.
+    latency_target_ms, ops_per_user, level : float
+        The report's parameters.
+    inputs : dict
+        What was read.
+    """
+    curve: pd.DataFrame
     steps: list
     run: dict
-    comparison: object
-    fit: object
+    comparison: ModelComparison
+    fit: USLFit
     server_name: str
     workload: str
-    objectives: object
+    objectives: Objectives
     latency_target_ms: float
     ops_per_user: float
     level: float
@@ -146,7 +194,7 @@ class BenchReport:
         bold = lambda words: f"**{words}**"   # noqa: E731 - the figures in bold, as every answer shows them
         text += f" Under the fitted USL, {limit_words(self.fit, self.figures, self.level, strong=bold)}."
         below = self.below_best
-        if below is not None:
+        if below is not None and below.value is not None:
             text += (f" The plan is read off that fitted {self.limit_kind}, {below.value - 1:.0%} below the best "
                      "measured rate (within the measurements' scatter: the evidence below says why).")
         text += (f" Under {self.objectives_words()}, it sustains {self._usable_words(bold)} at about "
@@ -166,8 +214,9 @@ class BenchReport:
         if isinstance(plan, PlanError) or not self.evidence.usable:
             return text + "; the data support no planned capacity."
         text += f"; planned at {self._usable_words(lambda t: f'**{t}**')}"
-        if self.below_best is not None:
-            text += f", from a fitted {self.limit_kind} {self.below_best.value - 1:.0%} below that best"
+        below = self.below_best
+        if below is not None and below.value is not None:
+            text += f", from a fitted {self.limit_kind} {below.value - 1:.0%} below that best"
         if self.ops_per_user:
             text += f", **{integer(plan.usable_throughput / self.ops_per_user)} users**"
         return text + "."
@@ -177,7 +226,8 @@ class BenchReport:
         """What the fit section is for: the plan below uses the USL only when there is a plan below."""
         if self.plan_table() is None:
             return "Every rival model is fitted and ranked; no plan is drawn from them (the Plan section says why)."
-        text = "Every rival model is fitted and ranked; the plan below uses the USL, whose peak and latency answers it needs"
+        text = ("Every rival model is fitted and ranked; the plan below uses the USL, whose peak and latency answers "
+                "it needs")
         chosen = self.comparison.recommended if self.comparison is not None else "usl"
         if chosen in ("amdahl", "linear"):
             text += (f". The comparison recommends {model_label(chosen)}, an edge of the USL's family "
@@ -262,13 +312,47 @@ class BenchReport:
 
 def bench_report(curve, steps, run, server_name: str, workload: str, latency_target_ms: float, peak_fraction: float,
                  ops_per_user: float, level: float, inputs: dict) -> BenchReport:
-    """Fit and plan a measured sweep (from ``run_sweep`` or ``read_bench_folder``)."""
+    """What report 06 shows: a measured sweep fitted and planned.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        The sweep's curve table (``run_sweep`` or ``read_bench_folder``).
+    steps : list of dict
+        Its step records.
+    run : dict
+        Its run record.
+    server_name, workload : str
+        Name the server and the workload in the answer.
+    latency_target_ms : float
+        A p95 target (0: none).
+    peak_fraction : float
+        The throughput planned at, as a fraction of the fitted peak.
+    ops_per_user : float
+        Ops/s per user, for users.
+    level : float
+        The intervals' coverage.
+    inputs : dict
+        What was read, for the provenance.
+
+    Returns
+    -------
+    BenchReport
+
+    Raises
+    ------
+    InputError
+        The curve is refused.
+    PlanError
+        ``peak_fraction`` or ``latency_target_ms`` out of range.
+    """
     import capmodel
     from capmodel.plan import Objectives
 
     comparison = capmodel.compare_models(curve)
     fit = capmodel.fit_usl(curve)
-    objectives = Objectives(utilization_target=None, peak_fraction=peak_fraction, latency_p95_ms=latency_target_ms or None)
+    objectives = Objectives(utilization_target=None, peak_fraction=peak_fraction,
+                            latency_p95_ms=latency_target_ms or None)
     return BenchReport(curve=curve, steps=steps, run=run, comparison=comparison, fit=fit, server_name=server_name,
                        workload=workload, objectives=objectives, latency_target_ms=latency_target_ms,
                        ops_per_user=ops_per_user, level=level, inputs=inputs)

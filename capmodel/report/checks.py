@@ -12,7 +12,6 @@ from pathlib import Path
 from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import number
 
-MODELS = ("auto", "usl", "amdahl", "linear", "log_coherency")
 SERVER_TIMEOUT_MS = 3000
 
 
@@ -107,8 +106,10 @@ def _baseline_vm(name, value, values):
 
 
 def _model(name, value, values):
-    if value not in MODELS:
-        raise _fail(name, f"'{value}' is not one of {', '.join(MODELS)}")
+    from capmodel.models.usl.selection import MODEL_CHOICES
+
+    if value not in MODEL_CHOICES:
+        raise _fail(name, f"'{value}' is not one of {', '.join(MODEL_CHOICES)}")
 
 
 def _rounding(name, value, values):
@@ -170,8 +171,8 @@ def _uri(name, value, values):
     except ImportError:  # pragma: no cover - pymongo is a dependency
         return
     try:
-        client = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
-                                     connectTimeoutMS=SERVER_TIMEOUT_MS)
+        client: pymongo.MongoClient[dict] = pymongo.MongoClient(value, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
+                                                                connectTimeoutMS=SERVER_TIMEOUT_MS)
     except (InvalidURI, ConfigurationError, ValueError, TypeError) as exc:
         from capmodel.redact import url_password
 
@@ -232,7 +233,7 @@ def _time(name, value, values):
 
     if moment(value) is None:
         raise _fail(name, f"{value!r} is not a time (give one such as 2024-05-01T12:00:00Z)")
-    since, until = str(values.get("since") or ""), str(values.get("until") or "")
+    since = str(values.get("since") or "")
     if name == "until" and since.strip() and moment(since) is not None and moment(since) > moment(value):
         raise _fail(name, f"{value} is before since {since}")
 
@@ -271,7 +272,7 @@ CHECKS = {
 }
 
 
-def check_parameters(defaults: dict, given: dict, live: bool = False) -> None:
+def check_report_parameters(defaults: dict, given: dict, live: bool = False) -> None:
     """Check what every parameter of a report means (``defaults`` the notebook's, ``given`` the caller's);
     ``InputError`` naming the first parameter that cannot work, and why. The server behind ``uri`` must answer
     only for a ``live`` report (one that benchmarks it)."""

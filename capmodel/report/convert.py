@@ -107,7 +107,6 @@ def exporter(show_code: bool = False):
     """An nbconvert ``HTMLExporter`` for reports (prompts always hidden, code hidden unless ``show_code``)."""
     import jinja2
     from nbconvert import HTMLExporter
-
     from nbconvert.preprocessors import TagRemovePreprocessor
 
     exporter = HTMLExporter(

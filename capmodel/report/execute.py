@@ -16,11 +16,18 @@ import nbformat
 
 from capmodel.errors import ReportError
 from capmodel.report import notebooks
-from capmodel.report.checks import check_parameters
+from capmodel.report.checks import check_report_parameters
 from capmodel.report.failure import without_tracebacks
 from capmodel.report.headline import CONTEXT_NAME, MIME
-from capmodel.report.params import checked_parameter, not_given_meanings, notebook_parameters, redacted, scrub, secrets_in
 from capmodel.report.index_entry import answer_record
+from capmodel.report.params import (
+    checked_parameter,
+    not_given_meanings,
+    notebook_parameters,
+    redacted,
+    scrub,
+    secrets_in,
+)
 from capmodel.report.writing import write_text
 
 
@@ -91,7 +98,7 @@ def execute(name: str, out_dir: str | Path, parameters: dict | None = None, kern
         raise ReportError(f"report {name}: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(defaults)})")
     parameters = {key: checked_parameter(key, value, defaults[key]) for key, value in parameters.items()}
     if not checked:
-        check_parameters(defaults, parameters, live=notebooks.is_live(str(source)))
+        check_report_parameters(defaults, parameters, live=notebooks.is_live(str(source)))
     secrets = secrets_in(parameters)
     shown = redacted(parameters)
     run = ReportRun(name=name, notebook=out_dir / f"{name}.ipynb", parameters=shown,

@@ -7,7 +7,7 @@ import re
 
 import nbformat
 
-from capmodel.report.headline import CSS_CLASS
+from capmodel.report.headline import HEADLINE_CSS_CLASS
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 PAPERMILL_ERROR_TAG = "papermill-error-cell-tag"   # papermill's own banner cell above the failing cell
@@ -33,7 +33,7 @@ def without_tracebacks(nb, question: str, error: str, log_name: str) -> str:
             cell.outputs = outputs
     nb.cells = [c for c in nb.cells if not (c.cell_type == "markdown" and not c.source
                                              and PAPERMILL_ERROR_TAG in c.get("metadata", {}).get("tags", []))]
-    block = (f'<div class="{CSS_CLASS} failed"><h1 class="question">{html.escape(question)}</h1>'
+    block = (f'<div class="{HEADLINE_CSS_CLASS} failed"><h1 class="question">{html.escape(question)}</h1>'
              f"<p><strong>This report failed</strong>: {html.escape(error)}.</p>"
              f"<p>No answer is given. The traceback is in <code>{html.escape(log_name)}</code> beside this page.</p>"
              "</div>")

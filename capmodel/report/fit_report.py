@@ -5,18 +5,24 @@ come from the same fit.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, interval, number, percent, r_squared, table
-from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
-from capmodel.models.usl.describe import limit_words
 from capmodel.models.evidence import Evidence
+from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
-from capmodel.models.usl.verdict.limits import best_measured
 from capmodel.models.usl.ranking import criterion_label
+from capmodel.models.usl.verdict.assessment import answer_region, assess_fit, supported_instead
+from capmodel.models.usl.verdict.limits import best_measured
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capmodel.models.usl.ranking import ModelComparison
+    from capmodel.models.usl.results import ScalabilityFit
 
 QUESTION = "Which scalability model does this curve support, and where does it saturate?"
 PARAMETER_NAMES = {"sigma": "σ (contention)", "kappa": "κ (coherency)", "lambda": "λ (ops/s per client)"}
@@ -81,11 +87,31 @@ def fit_answer(fit, comparison, evidence: Evidence, level: float, source: str) -
 
 @dataclass
 class FitReport:
-    """Everything report 02 shows, derived from one curve and one comparison."""
+    """Everything report 02 shows, derived from one curve and one comparison.
 
-    curve: object
-    comparison: object
-    fit: object
+    Attributes
+    ----------
+    curve : pandas.DataFrame
+        The curve table.
+    comparison : ModelComparison
+        The models compared.
+    fit : ScalabilityFit
+        The model chosen.
+    source : str
+        The curve's name, as the answer's subject.
+    level : float
+        The intervals' coverage.
+    upto : float
+        The largest concurrency drawn.
+    inputs : dict
+        The files read, for the provenance.
+    unused : tuple of str
+        Parameters the run did not use.
+    """
+
+    curve: pd.DataFrame
+    comparison: ModelComparison
+    fit: ScalabilityFit
     source: str
     level: float
     upto: float
@@ -208,7 +234,32 @@ class FitReport:
 
 def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str = "", throughput: str = "",
                model: str = "auto", level: float = 0.95, upto: float = 0) -> FitReport:
-    """Read the curve (``file``, else the bundled ``dataset``), compare the models and pick ``model``."""
+    """What report 02 shows: a curve read, the models compared, one chosen.
+
+    Parameters
+    ----------
+    dataset : str, default "plgm_workload1"
+        A bundled curve, when no ``file`` is given.
+    file : str, default ""
+        A curve file (``read_curve``).
+    concurrency, throughput : str, default ""
+        The file's columns, when their names are not recognised.
+    model : str, default "auto"
+        ``auto`` (the recommended model) or one of the compared models.
+    level : float, default 0.95
+        The intervals' coverage.
+    upto : float, default 0
+        The largest concurrency drawn (0: 1.5 × the largest measured).
+
+    Returns
+    -------
+    FitReport
+
+    Raises
+    ------
+    InputError
+        The curve is refused, or ``model`` is not one of the compared models.
+    """
     import capmodel
     from capmodel.errors import InputError
 

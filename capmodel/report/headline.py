@@ -23,7 +23,7 @@ from pathlib import Path
 from capmodel.formatting import unbroken_names, unnested
 
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
-CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
+HEADLINE_CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
 MIME = "application/vnd.capmodel.headline+json"   # the headline as data, beside its HTML, in the executed notebook
 
 
@@ -106,7 +106,7 @@ def _evidence_json(evidence) -> dict | None:
 def _markdown(text: str) -> str:
     import mistune
 
-    return mistune.html(text)
+    return str(mistune.html(text))
 
 
 def _shown(value) -> str:
@@ -174,7 +174,8 @@ class Headline:
     def to_json(self) -> dict:
         from capmodel.report.index_entry import one_sentence
 
-        return {"question": self.question, "answer": self.answer, "short_answer": self.short_answer or one_sentence(self.answer),
+        return {"question": self.question, "answer": self.answer,
+                "short_answer": self.short_answer or one_sentence(self.answer),
                 "evidence": self.evidence, "provenance": self.provenance.to_json() if self.provenance else None}
 
     def _evidence_html(self) -> str:
@@ -215,7 +216,7 @@ class Headline:
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         grade = grade_of(self.evidence)   # the block's edge takes the grade's colour, as its verdict's does
         graded = f" graded-{html.escape(grade)}" if grade else ""
-        return (f'<div class="{CSS_CLASS}{graded}"><h1 class="question">{html.escape(self.question)}</h1>'
+        return (f'<div class="{HEADLINE_CSS_CLASS}{graded}"><h1 class="question">{html.escape(self.question)}</h1>'
                 f'<div class="answer">{unbroken_names(_markdown(self.answer))}</div>'
                 f'{self._evidence_html()}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")

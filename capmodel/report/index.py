@@ -14,7 +14,6 @@ from pathlib import Path
 import nbformat
 
 from capmodel.errors import CapmodelError
-
 from capmodel.report.writing import write_text
 
 PAGE = """<!DOCTYPE html>

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -13,20 +14,54 @@ import pandas as pd
 from capmodel.formatting import Column, integer, number, percent, r_squared, table
 from capmodel.models.evidence import Evidence
 
+if TYPE_CHECKING:
+    from capmodel.models.mix.demands import MixFit, MixPrediction
+    from capmodel.models.queueing.network import MulticlassResult
+    from capmodel.models.usl.usl_fit import USLFit
+
 QUESTION = "How far does a MongoDB system scale, and why does it stop?"
 
 
 @dataclass
 class MethodologyReport:
+    """Everything report 01 shows.
+
+    Attributes
+    ----------
+    dataset : str
+        The curve's name.
+    curve : pandas.DataFrame
+        The curve.
+    fit : USLFit
+        The USL fitted to it.
+    baseline : pandas.Series
+        The bundled baseline.
+    latency_target_ms : float
+        The latency target.
+    mva : pandas.DataFrame
+        The USL beside exact MVA (``usl_vs_mva``).
+    mix : MixFit
+        Per-class demands from the bundled curves.
+    what_if : MixPrediction
+        The mix model against the third curve.
+    tenants : MulticlassResult
+        Two tenants sharing the database.
+    tenant_threads : int
+        Each tenant's threads.
+    inputs : dict
+        The files read.
+    upto : float
+        The largest concurrency drawn.
+    """
     dataset: str
     curve: pd.DataFrame
-    fit: object
+    fit: USLFit
     baseline: pd.Series
     latency_target_ms: float
     mva: pd.DataFrame
-    mix: object
-    what_if: object
-    tenants: object
+    mix: MixFit
+    what_if: MixPrediction
+    tenants: MulticlassResult
     tenant_threads: int
     inputs: dict
     upto: float = 128.0   # the largest concurrency drawn (0 given: 1.5 x the largest measured, as in report 02)
@@ -84,8 +119,8 @@ class MethodologyReport:
 
     def _limit(self, strong=lambda text: text) -> str:
         """Where the fitted USL peaks or levels off, with the intervals (or what the data support instead)."""
-        from capmodel.models.usl.verdict.assessment import supported_instead
         from capmodel.models.usl.describe import limit_words
+        from capmodel.models.usl.verdict.assessment import supported_instead
 
         if not self.evidence.usable:
             return f"the data cannot locate where the USL saturates; {supported_instead(self.fit, self.evidence)}"
@@ -220,6 +255,37 @@ class MethodologyReport:
 def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchant_baseline", upto: float = 128,
                        latency_target_ms: float = 5.0, read_share: float = 0.54, database_cpus: int = 4,
                        tenant_threads: int = 32) -> MethodologyReport:
+    """What report 01 shows: the methods on bundled data.
+
+    A USL fit beside exact MVA, per-class demands and a mix what-if from three curves, and two tenants in a
+    multi-class network.
+
+    Parameters
+    ----------
+    dataset : str, default "plgm_workload1"
+        The curve fitted.
+    baseline : str, default "benchant_baseline"
+        The bundled baseline shown.
+    upto : float, default 128
+        The largest concurrency drawn (0: 1.5 × the largest measured).
+    latency_target_ms : float, default 5.0
+        The latency target shown.
+    read_share : float, default 0.54
+        The reads' share of the mixed curve.
+    database_cpus : int, default 4
+        The processors at the database station.
+    tenant_threads : int, default 32
+        Each tenant's threads.
+
+    Returns
+    -------
+    MethodologyReport
+
+    Raises
+    ------
+    InputError
+        An unknown dataset or a parameter out of range.
+    """
     import capmodel
     from capmodel.models.mix.demands import fit_mix_demands
     from capmodel.models.queueing.multiclass import multiclass_mva

@@ -3,9 +3,13 @@ count; the answer, the verdict and the tables come from the same ``NodeStudy`` t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, aside, number, table
 from capmodel.models.evidence import Evidence
+
+if TYPE_CHECKING:
+    from capmodel.plan.nodes import NodeStudy
 
 QUESTION = "How many legacy nodes match a cluster of new ones?"
 BUNDLED_INTRO = ("The Micron 5100 ECO brief compares a 3-node SSD cluster with a 3-node HDD cluster under YCSB A–F "
@@ -24,7 +28,18 @@ def _span(values) -> str:
 
 @dataclass
 class NodeReport:
-    study: object
+    """Everything report 04 shows.
+
+    Attributes
+    ----------
+    study : NodeStudy
+        The plan.
+    inputs : dict
+        The files read.
+    bundled : bool
+        The bundled Micron brief was planned.
+    """
+    study: NodeStudy
     inputs: dict
     bundled: bool
 
@@ -104,7 +119,32 @@ class NodeReport:
 
 def node_report(table_file: str = "", sigma: float = 0.0, kappa: float = 0.0, sensitivity=(), rounding="nearest",
                 max_nodes: float = 1000) -> NodeReport:
-    """Plan the node study of ``table_file`` ("" means the bundled Micron brief)."""
+    """What report 04 shows: the node study of a table planned as ``capmodel nodes`` plans it.
+
+    Parameters
+    ----------
+    table_file : str, default ""
+        The node table's file; "" plans the bundled Micron brief.
+    sigma, kappa : float, default 0.0
+        The USL over node count.
+    sensitivity : sequence of float, default ()
+        Contention values to scan.
+    rounding : {"nearest", "up"}, default "nearest"
+        The linear rule's rounding.
+    max_nodes : float, default 1000
+        The most nodes to consider.
+
+    Returns
+    -------
+    NodeReport
+
+    Raises
+    ------
+    InputError
+        The file is refused.
+    PlanError
+        As ``plan_node_study`` raises it.
+    """
     from capmodel.data.readers import read_table
     from capmodel.plan import plan_node_study
 

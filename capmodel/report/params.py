@@ -16,7 +16,6 @@ from capmodel.constraints import Number, Sequence, number_in, with_name
 from capmodel.errors import InputError, ReportError
 from capmodel.redact import MASK, is_secret_name, redact_mapping, redact_url_password, url_password
 
-
 # What each numeric report parameter may be (capmodel.constraints), by name: the same name means the same thing in
 # every report; bounds inclusive. The kind follows the notebook's default (an int stays an int, a float a float); a
 # number without an entry must still be finite and at most ANY_NUMBER in size. A list (concurrency, targets,
@@ -25,11 +24,12 @@ ANY_NUMBER = 1e15
 #: rates the shard study divides by or targets: 0 is refused before a kernel starts, not inside it (03's
 #: ops_per_user and baseline_users keep 0: it is their "not given")
 ABOVE_ZERO = {"target_rate", "per_shard_throughput"}
-PARAMETER_CONSTRAINTS = {name: Number(None, low, high, low_open=name in ABOVE_ZERO) for name, (low, high) in {
+REPORT_PARAMETER_CONSTRAINTS = {name: Number(None, low, high, low_open=name in ABOVE_ZERO) for name, (low, high) in {
     "upto": (0, 100_000), "bootstrap": (0, 100_000), "level": (0.5, 0.9999), "peak_fraction": (0.01, 1.0),
     "growth": (-0.99, 10.0), "sigma": (0.0, 1.0), "kappa": (0.0, 1.0), "lambda_": (1e-9, 1e12),
     "sensitivity": (0.0, 1.0), "scenarios": (0.0, 1.0), "read_share": (0.0, 1.0),
-    "latency_target_ms": (0.0, 1e7), "latency_p95_ms": (0.0, 1e7), "latency_increase": (0.0, 100.0), "batch_latency_ms": (0.0, 1e7),
+    "latency_target_ms": (0.0, 1e7), "latency_p95_ms": (0.0, 1e7), "latency_increase": (0.0, 100.0),
+    "batch_latency_ms": (0.0, 1e7),
     "baseline_users": (0.0, 1e12), "current_users": (0.0, 1e12), "targets": (1, 1e12), "target_rate": (0.0, 1e12),
     "per_shard_throughput": (0.0, 1e12), "ops_per_user": (0.0, 1e9),
     "max_nodes": (1, 100_000), "max_shards": (1, 100_000), "batch_size": (1, 1_000_000),
@@ -46,7 +46,7 @@ def parameter_constraint(name: str, like=None) -> Number:
     """The constraint of report parameter ``name``, of the kind of ``like`` (the notebook's default: an int or a
     float; anything else keeps the kind of the value given)."""
     kind = None if isinstance(like, bool) or not isinstance(like, (int, float)) else type(like)
-    return with_name(PARAMETER_CONSTRAINTS.get(name, ANY), f"parameter {name}", kind=kind)
+    return with_name(REPORT_PARAMETER_CONSTRAINTS.get(name, ANY), f"parameter {name}", kind=kind)
 
 
 def _is_number(value) -> bool:
@@ -107,14 +107,18 @@ def notebook_parameters(path: str | Path) -> dict:
         raise ReportError(f"{path}: the parameters cell is not valid Python") from None
     defaults = {}
     for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
-            node.target if isinstance(node, ast.AnnAssign) and node.value is not None else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
         if not isinstance(target, ast.Name):
             continue
         try:
-            defaults[target.id] = ast.literal_eval(node.value)
+            defaults[target.id] = ast.literal_eval(value)
         except (ValueError, SyntaxError, TypeError, RecursionError):
-            defaults[target.id] = ast.get_source_segment(source, node.value)  # an expression; passed as text
+            defaults[target.id] = ast.get_source_segment(source, value)  # an expression; passed as text
     return defaults
 
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, integer, interval_words, money, number, percent, table
 from capmodel.models.evidence import Evidence
+
+if TYPE_CHECKING:
+    from capmodel.plan.study import PlanStudy
 
 QUESTION = "Which VM carries our users at each growth stage, and what does a user cost?"
 BUNDLED_INTRO = ("The benchANT capacity-planning study of six Open Telekom Cloud VMs, redone as a computation: from "
@@ -22,9 +26,25 @@ USER_INTRO = ("A capacity plan of the VMs in {source}: the usable throughput of 
 
 @dataclass
 class PlanReport:
-    """Everything report 03 shows."""
+    """Everything report 03 shows.
 
-    study: object
+    Attributes
+    ----------
+    study : PlanStudy
+        The plan.
+    inputs : dict
+        The files read.
+    bundled : bool
+        The bundled study was planned.
+    source : str
+        The catalog's name.
+    borrowed : dict
+        Figures taken from the study rather than given.
+    current_users : float or None
+        The users the growth starts from.
+    """
+
+    study: PlanStudy
     inputs: dict
     bundled: bool
     source: str
@@ -130,8 +150,8 @@ class PlanReport:
         return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
 
     def vm_table(self):
-        from capmodel.plots.costs import FULL_NOW
         from capmodel.plan.planner import none_note
+        from capmodel.plots.costs import FULL_NOW
 
         cost = self.cost_unit
         vms = self.vms
@@ -175,8 +195,45 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
                 ops_per_user: float = 0.0, baseline_vm: str = "", baseline_users: float = 0.0, targets=(),
                 objectives=None, growth: float = 0.05, current_users: float = 0.0,
                 level: float = 0.95) -> PlanReport:
-    """Read the inputs (files; "" or 0 means not given) and plan the study as ``capmodel plan`` does. A runway
-    needs today's users: the baseline's, or ``current_users``; without either the plan has no runway."""
+    """What report 03 shows: the inputs read and the study planned as ``capmodel plan`` plans it.
+
+    "" or 0 means not given. A runway needs today's users: the baseline's or ``current_users``.
+
+    Parameters
+    ----------
+    catalog, measurements, curves : str, default ""
+        Files: the VM catalog, per-VM measurements, and measured curves with a column naming each row's VM. No catalog:
+        the bundled benchANT study.
+    vm_column : str, default "system"
+        That column of ``curves``.
+    ops_per_user : float, default 0.0
+        The workload directly, instead of a baseline.
+    baseline_vm : str, default ""
+        The VM the baseline was measured on.
+    baseline_users : float, default 0.0
+        The users it served.
+    targets : sequence of float, default ()
+        User counts to recommend a VM for.
+    objectives : Objectives, optional
+        As for ``plan_study``.
+    growth : float, default 0.05
+        Monthly growth of the users.
+    current_users : float, default 0.0
+        Today's users.
+    level : float, default 0.95
+        The intervals' coverage.
+
+    Returns
+    -------
+    PlanReport
+
+    Raises
+    ------
+    InputError
+        Measurements or curves without a catalog, a file refused, or ``vm_column`` missing.
+    PlanError
+        As ``plan_study`` raises it.
+    """
     from capmodel.data.readers import read_curve, read_table
     from capmodel.errors import InputError
     from capmodel.plan.study import fit_per_vm, plan_study

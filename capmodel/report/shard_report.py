@@ -3,11 +3,16 @@ verdict and the tables come from the same ``ShardStudy`` the figures draw."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from capmodel.formatting import Column, integer, number, percent, table
 from capmodel.models.evidence import Evidence
+from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
 
-STUDY_PER_SHARD = 1_000_000 / 16   # the DocumentDB post's rate per shard (notebook 05's default)
+if TYPE_CHECKING:
+    from capmodel.plan.shards import ShardStudy
+
+STUDY_PER_SHARD = DOCUMENTDB_TARGET_RATE / DOCUMENTDB_SHARDS   # the DocumentDB post's rate per shard (05's default)
 QUESTION = "How many shards, and how many clients, for a target insert rate?"
 BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled writes \"to over a million inserts per "
                  "second on the 16-shard elastic cluster\", driving 1 and 2 shards with 128 client processes and 64 "
@@ -19,8 +24,19 @@ BUNDLED_INTRO = ("The AWS DocumentDB elastic-cluster insert benchmark scaled wri
 
 @dataclass
 class ShardReport:
-    study: object
+    """Everything report 05 shows.
+
+    Attributes
+    ----------
+    study : ShardStudy
+        The plan.
+    borrowed : dict
+        Figures taken from the DocumentDB post rather than given.
+    """
+    study: ShardStudy
     borrowed: dict
+    #: the target and the per-shard rate are the DocumentDB study's: the page introduces the study and its table
+    on_study: bool = False
 
     question = QUESTION
     intro = BUNDLED_INTRO
@@ -96,6 +112,34 @@ class ShardReport:
 
 def shard_report(target_rate: float, per_shard_throughput: float, sigma: float, kappa: float, scenarios=(),
                  batch_size: int = 1000, batch_latency_ms: float = 0.0, max_shards: int = 32) -> ShardReport:
+    """What report 05 shows: shards and clients for one target rate, as ``capmodel shards`` plans them.
+
+    Parameters
+    ----------
+    target_rate : float
+        Inserts/s to reach.
+    per_shard_throughput : float
+        Inserts/s of one shard; the study's own figure (1,000,000 / 16) lets the plan use the study's basis.
+    sigma, kappa : float
+        The USL over shard count.
+    scenarios : sequence of float, default ()
+        Contention values to plan the target under too.
+    batch_size : int, default 1000
+        Documents per batch.
+    batch_latency_ms : float, default 0.0
+        A batch's latency, for Little's law (0: the study's per-shard rule).
+    max_shards : int, default 32
+        The most shards to consider.
+
+    Returns
+    -------
+    ShardReport
+
+    Raises
+    ------
+    PlanError
+        As ``plan_shard_study`` raises it.
+    """
     from capmodel.plan import plan_shard_study
 
     # the post's rate was measured on 16 shards: handed over as "given", the plan would take it as one shard's
@@ -110,4 +154,5 @@ def shard_report(target_rate: float, per_shard_throughput: float, sigma: float, 
         borrowed[f"per-shard rate {integer(per_shard_throughput)} inserts/s"] = "the DocumentDB post: 1,000,000 / 16"
     if not batch_latency_ms:
         borrowed["64 client processes per shard, at least 128"] = "the DocumentDB post"
-    return ShardReport(study=study, borrowed=borrowed)
+    on_study = study_rate and target_rate == DOCUMENTDB_TARGET_RATE
+    return ShardReport(study=study, borrowed=borrowed, on_study=on_study)

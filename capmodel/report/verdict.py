@@ -12,7 +12,7 @@ import html
 from capmodel.formatting import unbroken_names
 from capmodel.models.evidence import GRADES, MEANINGS, Evidence
 
-CSS_CLASS = "capmodel-evidence"
+EVIDENCE_CSS_CLASS = "capmodel-evidence"
 
 
 def evidence_of(evidence) -> Evidence | None:
@@ -54,7 +54,7 @@ def verdict_html(evidence) -> str:
     step = found.next_step
     if step is not None and step.text:
         parts.append(f'<p class="next"><strong>Next step:</strong> {html.escape(step.text)}.</p>')
-    return unbroken_names(f'<div class="{CSS_CLASS} grade-{html.escape(grade)}">' + "".join(parts) + "</div>")
+    return unbroken_names(f'<div class="{EVIDENCE_CSS_CLASS} grade-{html.escape(grade)}">' + "".join(parts) + "</div>")
 
 
 class Verdict:

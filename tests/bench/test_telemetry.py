@@ -5,7 +5,7 @@ import time
 import psutil
 import pytest
 
-from capmodel.bench.client.telemetry import COUNTERS, CpuMeter, client_cpu, delta, flatten_server_status, server_snapshot
+from capmodel.bench.client.telemetry import TELEMETRY_COUNTERS, CpuMeter, client_cpu, delta, flatten_server_status, server_snapshot
 
 
 def test_opcounter_deltas_match_the_operations_performed(mongo_client):
@@ -52,7 +52,7 @@ def test_snapshot_fields_of_a_6_0_server(mongod, mongo_client):
     assert snap["tickets.read.out"] + snap["tickets.read.available"] == 128
     assert snap["connections.current"] >= 1 and snap["connections.available"] > 0
     assert snap["uptime_s"] > 0
-    assert all(isinstance(snap[name], (int, float)) for name in COUNTERS if not name.startswith("opcounters_repl"))
+    assert all(isinstance(snap[name], (int, float)) for name in TELEMETRY_COUNTERS if not name.startswith("opcounters_repl"))
 
 
 def test_connections_gauge_follows_open_clients(mongod, mongo_client):

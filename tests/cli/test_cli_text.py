@@ -96,7 +96,7 @@ def test_plan_prints_its_answer_first_and_months_to_one_decimal(tmp_path):
     from capmodel.models.evidence import MEANINGS
 
     assert lines[3] == f"Evidence of the answer (the VMs it names): weak ({MEANINGS['weak']})"
-    assert lines.index("Recommendations:") < min(i for i, line in enumerate(lines) if line.startswith("Workload:"))
+    assert lines.index("Recommendations:") < min(i for i, line in enumerate(lines) if line.startswith("User load:"))
     months = math.log(89_000 / 25_000) / math.log(1.05)
     ssd = next(line for line in lines if line.strip().startswith("c4-2xlarge-4-SSD ") and "months" in line)
     assert ssd.split()[1:3] == [f"{months:.1f}", "months"] and ssd.endswith(f"to {months:.1f})")
@@ -109,19 +109,17 @@ def test_fleet_text_shows_a_spare_interval_only_where_it_has_width():
     # generated FTDC fits its CPU per operation exactly: the report's table shows "-26%", the command printed
     # "-26% (-26% to -26%)"; a real interval keeps its bounds in both
     import pandas as pd
-
-    from capmodel.commands.fleet import _text
-    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     def row(member, low, high):
-        values = {c: None for c in COLUMNS}
+        values = {c: None for c in FLEET_COLUMNS}
         values.update(cluster="rs0", member=member, hours=6.0, busiest_ops=13_325.0, capacity_ops=13_266.0,
                       spare_fraction=-0.26, spare_low=low, spare_high=high, verdict="weak", runway_months=0.0,
                       method="operational laws", evidence={"grade": "weak", "reasons": []})
         return values
 
-    rows = pd.DataFrame([row("a:27017", -0.26, -0.26), row("b:27017", -0.3, -0.2)], columns=COLUMNS)
-    lines = _text(Fleet(rows, "1 local Dask worker", 0.05)).splitlines()
+    rows = pd.DataFrame([row("a:27017", -0.26, -0.26), row("b:27017", -0.3, -0.2)], columns=FLEET_COLUMNS)
+    lines = Fleet(rows, "1 local Dask worker", 0.05).summary().splitlines()
     a, b = (next(line for line in lines if line.split()[1:2] == [m]) for m in ("a:27017", "b:27017"))
     assert "-26%" in a.split() and "(-26%" not in a
     assert "-26% (-30% to -20%)" in b

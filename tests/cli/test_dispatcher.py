@@ -1,4 +1,5 @@
 """The command-line dispatcher: help lists every command; usage errors and closed pipes behave."""
+import json
 import subprocess
 import sys
 
@@ -15,10 +16,26 @@ def test_help_lists_every_command(capsys):
 
 
 def test_usage_error_is_one_line_naming_the_subcommand_and_option(capsys):
-    assert main(["fit", "x.csv", "--model", "foo"]) == 2
+    assert main(["fit", "x.csv", "--weights", "foo"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
-    assert err[0].startswith("capmodel fit: error: argument --model: invalid choice: 'foo'")
+    assert err[0].startswith("capmodel fit: error: argument --weights: invalid choice: 'foo'")
+
+
+def test_fit_model_choices_are_the_model_family_and_auto(capsys):
+    """--model accepts exactly capmodel.models.usl.selection.MODEL_CHOICES: every member of the family fits from the
+    command line, and an unknown name is refused in one line listing them, before the file is read."""
+    from capmodel import datasets
+    from capmodel.models.usl.family import MODELS
+    from capmodel.models.usl.selection import MODEL_CHOICES
+
+    assert set(MODEL_CHOICES) == {"auto", *MODELS}
+    assert main(["fit", "no-such-file.csv", "--model", "foo"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--model" in err[0] and all(name in err[0] for name in MODEL_CHOICES)
+    for name in MODELS:
+        assert main(["fit", str(datasets.path("usl_raytracer")), "--model", name, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["model"] == name
 
 
 def test_unknown_command_is_one_line(capsys):

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from capmodel.bench.sweep.files import FORMAT_VERSION, RUN_FORMAT, read_steps
+from capmodel.bench.sweep.files import RUN_FORMAT_VERSION, RUN_FORMAT, read_steps
 from capmodel.bench.sweep.config import BenchConfig
 from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.cli import main
@@ -50,9 +50,9 @@ def _holder(out):
 
 def test_records_carry_their_format_version(finished):
     run = json.loads((finished / "run.json").read_text())
-    assert run["format"] == RUN_FORMAT and run["format_version"] == FORMAT_VERSION == 2
+    assert run["format"] == RUN_FORMAT and run["format_version"] == RUN_FORMAT_VERSION == 2
     lines = (finished / "steps.jsonl").read_text().splitlines()
-    assert len(lines) == 2 and all(json.loads(line)["format_version"] == FORMAT_VERSION for line in lines)
+    assert len(lines) == 2 and all(json.loads(line)["format_version"] == RUN_FORMAT_VERSION for line in lines)
 
 
 def test_a_second_run_is_refused_naming_the_first_ones_pid(mongod, tmp_path, capsys):
@@ -144,19 +144,19 @@ def test_a_newer_format_is_refused_with_one_line(finished, tmp_path, capsys, whe
     path = out / where
     if where == "run.json":
         run = json.loads(path.read_text())
-        run["format_version"] = FORMAT_VERSION + 1
+        run["format_version"] = RUN_FORMAT_VERSION + 1
         path.write_text(json.dumps(run))
     else:
         lines = path.read_text().splitlines()
         last = json.loads(lines[-1])
-        last["format_version"] = FORMAT_VERSION + 1
+        last["format_version"] = RUN_FORMAT_VERSION + 1
         path.write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     code = main(["bench", "--uri", "mongodb://127.0.0.1:1", "--out", str(out), "--resume", "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert f"written by a newer capmodel (format {FORMAT_VERSION + 1}; this one reads formats 1 to " \
-           f"{FORMAT_VERSION})" in err and str(path) in err
+    assert f"written by a newer capmodel (format {RUN_FORMAT_VERSION + 1}; this one reads formats 1 to " \
+           f"{RUN_FORMAT_VERSION})" in err and str(path) in err
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != LOCK_FILE} == before
 
 
@@ -170,18 +170,18 @@ def test_a_folder_written_before_versions_is_format_1_and_resumes(mongod, finish
     steps = [json.loads(line) for line in (out / "steps.jsonl").read_text().splitlines()][:1]
     (out / "steps.jsonl").write_text("".join(json.dumps({k: v for k, v in s.items() if k != "format_version"}) + "\n"
                                              for s in steps))
-    assert check_format(run, "run.json", FORMAT_VERSION) == 1
+    assert check_format(run, "run.json", RUN_FORMAT_VERSION) == 1
     result = run_sweep(mongod.uri, CFG, out, resume=True, progress=False)
     assert [s["concurrency"] for s in result.steps] == [1, 2]
-    assert json.loads((out / "run.json").read_text())["format_version"] == FORMAT_VERSION
+    assert json.loads((out / "run.json").read_text())["format_version"] == RUN_FORMAT_VERSION
     versions = [json.loads(line).get("format_version", 1) for line in (out / "steps.jsonl").read_text().splitlines()]
-    assert versions == [1, FORMAT_VERSION]
+    assert versions == [1, RUN_FORMAT_VERSION]
 
 
 @pytest.mark.parametrize("bad", ["2", 0, -1, True, 1.5, None])
 def test_a_malformed_format_version_is_refused(bad):
     with pytest.raises(OutputFolderError, match="not a positive whole number"):
-        check_format({"format_version": bad}, "x.json", FORMAT_VERSION)
+        check_format({"format_version": bad}, "x.json", RUN_FORMAT_VERSION)
 
 
 def test_an_atomic_write_never_renames_over_something_that_is_not_a_regular_file(tmp_path):

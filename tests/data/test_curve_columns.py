@@ -1,6 +1,6 @@
-"""The curve table's columns are declared once (``capmodel.data.curve_columns``): the README documents exactly the
-declaration, the bench and observe writers write only declared columns, in the declared order, of the declared value
-types, and byte for byte what they wrote before the declaration existed.
+"""The curve table's columns are declared once (``capmodel.data.curve_columns``): the manual's page
+``docs/curve-table.md`` documents exactly the declaration, the bench and observe writers write only declared columns,
+in the declared order, of the declared value types, and byte for byte what they wrote before the declaration existed.
 
 The golden files in ``tests/fixtures/curve_columns/`` were written by the writers as they were before this change:
 ``bench_steps.jsonl`` holds two steps of a real ``capmodel bench --workload ycsb-a`` run on the embedded server (their
@@ -30,14 +30,8 @@ GOLDEN = ROOT / "tests" / "fixtures" / "curve_columns"
 FTDC = {"sample": ROOT / "data" / "ftdc_sample" / "diagnostic.data", "idle": ROOT / "tests" / "fixtures" / "ftdc_idle"}
 
 
-def _readme_section() -> str:
-    text = (ROOT / "README.md").read_text()
-    start = text.index("\n## The curve table\n")
-    return text[start:text.index("\n## ", start + 1)]
-
-
-def test_the_readme_documents_exactly_the_declared_columns():
-    section = _readme_section()
+def test_the_manual_documents_exactly_the_declared_columns():
+    section = (ROOT / "docs" / "curve-table.md").read_text()
     assert cc.markdown_table() in section
     documented = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
     assert documented == [c.name for c in cc.COLUMNS]

@@ -256,16 +256,16 @@ def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_pa
 
 
 def _row(**values):
-    from capmodel.observe.fleet import COLUMNS
+    from capmodel.observe.fleet import FLEET_COLUMNS
 
-    return {**{c: None for c in COLUMNS}, **values}
+    return {**{c: None for c in FLEET_COLUMNS}, **values}
 
 
 def test_fleet_answer_and_runway_figure_from_a_known_table():
     import pandas as pd
 
-    from capmodel.observe.fleet import COLUMNS, Fleet, urgency_order
-    from capmodel.plots.fleet import load_figure, runway_figure
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, urgency_order
+    from capmodel.plots.fleet import load_figure, fleet_runway_figure
 
     rows = pd.DataFrame([
         _row(cluster="rs1", member="b:1", busiest_ops=500.0, capacity_ops=2000.0, method="operational laws",
@@ -277,14 +277,14 @@ def test_fleet_answer_and_runway_figure_from_a_known_table():
         _row(cluster="rs2", member="c:1", verdict="unusable", busiest_ops=9.0, capacity_ops=5.0, spare_fraction=-0.8,
              runway_months=0.0, evidence={"grade": "unusable", "reasons": []}),
         _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
-    ], columns=COLUMNS)
+    ], columns=FLEET_COLUMNS)
     ordered = urgency_order(rows)
     assert ordered["member"].tolist()[:3] == ["a:1", "b:1", "c:1"] and ordered["error"].notna().tolist()[-1]
     fleet = Fleet(ordered, "2 local Dask workers", 0.05)
     assert fleet.describe() == ("Of 4 servers (1 unreadable; 1 not ranked (verdict unusable)), the most urgent is "
                               "a:1 of rs0: busiest at 1,030 ops/s of a capacity of 1,250 ops/s (operational laws); past "
                               "its utilization target now, 3% above its planned throughput (weak evidence).")
-    figure = runway_figure(ordered)
+    figure = fleet_runway_figure(ordered)
     traces = {t.name: t for t in figure.data}
     assert set(traces) == {"sound", "weak", "unusable", "failed"}
     assert list(traces["weak"].text) == ["past the target now"] and list(traces["sound"].text) == ["18.8 months"]
@@ -334,9 +334,7 @@ def test_the_embedded_cluster_warns_of_nothing_when_another_holds_the_dashboard_
 def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
     # a negative spare printed as "-3% (-5%--1%)" reads as a subtraction; the range is written out with "to"
     import pandas as pd
-
-    from capmodel.commands.fleet import _text
-    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     rows = pd.DataFrame([
         _row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=1030.0, capacity_ops=1250.0,
@@ -345,8 +343,8 @@ def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
         _row(cluster="rs1", member="b:1", hours=2.0, busiest_ops=500.0, capacity_ops=2000.0,
              method="operational laws", spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound",
              runway_months=18.8, evidence={"grade": "sound", "reasons": []}),
-    ], columns=COLUMNS)
-    text = _text(Fleet(rows, "1 local Dask worker(s)", 0.05))
+    ], columns=FLEET_COLUMNS)
+    text = Fleet(rows, "1 local Dask worker(s)", 0.05).summary()
     row_a = next(line for line in text.splitlines() if line.startswith("rs0 ") and "a:1" in line)
     row_b = next(line for line in text.splitlines() if line.startswith("rs1 ") and "b:1" in line)
     assert "-3% (-5% to -1%)" in row_a and "%--" not in text
@@ -358,7 +356,7 @@ def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
 def test_fleet_reading_table_has_units_words_and_no_python_reprs():
     import pandas as pd
 
-    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     reasons = {"grade": "weak", "reasons": [{"code": "over_target", "grade": "weak", "value": 1.03,
                                              "message": "the observed peak is already above the 80% target"}]}
@@ -367,7 +365,7 @@ def test_fleet_reading_table_has_units_words_and_no_python_reprs():
              method="operational laws", cpu_ms_per_op=0.2357, cores=8.0, spare_fraction=-0.03, spare_low=-0.05,
              spare_high=-0.01, verdict="weak", runway_months=0.0, reasons=["over_target"], evidence=reasons),
         _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
-    ], columns=COLUMNS)
+    ], columns=FLEET_COLUMNS)
     made = Fleet(rows, "2 local Dask worker(s)", None).reading_table()
     headers = [c.header for c in made.columns.values()]
     assert "busiest (ops/s)" in headers and "capacity (ops/s)" in headers and "CPU per operation (ms)" in headers
@@ -390,12 +388,12 @@ def test_runway_figure_keeps_its_colour_legend_when_every_server_has_the_same_ve
     # plotly hides the legend of a one-trace figure: an all-"weak" fleet showed orange bars with no key to the colour
     import pandas as pd
 
-    from capmodel.observe.fleet import COLUMNS
-    from capmodel.plots.fleet import runway_figure
+    from capmodel.observe.fleet import FLEET_COLUMNS
+    from capmodel.plots.fleet import fleet_runway_figure
 
     rows = pd.DataFrame([_row(cluster="rs0", member="a:1", spare_fraction=0.3, spare_low=0.2, spare_high=0.4,
-                              verdict="weak", runway_months=5.0, runway_low=4.0, runway_high=6.0)], columns=COLUMNS)
-    figure = runway_figure(rows)
+                              verdict="weak", runway_months=5.0, runway_low=4.0, runway_high=6.0)], columns=FLEET_COLUMNS)
+    figure = fleet_runway_figure(rows)
     assert [t.name for t in figure.data] == ["weak"] and figure.layout.showlegend is True
     assert figure.layout.legend.title.text == "verdict"
 
@@ -405,8 +403,8 @@ def test_two_folders_reporting_one_server_name_get_a_bar_each():
     # their labels "33.7 months" and "33.0 months" overprinted each other
     import pandas as pd
 
-    from capmodel.observe.fleet import COLUMNS
-    from capmodel.plots.fleet import load_figure, runway_figure
+    from capmodel.observe.fleet import FLEET_COLUMNS
+    from capmodel.plots.fleet import load_figure, fleet_runway_figure
 
     same = dict(cluster="rs0", member="db-1.example.net:27017", verdict="weak", busiest_ops=100.0,
                 capacity_ops=300.0)
@@ -414,11 +412,11 @@ def test_two_folders_reporting_one_server_name_get_a_bar_each():
     rows = pd.DataFrame([_row(**same, folder=f"/srv/{long}/diagnostic.data", runway_months=33.7, runway_low=30.0,
                               runway_high=36.0),
                          _row(**same, folder="/srv/db-1-copy/diagnostic.data", runway_months=33.0, runway_low=30.0,
-                              runway_high=36.0)], columns=COLUMNS)
-    names = list(runway_figure(rows).layout.yaxis.categoryarray)
+                              runway_high=36.0)], columns=FLEET_COLUMNS)
+    names = list(fleet_runway_figure(rows).layout.yaxis.categoryarray)
     assert set(names) == {"rs0 · db-1.example.net:27017 · db-1-copy", f"rs0 · db-1.example.net:27017 · {long}"}
     assert sorted(load_figure(rows).layout.yaxis.categoryarray) == sorted(names)
-    assert runway_figure(rows).layout.yaxis.ticksuffix == "  "     # "past the target now" clear of the name
+    assert fleet_runway_figure(rows).layout.yaxis.ticksuffix == "  "     # "past the target now" clear of the name
 
 
 def test_observe_members_text_words_a_negative_spare_and_gives_runways_and_does_not_crown_a_limit_it_cannot_know(
@@ -507,13 +505,13 @@ def test_a_spare_interval_without_width_shows_the_figure_alone():
     import pandas as pd
 
     from capmodel.models.estimate import Estimate
-    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
     from capmodel.observe.members import spare_phrase
 
     def spare_cell(low, high):
         rows = pd.DataFrame([_row(cluster="rs0", member="a:1", busiest_ops=1000.0, capacity_ops=1250.0,
                                   spare_fraction=-0.033, spare_low=low, spare_high=high, verdict="weak")],
-                            columns=COLUMNS)
+                            columns=FLEET_COLUMNS)
         made = Fleet(rows, "1 local Dask worker", None).reading_table()
         return dict(zip([c.header for c in made.columns.values()], made.cells()[0]))["spare of the planned throughput"]
 
@@ -536,15 +534,13 @@ def test_a_spare_interval_without_width_shows_the_figure_alone():
 ])
 def test_the_fleet_answer_says_each_fact_once_and_names_a_saturated_server(busiest, capacity, spare, runway):
     import pandas as pd
-
-    from capmodel.commands.fleet import _text
     from capmodel.models.runway import PAST_TARGET_WORDS
-    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     rows = pd.DataFrame([_row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=busiest, capacity_ops=capacity,
                               method="operational laws", spare_fraction=spare, spare_low=spare, spare_high=spare,
                               verdict="weak", runway_months=runway, runway_low=runway, runway_high=runway,
-                              evidence={"grade": "weak", "reasons": []})], columns=COLUMNS)
+                              evidence={"grade": "weak", "reasons": []})], columns=FLEET_COLUMNS)
     fleet = Fleet(rows, "1 local Dask worker", 0.05)
     answer = fleet.describe()
     assert answer.count("past its utilization target") == (1 if runway == 0 else 0)
@@ -558,7 +554,7 @@ def test_the_fleet_answer_says_each_fact_once_and_names_a_saturated_server(busie
     # the table, the CLI text and the figure say a runway of 0 in one phrase
     cells = dict(zip([c.header for c in fleet.reading_table().columns.values()], fleet.reading_table().cells()[0]))
     assert cells["runway (months)"] == (PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}")
-    row = next(line for line in _text(fleet).splitlines() if line.startswith("rs0 "))
+    row = next(line for line in fleet.summary().splitlines() if line.startswith("rs0 "))
     assert row.endswith(PAST_TARGET_WORDS if runway == 0 else f"{runway:.1f}") and " 0.0" not in row
 
 
@@ -567,7 +563,7 @@ def test_a_server_read_from_cut_files_says_so_and_a_failed_one_is_named_by_its_f
     # said nothing of the damage that observe --ftdc reports; a failed row showed "—" where its name belongs
     import pandas as pd
 
-    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     cut = "/f/a/metrics.2: truncated FTDC file: it ends inside the document at byte offset 299"
     evidence = {"grade": "weak", "reasons": [{"code": "x", "grade": "weak", "value": None, "message": "few"}]}
@@ -576,7 +572,7 @@ def test_a_server_read_from_cut_files_says_so_and_a_failed_one_is_named_by_its_f
              method="operational laws", cpu_ms_per_op=1.0, cores=1.0, spare_fraction=-0.125, spare_low=-0.2,
              spare_high=-0.1, verdict="weak", runway_months=0.0, reasons=["x"], evidence=evidence, notes=cut),
         _row(folder="/f/bad/diagnostic.data", error="/f/bad/diagnostic.data/metrics.x: not an FTDC file"),
-    ], columns=COLUMNS)
+    ], columns=FLEET_COLUMNS)
     fleet = Fleet(rows, "1 local Dask worker", None)
     assert fleet.describe().endswith("(weak evidence, from the complete part of its cut files).")
     assert fleet.reasons_text().splitlines()[0] == (

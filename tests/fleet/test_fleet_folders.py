@@ -99,14 +99,14 @@ def test_the_reports_reasons_show_hostile_names_literally_one_item_each():
     import mistune
     import pandas as pd
 
-    from capmodel.observe.fleet import COLUMNS, Fleet
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     evidence = {"grade": "weak", "reasons": [{"code": "x", "grade": "weak", "value": None, "message": "few *intervals*"}]}
-    row = {column: None for column in COLUMNS}
+    row = {column: None for column in FLEET_COLUMNS}
     hostile = dict(row, cluster="rs_1", member="<img src=x onerror=alert(1)>:27017", verdict="weak", evidence=evidence,
                    folder="/f/a")
     failed = dict(row, folder="/f/bad\nname", error="/f/bad\nname/metrics.1: not an FTDC file")
-    text = Fleet(pd.DataFrame([hostile, failed], columns=COLUMNS), "1 local Dask worker", None).reasons_text()
+    text = Fleet(pd.DataFrame([hostile, failed], columns=FLEET_COLUMNS), "1 local Dask worker", None).reasons_text()
     page = mistune.html(text)
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;:27017" in page
     assert "rs_1" in page and "few *intervals*" in page                    # marks shown as written

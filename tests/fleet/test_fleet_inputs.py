@@ -18,8 +18,8 @@ import pytest
 
 from capmodel.cli import main
 from capmodel.observe import synthetic
-from capmodel.observe.fleet import COLUMNS, Fleet, mark_copies
-from tests.support.fake_peers import Peer, dask_scheduler  # tests/support/fake_peers.py
+from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, mark_copies
+from tests.support.fake_peers import Peer, dask_scheduler
 
 START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
 
@@ -60,12 +60,12 @@ def test_a_servers_ftdc_copied_into_two_folders_is_counted_once(one_server, tmp_
 
 def test_two_servers_with_one_host_name_but_different_windows_are_both_kept():
     # not a copy: the same name over two different windows (e.g. last month's archive and this month's)
-    row = {c: None for c in COLUMNS}
+    row = {c: None for c in FLEET_COLUMNS}
     a = {**row, "cluster": "rs", "member": "h:1", "window_start": "2026-01-01", "window_end": "2026-01-02",
          "folder": "/a"}
     b = {**a, "window_start": "2026-02-01", "window_end": "2026-02-02", "folder": "/b"}
     c = {**a, "folder": "/c"}
-    marked = mark_copies(pd.DataFrame([a, b, c], columns=COLUMNS))
+    marked = mark_copies(pd.DataFrame([a, b, c], columns=FLEET_COLUMNS))
     assert marked["duplicate_of"].tolist()[:2] == [None, None] and marked["duplicate_of"].iloc[2] == "/a"
     fleet = Fleet(marked.assign(error=[None, None, marked["error"].iloc[2]], verdict="weak"), "test", None)
     assert fleet.copies == 1 and fleet.failed == 0

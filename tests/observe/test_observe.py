@@ -355,7 +355,7 @@ def test_a_replica_sets_combined_samples_are_not_read_as_one_server(tmp_path, ca
     from capmodel.cli import main
     from capmodel.errors import InputError
     from capmodel.observe import read_observation
-    from capmodel.report.checks import check_parameters
+    from capmodel.report.checks import check_report_parameters
 
     hosts = ["h1:27017", "h2:27018"]
     rows = []
@@ -373,9 +373,9 @@ def test_a_replica_sets_combined_samples_are_not_read_as_one_server(tmp_path, ca
     assert "holds 2 replica-set members' intervals (h1:27017, h2:27018)" in message
     assert f"-p observed takes one member's folder: {folder / 'members' / 'h1_27017'}, " in message
     with pytest.raises(InputError, match="holds 2 replica-set members"):
-        check_parameters({"observed": "", "ftdc": ""}, {"observed": str(folder)})   # before any kernel starts
+        check_report_parameters({"observed": "", "ftdc": ""}, {"observed": str(folder)})   # before any kernel starts
     with pytest.raises(InputError, match="parameter ftdc: /nothere-ftdc does not exist"):
-        check_parameters({"observed": "", "ftdc": ""}, {"ftdc": "/nothere-ftdc"})
+        check_report_parameters({"observed": "", "ftdc": ""}, {"ftdc": "/nothere-ftdc"})
     assert main(["mva", "--observed", str(folder), "--cores", "1", "--scale", "reads=2"]) == 2
     err = capsys.readouterr().err
     assert "--observed takes one member's folder (repeat it for each)" in err and err.count("\n") == 1

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from capmodel import datasets
-from capmodel.plan import Objectives, calibrate_workload, join_measurements, plan_vms
+from capmodel.plan import Objectives, calibrate_user_load, join_measurements, plan_vms
 
 BASELINE = "m3-xlarge-8-SAS"
 
@@ -15,7 +15,7 @@ BASELINE = "m3-xlarge-8-SAS"
 def study():
     base = datasets.load("benchant_baseline").iloc[0]
     catalog = join_measurements(datasets.load("benchant_vms"), datasets.load("benchant_throughput"))
-    workload = calibrate_workload(base["users"], base["throughput"], base["cpu_util"], base["throughput_low"],
+    workload = calibrate_user_load(base["users"], base["throughput"], base["cpu_util"], base["throughput_low"],
                                   base["throughput_high"])
     plan = plan_vms(catalog, workload, Objectives(utilization_target=0.8, latency_increase=0.05), baseline_vm=BASELINE)
     return plan.vms.set_index("vm"), plan
@@ -38,7 +38,7 @@ def test_catalog_prices_match_the_article_cost_statements():
 
 def test_workload_calibration_from_the_baseline():
     # "The 25,000 app users create around 80% CPU consumption, which maps to around 6k-7k operations per second."
-    wl = calibrate_workload(25000, 6500, 0.8, 6000, 7000)
+    wl = calibrate_user_load(25000, 6500, 0.8, 6000, 7000)
     assert wl.ops_per_user == pytest.approx(0.26)
     assert (wl.ops_per_user_low, wl.ops_per_user_high) == pytest.approx((0.24, 0.28))
 
@@ -119,7 +119,7 @@ def test_recommendations_for_50k_and_90k(study):
 def test_90k_fits_the_c4_2xlarge_at_81_percent_utilization():
     base = datasets.load("benchant_baseline").iloc[0]
     catalog = join_measurements(datasets.load("benchant_vms"), datasets.load("benchant_throughput"))
-    workload = calibrate_workload(base["users"], base["throughput"], base["cpu_util"])
+    workload = calibrate_user_load(base["users"], base["throughput"], base["cpu_util"])
     plan = plan_vms(catalog, workload, Objectives(utilization_target=0.81, latency_increase=0.05),
                     baseline_vm=BASELINE)
     recs = plan.recommend([90000]).iloc[0]
@@ -136,7 +136,7 @@ def test_pareto_frontier_of_the_study(study):
 def test_runway_of_the_s3_2xlarge_8_at_5_percent_growth():
     base = datasets.load("benchant_baseline").iloc[0]
     catalog = join_measurements(datasets.load("benchant_vms"), datasets.load("benchant_throughput"))
-    workload = calibrate_workload(base["users"], base["throughput"], base["cpu_util"])
+    workload = calibrate_user_load(base["users"], base["throughput"], base["cpu_util"])
     plan = plan_vms(catalog, workload, Objectives(latency_increase=0.05), baseline_vm=BASELINE, monthly_growth=0.05)
     vms = plan.vms.set_index("vm")
     # 25,000 users growing 5% a month reach 65,000 after ln(2.6) / ln(1.05) = 19.58 months

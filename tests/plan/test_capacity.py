@@ -12,8 +12,8 @@ import pytest
 
 from capmodel.errors import PlanError
 from capmodel.models.usl.fit import fit_usl
-from capmodel.plan import (Objectives, calibrate_workload, capacity_from_fit, format_estimate, plan_vms,
-                           workload_from_ops_per_user)
+from capmodel.plan import (Objectives, calibrate_user_load, capacity_from_fit, format_estimate, plan_vms,
+                           user_load_from_ops_per_user)
 from capmodel.plan.capacity import throughput_at_utilization_target
 
 SIGMA, KAPPA, LAMBDA = 0.05, 0.001, 1000.0
@@ -110,7 +110,7 @@ def test_plan_with_fitted_curves_and_relative_latency():
     big["latency_p95_ms"] /= 2          # same p95/mean ratio, half the response time
     catalog = pd.DataFrame({"vm": ["small", "big"], "monthly_cost": [100.0, 180.0]})
     fits = {"small": fit_usl(small), "big": fit_usl(big)}
-    workload = calibrate_workload(1000, 4000)
+    workload = calibrate_user_load(1000, 4000)
     plan = plan_vms(catalog, workload, Objectives(utilization_target=0.8, latency_increase=0.05),
                     baseline_vm="small", fits=fits)
     vms = plan.vms.set_index("vm")
@@ -135,7 +135,7 @@ def test_throughput_at_the_utilization_target_scales_with_utilization():
 def test_absolute_latency_on_measured_points():
     catalog = pd.DataFrame({"vm": ["a", "b"], "monthly_cost": [100.0, 150.0], "throughput": [1000.0, 2000.0],
                             "latency_p95_ms": [8.0, 12.0]})
-    plan = plan_vms(catalog, workload_from_ops_per_user(0.1), Objectives(utilization_target=None, latency_p95_ms=10))
+    plan = plan_vms(catalog, user_load_from_ops_per_user(0.1), Objectives(utilization_target=None, latency_p95_ms=10))
     vms = plan.vms.set_index("vm")
     assert vms.loc["a", "users"] == pytest.approx(10000)
     assert vms.loc["a", "binding_limit"] == "measured load"
@@ -144,16 +144,16 @@ def test_absolute_latency_on_measured_points():
 
 def test_bad_inputs_raise_plan_errors():
     with pytest.raises(PlanError, match="baseline users"):
-        calibrate_workload(-25000, 6500)
+        calibrate_user_load(-25000, 6500)
     with pytest.raises(PlanError, match="utilization"):
-        calibrate_workload(25000, 6500, utilization=80)
+        calibrate_user_load(25000, 6500, utilization=80)
     with pytest.raises(PlanError, match="utilization target"):
         Objectives(utilization_target=1.5)
     with pytest.raises(PlanError, match="not both"):
         Objectives(latency_p95_ms=10, latency_increase=0.05)
     catalog = pd.DataFrame({"vm": ["a"], "monthly_cost": [100.0], "relative_throughput": [1.0]})
     with pytest.raises(PlanError, match="baseline throughput"):
-        plan_vms(catalog, workload_from_ops_per_user(0.1))
+        plan_vms(catalog, user_load_from_ops_per_user(0.1))
 
 
 def test_format_estimate_reads_like_a_report():
@@ -166,7 +166,7 @@ def test_relative_latency_on_measured_points():
     # baseline p95 8 ms; 5% allows 8.4 ms: 8.3 passes, 8.5 fails
     catalog = pd.DataFrame({"vm": ["base", "ok", "slow"], "monthly_cost": [100.0, 120.0, 130.0],
                             "throughput": [1000.0, 1500.0, 3000.0], "latency_p95_ms": [8.0, 8.3, 8.5]})
-    plan = plan_vms(catalog, calibrate_workload(5000, 1000), Objectives(utilization_target=None,
+    plan = plan_vms(catalog, calibrate_user_load(5000, 1000), Objectives(utilization_target=None,
                                                                        latency_increase=0.05), baseline_vm="base")
     vms = plan.vms.set_index("vm")
     assert vms.loc["ok", "latency_ok"] == True and vms.loc["ok", "users"] == pytest.approx(7500)  # noqa: E712
@@ -180,7 +180,7 @@ def test_plan_users_interval_follows_the_capacity_interval():
     curve["throughput"] *= 1 + rng.normal(0, 0.03, len(curve))
     fit = fit_usl(curve)
     catalog = pd.DataFrame({"vm": ["v"], "monthly_cost": [500.0]})
-    plan = plan_vms(catalog, workload_from_ops_per_user(0.25), Objectives(utilization_target=0.8), fits={"v": fit})
+    plan = plan_vms(catalog, user_load_from_ops_per_user(0.25), Objectives(utilization_target=0.8), fits={"v": fit})
     row = plan.vms.iloc[0]
     cap = plan.fit_capacities["v"]
     # users = usable / 0.25 at every end; cost per user = 500 / users, so its ends swap

@@ -8,8 +8,9 @@ import pytest
 from capmodel.errors import CapmodelError
 
 from capmodel.errors import PlanError
+from capmodel.models.runway import runway_months
 from capmodel.plan import (Objectives, add_economics, cheapest_for_target, growth_plan, pareto_frontier, plan_vms,
-                           runway_months, workload_from_ops_per_user)
+                           user_load_from_ops_per_user)
 
 
 def hand_catalog():
@@ -78,7 +79,7 @@ def test_growth_plan_with_months_until_each_target():
 def test_plan_vms_runway_column_uses_the_users_interval():
     catalog = pd.DataFrame({"vm": ["a"], "monthly_cost": [100.0], "throughput": [2000.0], "throughput_low": [1500.0],
                             "throughput_high": [2000.0]})
-    plan = plan_vms(catalog, workload_from_ops_per_user(0.1), Objectives(utilization_target=None),
+    plan = plan_vms(catalog, user_load_from_ops_per_user(0.1), Objectives(utilization_target=None),
                     current_users=10000, monthly_growth=0.05)
     row = plan.vms.iloc[0]
     assert row["users"] == pytest.approx(20000) and row["users_low"] == pytest.approx(15000)

@@ -60,11 +60,13 @@ def test_an_interval_carries_through_end_for_end():
 
 
 def test_the_plan_and_the_laws_call_the_same_runway():
-    from capmodel.plan import runway_months as plan_runway
+    from capmodel.plan.growth import growth_plan
 
-    assert plan_runway is runway_months          # one runway: the planner's name is the model's function
-    with pytest.raises(InputError, match="must be > 0"):
-        plan_runway(1000, 0, 0.05)
+    vms = pd.DataFrame({"vm": ["a"], "users": [70000.0], "monthly_cost": [100.0]})
+    plan = growth_plan(vms, [65000], current_users=25000, monthly_growth=0.05)
+    assert plan["months_until_target"].iloc[0] == runway_months(65000, 25000, 0.05)
+    with pytest.raises(PlanError, match="current users must be > 0"):
+        growth_plan(vms, [65000], current_users=0, monthly_growth=0.05)
     x = np.linspace(200.0, 600.0, 40)      # CPU = 0.05 cores + 1 ms per operation, on 2 cores
     samples = pd.DataFrame({"interval_s": 1.0, "reads_per_s": x, "writes_per_s": 0.0, "commands_per_s": 0.0,
                             "reads_latency_ms": 0.5, "cpu_cores": 0.05 + 0.001 * x})
@@ -159,21 +161,19 @@ def test_the_horizon_is_where_the_words_change():
 
 
 def _fleet(growth):
-    from capmodel.observe.fleet import COLUMNS, Fleet, capacity_summary
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, capacity_summary
 
-    row = {column: None for column in COLUMNS}
+    row = {column: None for column in FLEET_COLUMNS}
     row.update(cluster="rs0", member="a:27017", hours=1.0, folder="a")
     row.update(capacity_summary(server_capacity(_samples(), monthly_growth=growth, n_bootstrap=50)))
-    return Fleet(pd.DataFrame([row], columns=COLUMNS), "test", growth)
+    return Fleet(pd.DataFrame([row], columns=FLEET_COLUMNS), "test", growth)
 
 
 @pytest.mark.parametrize("growth, status", [(1e-9, "beyond_horizon"), (0.0, "never"), (None, "no_growth_given"),
                                             (0.05, "months")])
 def test_the_fleet_says_the_runway_in_words_and_its_json_says_which(growth, status):
-    from capmodel.commands.fleet import _text
-
     fleet = _fleet(growth)
-    text = _text(fleet)
+    text = fleet.summary()
     (row,) = fleet.to_json()["rows"]
     assert row["runway_status"] == status
     shown = dict(zip(fleet.reading_table().columns, next(iter(fleet.reading_table().cells()))))

@@ -162,7 +162,7 @@ def test_setup_notebook_makes_ipython_publish_the_bundle():
 
 
 def test_the_nose_figure_draws_and_names_a_nose_only_when_the_fit_has_one():
-    # report 07 on a server whose USL fit has no coherency term named an upper branch and a peak it did not draw
+    # report 07 on a server whose USL fit has no coherency term named a retrograde branch and a peak it did not draw
     import math
 
     from capmodel.models.usl.latency_form import LatencyFit

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from capmodel.cli import main
-from capmodel.commands.mva import class_table, station_table
+from capmodel.models.queueing.network import formatted_class_table, formatted_station_table
 from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
 from tests.queueing.test_mva_multiclass import (
     CHANDY_DEMANDS,
@@ -33,14 +33,14 @@ def solved():
 @pytest.mark.parametrize("result", list(solved()), ids=["lazowska", "chandy", "chandy-schweitzer", "half"])
 def test_every_class_sentence_shows_the_tables_figures_with_units(result):
     text = result.describe()
-    classes = class_table(result)
+    classes = formatted_class_table(result)
     headers = [c.header for c in classes.columns.values()]
     for cells in classes.cells():
         # the same figures, spelled alike: the column showed 0.1250 above 0.8750 where the sentence said 0.125
         row = dict(zip(headers, cells))
         assert f"{row['class']}: {row['throughput (ops/s)']} ops/s at {row['response time (ms)']} ms" in text
     assert " per s" not in text and not re.search(r"\d s\b", text)
-    stations = station_table(result)
+    stations = formatted_station_table(result)
     headers = [c.header for c in stations.columns.values()]
     shown = {dict(zip(headers, cells))["station"]: dict(zip(headers, cells))["utilization"]
              for cells in stations.cells()}

@@ -320,11 +320,11 @@ def _runway_rows(runways):
 
 def test_report_08s_runway_axis_mentions_the_cap_only_where_a_bar_is_cut():
     # a fleet whose longest runway is 13.9 months read "months (bars end at 36)" under an axis ending at 14
-    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, runway_figure
+    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, fleet_runway_figure
 
-    short = runway_figure(_runway_rows([0.0, 0.4, 9.3, 13.9]), 0.8)
+    short = fleet_runway_figure(_runway_rows([0.0, 0.4, 9.3, 13.9]), 0.8)
     assert short.layout.xaxis.title.text == "runway (months)"
-    long = runway_figure(_runway_rows([2.0, RUNWAY_CAP_MONTHS + 2.5]), 0.8)
+    long = fleet_runway_figure(_runway_rows([2.0, RUNWAY_CAP_MONTHS + 2.5]), 0.8)
     assert f"end at {RUNWAY_CAP_MONTHS:g}" in long.layout.xaxis.title.text
     bars = [x for trace in long.data for x in trace.x]
     assert max(bars) == RUNWAY_CAP_MONTHS and "38.5 months" in [t for trace in long.data for t in trace.text]
@@ -452,19 +452,19 @@ def test_report_08s_runway_axis_says_what_a_never_bar_is_and_draws_no_interval_a
     # labelled with their value", each with an interval whisker at the cap
     import math
 
-    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, runway_figure
+    from capmodel.plots.fleet import RUNWAY_CAP_MONTHS, fleet_runway_figure
 
     rows = pd.DataFrame([{"cluster": "rs0", "member": f"m{i}:27017", "folder": f"/f{i}", "error": None,
                           "verdict": "weak", "runway_months": r, "runway_low": r * 0.9, "runway_high": r * 1.1,
                           "spare_fraction": 0.2, "spare_low": 0.1, "spare_high": 0.3}
                          for i, r in enumerate([0.0, math.inf, math.inf])])
-    figure = runway_figure(rows, 0.8)
+    figure = fleet_runway_figure(rows, 0.8)
     title = figure.layout.xaxis.title.text
     assert title == f"runway (months; 'never at this growth' bars end at {RUNWAY_CAP_MONTHS:g})", title
     never = [(x, up, down) for trace in figure.data for x, t, up, down in
              zip(trace.x, trace.text, trace.error_x.array, trace.error_x.arrayminus) if t == "never at this growth"]
     assert never == [(RUNWAY_CAP_MONTHS, 0.0, 0.0)] * 2
-    both = runway_figure(rows.assign(runway_months=[40.0, math.inf, 3.0], runway_low=[39, math.inf, 2.9],
+    both = fleet_runway_figure(rows.assign(runway_months=[40.0, math.inf, 3.0], runway_low=[39, math.inf, 2.9],
                                      runway_high=[41, math.inf, 3.1]), 0.8).layout.xaxis.title.text
     assert both == (f"runway (months; longer runways end at {RUNWAY_CAP_MONTHS:g}, labelled with their value; "
                     f"'never at this growth' bars end at {RUNWAY_CAP_MONTHS:g})")
@@ -553,12 +553,12 @@ def test_report_01_with_no_latency_target_says_the_peak_alone_bounds_the_clients
 def test_report_08s_failed_server_is_labelled_by_whole_folder_names():
     # a server whose files could not be read was labelled "ew3-fleet2/bad/diagnostic.data" (the last 30 characters
     # of /tmp/review3-fleet2/bad/diagnostic.data, cut inside a folder name)
-    from capmodel.plots.fleet import runway_figure
+    from capmodel.plots.fleet import fleet_runway_figure
 
     rows = pd.DataFrame([{"cluster": None, "member": None, "folder": "/tmp/review3-fleet2/bad/diagnostic.data",
                           "error": "not an FTDC file", "verdict": None, "runway_months": None, "runway_low": None,
                           "runway_high": None, "spare_fraction": None, "spare_low": None, "spare_high": None}])
-    labels = [y for trace in runway_figure(rows, 0.8).data for y in trace.y]
+    labels = [y for trace in fleet_runway_figure(rows, 0.8).data for y in trace.y]
     assert labels == ["…/bad/diagnostic.data"]
 
 

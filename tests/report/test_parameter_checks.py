@@ -37,7 +37,7 @@ def _closed_port() -> int:
     (["02_fit_curve", "-p", "dataset", "nosuch"], "parameter dataset: unknown dataset 'nosuch' (bundled: "),
     (["02_fit_curve", "-p", "file", f"{FIXTURES}/curve_threads.csv", "-p", "throughput", "nocol"],
      "parameter file: tests/fixtures/curve_threads.csv: column 'nocol' given for throughput not found"),
-    (["02_fit_curve", "-p", "model", "cubic"], "parameter model: 'cubic' is not one of auto, usl, amdahl"),
+    (["02_fit_curve", "-p", "model", "cubic"], "parameter model: 'cubic' is not one of auto, linear, amdahl, usl, log_coherency"),
     (["03_vm_capacity_plan", "-p", "curves", f"{FIXTURES}/user_study/curves_chf.csv"],
      "parameter curves: needs a catalog too"),
     (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
@@ -114,13 +114,13 @@ def test_a_path_of_the_wrong_kind_is_refused_naming_the_parameter_and_the_path(t
 
 
 def test_a_fleet_parent_of_ftdc_folders_and_a_diagnostic_data_folder_pass_the_check(tmp_path):
-    from capmodel.report.checks import check_parameters
+    from capmodel.report.checks import check_report_parameters
 
     member = tmp_path / "rs0" / "diagnostic.data"
     member.mkdir(parents=True)
     (member / "metrics.2026-01-01T00-00-00Z-00000").write_bytes(b"\0" * 16)
-    check_parameters({"folders": ""}, {"folders": f"{tmp_path}, {member}"})
-    check_parameters({"ftdc": ""}, {"ftdc": str(member)})
+    check_report_parameters({"folders": ""}, {"folders": f"{tmp_path}, {member}"})
+    check_report_parameters({"ftdc": ""}, {"ftdc": str(member)})
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -152,10 +152,10 @@ def test_an_observe_folder_that_is_not_one_is_refused_naming_the_parameter(tmp_p
 
 
 def test_a_scheduler_address_and_a_window_that_can_work_pass_the_checks():
-    from capmodel.report.checks import check_parameters
+    from capmodel.report.checks import check_report_parameters
 
-    check_parameters({"scheduler": ""}, {"scheduler": "tcp://10.0.0.5:8786"})
-    check_parameters({"since": "", "until": ""}, {"since": "2026-11-02T01:00:00Z", "until": "2026-11-02 02:00"})
+    check_report_parameters({"scheduler": ""}, {"scheduler": "tcp://10.0.0.5:8786"})
+    check_report_parameters({"since": "", "until": ""}, {"since": "2026-11-02T01:00:00Z", "until": "2026-11-02 02:00"})
 
 
 @pytest.mark.parametrize("extra, known", [

@@ -59,7 +59,7 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
     assert [p.name for p in (layout / "notebooks").iterdir()] == ["07_tiny.ipynb"]
 
 
-# The report parameters' vocabulary (capmodel.report.params.PARAMETER_CONSTRAINTS on capmodel.constraints): the
+# The report parameters' vocabulary (capmodel.report.params.REPORT_PARAMETER_CONSTRAINTS on capmodel.constraints): the
 # kind follows the notebook's default, the range the name; each refusal names the parameter, the range and the value.
 @pytest.mark.parametrize("argv, message", [
     (["01_methodology", "-p", "upto", "100000000"],

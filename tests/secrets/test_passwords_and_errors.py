@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pymongo import MongoClient
 
-from capmodel.bench.client.mongo_errors import describe
+from capmodel.bench.client.mongo_errors import describe_error
 from capmodel.cli import main
 from capmodel.redact import redact_text, redact_uri
 
@@ -105,7 +105,7 @@ def test_describe_cuts_a_long_message_at_a_word_and_masks_secrets():
     class LongError(Exception):
         pass
 
-    text = describe(LongError(f"mongodb://u:{SECRET}@h/ " + "word " * 200))
+    text = describe_error(LongError(f"mongodb://u:{SECRET}@h/ " + "word " * 200))
     assert SECRET not in text and text.endswith(" ...") and len(text) <= 304
     assert text[:-4].endswith("word")
 

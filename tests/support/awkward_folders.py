@@ -33,7 +33,7 @@ folder_states = st.fixed_dictionaries({
 
 
 def _ours(out: Path, name: str, kind: str) -> None:
-    from capmodel.bench.sweep.files import FORMAT_VERSION, append_step, write_curve, write_run
+    from capmodel.bench.sweep.files import RUN_FORMAT_VERSION, append_step, write_curve, write_run
 
     step = {"step": 1, "concurrency": 1, "repeat": 1, "status": "failed", "failure": "fuzz"}
     if name == "run.json":
@@ -51,8 +51,8 @@ def _ours(out: Path, name: str, kind: str) -> None:
     elif kind == "ours-edited":
         path.write_bytes(path.read_bytes() + b"1,2\n")
     elif kind == "ours-newer" and name in ("run.json", "steps.jsonl"):
-        path.write_text(path.read_text().replace(f'"format_version": {FORMAT_VERSION}',
-                                                 f'"format_version": {FORMAT_VERSION + 1}'))
+        path.write_text(path.read_text().replace(f'"format_version": {RUN_FORMAT_VERSION}',
+                                                 f'"format_version": {RUN_FORMAT_VERSION + 1}'))
 
 
 def _build(out: Path, victim: Path, state: dict) -> None:

@@ -40,7 +40,7 @@ def test_both_branches_of_the_nose_give_back_littles_law_latency():
 
 def test_throughput_at_a_latency_target_is_where_littles_law_latency_reaches_it():
     target = 0.002                                   # 2 ms
-    # independent: bisection on R(N) = N / X(N) over the lower branch
+    # independent: bisection on R(N) = N / X(N) over the normal branch
     lo, hi = 1.0, N_PEAK
     for _ in range(200):
         mid = (lo + hi) / 2

@@ -1,8 +1,8 @@
 """The workers of a step as coroutines on an asynchronous binding (mongojet), on one event loop per process.
 
 The event loop (uvloop's when installed, else asyncio's) runs in a thread of its own for the life of the process, so
-the coordinating thread (``capmodel.bench.client.runner``) watches the step exactly as it watches worker threads, and the
-mongojet clients (one per URI and pool size) stay connected from step to step. The measuring loops are those of
+the coordinating thread (``capmodel.bench.client.runner``) watches the step exactly as it watches worker threads, and
+the mongojet clients (one per URI and pool size) stay connected from step to step. The measuring loops are those of
 ``capmodel.bench.client.thread_workers`` with ``await`` where the binding is called.
 
 mongojet aborts now and then at interpreter exit while its Rust threads still run (about one run in ten on
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import threading
 import time
 
@@ -36,7 +37,7 @@ def _loop() -> asyncio.AbstractEventLoop:
             try:
                 import uvloop
 
-                loop = uvloop.new_event_loop()
+                loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
             except ImportError:
                 loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, daemon=True, name="capmodel-event-loop")
@@ -106,7 +107,7 @@ class AsyncWorkers:
         self.binding, self.state, self.failures = binding, state, failures
         self.ops, self.recorders, self.target = ops, recorders, LOOPS[loop]
         self.primed: list[bool] = []
-        self._future = None
+        self._future: concurrent.futures.Future | None = None
 
     def start(self) -> None:
         async def prime_all():

@@ -8,19 +8,26 @@ compressed base64 encoding, so they can be re-read and merged later (``decode_hi
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
-from hdrh.histogram import HdrHistogram
+
+if TYPE_CHECKING:   # hdrh comes with the 'bench' extra: imported where a histogram is made, so that the sweep's
+    from hdrh.histogram import HdrHistogram  # modules import without it and name the extra instead
 
 LOWEST_US, HIGHEST_US, DIGITS = 1, 3_600_000_000, 3
 PERCENTILES = (("p50", 50.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
 
 
 def new_histogram() -> HdrHistogram:
+    from hdrh.histogram import HdrHistogram
+
     return HdrHistogram(LOWEST_US, HIGHEST_US, DIGITS)
 
 
 def decode_histogram(encoded: str) -> HdrHistogram:
+    from hdrh.histogram import HdrHistogram
+
     return HdrHistogram.decode(encoded)
 
 
@@ -39,7 +46,7 @@ class Recorder:
     __slots__ = ("latencies", "documents", "errors", "error_samples", "busy_since", "late")
 
     def __init__(self, n_ops: int):
-        self.latencies = [[] for _ in range(n_ops)]  # microseconds, int
+        self.latencies: list[list[int]] = [[] for _ in range(n_ops)]  # microseconds
         self.documents = [0] * n_ops
         self.errors: Counter = Counter()
         self.error_samples: dict[str, str] = {}
@@ -80,7 +87,7 @@ def mean_value(histogram: HdrHistogram) -> float:
 def summarize(histogram: HdrHistogram) -> dict:
     """count, mean and percentiles in milliseconds (NaN when nothing was recorded)."""
     n = histogram.get_total_count()
-    out = {"count": int(n)}
+    out: dict[str, float] = {"count": int(n)}
     if n == 0:
         out.update({"mean_ms": float("nan"), "max_ms": float("nan")})
         out.update({f"{name}_ms": float("nan") for name, _ in PERCENTILES})
@@ -103,7 +110,8 @@ class StepMeasurements:
         self.errors: Counter = Counter()
         self.error_samples: dict[str, str] = {}
         for i, name in enumerate(op_names):
-            values = np.concatenate([np.asarray(r.latencies[i], dtype=np.int64) for r in recorders] or [[]])
+            values = np.concatenate([np.asarray(r.latencies[i], dtype=np.int64) for r in recorders]
+                                    or [np.zeros(0, np.int64)])
             _record_all(self.histograms[name], values)
             self.overall.add(self.histograms[name])
             self.documents[name] = sum(r.documents[i] for r in recorders)

@@ -2,7 +2,7 @@
 
 pymongo's server-selection error is the reason per server followed by the whole topology's repr (``Timeout: 1.0s,
 Topology Description: <TopologyDescription id: ..., servers: [<ServerDescription ...>]>``); cut at 300 characters it
-ended mid-token. ``describe`` keeps the reason per server and the timeout; an authentication failure loses its
+ended mid-token. ``describe_error`` keeps the reason per server and the timeout; an authentication failure loses its
 ``full error: {...}`` dict; any other error is its first line, cut at a word boundary. A password SASLprep refuses
 (a control or unassigned character: pymongo raises a ``ValueError`` from deep in its authentication) is
 ``password_refused``'s sentence.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from capmodel.redact import redact_text
 from capmodel.formatting import aside, number
+from capmodel.redact import redact_text
 
 LIMIT = 300
 _CONFIGURED = re.compile(r"\s*\(configured timeouts:[^)]*\)")
@@ -20,7 +20,7 @@ _ERRNO = re.compile(r"\[Errno -?\d+\]\s*")
 _SERVER_REASON = re.compile(r"(?:^|,)\s*([^,\s]+:\d+): ([^,]+)")
 
 
-def describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     """``exc`` (a pymongo or mongojet error) as one readable sentence, secrets masked."""
     text = " ".join(str(exc).split())
     if "Topology Description:" in text or type(exc).__name__ == "ServerSelectionTimeoutError":

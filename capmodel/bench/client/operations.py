@@ -9,12 +9,13 @@ under the GIL).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
+from capmodel.bench.workload.definition import Workload
 from capmodel.bench.workload.generators import ZipfianGenerator, fnv1a_64, key_chooser
 from capmodel.bench.workload.templates import WorkerContext, compile_template
-from capmodel.bench.workload.definition import Workload
 
 BLOCK = 256  # keys and operation choices are drawn this many at a time (small numpy calls keep the GIL)
 FIRST_BLOCK = 64  # the first keys of a worker, drawn when it is built
@@ -65,9 +66,9 @@ def _sort_spec(sort):
 
 
 class WorkerOps:
-    """One worker's operations: ``calls[i]()`` runs operation ``i`` through ``binding`` (``capmodel.bench.client.bindings``)
-    and returns its document count (a coroutine of it with an asynchronous binding); ``next_op()`` picks one by
-    proportion."""
+    """One worker's operations: ``calls[i]()`` runs operation ``i`` through ``binding``
+    (``capmodel.bench.client.bindings``) and returns its document count (a coroutine of it with an asynchronous
+    binding); ``next_op()`` picks one by proportion."""
 
     def __init__(self, workload: Workload, binding, keyspace: KeySpace | None, seed: int):
         self.workload, self.binding, self.keyspace = workload, binding, keyspace
@@ -80,20 +81,22 @@ class WorkerOps:
                                         **workload.distribution_options)
         self.names = [op.name for op in workload.operations]
         self.calls = [self._make(op) for op in workload.operations]
-        if self._chooser is not None:  # draw the first keys now, before the workers start together
-            self._keys = self.keyspace.names(self._chooser.sample(FIRST_BLOCK))
+        if keyspace is not None and self._chooser is not None:  # the first keys now, before the workers start together
+            self._keys = keyspace.names(self._chooser.sample(FIRST_BLOCK))
         self._cum = list(itertools.accumulate(op.proportion for op in workload.operations))
         self._ops: list[int] = []
-        if len(self.calls) == 1:  # one operation type: a C-level constant instead of a Python call
-            self.next_op = itertools.repeat(0).__next__
+        # one operation type: a C-level constant instead of a Python call
+        self.next_op: Callable[[], int] = (itertools.repeat(0).__next__ if len(self.calls) == 1
+                                           else self._next_of_several)
 
-    def next_op(self) -> int:
+    def _next_of_several(self) -> int:
         if not self._ops:
             self._ops = self.rng.choices(range(len(self.calls)), cum_weights=self._cum, k=BLOCK)
         return self._ops.pop()
 
     def next_key(self) -> str:
         if not self._keys:
+            assert self.keyspace is not None and self._chooser is not None   # next_key is given only with keys
             self._keys = self.keyspace.names(self._chooser.sample(BLOCK))
         return self._keys.pop()
 

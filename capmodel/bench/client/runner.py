@@ -40,13 +40,13 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from capmodel.bench.client.arrivals import arrival_schedule
-from capmodel.bench.client.operations import KeySpace, make_worker_ops, worker_seed
 from capmodel.bench.client.measurements import Recorder, StepMeasurements
+from capmodel.bench.client.operations import KeySpace, make_worker_ops, worker_seed
 from capmodel.bench.client.progress import StepProgress
 from capmodel.bench.workload.definition import Workload
 from capmodel.errors import BenchError
 
-POLL_S = 0.25
+STEP_POLL_S = 0.25
 PRIME_TIMEOUT_S = 30.0  # at most this long for the workers to open their connections before a step (no start_at)
 # errors meaning the server could not be reached at all (died, restarted, network down)
 # (pymongo's names, and mongojet's ServerSelectionError)
@@ -103,7 +103,7 @@ class _State:
         self.t0 = 0.0
         self.tickets = itertools.count()
         self.attempts = itertools.count(1)
-        self.limit = None
+        self.limit = 0     # a counted step's attempts (operations=N): read by the counted loop alone
         self.last_completion = 0.0
         self.schedule: list[float] = []
 
@@ -136,13 +136,15 @@ class _State:
 
 
 class _Watch:
-    """What the main thread sees of a running step every ``POLL_S``: completions (for the longest silence) and whether
-    every worker only meets an unreachable server (then the step ends early instead of running its full length)."""
+    """What the main thread sees of a running step every ``STEP_POLL_S``: completions (for the longest silence) and
+    whether every worker only meets an unreachable server (then the step ends early instead of running its full
+    length)."""
 
     def __init__(self, recorders, state, unreachable_after: float | None):
         self.recorders, self.state, self.unreachable_after = recorders, state, unreachable_after
-        self.count, self.errors, self.last_change, self.silence = 0, 0, None, 0.0
-        self.unreachable_since = None
+        self.count, self.errors, self.silence = 0, 0, 0.0
+        self.last_change: float | None = None
+        self.unreachable_since: float | None = None
         self.ended_early: str | None = None
 
     def poll(self, now: float) -> int:
@@ -224,15 +226,19 @@ class Runner:
             state.limit = int(operations)
         failures: list[BaseException] = []
         if rate is not None:
+            assert duration is not None   # an open-loop step runs for a duration (checked above)
             # drawn before the clock starts; a list, so a worker's lookup is one C-level index
             schedule = arrival_schedule(rate, warmup + duration, arrivals, seed=worker_seed(self.seed, first_worker))
             state.schedule = schedule.tolist()
         loop = "open" if rate is not None else "counted" if operations is not None else "closed"
+        workers_type: type
         if self.binding.asynchronous:
-            from capmodel.bench.client.async_workers import AsyncWorkers as Workers
+            from capmodel.bench.client.async_workers import AsyncWorkers
+            workers_type = AsyncWorkers
         else:
-            from capmodel.bench.client.thread_workers import ThreadWorkers as Workers
-        workers = Workers(self.binding, loop, state, ops, recorders, failures)
+            from capmodel.bench.client.thread_workers import ThreadWorkers
+            workers_type = ThreadWorkers
+        workers = workers_type(self.binding, loop, state, ops, recorders, failures)
         workers.start()
         prime_until = start_at if start_at is not None else time.time() + PRIME_TIMEOUT_S
         while len(workers.primed) < concurrency and time.time() < prime_until:
@@ -248,10 +254,11 @@ class Runner:
         state.t0 = clock()
         state.window_start = state.t0 + warmup
         if operations is None:
+            assert duration is not None   # a timed step has its duration (checked above)
             state.window_end = state.window_start + duration
         workers.go()
         deadline = state.window_start + (max_seconds if max_seconds is not None else
-                                         (duration if operations is None else 3600.0))
+                                         (duration if operations is None and duration is not None else 3600.0))
         watch = _Watch(recorders, state, self.stop_unreachable_after)
         try:
             self._wait(state, recorders, deadline, warmup, duration, progress, label, concurrency, watch)
@@ -305,7 +312,7 @@ class Runner:
                 now = clock()
                 if now >= deadline or now >= state.window_end:
                     break
-                time.sleep(min(POLL_S, max(0.0, min(deadline, state.window_end) - now)))
+                time.sleep(min(STEP_POLL_S, max(0.0, min(deadline, state.window_end) - now)))
                 n = watch.poll(clock())
                 if watch.ended_early:
                     state.window_end = clock()

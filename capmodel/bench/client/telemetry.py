@@ -14,7 +14,7 @@ import time
 from typing import Any, Iterable
 
 # counters grow monotonically while the server runs: delta() gives their difference and their rate per second
-COUNTERS = (
+TELEMETRY_COUNTERS = (
     "opcounters.insert", "opcounters.query", "opcounters.update", "opcounters.delete", "opcounters.getmore",
     "opcounters.command",
     "opcounters_repl.insert", "opcounters_repl.update", "opcounters_repl.delete", "opcounters_repl.command",
@@ -122,7 +122,7 @@ def delta(before: dict, after: dict, seconds: float | None = None) -> dict:
     if not seconds > 0:
         raise ValueError(f"seconds must be > 0, got {seconds}")
     out: dict[str, Any] = {"seconds": seconds}
-    for name in COUNTERS:
+    for name in TELEMETRY_COUNTERS:
         a, b = before.get(name), after.get(name)
         diff = b - a if a is not None and b is not None and b >= a else None
         out[name] = diff
@@ -131,7 +131,7 @@ def delta(before: dict, after: dict, seconds: float | None = None) -> dict:
         ops, micros = out.get(f"op_latency.{kind}.ops"), out.get(f"op_latency.{kind}.latency_us")
         out[f"op_latency.{kind}.mean_ms"] = micros / ops / 1000.0 if ops and micros is not None else None
     for name, value in after.items():
-        if name not in COUNTERS and name not in out and name not in ("monotonic", "taken_at"):
+        if name not in TELEMETRY_COUNTERS and name not in out and name not in ("monotonic", "taken_at"):
             out[name] = value
     return out
 

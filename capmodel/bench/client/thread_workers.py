@@ -3,7 +3,8 @@
 Every worker first opens its connection (a ``ping``, all at once, not measured), then waits for the common start;
 ``go()`` releases them together. The loops keep the measured path short: pick the operation (pre-drawn in blocks),
 call the binding, append one integer. Their rules (what is measured, what counts as in flight at the window's end)
-are written in ``capmodel.bench.client.runner``; ``capmodel.bench.client.async_workers`` runs the same loops as coroutines.
+are written in ``capmodel.bench.client.runner``; ``capmodel.bench.client.async_workers`` runs the same loops as
+coroutines.
 """
 from __future__ import annotations
 

@@ -9,9 +9,8 @@ import platform
 import socket
 import sys
 
-from capmodel.redact import redact_text, redact_uri
 from capmodel.errors import BenchError
-
+from capmodel.redact import redact_text, redact_uri
 
 # options a flag of ``capmodel bench`` sets: the flag wins over the URI (its help says "default: the URI's")
 FLAG_OPTIONS = {"readPreference": "read_preference", "w": "write_concern"}
@@ -86,13 +85,13 @@ def ping(client, uri: str, where: str = "") -> None:
     selection to the operation timeout, 10 s)."""
     import pymongo
 
-    from capmodel.bench.client.mongo_errors import describe, is_password_refused, password_refused
+    from capmodel.bench.client.mongo_errors import describe_error, is_password_refused, password_refused
 
     try:
         with pymongo.timeout(client.options.server_selection_timeout):
             client.admin.command("ping")
     except pymongo.errors.PyMongoError as exc:
-        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {describe(exc)}") from None
+        raise BenchError(f"{where}cannot reach MongoDB at {redact_uri(uri)}: {describe_error(exc)}") from None
     except ValueError as exc:  # SASLprep refuses the password before anything is sent
         if not is_password_refused(exc):
             raise
@@ -171,7 +170,7 @@ def server_on_this_host(uri: str) -> bool:
         except (socket.gaierror, UnicodeError):
             continue
         for info in infos:
-            address = info[4][0].split("%")[0]
+            address = str(info[4][0]).split("%")[0]
             if address in mine or address.startswith("127."):
                 return True
     return False

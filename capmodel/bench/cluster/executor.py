@@ -26,6 +26,7 @@ import logging
 import os
 import secrets
 import time
+from typing import TYPE_CHECKING
 
 from capmodel.bench.client.progress import StepProgress
 from capmodel.bench.client.runner import StepResult
@@ -35,11 +36,14 @@ from capmodel.bench.cluster.split_merge import merge, portion, split
 from capmodel.errors import BenchError
 from capmodel.formatting import number, plural
 
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
+
 START_LEAD_S = 1.0  # the step starts this long after its tasks are sent ...
 PER_CLIENT_LEAD_S = 0.005  # ... plus this per client of the largest share (its workers open their connections)
 ANSWER_GRACE_S = 30.0  # beyond the step's own end and drain timeout, before a worker is declared lost
 WORKER_WAIT_S = 30.0  # how long a step waits for restarted workers to come back
-POLL_S = 0.25
+TASK_POLL_S = 0.25
 RECONNECT_S = CONNECT_TIMEOUT_S * 3  # connect to an existing scheduler, and reconnect to a lost one, within this
 RECONNECT_ENV = "CAPMODEL_DASK_RECONNECT_S"
 START_LEAD_ENV = "CAPMODEL_DASK_START_LEAD_S"
@@ -48,7 +52,7 @@ BOUNDED_COMMS = {"distributed.comm.timeouts.connect": f"{CONNECT_TIMEOUT_S * 3:g
                  "distributed.comm.timeouts.tcp": f"{CALL_TIMEOUT_S:g}s"}  # machine-read
 
 
-def open_executor(config, uri: str):
+def open_executor(config, uri: str) -> InProcess | DaskExecutor:
     """The executor for ``config`` (a checked BenchConfig): ``InProcess`` or a started ``DaskExecutor``."""
     if not config.distributed:
         return InProcess(uri, config)
@@ -88,9 +92,16 @@ class DaskExecutor:
 
     def __init__(self, uri: str, config):
         self.uri, self.config = uri, config
-        self.cluster = self.client = None
+        self.cluster: LocalCluster | None = None
+        self.client: Client | None = None
         self.address = config.scheduler
         self.expected = config.processes if config.scheduler is None else config.workers
+
+    @property
+    def _client(self) -> Client:
+        """The client to the cluster, once ``start`` has connected it."""
+        assert self.client is not None, "start() connects the client"
+        return self.client
 
     # --- cluster ---------------------------------------------------------------------------------------------------
     def start(self) -> "DaskExecutor":
@@ -143,7 +154,7 @@ class DaskExecutor:
     def _info(self) -> dict:
         """{address: host} of the workers alive now, straight from the scheduler (raises when it is lost)."""
         try:
-            workers = self.client.run_on_scheduler(_scheduler_workers, callback_timeout=CALL_TIMEOUT_S)
+            workers = self._client.run_on_scheduler(_scheduler_workers, callback_timeout=CALL_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001 - CommClosedError, OSError, TimeoutError ...
             raise SchedulerLost(f"lost the Dask scheduler at {self.address} ({type(exc).__name__})") from None
         self._workers = workers
@@ -171,7 +182,7 @@ class DaskExecutor:
         import capmodel
 
         try:
-            answers = self.client.run(worker_version, workers=self.targets(), on_error="return",
+            answers = self._client.run(worker_version, workers=self.targets(), on_error="return",
                                       callback_timeout=CALL_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001 - TimeoutError, CommClosedError ...
             raise SchedulerLost(f"the workers of the Dask scheduler at {self.address} did not say their version "
@@ -188,7 +199,7 @@ class DaskExecutor:
         """The scheduler's time.time() minus this host's (midpoint of a round trip)."""
         t0 = time.time()
         try:
-            there = self.client.run_on_scheduler(time.time, callback_timeout=CALL_TIMEOUT_S)
+            there = self._client.run_on_scheduler(time.time, callback_timeout=CALL_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001
             raise SchedulerLost(f"lost the Dask scheduler at {self.address} ({type(exc).__name__})") from None
         return there - (t0 + time.time()) / 2
@@ -213,7 +224,7 @@ class DaskExecutor:
         futures = {}
         for j, (request, address) in enumerate(zip(requests, targets)):
             key = f"capmodel-{label.replace(' ', '-').replace('=', '')}-w{j}-{token}"
-            futures[self.client.submit(run_share, request, key=key, workers=[address], allow_other_workers=False,
+            futures[self._client.submit(run_share, request, key=key, workers=[address], allow_other_workers=False,
                                        pure=False, retries=0)] = j
         answers: list = [None] * len(requests)
         bar = StepProgress(progress, warmup, duration, label)
@@ -221,7 +232,7 @@ class DaskExecutor:
         pending = set(futures)
         try:
             while pending and time.monotonic() < deadline:
-                time.sleep(POLL_S)
+                time.sleep(TASK_POLL_S)
                 for future in [f for f in pending if f.done()]:
                     j = futures[future]
                     pending.discard(future)
@@ -243,7 +254,7 @@ class DaskExecutor:
                 answers[j] = {"ok": False, "error": f"worker {targets[j]} did not answer in time"}
             if pending:
                 try:
-                    self.client.cancel(list(pending), force=True)
+                    self._client.cancel(list(pending), force=True)
                 except Exception:  # noqa: BLE001 - cancelling on a lost scheduler: nothing more to do
                     pass
         return answers
@@ -333,7 +344,7 @@ class StepRunner:
                 start_at=share_start, label=label or f"c={concurrency}",
                 allow_server_js=cfg.allow_server_js))
             first += share
-        length = (warmup + duration) if operations is None else (max_seconds or 3600.0)
+        length = (warmup + duration) if operations is None and duration is not None else (max_seconds or 3600.0)
         drain = self.join_timeout * (2 if rate is not None else 1)
         deadline = time.monotonic() + lead + length + drain + ANSWER_GRACE_S
         answers = ex.run_requests(requests, targets, deadline, progress, label or f"c={concurrency}", warmup,

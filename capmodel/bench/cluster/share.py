@@ -139,9 +139,9 @@ def run_share(request: ShareRequest, dask_worker=None, progress: bool = False) -
 
 def _run(request: ShareRequest, address, host, scheduler_delay, where, progress) -> dict:
     from capmodel.bench.client.operations import KeySpace
-    from capmodel.bench.cluster.connection import ping, server_on_this_host
     from capmodel.bench.client.runner import Runner
     from capmodel.bench.client.telemetry import CpuMeter
+    from capmodel.bench.cluster.connection import ping, server_on_this_host
     from capmodel.bench.workload.definition import parse_workload
 
     uri = request.uri.reveal()
@@ -165,7 +165,7 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
                     stop_unreachable_after=request.stop_unreachable_after)
     start_at = None if request.start_at is None else request.start_at - scheduler_delay
     meter = CpuMeter().start()
-    failed_before = attempts.failed_attempts(request.database) if counted else None
+    failed_before = attempts.failed_attempts(request.database) if counted else 0
     result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
     cpu = meter.stop()
     if counted:
@@ -182,7 +182,7 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
 
 def _ping_async(binding, uri: str, where: str) -> None:
     from capmodel.bench.client import async_workers
-    from capmodel.bench.client.mongo_errors import describe
+    from capmodel.bench.client.mongo_errors import describe_error
     from capmodel.errors import BenchError
     from capmodel.redact import redact_uri
 
@@ -190,16 +190,15 @@ def _ping_async(binding, uri: str, where: str) -> None:
         async_workers.call(binding.ping())
     except Exception as exc:  # noqa: BLE001 - mongojet's errors, TimeoutError
         raise BenchError(f"{where}: cannot reach MongoDB at {redact_uri(uri)}: "
-                         f"{type(exc).__name__}: {describe(exc)}") from None
+                         f"{type(exc).__name__}: {describe_error(exc)}") from None
 
 
 def _mongojet_binding(uri: str, request: ShareRequest):
     """The share's collection through mongojet, with the sweep's timeouts, read preference and write concern."""
-    from capmodel.bench.client import async_workers
-    from capmodel.bench.client.bindings import MongojetBinding
-
     from types import SimpleNamespace
 
+    from capmodel.bench.client import async_workers
+    from capmodel.bench.client.bindings import MongojetBinding
     from capmodel.bench.cluster.connection import client_options
 
     o = request.client_options

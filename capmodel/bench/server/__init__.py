@@ -17,11 +17,24 @@ stopping), ``replica_set``, ``start`` (start_server, embedded_server), ``state``
 """
 from capmodel.bench.server.binary import MONGOD_ENV, bundled_mongod, check_cpu, cpu_flags, find_mongod, mongod_version
 from capmodel.bench.server.ports import choose_ports, free_port, port_is_free
-from capmodel.bench.server.process import (LIVE, LOG_NAME, STOP_TIMEOUT, EmbeddedServer, Terminated, log_tail,
-                                           stop_on_signals)
+from capmodel.bench.server.process import (
+                                           LIVE,
+                                           LOG_NAME,
+                                           STOP_TIMEOUT,
+                                           EmbeddedServer,
+                                           Terminated,
+                                           log_tail,
+                                           stop_on_signals,
+)
 from capmodel.bench.server.replica_set import DEFAULT_REPLICA_SET_NAME
-from capmodel.bench.server.start import (DEFAULT_CACHE_GB, START_TIMEOUT, TEMP_PREFIX, embedded_server,
-                                         remove_stale_temp_dbpaths, start_server)
+from capmodel.bench.server.start import (
+                                           DEFAULT_CACHE_GB,
+                                           START_TIMEOUT,
+                                           TEMP_PREFIX,
+                                           embedded_server,
+                                           remove_stale_temp_dbpaths,
+                                           start_server,
+)
 from capmodel.bench.server.state import STATE_DIR_ENV, clear_state, load_state, save_state, state_dir, state_path
 
 _LIVE = LIVE  # the name the tests and older code use

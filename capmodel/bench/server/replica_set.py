@@ -21,7 +21,8 @@ def initiate_replica_set(server: EmbeddedServer, deadline: float) -> None:
             {"_id": i, "host": f"127.0.0.1:{p}", "priority": 2 if i == 0 else 1} for i, p in enumerate(server.ports)
         ],
     }
-    client = MongoClient(host="127.0.0.1", port=server.ports[0], directConnection=True, serverSelectionTimeoutMS=5000)
+    client: MongoClient[dict] = MongoClient(host="127.0.0.1", port=server.ports[0], directConnection=True,
+                                            serverSelectionTimeoutMS=5000)
     try:
         try:
             client.admin.command("replSetInitiate", config)

@@ -11,10 +11,18 @@ from pathlib import Path
 
 from capmodel.bench.server.binary import check_cpu, find_mongod
 from capmodel.bench.server.ports import choose_ports
-from capmodel.bench.server.process import (LIVE, EmbeddedServer, check_cpus, is_our_mongod, launch_member,
-                                           mongod_args, wait_ready)
+from capmodel.bench.server.process import (
+    LIVE,
+    EmbeddedServer,
+    check_cpus,
+    is_our_mongod,
+    launch_member,
+    mongod_args,
+    wait_ready,
+)
 from capmodel.bench.server.replica_set import DEFAULT_REPLICA_SET_NAME, initiate_replica_set
 from capmodel.errors import ServerError
+from capmodel.extras import require
 
 DEFAULT_CACHE_GB = 0.25
 START_TIMEOUT = 60.0
@@ -32,14 +40,41 @@ def start_server(
     diagnostic_data: bool = False,
     cpus=None,
 ) -> EmbeddedServer:
-    """Start a standalone mongod (``replica_set=None``) or an N-member replica set and wait until it is usable.
+    """Start a standalone mongod or a replica set from the ``mongod`` wheel and wait until it is usable.
 
-    ``port``: first port (members use port, port+1, ...); default free ports from the OS. ``dbpath``: kept afterwards;
-    default a temporary directory removed by ``stop()``. ``detach``: leave it running after this process exits.
-    ``diagnostic_data``: record FTDC (``diagnostic.data`` in each member's dbpath) once a second; off by default.
-    ``cpus``: CPU numbers every member may run on ("0", "0-1", [0]); default no pinning. Pinning the server apart
-    from the load generator makes the server, not the client, the measured bottleneck on a shared host.
+    Parameters
+    ----------
+    port : int, optional
+        The first port (members use port, port + 1, ...); default free ports from the OS.
+    dbpath : str or path-like, optional
+        Kept afterwards; default a temporary folder removed by ``stop()``.
+    replica_set : int, optional
+        The members of a replica set (1 to 7); None: a standalone server.
+    cache_gb : float, default 0.25
+        The WiredTiger cache of each member.
+    timeout : float, default 60.0
+        Seconds to wait for it to be usable.
+    detach : bool, default False
+        Leave it running after this process exits.
+    replica_set_name : str, default "capmodel"
+        The set's name.
+    diagnostic_data : bool, default False
+        Record FTDC (``diagnostic.data`` in each member's dbpath) once a second.
+    cpus : str or list of int, optional
+        The CPUs every member may run on (``"0"``, ``"0-1"``, ``[0]``); default no pinning. Pinning the server apart
+        from the load generator makes the server, not the client, the measured bottleneck on a shared host.
+
+    Returns
+    -------
+    EmbeddedServer
+
+    Raises
+    ------
+    ServerError
+        No mongod binary, a bad member count, cache size or CPU list, a port or dbpath in use, or the server did not
+        start in time.
     """
+    require("bench", "start_server")
     if replica_set is not None and not 1 <= int(replica_set) <= 7:
         raise ServerError(f"--replica-set {replica_set}: a replica set has 1 to 7 members here")
     from capmodel.constraints import CACHE_GB
@@ -53,7 +88,7 @@ def start_server(
     owns = dbpath is None
     if owns:
         remove_stale_temp_dbpaths()
-    base = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) if owns else Path(dbpath).expanduser().resolve()
+    base = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) if dbpath is None else Path(dbpath).expanduser().resolve()
     if not owns:
         base.mkdir(parents=True, exist_ok=True)
         _check_dbpath_free(base if not replica_set else base / "member0")
@@ -118,7 +153,8 @@ def _server_version(server: EmbeddedServer) -> str | None:
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
-    client = MongoClient(host="127.0.0.1", port=server.port, directConnection=True, serverSelectionTimeoutMS=2000)
+    client: MongoClient[dict] = MongoClient(host="127.0.0.1", port=server.port, directConnection=True,
+                                            serverSelectionTimeoutMS=2000)
     try:
         return client.admin.command("buildInfo").get("version")
     except PyMongoError:
@@ -136,7 +172,22 @@ def embedded_server(
     diagnostic_data: bool = False,
     cpus=None,
 ):
-    """Start an embedded mongod for the duration of a with-block; it is stopped however the block ends."""
+    """Start an embedded mongod for the duration of a with-block; it is stopped however the block ends.
+
+    Parameters
+    ----------
+    port, dbpath, replica_set, cache_gb, timeout, diagnostic_data, cpus
+        As for ``start_server``.
+
+    Yields
+    ------
+    EmbeddedServer
+
+    Raises
+    ------
+    ServerError
+        As ``start_server`` raises it.
+    """
     server = start_server(port=port, dbpath=dbpath, replica_set=replica_set, cache_gb=cache_gb, timeout=timeout,
                           diagnostic_data=diagnostic_data, cpus=cpus)
     try:

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from capmodel.bench.client.arrivals import ARRIVALS
 from capmodel.bench.workload.ownership import DEFAULT_DATABASE, check_database_name
 from capmodel.constraints import Choice, Flag, Number, Sequence, checked
-from capmodel.errors import BenchError, shown
+from capmodel.errors import BenchError
 from capmodel.formatting import number
 
 ON_ERROR = ("stop", "retry", "continue")
@@ -26,7 +26,7 @@ MAX_PROCESSES_PER_CPU = 4      # local client processes per CPU core of this mac
 MAX_SCHEDULED_OPERATIONS = 10_000_000  # open loop: rate x (warm-up + duration), the due times drawn before a step
 # What every option may be (capmodel.constraints; bounds inclusive), checked in ``BenchConfig.check`` before anything
 # connects or allocates, each named as the command line spells it.
-PARAMETER_CONSTRAINTS = {
+SWEEP_PARAMETER_CONSTRAINTS = {
     "concurrency": Sequence(Number(int, 1, MAX_CONCURRENCY, text=False), name="--concurrency", min_length=1,
                             required=True),
     "records": Number(int, 0, 1_000_000_000, name="--records"),
@@ -53,11 +53,69 @@ PARAMETER_CONSTRAINTS = {
 
 @dataclass
 class BenchConfig:
-    """Everything a sweep needs besides the server address.
+    """Everything a sweep needs besides the server address: the options of ``capmodel bench``.
 
-    Where the clients run: ``processes`` (1: threads of this process; P or "auto": a local Dask cluster of P
-    single-threaded worker processes on 127.0.0.1) or ``scheduler`` (the address of an existing Dask scheduler whose
-    workers may run on other hosts; ``workers`` limits how many of them take part).
+    ``check()`` returns a validated copy (``BenchError`` naming the option otherwise); ``run_sweep`` calls it.
+
+    Parameters
+    ----------
+    workload : str, default "ycsb-b"
+        A bundled workload's name or a YAML file's path (``load_workload``).
+    records : int, optional
+        Overrides the workload's record count.
+    concurrency : list of int, default [1, 2, 4, 8, 16, 32, 64]
+        The client counts to measure (1–10,000); with ``adaptive``, two values mean any integer between them.
+    repeat : int, default 1
+        Measurements per concurrency.
+    duration : float, default 10.0
+        Seconds measured per step.
+    warmup : float, default 2.0
+        Seconds run and discarded before each step.
+    operations : int, optional
+        Operations per step instead of a duration.
+    rate : float, optional
+        Open loop at this many ops/s (latency counted from the intended start); default closed loop.
+    adaptive : bool, default False
+        Measure four points, fit the USL after every step and measure at the predicted peak until two estimates agree.
+    tolerance : float, default 0.1
+        The adaptive sweep's agreement.
+    max_steps : int, optional
+        The most steps of an adaptive sweep.
+    database : str, default "capmodel_bench"
+        The database the run works in (never ``admin``, ``local`` or ``config``).
+    collection : str, optional
+        Overrides the workload's collection.
+    read_preference, write_concern : str, optional
+        Override the URI's.
+    timeout_ms : int, default 10000
+        Every operation's timeout.
+    server_selection_timeout_ms : int, default 5000
+        How long to wait for a server to answer.
+    on_error : {"stop", "retry", "continue"}, default "stop"
+        What a failed step does to the sweep.
+    retries : int, default 2
+        Attempts more per step with ``on_error="retry"``.
+    error_threshold : float, default 0.05
+        The share of failed operations beyond which a step fails.
+    seed : int, default 0
+        Seeds the data and the request keys.
+    allow_existing : bool, default False
+        Use an existing collection capmodel did not create, as it is (never dropped, loaded or indexed).
+    calibrate : bool, default True
+        Measure the client's ceiling (the ``ping`` rate) first, to flag client-bound steps.
+    processes : int or "auto", default 1
+        1: clients are coroutines or threads of this process; P or ``"auto"`` (one per core): a local Dask cluster of P
+        single-threaded worker processes.
+    arrivals : {"uniform", "poisson"}, default "uniform"
+        An open loop's arrivals: at fixed intervals or a Poisson process.
+    scheduler : str, optional
+        The address of an existing Dask scheduler whose workers run the clients (not with ``processes``).
+    workers : int, optional
+        How many of its workers take part.
+    binding : {"mongojet", "pymongo"}, default "mongojet"
+        The driver the clients use.
+    allow_server_js : bool, default False
+        Accept ``$where``, ``$function`` and ``$accumulator`` in the workload.
     """
 
     workload: str = "ycsb-b"
@@ -96,7 +154,7 @@ class BenchConfig:
         """A checked copy: every option validated (types, finite, in range, the choices), the concurrencies sorted
         without repeats, ``processes="auto"`` resolved; raises a BenchError naming the option. ``self`` is not
         changed."""
-        values = checked(PARAMETER_CONSTRAINTS, asdict(self), BenchError)
+        values = checked(SWEEP_PARAMETER_CONSTRAINTS, asdict(self), BenchError)
         values["concurrency"] = concurrency = sorted(set(values["concurrency"]))
         if self.operations is None and self.duration is None:
             raise BenchError("--duration must be given (or --operations)")
@@ -137,7 +195,7 @@ class BenchConfig:
             from capmodel.bench.client.async_workers import available
 
             if not available():
-                raise BenchError("--binding mongojet needs the mongojet package: pip install mongojet")
+                raise BenchError("--binding mongojet needs the 'bench' extra: pip install 'capmodel[bench]'")
         if out.adaptive and len(concurrency) < 2:
             raise BenchError("--adaptive needs a concurrency range: give at least two values (min and max)")
         check_database_name(out.database)

@@ -16,8 +16,8 @@ def describe_sweep(run: dict, steps: list[dict]) -> str:
     bound = [s for s in ok if s.get("client_bound")]
     if bound:
         levels = ", ".join(str(s["concurrency"]) for s in bound)
-        parts.append(f"{len(bound)} of {plural(len(ok), 'step')} may be limited by the client, not the server (at {levels} "
-                     f"clients): {bound[-1]['client_bound_reasons'][0]}.")
+        parts.append(f"{len(bound)} of {plural(len(ok), 'step')} may be limited by the client, not the server (at "
+                     f"{levels} clients): {bound[-1]['client_bound_reasons'][0]}.")
     else:
         parts.append("No step shows a sign of being limited by the client.")
     if run.get("shared_host_warning"):

@@ -9,10 +9,10 @@ lost.
 
 The folder is owned (``capmodel.output_folder``): one run at a time holds its lock, nothing is written through a
 symlink, and a file capmodel did not write is never replaced. ``run.json`` and every step carry ``format_version``
-(``FORMAT_VERSION``; a folder written before versions existed is format 1); ``--resume`` refuses a newer one. capmodel
-recognises its own files: ``run.json`` by its ``format`` (format 1: a ``config`` object and ``started_at``), every line
-of ``steps.jsonl`` as a step, ``curve.csv`` by the SHA-256 that ``run.json`` records (or, when a crash came between the
-two writes, by being the curve of the recorded steps).
+(``RUN_FORMAT_VERSION``; a folder written before versions existed is format 1); ``--resume`` refuses a newer one.
+capmodel recognises its own files: ``run.json`` by its ``format`` (format 1: a ``config`` object and ``started_at``),
+every line of ``steps.jsonl`` as a step, ``curve.csv`` by the SHA-256 that ``run.json`` records (or, when a crash came
+between the two writes, by being the curve of the recorded steps).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from capmodel.jsonable import to_jsonable
 from capmodel.output_folder import OutputFolderError, append_line, check_format, refuse_foreign, write_atomic
 
 STEPS_FILE, CURVE_FILE, RUN_FILE = "steps.jsonl", "curve.csv", "run.json"
-FORMAT_VERSION = 2  # of run.json and steps.jsonl; 1: the records written before they carried a version
+RUN_FORMAT_VERSION = 2  # of run.json and steps.jsonl; 1: the records written before they carried a version
 RUN_FORMAT = "capmodel-bench-run"
 STEP_KEYS = ("concurrency", "status")  # every step has them, in every format
 
@@ -52,7 +52,7 @@ def read_steps(path: Path) -> list[dict]:
             if i == len(lines) - 1:
                 break
             raise BenchError(f"{path}: line {i + 1} is not valid JSON") from None
-        check_format(step, f"{path} line {i + 1}", FORMAT_VERSION, "sweep step")
+        check_format(step, f"{path} line {i + 1}", RUN_FORMAT_VERSION, "sweep step")
         if not all(key in step for key in STEP_KEYS):
             raise BenchError(f"{path}: line {i + 1} is not a sweep step (no {' or '.join(STEP_KEYS)})")
         steps.append(step)
@@ -77,7 +77,7 @@ def read_run(out: Path) -> dict:
         raise BenchError(f"--resume: {path} is nested too deeply to be a sweep's record") from None
     if not isinstance(run, dict) or not isinstance(run.get("config"), dict):
         raise BenchError(f"--resume: {path} is not a sweep's record (no 'config' object)")
-    check_format(run, path, FORMAT_VERSION, "sweep record")
+    check_format(run, path, RUN_FORMAT_VERSION, "sweep record")
     return run
 
 
@@ -89,7 +89,7 @@ def _cannot_write(path: Path, exc: OSError) -> BenchError:
 
 def append_step(path: Path, record: dict) -> None:
     """Append one step (with its format version) and force it to disk before the sweep goes on."""
-    line = json.dumps(to_jsonable({"format_version": FORMAT_VERSION, **record}), allow_nan=False) + "\n"
+    line = json.dumps(to_jsonable({"format_version": RUN_FORMAT_VERSION, **record}), allow_nan=False) + "\n"
     try:
         append_line(path, line)
     except OSError as exc:
@@ -107,7 +107,7 @@ def write_json(path: Path, obj: dict) -> None:
 
 def write_run(out: Path, run: dict) -> None:
     """``run.json`` with its format and version first."""
-    write_json(Path(out) / RUN_FILE, {"format": RUN_FORMAT, "format_version": FORMAT_VERSION, **run})
+    write_json(Path(out) / RUN_FILE, {"format": RUN_FORMAT, "format_version": RUN_FORMAT_VERSION, **run})
 
 
 def curve_text(steps: list[dict]) -> str:
@@ -148,7 +148,7 @@ def _our_run(path: Path) -> bool:
     if run is None:
         return False
     if "format_version" in run and run.get("format") == RUN_FORMAT:
-        check_format(run, path, FORMAT_VERSION, "sweep record")  # a newer capmodel's: refused as such
+        check_format(run, path, RUN_FORMAT_VERSION, "sweep record")  # a newer capmodel's: refused as such
         return True
     if "format_version" in run:
         return False

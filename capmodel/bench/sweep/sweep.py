@@ -3,7 +3,8 @@
 ``Sweep(uri, config, out).run()`` orchestrates the parts, each in its own module:
 - ``config``     what to measure (``BenchConfig``, validated before anything connects);
 - ``cluster.connection`` the coordinator's MongoClient, versions, where the server runs;
-- ``cluster.executor`` where the clients run: threads of this process, a local Dask cluster, or Dask workers on other hosts;
+- ``cluster.executor`` where the clients run: threads of this process, a local Dask cluster, or Dask workers on other
+  hosts;
 - ``verdict``    what a step is worth: failed or ok, client-bound, Little's law;
 - ``adaptive``   which concurrency to measure next (``--adaptive``);
 - ``files``      ``run.json``, ``steps.jsonl`` (each step fsync'ed the moment it ends) and ``curve.csv``.
@@ -20,23 +21,40 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from capmodel.bench.client.runner import UNREACHABLE
+from capmodel.bench.cluster.connection import (
+    close_soon,
+    host_fingerprint,
+    make_client,
+    ping,
+    server_on_this_host,
+    versions,
+)
+from capmodel.bench.cluster.executor import DaskExecutor, InProcess, SchedulerLost, open_executor
+from capmodel.bench.cluster.scheduler_probe import probe_scheduler
 from capmodel.bench.sweep import verdict
 from capmodel.bench.sweep.adaptive import choose_next
 from capmodel.bench.sweep.config import SWEEP_KEYS, BenchConfig
-from capmodel.bench.cluster.connection import (close_soon, host_fingerprint, make_client, ping, server_on_this_host,
-                                       versions)
-from capmodel.bench.cluster.executor import SchedulerLost, open_executor
-from capmodel.bench.sweep.files import (CURVE_FILE, RUN_FILE, STEPS_FILE, append_step, claim_outputs, curve_table,
-                                  read_run, read_steps, write_curve, write_run)
-from capmodel.bench.client.runner import UNREACHABLE
-from capmodel.bench.cluster.scheduler_probe import probe_scheduler
+from capmodel.bench.sweep.files import (
+    CURVE_FILE,
+    RUN_FILE,
+    STEPS_FILE,
+    append_step,
+    claim_outputs,
+    curve_table,
+    read_run,
+    read_steps,
+    write_curve,
+    write_run,
+)
 from capmodel.errors import BenchError
+from capmodel.extras import require
 from capmodel.formatting import plural
-from capmodel.output_folder import (LOCK_FILE, FolderBefore, FolderLock, OutputFolderError, make_folder,
-                                   write_atomic)
+from capmodel.output_folder import LOCK_FILE, FolderBefore, FolderLock, OutputFolderError, make_folder, write_atomic
 from capmodel.redact import redact_text, redact_uri, secrets_masked
 
 __all__ = ["Sweep", "SweepResult", "run_sweep"]
@@ -46,6 +64,19 @@ CALIBRATION_SECONDS = 1.0
 
 @dataclass
 class SweepResult:
+    """What ``run_sweep`` returns.
+
+    Attributes
+    ----------
+    out : pathlib.Path
+        The output folder (``curve.csv``, ``steps.jsonl``, ``run.json``).
+    curve : pandas.DataFrame
+        The curve table of the measured steps (failed steps are not curve points).
+    steps : list of dict
+        Every step's record, as ``steps.jsonl`` holds it.
+    run : dict
+        The run's record, as ``run.json`` holds it (configuration, client ceiling, decisions, warnings).
+    """
     out: Path
     curve: pd.DataFrame
     steps: list[dict]
@@ -58,6 +89,7 @@ class Sweep:
     def __init__(self, uri: str, config: BenchConfig, out, resume: bool = False, progress: bool = True,
                  log=None, server_pids=None):
         """``server_pids``: the mongod pids when the server runs on this machine (gives the curve's cpu_util)."""
+        require("bench", "a benchmark sweep")
         self.uri, self.config, self.out, self.resume = uri, config.check(), Path(out), resume
         self.server_pids = list(server_pids) if server_pids else None
         self.progress = progress
@@ -112,9 +144,10 @@ class Sweep:
         import pymongo
 
         done = self._prepare_out()
-        self.steps, self.run_info = list(done), {}
+        self.steps = list(done)
+        self.run_info: dict[str, Any] = {}
         client = make_client(self.uri, cfg, pool=16)
-        self.executor = None
+        self.executor: InProcess | DaskExecutor | None = None
         try:
             try:
                 self._run(client)
@@ -140,8 +173,8 @@ class Sweep:
 
     def _run(self, client) -> None:
         from capmodel.bench.client.operations import create_indexes, load_records
-        from capmodel.bench.workload.ownership import prepare_collection
         from capmodel.bench.workload.definition import load_workload
+        from capmodel.bench.workload.ownership import prepare_collection
 
         cfg = self.config
         workload = load_workload(cfg.workload, records=cfg.records, collection=cfg.collection,
@@ -223,10 +256,16 @@ class Sweep:
                 bar.close()
         self.log(f"loaded {workload.records} records into {self.config.database}.{workload.collection}")
 
+    @property
+    def _executor(self) -> InProcess | DaskExecutor:
+        """Where the clients run, once the sweep has opened it."""
+        assert self.executor is not None, "the sweep opens its executor first"
+        return self.executor
+
     def _runner(self, database, workload, existing: int | None):
         """A runner of ``workload`` on the sweep's executor (``Runner.run``'s signature)."""
         join_timeout = self.config.timeout_ms / 1000.0 + 5.0
-        return self.executor.runner(database.name, workload.collection, workload, existing, seed=self.config.seed,
+        return self._executor.runner(database.name, workload.collection, workload, existing, seed=self.config.seed,
                                     join_timeout=join_timeout)
 
     def _calibrate(self, database) -> float:
@@ -236,13 +275,13 @@ class Sweep:
 
         ping_workload = parse_workload({"name": "client-ceiling", "collection": "unused",
                                         "operations": [{"op": "command", "command": {"ping": 1}}]}, "calibration")
-        conc = min(8 * self.executor.size, max(self.config.concurrency))
+        conc = min(8 * self._executor.size, max(self.config.concurrency))
         result = self._runner(database, ping_workload, None).run(conc, duration=CALIBRATION_SECONDS, warmup=0.3,
                                                                  label="ceiling")
         if result.ops_per_s == 0:
             failure = verdict.failure(result, 0.0, result.error_samples) or "no ping completed"
             raise BenchError(f"the client ceiling could not be measured: {failure}")
-        self.log(f"client ceiling (ping, {conc} clients on {self.executor.workers_described}): "
+        self.log(f"client ceiling (ping, {conc} clients on {self._executor.workers_described}): "
                  f"{result.ops_per_s:,.0f} ops/s")
         return result.ops_per_s
 
@@ -319,7 +358,7 @@ class Sweep:
             if row["server_on_host"]:
                 self._note_shared_host(host)
         record["error_samples"] = {k: redact_text(v) for k, v in result.error_samples.items()}
-        little = verdict.littles_law(result)
+        little = verdict.effective_concurrency(result)
         record["effective_concurrency"] = little["effective_concurrency"] if little else None
         record["clients_in_flight"] = little["ratio"] if little else None
         reasons = verdict.client_bound_reasons(result, self.run_info.get("client_ceiling_ops_per_s"))
@@ -366,7 +405,61 @@ class Sweep:
 
 def run_sweep(uri: str, config: BenchConfig, out, resume: bool = False, progress: bool = True, log=None,
               server_pids=None):
-    """Run a sweep (see ``Sweep``) and return its ``SweepResult``."""
+    """Run a benchmark sweep against a MongoDB server: the Python entry point of ``capmodel bench``.
+
+    Loads the workload's collection (capmodel's own, in its own database), calibrates the client's ceiling, then
+    measures one step per concurrency (or adaptively, towards the fitted peak), appending each completed step to
+    ``steps.jsonl`` at once and writing ``curve.csv`` and ``run.json`` into ``out``.
+
+    Parameters
+    ----------
+    uri : str
+        The server's connection string (its password is masked in everything the run writes).
+    config : BenchConfig
+        The workload, concurrencies, step length and every other option; checked before anything connects.
+    out : str or path-like
+        The output folder, owned by one run at a time (a lock file); a file in it capmodel did not write is refused.
+    resume : bool, default False
+        Continue the run recorded in ``out`` (its ``run.json``); the configuration must agree with the recorded one.
+    progress : bool, default True
+        Draw progress bars (on a terminal only).
+    log : callable, optional
+        Called with each step line and decision.
+    server_pids : list of int, optional
+        The mongod's process ids when it runs on this machine: adds the curve's ``cpu_util``.
+
+    Returns
+    -------
+    SweepResult
+        ``out``, the ``curve`` (the curve table of the measured steps), every step record and the run's record.
+
+    Raises
+    ------
+    BenchError
+        An option out of range, an output folder that cannot be used, a collection capmodel did not create (without
+        ``allow_existing``), a failed step under ``on_error="stop"``, or a ``resume`` that disagrees with the record.
+    InputError
+        The workload is refused.
+    ServerError
+        The server cannot be reached.
+
+    See Also
+    --------
+    capmodel.bench.server.start.embedded_server : a throwaway mongod to run it against.
+
+    Examples
+    --------
+    A short sweep against an embedded server (it needs the ``mongod`` wheel)::
+
+        from capmodel.bench.server.start import embedded_server
+        from capmodel.bench.sweep.config import BenchConfig
+        from capmodel.bench.sweep.sweep import run_sweep
+
+        with embedded_server(cpus="0") as server:
+            result = run_sweep(server.uri, BenchConfig(workload="ycsb-c", records=1000, concurrency=[1, 4, 16],
+                                                       duration=2, warmup=1), "runs/c", server_pids=server.pids)
+        print(result.curve[["concurrency", "throughput", "latency_p95_ms"]])
+    """
     return Sweep(uri, config, out, resume=resume, progress=progress, log=log, server_pids=server_pids).run()
 
 

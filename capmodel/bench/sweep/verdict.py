@@ -52,7 +52,7 @@ def client_bound_reasons(result, ceiling: float | None) -> list[str]:
             shared = " shared with the server under test" if rows["server_on_host"] else ""
             reasons.append(f"client host {host}: its {plural(rows['host_cores'], 'CPU')}{shared} were "
                            f"{rows['host_cpu']:.0%} busy")
-    little = littles_law(result)
+    little = effective_concurrency(result)
     if little is not None and little["ratio"] < LITTLE_FRACTION:
         reasons.append(f"Little's law: throughput x mean latency = {little['effective_concurrency']:.1f} of "
                        f"{result.concurrency} clients in flight on average (< {LITTLE_FRACTION:.0%}): the clients "
@@ -76,7 +76,7 @@ def hosts(workers: list[dict]) -> dict[str, dict]:
     return out
 
 
-def littles_law(result) -> dict | None:
+def effective_concurrency(result) -> dict | None:
     """Closed loop: the effective concurrency X x R and its ratio to the clients (None for the open loop)."""
     if result.mode != "closed" or result.operations == 0:
         return None
@@ -91,7 +91,8 @@ def failure(result, error_threshold: float, samples: dict) -> str | None:
     """Why the step failed, or None when it is a measurement (``samples``: redacted error texts by kind)."""
     attempts = result.operations + result.error_count
     if result.runner_failures:
-        return f"{plural(result.runner_failures, 'worker')} of the runner failed" + first_error({"RunnerFailure": 1}, samples)
+        return (f"{plural(result.runner_failures, 'worker')} of the runner failed"
+                + first_error({"RunnerFailure": 1}, samples))
     if result.ended_early:
         return result.ended_early + first_error(result.errors, samples)
     if result.stuck_workers:
@@ -144,5 +145,5 @@ def election_failure(record: dict | None) -> str | None:
 def first_error(errors: dict, samples: dict) -> str:
     if not errors:
         return ""
-    kind = max(errors, key=errors.get)
+    kind = max(errors, key=lambda k: errors[k])
     return f" (mostly {kind}: {samples.get(kind, '')[:160]})"

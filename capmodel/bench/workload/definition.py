@@ -1,7 +1,7 @@
 """Workloads as data: YAML files under ``data/workloads/`` (or any path) loaded and validated into ``Workload``.
 
-A workload says what to do, never how to talk to the database (that is the binding, ``capmodel.bench.client``) or what was seen
-(``measurements``). Keys of a workload file:
+A workload says what to do, never how to talk to the database (that is the binding, ``capmodel.bench.client``) or what
+was seen (``measurements``). Keys of a workload file:
 
 ``name``, ``description``, ``source``   what it is and where its definition comes from
 ``collection``                          the collection it loads and runs against (in the bench database)
@@ -11,7 +11,8 @@ A workload says what to do, never how to talk to the database (that is the bindi
                                         YCSB's default insertorder); ``distribution`` is the request distribution
                                         (uniform, zipfian, scrambled_zipfian, latest, hotspot). Omit for ObjectIds.
 ``fields``                              ``{count: 10, length: 100}``: YCSB's field0..field9 of random text
-``document``                            a template (see ``capmodel.bench.workload.templates``) for loaded/inserted documents
+``document``                            a template (see ``capmodel.bench.workload.templates``) for
+                                        loaded/inserted documents
 ``indexes``                             ``[{name, keys: {field: 1, ...}}]`` created before loading
 ``readallfields``, ``writeallfields``   YCSB's switches (read all fields / update one random field)
 ``scan``                                ``{max_length: 100, length_distribution: uniform|zipfian}`` (workload E)
@@ -51,14 +52,26 @@ MAX_WEIGHT = 1e12                # operation weights are relative; their sum mus
 MAX_COLLECTION_BYTES = 190       # the namespace "<database>.<collection>" is at most 255 bytes; the database's name
 #                                  (at most 64 bytes) and the dot take the rest
 MAX_SCAN_LENGTH = 1_000_000      # documents per scan (YCSB E: 100); a zipfian length table costs O(max) per client
-LOAD_BATCH = 1000                # documents per insert_many while loading (capmodel.bench.client.operations.load_records)
+LOAD_BATCH = 1000                # documents per insert_many while loading (bench.client.operations.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
              "readallfields", "writeallfields", "scan", "throughput", "operations"}
 
 
 @dataclass
 class Operation:
-    """One entry of the operation mix."""
+    """One entry of the operation mix.
+
+    Attributes
+    ----------
+    name : str
+        The label its latencies are recorded under.
+    kind : str
+        The operation (``read``, ``update``, ``insert``, ``scan``, ``command`` ...).
+    proportion : float
+        Its share of the mix.
+    params : dict
+        Its own settings (filters, updates, pipelines, batch size).
+    """
 
     name: str  # the label latencies are recorded under
     kind: str
@@ -71,7 +84,34 @@ class Operation:
 
 @dataclass
 class Workload:
-    """A validated workload definition; ``spec`` is the YAML mapping it came from (after overrides)."""
+    """A validated workload definition, as ``load_workload`` and ``parse_workload`` return it.
+
+    Attributes
+    ----------
+    name, description, source : str
+        What it is and where it comes from.
+    collection : str
+        The collection it works on.
+    records : int
+        Documents loaded before the sweep.
+    operations : list of Operation
+        The operation mix.
+    key_prefix, key_order : str or None
+        How record keys are made (``key_order`` ``hashed`` or ``ordered``; None: no keys, ObjectIds).
+    distribution : str
+        The request distribution over the keys (``uniform``, ``zipfian``, ``latest`` ...), with
+        ``distribution_options``.
+    document, field_names, field_length
+        The document template, or YCSB-style fields.
+    indexes : list of dict
+        Indexes created on the collection.
+    throughput_unit : str
+        What the throughput counts (``operations`` or ``documents``).
+    spec : dict
+        The YAML mapping it came from, after overrides.
+    path : str or None
+        Its file.
+    """
 
     name: str
     description: str
@@ -123,10 +163,33 @@ def workload_names() -> list[str]:
 
 
 def load_workload(name_or_path: str | Path, allow_server_js: bool = False, **overrides) -> Workload:
-    """A bundled workload by name (``ycsb-b``) or a YAML file by path, with top-level keys overridden.
+    """A bundled workload by name, or a workload YAML file by path, checked.
 
-    Overrides: any top-level key, e.g. ``records=10000`` or ``collection="t2"``; ``None`` values are ignored.
-    ``allow_server_js``: accept ``$where``, ``$function`` and ``$accumulator`` (refused otherwise).
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A bundled name (``ycsb-b``; ``workload_names()`` lists them) or a file.
+    allow_server_js : bool, default False
+        Accept ``$where``, ``$function`` and ``$accumulator`` (refused otherwise).
+    **overrides
+        Top-level keys to override, e.g. ``records=10000`` or ``collection="t2"``; None values are ignored.
+
+    Returns
+    -------
+    Workload
+
+    Raises
+    ------
+    InputError
+        An unknown name, a file that cannot be read or is beyond the limits (1 MB, 64 levels), or a definition refused
+        by ``parse_workload`` (named by file and key).
+
+    Examples
+    --------
+    >>> from capmodel.bench.workload.definition import load_workload
+    >>> workload = load_workload("ycsb-b", records=1000)
+    >>> workload.records, [(op.name, op.proportion) for op in workload.operations]
+    (1000, [('read', 0.95), ('update', 0.05)])
     """
     text_path = Path(name_or_path)
     if text_path.suffix in (".yaml", ".yml") or text_path.exists():
@@ -147,7 +210,7 @@ def load_workload(name_or_path: str | Path, allow_server_js: bool = False, **ove
     return parse_workload(spec, source=str(path), allow_server_js=allow_server_js)
 
 
-def _require(cond: bool, where: str, message: str) -> None:
+def _require(cond: object, where: str, message: str) -> None:
     if not cond:
         raise InputError(f"{where}: {message}")
 
@@ -219,7 +282,28 @@ def _check_document_size(size: int, where: str, what: str, records: int, batch: 
 
 
 def parse_workload(spec: dict, source: str = "workload", allow_server_js: bool = False) -> Workload:
-    """Validate a workload mapping; ``InputError`` names the file and the key at fault."""
+    """Validate a workload mapping, as read from YAML.
+
+    Parameters
+    ----------
+    spec : dict
+        The mapping (``name``, ``collection``, ``records``, ``keys``, ``fields`` or ``document``, ``indexes``,
+        ``operations`` ...; the manual's page on benchmarks describes them).
+    source : str, default "workload"
+        Names the file in messages.
+    allow_server_js : bool, default False
+        Accept server-side JavaScript.
+
+    Returns
+    -------
+    Workload
+
+    Raises
+    ------
+    InputError
+        Naming the file and the key at fault: an unknown key, a value out of range, a command or pipeline that could
+        write elsewhere, server-side JavaScript, documents or batches too large.
+    """
     try:
         return _parse_workload(spec, source, allow_server_js)
     except RecursionError:
@@ -236,8 +320,8 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     where = source
     _require(isinstance(spec, dict), where, "a workload file must be a YAML mapping")
     unknown = set(spec) - TOP_LEVEL
-    keys = "an unknown key" if len(unknown) == 1 else "unknown keys"
-    _require(not unknown, where, f"{keys} {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
+    what = "an unknown key" if len(unknown) == 1 else "unknown keys"
+    _require(not unknown, where, f"{what} {shown(sorted(map(str, unknown)))}; allowed: {sorted(TOP_LEVEL)}")
     check_depth(spec, where)
     spec = copy.deepcopy(spec)
     name = str(spec.get("name") or Path(source).stem)

@@ -108,7 +108,7 @@ class ZipfianGenerator:
         self._lock = threading.Lock()
         self.n = 0
         self.zetan = 0.0
-        self._cdf = None
+        self._cdf: np.ndarray | None = None
         self._resize(int(high) - int(low) + 1, zetan)
 
     def _resize(self, n: int, zetan: float | None = None) -> None:
@@ -129,8 +129,9 @@ class ZipfianGenerator:
     def sample_ranks(self, size: int) -> np.ndarray:
         """Zipf ranks 0..n-1 (0 the most popular)."""
         u = self.rng.random(size)
-        if self.method == "exact":
-            return np.minimum(np.searchsorted(self._cdf, u * self._cdf[-1], side="right"), self.n - 1)
+        cdf = self._cdf
+        if self.method == "exact" and cdf is not None:   # the exact method keeps its CDF
+            return np.minimum(np.searchsorted(cdf, u * cdf[-1], side="right"), self.n - 1)
         uz = u * self.zetan
         with np.errstate(invalid="ignore"):
             tail = np.floor(self.n * np.power(self.eta * u - self.eta + 1.0, self.alpha))
@@ -201,9 +202,9 @@ def key_chooser(distribution: str, count, seed=None, **options):
     if distribution == "uniform":
         return _Growing(lambda: UniformGenerator(0, n - 1, seed=seed), count, "uniform")
     if distribution == "zipfian":
-        gen = ZipfianGenerator(0, n - 1, seed=seed, theta=options.get("theta", ZIPFIAN_CONSTANT),
-                               method=options.get("method", "gray"))
-        return _Growing(lambda: gen, count, "zipfian")
+        zipfian = ZipfianGenerator(0, n - 1, seed=seed, theta=options.get("theta", ZIPFIAN_CONSTANT),
+                                   method=options.get("method", "gray"))
+        return _Growing(lambda: zipfian, count, "zipfian")
     if distribution == "scrambled_zipfian":
         gen = ScrambledZipfianGenerator(0, n - 1, seed=seed)
         return _Growing(lambda: gen, count, "scrambled_zipfian")

@@ -161,11 +161,11 @@ def compile_template(template: Any, where: str = "template") -> Callable[[Worker
     if isinstance(template, dict):
         if "gen" in template:
             return _generator(template, where)
-        parts = [(str(k), compile_template(v, f"{where}.{k}")) for k, v in template.items()]
-        return lambda ctx: {k: build(ctx) for k, build in parts}
+        fields = [(str(k), compile_template(v, f"{where}.{k}")) for k, v in template.items()]
+        return lambda ctx: {k: build(ctx) for k, build in fields}
     if isinstance(template, list):
-        parts = [compile_template(v, f"{where}[{i}]") for i, v in enumerate(template)]
-        return lambda ctx: [build(ctx) for build in parts]
+        items = [compile_template(v, f"{where}[{i}]") for i, v in enumerate(template)]
+        return lambda ctx: [build(ctx) for build in items]
     if isinstance(template, dt.date) and not isinstance(template, dt.datetime):
         value = _date(template, where)
         return lambda ctx: value

@@ -2,6 +2,7 @@
 throughput, latency and CPU with their bootstrap intervals, the member that saturates first, and the sentences."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.formatting import interval, number, percent, plural
+from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence
 from capmodel.models.mix.spread import CPU
 
@@ -18,7 +20,35 @@ SERVED_WORDS = {"reads": "oplog getMores", "commands": "replSetUpdatePosition re
 
 @dataclass(frozen=True)
 class MixWhatIf:
-    """The what-if over one or more members: per member the predicted figures and their intervals."""
+    """The mix what-if over one or more members, as ``mix_what_if`` returns it.
+
+    ``table`` and ``describe()`` give the answer; ``limiting_member`` names the member with the least room and
+    ``evidence`` the verdict.
+
+    Attributes
+    ----------
+    members : tuple of ServerDemands
+        One per member.
+    rates : dict
+        ``{member: {class: ops/s asked}}``.
+    predicted, low, high : pandas.DataFrame
+        One row per member: the predicted per-class throughput and latency and the CPU utilization, and the ends of
+        their intervals.
+    level : float
+        The intervals' coverage.
+    reasons : tuple of Reason
+        What weakens the answer beyond the members' fits (saturation, a class not observed, a mix outside the fits).
+    unseen : tuple
+        ``(member, class)`` pairs asked for but never observed there: no prediction for them.
+    waits, waits_given
+        Each member's wait for its cores per operation used, and whether it was asked for.
+    outside_mix : dict
+        ``{member: rows}`` where the asked mix leaves what the latency fits saw.
+    writes_factor : float
+        The set's writes asked over observed, which the replication work follows.
+    blocks, spread : dict
+        Per member the bootstrap's run length and widening, and the window-to-window spread.
+    """
 
     members: tuple                    # mix_production.ServerDemands, one per member
     rates: dict                       # member -> {class: ops/s asked}
@@ -66,6 +96,39 @@ class MixWhatIf:
                              "latency_ms": p[f"{c}_latency_ms"], "latency_ms_low": lo[f"{c}_latency_ms"],
                              "latency_ms_high": hi[f"{c}_latency_ms"], "utilization": p["utilization"]})
         return pd.DataFrame(rows)
+
+    def to_json(self) -> dict:
+        """The JSON of ``capmodel mva --observed``: per member its cores, demands (CPU per operation in ms, the
+        background), predicted utilization with its interval, the load factor that fits, replication, the window
+        spread and where the asked mix leaves the fitted shares, and its classes' rows; the limiting member, the
+        level and the evidence."""
+        members = []
+        for m in self.members:
+            p = self.predicted.loc[m.member]
+            members.append({
+                "member": m.member, "cores": m.cores, "intervals": m.intervals,
+                "cpu_per_op_ms": {c: v * 1000 for c, v in m.cpu_per_op.items()},
+                "background_cores": m.background_cores, "utilization": p["utilization"],
+                "utilization_interval": [self.low.loc[m.member, "utilization"],
+                                         self.high.loc[m.member, "utilization"]],
+                "load_factor_that_fits": p["load_factor_that_fits"],
+                # replication: the work that follows the set's writes (a secondary), and the replication operations
+                # served to other members, taken out of their class (capmodel.models.mix.intervals)
+                "replication": {"observed_per_s": m.replication_baseline, "asked_per_s": p["replication_per_s"],
+                                "cpu_per_op_ms": m.replication_cpu_per_op * 1000, "writes_factor": self.writes_factor,
+                                "served_per_s": m.served,
+                                "served_latency_ms": {c: v * 1000 for c, v in m.served_latency.items()}},
+                # how far the figures moved from one window of the observation to another, beyond the fit (root mean
+                # square, capmodel.models.mix.spread); the intervals include it
+                "window_spread": {key: {"percent": math.expm1(s) * 100, "windows": k}
+                                  for key, (s, k) in self.spread.get(m.member, {}).items()},
+                # where the asked mix leaves the shares a class's latency was fitted on (ServerDemands.outside_mix)
+                "mix_outside_fitted": [{"class": c, "share_of": k, "asked_share": asked, "fitted_shares": [low, high],
+                                        "extrapolated_term": term}
+                                       for c, k, asked, low, high, term in self.outside_mix.get(m.member, [])],
+                "classes": [row for row in self.table.to_dict(orient="records") if row["member"] == m.member]})
+        return to_jsonable({"members": members, "limiting_member": self.limiting_member, "level": self.level,
+                            "evidence": self.evidence.to_json()})
 
     def describe(self) -> str:
         """The answer in sentences (only those whose condition holds)."""
@@ -134,7 +197,8 @@ def _replication(m, p) -> list:
     if m.replication_cpu_per_op > 0:
         return [f"{m.member}: its replication work follows the primary's writes: {number(p['replication_per_s'])} "
                 "oplog entries applied and getMores and position reports served a second here "
-                f"({number(m.replication_baseline)} observed), at {number(m.replication_cpu_per_op * 1e6)} µs of CPU each."]
+                f"({number(m.replication_baseline)} observed), at {number(m.replication_cpu_per_op * 1e6)} µs of CPU "
+                "each."]
     if "writes" in m.classes and any(v > 0 for v in m.served.values()):
         served = " and ".join(f"{number(v)} {SERVED_WORDS[c]}" for c, v in m.served.items() if v > 0)
         return [f"{m.member}: the {served} a second it served to other members count with the writes they follow, "

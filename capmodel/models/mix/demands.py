@@ -5,8 +5,8 @@ each operation of class c (read, write...) with probability p_c, the mix. An ope
 network, router: no queueing) and needs D_c at the database, a station of ``servers`` processors shared by the
 requests present (processor sharing). A thread that changes class at every operation is one customer chain with
 class switching, so the network is the single-class one with mixed demands D = sum p_c D_c and d = sum p_c d_c,
-solved exactly by MVA (``capmodel.models.queueing.mva.exact_mva``); under processor sharing every class is slowed by the same
-factor at the database, so class c's latency is R_c(N) = d_c + D_c * R_db(N) / D and its throughput p_c X(N).
+solved exactly by MVA (``capmodel.models.queueing.mva.exact_mva``); under processor sharing every class is slowed by the
+same factor at the database, so class c's latency is R_c(N) = d_c + D_c * R_db(N) / D and its throughput p_c X(N).
 
 ``fit_mix_demands`` estimates (D_c, d_c) for every class by least squares on log throughput over all curves, plus
 log per-class mean latency where a curve has a ``latency_<class>_mean_ms`` column. Two curves with different mixes
@@ -80,7 +80,24 @@ def solve_mix(demand: Mapping[str, float], delay: Mapping[str, float], mix: Mapp
 
 @dataclass(frozen=True)
 class MixFit:
-    """Fitted per-class demands; every figure below derives from them."""
+    """Fitted per-class demands from curves of known mixes; every figure derives from them.
+
+    ``predict(mix, concurrency)`` solves another mix; ``compare(curve, mix)`` checks it against a measured curve;
+    ``network()`` gives the stations for ``multiclass_mva``.
+
+    Attributes
+    ----------
+    demand : dict
+        ``{class: D_c}``, seconds at the database per operation.
+    delay : dict
+        ``{class: d_c}``, seconds outside it.
+    servers : int
+        The processors at the database station.
+    observations : dict
+        ``{name: (curve, mix)}``, what was fitted.
+    cost : float
+        The least-squares cost at the solution.
+    """
 
     demand: dict            # class -> D_c at the database (s)
     delay: dict             # class -> d_c outside it (s)
@@ -132,7 +149,21 @@ class MixFit:
 
 @dataclass(frozen=True)
 class MixPrediction:
-    """Predicted vs measured for one curve; errors are (predicted / measured - 1) in %."""
+    """Predicted against measured for one curve, as ``MixFit.compare`` returns it.
+
+    Errors are (predicted / measured − 1) in %.
+
+    Attributes
+    ----------
+    name : str
+        The curve's name.
+    mix : dict
+        ``{class: share}``.
+    table : pandas.DataFrame
+        Per concurrency: measured and predicted throughput (and latency, where measured) and their errors.
+    fitted_to : tuple of str
+        The curves the model was fitted to.
+    """
 
     name: str
     mix: dict
@@ -166,10 +197,29 @@ class MixPrediction:
 
 
 def fit_mix_demands(observations: Mapping[str, tuple], servers: int = 1) -> MixFit:
-    """Per-class demands from curves of known mixes: ``observations`` = {name: (curve, {class: share})}.
+    """Per-class demands from measured curves of known mixes (a benchmark, not production).
 
-    ``servers``: processors at the database station (e.g. the vCPUs of the server that saturates).
-    Needs at least as many distinct mixes as classes; raises ``FitError`` if the least squares fail.
+    Each class has a demand D_c at a database station of ``servers`` processors and a delay d_c outside it; both are
+    fitted by least squares on the log throughput (and the per-class mean latency where the curves carry it).
+
+    Parameters
+    ----------
+    observations : mapping
+        ``{name: (curve, {class: share})}``: each curve table and the mix it was measured at (shares summing to 1).
+    servers : int, default 1
+        The processors at the database station (e.g. the vCPUs of the server that saturates).
+
+    Returns
+    -------
+    MixFit
+
+    Raises
+    ------
+    InputError
+        An observation is not a (curve, mix) pair, a mix or curve is refused, or fewer linearly independent mixes than
+        classes.
+    FitError
+        The least squares did not reach finite demands.
     """
     servers = check_servers(servers, "servers (processors at the database)")
     if not isinstance(observations, Mapping) or not observations:

@@ -15,13 +15,13 @@ import pandas as pd
 from scipy import stats
 from scipy.optimize import nnls
 
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
-from capmodel.models.mix.served_latency import APPLIED, MIN_INTERVALS, PURE_SHARE, SERVED, served_latency
+from capmodel.models.mix.served_latency import APPLIED, MIN_INTERVALS, SERVED, served_latency
 
-CLASSES = ("reads", "writes", "commands")
 WAIT = "cpu_wait_per_s"
 #: the column the fit reads instead of observe's replication columns (``capmodel.models.mix.served_latency``)
-REPLICATION = "replication_per_s"
+REPLICATION_RATE = "replication_per_s"
 
 
 def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataFrame:
@@ -30,7 +30,7 @@ def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataF
     (``split_replication``; the replication operations' latency it used is ``attrs["replication_latency_s"]``)."""
     if not isinstance(samples, pd.DataFrame):
         raise InputError(f"{source}: samples must be a table (capmodel observe's samples.csv)")
-    need = ["cpu_cores"] + [f"{c}_per_s" for c in CLASSES] + [f"{c}_latency_ms" for c in CLASSES]
+    need = ["cpu_cores"] + [f"{c}_per_s" for c in OPERATION_CLASSES] + [f"{c}_latency_ms" for c in OPERATION_CLASSES]
     missing = [c for c in need if c not in samples]
     if missing:
         raise InputError(f"{source}: no column {missing[0]!r} (is this capmodel observe's samples.csv?)")
@@ -41,8 +41,8 @@ def usable_intervals(samples: pd.DataFrame, source: str = "samples") -> pd.DataF
     keep = np.isfinite(table["cpu_cores"].to_numpy(float))
     if "dropped" in table:
         keep &= table["dropped"].astype(object).fillna("").astype(str).eq("").to_numpy()
-    rates = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float)
-    keep &= rates.sum(axis=1) + table[REPLICATION].to_numpy(float) > 0
+    rates = table[[f"{c}_per_s" for c in OPERATION_CLASSES]].fillna(0.0).to_numpy(float)
+    keep &= rates.sum(axis=1) + table[REPLICATION_RATE].to_numpy(float) > 0
     return table[keep].reset_index(drop=True)
 
 
@@ -71,11 +71,11 @@ def split_replication(table: pd.DataFrame) -> pd.DataFrame:
     Where the clients are a small share of their class, their latency is the difference of two large figures: noisy
     (a 0.3 % error in the reports' latency is ~30 % of the clients' at a 1 % share). A table already split (one with
     ``replication_per_s``: a bootstrap resample of one) is returned as it is."""
-    if REPLICATION in table:
+    if REPLICATION_RATE in table:
         return table
     table = table.copy()
     served = {c: rate_column(table, column) for c, column in SERVED.items()}
-    table[REPLICATION] = sum(served.values()) + rate_column(table, APPLIED)
+    table[REPLICATION_RATE] = sum(served.values()) + rate_column(table, APPLIED)
     table.attrs["replication_latency_s"] = told = {}
     for c, ops in served.items():
         if not (ops > 0).any():
@@ -172,7 +172,7 @@ def wait_per_op(table: pd.DataFrame) -> np.ndarray | None:
     if WAIT not in table:
         return None
     wait = pd.to_numeric(table[WAIT], errors="coerce").to_numpy(float)
-    ops = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float).sum(axis=1)
+    ops = table[[f"{c}_per_s" for c in OPERATION_CLASSES]].fillna(0.0).to_numpy(float).sum(axis=1)
     out = np.where((ops > 0) & (wait >= 0), wait / np.maximum(ops, 1e-300), np.nan)
     return out if np.isfinite(out).any() else None
 

@@ -19,9 +19,9 @@ the rate ``<class>_per_s`` and the mean server-side latency ``<class>_latency_ms
   per operation is its time in the server times the others' CPU per second in the server (the background gives that
   CPU up, so the total at the observed rates is unchanged).
 - **The CPU as a station**: ``cores`` processors shared by the requests present, solved as the multi-class open
-  network of ``capmodel.models.queueing.open_networks`` (per-class arrival rates; the M/M/c stretch S(U) = residence / demand,
-  the same for every class under processor sharing; Lazowska et al., "Quantitative System Performance", 1984, ch. 7),
-  the background as one more class.
+  network of ``capmodel.models.queueing.open_networks`` (per-class arrival rates; the M/M/c stretch S(U) = residence /
+  demand, the same for every class under processor sharing; Lazowska et al., "Quantitative System Performance", 1984,
+  ch. 7), the background as one more class.
 - **Latency per class** R_c = A_c + L_c S(U): A_c the time that does not grow with CPU contention, L_c the CPU time
   inside the latency window, stretched as the CPU gets busier; fitted per class by non-negative least squares over
   the intervals (each weighted by its operations). Unless the class's own intervals span S by 25 % the split is not
@@ -57,22 +57,31 @@ import pandas as pd
 from scipy.optimize import nnls
 
 from capmodel.constraints import Number, with_name
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
 from capmodel.formatting import number, percent, plural
 from capmodel.models.block_bootstrap import circular_blocks, dependence
 from capmodel.models.evidence import Evidence, Reason
-from capmodel.models.queueing.laws import SERVERS
-from capmodel.models.mix.intervals import (CLASSES, REPLICATION, explains, mix_shares,
-                                          rate_column, regress_classes, typical, usable_intervals, wait_per_op,
-                                          wait_slope)
 from capmodel.models.mix.answer import SERVED_WORDS, MixWhatIf, mix_sentence
+from capmodel.models.mix.intervals import (
+    REPLICATION_RATE,
+    explains,
+    mix_shares,
+    rate_column,
+    regress_classes,
+    typical,
+    usable_intervals,
+    wait_per_op,
+    wait_slope,
+)
 from capmodel.models.mix.rates import scaled_rates, writes_factor
-from capmodel.models.mix.spread import CPU, percentiles, widened, window_errors, window_spread
-from capmodel.models.queueing.open_networks import stretch
 from capmodel.models.mix.served_latency import MIN_INTERVALS, SERVED
+from capmodel.models.mix.spread import CPU, percentiles, widened, window_errors, window_spread
+from capmodel.models.queueing.laws import SERVERS
+from capmodel.models.queueing.open_networks import stretch
 
 # the what-if's work grows with the cores (10^5 ran for minutes); 1,024: the logical CPUs of the largest hosts
-CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
+SERVER_CORES = with_name(SERVERS, "cores (processors the server may use)", high=1_024)
 
 MIN_STRETCH_SPREAD = 0.25
 #: the server's wait for its cores per operation a what-if may ask (s): up to a second per operation
@@ -98,7 +107,35 @@ def _stretch(u: np.ndarray, cores: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ServerDemands:
-    """One server's fitted per-class figures (seconds); everything else derives from them."""
+    """One server's fitted per-class figures, in seconds; everything else derives from them.
+
+    ``fit_server_demands`` builds it; ``utilization(rates)`` and ``latency(stretch)`` give the what-if's figures.
+
+    Attributes
+    ----------
+    member : str
+        The server's name.
+    cores : int
+        The processors it may use.
+    classes : tuple of str
+        The classes it served (of ``reads``, ``writes``, ``commands``).
+    cpu_per_op : dict
+        ``{class: D_c}``, CPU seconds per operation.
+    background_cores : float
+        B, CPU seconds per second with no operations.
+    latency_fixed, latency_cpu : dict
+        ``{class: seconds}``: A_c, the part of the latency the CPU does not stretch, and L_c, the part it stretches.
+    baseline : dict
+        ``{class: ops/s}``, the mean observed rates.
+    intervals : int
+        The intervals fitted.
+    reasons : tuple of Reason
+        What weakens the fit (``evidence`` is their verdict).
+    latency_wait, latency_mix, mix_seen, wait_per_op
+        The latency's terms in the server's wait for its cores and in the other classes' shares, and the shares seen.
+    replication_cpu_per_op, replication_baseline, served, served_latency
+        The replication work a member does for the others and its cost.
+    """
 
     member: str
     cores: int
@@ -116,7 +153,8 @@ class ServerDemands:
     mix_seen: dict = field(default_factory=dict)      # class -> {other major class: (lowest, highest) share of the
     #                                                   operations over the intervals its latency was fitted on}
     replication_cpu_per_op: float = 0.0   # CPU seconds per unit of replication work (a member serving no writes)
-    replication_baseline: float = 0.0     # its mean replication work: oplog entries applied + getMores and reports served, per s
+    replication_baseline: float = 0.0     # its mean replication work per s: oplog entries applied + getMores and
+    #                                       reports served
     served: dict = field(default_factory=dict)          # class -> mean replication operations per s it served to
     #                                                     other members, taken out of the class (SERVED_WORDS)
     served_latency: dict = field(default_factory=dict)  # class -> their mean latency (s); NaN: not told from the
@@ -167,23 +205,43 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> ServerDemands:
-    """Per-class CPU demands and latency split from one server's observe samples (see the module doc).
+    """Per-class CPU demands and the split of their latency from one server's ``observe`` samples.
 
-    ``cores``: the processors the mongod may use (its host's cores, or its CPU affinity).
+    The module docstring gives the model: a non-negative regression of the process CPU on the per-class rates, the
+    CPU as an M/M/c station, each class's latency split into a part the CPU stretches and a part it does not.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        The per-interval table of ``capmodel observe`` (per class ``<class>_per_s`` and ``<class>_latency_ms``, and
+        ``cpu_cores``).
+    cores : int
+        The processors the mongod may use (its host's cores, or its CPU affinity).
+    member : str, default "server"
+        The name messages and the answer give the server.
+
+    Returns
+    -------
+    ServerDemands
+
+    Raises
+    ------
+    InputError
+        ``cores`` is out of range, or fewer usable intervals (with operations and CPU figures) than the model needs.
     """
-    cores = CORES.check(cores, InputError)
+    cores = SERVER_CORES.check(cores, InputError)
     table = usable_intervals(samples, member)
     if len(table) < MIN_INTERVALS:
-        raise InputError(f"{member}: {plural(len(table), 'usable interval')} with operations and CPU figures; the mix model "
-                         f"needs at least {MIN_INTERVALS}")
-    x_all = table[[f"{c}_per_s" for c in CLASSES]].fillna(0.0).to_numpy(float)
-    present = [i for i, c in enumerate(CLASSES) if x_all[:, i].mean() > 0]
-    classes = tuple(CLASSES[i] for i in present)
+        raise InputError(f"{member}: {plural(len(table), 'usable interval')} with operations and CPU figures; the mix "
+                         f"model needs at least {MIN_INTERVALS}")
+    x_all = table[[f"{c}_per_s" for c in OPERATION_CLASSES]].fillna(0.0).to_numpy(float)
+    present = [i for i, c in enumerate(OPERATION_CLASSES) if x_all[:, i].mean() > 0]
+    classes = tuple(OPERATION_CLASSES[i] for i in present)
     x = x_all[:, present]
     cpu = table["cpu_cores"].to_numpy(float)
     r = np.column_stack([table[f"{c}_latency_ms"].to_numpy(float) / 1000.0 for c in classes])
     reasons = []
-    replication = table[REPLICATION].to_numpy(float)
+    replication = table[REPLICATION_RATE].to_numpy(float)
     served_latency = dict(table.attrs.get("replication_latency_s", {}))
     served = {c: float(rate_column(table, SERVED[c]).mean()) for c in served_latency}
     for c, latency in served_latency.items():
@@ -302,7 +360,7 @@ def _predict(demands: ServerDemands, rates: dict, wait: float | None = None, wri
 
 def cpu_residuals(fit: ServerDemands, table: pd.DataFrame) -> np.ndarray:
     """Per interval, the process CPU less what the fitted demands give for its rates (cores)."""
-    fitted = fit.background_cores + fit.replication_cpu_per_op * table[REPLICATION].to_numpy(float)
+    fitted = fit.background_cores + fit.replication_cpu_per_op * table[REPLICATION_RATE].to_numpy(float)
     for c in fit.classes:
         fitted = fitted + fit.cpu_per_op[c] * table[f"{c}_per_s"].fillna(0.0).to_numpy(float)
     return table["cpu_cores"].to_numpy(float) - fitted
@@ -310,14 +368,47 @@ def cpu_residuals(fit: ServerDemands, table: pd.DataFrame) -> np.ndarray:
 
 def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rates=None,
                 n_bootstrap: int = 200, level: float = 0.95, seed: int = 0, wait_per_op=None) -> MixWhatIf:
-    """The what-if for each member: ``observations`` = {member: samples}; ``cores`` one count or {member: count};
-    ``scale`` = {class: factor of the observed mean rate} or ``rates`` = {class: ops/s}. Intervals: ``level``
-    percentiles of ``n_bootstrap`` refits on intervals resampled with replacement, in runs of consecutive intervals
-    where the CPU regression's residuals show that consecutive intervals move together (a circular block bootstrap,
-    its block length and the widening of its percentiles by ``capmodel.models.block_bootstrap``), then combined with
-    the window-to-window spread of ``capmodel.models.mix.spread``. ``wait_per_op``: where the samples carry the
-    server's wait for its cores (``cpu_wait_per_s``, see ``capmodel.models.mix.intervals``), that wait per operation
-    in seconds during the what-if (one figure or {member: figure}); default: as observed."""
+    """The mix what-if from production: each member's throughput, latency and CPU at another load, with intervals.
+
+    Per member the per-class demands are fitted from its own samples (``fit_server_demands``), the asked rates are set,
+    and the CPU is solved again as an open network; over several members the answer names the one that saturates first.
+
+    Parameters
+    ----------
+    observations : mapping
+        ``{member: samples}``, each the per-interval table ``capmodel observe`` writes (``samples.csv``).
+    cores : int or mapping
+        The processors each mongod may use: one count for every member or ``{member: count}``.
+    scale : mapping, optional
+        ``{class: factor}`` of the observed mean rates (classes ``reads``, ``writes``, ``commands``; a class not
+        named keeps its rate), e.g. ``{"reads": 1.3, "writes": 2}``.
+    rates : mapping, optional
+        ``{class: ops/s}`` instead of ``scale`` (a class not named is 0). Give one of the two at most; neither asks
+        for the observed load.
+    n_bootstrap : int, default 200
+        Refits on resampled intervals for the intervals (0 to 10,000; 0: none). The intervals are resampled in runs of
+        consecutive intervals where the CPU regression's residuals show that neighbours move together (a circular
+        block bootstrap), then widened by the window-to-window spread (``capmodel.models.mix.spread``).
+    level : float, default 0.95
+        The intervals' coverage, strictly between 0 and 1.
+    seed : int, default 0
+        The bootstrap's random seed.
+    wait_per_op : float or mapping, optional
+        Where the samples carry the server's wait for its cores (``cpu_wait_per_s``), that wait per operation in
+        seconds during the what-if, one figure or ``{member: figure}``; default as observed.
+
+    Returns
+    -------
+    MixWhatIf
+        Per member and class the asked rate, the predicted throughput and latency with their interval and the CPU
+        utilization (``table``), the limiting member, the verdict (``evidence``) and ``describe()``.
+
+    Raises
+    ------
+    InputError
+        ``observations`` is empty or not a mapping, a member has too few usable intervals, both ``scale`` and ``rates``
+        are given, a class is unknown, or a number is out of range.
+    """
     if not isinstance(observations, Mapping) or not observations:
         raise InputError("observations must map each member's name to its samples")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or not 0 <= n_bootstrap <= 10_000:
@@ -357,7 +448,7 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
             highs[fit.member] = estimate + widen * (highs[fit.member] - estimate)
         spread[fit.member] = window_spread(window_errors(table, fit.classes, lambda rates, replicated: _predict(
             fit, rates, None, replicated / fit.replication_baseline if fit.replication_baseline > 0 else 1.0),
-            table[REPLICATION].to_numpy(float)))
+            table[REPLICATION_RATE].to_numpy(float)))
         lows[fit.member], highs[fit.member] = widened(pd.Series(rows[fit.member]), lows[fit.member],
                                                       highs[fit.member], spread[fit.member], fit.classes, level)
     predicted = pd.DataFrame(rows).T

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from capmodel.constraints import Number
+from capmodel.data.curve_columns import OPERATION_CLASSES
 from capmodel.errors import InputError
 from capmodel.models.evidence import Reason
-from capmodel.models.mix.intervals import CLASSES
 
 #: what a what-if may ask (capmodel.constraints): a factor of the observed rate, or a rate in ops/s; beyond these a
 #: figure is a slip of the keyboard, and near 1e308 the utilization overflows to infinity
@@ -23,10 +23,10 @@ def scaled_rates(demands, scale: Mapping[str, float] | None = None,
     if rates is not None and scale is not None:
         raise InputError("give either scale (factors of the observed rates) or rates (ops/s), not both")
     given = dict(rates if rates is not None else (scale or {}))
-    unknown = sorted(set(map(str, given)) - set(CLASSES))
+    unknown = sorted(set(map(str, given)) - set(OPERATION_CLASSES))
     if unknown:
         raise InputError(f"{'rates' if rates is not None else 'scale'} names {unknown[0]!r}; classes are "
-                         f"{', '.join(CLASSES)}")
+                         f"{', '.join(OPERATION_CLASSES)}")
     out = {}
     for c in demands.classes:
         value = given.get(c, None if rates is not None else 1.0)

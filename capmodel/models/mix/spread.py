@@ -72,7 +72,7 @@ def window_errors(table: pd.DataFrame, classes, predict: Callable[[dict, float],
     latency = np.column_stack([table[f"{c}_latency_ms"].to_numpy(float) for c in classes])
     cpu = table["cpu_cores"].to_numpy(float)
     other = np.zeros(len(table)) if other is None else np.asarray(other, float)
-    out = {CPU: [], **{c: [] for c in classes}}
+    out: dict[str, list] = {CPU: [], **{c: [] for c in classes}}
     for k in np.unique(labels):
         inside = labels == k
         rates = x[inside].mean(axis=0)
@@ -118,7 +118,7 @@ def percentiles(draws: list, level: float) -> tuple[pd.Series, pd.Series]:
             boot.quantile((1 + level) / 2, interpolation="higher"))
 
 
-def widened(estimate: pd.Series, low: pd.Series, high: pd.Series, spread: Mapping[str, tuple], classes,
+def widened(estimate: pd.Series, low: pd.Series, high: pd.Series, spread: Mapping[str, tuple[float, int]], classes,
             level: float) -> tuple[pd.Series, pd.Series]:
     """The bootstrap's ends ``low``, ``high`` with the window-to-window ``spread`` added (see the module doc): each
     class's latency by its own spread, the CPU (``cpu_cores``, ``utilization``) and the load factor that fits by the

@@ -37,13 +37,60 @@ def _population(n) -> np.ndarray:
 
 
 def saturation_population(demands, think_time: float = 0.0) -> float:
-    """N* = (D + Z) / Dmax, the population beyond which the bottleneck limits throughput."""
+    """N* = (D + Z) / D_max: the population beyond which the bottleneck limits the throughput.
+
+    Parameters
+    ----------
+    demands : mapping or sequence of float
+        The stations' service demands (single-server stations).
+    think_time : float, default 0.0
+        Z, in the demands' unit.
+
+    Returns
+    -------
+    float
+        N*.
+
+    Raises
+    ------
+    InputError
+        ``demands`` is empty or all 0, or a value is negative or not finite.
+    """
     d = _demands(demands)
     return (d.sum() + check_nonnegative(think_time, "think_time")) / d.max()
 
 
 def asymptotic_bounds(demands, think_time: float = 0.0, population=1) -> pd.DataFrame:
-    """Asymptotic bounds at each population: columns concurrency, throughput_low/high, response_time_low/high."""
+    """Asymptotic bounds on a closed network's throughput and response time (single-server stations).
+
+    N / (N D + Z) <= X(N) <= min(N / (D + Z), 1 / D_max) and max(D, N D_max − Z) <= R(N) <= N D.
+
+    Parameters
+    ----------
+    demands : mapping or sequence of float
+        The stations' service demands.
+    think_time : float, default 0.0
+        Z, in the demands' unit.
+    population : int or array_like, default 1
+        The populations N (each >= 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per population: ``concurrency``, ``throughput_low``, ``throughput_high``, ``response_time_low``,
+        ``response_time_high``.
+
+    Raises
+    ------
+    InputError
+        ``demands`` is empty or all 0, or a value is out of range.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.bounds import asymptotic_bounds
+    >>> asymptotic_bounds([0.005, 0.008], think_time=0.1, population=[10, 50])["throughput_high"].tolist()
+    [88.49557522123894, 125.0]
+    """
     d = _demands(demands)
     z = check_nonnegative(think_time, "think_time")
     n = _population(np.atleast_1d(population))
@@ -60,7 +107,23 @@ def asymptotic_bounds(demands, think_time: float = 0.0, population=1) -> pd.Data
 
 
 def balanced_job_bounds(demands, think_time: float = 0.0, population=1) -> pd.DataFrame:
-    """Balanced job bounds at each population; same columns as ``asymptotic_bounds`` and never looser."""
+    """Balanced job bounds (Zahorjan et al., 1982): never looser than ``asymptotic_bounds``.
+
+    Parameters
+    ----------
+    demands, think_time, population
+        As for ``asymptotic_bounds``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns ``asymptotic_bounds`` returns.
+
+    Raises
+    ------
+    InputError
+        ``demands`` is empty or all 0, or a value is out of range.
+    """
     d = _demands(demands)
     z = check_nonnegative(think_time, "think_time")
     n = _population(np.atleast_1d(population))

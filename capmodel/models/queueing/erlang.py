@@ -19,8 +19,14 @@ from dataclasses import asdict, dataclass
 from scipy.optimize import brentq
 
 from capmodel.errors import InputError, PlanError
-from capmodel.models.queueing.laws import check_nonnegative, check_positive, check_probability, check_servers, check_stable
 from capmodel.formatting import number
+from capmodel.models.queueing.laws import (
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    check_servers,
+    check_stable,
+)
 
 
 def _check_servers(c, name: str = "c") -> int:
@@ -28,9 +34,32 @@ def _check_servers(c, name: str = "c") -> int:
 
 
 def erlang_b(c: int, a: float) -> float:
-    """Erlang B: probability that all ``c`` servers are busy in M/M/c/c (blocking) with offered load ``a`` Erlangs.
+    """Erlang B: the probability that all ``c`` servers are busy in M/M/c/c (arrivals finding them busy are lost).
 
-    Uses the recursion B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1)), which is stable for any ``c`` (no factorials).
+    Computed by the recursion B(0) = 1, B(k) = a B(k−1) / (k + a B(k−1)), stable for any ``c`` (no factorials).
+
+    Parameters
+    ----------
+    c : int
+        The number of servers (a whole number >= 1).
+    a : float
+        The offered load λ/μ in Erlangs (>= 0).
+
+    Returns
+    -------
+    float
+        The blocking probability.
+
+    Raises
+    ------
+    InputError
+        ``c`` is not a whole number >= 1 or ``a`` is negative or not finite.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.erlang import erlang_b
+    >>> round(erlang_b(10, 8.0), 4)
+    0.1217
     """
     c = _check_servers(c)
     a = check_nonnegative(a, "a (offered load, Erlangs)")
@@ -41,9 +70,32 @@ def erlang_b(c: int, a: float) -> float:
 
 
 def erlang_c(c: int, a: float) -> float:
-    """Erlang C: probability that an arrival has to wait in M/M/c with offered load ``a`` = lambda/mu Erlangs.
+    """Erlang C: the probability that an arrival waits in M/M/c.
 
-    Computed from Erlang B as C = c B / (c - a (1 - B)); needs a < c (otherwise the queue grows without bound).
+    Computed from Erlang B as C = c B / (c − a (1 − B)).
+
+    Parameters
+    ----------
+    c : int
+        The number of servers (a whole number >= 1).
+    a : float
+        The offered load λ/μ in Erlangs; below ``c``.
+
+    Returns
+    -------
+    float
+        The probability of waiting.
+
+    Raises
+    ------
+    InputError
+        ``c`` or ``a`` is out of range, or a >= c (the queue grows without bound: no steady state).
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.erlang import erlang_c
+    >>> round(erlang_c(10, 8.0), 4)
+    0.4092
     """
     c = _check_servers(c)
     a = check_nonnegative(a, "a (offered load, Erlangs)")
@@ -73,7 +125,34 @@ def _solve_decreasing(survival, level: float, scale: float) -> float:
 
 @dataclass(frozen=True)
 class MMcResult:
-    """Steady state of an M/M/c FCFS queue. Rates per time unit; times in that time unit; counts in requests."""
+    """Steady state of an M/M/c FCFS queue, as ``mmc`` and ``mm1`` return it.
+
+    Rates are per time unit, times in that time unit, counts in requests. The methods give the tails and percentiles
+    of the wait and of the response time (wait + service).
+
+    Parameters
+    ----------
+    arrival_rate : float
+        λ.
+    service_rate : float
+        μ, per server.
+    servers : int
+        c.
+    offered_load : float
+        a = λ/μ, in Erlangs.
+    utilization : float
+        ρ = a/c, per server.
+    prob_wait : float
+        Erlang C, the probability that an arrival waits.
+    mean_wait : float
+        W_q, the mean time in the queue before service.
+    mean_response : float
+        W_q + 1/μ.
+    mean_queue_length : float
+        L_q = λ W_q.
+    mean_in_system : float
+        L = L_q + a.
+    """
 
     arrival_rate: float
     service_rate: float
@@ -127,7 +206,41 @@ class MMcResult:
 
 
 def mmc(arrival_rate: float, service_rate: float, servers: int) -> MMcResult:
-    """Solve M/M/c: ``arrival_rate`` lambda and per-server ``service_rate`` mu (per time unit), ``servers`` c."""
+    """Solve the M/M/c queue: Poisson arrivals, ``servers`` exponential servers, first come first served.
+
+    Parameters
+    ----------
+    arrival_rate : float
+        λ, arrivals per time unit (>= 0).
+    service_rate : float
+        μ, completions per time unit of one server (> 0).
+    servers : int
+        c, a whole number >= 1.
+
+    Returns
+    -------
+    MMcResult
+        Utilization, probability of waiting, mean wait and response time, queue lengths; ``wait_percentile`` and
+        ``response_percentile`` for the tails.
+
+    Raises
+    ------
+    InputError
+        A value is out of range, or λ >= c μ (no steady state).
+
+    See Also
+    --------
+    servers_for_target : the fewest servers that meet a target.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.erlang import mmc
+    >>> queue = mmc(arrival_rate=80, service_rate=10, servers=10)
+    >>> round(queue.prob_wait, 4), round(queue.mean_response * 1000, 2)    # ms
+    (0.4092, 120.46)
+    >>> round(queue.response_percentile(0.95) * 1000, 1)
+    332.8
+    """
     lam = check_nonnegative(arrival_rate, "arrival_rate")
     mu = check_positive(service_rate, "service_rate")
     c = _check_servers(servers, "servers")
@@ -156,7 +269,25 @@ def _mmc_from_erlang_b(lam: float, mu: float, c: int, b: float) -> MMcResult:
 
 
 def mm1(arrival_rate: float, service_rate: float) -> MMcResult:
-    """Solve M/M/1: rho = lambda/mu, L = rho/(1-rho), R = 1/(mu-lambda), R_p = -ln(1-p)/(mu-lambda)."""
+    """Solve the M/M/1 queue: ρ = λ/μ, L = ρ/(1 − ρ), R = 1/(μ − λ).
+
+    Parameters
+    ----------
+    arrival_rate : float
+        λ, arrivals per time unit (>= 0).
+    service_rate : float
+        μ, completions per time unit (> 0).
+
+    Returns
+    -------
+    MMcResult
+        As ``mmc`` with one server; its p-quantile of the response time is −ln(1 − p)/(μ − λ).
+
+    Raises
+    ------
+    InputError
+        A value is out of range, or λ >= μ.
+    """
     return mmc(arrival_rate, service_rate, 1)
 
 
@@ -171,23 +302,53 @@ def servers_for_target(
     max_wait_at_percentile: float | None = None,
     max_response_at_percentile: float | None = None,
 ) -> int:
-    """Smallest number of servers c for which M/M/c meets every target given (at least one is required).
+    """The smallest number of servers c for which M/M/c meets every target given.
 
-    Targets (times in the unit of 1/rate): mean wait, mean response, probability of waiting (Erlang C), and the
-    ``percentile`` (e.g. 0.95) of the wait or of the response time. Raises ``PlanError`` if no c can meet a target
-    (a response target at or below what service alone takes).
+    Parameters
+    ----------
+    arrival_rate : float
+        λ, arrivals per time unit (>= 0).
+    service_rate : float
+        μ, completions per time unit of one server (> 0).
+    max_mean_wait, max_mean_response : float, optional
+        The longest mean wait in the queue and mean response time (wait + service), in the time unit of 1/μ.
+    max_prob_wait : float, optional
+        The highest probability of waiting (Erlang C).
+    percentile : float, default 0.95
+        The quantile the two targets below are set at, strictly between 0 and 1.
+    max_wait_at_percentile, max_response_at_percentile : float, optional
+        The longest wait and response time at ``percentile``.
+
+    Returns
+    -------
+    int
+        c; at least one more than the offered load λ/μ.
+
+    Raises
+    ------
+    InputError
+        No target is given, or a value is out of range.
+    PlanError
+        No c can meet a target: a response target at or below what service alone takes, or a wait target of 0 with
+        arrivals.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.erlang import servers_for_target
+    >>> servers_for_target(80, 10, max_mean_wait=0.01)
+    11
     """
     lam = check_nonnegative(arrival_rate, "arrival_rate")
     mu = check_positive(service_rate, "service_rate")
     p = check_probability(percentile, "percentile")
-    targets = {
+    given = {
         "max_mean_wait": max_mean_wait,
         "max_mean_response": max_mean_response,
         "max_prob_wait": max_prob_wait,
         "max_wait_at_percentile": max_wait_at_percentile,
         "max_response_at_percentile": max_response_at_percentile,
     }
-    targets = {name: check_nonnegative(v, name) for name, v in targets.items() if v is not None}
+    targets = {name: check_nonnegative(v, name) for name, v in given.items() if v is not None}
     if not targets:
         raise InputError("servers_for_target needs at least one target (e.g. max_mean_wait=0.1)")
     service_quantile = -math.log1p(-p) / mu

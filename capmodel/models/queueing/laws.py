@@ -16,11 +16,13 @@ from capmodel.formatting import number
 #: the longest service demand or think time, in seconds (about 32 years): a larger figure is a unit slip, and near
 #: 1e308 the queueing solvers' sums overflow into a "no finite solution" that would hide the real problem
 MAX_SECONDS = 1e9
+#: the most customers a closed network or an MVA population may hold
+MAX_POPULATION = 10**9
 
 # The models' vocabulary for their inputs (capmodel.constraints): numbers are numbers (not text, not bools), finite.
 SERVERS = Number(int, 1, math.inf, name="c (number of servers)", required=True)
 NONNEGATIVE = Number(float, 0.0, math.inf, text=False, required=True)
-POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
+LAW_POSITIVE = Number(float, 0.0, math.inf, low_open=True, text=False, required=True)
 #: a service demand or think time, in seconds: at most ``MAX_SECONDS``, from Python and from a model file alike
 SECONDS = Number(float, 0.0, MAX_SECONDS, text=False, required=True,
                  wanted_text=f"a number of seconds from 0 to {MAX_SECONDS:,.0f} (about 32 years)")
@@ -40,7 +42,7 @@ def check_nonnegative(value: float, name: str) -> float:
 
 def check_positive(value: float, name: str) -> float:
     """Return ``value`` as float, or raise ``InputError`` naming ``name`` unless it is finite and > 0."""
-    return POSITIVE.check(value, InputError, name)
+    return LAW_POSITIVE.check(value, InputError, name)
 
 
 def check_probability(value: float, name: str) -> float:
@@ -58,52 +60,171 @@ def check_stable(utilization: float, name: str = "utilization") -> float:
 
 
 def utilization(throughput: float, service_time: float) -> float:
-    """Utilization law U = X * S (X completions per unit time, S time per completion; U is a fraction of 1 server)."""
+    """Utilization law U = X S.
+
+    Parameters
+    ----------
+    throughput : float
+        X, completions per time unit (>= 0).
+    service_time : float
+        S, busy time per completion, in the same time unit (>= 0).
+
+    Returns
+    -------
+    float
+        U, the busy fraction of one server (above 1 means more than one server's work).
+
+    Raises
+    ------
+    InputError
+        A value is negative, NaN or infinite.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.laws import utilization
+    >>> utilization(throughput=200, service_time=0.003)
+    0.6
+    """
     return check_nonnegative(throughput, "throughput") * check_nonnegative(service_time, "service_time")
 
 
 def service_demand(utilization: float, throughput: float) -> float:
-    """Service demand law D = U / X: busy time per system-level request (time units of 1/X)."""
+    """Service demand law D = U / X: busy time per system-level request.
+
+    Parameters
+    ----------
+    utilization : float
+        U, the resource's busy fraction (>= 0).
+    throughput : float
+        X, system-level requests per time unit (> 0).
+
+    Returns
+    -------
+    float
+        D, in the time unit of 1/X.
+
+    Raises
+    ------
+    InputError
+        ``utilization`` is negative or ``throughput`` is not > 0 (or either is not a finite number).
+    """
     u = check_nonnegative(utilization, "utilization")
     return u / check_positive(throughput, "throughput")
 
 
 def demand_from_visits(visits: float, service_time: float) -> float:
-    """Service demand D = V * S: visits per request times service time per visit."""
+    """Service demand D = V S from visits per request and service time per visit.
+
+    Parameters
+    ----------
+    visits : float
+        V, visits to the resource per request (>= 0).
+    service_time : float
+        S, service time per visit (>= 0).
+
+    Returns
+    -------
+    float
+        D, service time per request.
+
+    Raises
+    ------
+    InputError
+        A value is negative, NaN or infinite.
+    """
     return check_nonnegative(visits, "visits") * check_nonnegative(service_time, "service_time")
 
 
 def forced_flow(visits: float, system_throughput: float) -> float:
-    """Forced flow law X_k = V_k * X: a device's throughput from its visits per request and the system throughput."""
+    """Forced flow law X_k = V_k X: a device's throughput from its visits per request and the system's throughput.
+
+    Parameters
+    ----------
+    visits : float
+        V_k, visits to device k per system-level request (>= 0).
+    system_throughput : float
+        X, system-level requests per time unit (>= 0).
+
+    Returns
+    -------
+    float
+        X_k, visits to device k per time unit.
+
+    Raises
+    ------
+    InputError
+        A value is negative, NaN or infinite.
+    """
     return check_nonnegative(visits, "visits") * check_nonnegative(system_throughput, "system_throughput")
 
 
 def littles_law(
     population: float | None = None, throughput: float | None = None, response_time: float | None = None
 ) -> float:
-    """Little's law N = X * R; give exactly two of the three and get the third.
+    """Little's law N = X R: give exactly two of the three and get the third.
 
-    ``population`` is the mean number in the system (requests), ``throughput`` requests per time unit,
-    ``response_time`` the mean time a request spends inside, in the same time unit.
+    Parameters
+    ----------
+    population : float, optional
+        N, the mean number of requests in the system.
+    throughput : float, optional
+        X, requests per time unit.
+    response_time : float, optional
+        R, the mean time a request spends inside, in the same time unit.
+
+    Returns
+    -------
+    float
+        The one not given.
+
+    Raises
+    ------
+    InputError
+        Not exactly two are given, one is negative or not finite, or a divisor (X or R) is 0.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.laws import littles_law
+    >>> littles_law(throughput=2000, response_time=0.004)      # requests inside the server at once
+    8.0
+    >>> littles_law(population=8, throughput=2000)
+    0.004
     """
     given = {"population": population, "throughput": throughput, "response_time": response_time}
     missing = [name for name, value in given.items() if value is None]
     if len(missing) != 1:
         raise InputError(f"littles_law needs exactly two of population, throughput, response_time; missing {missing}")
     if population is None:
+        assert throughput is not None and response_time is not None   # exactly one of the three is missing
         return check_nonnegative(throughput, "throughput") * check_nonnegative(response_time, "response_time")
     n = check_nonnegative(population, "population")
     if throughput is None:
+        assert response_time is not None
         return n / check_positive(response_time, "response_time")
     return n / check_positive(throughput, "throughput")
 
 
 def interactive_response_time(users: float, throughput: float, think_time: float = 0.0) -> float:
-    """Response-time law for an interactive (closed) system: R = N / X - Z.
+    """Response-time law of an interactive (closed) system: R = N / X − Z.
 
-    ``users`` N is the number of users (or client threads), ``throughput`` X their completed requests per time unit,
-    ``think_time`` Z the mean time a user waits between a reply and the next request. Raises ``InputError`` if the
-    numbers are inconsistent (N / X < Z would mean a negative response time).
+    Parameters
+    ----------
+    users : float
+        N, the users or client threads (> 0).
+    throughput : float
+        X, their completed requests per time unit (> 0).
+    think_time : float, default 0.0
+        Z, the mean time a user waits between a reply and its next request.
+
+    Returns
+    -------
+    float
+        R, the mean response time, in the time unit of Z (never below 0).
+
+    Raises
+    ------
+    InputError
+        A value is out of range, or N / X < Z: the three cannot belong to one closed system (check the units).
     """
     n = check_positive(users, "users")
     x = check_positive(throughput, "throughput")
@@ -119,7 +240,27 @@ def interactive_response_time(users: float, throughput: float, think_time: float
 
 
 def interactive_throughput(users: float, response_time: float, think_time: float = 0.0) -> float:
-    """The same law solved for throughput: X = N / (R + Z)."""
+    """Response-time law solved for throughput: X = N / (R + Z).
+
+    Parameters
+    ----------
+    users : float
+        N, the users or client threads (>= 0).
+    response_time : float
+        R, the mean response time (>= 0).
+    think_time : float, default 0.0
+        Z, the mean think time, in the unit of R.
+
+    Returns
+    -------
+    float
+        X, requests per time unit.
+
+    Raises
+    ------
+    InputError
+        A value is negative or not finite, or R + Z is 0.
+    """
     n = check_nonnegative(users, "users")
     cycle = check_nonnegative(response_time, "response_time") + check_nonnegative(think_time, "think_time")
     if cycle == 0:

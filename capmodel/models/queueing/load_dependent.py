@@ -28,16 +28,27 @@ from dataclasses import dataclass
 import numpy as np
 
 from capmodel.errors import InputError
-from capmodel.models.queueing.laws import check_servers
 from capmodel.formatting import number
+from capmodel.models.queueing.laws import check_servers
 
 
 @dataclass(frozen=True)
 class LoadDependent:
-    """A station's rate multiplier alpha(j) (alpha(1) = 1 by convention) and, optionally, its own demand.
+    """A load-dependent station: its rate multiplier α(j) and, optionally, its own demand.
 
-    ``flat_from``: alpha(j) = alpha(flat_from) for every j >= flat_from (None: no such bound). ``demand``: the demand
-    of one visit when the network's demands do not name this station (a USL station knows it: 1 / lambda).
+    With j requests present the station serves α(j) times faster than with one (α(1) = 1 by convention). Build one
+    with ``multi_server``, ``rate_function`` or ``usl_station`` and pass it in a solver's ``servers``.
+
+    Parameters
+    ----------
+    multiplier : callable
+        α(j) for a queue length j >= 1; finite and > 0.
+    label : str
+        The station's kind, as error messages and tables name it.
+    flat_from : int, optional
+        α(j) = α(flat_from) for every j >= flat_from (None: no such bound).
+    demand : float, optional
+        The demand of one visit when the network's demands do not name this station (a USL station knows it: 1/λ).
     """
 
     multiplier: Callable[[int], float]
@@ -65,14 +76,51 @@ class LoadDependent:
 
 
 def multi_server(c) -> LoadDependent:
-    """c identical servers: alpha(j) = min(j, c) (FCFS with a class-independent service time, or processor sharing)."""
+    """c identical servers: α(j) = min(j, c).
+
+    Exact for FCFS with a class-independent service time, or processor sharing.
+
+    Parameters
+    ----------
+    c : int
+        The number of servers, a whole number >= 1.
+
+    Returns
+    -------
+    LoadDependent
+
+    Raises
+    ------
+    InputError
+        ``c`` is not a whole number >= 1.
+    """
     c = check_servers(c, "servers (number of servers)")
     return LoadDependent(lambda j: min(j, c), f"multi-server c={c}", flat_from=c)
 
 
 def rate_function(multiplier: Callable[[int], float], label: str = "rate function",
                   flat_from: int | None = None) -> LoadDependent:
-    """A station that serves ``multiplier(j)`` times faster with j requests present than with one."""
+    """A station that serves ``multiplier(j)`` times faster with j requests present than with one.
+
+    Parameters
+    ----------
+    multiplier : callable
+        α(j) for j >= 1; it must give a finite number > 0 for every queue length the solver meets.
+    label : str, default "rate function"
+        The station's kind in messages and tables.
+    flat_from : int, optional
+        The queue length from which the rate stays constant.
+
+    Returns
+    -------
+    LoadDependent
+
+    Raises
+    ------
+    InputError
+        ``multiplier`` is not callable or ``flat_from`` is not a whole number >= 1. A value of α(j) that is not finite
+        and > 0 is refused when the network is solved.
+    """
     if not callable(multiplier):
         raise InputError(f"rate_function needs a function of the queue length j, got {type(multiplier).__name__}")
     if flat_from is not None:
@@ -81,11 +129,26 @@ def rate_function(multiplier: Callable[[int], float], label: str = "rate functio
 
 
 def usl_station(fit) -> LoadDependent:
-    """A fitted USL as a station: completes X(j) = fit.predict(j) requests per unit time with j inside.
+    """A fitted USL as a station: with j requests inside it completes X(j) = ``fit.predict(j)`` per time unit.
 
-    Uses only the fit's public ``lambda_`` and ``predict``; the station's demand is 1 / lambda_ (one request alone).
-    A fit whose throughput falls to 0 (or below) at some j cannot be a station at that queue length: the recursion
-    then raises an error naming j.
+    Uses only the fit's public ``lambda_`` and ``predict``; the station's demand is 1/λ (one request alone). A fit whose
+    throughput falls to 0 (or below) at some j cannot be a station at that queue length: solving then raises an error
+    naming j.
+
+    Parameters
+    ----------
+    fit : USLFit or any object with ``lambda_`` and ``predict(n)``
+        A fitted scalability curve, e.g. ``capmodel.fit_usl(curve)``.
+
+    Returns
+    -------
+    LoadDependent
+        With ``demand`` = 1/λ and α(j) = X(j)/λ.
+
+    Raises
+    ------
+    InputError
+        ``fit`` has no ``lambda_`` or ``predict``, or ``lambda_`` is not finite and > 0.
     """
     if not (hasattr(fit, "predict") and hasattr(fit, "lambda_")):
         raise InputError("usl_station needs a fitted USL (an object with lambda_ and predict(n)), e.g. fit_usl(curve)")

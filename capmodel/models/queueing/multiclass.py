@@ -88,10 +88,14 @@ def _exact(net: Network, z: np.ndarray, lattice: _Lattice, memo: dict) -> dict:
     queue = [k for k in range(k_all) if net.kinds[k] == QUEUE]
     delay = [k for k in range(k_all) if net.kinds[k] == DELAY]
     ld = {k: kind for k, kind in enumerate(net.kinds) if isinstance(kind, LoadDependent)}
-    alpha, width, without, trapped = {}, {}, {}, {}
+    alpha: dict[int, np.ndarray] = {}
+    width: dict[int, int] = {}
+    without: dict[int, np.ndarray] = {}
+    trapped: dict[int, list[int]] = {}
     flat = {k: _flat(kind, n_total) for k, kind in ld.items()}
     for k, kind in ld.items():
-        width[k] = flat[k] if flat[k] is not None else n_total + 1
+        flat_from = flat[k]
+        width[k] = flat_from if flat_from is not None else n_total + 1
         alpha[k] = kind.alpha(max(width[k], 1))
         without[k] = _exact(net.without(k), z, lattice, memo)["X"]
         # classes with no think time and no demand but at k: while one is present, k is never empty (p_k(0|n) = 0;
@@ -181,13 +185,51 @@ def _station_utilization(net: Network, x: np.ndarray, marginals: dict, last: int
 
 def multiclass_mva(demands, populations, think_times=None, servers=None, max_states: int = DEFAULT_MAX_STATES,
                    max_cells: int = DEFAULT_MAX_CELLS):
-    """Exact multi-class MVA; returns a ``MulticlassResult`` (throughput, response_time, utilization, queue_length).
+    """Exact multi-class MVA of a closed network: the recursion over every population vector.
 
-    ``demands`` = {station: {class: D in s}}, ``populations`` = {class: customers}, ``think_times`` = {class: Z}
-    (default 0), ``servers`` = {station: count | "delay" | LoadDependent} (default 1: a queue). Cost: prod(N_c + 1)
-    population vectors times the stations, doubled for each load-dependent station; more vectors than
-    ``max_states``, or more numbers kept than ``max_cells`` (``exact_cells``), raise ``InputError`` naming the count
-    and the approximate solver, before any work.
+    Parameters
+    ----------
+    demands : mapping
+        ``{station: {class: D}}``, the service demand of each class at each station, in seconds per request.
+    populations : mapping
+        ``{class: customers}``, whole numbers >= 0.
+    think_times : mapping, optional
+        ``{class: Z}`` in seconds (default 0 for every class).
+    servers : mapping, optional
+        ``{station: kind}``: a server count, ``"delay"`` (no queueing) or a ``LoadDependent`` station
+        (``multi_server``, ``rate_function``, ``usl_station``); default 1, a single-server queue.
+    max_states : int, default 2000000
+        The most population vectors (∏(N_c + 1)) to visit.
+    max_cells : int, default 50000000
+        The most numbers to keep (vectors × stations, classes and the marginals of load-dependent stations).
+
+    Returns
+    -------
+    MulticlassResult
+        Throughput and response time per class, residence time, queue length and utilization per station, the
+        bottleneck, ``table``, ``station_table()`` and ``describe()``.
+
+    Raises
+    ------
+    InputError
+        An input is out of range, a class has no demand and no think time, or the work exceeds ``max_states``,
+        ``max_cells`` or the recursion's step limit (the message names the approximate solver); raised before any work.
+    CapmodelError
+        No finite solution.
+
+    See Also
+    --------
+    approximate_multiclass_mva : Linearizer or Bard-Schweitzer, at a cost independent of the populations.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.multiclass import multiclass_mva
+    >>> result = multiclass_mva({"cpu": {"read": 0.002, "write": 0.004}, "disk": {"read": 0.001, "write": 0.006}},
+    ...                         populations={"read": 20, "write": 5}, think_times={"read": 0.05, "write": 0.05})
+    >>> result.throughput.round(1).to_dict(), result.bottleneck
+    ({'read': 321.4, 'write': 60.1}, 'cpu')
+    >>> result.describe()
+    'exact MVA: read: 321.4 ops/s at 12.2 ms; write: 60.14 ops/s at 33.1 ms. Bottleneck: cpu (utilization 88.3%).'
     """
     net, n, z = closed_network(demands, populations, think_times, servers)
     log_states = float(np.sum(np.log1p(n.astype(float))))
@@ -274,10 +316,37 @@ def _core(n, z, dq, dd, correction, queue, tolerance, max_iterations):
 
 def approximate_multiclass_mva(demands, populations, think_times=None, servers=None, method: str = "linearizer",
                                tolerance: float = 1e-10, max_iterations: int = 100_000, rounds: int = 3):
-    """Approximate multi-class MVA (``method`` 'schweitzer' or 'linearizer'); same arguments and result as exact.
+    """Approximate multi-class MVA: Linearizer or Bard-Schweitzer (APPROXIMATE).
 
-    Cost independent of the population size: one fixed point (Bard-Schweitzer) or 1 + ``rounds`` x (C + 1) fixed
-    points (Linearizer). APPROXIMATE: compare with ``multiclass_mva`` where the lattice is small enough.
+    The cost does not depend on the populations: one fixed point (Bard-Schweitzer) or 1 + ``rounds`` × (C + 1) fixed
+    points for C classes (Linearizer). c-server stations are handled by Seidmann's transformation; other load-dependent
+    stations need ``multiclass_mva``. Compare with ``multiclass_mva`` where the lattice is small enough.
+
+    Parameters
+    ----------
+    demands, populations, think_times, servers
+        As for ``multiclass_mva``.
+    method : {"linearizer", "schweitzer"}, default "linearizer"
+        The approximation.
+    tolerance : float, default 1e-10
+        The fixed point's convergence threshold, relative to the total population.
+    max_iterations : int, default 100000
+        The iterations allowed per fixed point.
+    rounds : int, default 3
+        Linearizer's correction rounds.
+
+    Returns
+    -------
+    MulticlassResult
+        As ``multiclass_mva`` returns it, its ``method`` naming the approximation.
+
+    Raises
+    ------
+    InputError
+        An unknown ``method``, an input out of range, a load-dependent station other than c servers, or more work than
+        the solver's limit.
+    CapmodelError
+        A fixed point did not converge within ``max_iterations``, or no finite solution.
     """
     if method not in ("schweitzer", "linearizer"):
         raise InputError(f"method must be 'schweitzer' or 'linearizer', got {method!r}")

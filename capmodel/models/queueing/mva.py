@@ -25,10 +25,9 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.models.queueing.laws import check_nonnegative, check_servers
 from capmodel.formatting import number
+from capmodel.models.queueing.laws import MAX_POPULATION, check_nonnegative, check_servers
 
-MAX_POPULATION = 10**9
 MAX_POPULATION_ROWS = 100_000  # populations listed (one table row each)
 MAX_EXACT_STEPS = 2_000_000    # N x 2^(multi-server stations): the exact recursion's Python-level steps
 
@@ -99,12 +98,53 @@ def _table(names, d, c, pops, x, residence) -> pd.DataFrame:
 
 
 def exact_mva(demands, think_time: float = 0.0, populations=1, servers=None) -> pd.DataFrame:
-    """Exact MVA for populations 1..N (``populations`` = N) or for the listed populations.
+    """Exact Mean Value Analysis of a closed single-class network, at each population asked for.
 
-    ``demands``: mapping station name -> service demand D_k (time per request), or a list (names station1, ...).
-    ``think_time``: Z of the delay station. ``servers``: optional mapping/list of server counts c_k (default 1).
-    Cost O(N * sum(c_k)) per network solved; a network with L multi-server stations solves 2^L subnetworks (see
-    ``_solve``), which keeps the marginal probabilities accurate at large N.
+    N users cycle between a delay station (think time Z) and queueing stations of total demand D_k per request and
+    c_k identical servers. Multi-server stations are solved exactly (marginal queue-length probabilities); a network
+    with L of them solves 2^L subnetworks, which keeps the probabilities accurate at large N.
+
+    Parameters
+    ----------
+    demands : mapping or sequence of float
+        The service demand D_k of each queueing station (time per request): a mapping station name -> demand, or a
+        list (the stations are then named ``station1``, ``station2`` ...).
+    think_time : float, default 0.0
+        Z, the users' think time, in the demands' time unit.
+    populations : int or list of int, default 1
+        An integer N for every population 1..N, or the populations wanted (each >= 1).
+    servers : mapping or sequence of int, optional
+        The server count c_k of each station (default 1 everywhere), keyed or ordered as ``demands``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per population: ``concurrency`` (N), ``throughput`` X(N) (per time unit), ``response_time`` R(N)
+        (time at the queueing stations, think time excluded), and per station ``residence_time_<name>``,
+        ``queue_length_<name>`` and ``utilization_<name>`` (per server, X D / c).
+
+    Raises
+    ------
+    InputError
+        A demand, think time, server count or population is out of range; every demand and Z are 0; or the recursion
+        would take more than 2,000,000 steps (N × 2^multi-server stations; ``approximate_mva`` then).
+    CapmodelError
+        No finite solution in double precision.
+
+    See Also
+    --------
+    approximate_mva : Bard-Schweitzer, at a cost independent of N.
+
+    capmodel.models.queueing.multiclass.multiclass_mva : several classes of users.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.mva import exact_mva
+    >>> table = exact_mva({"cpu": 0.005, "disk": 0.008}, think_time=0.1, populations=[1, 10])
+    >>> table[["concurrency", "throughput", "response_time", "utilization_disk"]].round(4)
+       concurrency  throughput  response_time  utilization_disk
+    0            1      8.8496         0.0130            0.0708
+    1           10     80.1841         0.0247            0.6415
     """
     names, d, c = _stations(demands, servers)
     z = check_nonnegative(think_time, "think_time")
@@ -172,11 +212,38 @@ def approximate_mva(
     tolerance: float = 1e-10,
     max_iterations: int = 100_000,
 ) -> pd.DataFrame:
-    """Bard-Schweitzer approximate MVA (APPROXIMATE) for each population; same arguments and table as ``exact_mva``.
+    """Bard-Schweitzer approximate MVA, each population solved on its own (APPROXIMATE).
 
-    Each population is solved on its own by iterating R_k = D_k (1 + (N-1)/N Q_k), X = N / (Z + sum R_k),
-    Q_k = X R_k until the largest change in any Q_k is below ``tolerance`` * N. Multi-server stations use Seidmann's
-    approximation. Raises ``CapmodelError`` if the iteration does not converge within ``max_iterations``.
+    Iterates R_k = D_k (1 + (N−1)/N Q_k), X = N / (Z + Σ R_k), Q_k = X R_k until the largest change of a Q_k is below
+    ``tolerance`` × N. Multi-server stations use Seidmann's approximation (a single server of demand D/c plus a delay
+    of D (c−1)/c).
+
+    Parameters
+    ----------
+    demands, think_time, populations, servers
+        As for ``exact_mva``.
+    tolerance : float, default 1e-10
+        The convergence threshold, relative to the population.
+    max_iterations : int, default 100000
+        The iterations allowed per population.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table ``exact_mva`` returns.
+
+    Raises
+    ------
+    InputError
+        An input is out of range (as for ``exact_mva``).
+    CapmodelError
+        The iteration did not converge within ``max_iterations``, or no finite solution.
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.mva import approximate_mva
+    >>> approximate_mva({"cpu": 0.005, "disk": 0.008}, think_time=0.1, populations=[10])["throughput"].round(2).tolist()
+    [79.14]
     """
     names, d, c = _stations(demands, servers)
     z = check_nonnegative(think_time, "think_time")

@@ -22,8 +22,9 @@ import pandas as pd
 
 from capmodel.constraints import with_name
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.formatting import number, percent
-from capmodel.models.queueing.laws import MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
+from capmodel.formatting import Column, number, percent, table
+from capmodel.jsonable import to_jsonable
+from capmodel.models.queueing.laws import MAX_POPULATION, MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
 from capmodel.models.queueing.load_dependent import LoadDependent, multi_server
 
 DELAY = "delay"
@@ -32,7 +33,6 @@ QUEUE = "queue"
 MAX_STATIONS = 1_000
 MAX_CLASSES = 100
 MAX_SERVERS = 1_000_000
-MAX_POPULATION = 10**9
 
 
 def check_number(value, name: str, high: float | None = None) -> float:
@@ -159,11 +159,33 @@ def class_vector(values, classes, what: str, default=None, integer=False, high: 
 
 
 class MulticlassResult:
-    """Per-class and per-station figures of a solved network. Solvers fill the measures; the rest only derives.
+    """Per-class and per-station figures of a solved multi-class network (closed, open or mixed).
 
-    ``throughput`` (by class, per time unit), ``residence_time`` (station x class, time per request summed over its
-    visits), ``utilization`` (by station: per server for queues and c-server stations, the probability of being
-    busy for other load-dependent stations, NaN for delay stations: they never saturate).
+    The solvers (``multiclass_mva``, ``approximate_multiclass_mva``, ``open_network``, ``mixed_network``) build it;
+    every other figure is derived from what they fill in.
+
+    Parameters
+    ----------
+    network : Network
+        The checked stations, classes, demands and station kinds.
+    throughput : array_like
+        Per class, requests per time unit.
+    residence : array_like
+        Stations × classes: time per request at each station, summed over its visits.
+    utilization : array_like
+        Per station: per server for queues and c-server stations, the probability of being busy for other
+        load-dependent stations; NaN for delay stations (they never saturate).
+    method : str
+        The solver's name, as ``describe()`` says it.
+    populations, think_times, arrival_rates : array_like, optional
+        Per class, the closed classes' customers and think times and the open classes' arrival rates.
+    notes : sequence of str, optional
+        Remarks on the solution (an open network's stability margin).
+
+    Raises
+    ------
+    CapmodelError
+        A throughput or residence time is not finite.
     """
 
     def __init__(self, network: Network, throughput, residence, utilization, method: str,
@@ -241,8 +263,55 @@ class MulticlassResult:
         return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
                 f"(utilization {percent(u, UTILIZATION_DIGITS)}).")
 
+    def summary(self) -> str:
+        """Everything ``capmodel mva`` prints for a model file: the answer, the solver's notes, then the per-class
+        table (times in ms) and the per-station table."""
+        return "\n".join([self.describe(), *self.notes, "", formatted_class_table(self).text(), "",
+                          formatted_station_table(self).text()])
+
+    def to_json(self) -> dict:
+        """The JSON of ``capmodel mva --json`` (without the solver's name, which the caller chose): per class its
+        figures with the residence at each station, per station its servers, utilization and queues, the
+        bottleneck and the notes."""
+        rows = []
+        for row in self.table.reset_index().to_dict(orient="records"):
+            residence = {s: row.pop(f"residence_{s}") for s in self.network.stations}
+            rows.append({**row, "residence": residence})
+        stations = [{"station": s, "servers": self.network.servers_label(k), "utilization": self.utilization[s],
+                     "queue_length": self.queue_length.loc[s].to_dict()}
+                    for k, s in enumerate(self.network.stations)]
+        return to_jsonable({"method": self.method, "classes": rows, "stations": stations,
+                            "bottleneck": self.bottleneck, "notes": self.notes})
+
     def __repr__(self):
         return f"<MulticlassResult {self.method}: {self.describe()}>"
+
+
+CLASS_NOTE = "—: not a figure of this class (an open class has no population or think time, a closed one no arrival)"
+STATION_NOTE = "—: a delay station has no utilization (it never queues)"
+
+
+def formatted_class_table(result: MulticlassResult):
+    """Per class, for people: populations and rates with their units, times in ms (the model's are seconds)."""
+    frame = result.table.reset_index()
+    times = ["response_time"] + [f"residence_{s}" for s in result.network.stations]
+    frame[times] = frame[times] * 1000.0
+    columns = {"class": Column("class", "text"), "population": Column("population", "int"),
+               "think_time": Column("think time (s)"), "arrival_rate": Column("arrival rate (ops/s)"),
+               "throughput": Column("throughput (ops/s)", digits=THROUGHPUT_DIGITS),
+               "response_time": Column("response time (ms)", digits=TIME_DIGITS),
+               **{f"residence_{s}": Column(f"at {s} (ms)") for s in result.network.stations}}
+    return table(frame, columns, footnotes=[CLASS_NOTE])
+
+
+def formatted_station_table(result: MulticlassResult):
+    """Per station: its servers, its utilization as a percentage and the mean queue of each class."""
+    frame = result.station_table().reset_index()
+    queues = [c for c in frame.columns if c.startswith("queue_")]
+    columns = {"station": Column("station", "text"), "servers": Column("servers", "text"),
+               "utilization": Column("utilization", "percent", digits=UTILIZATION_DIGITS),
+               **{c: Column(f"queue of {c.removeprefix('queue_')}") for c in queues}}
+    return table(frame, columns, footnotes=[STATION_NOTE])
 
 
 # significant digits of a utilization (as a percentage), of a class's throughput and of its response time in ms:

@@ -14,7 +14,8 @@ The file::
 
 Closed classes only: multi-class MVA; open only: the open network; both: the mixed network. Demands in seconds.
 ``check_model(spec, path)`` checks the file's parsed content (every problem names the file and the key; the file is
-read by the data layer, ``capmodel.data.structured.read_structured``) and returns the network as plain mappings; ``solve(model, solver)`` dispatches it to the solver its classes call for.
+read by the data layer, ``capmodel.data.structured.read_structured``) and returns the network as plain mappings;
+``solve(model, solver)`` dispatches it to the solver its classes call for.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import math
 
 from capmodel.constraints import Number
 from capmodel.errors import InputError
-from capmodel.models.queueing.laws import SECONDS   # laws is light: the CLI imports this module to list SOLVERS
+from capmodel.models.queueing.laws import SECONDS  # laws is light: the CLI imports this module to list SOLVERS
 
 #: the largest arrival rate of an open class, requests per second
 MAX_ARRIVAL_RATE = 1e9
@@ -135,7 +136,29 @@ def check_model(spec, path: str) -> dict:
 
 
 def solve(model: dict, solver: str | None = None):
-    """The result object for a checked model: multi-class MVA, open or mixed network."""
+    """Solve a model checked by ``check_model`` with the solver its classes call for.
+
+    Closed classes only: multi-class MVA (exact or approximate); open only: the open network; both: the mixed
+    network.
+
+    Parameters
+    ----------
+    model : dict
+        The network as ``check_model`` returns it (demands, servers, closed and open classes, think times, solver).
+    solver : {"exact", "linearizer", "schweitzer"}, optional
+        Overrides the model's own ``solver``.
+
+    Returns
+    -------
+    MulticlassResult
+
+    Raises
+    ------
+    InputError
+        As the solver called raises it.
+    CapmodelError
+        The solver found no finite solution or did not converge.
+    """
     from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
     from capmodel.models.queueing.open_networks import mixed_network, open_network
 

@@ -33,8 +33,37 @@ def _servers(net) -> np.ndarray:
 
 
 def stability_limit(arrival_rates, demands, servers=None) -> dict:
-    """How far the open arrival rates can grow together: ``factor`` (> 1: room left), the ``bottleneck`` station,
-    the ``utilization`` per server there, and each class's ``max_rate_alone`` (min over stations of c_k / D_kc)."""
+    """How far the open arrival rates can grow together before a station saturates.
+
+    Parameters
+    ----------
+    arrival_rates : mapping
+        ``{class: λ}``, requests per second.
+    demands : mapping
+        ``{station: {class: D}}`` in seconds.
+    servers : mapping, optional
+        ``{station: count or "delay"}`` (default 1).
+
+    Returns
+    -------
+    dict
+        ``factor`` (the multiple of these rates the network can carry; > 1: room left), ``bottleneck`` (the station
+        that saturates first), ``utilization`` (per server there, now) and ``max_rate_alone`` (each class's highest
+        rate with no other load: the least c_k / D_kc over its stations).
+
+    Raises
+    ------
+    InputError
+        An input is out of range, or a station is load-dependent (other than c servers).
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.open_networks import stability_limit
+    >>> limit = stability_limit({"read": 100, "write": 50},
+    ...                         {"cpu": {"read": 0.002, "write": 0.004}, "disk": {"read": 0.001, "write": 0.006}})
+    >>> limit["factor"], limit["bottleneck"]
+    (2.5, 'cpu')
+    """
     net = build_network(demands, servers, classes=[str(c) for c in dict(arrival_rates)])
     lam = class_vector(arrival_rates, net.classes, "arrival_rates")
     c = _servers(net)
@@ -53,8 +82,8 @@ def _check_stable(net, u, c, who: str) -> None:
     loaded = np.where(np.isfinite(c), u, 0.0)
     k = int(np.argmax(loaded))
     if loaded[k] >= 1.0:  # the worst station is named: that is the one the rates must be scaled down for
-        raise InputError(f"{who} load station {net.stations[k]} to utilization {number(u[k], 4)} >= 1 per server: no steady "
-                         f"state (at most {number(1.0 / u[k], 4)} x these arrival rates)")
+        raise InputError(f"{who} load station {net.stations[k]} to utilization {number(u[k], 4)} >= 1 per server: no "
+                         f"steady state (at most {number(1.0 / u[k], 4)} x these arrival rates)")
 
 
 def stretch(u: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -73,7 +102,40 @@ def stretch(u: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def open_network(arrival_rates, demands, servers=None) -> MulticlassResult:
-    """An open multi-class network: ``arrival_rates`` = {class: lambda}, ``demands`` = {station: {class: D}}."""
+    """Solve an open multi-class network: Poisson arrivals per class, product form.
+
+    Residence time per station: D/(1 − U) at a queue, D at a delay, the M/M/c stretch at a c-server station.
+
+    Parameters
+    ----------
+    arrival_rates : mapping
+        ``{class: λ}``, requests per second.
+    demands : mapping
+        ``{station: {class: D}}`` in seconds.
+    servers : mapping, optional
+        ``{station: count or "delay"}`` (default 1: a single-server queue).
+
+    Returns
+    -------
+    MulticlassResult
+        Its ``throughput`` equals the arrival rates; ``notes`` says how far the rates can grow (``stability_limit``).
+
+    Raises
+    ------
+    InputError
+        An input is out of range, a station is load-dependent (other than c servers), or a station's utilization per
+        server reaches 1 (no steady state; the message names it and the largest multiple of the rates).
+
+    Examples
+    --------
+    >>> from capmodel.models.queueing.open_networks import open_network
+    >>> result = open_network({"read": 100, "write": 50},
+    ...                       {"cpu": {"read": 0.002, "write": 0.004}, "disk": {"read": 0.001, "write": 0.006}})
+    >>> result.response_time.round(5).to_dict()
+    {'read': 0.005, 'write': 0.01667}
+    >>> result.notes
+    ['stable up to 2.5 x these arrival rates (bottleneck cpu)']
+    """
     net = build_network(demands, servers, classes=[str(c) for c in dict(arrival_rates)])
     lam = class_vector(arrival_rates, net.classes, "arrival_rates")
     c = _servers(net)
@@ -94,10 +156,36 @@ def open_network(arrival_rates, demands, servers=None) -> MulticlassResult:
 
 def mixed_network(demands, populations, arrival_rates, think_times=None, servers=None,
                   method: str = "exact") -> MulticlassResult:
-    """Closed classes (``populations``, ``think_times``) and open classes (``arrival_rates``) sharing the stations.
+    """Solve a mixed network: closed classes (a population each) and open classes (an arrival rate each) together.
 
-    ``method``: 'exact' (``multiclass_mva``) or 'linearizer' / 'schweitzer' for the closed part. c-server stations
-    may serve only closed classes here (the mixed reduction is exact for single-server queues and delays).
+    The open classes take their utilization of each queue; the closed classes see the queues slowed by it and are solved
+    by MVA; an open request then finds the closed customers' queue.
+
+    Parameters
+    ----------
+    demands : mapping
+        ``{station: {class: D}}`` in seconds, for both kinds of class.
+    populations : mapping
+        ``{class: customers}`` of the closed classes.
+    arrival_rates : mapping
+        ``{class: λ}`` of the open classes; no class may be in both.
+    think_times : mapping, optional
+        ``{class: Z}`` of the closed classes (default 0).
+    servers : mapping, optional
+        ``{station: count or "delay"}``; a station with several servers may serve only closed classes.
+    method : {"exact", "linearizer", "schweitzer"}, default "exact"
+        The solver of the closed part (``multiclass_mva`` or ``approximate_multiclass_mva``).
+
+    Returns
+    -------
+    MulticlassResult
+        Every class, closed first; ``method`` names the closed part's solver.
+
+    Raises
+    ------
+    InputError
+        A class is both closed and open, a c-server station carries open load, the open classes saturate a station,
+        or an input is out of range.
     """
     from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capmodel.errors import InputError
 from capmodel.constraints import typed
+from capmodel.errors import InputError
 
 
-def usl_parameters(fit_or_sigma, kappa: float | None = None, lambda_: float | None = None) -> tuple[float, ...]:
+def usl_parameters(fit_or_sigma, kappa: float | None = None, lambda_: float | None = None
+                   ) -> tuple[float, float, float]:
     """(sigma, kappa, lambda_) from a fit object (attributes .sigma .kappa .lambda_) or from three numbers, checked."""
     if kappa is None and lambda_ is None and hasattr(fit_or_sigma, "sigma"):
         sigma, kappa, lambda_ = fit_or_sigma.sigma, fit_or_sigma.kappa, fit_or_sigma.lambda_
@@ -58,7 +59,28 @@ def _concurrency(concurrency) -> np.ndarray:
 
 
 def usl_network(sigma: float, kappa: float, lambda_: float, concurrency) -> pd.DataFrame:
-    """The network behind the USL at each concurrency: columns concurrency, serial_demand D(N), parallel_time Z."""
+    """The queueing network behind the USL at each concurrency.
+
+    The USL rewrites exactly as X(N) = N / (Z + N D(N)) with a parallel time Z = (1 − σ)/λ and a serial demand
+    D(N) = (σ + κ(N − 1))/λ (the module docstring gives the reading).
+
+    Parameters
+    ----------
+    sigma, kappa, lambda_ : float
+        The USL's parameters: 0 <= σ <= 1, κ >= 0, λ > 0.
+    concurrency : int or array_like
+        The populations N (whole numbers >= 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``concurrency``, ``serial_demand`` D(N) and ``parallel_time`` Z, in the time unit of 1/λ.
+
+    Raises
+    ------
+    InputError
+        A parameter is out of range (σ < 0, superlinear, has no network) or a concurrency is not a whole number >= 1.
+    """
     sigma, kappa, lambda_ = usl_parameters(sigma, kappa, lambda_)
     n = _concurrency(concurrency)
     return pd.DataFrame(
@@ -89,9 +111,29 @@ def mva_throughput_for_usl(fit_or_sigma, kappa=None, lambda_=None, *, concurrenc
 
 
 def usl_vs_mva(fit_or_sigma, kappa=None, lambda_=None, *, concurrency=None) -> pd.DataFrame:
-    """Both curves side by side: columns concurrency, usl_throughput, mva_throughput.
+    """The USL's throughput beside exact MVA's on the same network, at each concurrency.
 
-    ``concurrency`` defaults to 1 .. the largest measured concurrency when given a fit that carries its ``curve``.
+    The two agree at N = 1; beyond it MVA's throughput is at least the USL's. The gap is how much of the measured loss
+    the USL puts down to synchronised queueing that a product-form network would not predict.
+
+    Parameters
+    ----------
+    fit_or_sigma : USLFit or float
+        A fit (its ``sigma``, ``kappa``, ``lambda_`` are used) or σ.
+    kappa, lambda_ : float, optional
+        κ and λ when ``fit_or_sigma`` is σ.
+    concurrency : array_like of int, optional
+        The populations; default 1 to the largest measured concurrency of the fit's ``curve``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``concurrency``, ``usl_throughput`` and ``mva_throughput``.
+
+    Raises
+    ------
+    InputError
+        A parameter is out of range, only some of the three numbers are given, or no concurrency is given or known.
     """
     from capmodel.models.usl.closed_form import usl_throughput
 

@@ -18,7 +18,19 @@ from capmodel.models.usl.engine import batch_fit
 
 
 class BootstrapResult:
-    """Resampled parameter estimates: ``samples`` (DataFrame, one column per parameter), ``n_failed``, ``method``."""
+    """Resampled parameter estimates, as ``ScalabilityFit.bootstrap()`` returns them.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        One row per resample that fitted, one column per parameter.
+    n_failed : int
+        Resamples whose fit failed.
+    method : str
+        ``case`` (rows resampled) or ``residual``.
+    estimate : dict
+        The original fit's parameters.
+    """
 
     def __init__(self, samples: pd.DataFrame, n_failed: int, method: str, estimate: dict):
         self.samples = samples
@@ -42,7 +54,8 @@ MAX_BOOTSTRAP_CELLS = 10_000_000
 
 
 def bootstrap_fit(fit, n_samples: int = 1000, seed: int | None = 0, method: str = "case") -> BootstrapResult:
-    """Case (rows) or residual bootstrap of a fitted USL-family model (``ScalabilityFit``); see ``ScalabilityFit.bootstrap``."""
+    """Case (rows) or residual bootstrap of a fitted USL-family model (``ScalabilityFit``); see
+    ``ScalabilityFit.bootstrap``."""
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
         raise InputError(f"n_samples: expected a whole number at least 1, got {shown(n_samples)}")
     if seed is not None:

@@ -3,10 +3,10 @@ Little's-law response time.
 
 X(N) = lambda*N / D(N) with D(N) = 1 + sigma*(N-1) + kappa*N*(N-1) (Gunther, *Guerrilla Capacity Planning*, Springer
 2007, ch. 4-6). Every question here is a root of a quadratic in N, solved once, so the fitted objects
-(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer (capmodel.plan) and every bootstrap sample
-get the same answer. ``latency_limit`` is the one solver of the latency-target question: its branch and its cap at the
-peak are arguments, and "unreachable" is a named ``LatencyLimit``. Pure functions of the parameters: no fitting, no
-I/O.
+(``USLFit.latency_limit`` and ``largest_concurrency_within``, ``LatencyFit.latency_limit``), the planning layer
+(capmodel.plan) and every bootstrap sample get the same answer. ``latency_limit`` is the one solver of the
+latency-target question: its branch and its cap at the peak are arguments, and "unreachable" is a named
+``LatencyLimit``. Pure functions of the parameters: no fitting, no I/O.
 """
 from __future__ import annotations
 
@@ -20,17 +20,52 @@ from capmodel.formatting import number
 
 
 def usl_throughput(n, sigma, kappa, lambda_):
-    """X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)), vectorised over ``n``."""
+    """The USL's throughput X(N) = λN / (1 + σ(N − 1) + κN(N − 1)).
+
+    Parameters
+    ----------
+    n : float or array_like
+        The concurrency N.
+    sigma, kappa, lambda_ : float
+        Contention σ, coherency κ and the throughput of one client λ.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        X(N), in λ's unit, vectorised over ``n``.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.closed_form import usl_throughput
+    >>> usl_throughput([1, 8, 32], sigma=0.05, kappa=0.001, lambda_=100).round(1).tolist()
+    [100.0, 569.0, 903.4]
+    """
     n = np.asarray(n, dtype=float)
     return lambda_ * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))
 
 
 def usl_peak(sigma, kappa, lambda_):
-    """(N*, X(N*)): the peak of the USL curve; (inf, ceiling lambda/sigma) without coherency, (inf, inf) when linear.
+    """The peak of the USL curve: N* = √((1 − σ)/κ) and X(N*) (Gunther 2007, eq. 4.33).
 
-    N* = sqrt((1 - sigma)/kappa) (Gunther 2007, eq. 4.33). Below one client the formula has no meaning: a curve whose
-    sqrt((1 - sigma)/kappa) <= 1 falls from the first client on, and its peak is reported at N = 1. Scalars give
-    floats; arrays (one parameter set per element) give arrays.
+    Without coherency (κ = 0) there is no peak: (inf, the ceiling λ/σ); linear scaling gives (inf, inf). A curve whose
+    √((1 − σ)/κ) <= 1 falls from the first client on, and its peak is reported at N = 1.
+
+    Parameters
+    ----------
+    sigma, kappa, lambda_ : float or array_like
+        The parameters; arrays give one peak per element.
+
+    Returns
+    -------
+    tuple
+        (N*, X(N*)): floats for scalars, arrays for arrays.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.closed_form import usl_peak
+    >>> n_star, x_star = usl_peak(0.05, 0.001, 100)
+    >>> round(n_star, 2), round(x_star, 1)
+    (30.82, 903.8)
     """
     if np.ndim(sigma) == 0 and np.ndim(kappa) == 0 and np.ndim(lambda_) == 0:
         if kappa > 0:
@@ -39,10 +74,10 @@ def usl_peak(sigma, kappa, lambda_):
         return math.inf, (lambda_ / sigma if sigma > 0 else math.inf)
     sigma, kappa, lambda_ = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (sigma, kappa, lambda_)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_star = np.where(kappa > 0, np.maximum(1.0, np.sqrt(np.maximum(1.0 - sigma, 0.0) / kappa)), math.inf)
-        x_star = np.where(kappa > 0, usl_throughput(np.where(kappa > 0, n_star, 1.0), sigma, kappa, lambda_),
+        n_peak = np.where(kappa > 0, np.maximum(1.0, np.sqrt(np.maximum(1.0 - sigma, 0.0) / kappa)), math.inf)
+        x_peak = np.where(kappa > 0, usl_throughput(np.where(kappa > 0, n_peak, 1.0), sigma, kappa, lambda_),
                           np.where(sigma > 0, lambda_ / sigma, math.inf))
-    return n_star, x_star
+    return n_peak, x_peak
 
 
 def whole_peak(peak_concurrency: float, throughput_at) -> int:
@@ -53,7 +88,22 @@ def whole_peak(peak_concurrency: float, throughput_at) -> int:
 
 
 def concurrency_for_throughput(x: float, sigma: float, kappa: float, lambda_: float = 1.0) -> float:
-    """The N on the rising side of the curve where X(N) = x; inf when x is beyond the peak."""
+    """The concurrency on the rising side of the USL curve where X(N) reaches a throughput.
+
+    Parameters
+    ----------
+    x : float
+        The throughput, in λ's unit.
+    sigma, kappa : float
+        Contention and coherency.
+    lambda_ : float, default 1.0
+        The throughput of one client.
+
+    Returns
+    -------
+    float
+        N; 0 for x <= 0, inf when x is beyond the peak.
+    """
     if x <= 0:
         return 0.0
     # x * (1 + sigma (N-1) + kappa N (N-1)) = lambda N  ->  a N^2 + b N + c = 0
@@ -73,11 +123,26 @@ BRANCHES = ("normal", "retrograde")
 class LatencyLimit:
     """The answer to "the largest N (and its X) whose Little's-law response time N/X(N) is within a target".
 
-    ``reachable`` says whether there is an answer; ``reason`` names the case (one of ``LATENCY_REASONS``) and
-    ``message`` says it in words. ``concurrency`` and ``throughput`` are the answer (inf when nothing bounds N, NaN
-    only when ``reachable`` is False); ``branch`` is where it lies: ``normal`` (the rising side of the curve), ``peak``
-    (the target is met up to the peak and the answer was capped there) or ``retrograde`` (the far side of the nose).
-    ``zero_load_seconds`` is the fastest response time the curve offers over the allowed N.
+    ``latency_limit`` returns it.
+
+    Parameters
+    ----------
+    concurrency, throughput : float
+        The answer: inf when nothing bounds N, NaN only when ``reachable`` is False.
+    reachable : bool
+        Whether there is an answer.
+    reason : str
+        The case, one of ``LATENCY_REASONS`` (``met``, ``capped_at_peak``, ``retrograde``, ``unbounded``,
+        ``below_zero_load``, ``past_peak``).
+    message : str
+        The case in words.
+    branch : str, default ""
+        Where the answer lies: ``normal`` (the rising side of the curve), ``peak`` (the target is met up to the peak
+        and the answer was capped there) or ``retrograde`` (the far side of the nose).
+    target_seconds : float, default nan
+        The target.
+    zero_load_seconds : float, default nan
+        The fastest response time the curve offers over the allowed N.
     """
 
     concurrency: float
@@ -104,7 +169,8 @@ def _latency_result(reason, n, x, branch, seconds, zero_load) -> LatencyLimit:
     reachable = reason not in ("below_zero_load", "past_peak")
     ms = f"{number(seconds * 1000, 4)} ms"
     if reason == "below_zero_load":
-        message = f"a response time of {ms} is unreachable: even at the lightest load it is {number(zero_load * 1000, 4)} ms"
+        message = (f"a response time of {ms} is unreachable: even at the lightest load it is "
+                   f"{number(zero_load * 1000, 4)} ms")
     elif reason == "past_peak":
         message = (f"the response time stays below {ms} up to the peak ({x:,.0f} ops/s at N = {number(n, 4)}) and "
                    "reaches it only past the peak, on the retrograde branch")
@@ -153,23 +219,55 @@ def latency_throughput(target_s, sigma, kappa, lambda_, min_concurrency: float =
 
 def latency_limit(target_s: float, sigma: float, kappa: float, lambda_: float, *, branch: str = "normal",
                   cap_at_peak: bool = True, min_concurrency: float = 1.0, think_time_s: float = 0.0) -> LatencyLimit:
-    """The one solver of "the largest N >= ``min_concurrency`` (and its X) with N/X(N) - ``think_time_s`` <= ``target_s``".
+    """The one solver of "the largest N (and its X) whose response time N/X(N) − Z is within a target".
 
-    N/X(N) = D(N)/lambda, so the condition is kappa N^2 + (sigma - kappa) N + (1 - sigma - lambda (T + Z)) <= 0: the
-    largest root N_T of that quadratic (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve
-    when N_T <= N* (the peak, ``usl_peak``), on the retrograde branch past it otherwise. Past the peak:
+    N/X(N) = D(N)/λ, so the condition is κN² + (σ − κ)N + (1 − σ − λ(T + Z)) <= 0: the largest root N_T of that
+    quadratic (Gunther 2007, ch. 6), solved exactly. N_T lies on the rising side of the curve when N_T <= N* (the peak,
+    ``usl_peak``), on the retrograde branch past it otherwise. A target below the response time at every allowed N is
+    ``below_zero_load``; a curve whose response time never grows with N (κ = 0, σ <= 0) answers ``unbounded`` (N and X
+    infinite, reachable). Nothing here returns 0 or NaN without saying so.
 
-    - ``cap_at_peak=True``: the answer is the peak itself (reason ``capped_at_peak``: the most throughput that
-      meets the target; what capacity planning asks);
-    - else ``branch="normal"``: no answer on the rising side (reason ``past_peak``, not reachable: where the normal
-      branch of R(X) reaches the target, it never does);
-    - else ``branch="retrograde"``: N_T and X(N_T) on the far side of the nose (reason ``retrograde``: the largest N,
-      whatever its throughput).
+    Parameters
+    ----------
+    target_s : float
+        The response-time target T, in seconds (> 0).
+    sigma, kappa, lambda_ : float
+        The USL's parameters (λ in operations per second).
+    branch : {"normal", "retrograde"}, default "normal"
+        Without ``cap_at_peak``, past the peak: ``normal`` gives no answer on the rising side (reason ``past_peak``,
+        not reachable); ``retrograde`` gives N_T and X(N_T) on the far side of the nose (reason ``retrograde``: the
+        largest N, whatever its throughput).
+    cap_at_peak : bool, default True
+        Past the peak, the answer is the peak itself (reason ``capped_at_peak``: the most throughput that meets the
+        target, what capacity planning asks).
+    min_concurrency : float, default 1.0
+        The smallest N the question allows (1 client for a closed benchmark; 0 for the latency form of observed load,
+        whose N = X R is a time average below 1 at light load).
+    think_time_s : float, default 0.0
+        The clients' think time Z, in seconds (>= 0).
 
-    ``min_concurrency``: the smallest N the question allows (1 client for a closed benchmark; 0 for the latency form
-    of observed load, whose N = X R is a time average below 1 at light load). A target below the response time at
-    every allowed N is ``below_zero_load``; a curve whose response time never grows with N (kappa = 0, sigma <= 0)
-    answers ``unbounded`` (N and X infinite, reachable). Nothing here returns 0 or NaN without saying so.
+    Returns
+    -------
+    LatencyLimit
+        ``reachable``, ``reason`` (one of ``LATENCY_REASONS``) and ``message``, the answer's ``concurrency`` and
+        ``throughput``, and its ``branch``.
+
+    Raises
+    ------
+    InputError
+        An unknown ``branch``, a target that is not a number of seconds > 0, or a negative think time.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.closed_form import latency_limit
+    >>> limit = latency_limit(0.03, sigma=0.05, kappa=0.001, lambda_=100)
+    >>> limit.reason, round(limit.concurrency, 2), round(limit.throughput, 1)
+    ('met', 26.98, 899.4)
+    >>> latency_limit(0.05, sigma=0.05, kappa=0.001, lambda_=100).reason           # met up to the peak
+    'capped_at_peak'
+    >>> limit = latency_limit(0.05, sigma=0.05, kappa=0.001, lambda_=100, cap_at_peak=False, branch="retrograde")
+    >>> limit.reason, round(limit.concurrency, 2)
+    ('retrograde', 43.69)
     """
     if branch not in BRANCHES:
         raise InputError(f"branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
@@ -219,6 +317,7 @@ def log_coherency_peak(sigma, kappa, lambda_):
     with np.errstate(divide="ignore", invalid="ignore"):
         n_star = np.where(kappa > 0, np.maximum(1.0, (1.0 - sigma) / np.where(kappa > 0, kappa, 1.0)), math.inf)
         finite = np.where(kappa > 0, n_star, 1.0)
-        x_star = np.where(kappa > 0, lambda_ * finite / (1.0 + sigma * (finite - 1.0) + kappa * finite * np.log(finite)),
+        x_star = np.where(kappa > 0,
+                          lambda_ * finite / (1.0 + sigma * (finite - 1.0) + kappa * finite * np.log(finite)),
                           np.where(sigma > 0, lambda_ / sigma, math.inf))
     return n_star, x_star

@@ -70,13 +70,29 @@ def answer_sentence(fit, evidence, figures: dict, level: float = 0.95) -> str:
 
 
 def describe_fit(fit, comparison=None, level: float = 0.95, source: str = "The curve") -> str:
-    """The fit in words (markdown). ``comparison`` (from ``compare_models``) adds which model the data support;
-    ``source`` names the curve (the sentence's subject: "The sweep of ycsb-c", "Dataset plgm_workload1"); without
-    ``comparison`` the rivals' ranking on the same data stands in, so the verdict (``fit_verdict``, the one
-    ``capmodel fit`` and ``fit.evidence`` give) follows the answer; when it is unusable the answer says what the data support
-    instead of a peak or ceiling."""
-    from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict
+    """A fit in words (markdown): what was measured, which model the data support, the parameters and the answer.
+
+    Parameters
+    ----------
+    fit : ScalabilityFit
+        A fitted curve.
+    comparison : ModelComparison, optional
+        From ``compare_models``: adds which model the data support. Without it the rivals' ranking on the same data
+        stands in, so the verdict (``fit_verdict``, the one ``capmodel fit`` and ``fit.evidence`` give) follows the
+        answer.
+    level : float, default 0.95
+        The intervals' coverage.
+    source : str, default "The curve"
+        The sentence's subject ("The sweep of ycsb-c", "Dataset plgm_workload1").
+
+    Returns
+    -------
+    str
+        Where the curve peaks or levels off, with intervals; when the verdict is unusable, what the data support
+        instead of a peak or ceiling; then the verdict.
+    """
     from capmodel.models.usl.ranking import rivals_ranking
+    from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict
 
     if comparison is None:
         comparison = rivals_ranking(fit)

@@ -3,8 +3,9 @@
 ``fit_model(model, curve, ...)`` checks the input, solves the bounded least-squares problem and hands (curve,
 estimates, covariance) to the model's results class, which only derives. The solver is a bound-respecting
 Levenberg-Marquardt iteration in numpy (``levenberg_marquardt`` for one curve; ``batch_fit``, the same iteration over
-many data sets at once, for the bootstrap), started from the linearised model; scipy's MINPACK and trust-region solvers are the fallback for the rare curve where it does
-not converge (imported only then: scipy.optimize alone costs a command-line call about half a second).
+many data sets at once, for the bootstrap), started from the linearised model; scipy's MINPACK and trust-region solvers
+are the fallback for the rare curve where it does not converge (imported only then: scipy.optimize alone costs a
+command-line call about half a second).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ ROUNDOFF = 1e-13             # a step that raises the cost by less than this (re
 
 def curve_arrays(curve):
     """(curve, concurrency, throughput) from a curve table; the full validation runs only when a quick check fails."""
-    import pandas as pd   # already loaded wherever a table comes from
+    import pandas as pd  # already loaded wherever a table comes from
 
     try:
         if not (isinstance(curve, pd.DataFrame) and curve.columns.is_unique
@@ -303,7 +304,8 @@ def covariance(model, n, x, w, p) -> np.ndarray:
 
 def fit_model(model, curve, allow_superlinear: bool = False, weights=None, bounds: dict | None = None):
     """Fit a declared model (capmodel.models.usl.family) to a curve table; returns the model's results object. The
-    table passes the rules every fit runs first (capmodel.models.usl.verdict.curve_rules: one curve, not parts of steps)."""
+    table passes the rules every fit runs first (capmodel.models.usl.verdict.curve_rules: one curve, not parts of
+    steps)."""
     curve, n, x = curve_arrays(curve)
     check_curve(curve)
     w = resolve_weights(weights, n, x) if weights is not None else None

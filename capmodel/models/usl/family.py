@@ -50,7 +50,30 @@ LAMBDA_BOUNDS = (0.0, math.inf)
 
 @dataclass(frozen=True)
 class ScalabilityModel:
-    """One declared model of the family: its terms (parameter name -> g(N)), bounds, formula and peak."""
+    """One declared model of the USL family, X(N) = λN / (1 + Σ θ_j g_j(N)): its terms, bounds, formula and peak.
+
+    ``capmodel.models.usl.family.MODELS`` declares ``linear``, ``amdahl``, ``usl`` and ``log_coherency``; ``fit(curve)``
+    fits one.
+
+    Parameters
+    ----------
+    name : str
+        The model's name.
+    terms : dict
+        Parameter name to its term g(N), e.g. ``{"sigma": ..., "kappa": ...}``.
+    bounds : dict
+        Parameter name (λ included) to (low, high).
+    formula : str
+        The formula in words, for summaries.
+    description : str
+        What the model says about a system.
+    peak : callable
+        (σ, κ, λ) to (N*, X(N*)), arrays too.
+    results_class : type
+        The class its fits return (``ScalabilityFit`` or ``USLFit``).
+    coherency : str
+        The family whose edge it is (a key of ``COHERENCY``).
+    """
 
     name: str
     terms: dict = field(default_factory=dict)
@@ -73,14 +96,15 @@ class ScalabilityModel:
 
     def parameter_bounds(self, allow_superlinear: bool = False, overrides: dict | None = None):
         """(lower, upper) arrays in parameter order: the declared bounds, sigma's lower one at -1 with
-        ``allow_superlinear``, then ``overrides`` (name -> (low, high)) checked and applied; the model is not changed."""
+        ``allow_superlinear``, then ``overrides`` (name -> (low, high)) checked and applied; the model is not
+        changed."""
         bounds = dict(self.bounds)
         if allow_superlinear and "sigma" in bounds:
             bounds["sigma"] = (SUPERLINEAR_SIGMA_LOWER, bounds["sigma"][1])
         known = {"sigma", "kappa", "lambda"}
         for name, pair in (overrides or {}).items():
             if name not in known:
-                raise InputError(f"bounds: unknown parameter(s) {sorted(set(overrides) - known)}; "
+                raise InputError(f"bounds: unknown parameter(s) {sorted(set(overrides or {}) - known)}; "
                                  "use sigma, kappa, lambda")
             lo, hi = pair
             if not lo < hi:
@@ -155,7 +179,22 @@ COHERENCY = {"usl": (coherency_term, usl_peak), "log_coherency": (log_coherency_
 
 
 def get_model(name: str) -> ScalabilityModel:
-    """The model called ``name``; ``InputError`` listing the known names otherwise."""
+    """The declared model of that name.
+
+    Parameters
+    ----------
+    name : str
+        ``linear``, ``amdahl``, ``usl`` or ``log_coherency``.
+
+    Returns
+    -------
+    ScalabilityModel
+
+    Raises
+    ------
+    InputError
+        An unknown name (the message lists the known ones).
+    """
     if name not in MODELS:
         raise InputError(f"unknown model {name!r} (known: {', '.join(MODELS)})")
     return MODELS[name]

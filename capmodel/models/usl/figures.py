@@ -13,12 +13,34 @@ from capmodel.models.estimate import Estimate
 
 
 def figure_intervals(fit, level: float = 0.95, region=None) -> dict:
-    """The fit's figures with their intervals over ``region`` (default ``fit.region(level)``), name -> ``Estimate``:
-    ``peak_throughput`` (the most the server delivers: the peak, or the ceiling without one), ``peak_concurrency``
-    and ``ceiling`` (λ/σ; for a fit without a peak the ceiling is its limit, and so is its interval). An end
-    the data do not bound is inf; NaN without an interval. An interval that misses its own estimate (a model the
-    comparison chose although the region rejects it) is widened to reach it; the verdict says so
-    (``model_outside_region``)."""
+    """A fit's figures with their intervals over its likelihood region.
+
+    An end the data do not bound is infinite; NaN without an interval. An interval that misses its own estimate (a
+    model the comparison chose although the region rejects it) is widened to reach it; the verdict says so
+    (``model_outside_region``).
+
+    Parameters
+    ----------
+    fit : ScalabilityFit
+        A fitted curve.
+    level : float, default 0.95
+        The intervals' coverage.
+    region : Region, optional
+        Default ``fit.region(level)``.
+
+    Returns
+    -------
+    dict
+        Name to ``Estimate``: ``peak_throughput`` (the most the server delivers: the peak, or the ceiling without
+        one), ``peak_concurrency`` and ``ceiling`` (λ/σ).
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> fit = capmodel.fit_usl(capmodel.datasets.load_curve("usl_specsdm91"))
+    >>> str(fit.figure_intervals()["peak_throughput"])
+    '1,884 (1,635-2,452)'
+    """
     region = fit.region(level) if region is None else region
     limit = region.limit_interval()
     ceiling = region.ceiling_interval() if math.isfinite(fit.peak_concurrency) else limit

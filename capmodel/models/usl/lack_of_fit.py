@@ -20,7 +20,21 @@ from capmodel.formatting import number
 
 @dataclass(frozen=True)
 class LackOfFit:
-    """The test's figures: F, its p-value, the two sums of squares and their degrees of freedom."""
+    """The lack-of-fit F test against replicate measurements, as ``ScalabilityFit.lack_of_fit()`` returns it.
+
+    ``conclusion(alpha)`` says in a sentence whether the model's shape is rejected.
+
+    Attributes
+    ----------
+    model : str
+        The model tested.
+    f_statistic, p_value : float
+        F and its p-value against F(df_lack_of_fit, df_pure_error).
+    ss_lack_of_fit, df_lack_of_fit : float, int
+        The level means' distance from the model and its degrees of freedom.
+    ss_pure_error, df_pure_error : float, int
+        The replicates' scatter about their level's mean and its degrees of freedom.
+    """
 
     model: str
     f_statistic: float

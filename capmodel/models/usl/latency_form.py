@@ -25,18 +25,42 @@ import pandas as pd
 from scipy import optimize
 
 from capmodel.errors import FitError, InputError
-from capmodel.models.usl.closed_form import LatencyLimit, usl_peak
-from capmodel.models.usl.closed_form import BRANCHES, latency_limit
-from capmodel.models.usl.fit import fit_usl
 from capmodel.formatting import number
+from capmodel.models.usl.closed_form import BRANCHES, LatencyLimit, latency_limit, usl_peak
+from capmodel.models.usl.fit import fit_usl
 
 MIN_POINTS = 4
 OBSERVED_PEAK_QUANTILE = 0.95
 
 
 def usl_latency(throughput, sigma: float, kappa: float, lambda_: float, branch: str = "normal"):
-    """R(X) in seconds for throughput X (ops/s) on the ``normal`` branch of the nose (the rising side of the curve)
-    or the ``retrograde`` one (past the peak); NaN beyond the nose (X above the peak throughput)."""
+    """The USL's response time R(X) at a throughput, on one arm of the nose.
+
+    Parameters
+    ----------
+    throughput : float or array_like
+        X, in operations per second.
+    sigma, kappa, lambda_ : float
+        The USL's parameters.
+    branch : {"normal", "retrograde"}, default "normal"
+        The rising side of the curve, or past the peak.
+
+    Returns
+    -------
+    numpy.ndarray
+        R in seconds; NaN beyond the nose (X above the peak throughput), and on the retrograde arm without coherency.
+
+    Raises
+    ------
+    InputError
+        An unknown ``branch``.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.latency_form import usl_latency
+    >>> usl_latency([500, 800], sigma=0.05, kappa=0.001, lambda_=100).round(5).tolist()
+    [0.01316, 0.01972]
+    """
     x = np.asarray(throughput, dtype=float)
     if branch not in BRANCHES:
         raise InputError(f"branch: expected one of {', '.join(BRANCHES)}, got {branch!r}")
@@ -52,15 +76,57 @@ def usl_latency(throughput, sigma: float, kappa: float, lambda_: float, branch: 
 
 
 def latency_limit_from_zero(target_s: float, sigma: float, kappa: float, lambda_: float) -> LatencyLimit:
-    """``closed_form.latency_limit`` on the normal branch, capped at the peak, with N from 0: an observed N = X R is a
-    time average, below 1 at light load, and the branch starts at R(0) = (1 - sigma) / lambda."""
+    """``closed_form.latency_limit`` on the normal branch, capped at the peak, with N from 0.
+
+    An observed N = X R is a time average, below 1 at light load, and the branch starts at R(0) = (1 − σ)/λ.
+
+    Parameters
+    ----------
+    target_s : float
+        The mean-latency target, in seconds (> 0).
+    sigma, kappa, lambda_ : float
+        The USL's parameters.
+
+    Returns
+    -------
+    LatencyLimit
+
+    Raises
+    ------
+    InputError
+        ``target_s`` is not a number of seconds > 0.
+    """
     return latency_limit(target_s, sigma, kappa, lambda_, branch="normal", cap_at_peak=True, min_concurrency=0.0)
 
 
 def throughput_at_latency(target_s: float, sigma: float, kappa: float, lambda_: float) -> float:
-    """The throughput at which the normal branch reaches a latency target (the peak when the target is still met
-    there); NaN when the target is below the zero-load latency (1 - sigma) / lambda, inf when nothing bounds it
-    (kappa = sigma = 0). A number for tables and bootstrap draws: ``latency_limit_from_zero`` says why."""
+    """The throughput at which the normal branch reaches a latency target (the peak when it is still met there).
+
+    A number for tables and bootstrap draws: ``latency_limit_from_zero`` says why when there is none.
+
+    Parameters
+    ----------
+    target_s : float
+        The mean-latency target, in seconds (> 0).
+    sigma, kappa, lambda_ : float
+        The USL's parameters.
+
+    Returns
+    -------
+    float
+        Ops/s; NaN when the target is below the zero-load latency (1 − σ)/λ, inf when nothing bounds it (κ = σ = 0).
+
+    Raises
+    ------
+    InputError
+        ``target_s`` is not a number of seconds > 0.
+
+    Examples
+    --------
+    >>> from capmodel.models.usl.latency_form import throughput_at_latency
+    >>> round(throughput_at_latency(0.03, sigma=0.05, kappa=0.001, lambda_=100), 1)
+    899.4
+    """
     limit = latency_limit_from_zero(target_s, sigma, kappa, lambda_)
     return limit.throughput if limit.reachable else math.nan
 
@@ -108,6 +174,7 @@ def _solve(x, r, start) -> np.ndarray:
                                      xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000)
         if best is None or sol.cost < best.cost:
             best = sol
+    assert best is not None, "at least one starting point"
     q = best.x
     return np.array([q[0], q[1], math.exp(q[2])])
 
@@ -149,7 +216,28 @@ def _fit(x, r, method: str, bins: int | None, start=None) -> np.ndarray:
 
 
 class LatencyFit:
-    """sigma, kappa, lambda_ fitted on the observed points; every other figure derives from them."""
+    """The USL's latency form fitted to observed (throughput, mean latency) points, as ``fit_usl_latency`` returns it.
+
+    σ, κ and λ are fitted; every other figure derives from them: the nose (``peak_concurrency``, ``peak_throughput``,
+    ``peak_latency_ms``), ``observed_peak_throughput`` (95th percentile of the intervals), ``spare_fraction``,
+    ``latency_ms(throughput)``, ``latency_limit(target_ms)``, ``throughput_at_latency(target_ms)``, ``conf_int()`` (a
+    case bootstrap that refits with the same method) and ``summary()``.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        The observed curve.
+    x, r : numpy.ndarray
+        The throughputs (ops/s) and mean latencies (s) fitted.
+    params : array_like
+        σ, κ, λ.
+    seed : int, optional
+        The bootstrap's seed.
+    method : {"latency", "throughput"}, default "latency"
+        How it was fitted (see ``fit_usl_latency``).
+    bins : int, optional
+        The concurrency bins of the ``throughput`` method.
+    """
 
     def __init__(self, curve: pd.DataFrame, x: np.ndarray, r: np.ndarray, params: np.ndarray, seed: int | None = 0,
                  method: str = "latency", bins: int | None = None):
@@ -240,8 +328,8 @@ class LatencyFit:
 
     def conf_int(self, level: float = 0.95, n_samples: int = 200, planned_throughput: float | None = None,
                  latency_target_ms: float | None = None) -> pd.DataFrame:
-        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and when
-        asked the latency at a planned throughput and the throughput at a latency target."""
+        """Estimate and percentile-bootstrap interval of sigma, kappa, lambda, the peak (nose), the spare fraction, and
+        when asked the latency at a planned throughput and the throughput at a latency target."""
         if not 0 < level < 1:
             raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
         boot = self.bootstrap(n_samples)
@@ -288,15 +376,47 @@ def _figures(sigma, kappa, lambda_, observed_peak, planned=None, target_ms=None)
 
 def fit_usl_latency(curve: pd.DataFrame, method: str = "latency", bins: int | None = None,
                     seed: int | None = 0) -> LatencyFit:
-    """The USL's latency form for an observed curve's (``throughput``, ``latency_mean_ms``) pairs (closed system, no
-    think time: R = N / X).
+    """Fit the USL's latency form to an observed curve's (throughput, mean latency) pairs.
 
-    ``method="latency"`` fits R(X) itself: least squares on the relative latency error, a point whose N = X R lies
-    past the fitted peak compared with the retrograde branch, every other with the normal one. It needs a
-    clear latency-throughput relation. ``method="throughput"`` fits ``capmodel.fit_usl`` on (N = X R, X) instead
-    (``bins``: binned by N first, counts as weights; see ``bin_by_concurrency``), which copes better with intervals
-    whose throughput scatters at one concurrency. Either way the result derives the same figures, and its bootstrap
-    refits with the same method."""
+    A closed system with no think time: R = N / X. Either way of fitting gives the same figures, and the bootstrap
+    refits with the same method.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``throughput`` and ``latency_mean_ms`` (``Observation.curve``).
+    method : {"latency", "throughput"}, default "latency"
+        ``latency`` fits R(X) itself: least squares on the relative latency error, a point whose N = X R lies past
+        the fitted peak compared with the retrograde branch, every other with the normal one; it needs a clear
+        latency-throughput relation. ``throughput`` fits ``capmodel.fit_usl`` on (N = X R, X) instead, which copes
+        better with intervals whose throughput scatters at one concurrency.
+    bins : int, optional
+        With ``method="throughput"``: bin the points by N first and weight each bin by its count
+        (``bin_by_concurrency``).
+    seed : int, optional, default 0
+        The bootstrap's seed.
+
+    Returns
+    -------
+    LatencyFit
+
+    Raises
+    ------
+    InputError
+        An unknown ``method``, or the curve lacks the columns or usable points.
+    FitError
+        The fit did not reach finite parameters.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> from capmodel.observe import bundled_sample, observe_ftdc
+    >>> sample = bundled_sample()
+    >>> curve = observe_ftdc(sample["path"], since=sample["since"], until=sample["until"]).curve
+    >>> fit = capmodel.fit_usl_latency(curve, method="throughput", bins=8)
+    >>> round(fit.peak_throughput), round(fit.sigma, 4)
+    (645, 0.3295)
+    """
     if method not in ("latency", "throughput"):
         raise InputError(f"method: expected 'latency' or 'throughput', got {method!r}")
     x, r = _arrays(curve)
@@ -307,11 +427,31 @@ def fit_usl_latency(curve: pd.DataFrame, method: str = "latency", bins: int | No
 
 
 def bin_by_concurrency(curve: pd.DataFrame, bins: int = 12, min_points: int = 1) -> pd.DataFrame:
-    """Many noisy observed points at uneven N -> one row per concurrency bin (geometric bins over the observed
-    range): mean ``concurrency``, ``throughput`` and ``latency_mean_ms``, and ``points`` (rows in the bin).
+    """Many noisy observed points at uneven N, averaged into one row per concurrency bin.
 
-    Fit it with ``capmodel.fit_usl(binned, weights=binned["points"])``: a bin mean of k points has 1/k of a single
-    point's variance, so the count is its inverse-variance weight (equal per-point noise assumed)."""
+    The bins are geometric over the observed range. Fit the result with
+    ``capmodel.fit_usl(binned, weights=binned["points"])``: a bin mean of k points has 1/k of a single point's variance,
+    so the count is its inverse-variance weight (equal per-point noise assumed).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``concurrency`` and ``throughput`` (and ``latency_mean_ms``, averaged too when present).
+    bins : int, default 12
+        The number of bins (>= 1).
+    min_points : int, default 1
+        Bins with fewer rows are dropped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per bin the mean ``concurrency``, ``throughput`` and ``latency_mean_ms``, and ``points`` (rows in the bin).
+
+    Raises
+    ------
+    InputError
+        A column is missing, ``bins`` is not a whole number >= 1, or no row has a concurrency > 0.
+    """
     if "concurrency" not in curve or "throughput" not in curve:
         raise InputError("bin_by_concurrency needs 'concurrency' and 'throughput' columns")
     if not (isinstance(bins, int) and bins >= 1):

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
 from capmodel.formatting import number
 
 FALL_TOLERANCE = 0.05

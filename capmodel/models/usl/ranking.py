@@ -26,7 +26,26 @@ def criterion_label(criterion: str) -> str:
 
 
 class ModelComparison:
-    """Result of ``compare_models``: ``table``, ``recommended``, ``reason``, ``criterion``, ``fits``, ``extrapolation``."""
+    """The result of ``compare_models``: the models ranked and the one recommended.
+
+    ``table`` has one row per model, best first; ``best_fit`` is the recommended model's fit; ``region(level)`` the
+    answer's likelihood region over the compared families; ``describe()``, ``summary()`` and ``to_json()`` show it.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per model: ``n_params``, ``aic``, ``aicc``, ``bic``, ``rmse``, ``r2`` and ``extrapolation_mape``.
+    recommended : str
+        The model recommended.
+    reason : str
+        Why, in one sentence.
+    criterion : str
+        The criterion ranked on (``aicc`` or ``aic``).
+    fits : dict
+        ``{model: fit}``.
+    extrapolation : bool
+        Whether each model's extrapolation to the higher levels was scored.
+    """
 
     def __init__(self, table, recommended, reason, criterion, fits, extrapolation):
         self._table = table
@@ -58,7 +77,7 @@ class ModelComparison:
         if level not in regions:
             from capmodel.models.usl.region import likelihood_region
 
-            families = {}
+            families: dict = {}
             for fit in self.fits.values():
                 family = fit.spec.search_family(fit)
                 if family.name in families:      # one search per family, every fit's estimate on its grid

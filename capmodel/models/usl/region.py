@@ -64,9 +64,27 @@ CHUNK_CELLS = 2_000_000
 
 @dataclass(frozen=True)
 class Region:
-    """Parameter sets the data do not reject at ``level``: per accepted grid point its ``sigma``, ``kappa``, the
-    ``family`` (index into ``families``, the coherency terms' names) and the accepted range of λ
-    (``lambda_low``..``lambda_high``). ``points`` and ``dof`` say what it rests on."""
+    """The parameter sets the data do not reject at ``level``, as ``likelihood_region`` returns them.
+
+    ``interval(figure)`` is the range a figure takes over the region; ``limit_interval()``,
+    ``peak_concurrency_interval()`` and ``ceiling_interval()`` are the fit's figures'. Each accepted grid point holds a
+    range of λ.
+
+    Attributes
+    ----------
+    sigma, kappa : numpy.ndarray
+        Each accepted grid point's σ and κ.
+    family : numpy.ndarray
+        Its family (an index into ``families``).
+    lambda_low, lambda_high : numpy.ndarray
+        The accepted range of λ at that point.
+    families, peaks, coherencies : tuple
+        The families' names, vectorised peaks and coherency terms.
+    level : float
+        The nominal coverage.
+    points, dof : int
+        The points it rests on and their residual degrees of freedom.
+    """
 
     sigma: np.ndarray
     kappa: np.ndarray
@@ -100,7 +118,7 @@ class Region:
         """The region's points of the family called ``name`` (a capacity read by the USL's closed forms reads the
         USL family's alone)."""
         if name not in self.families:
-            return Region(*(np.zeros(0) for _ in range(2)), np.zeros(0, int), np.zeros(0), np.zeros(0), (name,),
+            return Region(np.zeros(0), np.zeros(0), np.zeros(0, int), np.zeros(0), np.zeros(0), (name,),
                           (self.peaks[0],), (self.coherencies[0],), self.level, self.points, self.dof)
         i = self.families.index(name)
         mine = self.family == i
@@ -277,8 +295,8 @@ class _Search:
             fine = np.geomspace(kappas[kappas > 0].min(), kappas.max(), EDGE_POINTS)
             lines.append((np.zeros_like(fine), fine))
         extra = np.array(fam.estimates, dtype=float).reshape(-1, 2)
-        s = np.concatenate([s, *(l[0] for l in lines), extra[:, 0]])
-        k = np.concatenate([k, *(l[1] for l in lines), extra[:, 1]])
+        s = np.concatenate([s, *(line[0] for line in lines), extra[:, 0]])
+        k = np.concatenate([k, *(line[1] for line in lines), extra[:, 1]])
         self.batches = []
         self.add(s, k)
 
@@ -353,9 +371,28 @@ def _edge_model(search: "_Search", which: str, dof: int, level: float, plausible
 
 
 def likelihood_region(concurrency, throughput, families, weights=None, level: float = LEVEL) -> Region:
-    """The region of the union of ``families`` (``Family``) over both scales, each scale with one threshold over
-    all the families (their least RSS times ``threshold_factor``), with the plausible edge models' own regions
-    (``_edge_model``). Empty with fewer than four points (no residual degree of freedom beyond three parameters)."""
+    """The parameter sets the data do not reject at ``level``, over one or more families of the USL.
+
+    The union of the families' regions over both scales (the throughput and its logarithm), each scale with one
+    threshold over all the families (their least residual sum of squares times ``threshold_factor``), with the plausible
+    edge models' own regions. The module docstring says how the grid is searched.
+
+    Parameters
+    ----------
+    concurrency, throughput : array_like
+        The measured points.
+    families : iterable of Family
+        The families searched (a coherency term, a vectorised peak, the bounds, the fits' own estimates).
+    weights : array_like, optional
+        Per-point weights.
+    level : float, optional
+        The region's nominal coverage.
+
+    Returns
+    -------
+    Region
+        Empty with fewer than four points (no residual degree of freedom beyond three parameters).
+    """
     n = np.asarray(concurrency, dtype=float)
     x = np.asarray(throughput, dtype=float)
     w = np.ones_like(x) if weights is None else np.asarray(weights, dtype=float)

@@ -26,7 +26,7 @@ def t_quantile(level: float, dof: int) -> float:
 
 
 def check_level(level) -> None:
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not (0 < level < 1):
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not (0 < float(level) < 1):
         raise InputError(f"level: expected a confidence level between 0 and 1, got {shown(level)}")
 
 
@@ -48,13 +48,35 @@ def concurrencies(n) -> np.ndarray:
 
 
 class ScalabilityFit:
-    """A fitted model X(N) = lambda*N / (1 + sum theta_j g_j(N)): estimates, errors, bands, resampling.
+    """A fitted model of the USL family, X(N) = λN / (1 + Σ θ_j g_j(N)): estimates, errors, bands, resampling.
 
-    Data (public attributes): ``spec`` (the declared model), ``model`` (its name), ``curve``, ``concurrency``,
-    ``throughput``, ``weights`` (None or mean-1 array), ``estimates`` (thetas then lambda), ``covariance`` (array),
-    ``at_bound``, ``lower``, ``upper``, ``allow_superlinear``. Everything else is derived: ``params``, ``se``, ``cov``,
-    ``n_params``, ``n_points``, ``rss``, ``rse``, ``r2``, ``aic``, ``aicc``, ``bic``, ``rmse``, ``warnings`` ...
-    With weights, ``rss``, ``rse``, ``r2`` and the likelihood are the weighted ones; ``rmse`` is always unweighted.
+    ``fit_usl``, ``compare_models`` and the rivals' fit functions return it (``USLFit`` for the USL, Amdahl and linear).
+    The data are the attributes below; everything else is derived from them: ``params``, ``se``, ``cov``, ``n_params``,
+    ``n_points``, ``rss``, ``rse``, ``r2``, ``aic``, ``aicc``, ``bic``, ``rmse``, the peak, ``warnings``, the verdict
+    (``evidence``), ``predict(n, level)``, ``conf_int()``, ``bootstrap()``, ``lack_of_fit()``, ``summary()`` and
+    ``describe()``. With weights, ``rss``, ``rse``, ``r2`` and the likelihood are the weighted ones; ``rmse`` is always
+    unweighted.
+
+    Parameters
+    ----------
+    spec : ScalabilityModel
+        The declared model (``capmodel.models.usl.family``).
+    curve : pandas.DataFrame
+        The curve table fitted.
+    estimates : array_like
+        The θs, then λ.
+    covariance : array_like
+        Their covariance matrix.
+    weights : array_like, optional
+        The fit's weights, scaled to mean 1 (None: unweighted).
+    at_bound : array_like of bool, optional
+        Which estimates sit at a bound.
+    lower, upper : array_like, optional
+        The bounds the fit was held to.
+    allow_superlinear : bool, default False
+        Whether σ could go below 0.
+    concurrency, throughput : array_like, optional
+        The fitted points (default the curve's columns).
     """
 
     def __init__(self, spec, curve: pd.DataFrame, estimates, covariance, weights=None, at_bound=None, lower=None,
@@ -222,8 +244,8 @@ class ScalabilityFit:
     # -- warnings --------------------------------------------------------------------------------------------------
     @cached_property
     def warnings(self) -> list:
-        """What to be careful about, one sentence each (``capmodel.models.usl.verdict.assessment.fit_warnings``): the cautions
-        that grade the answer (also reasons in ``evidence``) and remarks that inform without grading."""
+        """What to be careful about, one sentence each (``capmodel.models.usl.verdict.assessment.fit_warnings``): the
+        cautions that grade the answer (also reasons in ``evidence``) and remarks that inform without grading."""
         from capmodel.models.usl.verdict.assessment import fit_warnings
 
         return fit_warnings(self)
@@ -356,12 +378,14 @@ class ScalabilityFit:
         ``self.evidence``), and warnings."""
         table = self.parameter_table(level, method="profile")
         lines = [f"{self.model} fit: {self.formula}",
-                 f"points: {self.n_points}, concurrency {number(np.min(self.concurrency), 6)}..{number(np.max(self.concurrency), 6)}"
+                 f"points: {self.n_points}, concurrency "
+                 f"{number(np.min(self.concurrency), 6)}..{number(np.max(self.concurrency), 6)}"
                  + (", weighted" if self.weights is not None else ""),
                  "",
                  f"{'':8}{'estimate':>13}{'std.err':>13}{f'{level:.0%} low':>13}{f'{level:.0%} high':>13}"]
         for name, row in table.iterrows():
-            lines.append(f"{name:8}{number(row.estimate, 5):>13}{number(row.se, 4):>13}{number(row.low, 5):>13}{number(row.high, 5):>13}")
+            lines.append(f"{name:8}{number(row.estimate, 5):>13}{number(row.se, 4):>13}"
+                         f"{number(row.low, 5):>13}{number(row.high, 5):>13}")
         lines.append("")
         evidence = self.evidence if evidence is None else evidence
         if evidence.usable:
@@ -379,7 +403,8 @@ class ScalabilityFit:
         return "\n".join(lines)
 
     def describe(self, level: float = 0.95, source: str | None = None, comparison=None) -> str:
-        """The plain-English answer for this fit (markdown), as the reports print it; see capmodel.models.usl.describe."""
+        """The plain-English answer for this fit (markdown), as the reports print it; see
+        capmodel.models.usl.describe."""
         from capmodel.models.usl.describe import describe_fit
 
         return describe_fit(self, comparison=comparison, level=level, source=source or "The curve")

@@ -12,15 +12,54 @@ from capmodel.models.usl.usl_fit import USLFit
 
 
 def fit_amdahl(curve, weights=None) -> USLFit:
-    """Amdahl's law, the USL with kappa held at 0: ``peak_concurrency`` is inf, ``ceiling`` lambda/sigma."""
+    """Fit Amdahl's law, the USL with κ held at 0.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``concurrency`` and ``throughput``.
+    weights : None, array_like or "replicates", optional
+        As for ``capmodel.fit_usl``.
+
+    Returns
+    -------
+    USLFit
+        With ``kappa`` 0: ``peak_concurrency`` is infinite and ``ceiling`` is λ/σ.
+    """
     return MODELS["amdahl"].fit(curve, weights=weights)
 
 
 def fit_linear(curve, weights=None) -> USLFit:
-    """Linear scaling X = lambda*N."""
+    """Fit linear scaling X = λN, the USL with σ and κ held at 0.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``concurrency`` and ``throughput``.
+    weights : None, array_like or "replicates", optional
+        As for ``capmodel.fit_usl``.
+
+    Returns
+    -------
+    USLFit
+        With ``sigma`` and ``kappa`` 0: no peak and no ceiling.
+    """
     return MODELS["linear"].fit(curve, weights=weights)
 
 
 def fit_log_coherency(curve, weights=None) -> ScalabilityFit:
-    """The log-coherency model; ``peak_concurrency`` = (1 - sigma)/kappa (inf when kappa = 0)."""
+    """Fit the log-coherency model, X(N) = λN / (1 + σ(N−1) + κN·ln N).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``concurrency`` and ``throughput``.
+    weights : None, array_like or "replicates", optional
+        As for ``capmodel.fit_usl``.
+
+    Returns
+    -------
+    ScalabilityFit
+        Its ``peak_concurrency`` is (1 − σ)/κ, infinite when κ = 0.
+    """
     return MODELS["log_coherency"].fit(curve, weights=weights)

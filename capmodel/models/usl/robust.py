@@ -10,6 +10,7 @@ HuberT norm, the scale s re-estimated each round as the median absolute residual
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,9 @@ from capmodel.errors import FitError
 from capmodel.models.usl.engine import curve_arrays
 from capmodel.models.usl.family import get_model
 
+if TYPE_CHECKING:
+    from capmodel.models.usl.results import ScalabilityFit
+
 HUBER_T = 1.345
 MAX_ROUNDS = 100
 TOLERANCE = 1e-10
@@ -25,9 +29,25 @@ TOLERANCE = 1e-10
 
 @dataclass
 class RobustFit:
-    """The final weighted fit, each row's Huber weight (1 = taken at full weight), the scale and the rounds used."""
+    """A Huber M-estimate, as ``fit_robust`` returns it: the final weighted fit and each row's weight.
 
-    fit: object
+    ``downweighted`` lists the rows the fit trusted less than fully.
+
+    Attributes
+    ----------
+    fit : ScalabilityFit
+        The final weighted fit.
+    weights : numpy.ndarray
+        Each row's Huber weight (1: taken at full weight).
+    scale : float
+        The residuals' scale (median absolute deviation).
+    rounds : int
+        The reweighting rounds used.
+    tuning : float
+        Huber's tuning constant.
+    """
+
+    fit: ScalabilityFit
     weights: np.ndarray
     scale: float
     rounds: int
@@ -41,7 +61,41 @@ class RobustFit:
 
 
 def fit_robust(curve, model: str = "usl", tuning: float = HUBER_T, allow_superlinear: bool = False) -> RobustFit:
-    """Huber M-estimate of a declared model (usl, amdahl, linear, log_coherency) on a curve table."""
+    """Huber M-estimate of a model of the USL family: outliers are down-weighted instead of fitted.
+
+    Iteratively reweighted least squares with Huber's weights on the residuals scaled by their median absolute
+    deviation, until the estimates settle.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A curve table with ``concurrency`` and ``throughput``.
+    model : {"usl", "amdahl", "linear", "log_coherency"}, default "usl"
+        The model fitted.
+    tuning : float, default 1.345
+        Huber's tuning constant, in units of the scale (smaller down-weights more).
+    allow_superlinear : bool, default False
+        As for ``capmodel.fit_usl``.
+
+    Returns
+    -------
+    RobustFit
+
+    Raises
+    ------
+    InputError
+        An unknown model, or the curve is refused.
+    FitError
+        The weights did not settle within 100 rounds.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> from capmodel.models.usl.robust import fit_robust
+    >>> robust = fit_robust(capmodel.datasets.load_curve("usl_specsdm91"))
+    >>> robust.downweighted["concurrency"].tolist(), round(robust.fit.lambda_, 2)
+    ([36.0], 88.71)
+    """
     from statsmodels.robust.norms import HuberT
     from statsmodels.robust.scale import mad
 

@@ -11,17 +11,34 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import PlanError
-from capmodel.formatting import number
 from capmodel.models.usl.closed_form import LatencyLimit, latency_limit, usl_throughput, whole_peak
 from capmodel.models.usl.results import ScalabilityFit
 
 
 class USLFit(ScalabilityFit):
-    """A fitted Universal Scalability Law (also Amdahl, kappa = 0, and linear, sigma = kappa = 0).
+    """A fitted Universal Scalability Law (also Amdahl's law, κ = 0, and linear scaling, σ = κ = 0).
 
-    Derives, besides ``ScalabilityFit``'s figures: ``recommended_concurrency`` (whole number), ``ceiling``,
-    ``capacity_loss(n)``, ``latency_limit(target_s)`` (the most throughput within a response time) and
-    ``largest_concurrency_within(target_s)`` (the most clients within it, past the peak if need be).
+    Everything ``ScalabilityFit`` derives, and: ``ceiling`` (λ/σ, the limit without coherency),
+    ``recommended_concurrency`` (the whole number of clients at the peak), ``capacity_loss(n)``,
+    ``latency_limit(target_s)`` (the most throughput within a response time) and
+    ``largest_concurrency_within(target_s)`` (the most clients within it, past the peak if need be). ``fit_usl``
+    builds it.
+
+    Parameters
+    ----------
+    spec, curve, estimates, covariance, weights, at_bound, lower, upper, allow_superlinear, concurrency, throughput
+        As for ``ScalabilityFit``.
+
+    Examples
+    --------
+    >>> import capmodel
+    >>> fit = capmodel.fit_usl(capmodel.datasets.load_curve("usl_specsdm91"))
+    >>> round(fit.ceiling), round(fit.peak_throughput)
+    (3246, 1884)
+    >>> fit.predict([32, 64]).round(1).tolist()
+    [1467.0, 1818.3]
+    >>> fit.evidence.codes()
+    ['wide_interval']
     """
 
     @cached_property
@@ -37,7 +54,7 @@ class USLFit(ScalabilityFit):
         return None
 
     def _model_warnings(self) -> list:
-        found = []       # superlinear contention is a graded caution: capmodel.models.usl.verdict.assessment.check_superlinear
+        found = []   # superlinear contention is a graded caution: usl.verdict.assessment.check_superlinear
         if self.kappa > 0 and self.peak_concurrency == 1.0:
             found.append("throughput falls from the first client on (sqrt((1 - sigma)/kappa) <= 1): "
                          "the peak is at N = 1")

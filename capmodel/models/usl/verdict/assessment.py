@@ -24,8 +24,8 @@ from what the curve says against any answer:
   data stop, and the truth lies beyond): weak, however narrow the interval.
 - **the peak below the data** (``check_peak_below``): a peak whose concurrency interval lies wholly below the
   smallest measured concurrency is extrapolated downwards (the data start past it): unusable.
-- **the curve's own columns** (capmodel.models.usl.verdict.curve_rules): client-bound steps, idle points, Little's law against
-  the concurrency both ways (units), a throughput spanning six orders of magnitude.
+- **the curve's own columns** (capmodel.models.usl.verdict.curve_rules): client-bound steps, idle points, Little's law
+  against the concurrency both ways (units), a throughput spanning six orders of magnitude.
 - **the fit against the data**: R² below 0 (the model explains less than the mean: unusable), the measured best
   above the model's peak or ceiling beyond the scatter (``check_past_peak``: unusable), a model that cannot fall on
   data that fall (``check_measured_fall``: unusable), the replicates' lack-of-fit F test at ``LACK_OF_FIT_ALPHA`` =
@@ -41,9 +41,9 @@ import math
 import numpy as np
 
 from capmodel.formatting import number, r_squared
-from capmodel.models.usl.verdict.curve_rules import curve_reasons
 from capmodel.models.evidence import SOUND_SPAN, Evidence, Reason
 from capmodel.models.usl.labels import model_label
+from capmodel.models.usl.verdict.curve_rules import curve_reasons
 from capmodel.models.usl.verdict.limits import best_measured, check_past_peak, model_limit
 from capmodel.models.usl.verdict.next_step import next_step
 
@@ -182,7 +182,7 @@ def data_reasons(fit, comparison=None) -> list[Reason]:
     found = [*curve_reasons(fit.curve, fit.concurrency, fit.throughput), check_r2(fit), check_past_peak(fit),
              check_measured_fall(fit, comparison), *warning_reasons(fit), check_lack_of_fit(fit),
              check_single_point(fit)]
-    unique = {}
+    unique: dict = {}
     for reason in found:
         if reason is not None:
             unique.setdefault((reason.code, reason.message), reason)
@@ -270,7 +270,8 @@ def check_outside(fit, estimate: float, low: float, high: float, level: float) -
 def limit_reasons(fit, region) -> list[Reason]:
     """The reasons about the fit's own figure, the most the server delivers, read over ``region``."""
     if region.empty:
-        return [check_interval(math.nan, math.nan, figure_name(fit), region.level, advice=next_step(fit, region))]
+        nothing = check_interval(math.nan, math.nan, figure_name(fit), region.level, advice=next_step(fit, region))
+        return [nothing] if nothing is not None else []
     low, high = region.limit_interval()
     advice = next_step(fit, region)
     estimate = float(fit.peak_throughput)
@@ -285,12 +286,29 @@ def limit_reasons(fit, region) -> list[Reason]:
 
 def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, level: float = 0.95,
                unit: str = "clients", what: str = "the answer") -> Evidence:
-    """The verdict on a fit's answer: the most the server delivers (its peak or ceiling), or a figure at
-    ``answer_concurrency`` (a node or shard count: judged by its extrapolation, ``unit`` and ``what`` naming it).
+    """The verdict on a fit's answer: the most the server delivers (its peak or ceiling), or a figure at a concurrency.
 
-    ``comparison`` (``compare_models``) says which models the answer chose among: when it chose ``fit``, the
-    figure's interval is read over all their families (``answer_region``)."""
-    found = data_reasons(fit, comparison)
+    Parameters
+    ----------
+    fit : ScalabilityFit
+        A fitted curve.
+    comparison : ModelComparison, optional
+        The comparison that chose the model: when it chose ``fit``, the figure's interval is read over all the compared
+        families.
+    answer_concurrency : float, optional
+        A node or shard count the answer is read at: judged by its extrapolation beyond the measured range.
+    level : float, default 0.95
+        The intervals' coverage.
+    unit : str, default "clients"
+        What ``answer_concurrency`` counts, in the reasons' words.
+    what : str, default "the answer"
+        What the answer is, in the reasons' words.
+
+    Returns
+    -------
+    Evidence
+    """
+    found: list[Reason | None] = list(data_reasons(fit, comparison))
     if answer_concurrency is None:
         found += limit_reasons(fit, answer_region(fit, comparison, level))
     else:
@@ -299,9 +317,22 @@ def assess_fit(fit, comparison=None, answer_concurrency: float | None = None, le
 
 
 def fit_verdict(fit, comparison=None, level: float = 0.95) -> Evidence:
-    """The one verdict on a fit's own answer (its peak or ceiling), the one ``capmodel fit``, ``fit.evidence`` and
-    ``fit.describe()`` give; without ``comparison`` the rivals' ranking on the same data judges a measured fall's
-    noise (``rivals_ranking``)."""
+    """The one verdict on a fit's own answer (its peak or ceiling): the one ``capmodel fit``, ``fit.evidence`` and
+    ``fit.describe()`` give.
+
+    Parameters
+    ----------
+    fit : ScalabilityFit
+        A fitted curve.
+    comparison : ModelComparison, optional
+        Default the rivals' ranking on the same data, which judges a measured fall's noise.
+    level : float, default 0.95
+        The intervals' coverage.
+
+    Returns
+    -------
+    Evidence
+    """
     from capmodel.models.usl.ranking import rivals_ranking
 
     if comparison is None:

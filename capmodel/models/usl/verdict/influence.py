@@ -34,7 +34,7 @@ def _limit(fit) -> tuple[str, float]:
 def _without(fit, i: int):
     """The fit's model refitted without point ``i`` (None when the rest cannot be fitted)."""
     from capmodel.errors import CapmodelError
-    from capmodel.models.usl.engine import fit_parameters, levenberg_marquardt, _kkt_holds
+    from capmodel.models.usl.engine import _kkt_holds, fit_parameters, levenberg_marquardt
 
     keep = np.arange(fit.n_points) != i
     n, x = fit.concurrency[keep], fit.throughput[keep]
@@ -128,7 +128,8 @@ def _single_point(fit) -> Reason | None:
                else "the curve has no peak or ceiling")
     with_it = f"{number(limit)} ops/s" if math.isfinite(limit) else "none"
     return Reason("single_point", "weak", f"the point at N = {number(float(n_all[i]), 6)} "
-                  f"({number(float(fit.throughput[i]))} ops/s) is {number(factor, 3)}x what the other {fit.n_points - 1} points' "
-                  f"curve gives there ({number(expected)} ops/s), and without it {without} (with it: {with_it}): "
-                  "one measurement decides the answer (a unit slip, an outlier, or a step from another run?)",
+                  f"({number(float(fit.throughput[i]))} ops/s) is {number(factor, 3)}x what the other "
+                  f"{fit.n_points - 1} points' curve gives there ({number(expected)} ops/s), and without it {without} "
+                  f"(with it: {with_it}): one measurement decides the answer (a unit slip, an outlier, or a step from "
+                  "another run?)",
                   float(factor))

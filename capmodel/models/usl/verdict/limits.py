@@ -3,8 +3,8 @@ measured level: the data ran past it beyond the scatter (``check_past_peak``, un
 throughput (replicates averaged: one lucky run of several is noise, not a rate the server sustains) above the
 model's limit by more than ``PAST_PEAK_TOLERANCE`` = 5% and by more than ``PAST_PEAK_RSE`` = 2 standard errors of
 that mean (the residual standard error over the square root of its runs). Declared here, below the verdict
-(capmodel.models.usl.verdict.assessment), so that the single-point check (capmodel.models.usl.verdict.influence) reads the limit without an
-import cycle.
+(capmodel.models.usl.verdict.assessment), so that the single-point check (capmodel.models.usl.verdict.influence) reads
+the limit without an import cycle.
 """
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ The most a server delivers is pinned by the points around its peak. Where the fi
   ``TARGET_SPAN`` = 1.15, a margin under the sound 1.25)² asks, at most ``MAX_REPEATS`` = 6.
 
 Too few points for any interval (fewer than four): measure levels spaced geometrically from the smallest measured to
-twice the largest, ``ENOUGH_LEVELS`` = 8 in all. The width judged is the interval's own or, where it is larger, its reach above the most the fitted curve shows
-(``capmodel.models.usl.verdict.assessment.check_reach``). ``tests/evidence/test_next_step.py`` follows the advice on synthetic
-servers and checks that the grade moves.
+twice the largest, ``ENOUGH_LEVELS`` = 8 in all. The width judged is the interval's own or, where it is larger, its
+reach above the most the fitted curve shows (``capmodel.models.usl.verdict.assessment.check_reach``).
+``tests/evidence/test_next_step.py`` follows the advice on synthetic servers and checks that the grade moves.
 """
 from __future__ import annotations
 
@@ -56,9 +56,25 @@ def _scatter(fit) -> float:
 
 
 def next_step(fit, region, sound_span: float = SOUND_SPAN, reach: float = 1.1) -> NextStep | None:
-    """The next measurement for a fit whose figure's interval over ``region`` is wider than ``sound_span``,
-    unbounded, or reaches more than ``reach`` above the most the fitted curve shows over the data (None when none of
-    these holds)."""
+    """The next measurement for a fit whose answer is not yet sound, or None.
+
+    Parameters
+    ----------
+    fit : ScalabilityFit
+        A fitted curve.
+    region : Region
+        Its likelihood region.
+    sound_span : float, optional
+        The widest interval (high / low) a sound answer may have (``capmodel.models.evidence.SOUND_SPAN``, 1.25).
+    reach : float, default 1.1
+        How far above the most the fitted curve shows over the data the interval may reach.
+
+    Returns
+    -------
+    NextStep or None
+        The concurrencies to measure and how many times, when the figure's interval is wider than ``sound_span``,
+        unbounded, or reaches beyond ``reach``; None otherwise.
+    """
     n = np.asarray(fit.concurrency, dtype=float)
     smallest, largest, levels = float(n.min()), float(n.max()), np.unique(n)
     if region.empty:
