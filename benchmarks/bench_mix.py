@@ -6,11 +6,11 @@ misses follow the other processes on the server's core (issue 19, point 4).
     .venv/bin/python benchmarks/bench_mix.py --record        # the lab runs the test's bounds were chosen on
 
 Each run is the lab of tests/mix/test_production_live.py (tests/support/mix_lab.py, shared, not copied): a fresh
-embedded mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, eight
-open-loop slots of ``--slot`` seconds as a palindrome of YCSB C, B, F, A, A, F, B, C; the model (``mix_what_if``) is
-trained on the C, B and A intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is
-measured. About 50 s a run, 4.5 minutes for five. ``--group``: the server's autogroup favoured (nice -10, root; the lab's default),
-left as it is, or alternately (odd runs favoured), to see the neighbours' effect side by side.
+embedded mongod pinned to core 0, the load generator (and this process, so the sampler too) on core 1, eight open-loop
+slots of ``--slot`` seconds as a palindrome of YCSB C, B, F, A, A, F, B, C; the model (``mix_what_if``) is trained on
+the C, B and A intervals and predicts F at its offered rates (reads 800/s, writes 400/s), which is measured. About 50 s
+a run, 4.5 minutes for five. ``--group``: the server's autogroup favoured (nice -10, root; the lab's default), left as
+it is, or alternately (odd runs favoured), to see the neighbours' effect side by side.
 
 Per run and per class: the predicted and measured throughput (ops/s) and server-side latency (ms, the
 operations-weighted mean of opLatencies per interval, disturbed intervals left out by the fit's own rule
