@@ -3,7 +3,7 @@
 - The bundled datasets' notes (``data/README.md``) and the changelog (``CHANGELOG.md``) live beside what they describe;
   they join the site as the pages ``datasets.md`` and ``changelog.md``, read from there at build time.
 - The curve-table page holds ``capmodel.data.curve_columns.markdown_table()``; a page that no longer equals the
-  declaration is a warning, so ``mkdocs build --strict`` fails (``tests/test_curve_columns.py`` checks the same).
+  declaration is a warning, so ``mkdocs build --strict`` fails (``tests/data/test_curve_columns.py`` checks the same).
 """
 from __future__ import annotations
 
