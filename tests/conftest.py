@@ -52,7 +52,7 @@ def mongo_client(mongod):
 
 
 # Modules whose tests pin CPUs or measure throughput, latency or time: ``make test`` runs them alone, after the rest
-# has run on two pytest-xdist workers, so that another test's load never bends what they measure.
+# has run on three pytest-xdist workers, so that another test's load never bends what they measure.
 # A module is named by its path under tests/, without ".py".
 SERIAL_MODULES = {
     "observe/test_headroom_live", "mix/test_production_live", "bench/test_election", "bench/test_sweep",
