@@ -15,19 +15,27 @@ import time
 from pathlib import Path
 
 import pytest
-from pymongo import MongoClient
 
-from capmodel.bench.sweep import verdict
-from capmodel.bench.sweep.config import BenchConfig
-from capmodel.bench.cluster.executor import (RECONNECT_ENV, RECONNECT_S, START_LEAD_ENV, START_LEAD_S, DaskExecutor,
-                                             reconnect_seconds, start_lead_seconds)
-from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.client.measurements import decode_histogram
 from capmodel.bench.client.runner import StepResult
+from capmodel.bench.cluster.executor import (
+    RECONNECT_ENV,
+    RECONNECT_S,
+    START_LEAD_ENV,
+    START_LEAD_S,
+    DaskExecutor,
+    reconnect_seconds,
+    start_lead_seconds,
+)
+from capmodel.bench.sweep import verdict
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import BenchError
+from tests.support.auth_server import auth_mongod as server_with_auth
+from tests.support.auth_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 DASK = str(Path(sys.executable).with_name("dask"))
@@ -35,12 +43,6 @@ DB = "capmodel_test_hosts"
 SECRET = "Pw-of-the-Bench-8812"
 
 
-def _free_port(host="127.0.0.1") -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
 
 
 class Cluster:
@@ -49,7 +51,7 @@ class Cluster:
     def __init__(self, folder: Path, hosts=("127.0.0.2", "127.0.0.3"), pythonpath: str | None = None):
         self.folder, self.procs, self.logs = folder, [], []
         folder.mkdir(parents=True, exist_ok=True)
-        port = _free_port()
+        port = free_port()
         self.address = f"tcp://127.0.0.1:{port}"
         self._start("scheduler", [DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"])
         for host in hosts:
@@ -109,21 +111,9 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def auth_mongod(tmp_path_factory):
-    """A mongod started with --auth and one user (created through the localhost exception)."""
-    from capmodel.bench.server import find_mongod
-
-    dbpath = tmp_path_factory.mktemp("authdb")
-    port = _free_port()
-    proc = subprocess.Popen([str(find_mongod()), "--auth", "--bind_ip", "127.0.0.1", "--port", str(port), "--dbpath",
-                             str(dbpath), "--logpath", str(dbpath / "mongod.log"), "--wiredTigerCacheSizeGB", "0.25"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        with MongoClient(port=port, directConnection=True, serverSelectionTimeoutMS=30_000) as c:
-            c.admin.command("createUser", "bench", pwd=SECRET, roles=["root"])
+    """A mongod started with --auth and one user: its URI (with the password) and its process."""
+    with server_with_auth(tmp_path_factory.mktemp("authdb"), SECRET) as (port, proc):
         yield f"mongodb://bench:{SECRET}@127.0.0.1:{port}/?authSource=admin", proc
-    finally:
-        proc.terminate()
-        proc.wait(30)
 
 
 def test_a_sweep_through_the_scheduler_spreads_over_two_hosts_and_leaks_no_password(cluster, auth_mongod, tmp_path,
@@ -158,7 +148,7 @@ def test_a_sweep_through_the_scheduler_spreads_over_two_hosts_and_leaks_no_passw
 
 
 def test_a_worker_without_a_route_to_the_server_names_itself_and_its_host(cluster, tmp_path):
-    closed = _free_port()
+    closed = free_port()
     cfg = BenchConfig(scheduler=cluster.address, server_selection_timeout_ms=500, timeout_ms=1000).check()
     executor = DaskExecutor(f"mongodb://bench:{SECRET}@127.0.0.1:{closed}/", cfg).start()
     try:
@@ -267,7 +257,7 @@ def test_a_bad_start_lead_is_refused_before_a_cluster_starts(monkeypatch, mongod
     monkeypatch.setenv(START_LEAD_ENV, "61")
     # refused before a cluster starts: the executor never reaches the (closed) scheduler address
     with pytest.raises(BenchError, match="START_LEAD_S must be"):
-        DaskExecutor(mongod.uri, BenchConfig(scheduler=f"tcp://127.0.0.1:{_free_port()}").check()).start()
+        DaskExecutor(mongod.uri, BenchConfig(scheduler=f"tcp://127.0.0.1:{free_port()}").check()).start()
 
 
 # --- the verdict, on figures computed by hand ------------------------------------------------------------------------

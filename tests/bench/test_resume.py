@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.cli import main
 from capmodel.errors import BenchError
+from tests.support.bench_folders import copy_files
 
 FAST = dict(duration=0.3, warmup=0.1, records=100, calibrate=False, database="capmodel_test_resume")
 
@@ -24,15 +25,8 @@ def finished(mongod, tmp_path_factory):
     return out
 
 
-def _copy(src, dst, *names):
-    dst.mkdir()
-    for name in names:
-        (dst / name).write_bytes((src / name).read_bytes())
-    return dst
-
-
 def test_resume_without_run_json_is_refused_and_mixes_nothing(mongod, finished, tmp_path):
-    out = _copy(finished, tmp_path / "no-run", "steps.jsonl")
+    out = copy_files(finished, tmp_path / "no-run", "steps.jsonl")
     before = (out / "steps.jsonl").read_bytes()
     cfg = BenchConfig(workload="ycsb-a", concurrency=[1, 2, 4], **FAST)
     with pytest.raises(BenchError, match=r"run\.json does not exist"):
@@ -49,7 +43,7 @@ def test_resume_without_run_json_is_refused_and_mixes_nothing(mongod, finished, 
     ({"collection": "other"}, "collection: 'None' before, 'other' now"),
 ])
 def test_resume_with_another_configuration_names_the_fields(mongod, finished, tmp_path, change, named):
-    out = _copy(finished, tmp_path / "changed", "steps.jsonl", "run.json")
+    out = copy_files(finished, tmp_path / "changed", "steps.jsonl", "run.json")
     cfg = BenchConfig(**{**BenchConfig(workload="ycsb-c", concurrency=[1, 2], **FAST).to_dict(), **change})
     with pytest.raises(BenchError, match="different configuration") as info:
         run_sweep(mongod.uri, cfg, out, resume=True, progress=False)
@@ -63,7 +57,7 @@ def test_resume_with_another_configuration_names_the_fields(mongod, finished, tm
     (b"[" * 100_000 + b"]" * 100_000, "run.json is"),
 ])
 def test_a_corrupt_run_json_is_one_line_naming_the_file(finished, tmp_path, capsys, content, message):
-    out = _copy(finished, tmp_path / "corrupt", "steps.jsonl")
+    out = copy_files(finished, tmp_path / "corrupt", "steps.jsonl")
     (out / "run.json").write_bytes(content)
     code = main(["bench", "--uri", "mongodb://127.0.0.1:1", "--out", str(out), "--resume", "--quiet"])
     err = capsys.readouterr().err
@@ -72,7 +66,7 @@ def test_a_corrupt_run_json_is_one_line_naming_the_file(finished, tmp_path, caps
 
 
 def test_resume_of_the_same_configuration_still_completes(mongod, finished, tmp_path):
-    out = _copy(finished, tmp_path / "same", "steps.jsonl", "run.json")
+    out = copy_files(finished, tmp_path / "same", "steps.jsonl", "run.json")
     code = main(["bench", "--uri", mongod.uri, "--out", str(out), "--resume", "--quiet",
                  "--concurrency", "1,2,3"])  # a changed list is refused, the stored one is kept
     assert code == 2

@@ -16,11 +16,12 @@ import time
 
 import pytest
 
-from capmodel.bench.sweep.files import RUN_FORMAT_VERSION, RUN_FORMAT, read_steps
 from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.files import RUN_FORMAT, RUN_FORMAT_VERSION, read_steps
 from capmodel.bench.sweep.sweep import run_sweep
 from capmodel.cli import main
 from capmodel.output_folder import LOCK_FILE, FolderLock, OutputFolderError, check_format
+from tests.support.bench_folders import copy_files
 
 FAST = dict(duration=0.3, warmup=0.1, records=100, calibrate=False, database="capmodel_test_outfolder")
 CFG = BenchConfig(workload="ycsb-c", concurrency=[1, 2], **FAST)
@@ -33,13 +34,6 @@ def finished(mongod, tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep")
     run_sweep(mongod.uri, CFG, out, progress=False)
     return out
-
-
-def _copy(src, dst, *names):
-    dst.mkdir()
-    for name in names:
-        (dst / name).write_bytes((src / name).read_bytes())
-    return dst
 
 
 def _holder(out):
@@ -131,7 +125,7 @@ def test_a_file_capmodel_did_not_write_is_never_replaced(mongod, tmp_path, name,
 
 
 def test_an_edited_curve_is_foreign_but_capmodels_own_folder_resumes(mongod, finished, tmp_path):
-    out = _copy(finished, tmp_path / "edited", "steps.jsonl", "run.json", "curve.csv")
+    out = copy_files(finished, tmp_path / "edited", "steps.jsonl", "run.json", "curve.csv")
     assert main(["bench", "--uri", mongod.uri, "--out", str(out), "--resume", "--quiet"]) == 0
     (out / "curve.csv").write_text((out / "curve.csv").read_text() + "999,1\n")
     with pytest.raises(OutputFolderError, match="curve.csv was not written by capmodel"):
@@ -140,7 +134,7 @@ def test_an_edited_curve_is_foreign_but_capmodels_own_folder_resumes(mongod, fin
 
 @pytest.mark.parametrize("where", ["run.json", "steps.jsonl"])
 def test_a_newer_format_is_refused_with_one_line(finished, tmp_path, capsys, where):
-    out = _copy(finished, tmp_path / "newer", "steps.jsonl", "run.json", "curve.csv")
+    out = copy_files(finished, tmp_path / "newer", "steps.jsonl", "run.json", "curve.csv")
     path = out / where
     if where == "run.json":
         run = json.loads(path.read_text())
@@ -162,7 +156,7 @@ def test_a_newer_format_is_refused_with_one_line(finished, tmp_path, capsys, whe
 
 def test_a_folder_written_before_versions_is_format_1_and_resumes(mongod, finished, tmp_path):
     """Today's main writes no version: strip it, and --resume reads the folder and adds the missing step."""
-    out = _copy(finished, tmp_path / "v1", "steps.jsonl", "run.json", "curve.csv")
+    out = copy_files(finished, tmp_path / "v1", "steps.jsonl", "run.json", "curve.csv")
     run = json.loads((out / "run.json").read_text())
     for key in ("format", "format_version", "curve_sha256"):
         run.pop(key)

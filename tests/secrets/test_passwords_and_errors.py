@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from pymongo import MongoClient
 
 from capmodel.bench.client.mongo_errors import describe_error
 from capmodel.cli import main
 from capmodel.redact import redact_text, redact_uri
+from tests.support.auth_server import auth_mongod as server_with_auth
+from tests.support.auth_server import free_port
 
 SECRET = "Tr0ub4dor-xyzzy"
 DB = "capmodel_test_secrets"
@@ -36,29 +36,13 @@ def test_a_password_is_masked_wherever_else_the_uri_carries_it(uri, expected):
     assert redact_text(f"failed: {uri} (retrying)") == f"failed: {expected} (retrying)"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def auth_mongod(tmp_path_factory):
-    """A mongod started with --auth, with one user whose password is SECRET."""
-    from capmodel.bench.server import find_mongod
-
-    dbpath = tmp_path_factory.mktemp("authdb")
-    port = _free_port()
-    proc = subprocess.Popen([str(find_mongod()), "--auth", "--bind_ip", "127.0.0.1", "--port", str(port), "--dbpath",
-                             str(dbpath), "--logpath", str(dbpath / "mongod.log"), "--wiredTigerCacheSizeGB", "0.25"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        with MongoClient(port=port, directConnection=True, serverSelectionTimeoutMS=30_000) as c:
-            c.admin.command("createUser", "bench", pwd=SECRET, roles=["root"])
+    """A mongod started with --auth, with one user whose password is SECRET: its port."""
+    with server_with_auth(tmp_path_factory.mktemp("authdb"), SECRET) as (port, _):
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(30)
 
 
 def test_a_password_in_app_name_is_masked_in_every_file_and_line(auth_mongod, tmp_path, capsys):
@@ -86,7 +70,7 @@ def test_a_password_saslprep_refuses_is_one_line(auth_mongod, tmp_path, capsys):
 
 
 def test_an_unreachable_server_is_one_readable_sentence(tmp_path, capsys):
-    closed = _free_port()
+    closed = free_port()
     uri = f"mongodb://127.0.0.1:{closed},nonexistent.invalid:27017/?serverSelectionTimeoutMS=800"
     code = main(["bench", "--uri", uri, "--workload", "ycsb-c", "--concurrency", "1", "--out", str(tmp_path / "o"),
                  "--quiet", "--binding", "pymongo"])

@@ -82,10 +82,11 @@ class _Hang(Exception):
 
 def _prepare() -> None:
     """Import what ``mva`` imports before tracing memory: the first import of pandas and scipy is not the model's."""
+    import pandas  # noqa: F401
+
     import capmodel.commands.mva  # noqa: F401
     import capmodel.models.queueing.multiclass  # noqa: F401
     import capmodel.models.queueing.open_networks  # noqa: F401
-    import pandas  # noqa: F401
 
 
 def check_model(data: bytes) -> str:

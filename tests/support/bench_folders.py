@@ -26,3 +26,11 @@ def below_best_folder(folder: Path) -> Path:
            "uri": "mongodb://db.example.net:27017/"}
     (folder / "run.json").write_text(json.dumps(run, indent=2) + "\n", encoding="utf-8")
     return folder
+
+
+def copy_files(src: Path, dst: Path, *names: str) -> Path:
+    """A new folder ``dst`` holding copies of ``names`` from ``src`` (a finished sweep's files, to resume or edit)."""
+    dst.mkdir()
+    for name in names:
+        (dst / name).write_bytes((src / name).read_bytes())
+    return dst
