@@ -271,10 +271,11 @@ def fit_report(dataset: str = "plgm_workload1", file: str = "", concurrency: str
         curve = capmodel.datasets.load_curve(dataset)
         source, inputs = f"Dataset {dataset}", {"dataset": str(capmodel.datasets.path(dataset))}
     comparison = capmodel.compare_models(curve)
-    chosen = comparison.recommended if model == "auto" else model
-    if chosen not in comparison.fits:
-        raise InputError(f"parameter model: {model!r} is not one of auto, {', '.join(comparison.fits)}")
+    try:
+        fit = comparison.fit_for(model)
+    except InputError as exc:
+        raise InputError(f"parameter {exc}") from None
     top = float(upto or 1.5 * float(curve["concurrency"].max()))
-    return FitReport(curve=curve, comparison=comparison, fit=comparison.fits[chosen], source=source, level=level,
+    return FitReport(curve=curve, comparison=comparison, fit=fit, source=source, level=level,
                      upto=top, inputs=inputs,
                      unused=("dataset",) if file else ("concurrency", "throughput"))

@@ -58,3 +58,12 @@ def test_the_answer_sentence_carries_the_figures_of_the_json():
 def test_bad_requests_are_refused_by_name(curve, kwargs, message):
     with pytest.raises(InputError, match=message):
         capmodel.fit_curve(curve, **kwargs)
+
+
+def test_a_comparison_gives_the_fit_a_choice_names(curve):
+    """``ModelComparison.fit_for``: the one rule for "auto or a named model" that fit_curve and report 02 follow."""
+    comparison = capmodel.compare_models(curve)
+    assert comparison.fit_for("auto") is comparison.fits[comparison.recommended]
+    assert comparison.fit_for("amdahl") is comparison.fits["amdahl"]
+    with pytest.raises(InputError, match="model: 'cubic' is not one of auto, "):
+        comparison.fit_for("cubic")

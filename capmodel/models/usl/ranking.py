@@ -69,6 +69,15 @@ class ModelComparison:
     def best_fit(self):
         return self.fits[self.recommended]
 
+    def fit_for(self, model: str):
+        """The fit a caller's choice names: ``auto`` the recommended one, else the named model's; ``InputError``
+        when the comparison holds no fit of that model (unknown, or too few points for it)."""
+        if model == "auto":
+            return self.best_fit
+        if model not in self.fits:
+            raise InputError(f"model: {model!r} is not one of auto, {', '.join(self.fits)}")
+        return self.fits[model]
+
     def region(self, level: float = 0.95):
         """The likelihood region over every compared model's family at ``level`` (capmodel.models.usl.region): what a
         figure of the recommended model ranges over when the comparison's choice is part of the answer. Derived

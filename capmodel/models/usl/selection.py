@@ -120,7 +120,7 @@ def fit_chosen(curve, model: str = "auto", *, weights=None, allow_superlinear: b
         raise InputError(f"allow_superlinear applies to the usl model only, not to {model}")
     if model == "auto":
         comparison = compare_models(curve, weights=weights)
-        return comparison.best_fit, comparison
+        return comparison.fit_for("auto"), comparison
     if model == "usl":
         from capmodel.models.usl.fit import fit_usl
 
