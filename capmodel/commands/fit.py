@@ -12,7 +12,7 @@ def register(subparsers) -> None:
     p.add_argument("file", metavar="FILE", help="the curve: CSV, TSV, Parquet, JSON, markdown table or YCSB output")
     p.add_argument("--concurrency", metavar="COL", help="column holding the concurrency (threads, clients ...)")
     p.add_argument("--throughput", metavar="COL", help="column holding the throughput (ops/s)")
-    # the choices are checked by fit_chosen (capmodel.models.usl.selection.MODEL_CHOICES), not here: importing the
+    # the choices are checked by check_request (capmodel.models.usl.selection.MODEL_CHOICES), not here: importing the
     # family to list them would load numpy and scipy for every command's start
     p.add_argument("--model", default="usl", metavar="MODEL",
                    help="usl (default), amdahl (kappa = 0), linear, log_coherency, or auto (the one the data support "
@@ -29,15 +29,12 @@ def run(args) -> int:
     from capmodel.data.readers import read_curve
     from capmodel.errors import CapmodelError, FitError, InputError
     from capmodel.jsonable import print_json
-    from capmodel.models.usl.answer import fit_curve
-    from capmodel.models.usl.selection import MODEL_CHOICES
+    from capmodel.models.usl.answer import check_request, fit_curve
 
-    if not 0 < args.level < 1:
-        raise InputError(f"--level: expected a confidence level between 0 and 1, got {args.level}")
-    if args.model not in MODEL_CHOICES:
-        raise InputError(f"--model: expected one of {', '.join(MODEL_CHOICES)}, got {args.model!r}")
-    if args.allow_superlinear and args.model != "usl":
-        raise InputError(f"--allow-superlinear applies to --model usl only, not to {args.model}")
+    try:         # before the file is read; the parameter's name becomes the option's
+        check_request(args.model, args.level, args.allow_superlinear)
+    except InputError as exc:
+        raise InputError("--" + str(exc).replace("allow_superlinear:", "allow-superlinear:", 1)) from None
     curve = read_curve(args.file, concurrency=args.concurrency, throughput=args.throughput)
     weights = "replicates" if args.weights == "replicates" else None
     where = f"{args.file}: "

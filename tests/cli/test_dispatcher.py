@@ -36,6 +36,10 @@ def test_fit_model_choices_are_the_model_family_and_auto(capsys):
     for name in MODELS:
         assert main(["fit", str(datasets.path("usl_raytracer")), "--model", name, "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["model"] == name
+    # the USL alone has a sigma to free: asked of another model, refused by its option's name (it was ignored)
+    assert main(["fit", str(datasets.path("usl_raytracer")), "--model", "amdahl", "--allow-superlinear"]) != 0
+    assert capsys.readouterr().err.strip() == ("capmodel: error: --allow-superlinear: applies to the usl model only, "
+                                               "not to amdahl")
 
 
 def test_unknown_command_is_one_line(capsys):

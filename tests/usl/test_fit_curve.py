@@ -52,7 +52,7 @@ def test_the_answer_sentence_carries_the_figures_of_the_json():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"model": "cubic"}, "model: expected one of " + ", ".join(MODEL_CHOICES)),
-    ({"model": "amdahl", "allow_superlinear": True}, "allow_superlinear applies to the usl model only"),
+    ({"model": "amdahl", "allow_superlinear": True}, "allow_superlinear: applies to the usl model only"),
     ({"model": "usl", "level": 1.5}, "level: expected a confidence level between 0 and 1"),
 ])
 def test_bad_requests_are_refused_by_name(curve, kwargs, message):

@@ -16,7 +16,7 @@ from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
 from capmodel.models.usl.ranking import ModelComparison
 from capmodel.models.usl.results import ScalabilityFit
-from capmodel.models.usl.selection import fit_chosen
+from capmodel.models.usl.selection import check_choice, fit_chosen
 from capmodel.models.usl.verdict.assessment import answer_region, fit_verdict, supported_instead
 
 PARAMETERS = {"sigma": "sigma (σ, contention)", "kappa": "kappa (κ, coherency)",
@@ -59,12 +59,19 @@ def fit_curve(curve, model: str = "auto", *, level: float = 0.95, weights=None,
     >>> answer.evidence.grade in ("sound", "weak", "unusable")
     True
     """
-    from capmodel.errors import InputError
-
-    if not (isinstance(level, (int, float)) and 0 < level < 1):
-        raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
+    check_request(model, level, allow_superlinear)
     fit, comparison = fit_chosen(curve, model, weights=weights, allow_superlinear=allow_superlinear)
     return CurveAnswer(fit, comparison, float(level))
+
+
+def check_request(model: str, level: float = 0.95, allow_superlinear: bool = False) -> None:
+    """The checks ``fit_curve`` makes before any fit: the model (``check_choice``) and the level, in (0, 1).
+    ``InputError`` whose message starts with the parameter's name (``model:``, ``level:``, ``allow_superlinear:``)."""
+    from capmodel.errors import InputError
+
+    check_choice(model, allow_superlinear)
+    if not (isinstance(level, (int, float)) and 0 < level < 1):
+        raise InputError(f"level: expected a confidence level between 0 and 1, got {level!r}")
 
 
 def _finite_or_none(value):

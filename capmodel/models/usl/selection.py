@@ -88,6 +88,16 @@ def compare_models(curve, models=None, weights=None, extrapolation: bool = True)
     return rank_fits(n, x, fits, skipped, extrap)
 
 
+def check_choice(model: str, allow_superlinear: bool = False) -> None:
+    """``InputError`` for a model that is not one of ``MODEL_CHOICES``, or ``allow_superlinear`` asked of a model
+    other than ``usl`` (only the USL has a sigma to free). The message starts with the parameter's name (``model:``,
+    ``allow_superlinear:``), which a command may rename to its option."""
+    if model not in MODEL_CHOICES:
+        raise InputError(f"model: expected one of {', '.join(MODEL_CHOICES)}, got {model!r}")
+    if allow_superlinear and model != "usl":
+        raise InputError(f"allow_superlinear: applies to the usl model only, not to {model}")
+
+
 def fit_chosen(curve, model: str = "auto", *, weights=None, allow_superlinear: bool = False):
     """Fit the model a caller chose to a curve table.
 
@@ -114,10 +124,7 @@ def fit_chosen(curve, model: str = "auto", *, weights=None, allow_superlinear: b
     InputError
         An unknown model, ``allow_superlinear`` with a model other than ``usl``, or a curve no model can be fitted to.
     """
-    if model not in MODEL_CHOICES:
-        raise InputError(f"model: expected one of {', '.join(MODEL_CHOICES)}, got {model!r}")
-    if allow_superlinear and model != "usl":
-        raise InputError(f"allow_superlinear applies to the usl model only, not to {model}")
+    check_choice(model, allow_superlinear)
     if model == "auto":
         comparison = compare_models(curve, weights=weights)
         return comparison.fit_for("auto"), comparison
