@@ -167,6 +167,7 @@ def test_a_network_with_no_load_names_no_bottleneck(tmp_path, capsys):
                      "stations: {cpu: {demands: {a: 0}}, disk: {demands: {a: 0}}}\n", "--json")
     answer = json.loads(out)
     assert [station["utilization"] for station in answer["stations"]] == [0, 0]
+    assert answer["bottleneck"] is None                   # as the sentence says
     (a,) = answer["classes"]
     assert a["throughput"] == 3 and a["response_time"] == 0  # X = N / Z when no station takes time
 

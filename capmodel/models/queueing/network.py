@@ -223,8 +223,12 @@ class MulticlassResult:
 
     @cached_property
     def bottleneck(self) -> str | None:
-        """The queueing station with the highest utilization (None when every station is a delay)."""
-        return None if self.utilization.isna().all() else str(self.utilization.idxmax())
+        """The queueing station with the highest utilization; None when every station is a delay or none carries
+        load (the sentence and the JSON say the same)."""
+        if self.utilization.isna().all():
+            return None
+        top = str(self.utilization.idxmax())
+        return top if self.utilization[top] > 0 else None
 
     @property
     def table(self) -> pd.DataFrame:
@@ -255,11 +259,11 @@ class MulticlassResult:
         the utilization as its station table does (``UTILIZATION_DIGITS``)."""
         parts = [f"{c}: {class_figures(x, r, time_unit)}" for c, x, r in
                  zip(self.network.classes, self.throughput, self.response_time)]
-        if self.bottleneck is None:
+        if self.utilization.isna().all():
             return f"{self.method}: " + "; ".join(parts) + ". No station queues (delays only)."
-        u = self.utilization[self.bottleneck]
-        if not u > 0:
+        if self.bottleneck is None:
             return f"{self.method}: " + "; ".join(parts) + ". No station carries load, so none is the bottleneck."
+        u = self.utilization[self.bottleneck]
         return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
                 f"(utilization {percent(u, UTILIZATION_DIGITS)}).")
 
