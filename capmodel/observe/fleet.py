@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from capmodel.errors import CapmodelError
 from capmodel.extras import require
-from capmodel.formatting import percent, plural
+from capmodel.formatting import is_missing, percent, plural
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
@@ -347,7 +347,7 @@ class Fleet:
 
 def _cell(value, spec: str) -> str:
     """A figure of a row in the text table, "-" where the row has none."""
-    return "-" if value is None or value != value else format(value, spec)
+    return "-" if is_missing(value) else format(value, spec)
 
 
 def _markdown_text(text: str) -> str:

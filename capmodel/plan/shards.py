@@ -194,11 +194,15 @@ class ShardStudy:
     def to_json(self) -> dict:
         """The JSON of ``capmodel shards --json``: the source, the model, one row per target (unreachable targets
         carry None and the reason; each row its evidence) and the study's evidence."""
+        return to_jsonable({"source": self.source, "model": self.model, "rows": self._json_rows(),
+                            "evidence": self.evidence.to_json()})
+
+    def _json_rows(self) -> list[dict]:
+        """One JSON row per target with its evidence: what ``to_json`` holds and the text table shows."""
         rows = [_json_row(plan) for plan in self.rows]
         for row, verdict in zip(rows, self.row_evidence):
             row["evidence"] = verdict.to_json()
-        return to_jsonable({"source": self.source, "model": self.model, "rows": rows,
-                            "evidence": self.evidence.to_json()})
+        return to_jsonable(rows)
 
     def summary(self) -> str:
         """What ``capmodel shards`` prints: the source, the model with its peak, its warnings, the table of shards
@@ -214,7 +218,7 @@ class ShardStudy:
                  f"kappa = {number(m['kappa'], 4)} ({peak}); at most {plural(m['max_shards'], 'shard')}; clients: "
                  f"{m['clients_rule']}"]
         lines.extend(f"Warning: {w}" for w in m.get("warnings", []))
-        lines.append(shards_table(m, self.to_json()["rows"]).text())
+        lines.append(shards_table(m, self._json_rows()).text())
         lines += [""] + self.evidence.lines()
         return "\n".join(lines)
 
