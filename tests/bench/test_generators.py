@@ -1,7 +1,8 @@
 """Key generators of capmodel.bench.workload.generators against independent references.
 
 References: FNV test vectors from the FNV reference page (Fowler/Noll/Vo, isthe.com/chongo/tech/comp/fnv, "FNV-1a
-64-bit" test suite); the zipf pmf p(k) ~ 1/(k+1)**theta; Gray et al., SIGMOD 1994, section 6 for the closed-form
+64-bit" test suite) and YCSB's use of it (``Utils.fnvhash64``: the hash as a Java long, ``Math.abs``); the zipf pmf
+p(k) ~ 1/(k+1)**theta; Gray et al., SIGMOD 1994, section 6 for the closed-form
 sampler, whose exact output distribution is derived here independently from its inverse formula.
 """
 from __future__ import annotations
@@ -30,10 +31,19 @@ def test_fnv_reference_matches_published_vectors():
     assert fnv1a_reference(b"foobar") == 0x85944171F73967E8
 
 
-def test_vectorised_fnv_hashes_the_eight_little_endian_bytes():
-    values = np.random.default_rng(3).integers(0, 2**62, size=200)
-    expected = [fnv1a_reference(int(v).to_bytes(8, "little")) for v in values]
-    assert g.fnv1a_64(values).tolist() == expected
+def java_abs_of_signed(h: int) -> int:
+    """Java's Math.abs of the unsigned 64-bit ``h`` read as a long: -2**63 stays -2**63."""
+    signed = h - 2**64 if h >= 2**63 else h
+    return signed if signed == -(2**63) else abs(signed)
+
+
+def test_ycsb_hash_is_fnv1a_of_the_eight_little_endian_bytes_as_a_java_long_made_non_negative():
+    values = np.random.default_rng(3).integers(0, 2**62, size=2000)
+    expected = [java_abs_of_signed(fnv1a_reference(int(v).to_bytes(8, "little"))) for v in values]
+    got = g.ycsb_fnvhash64(values)
+    assert got.dtype == np.int64 and got.tolist() == expected
+    # the sample holds hashes of both signs before Math.abs, so both branches are checked
+    assert {fnv1a_reference(int(v).to_bytes(8, "little")) >= 2**63 for v in values} == {True, False}
 
 
 def test_zeta_incremental_equals_direct_sum():
@@ -116,7 +126,7 @@ def test_scrambled_zipfian_hot_keys_are_the_hashed_top_ranks():
     n, size = 1000, 400_000
     keys = g.ScrambledZipfianGenerator(0, n - 1, seed=2).sample(size)
     assert keys.min() >= 0 and keys.max() <= n - 1
-    top0, top1 = (int(v) % n for v in g.fnv1a_64([0, 1]))
+    top0, top1 = (java_abs_of_signed(fnv1a_reference(r.to_bytes(8, "little"))) % n for r in (0, 1))
     # rank 0 over 10**10 items has probability 1/zeta(10**10); other ranks hashing to the same key add a little
     p0 = 1 / g.SCRAMBLED_ZETAN
     share0 = np.mean(keys == top0)

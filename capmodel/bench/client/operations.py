@@ -11,18 +11,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-import numpy as np
-
 from capmodel.bench.workload.definition import Workload
-from capmodel.bench.workload.generators import ZipfianGenerator, fnv1a_64, key_chooser
+from capmodel.bench.workload.generators import ZipfianGenerator, key_chooser
 from capmodel.bench.workload.templates import WorkerContext, compile_template
 
 BLOCK = 256  # keys and operation choices are drawn this many at a time (small numpy calls keep the GIL)
 FIRST_BLOCK = 64  # the first keys of a worker, drawn when it is built
-
-
-def _fnv_scalar(k: int) -> int:
-    return int(fnv1a_64([k])[0])
 
 
 class KeySpace:
@@ -40,15 +34,10 @@ class KeySpace:
         self._next = itertools.count(int(existing) + offset, stride)
 
     def name(self, number: int) -> str:
-        w = self.workload
-        return f"{w.key_prefix}{_fnv_scalar(number) if w.key_order == 'hashed' else number}"
+        return self.workload.key_names([number])[0]
 
     def names(self, numbers) -> list[str]:
-        w = self.workload
-        numbers = np.asarray(numbers, dtype=np.int64)
-        values = fnv1a_64(numbers) if w.key_order == "hashed" else numbers
-        prefix = w.key_prefix
-        return [f"{prefix}{v}" for v in values.tolist()]
+        return self.workload.key_names(numbers)
 
     def next_insert(self) -> int:
         number = next(self._next)

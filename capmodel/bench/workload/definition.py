@@ -6,10 +6,12 @@ was seen (``measurements``). Keys of a workload file:
 ``name``, ``description``, ``source``   what it is and where its definition comes from
 ``collection``                          the collection it loads and runs against (in the bench database)
 ``records``                             documents loaded before the run (YCSB's recordcount)
-``keys``                                ``{prefix: user, order: hashed|ordered, distribution: ...}``: ``_id`` of
-                                        record number k is prefix + k (ordered) or prefix + FNV-1a(k) (hashed,
-                                        YCSB's default insertorder); ``distribution`` is the request distribution
-                                        (uniform, zipfian, scrambled_zipfian, latest, hotspot). Omit for ObjectIds.
+``keys``                                ``{prefix: user, order: hashed|ordered, zero_padding: 1, distribution: ...}``:
+                                        ``_id`` of record number k is prefix + k (ordered) or prefix +
+                                        fnvhash64(k) (hashed, YCSB's default insertorder), its digits left-padded
+                                        with zeros to ``zero_padding`` (YCSB's zeropadding), as YCSB names records;
+                                        ``distribution`` is the request distribution (uniform, zipfian,
+                                        scrambled_zipfian, latest, hotspot). Omit for ObjectIds.
 ``fields``                              ``{count: 10, length: 100}``: YCSB's field0..field9 of random text
 ``document``                            a template (see ``capmodel.bench.workload.templates``) for
                                         loaded/inserted documents
@@ -34,9 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from capmodel._bundled import bundled_dir
 from capmodel.bench.workload.confinement import check_operation
-from capmodel.bench.workload.generators import DISTRIBUTIONS
+from capmodel.bench.workload.generators import DISTRIBUTIONS, ycsb_fnvhash64
 from capmodel.bench.workload.templates import compile_template, estimated_size
 from capmodel.data.structured import check_depth, load_yaml, read_text
 from capmodel.errors import InputError, shown
@@ -98,6 +102,8 @@ class Workload:
         The operation mix.
     key_prefix, key_order : str or None
         How record keys are made (``key_order`` ``hashed`` or ``ordered``; None: no keys, ObjectIds).
+    key_padding : int
+        The fewest digits of a key's number, zeros added on the left (YCSB's ``zeropadding``; 1: none).
     distribution : str
         The request distribution over the keys (``uniform``, ``zipfian``, ``latest`` ...), with
         ``distribution_options``.
@@ -121,6 +127,7 @@ class Workload:
     operations: list[Operation]
     key_prefix: str | None = "user"
     key_order: str | None = None  # "hashed", "ordered", or None (no record keys: ObjectIds)
+    key_padding: int = 1
     distribution: str = "uniform"
     distribution_options: dict = field(default_factory=dict)
     document: Any = None
@@ -142,8 +149,18 @@ class Workload:
     def fingerprint(self) -> str:
         """Hash of what determines the loaded data (collection, records, keys, document, indexes)."""
         loaded = {k: self.spec.get(k) for k in ("collection", "records", "fields", "document", "indexes")}
-        loaded["keys"] = [self.key_prefix, self.key_order]  # the request distribution does not change the data
+        # the request distribution does not change the data; the hash is named since it changed (YCSB's, signed)
+        loaded["keys"] = [self.key_prefix, self.key_order, self.key_padding, "ycsb_fnvhash64"]
         return hashlib.sha256(json.dumps(loaded, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def key_names(self, numbers) -> list[str]:
+        """The ``_id`` of each record number, as YCSB's ``CoreWorkload.buildKeyName`` makes it: the prefix, zeros up
+        to ``key_padding`` digits, and the number itself (``ordered``) or its ``ycsb_fnvhash64`` (``hashed``)."""
+        numbers = np.asarray(numbers, dtype=np.int64)
+        values = ycsb_fnvhash64(numbers) if self.key_order == "hashed" else numbers
+        prefix, width = self.key_prefix or "", self.key_padding
+        digits = [str(v) for v in values.tolist()]
+        return [f"{prefix}{'0' * (width - len(d))}{d}" for d in digits]  # YCSB pads before a sign too
 
     def document_template(self):
         """The template every loaded or inserted document is built from."""
@@ -336,16 +353,20 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
              f"'records' must be an integer >= 0 and <= {MAX_RECORDS:,}, got {shown(records)}")
 
     keys = spec.get("keys")
-    key_order, key_prefix, distribution, dist_options = None, None, "uniform", {}
+    key_order, key_prefix, key_padding, distribution, dist_options = None, None, 1, "uniform", {}
     if keys is not None:
         _require(isinstance(keys, dict), where, "'keys' must be a mapping")
         key_order = keys.get("order", "hashed")
         _require(key_order in ("hashed", "ordered"), where, f"keys.order {key_order!r} must be hashed or ordered")
         key_prefix = keys.get("prefix", "user")
+        key_padding = keys.get("zero_padding", 1)
+        _require(isinstance(key_padding, int) and not isinstance(key_padding, bool) and 1 <= key_padding <= 100,
+                 where, f"keys.zero_padding must be an integer from 1 to 100 (YCSB's zeropadding), "
+                 f"got {shown(key_padding)}")
         distribution = keys.get("distribution", "uniform")
         _require(distribution in DISTRIBUTIONS, where,
                  f"keys.distribution {distribution!r}; choose one of {', '.join(DISTRIBUTIONS)}")
-        dist_options = {k: v for k, v in keys.items() if k not in ("prefix", "order", "distribution")}
+        dist_options = {k: v for k, v in keys.items() if k not in ("prefix", "order", "zero_padding", "distribution")}
         _check_distribution_options(distribution, dist_options, where)
 
     fields_spec = spec.get("fields")
@@ -415,8 +436,9 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     return Workload(
         name=name, description=str(spec.get("description", "")).strip(), source=str(spec.get("source", "")).strip(),
         collection=collection, records=records, operations=ops, key_prefix=key_prefix, key_order=key_order,
-        distribution=distribution, distribution_options=dist_options, document=document, field_names=field_names,
-        field_length=field_length, indexes=indexes, readallfields=bool(spec.get("readallfields", True)),
-        writeallfields=bool(spec.get("writeallfields", False)), scan_max_length=scan_max,
+        key_padding=key_padding, distribution=distribution, distribution_options=dist_options, document=document,
+        field_names=field_names, field_length=field_length, indexes=indexes,
+        readallfields=bool(spec.get("readallfields", True)), writeallfields=bool(spec.get("writeallfields", False)),
+        scan_max_length=scan_max,
         scan_length_distribution=scan_dist, throughput_unit=unit, spec=spec, path=source,
     )

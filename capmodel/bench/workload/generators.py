@@ -8,8 +8,8 @@ brianfrankcooper/YCSB), written here from the published definitions:
   Gray's closed-form approximation of the inverse CDF, so their probabilities are close to, not equal to, the zipf
   pmf. ``method="exact"`` samples the exact pmf by inverse CDF instead (O(n) memory).
 - ``ScrambledZipfianGenerator``: YCSB's default request distribution. A zipfian rank over a very large item space
-  (10**10 items, zeta constant 26.46902820178302 as in YCSB) is hashed with 64-bit FNV-1a and taken modulo the
-  record count, so popular keys are spread over the key space instead of clustered at its start.
+  (10**10 items, zeta constant 26.46902820178302 as in YCSB) is hashed with YCSB's ``fnvhash64`` and taken modulo
+  the record count, so popular keys are spread over the key space instead of clustered at its start.
 - ``SkewedLatestGenerator``: "latest" (workload D): key = newest - zipfian(rank), so recently inserted keys are hot.
 - ``UniformGenerator`` and ``HotspotGenerator`` (a hot fraction of the keys receives a hot fraction of requests).
 
@@ -33,8 +33,14 @@ FNV_OFFSET_BASIS_64 = 0xCBF29CE484222325
 FNV_PRIME_64 = 0x100000001B3
 
 
-def fnv1a_64(values) -> np.ndarray:
-    """64-bit FNV-1a of each integer's 8 little-endian bytes (YCSB's ``Utils.fnvhash64``, unsigned)."""
+def ycsb_fnvhash64(values) -> np.ndarray:
+    """YCSB's ``Utils.fnvhash64`` of each integer: what YCSB names records and scrambles zipfian ranks with.
+
+    The 64-bit FNV-1a hash (xor, then multiply) of the value's 8 bytes, lowest first, read as a signed 64-bit
+    integer (Java's ``long``) and made non-negative with ``Math.abs``, whose one exception Java keeps: -2**63 stays
+    -2**63. As in ``site.ycsb.Utils.fnvhash64`` of YCSB 0.17.0 (its bytecode, ``javap -c``, in ``core-0.17.0.jar``).
+    Returns int64.
+    """
     v = np.asarray(values, dtype=np.int64).astype(np.uint64)
     h = np.full(v.shape, FNV_OFFSET_BASIS_64, dtype=np.uint64)
     prime = np.uint64(FNV_PRIME_64)
@@ -44,7 +50,7 @@ def fnv1a_64(values) -> np.ndarray:
             h ^= v & mask
             h *= prime  # wraps modulo 2**64, as FNV requires
             v >>= eight
-    return h
+        return np.abs(h.view(np.int64))  # Java's Math.abs: wraps at -2**63 as numpy's does
 
 
 @functools.lru_cache(maxsize=64)
@@ -143,7 +149,7 @@ class ZipfianGenerator:
 
 
 class ScrambledZipfianGenerator:
-    """YCSB's scrambled zipfian on [low, high]: zipfian rank over 10**10 items, FNV-1a hashed, modulo the range."""
+    """YCSB's scrambled zipfian on [low, high]: zipfian rank over 10**10 items, ``ycsb_fnvhash64``, modulo the range."""
 
     def __init__(self, low: int, high: int, seed=None):
         if high < low:
@@ -156,7 +162,7 @@ class ScrambledZipfianGenerator:
 
     def sample(self, size: int) -> np.ndarray:
         ranks = self._zipf.sample_ranks(size)
-        return self.low + (fnv1a_64(ranks) % np.uint64(self.count)).astype(np.int64)
+        return self.low + np.fmod(ycsb_fnvhash64(ranks), self.count)  # Java's remainder (lrem) truncates
 
 
 class SkewedLatestGenerator:
