@@ -190,10 +190,12 @@ def test_an_unusable_capacity_states_only_what_the_data_support():
     x = np.linspace(1000, 3000, 40)
     one = server_capacity(samples(x), cores=1, monthly_growth=0.05)
     assert not one.evidence.usable
-    text = one.describe()
     busiest = np.quantile(x, 0.95)
-    assert f"**{busiest:,.0f} ops/s**" in text and "lower bound" in text
-    assert "the core count (1 core) is probably wrong" in text
+    assert one.at_least == pytest.approx(busiest)                 # the lower bound: the busiest load carried
+    # why: the busiest load runs past the high end of the laws' saturation, so the 1 core given is wrong
+    (reason,) = one.evidence.reasons
+    assert reason.code == "above_saturation" and reason.value == pytest.approx(busiest / one.saturation_throughput.high)
+    text = one.describe()
     for firm in ("saturation at", "carries", "spare", "target is", "months", "already"):
         assert firm not in text, firm
     assert text.endswith(f"Method: {LAWS} ({one.why}).")

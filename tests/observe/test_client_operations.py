@@ -197,8 +197,9 @@ def test_a_secondary_whose_load_is_replication_states_no_capacity_in_client_oper
     assert capacity.evidence.grade == "unusable" and "replication_load" in capacity.evidence.codes()
     reason = next(r for r in capacity.evidence.reasons if r.code == "replication_load")
     assert reason.value == pytest.approx(95.0 / (95.0 + clients))
+    # only a lower bound is stated: the busiest client operations (95th percentile), replication not counted
+    assert capacity.at_least == pytest.approx(np.quantile(_secondary(95.0)["commands_per_s"], 0.95))
     said = capacity.describe()
-    assert "a lower bound on its capacity" in said and f"the oplog entries it applied made {reason.value:.0%}" in said
     assert "Replication made" not in said                            # said once, as the reason
 
 

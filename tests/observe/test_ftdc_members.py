@@ -70,9 +70,20 @@ def test_one_folder_named_twice_is_one_server_not_a_set_of_one(folders, tmp_path
     code = main(["observe", "--ftdc", folders["a"], folders["a"], "--out", str(tmp_path / "o")])
     out, err = capsys.readouterr()
     assert code == 0
-    assert "limits the set" not in out and "the 1 member" not in out
     assert (tmp_path / "o" / "samples.csv").is_file() and not (tmp_path / "o" / "members").exists()
     assert f"--ftdc names one server's folder 2 times ({folders['a']}): read once" in err
+    twice = json.loads(_json(["--ftdc", folders["a"], folders["a"], "--out", str(tmp_path / "o2")], capsys))
+    once = json.loads(_json(["--ftdc", folders["a"], "--out", str(tmp_path / "o3")], capsys))
+    # one server's answer: no members and no member limiting a set, the same figures as the folder given once
+    assert "members" not in twice and "limiting_member" not in twice
+    assert twice["intervals"] == once["intervals"] and twice["capacity"] == once["capacity"]
+
+
+def _json(argv, capsys) -> str:
+    code = main(["observe", *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
 
 
 def test_a_blank_hostname_names_the_member_by_its_folder(folders, tmp_path, capsys):

@@ -27,7 +27,7 @@ def test_no_wrote_line_and_nothing_written(unreadable, tmp_path, capsys):
     out_dir = tmp_path / "o"
     assert main(["observe", "--ftdc", *unreadable, "--out", str(out_dir)]) == 2
     out, err = capsys.readouterr()
-    assert not any(line.startswith("wrote") for line in out.splitlines()) and "0 intervals; no capacity:" in out
+    assert not any(line.startswith("wrote") for line in out.splitlines())
     assert err.count("\n") == 1 and "none of the 2 members' FTDC could be read" in err
     assert not out_dir.exists()
 

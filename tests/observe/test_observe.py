@@ -8,6 +8,7 @@ delta is followed by the count of further zeros; README.md: LEB128 varints from 
 """
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import subprocess
@@ -146,7 +147,7 @@ def test_ctrl_c_keeps_every_complete_interval(mongod, tmp_path):
     out = tmp_path / "interrupted"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     proc = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "observe", "--uri", mongod.uri, "--interval", "0.5",
-                             "--duration", "60", "--out", str(out)], env=env, stdout=subprocess.PIPE,
+                             "--duration", "60", "--out", str(out), "--json"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
@@ -160,7 +161,7 @@ def test_ctrl_c_keeps_every_complete_interval(mongod, tmp_path):
             proc.kill()
     assert proc.returncode == 0
     samples = pd.read_csv(out / "samples.csv")
-    assert len(samples) >= 3 and "interrupted" in stdout
+    assert len(samples) >= 3 and json.loads(stdout)["interrupted"] is True
 
 
 def test_live_sampler_agrees_with_the_ftdc_reader_on_the_same_windows(run):

@@ -55,17 +55,24 @@ def test_ftdc_given_twice_reads_both_members_not_only_the_last(folders, tmp_path
 
 
 def test_members_of_two_replica_sets_are_not_said_to_limit_one_set(folders, tmp_path, capsys):
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], folders["c"], "--out", tmp_path / "o", "--json")
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["replica_set"] is None and result["notes"] == ["the folders belong to 2 replica sets (rsA, rsC)"]
+    # c1 runs the same load at 0.3 ms of CPU per operation against a1's 0.2: the closer to its capacity
+    assert result["limiting_member"] == "c1:27017"
     status, out, err = _observe(capsys, "--ftdc", folders["a"], folders["c"], "--out", tmp_path / "o")
     assert status == 0, err
-    assert "note: the folders belong to 2 replica sets (rsA, rsC)" in out
-    assert "limits the set" not in out
-    assert "is the closest to its capacity of these 2 replica sets' servers" in out
+    assert "limits the set" not in out and "is the closest to its capacity of these 2 replica sets' servers" in out
 
 
 def test_one_set_still_names_the_member_that_limits_it(folders, tmp_path, capsys):
-    status, out, err = _observe(capsys, "--ftdc", folders["a"], folders["b"], "--out", tmp_path / "o")
+    status, out, err = _observe(capsys, "--ftdc", folders["a"], folders["b"], "--out", tmp_path / "o", "--json")
     assert status == 0, err
-    assert "limits the set" in out and "replica sets' servers" not in out
+    result = json.loads(out)
+    assert result["replica_set"] == "rsA" and result["notes"] == []
+    # a2 runs the same load at 0.5 ms of CPU per operation against a1's 0.2: it limits the set
+    assert result["limiting_member"] == "a2:27017"
 
 
 def test_a_member_with_only_metrics_interim_is_read_as_a_member(folders, tmp_path, capsys):

@@ -63,9 +63,16 @@ def test_a_damaged_member_fails_its_own_row_and_the_others_are_answered(folders,
 
 def test_every_member_unreadable_prints_the_rows_then_exits_2(folders, tmp_path, capsys):
     _, broken = folders
+    status, out, err = _observe(capsys, "--ftdc", broken["garbage"], broken["empty"], "--out", tmp_path / "o",
+                                "--json")
+    assert status == 2
+    rows = {m["host"]: m for m in json.loads(out)["members"]}
+    assert {host: row["intervals"] for host, row in rows.items()} == {"garbage": 0, "empty": 0}
+    assert all(row["error"] and row["capacity"] is None for row in rows.values())     # no capacity, and why
     status, out, err = _observe(capsys, "--ftdc", broken["garbage"], broken["empty"], "--out", tmp_path / "o")
     assert status == 2
-    assert "garbage: 0 intervals; no capacity:" in out and "empty: 0 intervals; no capacity:" in out
+    for host, row in rows.items():          # the printed rows say what the JSON rows say
+        assert f"  {host}: 0 intervals; no capacity: {row['error']}" in out.splitlines()
     assert err == ("capmodel: error: none of the 2 members' FTDC could be read (each member's row says why); "
                    "nothing was written\n")
 

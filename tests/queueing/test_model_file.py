@@ -4,6 +4,8 @@ duplicated or colliding keys in model and workload files. Each case ends with ex
 the key and the range (in Python, an InputError with the same words)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from capmodel.bench.workload.definition import load_workload
@@ -187,7 +189,9 @@ def test_a_station_name_that_is_not_text_is_refused(tmp_path, name, shown):
 def test_a_quoted_name_is_text_and_solves(tmp_path):
     text = "classes:\n  'null': {population: 2}\nstations:\n  '1': {demands: {'null': 0.01}}\n"
     result = run("mva", model(tmp_path, text=text), "--json")
-    assert result.returncode == 0 and '"null"' in result.stdout
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert [c["class"] for c in answer["classes"]] == ["null"] and [s["station"] for s in answer["stations"]] == ["1"]
 
 
 def test_a_huge_number_yaml_reads_as_text_is_told_its_range_not_how_to_write_it(tmp_path):

@@ -73,12 +73,11 @@ def test_one_folder_given_twice_is_refused_not_counted_as_two_members(observed, 
 
 def test_a_what_if_asking_for_nothing_states_no_room_factor(observed, capsys):
     zero = ["--scale", "reads=0,writes=0,commands=0", "--bootstrap", 0]
-    status, out, err = _mva(capsys, "--observed", observed, "--cores", 4, *zero)
-    assert status == 0, err
-    assert "no operations asked" in out and "room for" not in out
     status, out, err = _mva(capsys, "--observed", observed, "--cores", 4, *zero, "--json")
     assert status == 0, err
-    assert json.loads(out)["members"][0]["load_factor_that_fits"] is None    # any factor of nothing fits
+    (member,) = json.loads(out)["members"]
+    assert {row["class"]: row["asked_per_s"] for row in member["classes"]} == {"reads": 0, "writes": 0, "commands": 0}
+    assert member["load_factor_that_fits"] is None    # any factor of nothing fits: no room factor
 
 
 def test_a_large_room_factor_is_written_with_separators(observed, capsys):
@@ -150,11 +149,15 @@ def test_each_member_has_the_cores_its_samples_record(members, capsys):
 
 def test_cores_given_overrides_every_member_and_says_so(members, capsys):
     status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--observed", members["large"],
-                            "--cores", 4)
+                            "--cores", 4, "--json")
     assert status == 0, err
-    assert "--cores 4 overrides the cores the samples record for every member (obs-2: 8)." in out
-    status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--cores", 4)
-    assert status == 0 and "overrides" not in out                # the same figure: nothing overridden
+    result = json.loads(out)
+    cores = {m["member"]: (m["cores"], m["cores_source"]) for m in result["members"]}
+    assert cores == {"obs": (4, "--cores"), "obs-2": (4, "--cores")}
+    assert "(obs-2: 8)" in result["cores_note"]                  # the note names the member overridden and its cores
+    status, out, err = _mva(capsys, "--bootstrap", 0, "--observed", members["small"], "--cores", 4, "--json")
+    assert status == 0, err
+    assert json.loads(out)["cores_note"] == ""                   # the same figure: nothing overridden
 
 
 def test_a_member_whose_samples_record_no_cores_is_named(members, tmp_path, capsys):

@@ -1,6 +1,7 @@
 """The multi-class MVA answer in words: each class sentence shows the tables' figures with their units (throughput in
 ops/s, response times in ms, the bottleneck's utilization in the station table's percent format), the stability note
-of an open network is true and has no exponent, and an empty class or station name is called empty."""
+of an open network is true and has no exponent, a network with no load says it has no bottleneck, and an empty class
+or station name is called empty."""
 from __future__ import annotations
 
 import re
@@ -45,6 +46,13 @@ def test_every_class_sentence_shows_the_tables_figures_with_units(result):
     shown = {dict(zip(headers, cells))["station"]: dict(zip(headers, cells))["utilization"]
              for cells in stations.cells()}
     assert f"Bottleneck: {result.bottleneck} (utilization {shown[result.bottleneck]})." in text
+
+
+def test_a_network_with_no_load_says_none_is_the_bottleneck():
+    result = multiclass_mva({"cpu": {"a": 0}, "disk": {"a": 0}}, {"a": 3}, {"a": 1})
+    assert result.bottleneck is None
+    text = result.describe()
+    assert "No station carries load, so none is the bottleneck." in text and "Bottleneck" not in text
 
 
 def test_a_half_busy_cpu_reads_50_percent_in_the_sentence_and_the_table():

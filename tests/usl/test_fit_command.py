@@ -226,9 +226,10 @@ def test_fit_on_an_observed_curve_follows_its_verdict(tmp_path):
     codes = [r["code"] for r in record["evidence"]["reasons"]]
     share = float((curve["concurrency"] < 1).mean())
     assert ("below_one" in codes) == (share > 0)
-    text = _cli("fit", str(out / "curve.csv"))
-    if record["evidence"]["grade"] == "unusable":
-        assert "peak throughput:" not in text and "ceiling lambda/sigma" not in text
-        assert record["supported"] and "peak / ceiling: not supported by these data" in text
+    # an unusable verdict states what the data support instead of a peak or ceiling; a usable one does not
+    assert (record["supported"] is None) == (record["evidence"]["grade"] != "unusable")
     if share >= BELOW_ONE_SHARE_UNUSABLE:
-        assert f"never ran more than {curve['concurrency'].max():.3g} operations at once" in text
+        below_one = next(r for r in record["evidence"]["reasons"] if r["code"] == "below_one")
+        assert below_one["grade"] == "unusable" and below_one["value"] == pytest.approx(share)
+        # what the data support: the server never ran more than the largest concurrency measured
+        assert f"never ran more than {curve['concurrency'].max():.3g} operations at once" in record["supported"]
