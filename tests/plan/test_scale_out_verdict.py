@@ -1,7 +1,7 @@
 """``capmodel nodes`` and ``capmodel shards`` through the real CLI: the verdict on the counts (assumed scaling,
-extrapolation beyond what was measured, a fitted curve's verdict), costs and intervals in text, the rounding note, and
-advice that names options that exist; the text shows the costs and intervals the JSON gives, and withholds a count
-its verdict forbids."""
+extrapolation beyond what was measured, a fitted curve's verdict), the costs and intervals the JSON gives shown in
+text, a count its verdict forbids withheld from the text, the rounding note, and advice that names options that
+exist."""
 import json
 import math
 
