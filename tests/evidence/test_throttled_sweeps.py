@@ -44,9 +44,12 @@ def test_a_sweep_held_at_its_target_has_no_server_peak(tmp_path, capsys, target_
 
 def test_some_steps_at_their_target_make_the_fit_weak_naming_them(tmp_path, capsys):
     folder = write_sweep(tmp_path, " -target 4000", THROTTLED)
-    assert main(["fit", str(folder)]) == 0
-    text = capsys.readouterr().out
-    assert "4 of 5 steps were client-bound (at 8, 16, 32, 64 clients)" in text
+    assert main(["fit", str(folder), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["evidence"]["grade"] == "weak"
+    (bound,) = [r for r in out["evidence"]["reasons"] if r["code"] == "client_bound"]
+    assert bound["grade"] == "weak" and bound["value"] == 4                     # 4 of the 5 steps
+    assert bound["next_step"]["levels"] == [8, 16, 32, 64]                      # the steps held at the target
 
 
 def test_a_run_below_its_target_and_an_unthrottled_run_are_not_flagged(tmp_path):

@@ -82,8 +82,15 @@ def test_a_fleet_whose_every_server_is_unreadable_exits_2_after_the_table(one_se
     (broken / "metrics.interim").write_bytes(files[-1].read_bytes())
     status, out, err = _run(capsys, broken.parent, "--workers", "1")
     assert status == 2
-    assert "failed:" in out and "truncated" in out
+    assert "failed:" in out                                       # the table, its row failed, comes first
     assert err.count("\n") == 1 and "none of the 1 server could be read" in err
+    # why the row failed: its FTDC is truncated
+    status, out, err = _run(capsys, broken.parent, "--workers", "1", "--json")
+    assert status == 2
+    result = json.loads(out)
+    assert (result["servers"], result["failed"]) == (1, 1)
+    (row,) = result["rows"]
+    assert "truncated" in row["error"]
 
 
 @pytest.mark.parametrize("growth", ["inf", "-inf", "nan", "-1", "-7"])

@@ -303,8 +303,9 @@ def test_cli_what_if_json_and_errors(tmp_path, capsys):
     assert reads["asked_per_s"] == pytest.approx(1.3 * reads["observed_per_s"])
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "Saturates first: primary." in text and "**" not in text     # plain text on a terminal, not markdown
-    assert "Evidence: sound" in text and "1 core," in text and "core(s)" not in text
+    assert out["members"][0]["cores"] == 1 and out["members"][0]["cores_source"] == "--cores"
+    # the text says what the JSON says, as plain text on a terminal (not markdown), the core count in the singular
+    assert "Saturates first: primary." in text and "**" not in text and "1 core," in text and "core(s)" not in text
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     for bad, message in ((["--scale", "commands=x"], "--scale: commands='x' is not a number"),   # joins argv's
                          (["--cores", "0"], "--cores must be"), (["--observed", str(tmp_path / "none")],

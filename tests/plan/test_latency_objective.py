@@ -46,12 +46,15 @@ def test_p95_target_against_mean_response_time_is_weak_per_vm(tmp_path, capsys):
     assert out["evidence"]["grade"] == "weak"
 
 
-def test_p95_not_measured_is_said_in_the_text(tmp_path, capsys):
+def test_p95_not_measured_is_said_in_the_verdict(tmp_path, capsys):
+    """small's verdict is weak, and its reason says no p95 latency was measured."""
     catalog, curves = write_curves(tmp_path)
     assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "0.5",
-                 "--latency-p95-ms", "3"]) == 0
-    text = capsys.readouterr().out
-    assert "small: weak" in text and "no p95 latency was measured" in text
+                 "--latency-p95-ms", "3", "--json"]) == 0
+    small = next(r for r in json.loads(capsys.readouterr().out)["vms"] if r["vm"] == "small")
+    assert small["evidence"]["grade"] == "weak"
+    reasons = {r["code"]: r["message"] for r in small["evidence"]["reasons"]}
+    assert "no p95 latency was measured" in reasons["p95_not_measured"]
 
 
 def test_without_a_latency_objective_no_latency_reason(tmp_path, capsys):

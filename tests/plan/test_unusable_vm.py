@@ -3,6 +3,8 @@ every concurrency) is not said to fail an objective, and its verdict says R² is
 not vary; a table without a "none" has no note; report 03 says the same as ``plan``."""
 from __future__ import annotations
 
+import json
+
 from capmodel.cli import main
 
 CATALOG = "vm,monthly_cost,throughput\nA,100,1000\nB,200,2100\n"
@@ -23,8 +25,15 @@ def test_an_unsupported_vm_is_not_said_to_fail_an_objective(tmp_path, capsys):
     assert row.split()[-1] == "unsupported" and "none" in row
     assert "fails an objective" not in out
     assert '"none": the VM\'s curve supports no capacity (unsupported: see its evidence)' in out
-    assert "R² is undefined: the throughput is 100 ops/s at every point" in out
-    assert "R² is not a number" not in out
+    # its verdict: R² is undefined because the throughput does not vary (not "R² is not a number")
+    assert main(["plan", "--catalog", str(tmp_path / "cat.csv"), "--ops-per-user", "0.5", "--curves",
+                 str(tmp_path / "curves.csv"), "--json"]) == 0
+    vm = next(v for v in json.loads(capsys.readouterr().out)["vms"] if v["vm"] == "A")
+    assert vm["binding_limit"] == "unsupported" and vm["users"] is None
+    assert vm["evidence"]["grade"] == "unusable"
+    [reason] = vm["evidence"]["reasons"]
+    assert reason["code"] == "r2" and reason["value"] is None
+    assert reason["message"].startswith("A: R² is undefined: the throughput is 100 ops/s at every point")
 
 
 def test_no_none_no_note(tmp_path, capsys):
