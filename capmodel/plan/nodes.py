@@ -264,13 +264,14 @@ class NodeStudy:
         return "\n".join(lines)
 
     def to_json(self) -> dict:
-        """The JSON of ``capmodel nodes --json``: the source, the USL over node count, the rounding, one record per
-        workload (with its evidence) and the study's evidence."""
+        """The JSON of ``capmodel nodes --json``: the source, the USL over node count (with the bootstrap samples
+        behind its interval, None when assumed), the rounding, one record per workload (with its evidence) and the
+        study's evidence."""
         records = self.rows.astype(object).where(self.rows.notna(), None).to_dict(orient="records")
         for record in records:
             record["evidence"] = self.row_evidence[record["workload"]].to_json()
         return to_jsonable({"source": self.source, "usl": {"sigma": self.sigma, "kappa": self.kappa,
-                                                           "basis": self.basis},
+                                                           "basis": self.basis, "bootstrap": self.bootstrap},
                             "rounding": self.rounding, "rounding_note": self.rounding_note(), "rows": records,
                             "evidence": self.evidence.to_json()})
 

@@ -71,8 +71,8 @@ def test_nodes_defaults_still_hold(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["usl"]["sigma"] == 0 and out["usl"]["kappa"] == 0 and out["rows"][0]["nodes_usl"] == 20
     assert main(["nodes", "--reference-ops", "100000", "--candidate-ops", "20000", "--reference-nodes", "4",
-                 *node_curve(tmp_path)]) == 0
-    assert "(200 samples)" in capsys.readouterr().out
+                 *node_curve(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["usl"]["bootstrap"] == 200
 
 
 @pytest.mark.parametrize("interval", [["--bootstrap", "50"], ["--level", "0.9"]])

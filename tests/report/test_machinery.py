@@ -161,7 +161,7 @@ def test_index_lists_every_report_with_its_parameters_and_date(tmp_path_factory,
         assert not [v for v in values if re.search(r"\[|\d\.0\b", v)], (name, values)
         assert re.search(rf"{today} \d\d:\d\d:\d\d UTC", row), row
         assert "ok (" in row
-    assert "Which VM carries our users at each growth stage" in page
+        assert notebooks.question(nbformat.read(notebooks.path(name), as_version=4)) in row   # the report's question
 
 
 @pytest.mark.notebooks

@@ -1,5 +1,7 @@
 """Every report notebook executed with papermill on small parameters (06 against the real embedded mongod), and the
-answer each one prints checked against numbers computed here or stated by the source documents."""
+answer each one shows checked against numbers computed here or stated by the source documents: each headline is its
+report's page object's answer (the object the notebook builds, built here with the same parameters), and that object's
+figures are the numbers checked. The answers' wording is tests/usl/test_describe_words.py's."""
 from __future__ import annotations
 
 import base64
@@ -66,6 +68,11 @@ def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+def _shows(reports, name, answer: str) -> None:
+    """The report's headline shows ``answer``, its page object's answer, as it is."""
+    assert _headline(reports, name)["answer"] == answer
+
+
 def test_every_notebook_is_stored_without_outputs_and_opens_with_a_tagged_parameters_cell():
     names = notebooks.names()
     assert names == sorted(SMALL), "a notebook was added or removed without its small test parameters"
@@ -91,41 +98,55 @@ def test_every_notebook_runs_without_error_and_converts(reports):
 
 
 def test_methodology_littles_law_and_utilization_law_on_the_bundled_numbers(reports):
-    text = _answer(reports, "01_methodology")
+    from capmodel.report.methodology_report import methodology_report
+
+    result = methodology_report(upto=SMALL["01_methodology"]["upto"])
+    _shows(reports, "01_methodology", result.answer)
     curve = datasets.load_curve("plgm_workload1")
     # Little's law R = N / X against the study's measured mean latency (Percona plgm post, workload #1 table)
-    worst = max(abs(n / x * 1000 / r - 1) * 100 for n, x, r in
+    worst = max(abs(n / x * 1000 / r - 1) for n, x, r in
                 zip(curve["concurrency"], curve["throughput"], curve["latency_mean_ms"]))
-    stated = re.search(r"within ([\d.]+)%", text)
-    assert stated and float(stated.group(1)) == pytest.approx(worst, rel=0.01), text
-    # utilization law on the benchANT baseline: D = U / X = 0.80 / 6500 s, bound 1 / D = 8125 ops/s
-    assert "123 µs" in text and "8,125 ops/s" in text
+    assert result.little["difference"].abs().max() == pytest.approx(worst, rel=1e-9)
+    # utilization law on the benchANT baseline: D = U / X = 0.80 / 6500 s (123 µs), bound 1 / D = 8125 ops/s
+    assert result.demand == pytest.approx(0.80 / 6500, rel=1e-12)
+    assert 1 / result.demand == pytest.approx(8125, rel=1e-12)
 
 
 def test_fit_curve_reports_the_amdahl_ceiling_fitted_independently(reports):
-    text = _answer(reports, "02_fit_curve")
+    from capmodel.report.fit_report import fit_report
+
+    result = fit_report()
+    _shows(reports, "02_fit_curve", result.answer)
     curve = datasets.load_curve("plgm_workload1")
     n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
     (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 1000])
-    match = re.search(r"a ceiling of \*\*([\d,]+) ops/s", text)
-    assert "**Amdahl**" in text and match, text
-    assert _number(match.group(1)) == pytest.approx(lam / sigma, rel=2e-3)
+    assert result.fit.model == "amdahl"
+    assert result.fit.ceiling == pytest.approx(lam / sigma, rel=2e-3)
 
 
 def test_capacity_plan_recommends_the_vm_the_benchant_study_chose_for_50000_users(reports):
-    text = _answer(reports, "03_vm_capacity_plan")
+    from capmodel.report.plan_report import BUNDLED_INTRO, plan_report
+
+    result = plan_report(targets=[50000, 90000])      # the notebook's defaults
+    _shows(reports, "03_vm_capacity_plan", result.answer)
     # benchANT: "For the near-term goal with a doubled amount of users (growing from 25,000 to 50,000), a VM was
     # identified which delivers 160% more throughput, for only 48% higher monthly costs": s3-2xlarge-8-SAS
     # (relative throughput 2.6; 1,180.08 / 797.76 = 1.479).
-    assert "**50,000 users**" in text and "**s3-2xlarge-8-SAS** at 1,180 EUR/month" in text
+    chosen = result.study.recommendations.set_index("target_users").loc[50000]
+    assert chosen["vm"] == "s3-2xlarge-8-SAS" and chosen["monthly_cost"] == pytest.approx(1180.08)
+    assert result.currency == "EUR"
     # runway at 5 % a month from 25,000 users to 50,000: ln 2 / ln 1.05 months
-    assert f"reached in {math.log(2) / math.log(1.05):.1f} months" in text
+    assert chosen["months_until_target"] == pytest.approx(math.log(2) / math.log(1.05), rel=1e-9)
     # the bundled study's story is told because the bundled study is the input
-    assert "The benchANT capacity-planning study" in _page_text(reports, "03_vm_capacity_plan")
+    assert result.bundled and result.intro == BUNDLED_INTRO
+    assert re.sub(r"\s+", " ", result.intro) in _page_text(reports, "03_vm_capacity_plan")
 
 
 def test_node_multiplier_matches_the_micron_brief_and_an_independent_usl_count(reports):
-    text = _answer(reports, "04_node_multiplier")
+    from capmodel.report.node_report import node_report
+
+    result = node_report("", sigma=0.01, kappa=0.0001, sensitivity=SMALL["04_node_multiplier"]["sensitivity"])
+    _shows(reports, "04_node_multiplier", result.answer + " " + result.sensitivity_answer())
     micron = datasets.load("micron_ycsb_96threads").set_index("workload")
     # the brief's linear rule: 3 x X_SSD / X_HDD, rounded; it states 26 nodes for YCSB A
     table = _csv_table(next(o["data"]["text/html"] for c in _nb(reports, "04_node_multiplier").cells
@@ -139,23 +160,38 @@ def test_node_multiplier_matches_the_micron_brief_and_an_independent_usl_count(r
     def usl(n):
         return n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 
-    row = micron.loc["A"]
-    needed = next(n for n in range(1, 1000)
-                  if row.candidate_ops_per_s * usl(n) / usl(row.candidate_nodes) >= row.reference_ops_per_s)
-    assert row_a["nodes under the USL"] == needed
-    # the answer states the range of the USL counts, from the same study
-    assert re.search(r"needs \*\*\d+ to \d+ nodes\*\*", text) and "YCSB D is **unreachable**" in text
+    def needed(row):   # the smallest node count that reaches the reference throughput (None: none up to 1,000)
+        return next((n for n in range(1, 1001)
+                     if row.candidate_ops_per_s * usl(n) / usl(row.candidate_nodes) >= row.reference_ops_per_s), None)
+
+    assert row_a["nodes under the USL"] == needed(micron.loc["A"])
+    # the answer's USL counts (a range over the reachable workloads) and YCSB D unreachable, from the same study
+    rows = result.rows.set_index("workload")
+    for workload, row in micron.iterrows():
+        count = needed(row)
+        assert bool(rows.loc[workload, "usl_reachable"]) == (count is not None), workload
+        if count is not None:
+            assert rows.loc[workload, "nodes_usl"] == count, workload
+    assert needed(micron.loc["D"]) is None
+    reachable = rows[rows["usl_reachable"].astype(bool)]["nodes_usl"]
+    assert reachable.min() < reachable.max()
 
 
 def test_shard_scale_out_repeats_the_documentdb_16_shards_and_1024_clients(reports):
-    text = _answer(reports, "05_shard_scale_out")
+    from capmodel.report.shard_report import shard_report
+
+    scenarios = SMALL["05_shard_scale_out"]["scenarios"]
+    result = shard_report(1_000_000.0, 62_500.0, 0.0, 0.0, scenarios=scenarios)   # the notebook's defaults
+    _shows(reports, "05_shard_scale_out", result.answer)
     # AWS post: over a million inserts/s on 16 shards driven by 1,024 client processes; 62,500/s per shard is the
     # linear lower bound 1,000,000 / 16
-    assert "**16 shards**" in text and "**1,024 client processes**" in text
+    assert (result.row["shards"], result.row["clients"]) == (16, 1024)
     # sigma = 0.05 cannot reach 1,000,000: the USL ceiling is 62,500 / 0.05 = 1,250,000 but with kappa = 0 it is
     # approached only at infinitely many shards; within 32 shards X(32) = 62,500 * 32 / (1 + 0.05 * 31)
     assert 62_500 * 32 / (1 + 0.05 * 31) < 1_000_000
-    assert "Unreachable within 32 shards when σ is 0.05" in text
+    assert result.study.model["max_shards"] == 32
+    unreachable = result.scenarios.loc[result.scenarios["shards"].isna(), "sigma"].tolist()
+    assert unreachable == [0.05]
 
 
 def test_live_benchmark_measured_every_step_on_the_real_server(reports):
@@ -193,8 +229,11 @@ def test_injected_parameters_are_recorded(reports):
 
 def test_methodology_what_if_predicts_plgm_workload_3_from_workloads_1_and_2(reports):
     from capmodel.models.mix.demands import fit_mix_demands
+    from capmodel.report.methodology_report import methodology_report
 
     text = _answer(reports, "01_methodology")
+    result = methodology_report(upto=SMALL["01_methodology"]["upto"])
+    _shows(reports, "01_methodology", result.answer)
     # Percona plgm study (seed 003_): workload 1 "100% find()", workloads 2 and 3 "54% reads and 46% writes";
     # the study's servers have 4 vCPUs (the notebook's defaults)
     mixed = {"read": 0.54, "write": 0.46}
@@ -203,8 +242,10 @@ def test_methodology_what_if_predicts_plgm_workload_3_from_workloads_1_and_2(rep
     workload3 = datasets.load_curve("plgm_workload3")
     prediction = fit.compare(workload3, mixed, "plgm_workload3")
     assert re.sub(r"\s+", " ", prediction.describe()) in text, text
-    assert f"against the measured {workload3['throughput'].max():,.0f} ops/s" in text   # 8,256 in the study's table
-    assert "Two tenants of 32 threads each" in text
+    pd.testing.assert_frame_equal(result.what_if.table, prediction.table)
+    assert result.what_if.table["measured_throughput"].max() == workload3["throughput"].max()   # 8,256 in the study
+    # two tenants of 32 threads each (the notebook's default tenant_threads)
+    assert result.tenants.populations.to_dict() == {"read": 32, "write": 32}
 
 
 def test_every_headline_carries_its_provenance(reports):

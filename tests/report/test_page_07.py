@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 
 from capmodel.observe import bundled_sample, observe_ftdc, server_capacity
+from capmodel.plan.production import NO_METHOD
 from tests.support.rendered_reports import render_small
 
 pytestmark = pytest.mark.notebooks
@@ -37,6 +38,16 @@ def _headline_text(notebook: Path) -> str:
             if "capmodel-headline" in page:
                 return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
     raise AssertionError("report 07 shows no headline block")
+
+
+def _headline_data(notebook: Path) -> dict:
+    """The headline as data beside its HTML (question, answer, evidence, provenance)."""
+    from capmodel.report.headline import MIME
+
+    found = [o["data"][MIME] for c in nbformat.read(notebook, as_version=4).cells for o in c.get("outputs", [])
+             if MIME in o.get("data", {})]
+    assert len(found) == 1, f"report 07 shows {len(found)} headline blocks"
+    return found[0]
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +100,7 @@ def test_report_answers_with_the_laws_and_states_method_and_verdict(headline_tex
 
 def test_report_renders_an_observe_folder_without_sampling(tmp_path, capsys):
     from capmodel.cli import main
+    from capmodel.report.production_report import production_report
     from capmodel.report.render import render_one
 
     sample = bundled_sample()
@@ -98,28 +110,38 @@ def test_report_renders_an_observe_folder_without_sampling(tmp_path, capsys):
     capsys.readouterr()
     run = render_one(NAME, tmp_path / "out", {"observed": str(folder), "cores": 1.0, "bootstrap": 10})
     assert run.error is None, run.error
-    text = _headline_text(run.notebook)
+    shown = _headline_data(run.notebook)
+    report = production_report(observed=str(folder), cores=1.0, bootstrap=10)   # the page object, as the notebook
+    assert shown["answer"] == report.result.describe()                            # builds it: the headline's answer
     expected = go_laws()
-    assert "Read from the observe folder obs: " in text
-    assert f"saturation at {expected['saturation']:,.0f} ops/s" in text
+    assert report.source == "the observe folder obs" and not report.bundled    # read from the folder as it is:
+    assert {"ftdc", "uri", "duration", "interval"} <= set(report.unused)        # no FTDC decoded, nothing sampled
+    assert report.result.saturation_throughput.estimate == pytest.approx(expected["saturation"], abs=0.5)
     digest = hashlib.sha256((folder / "samples.csv").read_bytes()).hexdigest()   # the file the report read
-    assert f"observed = samples.csv SHA-256 {digest}" in text
+    assert [(i["name"], Path(i["path"]).name, i["sha256"]) for i in shown["provenance"]["inputs"]] == \
+        [("observed", "samples.csv", digest)]
 
 
 def test_report_on_an_idle_server_states_only_what_the_data_support(tmp_path):
-    from capmodel.formatting import number
     from capmodel.observe import observe_ftdc
+    from capmodel.report.production_report import production_report
     from capmodel.report.render import render_one
 
     idle_ftdc = Path(__file__).resolve().parents[1] / "fixtures" / "ftdc_idle"     # a real mongod idle for 8 s, FTDC on
     run = render_one(NAME, tmp_path / "out", {"ftdc": str(idle_ftdc), "bootstrap": 10})
     assert run.error is None, run.error
-    text = _headline_text(run.notebook)
+    shown = _headline_data(run.notebook)
+    report = production_report(ftdc=str(idle_ftdc), bootstrap=10)     # the page object, as the notebook builds it
+    result = report.result
+    assert shown["answer"] == result.describe()
     busiest = float(np.quantile(observe_ftdc(idle_ftdc).curve["throughput"], 0.95))
-    assert f"carried {number(busiest)} ops/s at its busiest" in text
-    assert "lower bound" in text and "Evidence: unusable" in text
-    assert "MongoDB 6.0.5" in text                  # the version the FTDC metadata carry (buildInfo), in provenance
-    assert "saturation" not in text and "spare" not in text and "Method:" not in text
+    assert result.observed_peak_throughput == pytest.approx(busiest, rel=1e-12)   # what it carried at its busiest
+    assert shown["evidence"]["grade"] == result.evidence.grade == "unusable"
+    assert shown["provenance"]["mongodb_version"] == "6.0.5"   # the version the FTDC metadata carry (buildInfo)
+    # no method states a capacity: no saturation, no spare, no method; the busiest load is a lower bound only
+    assert result.method == NO_METHOD
+    assert result.saturation_throughput is None and result.spare_fraction is None
+    assert result.at_least == pytest.approx(busiest, rel=1e-12)
     page = re.sub(r"<(script|style).*?</\1>", " ", Path(run.html).read_text(), flags=re.S)
     visible = html.unescape(re.sub(r"<[^>]+>", " ", page))
     assert "lower bound" in visible
