@@ -2,10 +2,11 @@
 
     capmodel bench [--uri URI] --workload ycsb-b --records N --concurrency 1,2,4,8 --duration 10 --out DIR
                    [--repeat K] [--adaptive] [--processes P | --scheduler ADDRESS [--workers K]]
-                   [--rate R [--arrivals poisson]] [--resume] [--json]
+                   [--rate R [--arrivals poisson]] [--slo 'p95<=5ms' ...] [--resume] [--json]
 
 Without ``--uri`` (or ``$CAPMODEL_BENCH_URI``) an embedded mongod is started for the sweep and stopped after it.
-Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.jsonl`` and ``DIR/run.json``.
+Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.jsonl`` and ``DIR/run.json``; with
+``--slo``, the highest open-loop rate that meets every objective in ``DIR/slo.json`` (``capmodel.bench.sweep.slo``).
 """
 from __future__ import annotations
 
@@ -51,8 +52,15 @@ def register(subparsers) -> None:
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
                    help="choose concurrencies from the running USL fit until the peak is located")
-    p.add_argument("--tolerance", type=float, default=None, help="adaptive: relative tolerance on the peak (0.1)")
-    p.add_argument("--max-steps", type=int, default=None, help="adaptive: most concurrencies to measure")
+    p.add_argument("--slo", action="append", default=None, metavar="OBJECTIVE",
+                   help="search the highest open-loop rate that meets this objective (repeatable): a latency "
+                        "percentile or mean, 'p95<=5ms', 'p99<=20ms', 'mean<=2ms'; a failed share, 'errors<=0.1%%'; "
+                        "or relative to a light-load baseline step, 'p95<=+5%%'. The steps run at the largest "
+                        "--concurrency (the most operations in flight); writes DIR/slo.json")
+    p.add_argument("--tolerance", type=float, default=None,
+                   help="adaptive: relative tolerance on the peak; --slo: the final bracket's width (0.1)")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help="adaptive: most concurrencies to measure; --slo: most rates (12)")
     p.add_argument("--out", required=True, help="output folder for curve.csv, steps.jsonl, run.json")
     p.add_argument("--resume", action="store_true", help="continue the sweep recorded in --out")
     p.add_argument("--database", default=None, help="the benchmark's own database (default capmodel_bench)")
@@ -95,7 +103,7 @@ def process_count(text: str):
 OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
                  "adaptive", "tolerance", "max_steps", "database", "collection", "allow_existing", "read_preference",
                  "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers", "binding",
-                 "allow_server_js")
+                 "allow_server_js", "slo")
 
 
 def build_config(args):
@@ -113,11 +121,11 @@ def build_config(args):
         given["concurrency"] = parse_number_list(args.concurrency, "--concurrency", int)
     base = {}
     adaptive_only = [o for o, k in (("--tolerance", "tolerance"), ("--max-steps", "max_steps")) if k in given]
-    if adaptive_only and not args.adaptive and not args.resume:   # a resumed sweep keeps its stored mode
+    if adaptive_only and not (args.adaptive or args.slo) and not args.resume:   # a resumed sweep keeps its mode
         from capmodel.errors import BenchError
 
-        raise BenchError(f"{' and '.join(adaptive_only)} steer the adaptive search: give --adaptive too (without it "
-                         "every --concurrency value is measured and they do nothing)")
+        raise BenchError(f"{' and '.join(adaptive_only)} steer a search: give --adaptive or --slo too (without "
+                         "either every --concurrency value is measured and they do nothing)")
     if args.resume:
         stored = read_run(Path(args.out))["config"]
         known = {f.name for f in fields(BenchConfig)}
@@ -165,7 +173,11 @@ def run(args) -> int:
 
         print_json({"out": str(result.out), "status": result.run["status"], "steps": len(result.steps),
                     "curve": result.curve, "client_ceiling_ops_per_s": result.run.get("client_ceiling_ops_per_s"),
-                    "adaptive": result.run.get("adaptive"), "uri": result.run["uri"]})
+                    "adaptive": result.run.get("adaptive"), "uri": result.run["uri"],
+                    "slo": None if result.slo is None else result.slo.to_json()})
+    elif result.slo is not None:
+        print(result.slo.summary())
+        print(f"wrote {Path(args.out) / 'slo.json'}")
     else:
         print(f"wrote {Path(args.out) / 'curve.csv'} ({len(result.curve)} steps); "
               f"fit it with: capmodel fit {Path(args.out) / 'curve.csv'}")

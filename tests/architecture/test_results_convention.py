@@ -124,9 +124,23 @@ def _mix_samples(lean=1.0):
     return pd.DataFrame(rows)
 
 
+def _slo_answer():
+    """An SLO search against a server whose p95 grows in proportion to the rate, 5 ms at 730 ops/s."""
+    from capmodel.bench.sweep import slo
+
+    def measure(rate, seconds):
+        return {"status": "ok", "operations": int(rate * seconds), "error_count": 0, "ops_per_s": rate,
+                "latency": {"all": {"p95_ms": 5.0 * rate / 730.0}}}
+
+    return slo.search([slo.parse_objective("p95<=5ms")], measure, lambda: {"ops_per_s": 1000.0}, duration=1.0,
+                      tolerance=0.1, max_steps=12)
+
+
 def _instances() -> dict:
     from capmodel.data import datasets
     from capmodel.models.queueing.erlang import mmc
+
+    slo_answer = _slo_answer()
     from capmodel.models.evidence import Reason
     from capmodel.models.usl.family import get_model
     from capmodel.models.mix.demands import fit_mix_demands
@@ -193,6 +207,9 @@ def _instances() -> dict:
         "capmodel.observe.members.ReplicaSetObservation": ReplicaSetObservation("rs0", [member], "synthetic"),
         "capmodel.observe.fleet.Fleet": Fleet(urgency_order(rows), "no workers (built here)", 0.05),
         "capmodel.observe.synthetic.SyntheticServer": SyntheticServer("db-a:27017", "rs0"),
+        "capmodel.bench.sweep.slo.SloAnswer": slo_answer,
+        "capmodel.bench.sweep.slo.Judged": slo_answer.judged[0],
+        "capmodel.bench.sweep.slo.Objective": slo_answer.objectives[0],
     }
 
 

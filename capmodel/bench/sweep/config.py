@@ -18,7 +18,7 @@ SCHEDULER_ENV = "CAPMODEL_DASK_SCHEDULER"
 # configuration keys that define what a sweep measures: a resumed sweep must agree on them
 SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmup", "operations", "rate", "adaptive",
               "tolerance", "max_steps", "database", "collection", "read_preference", "write_concern", "seed",
-              "processes", "arrivals", "binding")
+              "processes", "arrivals", "binding", "slo")
 
 
 MAX_CONCURRENCY = 10_000       # clients of one step (threads over the client processes)
@@ -77,10 +77,14 @@ class BenchConfig:
         Open loop at this many ops/s (latency counted from the intended start); default closed loop.
     adaptive : bool, default False
         Measure four points, fit the USL after every step and measure at the predicted peak until two estimates agree.
+    slo : list of str, optional
+        Service-level objectives (``p95<=5ms``, ``errors<=0.1%``, ``p95<=+5%``): search the highest open-loop rate
+        that meets them all (``capmodel.bench.sweep.slo``) instead of sweeping concurrencies.
     tolerance : float, default 0.1
-        The adaptive sweep's agreement.
+        The adaptive sweep's agreement; with ``slo``, the width of the final bracket.
     max_steps : int, optional
-        The most steps of an adaptive sweep.
+        The most steps of an adaptive sweep (default the concurrencies given, at least 8), or rates of an SLO search
+        (default 12).
     database : str, default "capmodel_bench"
         The database the run works in (never ``admin``, ``local`` or ``config``).
     collection : str, optional
@@ -127,6 +131,7 @@ class BenchConfig:
     operations: int | None = None
     rate: float | None = None
     adaptive: bool = False
+    slo: list[str] | None = None
     tolerance: float = 0.1
     max_steps: int | None = None
     database: str = DEFAULT_DATABASE
@@ -196,6 +201,20 @@ class BenchConfig:
 
             if not available():
                 raise BenchError("--binding mongojet needs the 'bench' extra: pip install 'capmodel[bench]'")
+        if out.slo is not None:
+            from capmodel.bench.sweep.slo import parse_objective
+
+            if isinstance(out.slo, str):
+                out.slo = [out.slo]
+            if not out.slo:
+                raise BenchError("--slo: give at least one objective, e.g. --slo 'p95<=5ms'")
+            for text in out.slo:
+                parse_objective(text)
+            clash = [o for o, on in (("--adaptive", out.adaptive), ("--rate", out.rate is not None),
+                                     ("--operations", out.operations is not None), ("--repeat", out.repeat != 1))
+                     if on]
+            if clash:
+                raise BenchError(f"--slo chooses its own rates and repeats: leave out {', '.join(clash)}")
         if out.adaptive and len(concurrency) < 2:
             raise BenchError("--adaptive needs a concurrency range: give at least two values (min and max)")
         check_database_name(out.database)

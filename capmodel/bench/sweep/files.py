@@ -5,7 +5,9 @@ lost.
                   atomically at the start and the end of the sweep);
 - ``steps.jsonl`` one JSON line per completed step, appended and fsync'ed the moment the step ends, so Ctrl-C or a
                   server crash loses no completed step; a torn last line (a crash while writing) is dropped on read;
-- ``curve.csv``   the curve table (``capmodel fit DIR/curve.csv`` reads it as is), one row per successful step.
+- ``curve.csv``   the curve table (``capmodel fit DIR/curve.csv`` reads it as is), one row per successful step
+                  (an SLO search's open-loop rates are not curve points: its closed-loop probe is);
+- ``slo.json``    with ``--slo``: the highest rate that met the objectives (``capmodel.bench.sweep.slo.SloAnswer``).
 
 The folder is owned (``capmodel.output_folder``): one run at a time holds its lock, nothing is written through a
 symlink, and a file capmodel did not write is never replaced. ``run.json`` and every step carry ``format_version``
@@ -27,7 +29,7 @@ from capmodel.errors import BenchError
 from capmodel.jsonable import to_jsonable
 from capmodel.output_folder import OutputFolderError, append_line, check_format, refuse_foreign, write_atomic
 
-STEPS_FILE, CURVE_FILE, RUN_FILE = "steps.jsonl", "curve.csv", "run.json"
+STEPS_FILE, CURVE_FILE, RUN_FILE, SLO_FILE = "steps.jsonl", "curve.csv", "run.json", "slo.json"
 RUN_FORMAT_VERSION = 2  # of run.json and steps.jsonl; 1: the records written before they carried a version
 RUN_FORMAT = "capmodel-bench-run"
 STEP_KEYS = ("concurrency", "status")  # every step has them, in every format
@@ -133,6 +135,21 @@ def claim_outputs(out: Path) -> None:
     refuse_foreign(out / RUN_FILE, _our_run)
     refuse_foreign(out / STEPS_FILE, _our_steps)
     refuse_foreign(out / CURVE_FILE, lambda path: _our_curve(out, path))
+    refuse_foreign(out / SLO_FILE, _our_slo)
+
+
+def write_slo(out: Path, answer: dict) -> None:
+    """``slo.json``: an SLO search's answer (``SloAnswer.to_json()``)."""
+    path = Path(out) / SLO_FILE
+    try:
+        write_atomic(path, json.dumps(to_jsonable(answer), indent=2) + "\n")
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+
+
+def _our_slo(path: Path) -> bool:
+    answer = _load_run(path)
+    return answer is not None and {"objectives", "stopped_because", "max_rate"} <= set(answer)
 
 
 def _load_run(path: Path) -> dict | None:
@@ -187,7 +204,7 @@ def curve_table(steps: list[dict]) -> pd.DataFrame:
     (and in its order): standard columns, labels, and per-operation latency columns."""
     rows = []
     for s in steps:
-        if s.get("status") != "ok":
+        if s.get("status") != "ok" or s.get("phase") == "slo":  # an SLO search's open-loop rates are no curve
             continue
         lat = s["latency"]
         row = {"concurrency": s["concurrency"], "throughput": s["throughput"],

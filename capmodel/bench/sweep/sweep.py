@@ -7,6 +7,7 @@
   hosts;
 - ``verdict``    what a step is worth: failed or ok, client-bound, Little's law;
 - ``adaptive``   which concurrency to measure next (``--adaptive``);
+- ``slo``        the highest open-loop rate that meets service-level objectives (``--slo``; ``slo.json``);
 - ``files``      ``run.json``, ``steps.jsonl`` (each step fsync'ed the moment it ends) and ``curve.csv``.
 
 Client ceiling: before the sweep the client's own ceiling is calibrated by running the ``ping`` command closed-loop
@@ -16,6 +17,7 @@ drive over these connections).
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import socket
 import time
@@ -42,6 +44,7 @@ from capmodel.bench.sweep.config import SWEEP_KEYS, BenchConfig
 from capmodel.bench.sweep.files import (
     CURVE_FILE,
     RUN_FILE,
+    SLO_FILE,
     STEPS_FILE,
     append_step,
     claim_outputs,
@@ -50,7 +53,9 @@ from capmodel.bench.sweep.files import (
     read_steps,
     write_curve,
     write_run,
+    write_slo,
 )
+from capmodel.bench.sweep.slo import SloAnswer, parse_objective, search
 from capmodel.errors import BenchError
 from capmodel.extras import require
 from capmodel.formatting import plural
@@ -76,11 +81,14 @@ class SweepResult:
         Every step's record, as ``steps.jsonl`` holds it.
     run : dict
         The run's record, as ``run.json`` holds it (configuration, client ceiling, decisions, warnings).
+    slo : SloAnswer or None
+        With ``slo`` objectives: the highest rate that met them, as ``slo.json`` holds it.
     """
     out: Path
     curve: pd.DataFrame
     steps: list[dict]
     run: dict
+    slo: SloAnswer | None = None
 
 
 class Sweep:
@@ -108,6 +116,9 @@ class Sweep:
         if done and not self.resume:
             raise BenchError(f"{self.steps_path} already holds {len(done)} steps: pass --resume to continue that "
                              "sweep, or choose another --out")
+        if self.resume and self.config.slo:
+            raise BenchError("--resume cannot continue an SLO search (its rates follow from every verdict before "
+                             "them): run it again into another --out")
         if self.resume:
             stored = read_run(self.out)["config"]
             differ = [k for k in SWEEP_KEYS if _norm(stored.get(k)) != _norm(getattr(self.config, k))]
@@ -137,7 +148,7 @@ class Sweep:
                 # refused or stopped before a step was recorded (the workload, the server, the collection, the load):
                 # --out is left as it was found: what this run created in it is removed, a folder it created too
                 if not getattr(self, "steps", None):
-                    before.undo((RUN_FILE, STEPS_FILE, CURVE_FILE, LOCK_FILE))
+                    before.undo((RUN_FILE, STEPS_FILE, CURVE_FILE, SLO_FILE, LOCK_FILE))
                 raise
 
     def _run_locked(self, cfg, started: float) -> SweepResult:
@@ -169,7 +180,7 @@ class Sweep:
             if self.executor is not None:
                 self.executor.close()
             close_soon(client)
-        return SweepResult(self.out, curve_table(self.steps), self.steps, self.run_info)
+        return SweepResult(self.out, curve_table(self.steps), self.steps, self.run_info, getattr(self, "slo", None))
 
     def _run(self, client) -> None:
         from capmodel.bench.client.operations import create_indexes, load_records
@@ -217,6 +228,9 @@ class Sweep:
             write_run(self.out, self.run_info)
         if cfg.adaptive:
             self._adaptive(runner, client, workload)
+            return
+        if cfg.slo:
+            self._slo(runner, client, workload)
             return
         for conc in cfg.concurrency:
             for rep in range(1, cfg.repeat + 1):
@@ -285,12 +299,16 @@ class Sweep:
                  f"{result.ops_per_s:,.0f} ops/s")
         return result.ops_per_s
 
-    def _step(self, runner, client, workload, conc: int, rep: int, phase: str) -> dict:
+    def _step(self, runner, client, workload, conc: int, rep: int, phase: str, rate: float | None = None,
+              duration: float | None = None, on_error: str | None = None) -> dict:
+        """Measure one step (``rate``/``duration``: this step's, instead of the sweep's) and record it; a failed step
+        stops the sweep, is retried or is returned, as ``on_error`` (default the sweep's) says."""
         cfg = self.config
-        attempts = 1 + (cfg.retries if cfg.on_error == "retry" else 0)
+        on_error = on_error or cfg.on_error
+        attempts = 1 + (cfg.retries if on_error == "retry" else 0)
         for attempt in range(1, attempts + 1):
             try:
-                record = self._measure(runner, client, workload, conc, rep, phase, attempt)
+                record = self._measure(runner, client, workload, conc, rep, phase, attempt, rate, duration)
             except SchedulerLost as exc:
                 raise BenchError(f"{exc} during step concurrency={conc} repeat={rep}; "
                                  f"{self._saved()} in {self.out}; restart the cluster and rerun with "
@@ -298,14 +316,15 @@ class Sweep:
             self.steps.append(record)
             append_step(self.steps_path, record)
             if record["status"] == "ok":
-                self.log(f"c={conc} repeat={rep}: {record['throughput']:,.1f}/s, "
+                asked = f" at {record['target_rate']:,.0f}/s asked" if record.get("target_rate") else ""
+                self.log(f"c={conc} repeat={rep}{asked}: {record['throughput']:,.1f}/s, "
                          f"p99 {record['latency']['all']['p99_ms']:.2f} ms, {record['error_count']} errors"
                          + (" [client-bound]" if record["client_bound"] else ""))
                 return record
             self.log(f"c={conc} repeat={rep}: step failed ({record['failure']})")
-            if cfg.on_error == "retry" and attempt < attempts:
+            if on_error == "retry" and attempt < attempts:
                 self._wait_for_server(client)
-        if cfg.on_error == "continue":
+        if on_error == "continue":
             return record
         raise BenchError(f"step concurrency={conc} repeat={rep} failed: {record['failure']}. "
                          f"{self._saved()} in {self.out}; fix the server and rerun with --resume")
@@ -324,15 +343,17 @@ class Sweep:
             except Exception:  # noqa: BLE001 - still down; retry until the deadline
                 time.sleep(0.5)
 
-    def _measure(self, runner, client, workload, conc, rep, phase, attempt) -> dict:
+    def _measure(self, runner, client, workload, conc, rep, phase, attempt, rate=None, duration=None) -> dict:
         from capmodel.bench.client import telemetry
 
         cfg = self.config
+        rate = cfg.rate if rate is None else rate
+        duration = cfg.duration if duration is None else duration
         replica_before = _safe(lambda: telemetry.replica_state(client))
         before = _safe(lambda: telemetry.server_snapshot(client))
         server_meter = _safe(lambda: telemetry.CpuMeter(self.server_pids).start()) if self.server_pids else None
-        result = runner.run(conc, duration=cfg.duration if cfg.operations is None else None, warmup=cfg.warmup,
-                            operations=cfg.operations, rate=cfg.rate, arrivals=cfg.arrivals, progress=self.progress,
+        result = runner.run(conc, duration=duration if cfg.operations is None else None, warmup=cfg.warmup,
+                            operations=cfg.operations, rate=rate, arrivals=cfg.arrivals, progress=self.progress,
                             label=f"c={conc} r={rep}")
         server_cpu = _safe(server_meter.stop) if server_meter is not None else None
         # a server that stopped answering must not hold the step's record up: its telemetry is skipped
@@ -401,6 +422,28 @@ class Sweep:
             "saved_fraction_estimate": 1 - len(ok) / grid if grid else 0.0,
         }
         self.log(f"adaptive: {reason}; {len(ok)} steps instead of {grid}")
+
+
+    def _slo(self, runner, client, workload) -> None:
+        """Search the highest open-loop rate meeting the objectives (``capmodel.bench.sweep.slo``) at the largest
+        concurrency (the most operations in flight); a failed step is a missed rate, not the end of the run."""
+        cfg = self.config
+        conc = max(cfg.concurrency)
+        measured = itertools.count(1)
+
+        def probe() -> dict:
+            return self._step(runner, client, workload, conc, 1, "slo-probe")
+
+        def measure(rate: float, seconds: float) -> dict:
+            return self._step(runner, client, workload, conc, next(measured), "slo", rate=rate, duration=seconds,
+                              on_error="continue")
+
+        self.slo = search([parse_objective(text) for text in cfg.slo or []], measure, probe, cfg.duration,
+                          cfg.tolerance, cfg.max_steps or 12, log=self.log)
+        self.slo.workload = workload.name
+        write_slo(self.out, self.slo.to_json())
+        self.run_info["slo"] = {"max_rate": self.slo.max_rate, "interval": list(self.slo.interval),
+                                "grade": self.slo.evidence.grade, "file": SLO_FILE}
 
 
 def run_sweep(uri: str, config: BenchConfig, out, resume: bool = False, progress: bool = True, log=None,
