@@ -2,7 +2,8 @@
 
     capmodel bench [--uri URI] --workload ycsb-b --records N --concurrency 1,2,4,8 --duration 10 --out DIR
                    [--repeat K] [--adaptive] [--processes P | --scheduler ADDRESS [--workers K]]
-                   [--rate R [--arrivals poisson]] [--slo 'p95<=5ms' ...] [--resume] [--json]
+                   [--rate R | --rate-shape SHAPE] [--arrivals poisson] [--windows K] [--slo 'p95<=5ms' ...]
+                   [--resume] [--json]
 
 Without ``--uri`` (or ``$CAPMODEL_BENCH_URI``) an embedded mongod is started for the sweep and stopped after it.
 Writes ``DIR/curve.csv`` (read by ``capmodel fit DIR/curve.csv``), ``DIR/steps.jsonl`` and ``DIR/run.json``; with
@@ -35,6 +36,14 @@ def register(subparsers) -> None:
                    help="measure this many operations per step instead")
     p.add_argument("--rate", type=float, default=None,
                    help="open loop: target ops/s per step; latency counts from the intended start")
+    p.add_argument("--rate-shape", default=None, metavar="SHAPE",
+                   help="open loop at a rate that follows a shape over each step's window: ramp:FROM:TO, "
+                        "step:BEFORE:AFTER[:AT], sine:MEAN:AMPLITUDE[:PERIODS], spike:BASE:PEAK[:WIDTH] (ops/s; AT "
+                        "and WIDTH fractions of the window) or trace:FILE.csv (time and ops_per_s, or observe's "
+                        "samples.csv, over its time span); latencies per window in steps.jsonl")
+    p.add_argument("--windows", type=int, default=None,
+                   help="open loop: cut each step into this many windows with their own latencies (default 10 with "
+                        "--rate-shape)")
     p.add_argument("--arrivals", choices=("uniform", "poisson"), default=None,
                    help="open loop: evenly spaced operations (default) or a Poisson process of that rate")
     p.add_argument("--processes", type=process_count, default=None,
@@ -100,10 +109,10 @@ def process_count(text: str):
     return value
 
 
-OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "arrivals", "processes", "repeat",
-                 "adaptive", "tolerance", "max_steps", "database", "collection", "allow_existing", "read_preference",
-                 "write_concern", "timeout_ms", "on_error", "seed", "scheduler", "workers", "binding",
-                 "allow_server_js", "slo")
+OPTION_FIELDS = ("workload", "records", "duration", "warmup", "operations", "rate", "rate_shape", "windows", "arrivals",
+                 "processes", "repeat", "adaptive", "tolerance", "max_steps", "database", "collection",
+                 "allow_existing", "read_preference", "write_concern", "timeout_ms", "on_error", "seed", "scheduler",
+                 "workers", "binding", "allow_server_js", "slo")
 
 
 def build_config(args):

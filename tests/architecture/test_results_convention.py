@@ -140,6 +140,8 @@ def _instances() -> dict:
     from capmodel.data import datasets
     from capmodel.models.queueing.erlang import mmc
 
+    from capmodel.bench.client.arrivals import parse_rate_shape
+
     slo_answer = _slo_answer()
     from capmodel.models.evidence import Reason
     from capmodel.models.usl.family import get_model
@@ -210,6 +212,7 @@ def _instances() -> dict:
         "capmodel.bench.sweep.slo.SloAnswer": slo_answer,
         "capmodel.bench.sweep.slo.Judged": slo_answer.judged[0],
         "capmodel.bench.sweep.slo.Objective": slo_answer.objectives[0],
+        "capmodel.bench.client.arrivals.RateShape": parse_rate_shape("sine:1000:500"),
     }
 
 

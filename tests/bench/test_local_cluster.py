@@ -214,7 +214,7 @@ def test_bench_cli_with_processes_and_poisson_arrivals(mongod, tmp_path, capsys)
 @pytest.mark.parametrize("argv, message", [
     (["--processes", "0"], "--processes must be an integer >= 1"),
     (["--rate", "0"], "--rate must be a number from 0.001 to 10,000,000, got 0"),
-    (["--arrivals", "poisson"], "--arrivals sets the open loop's arrival process: give --rate too"),
+    (["--arrivals", "poisson"], "--arrivals sets the open loop's arrival process: give --rate or --rate-shape too"),
     (["--operations", "1", "--processes", "2", "--concurrency", "2"], "--operations 1 is fewer than"),
 ])
 def test_bench_cli_refuses_bad_process_options(tmp_path, capsys, argv, message):

@@ -41,12 +41,16 @@ def error_kind(exc: BaseException) -> str:
 
 
 class Recorder:
-    """One worker's observations: latency lists per operation index, documents counted, errors by kind."""
+    """One worker's observations: latency lists per operation index, documents counted, errors by kind; in an open
+    loop also each measured operation's and each failure's intended start (``due``, ``error_due``: the clock's
+    seconds), so that the step can be cut into windows."""
 
-    __slots__ = ("latencies", "documents", "errors", "error_samples", "busy_since", "late")
+    __slots__ = ("latencies", "documents", "errors", "error_samples", "busy_since", "late", "due", "error_due")
 
     def __init__(self, n_ops: int):
         self.latencies: list[list[int]] = [[] for _ in range(n_ops)]  # microseconds
+        self.due: list[list[float]] = [[] for _ in range(n_ops)]  # open loop: intended starts, as latencies
+        self.error_due: list[float] = []
         self.documents = [0] * n_ops
         self.errors: Counter = Counter()
         self.error_samples: dict[str, str] = {}
@@ -151,3 +155,46 @@ class StepMeasurements:
 
     def encoded(self) -> dict:
         return {name: h.encode().decode() for name, h in self.histograms.items()}
+
+
+def window_measurements(recorders: list[Recorder], edges) -> list[dict]:
+    """An open-loop step cut by its operations' intended starts into the windows ``[edges[k], edges[k+1])`` (the
+    clock's seconds): per window the operations measured, the errors, the latency summary (``summarize``) and the
+    histogram (encoded, so windows of several client processes add up: ``combine_windows``)."""
+    due = np.concatenate([np.asarray(d, dtype=float) for r in recorders for d in r.due] or [np.zeros(0)])
+    latency = np.concatenate([np.asarray(v, dtype=np.int64) for r in recorders for v in r.latencies]
+                             or [np.zeros(0, np.int64)])
+    failed = np.asarray([t for r in recorders for t in r.error_due], dtype=float)
+    out = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        h = new_histogram()
+        _record_all(h, latency[(due >= a) & (due < b)])
+        out.append({"errors": int(np.count_nonzero((failed >= a) & (failed < b))), "histogram": h.encode().decode()})
+    return out
+
+
+def combine_windows(shares: list[list[dict]]) -> list[dict]:
+    """The windows of several client processes' shares of one step (``summarize_window``'s rows), added window by
+    window: histograms, errors and asked rates add up."""
+    out = []
+    for parts in zip(*shares):
+        h = new_histogram()
+        for part in parts:
+            h.add(decode_histogram(part["histogram"]))
+        asked = [p.get("target_rate") for p in parts]
+        out.append(summarize_window({
+            "start_s": parts[0]["start_s"], "end_s": parts[0]["end_s"], "errors": sum(p["errors"] for p in parts),
+            "target_rate": None if None in asked else sum(asked), "histogram": h.encode().decode()}))
+    return out
+
+
+def summarize_window(window: dict) -> dict:
+    """A window's figures for the step record: operations, errors, ops/s, latency summary, and its histogram."""
+    h = decode_histogram(window["histogram"])
+    seconds = window["end_s"] - window["start_s"]
+    summary = summarize(h)
+    operations = summary.pop("count")
+    return {"start_s": window["start_s"], "end_s": window["end_s"], "target_rate": window.get("target_rate"),
+            "operations": operations, "errors": window["errors"],
+            "ops_per_s": operations / seconds if seconds > 0 else float("nan"), **summary,
+            "histogram": window["histogram"]}

@@ -39,8 +39,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from capmodel.bench.client.arrivals import arrival_schedule
-from capmodel.bench.client.measurements import Recorder, StepMeasurements
+from capmodel.bench.client.arrivals import RateShape, arrival_schedule, shaped_schedule
+from capmodel.bench.client.measurements import Recorder, StepMeasurements, summarize_window, window_measurements
 from capmodel.bench.client.operations import KeySpace, make_worker_ops, worker_seed
 from capmodel.bench.client.progress import StepProgress
 from capmodel.bench.workload.definition import Workload
@@ -69,7 +69,9 @@ class StepResult:
     histograms: dict
     started_at: str
     wall_seconds: float
-    target_rate: float | None = None
+    target_rate: float | None = None  # open loop: the rate asked (a shape's mean over the window)
+    rate_shape: str | None = None     # open loop: the shape the rate followed, as written
+    windows: list = field(default_factory=list)  # open loop cut into windows: measurements.summarize_window's rows
     error_samples: dict = field(default_factory=dict)
     runner_failures: int = 0
     stuck_workers: int = 0
@@ -196,10 +198,15 @@ class Runner:
     def run(self, concurrency: int, duration: float | None = 10.0, warmup: float = 1.0,
             operations: int | None = None, rate: float | None = None, progress: bool = False,
             max_seconds: float | None = None, label: str = "", arrivals: str = "uniform", first_worker: int = 0,
-            start_at: float | None = None) -> StepResult:
+            start_at: float | None = None, shape: RateShape | dict | None = None,
+            windows: int | None = None) -> StepResult:
         """Run ``concurrency`` workers for ``duration`` seconds (or ``operations`` attempts) after ``warmup``.
 
         ``rate``: open loop at that many operations per second, due ``arrivals`` ("uniform" or "poisson").
+        ``shape``: open loop at a rate that follows this shape over the window (``capmodel.bench.client.arrivals``;
+        its ``to_json()`` form too), instead of ``rate``.
+        ``windows``: an open loop's window cut into this many equal windows, each with its own figures (default 10
+        with a shape, none at one rate).
         ``first_worker``: number of the first worker (seeds its keys; processes of one step use disjoint numbers).
         ``start_at``: the instant (``time.time()`` of this host) at which the warm-up starts, so that the workers of
         several processes start together; ``late_start_s`` says by how much this runner missed it.
@@ -210,8 +217,17 @@ class Runner:
             raise BenchError("give a duration > 0 seconds or an operation count")
         if rate is not None and rate <= 0:
             raise BenchError(f"target rate must be > 0 ops/s, got {rate}")
+        if isinstance(shape, dict):
+            shape = RateShape.from_json(shape)
+        if shape is not None:
+            if rate is not None:
+                raise BenchError("an open-loop step follows one rate or a rate shape, not both")
+            rate = shape.mean_rate()
+            windows = 10 if windows is None else windows
         if operations is not None and rate is not None:
             raise BenchError("an open-loop step (rate) runs for a duration, not an operation count")
+        if windows is not None and rate is None:
+            raise BenchError("windows cut an open-loop step: give a rate or a rate shape")
         if not self.binding.asynchronous:
             options = self.binding.database.client.options
             pool = getattr(getattr(options, "pool_options", None), "max_pool_size", None)
@@ -228,7 +244,9 @@ class Runner:
         if rate is not None:
             assert duration is not None   # an open-loop step runs for a duration (checked above)
             # drawn before the clock starts; a list, so a worker's lookup is one C-level index
-            schedule = arrival_schedule(rate, warmup + duration, arrivals, seed=worker_seed(self.seed, first_worker))
+            seed = worker_seed(self.seed, first_worker)
+            schedule = (arrival_schedule(rate, warmup + duration, arrivals, seed=seed) if shape is None else
+                        shaped_schedule(shape, warmup, duration, arrivals, seed=seed))
             state.schedule = schedule.tolist()
         loop = "open" if rate is not None else "counted" if operations is not None else "closed"
         workers_type: type
@@ -286,6 +304,17 @@ class Runner:
                 m.error_samples.setdefault("Unserved", "operations due in the window that no worker started "
                                                        "before the step's drain timeout")
             window = max(window, state.last_completion - state.window_start)
+        cut = []
+        if windows and rate is not None and duration is not None:
+            edges = state.window_start + duration * np.arange(windows + 1) / windows
+            due_per_window = np.histogram(state.t0 + schedule, bins=edges)[0]
+            for k, part in enumerate(window_measurements(recorders, edges)):
+                a, b = k / windows, (k + 1) / windows
+                asked = rate if shape is None else shape.mean_rate(a, b)
+                row = summarize_window({**part, "start_s": a * duration, "end_s": b * duration, "target_rate": asked})
+                # due in the window and never started before the drain timeout: counted with the errors
+                row["errors"] += max(0, int(due_per_window[k]) - row["operations"] - row["errors"])
+                cut.append(row)
         documents = sum(m.documents.values())
         per_s = m.operations / window
         throughput = documents / window if self.workload.throughput_unit == "documents" else per_s
@@ -296,7 +325,8 @@ class Runner:
             concurrency=int(concurrency), mode="open" if rate is not None else "closed", seconds=window,
             operations=m.operations, documents=int(documents), throughput=throughput, ops_per_s=per_s,
             errors=dict(m.errors), latency=m.latency(), histograms=m.encoded(), started_at=started_at,
-            wall_seconds=clock() - state.t0, target_rate=rate, error_samples=m.error_samples,
+            wall_seconds=clock() - state.t0, target_rate=rate, rate_shape=None if shape is None else shape.text,
+            windows=cut, error_samples=m.error_samples,
             runner_failures=len(failures), stuck_workers=int(stuck), in_flight_at_end=int(in_flight),
             late_operations=len(late), late_max_ms=max(late, default=0) / 1000.0,
             longest_silence_s=watch.longest_silence(state.window_end),

@@ -111,7 +111,7 @@ def counted_loop(state, ops, rec):
 
 
 def open_loop(state, ops, rec):
-    calls, next_op, lat, docs = ops.calls, ops.next_op, rec.latencies, rec.documents
+    calls, next_op, lat, docs, due = ops.calls, ops.next_op, rec.latencies, rec.documents, rec.due
     clock, sleep = time.perf_counter, time.sleep
     while not state.stop:
         intended = state.next_due()
@@ -129,10 +129,12 @@ def open_loop(state, ops, rec):
         except Exception as exc:
             if intended >= state.window_start:
                 rec.error(exc)
+                rec.error_due.append(intended)
             continue
         t1 = clock()
         if intended >= state.window_start:
             lat[i].append(int((t1 - intended) * 1e6))
+            due[i].append(intended)
             docs[i] += n
             state.last_completion = t1
 

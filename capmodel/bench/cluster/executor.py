@@ -310,7 +310,8 @@ class StepRunner:
 
     def run(self, concurrency: int, duration: float | None = 10.0, warmup: float = 1.0,
             operations: int | None = None, rate: float | None = None, progress: bool = False,
-            max_seconds: float | None = None, label: str = "", arrivals: str = "uniform") -> StepResult:
+            max_seconds: float | None = None, label: str = "", arrivals: str = "uniform", shape=None,
+            windows: int | None = None) -> StepResult:
         import capmodel
 
         if concurrency < 1:
@@ -330,10 +331,14 @@ class StepRunner:
             step = {"concurrency": share, "duration": duration, "warmup": warmup, "max_seconds": max_seconds,
                     "arrivals": arrivals, "first_worker": first,
                     "operations": None if operations is None else portion(operations, shares, j),
-                    "rate": None if rate is None else rate * share / concurrency}
+                    "rate": None if rate is None else rate * share / concurrency,
+                    "shape": None if shape is None else shape.scaled(share / concurrency).to_json(),
+                    "windows": windows}
             share_start = start_at
             if start_at is not None and rate is not None and arrivals == "uniform":
                 share_start = start_at + j / rate  # interleave the evenly spaced schedules
+            elif start_at is not None and shape is not None and arrivals == "uniform":
+                share_start = start_at + j / max(shape.first_rate, shape.mean_rate())
             requests.append(ShareRequest(
                 uri=Secret(ex.uri), client_options=options, pool=share + 8, workload=dict(self.workload.spec),
                 workload_source=str(self.workload.path or self.workload.name), database=self.database,
@@ -345,7 +350,8 @@ class StepRunner:
                 allow_server_js=cfg.allow_server_js))
             first += share
         length = (warmup + duration) if operations is None and duration is not None else (max_seconds or 3600.0)
-        drain = self.join_timeout * (2 if rate is not None else 1)
+        open_loop = rate is not None or shape is not None
+        drain = self.join_timeout * (2 if open_loop else 1)
         deadline = time.monotonic() + lead + length + drain + ANSWER_GRACE_S
         answers = ex.run_requests(requests, targets, deadline, progress, label or f"c={concurrency}", warmup,
                                   duration)
@@ -357,7 +363,8 @@ class StepRunner:
                     self.existing = max(self.existing or 0, answer["keys_next"])
             else:
                 failures.append(answer["error"])
-        result = merge(records, [op.name for op in self.workload.operations], self.workload.throughput_unit, rate)
+        result = merge(records, [op.name for op in self.workload.operations], self.workload.throughput_unit,
+                       rate if shape is None else shape.mean_rate(), None if shape is None else shape.text)
         if failures:
             result.runner_failures += len(failures)
             result.errors["RunnerFailure"] = result.errors.get("RunnerFailure", 0) + len(failures)

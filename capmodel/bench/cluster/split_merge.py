@@ -4,7 +4,8 @@ For a step of N clients over P processes, process j runs ``split(N, P)[j]`` clie
 more). Operation counts are cut in proportion (``portion``: the parts add up exactly), the open loop's target rate
 too (a union of independent Poisson streams is a Poisson stream of the summed rate). ``merge`` turns the shares'
 ``StepResult.as_record()`` dicts into one ``StepResult``: rates and counts add up, the HdrHistograms are added (so
-percentiles are those of every operation, not an average of percentiles), errors add up by kind, the worst silence
+percentiles are those of every operation, not an average of percentiles), an open loop's windows add up window by
+window, errors add up by kind, the worst silence
 and the latest start are kept, and each share's worker row is kept.
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 
-from capmodel.bench.client.measurements import StepMeasurements
+from capmodel.bench.client.measurements import StepMeasurements, combine_windows
 from capmodel.bench.client.runner import StepResult
 
 
@@ -28,8 +29,10 @@ def portion(operations: int, shares: list[int], j: int) -> int:
     return math.floor(operations * (done + shares[j]) / total) - math.floor(operations * done / total)
 
 
-def merge(records: list[dict], op_names: list[str], throughput_unit: str, rate: float | None = None) -> StepResult:
-    """One ``StepResult`` from the ``as_record()`` dicts of the shares of one step (none: nothing measured)."""
+def merge(records: list[dict], op_names: list[str], throughput_unit: str, rate: float | None = None,
+          rate_shape: str | None = None) -> StepResult:
+    """One ``StepResult`` from the ``as_record()`` dicts of the shares of one step (none: nothing measured); an open
+    loop's windows add up window by window."""
     m = StepMeasurements.combine(op_names, records)
     ops_per_s = sum(r["ops_per_s"] for r in records)  # the shares ran side by side: their rates add up
     return StepResult(
@@ -40,7 +43,9 @@ def merge(records: list[dict], op_names: list[str], throughput_unit: str, rate: 
         ops_per_s=ops_per_s, errors=dict(m.errors), latency=m.latency(), histograms=m.encoded(),
         started_at=min((r["started_at"] for r in records),
                        default=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")),
-        wall_seconds=max((r["wall_seconds"] for r in records), default=0.0), target_rate=rate,
+        wall_seconds=max((r["wall_seconds"] for r in records), default=0.0), target_rate=rate, rate_shape=rate_shape,
+        windows=combine_windows([r["windows"] for r in records]) if records and all(
+            r.get("windows") for r in records) else [],
         error_samples=m.error_samples, runner_failures=sum(r["runner_failures"] for r in records),
         stuck_workers=sum(r["stuck_workers"] for r in records),
         in_flight_at_end=sum(r.get("in_flight_at_end", 0) for r in records),

@@ -18,7 +18,7 @@ SCHEDULER_ENV = "CAPMODEL_DASK_SCHEDULER"
 # configuration keys that define what a sweep measures: a resumed sweep must agree on them
 SWEEP_KEYS = ("workload", "records", "concurrency", "repeat", "duration", "warmup", "operations", "rate", "adaptive",
               "tolerance", "max_steps", "database", "collection", "read_preference", "write_concern", "seed",
-              "processes", "arrivals", "binding", "slo")
+              "processes", "arrivals", "binding", "slo", "rate_shape", "windows")
 
 
 MAX_CONCURRENCY = 10_000       # clients of one step (threads over the client processes)
@@ -35,6 +35,7 @@ SWEEP_PARAMETER_CONSTRAINTS = {
     "warmup": Number(float, 0.0, 3_600.0, name="--warmup"),
     "operations": Number(int, 1, 1_000_000_000, name="--operations"),
     "rate": Number(float, 0.001, 10_000_000.0, name="--rate"),
+    "windows": Number(int, 1, 1_000, name="--windows"),
     "tolerance": Number(float, 1e-6, 1 - 1e-6, name="--tolerance"),
     "max_steps": Number(int, 1, 10_000, name="--max-steps"),
     "timeout_ms": Number(int, 1, 86_400_000, name="--timeout-ms"),
@@ -75,6 +76,12 @@ class BenchConfig:
         Operations per step instead of a duration.
     rate : float, optional
         Open loop at this many ops/s (latency counted from the intended start); default closed loop.
+    rate_shape : str, optional
+        Open loop at a rate that follows a shape over each step's window: ``ramp:100:2000``, ``step:500:2000``,
+        ``sine:1000:500``, ``spike:500:5000`` or ``trace:FILE.csv`` (``capmodel.bench.client.arrivals``).
+    windows : int, optional
+        An open-loop step cut into this many equal windows, each with its own latencies and rates in the step's
+        record (default 10 with ``rate_shape``).
     adaptive : bool, default False
         Measure four points, fit the USL after every step and measure at the predicted peak until two estimates agree.
     slo : list of str, optional
@@ -130,6 +137,8 @@ class BenchConfig:
     warmup: float = 2.0
     operations: int | None = None
     rate: float | None = None
+    rate_shape: str | None = None
+    windows: int | None = None
     adaptive: bool = False
     slo: list[str] | None = None
     tolerance: float = 0.1
@@ -184,15 +193,26 @@ class BenchConfig:
             raise BenchError("--workers limits the workers of an existing cluster: give --scheduler too "
                              "(or --processes for a local one)")
         out = replace(self, **values)
-        if out.rate is not None:
-            seconds = out.warmup + (out.duration if out.operations is None else 0.0)
-            if out.rate * seconds > MAX_SCHEDULED_OPERATIONS:
-                raise BenchError(f"--rate {number(out.rate, 6)} over {number(seconds, 6)} s of warm-up and "
-                                 f"measurement schedules "
-                                 f"{out.rate * seconds:,.0f} operations a step; at most "
-                                 f"{MAX_SCHEDULED_OPERATIONS:,} (lower --rate or --duration)")
-        if out.arrivals != "uniform" and out.rate is None:
-            raise BenchError("--arrivals sets the open loop's arrival process: give --rate too")
+        scheduled, option = None, "--rate"
+        if out.rate_shape is not None:
+            from capmodel.bench.client.arrivals import parse_rate_shape
+
+            shape = parse_rate_shape(out.rate_shape)
+            clash = [o for o, on in (("--rate", out.rate is not None), ("--operations", out.operations is not None),
+                                     ("--slo", out.slo is not None)) if on]
+            if clash:
+                raise BenchError(f"--rate-shape sets each step's rates: leave out {', '.join(clash)}")
+            scheduled, option = shape.first_rate * out.warmup + shape.mean_rate() * out.duration, "--rate-shape"
+        elif out.rate is not None:
+            scheduled = out.rate * (out.warmup + (out.duration if out.operations is None else 0.0))
+        if scheduled is not None and scheduled > MAX_SCHEDULED_OPERATIONS:
+            raise BenchError(f"{option} over {number(out.warmup, 6)} s of warm-up and {number(out.duration, 6)} s "
+                             f"of measurement schedules {scheduled:,.0f} operations a step; at most "
+                             f"{MAX_SCHEDULED_OPERATIONS:,} (lower the rate or --duration)")
+        if out.arrivals != "uniform" and out.rate is None and out.rate_shape is None:
+            raise BenchError("--arrivals sets the open loop's arrival process: give --rate or --rate-shape too")
+        if out.windows is not None and out.rate is None and out.rate_shape is None:
+            raise BenchError("--windows cuts an open-loop step: give --rate or --rate-shape too")
         if out.operations is not None and out.operations < min(processes, concurrency[0]):
             raise BenchError(f"--operations {out.operations} is fewer than the client processes "
                              f"({min(processes, concurrency[0])})")

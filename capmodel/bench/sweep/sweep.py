@@ -99,6 +99,11 @@ class Sweep:
         """``server_pids``: the mongod pids when the server runs on this machine (gives the curve's cpu_util)."""
         require("bench", "a benchmark sweep")
         self.uri, self.config, self.out, self.resume = uri, config.check(), Path(out), resume
+        self.shape = None  # --rate-shape, read once (a trace's file here, on the coordinator)
+        if self.config.rate_shape is not None:
+            from capmodel.bench.client.arrivals import parse_rate_shape
+
+            self.shape = parse_rate_shape(self.config.rate_shape)
         self.server_pids = list(server_pids) if server_pids else None
         self.progress = progress
         self.log = log or (lambda message: None)
@@ -354,6 +359,7 @@ class Sweep:
         server_meter = _safe(lambda: telemetry.CpuMeter(self.server_pids).start()) if self.server_pids else None
         result = runner.run(conc, duration=duration if cfg.operations is None else None, warmup=cfg.warmup,
                             operations=cfg.operations, rate=rate, arrivals=cfg.arrivals, progress=self.progress,
+                            shape=self.shape, windows=cfg.windows,
                             label=f"c={conc} r={rep}")
         server_cpu = _safe(server_meter.stop) if server_meter is not None else None
         # a server that stopped answering must not hold the step's record up: its telemetry is skipped
