@@ -71,6 +71,29 @@ def read_bench_folder(folder: str | Path) -> tuple[pd.DataFrame, list, dict]:
     return curve, steps, run if isinstance(run, dict) else {}
 
 
+def read_slo_folder(folder: str | Path) -> dict:
+    """The answer of a ``capmodel bench --slo`` folder: its ``slo.json`` (``SloAnswer.to_json()``).
+
+    Raises
+    ------
+    InputError
+        Not a folder, or no readable ``slo.json`` in it.
+    """
+    from capmodel.bench.sweep.files import SLO_FILE
+
+    path = Path(folder) / SLO_FILE
+    if not Path(folder).is_dir():
+        raise InputError(f"parameter slo_dir: {folder} is not a folder (give the --out folder of capmodel bench --slo)")
+    try:
+        answer = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise InputError(f"parameter slo_dir: {path} is missing or unreadable (run capmodel bench --slo with that "
+                         "--out)") from None
+    if not isinstance(answer, dict) or not {"max_rate", "interval", "objectives", "evidence"} <= set(answer):
+        raise InputError(f"parameter slo_dir: {path} is not the answer of an SLO search")
+    return answer
+
+
 @dataclass
 class BenchReport:
     """Everything report 06 shows.
@@ -95,6 +118,9 @@ class BenchReport:
         The report's parameters.
     inputs : dict
         What was read.
+    slo : dict or None
+        An SLO search's answer (``SloAnswer.to_json()``: ``capmodel bench --slo``'s ``slo.json``), shown beside the
+        fit's prediction of the same figure.
     """
     curve: pd.DataFrame
     steps: list
@@ -108,6 +134,7 @@ class BenchReport:
     ops_per_user: float
     level: float
     inputs: dict
+    slo: dict | None = None
 
     question = QUESTION
 
@@ -291,6 +318,65 @@ class BenchReport:
                                 "not computed)"],
                      csv_name="plan.csv")
 
+    @property
+    def slo_objective(self) -> dict | None:
+        """The SLO search's first p95 objective (absolute or relative), the one the fit can predict; None without."""
+        return next((o for o in (self.slo or {}).get("objectives", []) if o.get("metric") == "p95"), None)
+
+    @cached_property
+    def slo_prediction(self):
+        """The fit's prediction of the SLO search's answer: the throughput at which the fitted curve's p95 reaches
+        the search's p95 bound (a relative bound: over the search's baseline p95), as ``capacity_from_fit`` reads
+        a latency target; None without a p95 objective, the ``PlanError`` when the curve gives none."""
+        from capmodel.plan import Objectives, capacity_from_fit
+
+        objective = self.slo_objective
+        if objective is None:
+            return None
+        try:
+            if objective["relative"]:
+                baseline = (self.slo or {}).get("baseline") or {}
+                return capacity_from_fit(self.fit, Objectives(utilization_target=None,
+                                                              latency_increase=objective["limit"]),
+                                         self.level, baseline_p95_ms=baseline.get("p95_ms"),
+                                         comparison=self.comparison)
+            return capacity_from_fit(self.fit, Objectives(utilization_target=None, latency_p95_ms=objective["bound"]),
+                                     self.level, comparison=self.comparison)
+        except PlanError as exc:
+            return exc
+
+    def slo_words(self) -> str:
+        """The measured capacity under the objectives beside the fit's prediction of it, in words."""
+        slo = self.slo or {}
+        said = "; ".join(_objective_words(o) for o in slo.get("objectives", []))
+        grade = (slo.get("evidence") or {}).get("grade", "unusable")
+        reasons = "; ".join(r["message"] for r in (slo.get("evidence") or {}).get("reasons", []))
+        low, high = (list(slo.get("interval") or []) + [None, None])[:2]
+        best = slo.get("max_rate")
+        if best is None:
+            text = f"Measured under {said}: no rate the search tried met them"
+        else:
+            span = (f" (interval {number(low)} to {number(high)} ops/s)" if low is not None and high is not None
+                    else f" (interval up to {number(high)} ops/s)" if high is not None else "")
+            text = f"Measured under {said}: the highest rate that met them was **{number(best)} ops/s**{span}"
+        text += f". Evidence: **{grade}**" + (f" ({reasons})" if reasons else "") + "."
+        prediction = self.slo_prediction
+        if prediction is None:
+            return text + " The fit predicts p95 latencies only, so it gives no figure to set beside it."
+        if isinstance(prediction, PlanError):
+            return text + f" The fit gives no prediction of it: {prediction}."
+        predicted = prediction.latency_throughput
+        if not math.isfinite(predicted):
+            return text + " The fitted curve reaches no such p95 latency, so it predicts no figure."
+        span = (f", {percent(self.level)} interval {number(prediction.usable_throughput_low)} to "
+                f"{number(prediction.usable_throughput_high)}"
+                if shows_width(prediction.usable_throughput_low, prediction.usable_throughput_high) else "")
+        text += (f" The USL fit of the concurrency sweep predicts **{number(predicted)} ops/s** at that p95{span} "
+                 "(closed loop: the throughput at the concurrency where its p95 reaches the bound)")
+        if best is not None:
+            text += f", {predicted / best:.2f}x the measured rate"
+        return text + "."
+
     def curve_table(self):
         return table(self.curve, {
             "concurrency": Column("concurrency (clients)", "int"), "throughput": Column("throughput (ops/s)", "int"),
@@ -310,8 +396,18 @@ class BenchReport:
         return describe_sweep(self.run, self.steps) if self.steps else ""
 
 
+def _objective_words(objective: dict) -> str:
+    """``p95 at most 5 ms``, ``p95 at most 5% above the baseline's``, ``errors at most 0.1%``."""
+    metric, bound = objective.get("metric"), objective.get("bound")
+    if metric == "errors":
+        return f"errors at most {number(100 * (bound or 0), 3)}%"
+    if objective.get("relative"):
+        return f"{metric} at most {number(100 * objective['limit'], 3)}% above the baseline's ({number(bound, 3)} ms)"
+    return f"{metric} at most {number(bound, 3)} ms"
+
+
 def bench_report(curve, steps, run, server_name: str, workload: str, latency_target_ms: float, peak_fraction: float,
-                 ops_per_user: float, level: float, inputs: dict) -> BenchReport:
+                 ops_per_user: float, level: float, inputs: dict, slo: dict | None = None) -> BenchReport:
     """What report 06 shows: a measured sweep fitted and planned.
 
     Parameters
@@ -334,6 +430,8 @@ def bench_report(curve, steps, run, server_name: str, workload: str, latency_tar
         The intervals' coverage.
     inputs : dict
         What was read, for the provenance.
+    slo : dict, optional
+        An SLO search's answer (``slo.json``), set beside the fit's prediction of it.
 
     Returns
     -------
@@ -355,4 +453,4 @@ def bench_report(curve, steps, run, server_name: str, workload: str, latency_tar
                             latency_p95_ms=latency_target_ms or None)
     return BenchReport(curve=curve, steps=steps, run=run, comparison=comparison, fit=fit, server_name=server_name,
                        workload=workload, objectives=objectives, latency_target_ms=latency_target_ms,
-                       ops_per_user=ops_per_user, level=level, inputs=inputs)
+                       ops_per_user=ops_per_user, level=level, inputs=inputs, slo=slo)

@@ -118,3 +118,76 @@ def test_the_rendered_page_of_a_recorded_folder_reads_as_one_statement(below, tm
     record = nb.metadata["capmodel"]["answer"]
     assert record["grade"] == "weak" and record["main_reason"]["code"] == "below_best"
     assert report.below_best.message in html.unescape(index.read_text())
+
+
+def _slo_answer(max_rate, interval, bound=5.0, relative=False, baseline_p95=None, grade="sound"):
+    """An SLO search's answer as slo.json holds it (SloAnswer.to_json()'s fields the page reads)."""
+    objective = {"metric": "p95", "limit": 0.5 if relative else bound, "relative": relative, "text": "p95<=x",
+                 "bound": bound}
+    return {"max_rate": max_rate, "interval": list(interval), "objectives": [objective],
+            "baseline": None if baseline_p95 is None else {"p95_ms": baseline_p95},
+            "evidence": {"grade": grade, "reasons": []}}
+
+
+def test_the_measured_slo_capacity_is_set_beside_the_fits_prediction_of_it(below):
+    from capmodel.plan import Objectives, capacity_from_fit
+
+    folder, report = below
+    curve, steps, run = read_bench_folder(folder)
+    measured = _report(curve, steps, run)
+    measured.slo = _slo_answer(1234.0, (1200.0, 1300.0))
+    predicted = capacity_from_fit(measured.fit, Objectives(utilization_target=None, latency_p95_ms=5.0), 0.95,
+                                  comparison=measured.comparison)
+    assert measured.slo_prediction.latency_throughput == pytest.approx(predicted.latency_throughput)
+    words = measured.slo_words()
+    assert "the highest rate that met them was **1,234 ops/s** (interval 1,200 to 1,300 ops/s)" in words
+    assert f"predicts **{number(predicted.latency_throughput)} ops/s** at that p95" in words
+    assert f"{predicted.latency_throughput / 1234.0:.2f}x the measured rate" in words
+    # a relative bound reads the search's baseline p95: +50% over 2 ms is the absolute 3 ms
+    relative = _report(curve, steps, run)
+    relative.slo = _slo_answer(1234.0, (1200.0, 1300.0), bound=3.0, relative=True, baseline_p95=2.0)
+    absolute = capacity_from_fit(relative.fit, Objectives(utilization_target=None, latency_p95_ms=3.0), 0.95,
+                                 comparison=relative.comparison)
+    assert relative.slo_prediction.latency_throughput == pytest.approx(absolute.latency_throughput, rel=1e-9)
+
+
+def test_an_slo_without_a_p95_objective_has_no_prediction_and_says_so(below):
+    folder, _ = below
+    report = _report(*read_bench_folder(folder))
+    report.slo = {**_slo_answer(None, (None, 900.0), grade="unusable"),
+                  "objectives": [{"metric": "errors", "limit": 0.001, "relative": False, "text": "errors<=0.1%",
+                                  "bound": 0.001}]}
+    assert report.slo_prediction is None
+    assert report.slo_words().startswith("Measured under errors at most 0.1%: no rate the search tried met them")
+    assert report.slo_words().endswith("The fit predicts p95 latencies only, so it gives no figure to set beside it.")
+
+
+def test_an_slo_folder_without_its_answer_is_refused_naming_the_parameter(tmp_path):
+    from capmodel.errors import InputError
+    from capmodel.report.bench_report import read_slo_folder
+
+    with pytest.raises(InputError, match=r"^parameter slo_dir: .*slo.json is missing or unreadable"):
+        read_slo_folder(tmp_path)
+    (tmp_path / "slo.json").write_text('{"max_rate": 1}')
+    with pytest.raises(InputError, match="is not the answer of an SLO search"):
+        read_slo_folder(tmp_path)
+
+
+@pytest.mark.notebooks
+def test_the_rendered_page_shows_a_recorded_slo_search(below, tmp_path):
+    import json
+
+    from capmodel.report.render import render
+
+    folder, report = below
+    slo_folder = tmp_path / "slo"
+    slo_folder.mkdir()
+    (slo_folder / "slo.json").write_text(json.dumps(_slo_answer(1234.0, (1200.0, 1300.0))))
+    runs, _ = render(["06_live_benchmark"], tmp_path / "out",
+                     {"06_live_benchmark": {"bench_dir": str(folder), "slo_dir": str(slo_folder)}})
+    assert runs[0].error is None, runs[0].error
+    nb = nbformat.read(tmp_path / "out" / "06_live_benchmark.ipynb", as_version=4)
+    shown = [o["data"]["text/markdown"] for c in nb.cells for o in c.get("outputs", [])
+             if "Capacity under the objectives, measured" in o.get("data", {}).get("text/markdown", "")]
+    report.slo = _slo_answer(1234.0, (1200.0, 1300.0))
+    assert shown == ["## Capacity under the objectives, measured\n\n" + report.slo_words()]
