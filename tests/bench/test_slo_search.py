@@ -158,3 +158,8 @@ def test_grades_keep_their_promise_on_simulated_servers_of_known_capacity(metric
     assert held["sound"] and held["weak"]  # the study reaches both grades
     assert np.mean(held["sound"]) >= 0.93 and worst_sound <= 0.25
     assert np.mean(held["weak"]) >= 0.85
+
+
+def test_objectives_of_one_line_are_separated_by_semicolons():
+    assert slo.objectives_in(" p95<=5ms; errors<=0.1% ;") == ["p95<=5ms", "errors<=0.1%"]
+    assert slo.objectives_in("") == []

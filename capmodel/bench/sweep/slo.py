@@ -135,6 +135,11 @@ def parse_objective(text: str) -> Objective:
     return Objective(metric, limit * UNITS_MS[unit], False, text.strip())
 
 
+def objectives_in(text: str) -> list[str]:
+    """The objectives of one line, separated by ``;`` (report 06's ``slo`` parameter: ``p95<=5ms; errors<=0.1%``)."""
+    return [part.strip() for part in str(text).split(";") if part.strip()]
+
+
 @dataclass
 class Judged:
     """A rate and its verdict: the step records measured at it, each objective's median figure and bound."""
