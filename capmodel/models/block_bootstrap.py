@@ -18,7 +18,7 @@ import numpy as np
 
 #: Politis & White's significance constant c and the run K_N of small autocorrelations that ends the dependence
 PW_C, PW_MIN_RUN = 2.0, 5
-#: degrees of freedom from which ``t_quantile`` takes the Cornish-Fisher expansion (its error below 3e-13 there)
+#: degrees of freedom from which ``student_t_quantile`` takes the Cornish-Fisher expansion (its error below 3e-13 there)
 CORNISH_FISHER_FROM = 1000
 
 
@@ -73,10 +73,10 @@ class Dependence:
         bias = math.sqrt(max(target / v_b, 1.0)) if v_b > 0 else 1.0
         tail = 0.5 + level / 2.0
         blocks = -(-self.n // block)
-        return bias * (t_quantile(tail, blocks - 1) / NormalDist().inv_cdf(tail) if blocks > 1 else 1.0)
+        return bias * (student_t_quantile(tail, blocks - 1) / NormalDist().inv_cdf(tail) if blocks > 1 else 1.0)
 
 
-def t_quantile(p: float, df: int) -> float:
+def student_t_quantile(p: float, df: int) -> float:
     """The ``p`` quantile (1/2 < p < 1) of Student's t with ``df`` (a whole number, at least 1) degrees of freedom,
     within 1e-12 of scipy's ``stdtrit`` below p = 0.999 (importing ``scipy.special`` costs ``capmodel observe`` a
     quarter of a second of CPU and 27 MB). From ``CORNISH_FISHER_FROM`` degrees of freedom on, the Cornish-Fisher
