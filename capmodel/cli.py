@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     _skip_iri_grammars()
+    _one_blas_thread()
     debug = os.environ.get("CAPMODEL_DEBUG") == "1"
     if not debug:  # numerical noise (RuntimeWarning) and libraries' warnings are not the user's business
         warnings.simplefilter("ignore")
@@ -125,6 +126,14 @@ def _skip_iri_grammars() -> None:
     every report command's 3 s of imports. No notebook schema has an iri format, so the command's process goes without
     it (jsonschema then leaves the iri formats unchecked, as it does when the package is not installed)."""
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks an import (documented)
+
+
+def _one_blas_thread() -> None:
+    """numpy's BLAS (OpenBLAS) on one thread unless ``OPENBLAS_NUM_THREADS`` says otherwise: a command's matrices are
+    small (a day of intervals by a few columns), and after each call OpenBLAS's other threads spin waiting for the
+    next one, which cost ``capmodel observe --ftdc`` of a day a fifth of its CPU. Set before numpy is loaded (the
+    commands import it when they run), as the fit and MVA benchmarks set it."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _error(prefix: str, message: str, args, argv, payload: dict | None = None) -> int:

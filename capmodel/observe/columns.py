@@ -64,9 +64,10 @@ def cell_text(value) -> str:
 
 
 def as_floats(column) -> np.ndarray:
-    """A column as floats, anything that is not a number NaN (``pandas.to_numeric(errors="coerce")``)."""
+    """A column as floats, anything that is not a number NaN (``pandas.to_numeric(errors="coerce")``); a float column
+    is itself, not a copy."""
     if isinstance(column, np.ndarray) and column.dtype.kind in "biuf":
-        return column.astype(float)
+        return column.astype(float, copy=False)
     import pandas as pd
 
     return pd.to_numeric(pd.Series(column), errors="coerce").to_numpy(dtype=float)
@@ -82,10 +83,9 @@ def empty_cells(column) -> np.ndarray:
 
 class Rows:
     """Rows of floats gathered a piece at a time (an FTDC chunk's samples) into segments of ``_SEGMENT`` rows, each
-    its own block of memory, handed back to the system when freed; joined at the end into one (rows, columns) array,
-    each segment freed once copied: the rows are held about once, not twice as a growing array's copy would hold
-    them. Rows, not columns, are contiguous, so that the joined array's pages are touched in order (with transparent
-    huge pages, writing a slice of every column would make the whole array resident at once)."""
+    its own block of memory, handed back to the system when freed; joined at the end into one array per column, each
+    segment freed once copied: the rows are held about once, not twice as a growing array's copy would hold them, and
+    each column can be let go of on its own once used (``serverstatus.interval_columns`` does)."""
 
     def __init__(self, width: int):
         self.width, self.filled = width, _SEGMENT
@@ -109,14 +109,15 @@ class Rows:
             self.filled += take.size
             start += take.size
 
-    def joined(self) -> np.ndarray:
-        """Every row, shape (rows, columns), float; the segments are let go of."""
+    def joined(self) -> list[np.ndarray]:
+        """Every row, as one float array per column (each its own block of memory); the segments are let go of."""
         total = len(self)
-        out = np.empty((total, self.width))
+        out = [np.empty(total) for _ in range(self.width)]
         for index in range(len(self.segments)):
             segment, self.segments[index] = self.segments[index], None
             at = index * _SEGMENT
-            out[at:at + _SEGMENT] = segment[:min(_SEGMENT, total - at)]
+            for column, values in enumerate(out):
+                values[at:at + _SEGMENT] = segment[:min(_SEGMENT, total - at), column]
             del segment
         self.segments = []
         return out

@@ -386,15 +386,15 @@ def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=N
             raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "
                              f"{_iso(covered[0])} .. {_iso(covered[1])}")
         return Columns({"time_ms": np.zeros(0, dtype=np.int64), **{c: np.zeros(0) for c in metrics}})
-    table = rows.joined()                              # (samples, metrics + 1), float
-    times = table[:, 0].astype(np.int64)
+    stamps, *table = rows.joined()                     # the times, then one float array per metric
+    times = stamps.astype(np.int64)
+    del stamps
     if times.size > 1 and not (times[1:] > times[:-1]).all():
         order = np.argsort(times, kind="stable")     # drop repeated times (an interim file repeating an archive),
         times = times[order]                         # keeping the sample read first
         first = np.ones(times.size, dtype=bool)
         first[1:] = times[1:] != times[:-1]
         order, times = order[first], times[first]
-        for column in range(table.shape[1]):         # in place, one column's copy at a time
-            table[:order.size, column] = table[order, column]
-        table = table[:order.size]
-    return Columns({"time_ms": times, **{column: table[:, i + 1] for i, column in enumerate(metrics)}})
+        for column in range(len(table)):             # one column's copy at a time
+            table[column] = table[column][order]
+    return Columns({"time_ms": times, **dict(zip(metrics, table))})

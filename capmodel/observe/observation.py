@@ -295,15 +295,17 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
         cut = f"; {dropped[0]}" if dropped else ""
         refused = TooFewSamples if len(raw) == 1 else InputError     # none at all: nothing was read
         raise refused(f"{path}: {plural(len(raw), 'serverStatus sample')} in the FTDC data; an interval needs two{cut}")
+    time_ms, uptime_ms = raw["time_ms"], raw["uptime_ms"]
     figures = {name: raw[name] for name in raw.names if name != "time_ms"}
+    del raw                                       # figures hold the columns alone: each let go of once used
     column = serverstatus.CORES_COLUMN
     if column not in figures or np.isnan(figures[column]).all():
         cores = metadata_identity(path)["cores"]
         if cores is not None:
-            figures[column] = np.full(len(raw), cores)
-    samples = serverstatus.interval_columns(raw["time_ms"], figures)
-    dropped += _clock_jumps(path, raw["time_ms"], figures.get("uptime_ms"), samples["dropped"])
-    del raw, figures
+            figures[column] = np.full(time_ms.size, cores)
+    samples = serverstatus.interval_columns(time_ms, figures)
+    dropped += _clock_jumps(path, time_ms, uptime_ms, samples["dropped"])
+    del uptime_ms
     observation = Observation(samples, curve_columns(samples), f"FTDC {path}")
     observation.notes = dropped                   # a cut newest file: what was dropped, file and byte offset
     return observation

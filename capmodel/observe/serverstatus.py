@@ -121,19 +121,22 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
     no oplog entry applied); empty otherwise.
     ``own_commands``: commands the observer itself ran per interval (the live sampler's one ``serverStatus``), taken
     out of the commands count so that an idle server reads as idle (their few microseconds of latency stay in).
+    ``figures`` is emptied as its columns are used: a caller that hands over its only reference to them holds each
+    snapshot column only until its intervals are derived (a gauge's intervals are a view of it).
     """
     time_ms = np.asarray(time_ms, dtype=np.int64)
     order = np.argsort(time_ms, kind="stable")
     if not (order == np.arange(order.size)).all():
         time_ms = time_ms[order]
-        figures = {column: np.asarray(values)[order] for column, values in figures.items()}
+        for column in list(figures):
+            figures[column] = np.asarray(figures[column])[order]
     if time_ms.size < 2:
         empty = np.zeros(0)
         return Columns({"time": empty.astype("datetime64[ms]"), "interval_s": empty, "dropped": empty.astype(str)})
     missing = np.full(time_ms.size, np.nan)
 
-    def values(column: str) -> np.ndarray:
-        return np.asarray(figures.get(column, missing), dtype=float)
+    def values(column: str) -> np.ndarray:           # taken out of figures: let go of once used
+        return np.asarray(figures.pop(column, missing), dtype=float)
 
     def diff(column: str) -> np.ndarray:             # one counter's differences, made when needed and let go of
         counter = values(column)
@@ -145,7 +148,7 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
 
     seconds = np.diff(time_ms).astype(float) / 1000.0
     reset = ~(seconds > 0)
-    out = {"time": time_ms[1:].astype("datetime64[ms]"), "interval_s": seconds}
+    out = {"time": time_ms[1:].view("datetime64[ms]"), "interval_s": seconds}
     operations: np.ndarray | int = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         for name in OPCOUNTERS:
@@ -162,10 +165,10 @@ def interval_columns(time_ms: np.ndarray, figures: dict, own_commands: int = 0) 
                 operations = operations + np.where(change > 0, change, 0.0)
         out["cpu_cores"] = (diff("cpu_user_us") + diff("cpu_system_us")) / 1e6 / seconds
     for column in GAUGES:
-        out[column] = values(column)[1:].copy()      # its own block: the snapshots can be let go of
-    cores = figures.get(CORES_COLUMN)
-    if cores is not None and not np.isnan(np.asarray(cores, dtype=float)).all():
-        out[CORES_COLUMN] = np.asarray(cores, dtype=float)[1:].copy()
+        out[column] = values(column)[1:]
+    cores = values(CORES_COLUMN) if CORES_COLUMN in figures else None
+    if cores is not None and not np.isnan(cores).all():
+        out[CORES_COLUMN] = cores[1:]
     uptime, pid = values("uptime_ms"), values("pid")
     reset |= (uptime[1:] < uptime[:-1]) | (pid[1:] != pid[:-1])
     dropped = np.full(seconds.size, "", dtype=object)

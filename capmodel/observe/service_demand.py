@@ -77,8 +77,8 @@ def block_counts(rng: np.random.Generator, n: int, block: int, rows: int, out: n
         up = np.concatenate([(starts + offsets).ravel(), np.repeat(offsets[:, 0], wraps.sum(axis=1))])
         down = np.concatenate([(np.minimum(ends, n) + offsets).ravel(), ((ends - n) + offsets)[wraps]])
         edges = np.bincount(up, minlength=count * width) - np.bincount(down, minlength=count * width)
-        np.cumsum(edges.reshape(count, width)[:, :n], axis=1, out=out[first:first + count])
-    return out[:rows]
+        out[first:first + count] = np.cumsum(edges.reshape(count, width)[:, :n], axis=1)    # summed as integers:
+    return out[:rows]                                   # a float cumsum cannot be vectorised, and is 5x slower
 
 
 def bootstrap_demands(x: np.ndarray, u: np.ndarray, with_intercept: bool, n_bootstrap: int, seed: int,
@@ -90,9 +90,10 @@ def bootstrap_demands(x: np.ndarray, u: np.ndarray, with_intercept: bool, n_boot
     n = len(x)
     xc = x - x.mean()
     stats = np.column_stack([xc, u, xc * xc, xc * u, x])
+    least_spread = 1e-6 * n * float(xc @ xc)
     rng = np.random.default_rng(seed)
     out = np.empty(n_bootstrap)
-    counts = np.empty((max(1, min(n_bootstrap, 2_000_000 // max(n, 1))), n))     # at most ~16 MB, reused
+    counts = np.empty((max(1, min(n_bootstrap, CACHED_CELLS // max(n, 1))), n))     # reused, in the cache if it fits
     for start in range(0, n_bootstrap, len(counts)):
         rows = min(len(counts), n_bootstrap - start)
         drawn = block_counts(rng, n, block, rows, counts)
@@ -100,7 +101,7 @@ def bootstrap_demands(x: np.ndarray, u: np.ndarray, with_intercept: bool, n_boot
         spread = n * sxx - sx * sx                   # n² times the resample's variance of x
         varies = np.zeros(rows, dtype=bool)
         if with_intercept:                           # a clearly positive variance, else look at the values drawn
-            varies = spread > 1e-6 * n * n * float(xc @ xc) / n
+            varies = spread > least_spread
             for r in np.flatnonzero(~varies):
                 values = x[drawn[r] > 0]
                 varies[r] = values.max() > values.min()

@@ -10,7 +10,7 @@ import pytest
 from scipy.signal import lfilter
 
 from capmodel.observe.capacity import server_capacity
-from capmodel.models.block_bootstrap import dependence
+from capmodel.models.block_bootstrap import dependence, student_t_quantile
 from capmodel.observe.service_demand import demand_interval, fit_demand
 from tests.observe.test_capacity import samples
 
@@ -117,6 +117,14 @@ def test_server_capacity_widens_its_interval_for_dependent_intervals():
     cap = server_capacity(table, cores=2)
     assert (cap.service_demand_ms.low, cap.service_demand_ms.high) == pytest.approx(
         (blocks.low * 1000, blocks.high * 1000), rel=1e-12)
+
+
+def test_the_t_quantile_of_the_widening_is_scipys_without_importing_scipy():
+    from scipy.special import stdtrit
+
+    for df in [*range(1, 60), 99, 500, 999, 1000, 1001, 2889, 10_000, 10 ** 6]:
+        for p in (0.55, 0.9, 0.95, 0.975, 0.995):
+            assert student_t_quantile(p, df) == pytest.approx(float(stdtrit(df, p)), rel=1e-12), (df, p)
 
 
 def _drifting(first_ms: float, last_ms: float, noise: float = 0.0):
