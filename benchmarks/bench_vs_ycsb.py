@@ -73,11 +73,11 @@ def ycsb_command(phase: str, workload: str, uri: str, records: int, threads: int
 
 
 def capmodel_command(workload: str, uri: str, records: int, clients: int, seconds: float, warmup: float,
-                     out: Path) -> list[str]:
+                     out: Path, binding: str | None = None) -> list[str]:
     return [str(Path(sys.executable).parent / "capmodel"), "bench", "--uri", uri, "--workload", WORKLOADS[workload],
             "--records", str(records), "--database", DATABASE, "--collection", COLLECTION, "--allow-existing",
             "--concurrency", str(clients), "--duration", str(seconds), "--warmup", str(warmup),
-            "--out", str(out), "--quiet"]
+            "--out", str(out), "--quiet"] + (["--binding", binding] if binding else [])
 
 
 def split_cpus() -> tuple[list[int] | None, list[int] | None]:
@@ -189,7 +189,7 @@ def measure(probe: Probe, tool: str, workload: str, uri: str, args, clients: int
         cmd = ycsb_command("-t", workload, uri, args.records, clients, args.warmup + args.duration + 1)
     else:
         out = scratch / f"{workload}-{clients}-{time.monotonic_ns()}"
-        cmd = capmodel_command(workload, uri, args.records, clients, args.duration + 1, args.warmup, out)
+        cmd = capmodel_command(workload, uri, args.records, clients, args.duration + 1, args.warmup, out, args.binding)
     run = probe.run(cmd, cpus, timeout=args.warmup + args.duration + 120)
     figures = window(run["samples"], args.warmup)
     if run["exit"] != 0 or figures is None:
@@ -212,6 +212,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--keys-only", action="store_true", help="only the key check (point 1 above)")
+    parser.add_argument("--binding", default=None, help="capmodel bench's --binding (default: its default)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     workloads = [w.strip() for w in args.workloads.split(",")]

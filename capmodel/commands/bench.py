@@ -55,9 +55,10 @@ def register(subparsers) -> None:
                         "and 'dask worker ADDRESS' on the load hosts); default $CAPMODEL_DASK_SCHEDULER")
     p.add_argument("--workers", type=int, default=None,
                    help="with --scheduler: use at most this many of the cluster's workers (spread over its hosts)")
-    p.add_argument("--binding", choices=("pymongo", "mongojet"), default=None,
-                   help="the binding (the driver library) the clients use: mongojet (the default: coroutines on a Rust "
-                        "core, about a third of pymongo's client CPU per operation) or pymongo (threads)")
+    p.add_argument("--binding", choices=("wire", "mongojet", "pymongo"), default=None,
+                   help="how the clients reach the server: wire (the default: MongoDB's wire protocol on one "
+                        "blocking socket per client thread, pymongo selecting the servers; mongojet when the URI "
+                        "needs what it does not do), mongojet (coroutines on a Rust driver) or pymongo (threads)")
     p.add_argument("--repeat", type=int, default=None, help="repeats of every concurrency (default 1)")
     p.add_argument("--adaptive", action="store_true", default=None,
                    help="choose concurrencies from the running USL fit until the peak is located")

@@ -7,15 +7,13 @@ import json
 
 import pytest
 
-from capmodel.bench.client import async_workers
-from capmodel.bench.client import telemetry
-from capmodel.bench.client.operations import KeySpace, create_indexes, load_records
+from capmodel.bench.client import async_workers, telemetry
 from capmodel.bench.client.bindings import MongojetBinding
-from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.client.runner import Runner
-from capmodel.bench.workload.definition import load_workload
+from capmodel.bench.sweep.files import read_steps
 from capmodel.cli import main
 from capmodel.errors import BenchError
+from tests.support.loaded_collections import loaded
 
 DB = "capmodel_test_drivers"
 _names = itertools.count()
@@ -34,17 +32,9 @@ def jet(mongod, collection):
                           timeout_s=20.0)
 
 
-def loaded(client, name, records):
-    w = load_workload(name, records=records, collection=f"{name.replace('-', '_')}_{next(_names)}")
-    coll = client[DB][w.collection]
-    create_indexes(coll, w)
-    load_records(coll, w, 0, w.records)
-    return coll, w, (KeySpace(w, w.records) if w.has_keys else None)
-
-
 @pytest.mark.parametrize("name", ["orders-mix", "ycsb-a", "ycsb-e", "ycsb-f", "ycsb-d"])
 def test_mongojet_runs_every_operation_kind_and_the_server_counts_them(client, mongod, name):
-    coll, w, keys = loaded(client, name, records=500)
+    coll, w, keys = loaded(client[DB], name, records=500)
     before = telemetry.server_snapshot(client)
     result = Runner(jet(mongod, w.collection), w, keys, seed=3).run(4, duration=1.0, warmup=0.2)
     after = telemetry.server_snapshot(client)
@@ -56,7 +46,7 @@ def test_mongojet_runs_every_operation_kind_and_the_server_counts_them(client, m
 
 
 def test_mongojet_inserts_count_documents_and_keys_never_collide(client, mongod):
-    coll, w, keys = loaded(client, "docdb-insert", records=0)
+    coll, w, keys = loaded(client[DB], "docdb-insert", records=0)
     w.operations[0].params["batch"] = 20
     result = Runner(jet(mongod, w.collection), w, keys, seed=6).run(3, duration=0.6, warmup=0.1)
     assert result.errors == {} and result.documents == 20 * result.operations > 0
@@ -64,7 +54,7 @@ def test_mongojet_inserts_count_documents_and_keys_never_collide(client, mongod)
 
 
 def test_counted_and_open_loops_on_mongojet(client, mongod):
-    coll, w, keys = loaded(client, "ycsb-c", records=200)
+    coll, w, keys = loaded(client[DB], "ycsb-c", records=200)
     runner = Runner(jet(mongod, w.collection), w, keys, seed=7)
     counted = runner.run(4, duration=None, warmup=0.1, operations=500)
     assert counted.operations + counted.error_count == 500

@@ -70,7 +70,7 @@ def test_bench_config_check_returns_a_checked_copy_and_never_mutates():
 @pytest.mark.parametrize("kwargs, message", [
     ({"on_error": "later"}, "--on-error must be one of stop, retry, continue, got 'later'"),
     ({"arrivals": "bursty", "rate": 10.0}, "--arrivals must be one of uniform, poisson, got 'bursty'"),
-    ({"binding": "motor"}, "--binding must be one of pymongo, mongojet, got 'motor'"),
+    ({"binding": "motor"}, "--binding must be one of wire, mongojet, pymongo, got 'motor'"),
     ({"allow_server_js": "yes"}, "allow_server_js must be True or False, got 'yes'"),
     ({"tolerance": 1.0}, "--tolerance must be a number from 0.000001 to 0.999999, got 1"),
 ])

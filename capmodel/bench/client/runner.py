@@ -188,8 +188,9 @@ class Runner:
         server has been unreachable for that many seconds (only unreachable errors, nothing completing); None runs
         every step its full length."""
         from capmodel.bench.client.bindings import MongojetBinding, PymongoBinding
+        from capmodel.bench.client.wire import WireBinding
 
-        is_binding = isinstance(collection, (MongojetBinding, PymongoBinding))
+        is_binding = isinstance(collection, (MongojetBinding, PymongoBinding, WireBinding))
         self.binding = collection if is_binding else PymongoBinding(collection)
         self.workload, self.keyspace = workload, keyspace
         self.seed, self.join_timeout = seed, join_timeout
@@ -228,7 +229,9 @@ class Runner:
             raise BenchError("an open-loop step (rate) runs for a duration, not an operation count")
         if windows is not None and rate is None:
             raise BenchError("windows cut an open-loop step: give a rate or a rate shape")
-        if not self.binding.asynchronous:
+        from capmodel.bench.client.bindings import PymongoBinding
+
+        if isinstance(self.binding, PymongoBinding):
             options = self.binding.database.client.options
             pool = getattr(getattr(options, "pool_options", None), "max_pool_size", None)
             if pool is not None and pool < concurrency:

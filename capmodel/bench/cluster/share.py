@@ -145,15 +145,22 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
     from capmodel.bench.workload.definition import parse_workload
 
     uri = request.uri.reveal()
-    counted = request.client_options.get("binding") != "mongojet"
-    if not counted:
+    binding = request.client_options.get("binding")
+    counted = binding == "pymongo"   # pymongo retries some operations silently: its failed attempts are counted
+    if binding == "mongojet":
         target = _mongojet_binding(uri, request)
         _ping_async(target, uri, where)
     else:
-        attempts.listen()  # before the client is made: it counts the attempts pymongo retries silently
+        if counted:
+            attempts.listen()  # before the client is made: it counts the attempts pymongo retries silently
         client = _client(uri, request.client_options, request.pool)
         ping(client, uri, where=f"{where}: ")
         target = None
+        if binding == "wire":   # pymongo's client selects the servers, the binding's sockets carry the operations
+            from capmodel.bench.client.wire import WireBinding
+
+            timeout_s = (request.client_options.get("timeout_ms") or 10_000) / 1000.0
+            target = WireBinding(client, request.database, request.collection, uri, timeout_s)
     workload = parse_workload(dict(request.workload), request.workload_source,
                               allow_server_js=request.allow_server_js)
     keyspace = None
@@ -166,7 +173,11 @@ def _run(request: ShareRequest, address, host, scheduler_delay, where, progress)
     start_at = None if request.start_at is None else request.start_at - scheduler_delay
     meter = CpuMeter().start()
     failed_before = attempts.failed_attempts(request.database) if counted else 0
-    result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
+    try:
+        result = runner.run(**request.step, start_at=start_at, progress=progress, label=request.label)
+    finally:
+        if binding == "wire":
+            target.close()
     cpu = meter.stop()
     if counted:
         result.failed_attempts = attempts.failed_attempts(request.database) - failed_before

@@ -11,7 +11,7 @@ from capmodel.errors import BenchError
 from capmodel.formatting import number
 
 ON_ERROR = ("stop", "retry", "continue")
-BINDINGS = ("pymongo", "mongojet")
+BINDINGS = ("wire", "mongojet", "pymongo")
 #: the read preference modes MongoDB's drivers take (case as written: pymongo refuses 'Secondary')
 READ_PREFERENCES = ("primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest")
 SCHEDULER_ENV = "CAPMODEL_DASK_SCHEDULER"
@@ -123,8 +123,10 @@ class BenchConfig:
         The address of an existing Dask scheduler whose workers run the clients (not with ``processes``).
     workers : int, optional
         How many of its workers take part.
-    binding : {"mongojet", "pymongo"}, default "mongojet"
-        The driver the clients use.
+    binding : {"wire", "mongojet", "pymongo"}, default "wire"
+        How the clients reach the server: the wire protocol on one blocking socket per client thread
+        (``capmodel.bench.client.wire``; mongojet when the URI needs an authentication mechanism or TLS option it
+        does not speak), mongojet's coroutines, or pymongo's threads.
     allow_server_js : bool, default False
         Accept ``$where``, ``$function`` and ``$accumulator`` in the workload.
     """
@@ -159,9 +161,10 @@ class BenchConfig:
     arrivals: str = "uniform"
     scheduler: str | None = None
     workers: int | None = None
-    # the binding the clients use (capmodel.bench.client.bindings): "mongojet" (coroutines on a Rust core; 0.3-0.4x
-    # the client CPU per operation of pymongo threads in benchmarks/bench_runner.py) or "pymongo" (threads)
-    binding: str = "mongojet"
+    # how the clients reach the server: "wire" (capmodel.bench.client.wire: the wire protocol on a blocking socket per
+    # client thread; mongojet when the URI needs what it does not do), "mongojet" (coroutines on a Rust driver) or
+    # "pymongo" (threads); benchmarks/bench_vs_ycsb.py sets them beside YCSB's client
+    binding: str = "wire"
     allow_server_js: bool = False  # accept $where, $function, $accumulator in the workload (refused otherwise)
 
     def check(self) -> "BenchConfig":

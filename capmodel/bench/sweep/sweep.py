@@ -220,7 +220,7 @@ class Sweep:
         if action == "load":
             create_indexes(collection, workload)
             self._load(collection, workload, load_records)
-        self.executor = open_executor(cfg, self.uri)
+        self.executor = open_executor(self._resolved_binding(cfg), self.uri)
         self.run_info["clients"] = self.executor.workers_described
         if cfg.scheduler is None and server_on_this_host(self.uri):
             host = socket.gethostname()
@@ -241,6 +241,22 @@ class Sweep:
             for rep in range(1, cfg.repeat + 1):
                 if not self._done(conc, rep):
                     self._step(runner, client, workload, conc, rep, "grid")
+
+    def _resolved_binding(self, cfg: BenchConfig) -> BenchConfig:
+        """The configuration the clients run with: ``wire`` becomes mongojet when the URI needs what the wire
+        binding does not do (said in ``run.json`` and the log)."""
+        from dataclasses import replace
+
+        from capmodel.bench.client.wire import unsupported
+
+        binding = cfg.binding
+        why = unsupported(self.uri) if binding == "wire" else None
+        if why is not None:
+            binding = "mongojet"
+            self.run_info["binding_note"] = f"the URI needs {why}: the clients use mongojet instead of wire"
+            self.log(self.run_info["binding_note"])
+        self.run_info["binding"] = binding
+        return cfg if binding == cfg.binding else replace(cfg, binding=binding)
 
     def _note_shared_host(self, host: str) -> None:
         hosts = self.run_info.setdefault("client_hosts_shared_with_server", [])
