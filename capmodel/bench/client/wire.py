@@ -38,6 +38,8 @@ import threading
 
 import bson
 from bson.binary import Binary
+from bson.codec_options import CodecOptions
+from bson.raw_bson import RawBSONDocument
 from pymongo.errors import (
     AutoReconnect,
     DuplicateKeyError,
@@ -49,6 +51,7 @@ from pymongo.errors import (
 )
 
 OP_MSG = 2013
+_RAW = CodecOptions(document_class=RawBSONDocument)
 _HEADER = struct.Struct("<iiii")   # messageLength, requestID, responseTo, opCode
 _LENGTH = struct.Struct("<i")
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-1")
@@ -68,7 +71,7 @@ def unsupported(uri: str) -> str | None:
     parsed = parse_uri(uri, validate=False)
     options = {k.lower(): v for k, v in parsed["options"].items()}
     mechanism = options.get("authmechanism")
-    if mechanism is not None and mechanism not in MECHANISMS:
+    if mechanism not in (None, "DEFAULT", *MECHANISMS):
         return f"authMechanism={mechanism} (the wire binding speaks {' and '.join(MECHANISMS)})"
     if options.get("loadbalanced"):
         return "loadBalanced=true"
@@ -93,7 +96,9 @@ class Credentials:
             return None
         options = {k.lower(): v for k, v in parsed["options"].items()}
         source = options.get("authsource") or parsed.get("database") or "admin"
-        return cls(parsed["username"], parsed.get("password") or "", source, options.get("authmechanism"))
+        mechanism = options.get("authmechanism")
+        return cls(parsed["username"], parsed.get("password") or "", source,
+                   None if mechanism == "DEFAULT" else mechanism)   # DEFAULT: negotiated, as None
 
 
 def tls_context(uri: str) -> tuple[ssl.SSLContext | None, bool]:
@@ -135,8 +140,8 @@ class WireConnection:
         sock.settimeout(timeout_s)
         self.sock = sock
         self._request = 0
-        self._head = bytearray(4)
         self._buffer = bytearray(1 << 16)
+        self._view = memoryview(self._buffer)
         import capmodel
 
         hello = {"hello": 1, "$db": "admin", "client": {
@@ -159,18 +164,17 @@ class WireConnection:
         sock = self.sock
         try:
             sock.sendall(message)
-            head = self._head
-            got = 0
-            while got < 4:
-                n = sock.recv_into(memoryview(head)[got:])
-                if not n:
-                    raise AutoReconnect(f"{self.address[0]}:{self.address[1]}: connection closed by the server")
-                got += n
-            length = _LENGTH.unpack_from(head)[0]
-            if length > len(self._buffer):
-                self._buffer = bytearray(length)
-            view = memoryview(self._buffer)
-            view[:4] = head
+            got = sock.recv_into(self._view)   # as a rule the whole reply: one system call
+            while 0 < got < 4:
+                got += sock.recv_into(self._view[got:])
+            if not got:
+                raise AutoReconnect(f"{self.address[0]}:{self.address[1]}: connection closed by the server")
+            length = _LENGTH.unpack_from(self._buffer)[0]
+            if length > len(self._buffer):   # a reply larger than any before it on this connection
+                grown = bytearray(length)
+                grown[:got] = self._view[:got]
+                self._buffer, self._view = grown, memoryview(grown)
+            view = self._view
             while got < length:
                 n = sock.recv_into(view[got:length])
                 if not n:
@@ -180,8 +184,9 @@ class WireConnection:
             raise NetworkTimeout(f"{self.address[0]}:{self.address[1]}: timed out") from None
         except OSError as exc:
             raise AutoReconnect(f"{self.address[0]}:{self.address[1]}: {exc}") from None
-        # header (16 bytes), flagBits (4), section kind 0 (1), then the reply's one document
-        reply = bson.decode(view[21:length])
+        # header (16 bytes), flagBits (4), section kind 0 (1), then the reply's one document, read lazily: its
+        # fields are decoded when they are read (the documents a find returns are counted, never decoded)
+        reply = bson.decode(view[21:length], codec_options=_RAW)
         if reply.get("ok") != 1:
             code = reply.get("code")
             if code in NOT_PRIMARY_CODES:
