@@ -35,6 +35,8 @@ import socket
 import ssl
 import struct
 import threading
+from collections.abc import Mapping
+from typing import Any
 
 import bson
 from bson.binary import Binary
@@ -156,7 +158,7 @@ class WireConnection:
             mechanism = credentials.mechanism or ("SCRAM-SHA-256" if "SCRAM-SHA-256" in offered else "SCRAM-SHA-1")
             scram(self, credentials, mechanism)
 
-    def command(self, body: dict) -> dict:
+    def command(self, body: dict) -> Mapping[str, Any]:
         """Send ``body`` (a command document with its ``$db``) and return the reply's document."""
         self._request += 1
         payload = bson.encode(body)
@@ -294,7 +296,7 @@ class WireBinding:
             raise AutoReconnect("no server is selectable")
         return random.choice(servers).address
 
-    def _run(self, body: dict, primary: bool) -> dict:
+    def _run(self, body: dict, primary: bool) -> Mapping[str, Any]:
         """Send one command on this thread's connection (opened or re-opened as needed)."""
         local = self._local
         slot = "writer" if primary else "reader"
@@ -309,13 +311,13 @@ class WireBinding:
             setattr(local, slot, None)
             raise
 
-    def _read(self, body: dict) -> dict:
+    def _read(self, body: dict) -> Mapping[str, Any]:
         if self.read_preference is not None:
             body["$readPreference"] = self.read_preference
             return self._run(body, primary=False)
         return self._run(body, primary=True)
 
-    def _write(self, body: dict) -> dict:
+    def _write(self, body: dict) -> Mapping[str, Any]:
         if self.write_concern is not None:
             body["writeConcern"] = self.write_concern
         reply = self._run(body, primary=True)
@@ -330,7 +332,7 @@ class WireBinding:
             raise WriteConcernError(concern.get("errmsg", "write concern error"), concern.get("code"), concern)
         return reply
 
-    def _cursor_count(self, reply: dict) -> int:
+    def _cursor_count(self, reply: Mapping[str, Any]) -> int:
         cursor = reply["cursor"]
         count, cursor_id = len(cursor["firstBatch"]), cursor["id"]
         while cursor_id:
