@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capmodel.errors import InputError, PlanError
-from capmodel.formatting import Column, integer, number, percent, plural, shows_width, table
+from capmodel.formatting import Column, aside, integer, number, percent, plural, shows_width, table
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
@@ -359,7 +359,7 @@ class BenchReport:
             span = (f" (interval {number(low)} to {number(high)} ops/s)" if low is not None and high is not None
                     else f" (interval up to {number(high)} ops/s)" if high is not None else "")
             text = f"Measured under {said}: the highest rate that met them was **{number(best)} ops/s**{span}"
-        text += f". Evidence: **{grade}**" + (f" ({reasons})" if reasons else "") + "."
+        text += f". Evidence: **{grade}**" + (f" {aside(reasons)}" if reasons else "") + "."
         prediction = self.slo_prediction
         if prediction is None:
             return text + " The fit predicts p95 latencies only, so it gives no figure to set beside it."

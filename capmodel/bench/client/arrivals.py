@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from capmodel.errors import BenchError
+from capmodel.formatting import number
 
 ARRIVALS = ("uniform", "poisson")
 SHAPES = ("ramp", "step", "sine", "spike", "trace")
@@ -106,8 +107,8 @@ def parse_rate_shape(text: str) -> RateShape:
         mean, amplitude = values[0], values[1]
         periods = values[2] if len(values) > 2 else 1.0
         if amplitude > mean:
-            raise BenchError(f"--rate-shape {text!r}: the amplitude {amplitude:g} is above the mean {mean:g}, so the "
-                             "rate would go below 0")
+            raise BenchError(f"--rate-shape {text!r}: the amplitude {number(amplitude)} is above the mean "
+                             f"{number(mean)}, so the rate would go below 0")
         if periods <= 0 or periods != int(periods):
             raise BenchError(f"--rate-shape {text!r}: PERIODS must be a whole number of periods >= 1")
         grid = np.linspace(0.0, 1.0, _SINE_KNOTS)
@@ -167,7 +168,7 @@ def _trace(text: str, path_text: str) -> RateShape:
             raise BenchError(f"--rate-shape: {path} line {line}: 'time' and the rates must be a time and numbers, "
                              f"got {row.get('time')!r}") from None
         if not math.isfinite(rate) or rate < 0:
-            raise BenchError(f"--rate-shape: {path} line {line}: a rate must be finite and >= 0, got {rate:g}")
+            raise BenchError(f"--rate-shape: {path} line {line}: a rate must be finite and >= 0, got {number(rate)}")
         rates.append(rate)
     order = np.argsort(times, kind="stable")
     span = times[order[-1]] - times[order[0]] if len(times) >= 2 else 0.0
