@@ -136,11 +136,26 @@ def test_a_connection_says_hello_and_speaks_op_msg(mongod):
 @pytest.mark.parametrize("uri, needs", [
     ("mongodb://h/", None),
     ("mongodb://u:p@h/?authMechanism=SCRAM-SHA-256", None),
-    ("mongodb://h/?tls=true&tlsCAFile=/tmp/ca.pem", None),
+    ("mongodb://h/?tls=true&tlsCAFile=/dev/null", None),
     ("mongodb://u@h/?authMechanism=MONGODB-X509&tls=true", "authMechanism=MONGODB-X509"),
     ("mongodb://h/?loadBalanced=true", "loadBalanced=true"),
-    ("mongodb://h/?tls=true&tlsCRLFile=/tmp/crl.pem", "the TLS option tlscrlfile"),
+    ("mongodb://h/?tls=true&tlsCRLFile=/dev/null", "the TLS option tlscrlfile"),
 ])
 def test_uris_the_binding_cannot_serve_are_named(uri, needs):
     said = unsupported(uri)
     assert (said is None) if needs is None else needs in said
+
+
+def test_the_uris_tls_options_make_the_context():
+    import ssl
+
+    from capmodel.bench.client.wire import tls_context
+
+    assert tls_context("mongodb://h/") is None and tls_context("mongodb://h/?tls=false") is None
+    checked = tls_context("mongodb://h/?tls=true")
+    assert checked.verify_mode == ssl.CERT_REQUIRED and checked.check_hostname
+    names = tls_context("mongodb://h/?tls=true&tlsAllowInvalidHostnames=true")
+    assert names.verify_mode == ssl.CERT_REQUIRED and not names.check_hostname
+    for insecure in ("tlsAllowInvalidCertificates=true", "tlsInsecure=true"):
+        context = tls_context(f"mongodb://h/?tls=true&{insecure}")
+        assert context.verify_mode == ssl.CERT_NONE and not context.check_hostname

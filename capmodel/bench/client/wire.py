@@ -66,12 +66,16 @@ NOT_PRIMARY_CODES = {10107, 13435, 11600, 11602, 13436, 189, 91}
 DUPLICATE_KEY_CODES = {11000, 11001, 12582}   # pymongo raises DuplicateKeyError for these write errors
 
 
-def unsupported(uri: str) -> str | None:
-    """Why the wire binding cannot connect with this URI (None: it can)."""
+def uri_options(uri: str) -> dict:
+    """The URI's options as pymongo reads them (validated and typed: ``tls=false`` is False), names in lower case."""
     from pymongo.uri_parser import parse_uri
 
-    parsed = parse_uri(uri, validate=False)
-    options = {k.lower(): v for k, v in parsed["options"].items()}
+    return {k.lower(): v for k, v in parse_uri(uri)["options"].items()}
+
+
+def unsupported(uri: str) -> str | None:
+    """Why the wire binding cannot connect with this URI (None: it can)."""
+    options = uri_options(uri)
     mechanism = options.get("authmechanism")
     if mechanism not in (None, "DEFAULT", *MECHANISMS):
         return f"authMechanism={mechanism} (the wire binding speaks {' and '.join(MECHANISMS)})"
@@ -93,33 +97,30 @@ class Credentials:
     def of(cls, uri: str) -> "Credentials | None":
         from pymongo.uri_parser import parse_uri
 
-        parsed = parse_uri(uri, validate=False)
+        parsed = parse_uri(uri)
         if not parsed.get("username"):
             return None
-        options = {k.lower(): v for k, v in parsed["options"].items()}
+        options = uri_options(uri)
         source = options.get("authsource") or parsed.get("database") or "admin"
         mechanism = options.get("authmechanism")
         return cls(parsed["username"], parsed.get("password") or "", source,
                    None if mechanism == "DEFAULT" else mechanism)   # DEFAULT: negotiated, as None
 
 
-def tls_context(uri: str) -> tuple[ssl.SSLContext | None, bool]:
-    """The TLS context the URI asks for (None: no TLS) and whether host names are checked."""
-    from pymongo.uri_parser import parse_uri
-
-    options = {k.lower(): v for k, v in parse_uri(uri, validate=False)["options"].items()}
+def tls_context(uri: str) -> ssl.SSLContext | None:
+    """The TLS context the URI asks for (None: no TLS)."""
+    options = uri_options(uri)
     if not (options.get("tls") or options.get("ssl")):
-        return None, False
+        return None
     context = ssl.create_default_context(cafile=options.get("tlscafile"))
     if options.get("tlscertificatekeyfile"):
         context.load_cert_chain(options["tlscertificatekeyfile"])
     insecure = bool(options.get("tlsinsecure"))
-    check_names = not (insecure or options.get("tlsallowinvalidhostnames"))
-    context.check_hostname = check_names
+    context.check_hostname = not (insecure or options.get("tlsallowinvalidhostnames"))
     if insecure or options.get("tlsallowinvalidcertificates"):
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-    return context, check_names
+    return context
 
 
 class WireConnection:
@@ -257,11 +258,8 @@ class WireBinding:
         self.timeout_s = timeout_s
         self.connect_timeout_s = min(timeout_s, 10.0)
         self.credentials = Credentials.of(uri)
-        self.context, _ = tls_context(uri)
-        from pymongo.uri_parser import parse_uri
-
-        options = {k.lower(): v for k, v in parse_uri(uri, validate=False)["options"].items()}
-        self.app_name = options.get("appname") or "capmodel-bench"
+        self.context = tls_context(uri)
+        self.app_name = uri_options(uri).get("appname") or "capmodel-bench"
         preference = client.read_preference
         self.reads_primary = preference.mongos_mode == "primary"
         self.read_preference = None if self.reads_primary else preference.document
@@ -309,6 +307,8 @@ class WireBinding:
         except (AutoReconnect, NetworkTimeout):   # NotPrimaryError is an AutoReconnect: reconnect next time
             connection.close()
             setattr(local, slot, None)
+            with self._lock:
+                self._opened.remove(connection)
             raise
 
     def _read(self, body: dict) -> Mapping[str, Any]:
