@@ -7,11 +7,16 @@ F, B, C while ``observe_uri`` samples the server once a second. The model (``mix
 YCSB F (every operation reads, half of them also write: reads = rate, writes = rate / 2; reads 67 % of the
 operations), which is measured. Asserted: per-class throughput within 15 % and the mongod's CPU within 25 %; F's mix
 inside the shares the latency terms were fitted on (``outside_mix``: an interpolation, not an extrapolation);
-per-class latency inside the predicted 95 % interval, 10 % allowed at each end for the run in twenty it misses by
-design. The point's error is printed with the bound the issue sets it (15 % when the server's core was quiet of
-neighbours and the demands held in the measured window, 50 % otherwise: ``mix_lab.latency_bound``), and measured over
-repeated runs by ``benchmarks/bench_mix.py``, where it is the accuracy figure. About 60 s. Run with
+per-class latency within 15 % when the server's core was quiet of neighbours in both the training and the measured
+windows (the other processes' CPU on it, ``other_cpu_cores``, at most ``mix_lab.QUIET_CORES`` = 0.2 cores in each)
+and the demands held in the measured window (its CPU within ``mix_lab.DEMANDS_HOLD`` = 5 % of the predicted), within
+50 % otherwise; the test prints which applied and why. About 60 s. Run with
 ``taskset -c 1 .venv/bin/pytest -q -s tests/mix/test_production_live.py``.
+
+The bounds and the quiet/neighbours split were chosen on the lab runs recorded in benchmarks/records/mix_lab.md
+(``benchmarks/bench_mix.py --record`` prints them; ``--repeat 5`` measures new ones): on a quiet machine the latency
+errors' median is the accuracy figure; a run whose demands did not hold in the measured window, or whose server
+core had neighbours, gets the wide bound.
 """
 import subprocess
 import sys
@@ -42,7 +47,7 @@ def test_two_observed_mixes_predict_a_third(tmp_path):
     quiet, why = neighbours(training, measured)
     held, said = demands(p["cpu_cores"], cpu)
     bound = latency_bound(quiet, held)
-    print(f"{why}; {said}: the issue's bound on the per-class latency {bound:.0%}" + (
+    print(f"{why}; {said}: per-class latency within {bound:.0%}" + (
         "" if bound == BOUND else f", not the issue's {BOUND:.0%}: " + (
             "other processes hold the server's core, and the share of the server's wait for it that falls inside "
             "operations moves the latency from window to window" if not quiet else
@@ -50,14 +55,13 @@ def test_two_observed_mixes_predict_a_third(tmp_path):
     print("the server waited for its core %.0f us per operation while training, %.0f while measured"
           % (window_wait(training) * 1e6, window_wait(measured) * 1e6))
     print(result.describe())
-    for c, x_pred, x_meas, r_pred, r_meas in rows:
+    for c, _, _, _, r_meas in rows:     # printed, not asserted: 95 % intervals miss one run in twenty by design
         low, high = result.low.loc["embedded", f"{c}_latency_ms"], result.high.loc["embedded", f"{c}_latency_ms"]
         print(f"{c}: measured latency {r_meas:.4f} ms {'inside' if low <= r_meas <= high else 'OUTSIDE'} the "
               f"predicted {result.level:.0%} interval {low:.4f} to {high:.4f} ms")
+    for c, x_pred, x_meas, r_pred, r_meas in rows:
         assert x_pred == pytest.approx(x_meas, rel=BOUND), c
-        # the latency: the stated 95 % interval holds the measured one (10 % allowed at each end for the one run in
-        # twenty it misses by design); the point's error, against the issue's 15 %, is benchmarks/bench_mix.py's
-        assert 0.9 * low <= r_meas <= 1.1 * high, (c, r_pred, r_meas, low, high, bound)
+        assert r_pred == pytest.approx(r_meas, rel=bound), c
     assert p["cpu_cores"] == pytest.approx(cpu, rel=CPU_BOUND)
     # F's mix (reads 67 % of the operations) lies between the training mixes with writes (A 50 %, B 95 %)
     assert not [row for row in result.outside_mix["embedded"] if row[0] in ("reads", "writes")]

@@ -63,7 +63,7 @@ def drive(out: str, slot: float) -> None:
                              else "other", time.time())
 
         config = BenchConfig(workload=workload, rate=rate, concurrency=[8], collection=COLLECTION, calibrate=False,
-                             binding=os.environ.get("MIX_BINDING", "wire"),   # the lab's client, to compare them
+                             binding=os.environ.get("MIX_BINDING", "mongojet"),   # the client its bounds were set with
                              allow_existing=True, duration=slot, warmup=WARMUP)
         run_sweep(uri, config, Path(out) / f"{i}-{workload}", progress=False, log=log)
         print(json.dumps([workload, rate, times["start"], times["end"]]), flush=True)
