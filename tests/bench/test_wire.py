@@ -149,7 +149,11 @@ def test_uris_the_binding_cannot_serve_are_named(uri, needs):
 def test_the_uris_tls_options_make_the_context():
     import ssl
 
-    from capmodel.bench.client.wire import tls_context
+    from capmodel.bench.client.wire import read_uri
+    from capmodel.bench.client.wire import tls_context as context_of
+
+    def tls_context(uri):
+        return context_of(read_uri(uri)[1])
 
     assert tls_context("mongodb://h/") is None and tls_context("mongodb://h/?tls=false") is None
     checked = tls_context("mongodb://h/?tls=true")

@@ -191,40 +191,35 @@ def _seconds(value: str) -> float:
         return stamp.timestamp()
 
 
-def arrival_schedule(rate: float, seconds: float, arrivals: str = "uniform", seed: int = 0) -> np.ndarray:
-    """Due times (seconds from the step's start) of every operation in ``[0, seconds)`` at ``rate`` per second."""
+def _positions(total: float, arrivals: str, seed: int) -> np.ndarray:
+    """Where the operations fall on a rate's integral below ``total`` (the operations due): 0, 1, 2, ... evenly
+    spaced, or the points of a unit-rate Poisson process (seeded)."""
     if arrivals not in ARRIVALS:
         raise BenchError(f"arrivals must be one of {', '.join(ARRIVALS)}, got {arrivals!r}")
-    expected = rate * seconds
     if arrivals == "uniform":
-        return np.arange(math.ceil(expected - 1e-9)) / rate
+        return np.arange(math.ceil(total - 1e-9), dtype=float)
     rng = np.random.default_rng(seed)
-    times = np.cumsum(rng.exponential(1.0 / rate, size=int(expected + 6 * math.sqrt(expected) + 16)))
-    while times[-1] < seconds:  # the draw fell short (improbable): extend it
-        times = np.concatenate([times, times[-1] + np.cumsum(rng.exponential(1.0 / rate, size=len(times)))])
-    return times[times < seconds]
+    points = np.cumsum(rng.exponential(1.0, size=int(total + 6 * math.sqrt(total) + 16)))
+    while points[-1] < total:  # the draw fell short (improbable): extend it
+        points = np.concatenate([points, points[-1] + np.cumsum(rng.exponential(1.0, size=len(points)))])
+    return points[points < total]
+
+
+def arrival_schedule(rate: float, seconds: float, arrivals: str = "uniform", seed: int = 0) -> np.ndarray:
+    """Due times (seconds from the step's start) of every operation in ``[0, seconds)`` at ``rate`` per second."""
+    return _positions(rate * seconds, arrivals, seed) / rate
 
 
 def shaped_schedule(shape: RateShape, warmup: float, window: float, arrivals: str = "uniform",
                     seed: int = 0) -> np.ndarray:
     """Due times (seconds from the step's start) of a warm-up at the shape's first rate, then ``window`` seconds
     following the shape."""
-    if arrivals not in ARRIVALS:
-        raise BenchError(f"arrivals must be one of {', '.join(ARRIVALS)}, got {arrivals!r}")
     fractions = np.unique(np.concatenate([np.linspace(0.0, 1.0, _GRID), shape.fractions]))
     rates = shape.rate_at(fractions)
     t = np.concatenate([[0.0], warmup + window * fractions])
     due = np.concatenate([[0.0], shape.first_rate * warmup + np.concatenate(
         [[0.0], np.cumsum(np.diff(fractions) * window * (rates[1:] + rates[:-1]) / 2)])])
-    total = due[-1]
-    if arrivals == "uniform":
-        counts = np.arange(math.ceil(total - 1e-9), dtype=float)
-    else:
-        rng = np.random.default_rng(seed)
-        counts = np.cumsum(rng.exponential(1.0, size=int(total + 6 * math.sqrt(total) + 16)))
-        while counts[-1] < total:
-            counts = np.concatenate([counts, counts[-1] + np.cumsum(rng.exponential(1.0, size=len(counts)))])
-        counts = counts[counts < total]
+    counts = _positions(due[-1], arrivals, seed)
     # where the rate is 0 the integral is flat: keep the last instant of each flat stretch, so that the operation
     # after it is due where the rate starts again
     rising = np.concatenate([np.diff(due) > 0, [True]])

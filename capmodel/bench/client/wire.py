@@ -66,16 +66,18 @@ NOT_PRIMARY_CODES = {10107, 13435, 11600, 11602, 13436, 189, 91}
 DUPLICATE_KEY_CODES = {11000, 11001, 12582}   # pymongo raises DuplicateKeyError for these write errors
 
 
-def uri_options(uri: str) -> dict:
-    """The URI's options as pymongo reads them (validated and typed: ``tls=false`` is False), names in lower case."""
+def read_uri(uri: str) -> tuple[dict, dict]:
+    """The URI as pymongo reads it (``parse_uri``: validated and typed, ``tls=false`` is False), and its options with
+    their names in lower case."""
     from pymongo.uri_parser import parse_uri
 
-    return {k.lower(): v for k, v in parse_uri(uri)["options"].items()}
+    parsed = parse_uri(uri)
+    return parsed, {k.lower(): v for k, v in parsed["options"].items()}
 
 
 def unsupported(uri: str) -> str | None:
     """Why the wire binding cannot connect with this URI (None: it can)."""
-    options = uri_options(uri)
+    _, options = read_uri(uri)
     mechanism = options.get("authmechanism")
     if mechanism not in (None, "DEFAULT", *MECHANISMS):
         return f"authMechanism={mechanism} (the wire binding speaks {' and '.join(MECHANISMS)})"
@@ -94,22 +96,18 @@ class Credentials:
         self.user, self.password, self.source, self.mechanism = user, password, source, mechanism
 
     @classmethod
-    def of(cls, uri: str) -> "Credentials | None":
-        from pymongo.uri_parser import parse_uri
-
-        parsed = parse_uri(uri)
+    def of(cls, parsed: dict, options: dict) -> "Credentials | None":
+        """The credentials of a URI as ``read_uri`` gives it (None: it has none)."""
         if not parsed.get("username"):
             return None
-        options = uri_options(uri)
         source = options.get("authsource") or parsed.get("database") or "admin"
         mechanism = options.get("authmechanism")
         return cls(parsed["username"], parsed.get("password") or "", source,
                    None if mechanism == "DEFAULT" else mechanism)   # DEFAULT: negotiated, as None
 
 
-def tls_context(uri: str) -> ssl.SSLContext | None:
-    """The TLS context the URI asks for (None: no TLS)."""
-    options = uri_options(uri)
+def tls_context(options: dict) -> ssl.SSLContext | None:
+    """The TLS context a URI's options (``read_uri``'s) ask for (None: no TLS)."""
     if not (options.get("tls") or options.get("ssl")):
         return None
     context = ssl.create_default_context(cafile=options.get("tlscafile"))
@@ -257,9 +255,10 @@ class WireBinding:
         self.client, self.db, self.coll = client, database, collection
         self.timeout_s = timeout_s
         self.connect_timeout_s = min(timeout_s, 10.0)
-        self.credentials = Credentials.of(uri)
-        self.context = tls_context(uri)
-        self.app_name = uri_options(uri).get("appname") or "capmodel-bench"
+        parsed, options = read_uri(uri)
+        self.credentials = Credentials.of(parsed, options)
+        self.context = tls_context(options)
+        self.app_name = options.get("appname") or "capmodel-bench"
         preference = client.read_preference
         self.reads_primary = preference.mongos_mode == "primary"
         self.read_preference = None if self.reads_primary else preference.document

@@ -104,9 +104,7 @@ class Objective:
 
     def said(self, bound: float) -> str:
         """``p95 <= 5 ms``, ``errors <= 0.1%``."""
-        if self.metric == "errors":
-            return f"errors <= {number(bound * 100, 3)}%"
-        return f"{self.metric} <= {number(bound, 3)} ms"
+        return f"{self.metric} <= {_shown(self, bound)}"
 
     def to_json(self) -> dict:
         return {"metric": self.metric, "limit": self.limit, "relative": self.relative, "text": self.text}
