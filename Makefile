@@ -29,6 +29,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all,test]'
+	@# notebooks stored without outputs or run metadata (scripts/nbclean.py, .gitattributes), in a git clone only
+	-@git rev-parse --git-dir >/dev/null 2>&1 && git config filter.nbclean.clean "python3 scripts/nbclean.py"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -157,19 +157,3 @@ def test_describe_capacity_reads_the_fit_or_says_why_not():
     said = describe_capacity(linear, Objectives(utilization_target=0.8), ops_per_user=0.5)
     assert "**the data cannot support a capacity figure**" in said and "Evidence: **unusable**" in said
     assert "users" not in said and "sustains" not in said
-
-
-def test_what_if_redraws_its_answer_when_a_control_moves():
-    from capmodel.plots.live import slider, what_if
-
-    def replan(target_rate, sigma):
-        return ["x", plan_shard_study([target_rate], sigma=sigma).describe()]
-
-    sigma = slider(0.0, 0.0, 0.1, 0.001, "σ")
-    box = what_if(replan, target_rate=slider(1e6, 1e5, 3e6, 5e4, "rate"), sigma=sigma)
-    area = box.children[1]
-    assert "**16 shards**" in area.outputs[1]["data"]["text/markdown"]
-    sigma.value = 0.02
-    needed = next(s for s in range(1, 33) if 62_500 * s / (1 + 0.02 * (s - 1)) >= 1_000_000)
-    assert f"**{needed} shards**" in area.outputs[1]["data"]["text/markdown"]
-    assert slider(5.0, 0.0, 1.0, 0.1, "wide").max == 5.0   # a parameter outside the range widens it

@@ -274,3 +274,27 @@ def notebooks_defaults(name: str) -> dict:
     from capmodel.report.params import notebook_parameters
 
     return notebook_parameters(notebooks.path(name))
+
+
+def test_every_notebook_is_stored_as_git_s_notebook_filter_writes_it():
+    """scripts/nbclean.py (git's clean filter for notebooks) leaves each stored notebook byte for byte as it is, and
+    takes a run notebook's outputs, execution counts, widget state and kernel version details away."""
+    import sys
+
+    first = notebooks.names()[0]
+    sys.path.insert(0, str(notebooks.path(first).parents[1] / "scripts"))
+    try:
+        import nbclean
+    finally:
+        sys.path.pop(0)
+    for name in notebooks.names():
+        stored = notebooks.path(name).read_text(encoding="utf-8")
+        assert nbclean.clean(stored) == stored, name
+    run = json.loads(notebooks.path(first).read_text(encoding="utf-8"))
+    code = next(c for c in run["cells"] if c["cell_type"] == "code")
+    code.update(outputs=[{"output_type": "stream", "name": "stdout", "text": ["1\n"]}], execution_count=3)
+    code["metadata"].update(scrolled=True, execution={"iopub.status.busy": "2026-11-29T15:00:00Z"})
+    run["metadata"].update(language_info={"name": "python", "version": "3.11.2", "codemirror_mode": {"name": "ipython"}},
+                           widgets={"application/vnd.jupyter.widget-state+json": {"state": {}}})
+    cleaned = json.loads(nbclean.clean(json.dumps(run)))
+    assert cleaned == json.loads(notebooks.path(first).read_text(encoding="utf-8"))

@@ -1,0 +1,171 @@
+"""The report notebooks live in JupyterLab, driven by Playwright on Debian's chromium: a JupyterLab server over a
+copy of the notebooks, each live notebook opened and run, each control of its one panel moved in turn, and after
+every move the headline (the page's first block) and a figure redrawn in place with the new value. Then the notebook,
+saved from JupyterLab with its outputs, cleans (scripts/nbclean.py, git's filter for notebooks) to the stored file
+byte for byte: running a notebook leaves ``git status`` clean."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from capmodel.report import notebooks
+
+pytestmark = [pytest.mark.browser, pytest.mark.notebooks]
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run",
+         "--disable-component-update", "--disable-sync"]
+# per live notebook: each control's label, the value typed into its readout, and a phrase the new headline must hold
+# (None: the headline must change, its words are the plan's)
+CONTROLS = {
+    "03_vm_capacity_plan": [("target users", "120000", "120,000 users"), ("ops/s per user", "0.5", None),
+                            ("utilization target", "0.6", None), ("monthly growth", "0.1", "10% a month"),
+                            ("p95 increase allowed", "0.5", None)],
+    "04_node_multiplier": [("σ (contention)", "0.05", "σ = 0.05"), ("κ (coherency)", "0.0005", "κ = 0.0005")],
+    "05_shard_scale_out": [("target inserts/s", "1500000", "1,500,000 inserts/s"),
+                           ("σ (contention)", "0.01", "sigma = 0.01"), ("κ (coherency)", "0.0001", "kappa = 0.0001")],
+}
+# every figure's traces (names and values), to tell a redrawn figure from the one before
+FIGURES = "JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].map(d => (d.data || []).map(t => [t.name, t.x, t.y])))"
+HEADLINE = ".capmodel-headline"
+
+
+def clean(text: str) -> str:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import nbclean
+    finally:
+        sys.path.pop(0)
+    return nbclean.clean(text)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server (no token, this machine only) over a copy of the notebooks; yields its base URL and
+    folder."""
+    root = tmp_path_factory.mktemp("lab")
+    for name in CONTROLS:
+        shutil.copy(notebooks.path(name), root)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # every cell rendered whether in view or not (JupyterLab 4 lays out only the visible ones by default), and no
+    # news or update prompts over the page
+    settings = root / ".settings"
+    (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"}))
+    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / ".config"), "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+           "JUPYTER_DATA_DIR": str(root / ".data")}
+    env.pop("JUPYTER_PATH", None)
+    log = open(root / ".lab.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={settings}",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, (root / ".lab.log").read_text()[-2000:]
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "JupyterLab did not listen within 120 s"
+                time.sleep(0.25)
+        yield f"http://127.0.0.1:{port}", root
+    finally:
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+def wait_until(condition, what: str, timeout: float = 90):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("name", sorted(CONTROLS))
+def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, name, tmp_path):
+    url, root = lab
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        page.goto(f"{url}/lab/workspaces/{name.replace('_', '-')}/tree/{name}.ipynb?reset")   # a workspace of its own
+        choose = page.locator(".jp-Dialog button", has_text="Select")   # JupyterLab may ask which kernel to start
+
+        def kernel_ready() -> bool:
+            if choose.count() and choose.first.is_visible():
+                choose.first.click()
+            status = page.locator(".jp-Notebook-ExecutionIndicator")
+            return status.count() > 0 and status.first.get_attribute("data-status") == "idle" \
+                and "Python 3" in page.locator(".jp-StatusBar-Widget").all_inner_texts().__str__()
+        wait_until(kernel_ready, f"{name}: the kernel did not start", timeout=120)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_selector(HEADLINE, timeout=120_000)
+        wait_until(lambda: page.locator(".widget-slider").count() == len(CONTROLS[name]),
+                   f"{name}: the panel's {len(CONTROLS[name])} controls did not appear")
+        wait_until(lambda: json.loads(page.evaluate(FIGURES)) and all(json.loads(page.evaluate(FIGURES))),
+                   f"{name}: the figures were not drawn")
+        labels = [page.locator(".widget-slider").nth(i).inner_text().splitlines()[0]
+                  for i in range(page.locator(".widget-slider").count())]
+        assert labels == [label for label, _, _ in CONTROLS[name]]
+        # the panel stands above the headline: the page's first block after it
+        panel_y = page.locator(".widget-slider").first.bounding_box()["y"]
+        assert panel_y < page.locator(HEADLINE).first.bounding_box()["y"]
+        for i, (label, typed, said) in enumerate(CONTROLS[name]):
+            headline, figures = page.locator(HEADLINE).first.inner_text(), page.evaluate(FIGURES)
+            assert said is None or said not in headline, (label, headline)
+            readout = page.locator(".widget-slider").nth(i).locator(".widget-readout")
+            readout.click()
+            page.keyboard.press("Control+A")
+            page.keyboard.type(typed)
+            page.keyboard.press("Enter")
+            wait_until(lambda: (said in page.locator(HEADLINE).first.inner_text() if said else
+                                page.locator(HEADLINE).first.inner_text() != headline),
+                       f"{name}: moving {label} to {typed} did not redraw the headline" + (f" with {said!r}" if said
+                                                                                           else ""))
+            wait_until(lambda: page.evaluate(FIGURES) != figures,
+                       f"{name}: moving {label} to {typed} redrew no figure")
+            assert page.locator(HEADLINE).count() == 1, "the headline was added to, not redrawn in place"
+        page.screenshot(path=str(tmp_path / f"{name}.png"))
+        page.keyboard.press("Control+s")
+        stored = notebooks.path(name).read_text(encoding="utf-8")
+        wait_until(lambda: (root / f"{name}.ipynb").read_text(encoding="utf-8") != stored,
+                   f"{name}: JupyterLab did not save the notebook")
+        saved = (root / f"{name}.ipynb").read_text(encoding="utf-8")
+        assert json.loads(saved)["cells"] and any(c.get("outputs") for c in json.loads(saved)["cells"])
+        assert clean(saved) == stored
+    except Exception:
+        page.screenshot(path=str(tmp_path / f"{name}-failed.png"))
+        raise
+    finally:
+        page.close()
