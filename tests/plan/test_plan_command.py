@@ -222,9 +222,9 @@ def test_an_old_option_name_is_no_option(capsys):
 
 
 @pytest.mark.parametrize("header, given, expected", [
-    ("concurrency,throughput", None, "no column 'system' naming the VM of each row (the default of --vm-column; "
+    ("concurrency,throughput", None, "no column 'vm' naming the VM of each row (the default of --vm-column; "
                                      "name yours with --vm-column COL) (columns present: concurrency, throughput)"),
-    ("host,concurrency,throughput", None, "no column 'system' naming the VM of each row (the default of "
+    ("host,concurrency,throughput", None, "no column 'vm' naming the VM of each row (the default of "
                                           "--vm-column; name yours with --vm-column COL)"),
     ("host,concurrency,throughput", "server", "--vm-column server: no such column (columns present: host, "
                                               "concurrency, throughput)"),
