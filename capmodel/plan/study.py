@@ -80,7 +80,7 @@ class PlanStudy:
         lines = [_target_line(r, vms, self.monthly_growth) for _, r in self.recommendations.iterrows()]
         priced = self.vms.dropna(subset=["cost_per_1000_users"])
         failed = ", ".join(self.vms.loc[self.vms["latency_ok"] == False, "vm"]) or "none"  # noqa: E712 - three-valued column
-        parts = [f"Objectives: {self.plan.objectives.describe()}; workload {self.plan.workload.summary()}.", ""]
+        parts = [f"Objectives: {self.plan.objectives_text}; workload {self.plan.workload.summary()}.", ""]
         if lines:
             parts += lines + [""]
         if priced.empty:
