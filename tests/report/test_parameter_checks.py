@@ -41,8 +41,17 @@ def _closed_port() -> int:
     (["03_vm_capacity_plan", "-p", "curves", f"{FIXTURES}/user_study/curves_chf.csv"],
      "parameter curves: needs a catalog too"),
     (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
-      f"{FIXTURES}/user_study/curves_chf.csv"], "parameter vm_column: tests/fixtures/user_study/curves_chf.csv has "
-     "no column 'system'"),
+      f"{FIXTURES}/user_study/sweep_p95.csv", "-p", "ops_per_user", "0.5"],
+     "parameter vm_column: tests/fixtures/user_study/sweep_p95.csv has no column 'vm'"),
+    # a catalog of one's own has no baseline: the load per user is required, named with what it means
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv"],
+     "parameter ops_per_user: give the ops/s one user generates (the load each user puts on the VMs): a catalog of "
+     "your own has no baseline to derive it from (or give baseline_users and baseline_vm)"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "baseline_users",
+      "25000"], "parameter baseline_vm: baseline_users = 25,000 needs the VM those users were measured on"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
+      f"{FIXTURES}/user_study/curves_chf.csv", "-p", "ops_per_user", "0.5", "-p", "throughput", "qps"],
+     "parameter curves: tests/fixtures/user_study/curves_chf.csv: column 'qps' given for throughput not found"),
     (["04_node_multiplier", "-p", "rounding", "down"], "parameter rounding: 'down' is not nearest or up"),
     (["06_live_benchmark", "-p", "workload", "ycsb-zz"], "parameter workload: 'ycsb-zz' is neither a bundled "
      "workload (docdb-insert"),
