@@ -365,7 +365,7 @@ def _expand(path) -> tuple[list[Path], str]:
     return [p], text
 
 
-def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -> pd.DataFrame:
+def _map_curve_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -> pd.DataFrame:
     """Rename source columns to curve-table names: the caller's mapping first, then the known header spellings
     (``capmodel.data.column_names.map_columns``, the rule every reader follows)."""
     return map_table_columns(df, source, mapping, _ALIASES, options={"concurrency": "--concurrency COL",
@@ -478,7 +478,7 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
         raw = read_table(f, format=format, table=table)
         if raw.empty:
             raise InputError(f"{f}: no data rows")
-        mapped = _clean_numbers(map_columns(raw, str(f), wanted))
+        mapped = _clean_numbers(_map_curve_columns(raw, str(f), wanted))
         parts.append(validate_curve(mapped, source=str(f)))
     if len(parts) == 1:
         combined = parts[0]
