@@ -97,7 +97,7 @@ def test_report_03_says_where_the_throughput_of_a_fitted_vm_comes_from(tmp_path)
                          ops_per_user=0.5, targets=[5000], objectives=Objectives(utilization_target=0.8))
     assert "fitted" in report.throughput_note and "Measured throughput" not in report.throughput_note
     curve = capmodel.read_curve(here + "curves_chf.csv", concurrency="threads", throughput="ops_per_sec")
-    small = capmodel.fit_usl(curve[curve["vm"] == "zurich-small"])
+    small = capmodel.fit_usl(curve[curve["system"] == "zurich-small"])   # the file's vm column: the label system
     shown = float(report.vms.set_index("vm").loc["zurich-small", "throughput"])
     assert shown == pytest.approx(0.8 * small.peak_throughput, rel=1e-6)
     assert "Measured throughput" in plan_report(targets=[50_000]).throughput_note
