@@ -140,3 +140,17 @@ def test_a_dataframe_catalog_reads_its_cells_as_a_file_does():
     """``plan_study(catalog=DataFrame)`` skips the reader but not the cell rule."""
     clean = validate_catalog(pd.DataFrame({"vm": ["a"], "monthly_cost": ["£1,200"]}))
     assert clean["monthly_cost"].tolist() == [1200.0] and clean["currency"].tolist() == ["GBP"]
+
+
+def test_measurements_are_read_with_the_same_spellings(tmp_path, capsys):
+    """A per-VM measurement file with spreadsheet headers (``VM``, ``Throughput (ops/sec)``, ``CPU utilization``) and
+    a tab-separated catalog: users = throughput scaled to the 80% target / ops per user, computed here by hand."""
+    catalog = _write(tmp_path, "vms.tsv", "Instance type\tPrice\tCurrency\nsmall\t100\tUSD\nlarge\t\"1,000\"\tUSD\n")
+    measured = _write(tmp_path, "measured.csv", 'VM,Throughput (ops/sec),CPU utilization\nsmall,"4,000",0.5\n'
+                                                "large,9000,0.9\n")
+    assert main(["plan", "--catalog", str(catalog), "--measurements", str(measured), "--ops-per-user", "2",
+                 "--json"]) == 0
+    rows = {r["vm"]: r for r in json.loads(capsys.readouterr().out)["vms"]}
+    assert rows["small"]["users"] == pytest.approx(4000 * 0.8 / 0.5 / 2)
+    assert rows["large"]["users"] == pytest.approx(9000 * 0.8 / 0.9 / 2)
+    assert rows["large"]["monthly_cost"] == 1000.0
