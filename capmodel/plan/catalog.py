@@ -127,8 +127,12 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
         raise PlanError(f"{_where(source)}expected a table (pandas DataFrame), got {type(df).__name__}")
     for col in CATALOG_REQUIRED:
         if col not in df.columns:
-            have = ", ".join(map(str, df.columns)) or "none"
-            raise PlanError(f"{_where(source)}missing column '{col}' (columns present: {have})")
+            from capmodel.data.readers import CATALOG_SPELLINGS
+
+            spelled = df.attrs.get("source_columns", {})          # the file's own names, as the user sees them
+            have = ", ".join(str(spelled.get(c, c)) for c in df.columns) or "none"
+            known = ", ".join(CATALOG_SPELLINGS[col][:4])
+            raise PlanError(f"{_where(source)}missing column '{col}' (spelled {known} ...; columns present: {have})")
     if df.empty:
         raise PlanError(f"{_where(source)}the catalog has no rows")
     out = df.copy().reset_index(drop=True)

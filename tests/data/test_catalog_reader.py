@@ -154,3 +154,13 @@ def test_measurements_are_read_with_the_same_spellings(tmp_path, capsys):
     assert rows["small"]["users"] == pytest.approx(4000 * 0.8 / 0.5 / 2)
     assert rows["large"]["users"] == pytest.approx(9000 * 0.8 / 0.9 / 2)
     assert rows["large"]["monthly_cost"] == 1000.0
+
+
+def test_a_catalog_without_a_vm_column_names_the_files_own_columns(tmp_path):
+    """The message lists the columns as the file spells them (``Price``, not ``monthly_cost``) and the spellings
+    that would have been found."""
+    path = _write(tmp_path, "vms.csv", "Foo;Price\na;$1\n")
+    with pytest.raises(PlanError) as err:
+        validate_catalog(read_catalog(path), str(path))
+    assert str(err.value) == (f"{path}: missing column 'vm' (spelled vm, system, vm name, vm type ...; columns "
+                              "present: Foo, Price)")
