@@ -127,9 +127,25 @@ def _user_load(name, value, values):
     if not values.get("baseline_users"):
         raise _fail(name, "give the ops/s one user generates (the load each user puts on the VMs): a catalog of your "
                           "own has no baseline to derive it from (or give baseline_users and baseline_vm)")
-    if not values.get("baseline_vm"):
+    vm = values.get("baseline_vm")
+    if not vm:
         raise _fail("baseline_vm", f"baseline_users = {number(values['baseline_users'])} needs the VM those users "
                                    "were measured on (or give ops_per_user instead)")
+    from capmodel.data.readers import read_catalog
+    from capmodel.plan.catalog import join_measurements
+    from capmodel.plan.study import measured_throughput
+
+    try:
+        table = read_catalog(values["catalog"])
+        if values.get("measurements"):
+            table = join_measurements(table, read_catalog(values["measurements"]))
+        fitted = set(_vm_curves(values)["system"].astype(str)) if values.get("curves") else set()
+    except CapmodelError:
+        return      # the file's own check names what is wrong with it
+    if measured_throughput(table, vm, fitted) is None:
+        why = "its curve is fitted" if vm in fitted else "none in the catalog or measurements"
+        raise _fail("baseline_vm", f"{vm} has no measured throughput (ops/s) to derive the load per user from "
+                                   f"({why}); give ops_per_user instead")
 
 
 def _model(name, value, values):

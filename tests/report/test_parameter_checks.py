@@ -49,6 +49,13 @@ def _closed_port() -> int:
      "your own has no baseline to derive it from (or give baseline_users and baseline_vm)"),
     (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "baseline_users",
       "25000"], "parameter baseline_vm: baseline_users = 25,000 needs the VM those users were measured on"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "baseline_users",
+      "25000", "-p", "baseline_vm", "zurich-small"], "parameter baseline_vm: zurich-small has no measured throughput "
+     "(ops/s) to derive the load per user from (none in the catalog or measurements); give ops_per_user instead"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
+      f"{FIXTURES}/user_study/curves_chf.csv", "-p", "baseline_users", "25000", "-p", "baseline_vm", "zurich-small"],
+     "parameter baseline_vm: zurich-small has no measured throughput (ops/s) to derive the load per user from (its "
+     "curve is fitted)"),
     (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
       f"{FIXTURES}/user_study/curves_chf.csv", "-p", "ops_per_user", "0.5", "-p", "throughput", "qps"],
      "parameter curves: tests/fixtures/user_study/curves_chf.csv: column 'qps' given for throughput not found"),
@@ -198,3 +205,15 @@ def test_zero_still_means_not_given_where_the_notebook_says_so():
 
     assert checked_parameter("ops_per_user", 0.0, like=0.0) == 0.0
     assert checked_parameter("baseline_users", 0.0, like=0.0) == 0.0
+
+
+def test_users_at_a_baseline_vm_with_a_measured_throughput_pass_the_check(tmp_path):
+    """The load per user can come from the baseline: users at a VM whose catalog row holds its ops/s."""
+    from capmodel.report import notebooks
+    from capmodel.report.checks import check_report_parameters
+    from capmodel.report.params import notebook_parameters
+
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("VM;Monthly cost;Throughput (ops/sec)\nsmall;$100;4000\nlarge;$300;9000\n")
+    defaults = notebook_parameters(notebooks.path("03_vm_capacity_plan"))
+    check_report_parameters(defaults, {"catalog": str(catalog), "baseline_vm": "small", "baseline_users": 10000.0})
