@@ -62,12 +62,41 @@ def column_label(df: pd.DataFrame, col: str) -> str:
 
 def map_columns(df: pd.DataFrame, source: str, mapping: Mapping[str, str | None], spellings: dict[str, tuple[str, ...]],
                 options: dict[str, str] | None = None) -> pd.DataFrame:
-    """Rename the file's columns to capmodel's: the caller's ``mapping`` (target -> the file's name) first, then the
-    known ``spellings`` for the targets left.
+    """Rename the file's columns to capmodel's: the caller's ``mapping`` first, then the known ``spellings`` for the
+    targets left. A column already carrying a target's name is taken as it is.
 
-    ``options`` names, per target, how a user says which column on the command line (``--concurrency COL``), for the
-    message when two columns could each be the target. A column already carrying a target's name is taken as it is.
-    The result's ``attrs["source_columns"]`` maps each renamed target to the file's name, for messages.
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table as the file names its columns.
+    source : str
+        Names the file in messages.
+    mapping : mapping of str to str or None
+        Target -> the file's column for it, as the caller named it (None: not named).
+    spellings : dict of str to tuple of str
+        Target -> the header spellings recognised for it; the first is its default name.
+    options : dict of str to str, optional
+        Target -> how a user names its column on the command line (``--concurrency COL``), for the message when
+        two columns could each be the target.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns renamed; ``attrs["source_columns"]`` maps each renamed target to the file's name, for messages.
+
+    Raises
+    ------
+    InputError
+        A named column not found, one column mapped to two targets, or two columns that could each be one target.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from capmodel.data.column_names import map_columns
+    >>> table = map_columns(pd.DataFrame(columns=["VM", "Monthly cost"]), "vms.csv", {},
+    ...                     {"vm": ("vm", "instance type"), "monthly_cost": ("monthly cost", "price")})
+    >>> table.columns.tolist(), table.attrs["source_columns"]
+    (['vm', 'monthly_cost'], {'vm': 'VM', 'monthly_cost': 'Monthly cost'})
     """
     index = spelling_index(spellings)
     renames: dict = {}

@@ -45,8 +45,25 @@ def number_cell(cell, money: bool = False):
 
 
 def read_money(cell) -> tuple[object, str]:
-    """(the cell as a number's text, the currency its symbol or code names, "" for none); a cell that is no amount
-    comes back as it was, with ""."""
+    """A money cell read: its amount as text ``float()`` reads, and the currency its symbol or code names.
+
+    Parameters
+    ----------
+    cell : object
+        A cell of a cost column; only text is read.
+
+    Returns
+    -------
+    tuple of (object, str)
+        The amount's text (or the cell as it was, when it is no amount in a known spelling) and the ISO 4217 code
+        (``"USD"`` for ``$``), or "" when the cell names none.
+
+    Examples
+    --------
+    >>> from capmodel.data.number_cells import read_money
+    >>> read_money("$1,250.50"), read_money("1.234,50 €"), read_money("420")
+    (('1250.50', 'USD'), ('1234.50', 'EUR'), ('420', ''))
+    """
     if not isinstance(cell, str):
         return cell, ""
     found = _MONEY.match(cell.strip())

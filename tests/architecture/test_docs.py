@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The modules whose docstrings carry Examples sections (doctest-style); a module listed without one fails.
 EXAMPLE_MODULES = [
-    "capmodel.data.readers", "capmodel.data.datasets", "capmodel.data.curve_columns",
+    "capmodel.data.readers", "capmodel.data.datasets", "capmodel.data.curve_columns", "capmodel.data.column_names",
+    "capmodel.data.number_cells",
     "capmodel.models.usl.fit", "capmodel.models.usl.selection", "capmodel.models.usl.usl_fit",
     "capmodel.models.usl.latency_form", "capmodel.models.usl.closed_form", "capmodel.models.usl.figures",
     "capmodel.models.usl.robust", "capmodel.models.evidence", "capmodel.models.estimate",
