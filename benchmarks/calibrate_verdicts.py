@@ -13,7 +13,7 @@ FTDC days (``capmodel.observe.synthetic``) of known capacity: busy or light days
 operation that changes with load (``benchmarks/calibrate_observe.py`` draws them and runs observe on them).
 
 For every public answer — the fit (``capmodel.fit_usl``, the default), the model the comparison chooses (``fit
---model auto``), the capacity a plan reads off the fit (``capacity_from_fit``, utilization target 80%), the
+--model auto``), the capacity a plan reads off the fit (``capacity_from_fit``, 80% of the fitted peak), the
 capacity under a p95 latency target, and ``observe``'s capacity from the server's own telemetry — it prints, per
 grade: the share of the answers, the coverage of each stated 95% interval (the answer's figure; a fit's peak
 concurrency too), the median and 90th-percentile error of the figure where the answer states one, and the share
@@ -212,7 +212,7 @@ def fit_answers(table: pd.DataFrame, truth: Truth, level: float = 0.95) -> list[
         out.append(Answer("auto", "refused", {}, {}, truth.clean, design))
     planned = 0.8 * limit
     try:
-        cap = capacity_from_fit(fit, Objectives(utilization_target=0.8), level=level)
+        cap = capacity_from_fit(fit, Objectives(utilization_target=None, peak_fraction=0.8), level=level)
         stated = cap.evidence.usable
         out.append(Answer("plan", cap.evidence.grade, {"planned_capacity": _figure(
             cap.usable_throughput if stated else math.nan, cap.usable_throughput_low,

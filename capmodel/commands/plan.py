@@ -15,14 +15,15 @@ def register(subparsers) -> None:
         "row has its own evidence {grade, reasons}.")
     src = p.add_argument_group("inputs (default: the bundled benchANT study)")
     src.add_argument("--catalog", metavar="FILE", help="VM table: vm, monthly_cost [, family, vcpu, ram_gb, storage, "
-                     "currency]; may also hold the measurement columns")
+                     "currency]; may also hold the measurement columns. Common spellings (VM, Monthly cost, price "
+                     "...), currency symbols ($420.00) and thousands separators are read, with commas or semicolons")
     src.add_argument("--measurements", metavar="FILE", help="per-VM measurements joined by vm: throughput (ops/s) or "
                      "relative_throughput (x baseline) [, _low, _high, cpu_util, latency_p95_ms, "
                      "<op>_latency_vs_baseline]")
     src.add_argument("--curves", metavar="FILE", help="measured curves of several VMs (concurrency, throughput "
                      "[, latency_p95_ms, cpu_util]) with a column naming the VM; a USL is fitted per VM")
-    src.add_argument("--vm-column", metavar="COL", help="column of --curves naming the VM "
-                     "(default: system)")
+    src.add_argument("--vm-column", metavar="COL", default="vm", help="column of --curves naming the VM (default: "
+                     "vm; as in the catalog, its other spellings such as system, VM or instance type are found too)")
     src.add_argument("--concurrency", metavar="COL", help="column of --curves holding the concurrency")
     src.add_argument("--throughput", metavar="COL", help="column of --curves holding the throughput (ops/s)")
     base = p.add_argument_group("workload calibration")
@@ -68,13 +69,13 @@ def _range(text: str | None, option: str):
 
 
 def _fits_from_curves(args):
-    from capmodel.data.readers import read_curve
+    from capmodel.data.readers import DEFAULT_VM_COLUMN, read_curve
     from capmodel.errors import InputError, PlanError
     from capmodel.plan.study import fit_per_vm
 
-    column = args.vm_column or "system"
+    column = args.vm_column
     # the VM column's name as the user said it, or that the default was used and where to name another
-    named = (f"--vm-column {column}: no such column" if args.vm_column else
+    named = (f"--vm-column {column}: no such column" if column != DEFAULT_VM_COLUMN else
              f"no column '{column}' naming the VM of each row (the default of --vm-column; name yours with "
              "--vm-column COL)")
     try:
@@ -114,7 +115,7 @@ def _objectives(args):
 
 def build_study(args):
     """The PlanStudy for the parsed options: files read here, everything else mapped onto ``plan_study``."""
-    from capmodel.data.readers import read_table
+    from capmodel.data.readers import read_catalog
     from capmodel.errors import PlanError
     from capmodel.plan.study import plan_study
 
@@ -122,8 +123,8 @@ def build_study(args):
         raise PlanError("--measurements and --curves need --catalog (the prices of the VMs)")
     if not args.curves and (args.concurrency or args.throughput or args.model != "usl"):
         raise PlanError("--concurrency, --throughput and --model apply to fitted curves; give --curves FILE")
-    catalog = read_table(args.catalog) if args.catalog else None
-    measurements = read_table(args.measurements) if args.measurements else None
+    catalog = read_catalog(args.catalog) if args.catalog else None
+    measurements = read_catalog(args.measurements) if args.measurements else None
     fits = _fits_from_curves(args) if args.curves else {}
     return plan_study(
         catalog=catalog, measurements=measurements, fits=fits, baseline_vm=args.baseline_vm,

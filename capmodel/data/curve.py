@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.constraints import typed
+from capmodel.data.column_names import column_label
 from capmodel.data.curve_columns import LATENCY, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
 from capmodel.data.input_limits import listed
 from capmodel.errors import InputError, shown
@@ -57,10 +58,9 @@ def validate_curve(df: pd.DataFrame, source: str | None = None, min_points: int 
         value that is not a number, not finite or out of range, too few rows.
     """
     where = _where(source)
-    renamed = df.attrs.get("source_columns", {}) if isinstance(df, pd.DataFrame) else {}
 
     def column(col: str) -> str:
-        return f"column '{renamed[col]}' ({col})" if col in renamed else f"column '{col}'"
+        return column_label(df, col)
 
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{where}expected a table (pandas DataFrame), got {type(df).__name__}")

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from capmodel.data.column_names import map_columns as map_table_columns
 from capmodel.data.curve import validate_curve
 from capmodel.data.curve_columns import LABELS, OPTIONAL_NUMERIC, PER_OP_LATENCY, REQUIRED
-from capmodel.data.input_limits import check_column_count, check_file, check_size, listed
+from capmodel.data.input_limits import check_column_count, check_file, check_size
+from capmodel.data.number_cells import number_cell
 from capmodel.errors import InputError
 from capmodel.extras import MissingExtraError
 
@@ -62,6 +64,12 @@ _ALIASES = {
     "cpu_util": ("cpu_util", "cpu utilisation", "cpu utilization", "cpu util"),
     "errors": ("errors", "error count", "failed operations", "failures"),
 }
+#: how a file may name the column that says which VM (or system) a row is about: ``vm`` is the default name everywhere
+#: (catalogs, measurements, ``capmodel plan --vm-column``, report 03's ``vm_column``); ``system`` is the curve table's
+VM_SPELLINGS = ("vm", "system", "vm name", "vm type", "instance", "instance type", "instance name", "machine type",
+                "flavor", "flavour")
+DEFAULT_VM_COLUMN = VM_SPELLINGS[0]
+_ALIASES["system"] = VM_SPELLINGS
 for _op in OPS:
     _ALIASES[f"latency_{_op}_mean_ms"] = tuple(
         f"{stat} {_op} latency (ms)" for stat in ("avg", "average", "mean")
@@ -69,14 +77,24 @@ for _op in OPS:
     for _q in ("p95", "p99"):
         _ALIASES[f"latency_{_op}_{_q}_ms"] = (f"{_q} {_op} latency (ms)", f"latency_{_op}_{_q}_ms")
 
-_THOUSANDS = re.compile(r"^\s*[-+]?\d{1,3}(,\d{3})+(\.\d+)?\s*$")
 
-
-def _header_key(name) -> str:
-    return re.sub(r"[^a-z0-9/%]+", "", str(name).lower())
-
-
-_ALIAS_INDEX = {_header_key(a): target for target, spellings in _ALIASES.items() for a in spellings}
+# VM catalog and per-VM measurement column -> header spellings (``read_catalog``), compared as the curve table's are.
+CATALOG_SPELLINGS = {
+    "vm": VM_SPELLINGS + ("name",),
+    "monthly_cost": ("monthly cost", "cost", "cost per month", "cost/month", "monthly price", "price",
+                     "price per month", "price/month", "monthly", "per month"),
+    "currency": ("currency", "ccy"),
+    "family": ("family", "vm family", "instance family", "series"),
+    "vcpu": ("vcpu", "vcpus", "v cpu", "cpus", "cores", "vcores", "cpu count"),
+    "ram_gb": ("ram_gb", "ram", "ram (gb)", "ram gb", "ram (gib)", "memory", "memory (gb)", "memory gb",
+               "memory (gib)", "mem (gb)"),
+    "storage": ("storage", "disk", "disk type", "storage type"),
+    "throughput": _ALIASES["throughput"],
+    "relative_throughput": ("relative throughput", "throughput vs baseline", "throughput (x baseline)",
+                            "x baseline"),
+    "cpu_util": _ALIASES["cpu_util"],
+    "latency_p95_ms": _ALIASES["latency_p95_ms"],
+}
 
 
 def detect_format(path: str | os.PathLike) -> str:
@@ -175,6 +193,48 @@ def read_table(path: str | os.PathLike, format: str | None = None, table: int | 
     if repeated:
         raise InputError(f"{p}: column {repeated[0][:60]!r} appears more than once; rename one of them")
     return frame
+
+
+def read_catalog(path: str | os.PathLike, format: str | None = None, **mapping: str) -> pd.DataFrame:
+    """A VM catalog (or a table of per-VM measurements) with its columns named as capmodel's planner reads them.
+
+    The file is read as ``read_table`` reads it (CSV with commas or semicolons, TSV, Parquet, JSON, markdown); its
+    columns are mapped as the curve reader maps a curve's (``capmodel.data.column_names``): ``mapping`` first
+    (``vm="Instance"``), then common spellings (``VM``, ``Monthly cost``, ``price``, ``vCPUs``, ``RAM (GB)`` ...), case
+    and spacing ignored. Cells stay as the file writes them: the planner's ``validate_catalog`` reads
+    ``$420.00``, ``1.234,50 €`` and ``2,635`` as numbers and names the file's column and row of a cell it cannot read.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    format : str, optional
+        Overrides the format ``detect_format`` finds.
+    **mapping : str
+        Catalog column -> the file's column holding it, for a name the spellings do not cover.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``attrs["source_columns"]`` maps each renamed column to the file's name, for messages.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, a named column is missing, or two columns could each be one catalog column.
+
+    Examples
+    --------
+    >>> from capmodel.data.readers import read_catalog
+    >>> read_catalog("data/benchant_vms.csv").columns.tolist()[:2]
+    ['vm', 'family']
+    """
+    unknown = sorted(set(mapping) - set(CATALOG_SPELLINGS))
+    if unknown:
+        raise InputError(f"unknown catalog column '{unknown[0]}' in the mapping; use one of "
+                         f"{', '.join(CATALOG_SPELLINGS)}")
+    table = read_table(path, format=format)
+    return map_table_columns(table, str(path), mapping, CATALOG_SPELLINGS)
 
 
 def _read_checked(p: Path, fmt: str, table: int | None) -> pd.DataFrame:
@@ -305,70 +365,20 @@ def _expand(path) -> tuple[list[Path], str]:
     return [p], text
 
 
-def _find_column(df: pd.DataFrame, name: str, target: str, source: str) -> str:
-    """The source column the caller named: exact match first, then case/space-insensitive."""
-    if name in df.columns:
-        return name
-    matches = [c for c in df.columns if _header_key(c) == _header_key(name)]
-    if len(matches) == 1:
-        return matches[0]
-    have = listed(df.columns)
-    if matches:
-        raise InputError(f"{source}: column '{name}' given for {target} matches several columns "
-                         f"({', '.join(map(str, matches))}); name one exactly")
-    raise InputError(f"{source}: column '{name}' given for {target} not found (columns present: {have})")
-
-
-def map_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -> pd.DataFrame:
-    """Rename source columns to curve-table names: the caller's mapping first, then the known header spellings.
-
-    A target that two source columns could fill (say ``threads`` and ``clients`` for concurrency) is an error naming
-    both, never a silent pick. A column already carrying a curve-table name is taken as it is.
-    """
-    renames: dict[str, str] = {}
-    for target, name in mapping.items():
-        if name is None:
-            continue
-        col = _find_column(df, str(name), target, source)
-        if col in renames:
-            raise InputError(f"{source}: column '{col}' is mapped to both {renames[col]} and {target}")
-        renames[col] = target
-    explicit_targets = set(renames.values())
-    for target in explicit_targets:
-        if target in df.columns and target not in renames:
-            col = next(k for k, v in renames.items() if v == target)
-            raise InputError(f"{source}: column '{col}' is mapped to {target}, but the "
-                             f"file already has a column '{target}'; drop or rename one of them")
-    candidates: dict[str, list[str]] = {}
-    for col in df.columns:
-        if col in renames or col in explicit_targets:
-            continue
-        guess = str(col) if str(col) in _ALIASES else _ALIAS_INDEX.get(_header_key(col))
-        if guess is None or guess in explicit_targets:
-            continue
-        candidates.setdefault(guess, []).append(col)
-    for target, cols in candidates.items():
-        if target in df.columns:  # a column already named exactly as the curve table wants is not a guess
-            continue
-        if len(cols) > 1:
-            listed = ", ".join(f"'{c}'" for c in cols)
-            option = (f" (--{target} COL on the command line)" if target in ("concurrency", "throughput")
-                      else " (on the command line: rename or drop the others)")
-            raise InputError(f"{source}: columns {listed} could each be {target}; say which one with {target}=COL"
-                             + option)
-        renames[cols[0]] = target
-    out = df.rename(columns=renames)
-    out.attrs["source_columns"] = {target: str(col) for col, target in renames.items() if str(col) != target}
-    return out
+def _map_curve_columns(df: pd.DataFrame, source: str, mapping: dict[str, str | None]) -> pd.DataFrame:
+    """Rename source columns to curve-table names: the caller's mapping first, then the known header spellings
+    (``capmodel.data.column_names.map_columns``, the rule every reader follows)."""
+    return map_table_columns(df, source, mapping, _ALIASES, options={"concurrency": "--concurrency COL",
+                                                                      "throughput": "--throughput COL"})
 
 
 def _clean_numbers(df: pd.DataFrame) -> pd.DataFrame:
-    """Turn text numbers with thousands separators ("2,635") into numbers in the numeric curve columns."""
+    """Text numbers in the numeric curve columns as numbers' text: thousands separators ("2,635", "1.234,5") and decimal
+    commas read by ``capmodel.data.number_cells``."""
     numeric = set(REQUIRED) | set(OPTIONAL_NUMERIC) | {c for c in df.columns if PER_OP_LATENCY.match(str(c))}
     for col in df.columns:
         if col in numeric and not pd.api.types.is_numeric_dtype(df[col]):
-            df[col] = df[col].map(lambda v: v.replace(",", "").strip() if isinstance(v, str) and _THOUSANDS.match(v)
-                                  else (v.strip() if isinstance(v, str) else v))
+            df[col] = df[col].map(lambda v: number_cell(v.strip()) if isinstance(v, str) else v)
     return df
 
 
@@ -468,7 +478,7 @@ def read_curve(path, concurrency: str | None = None, throughput: str | None = No
         raw = read_table(f, format=format, table=table)
         if raw.empty:
             raise InputError(f"{f}: no data rows")
-        mapped = _clean_numbers(map_columns(raw, str(f), wanted))
+        mapped = _clean_numbers(_map_curve_columns(raw, str(f), wanted))
         parts.append(validate_curve(mapped, source=str(f)))
     if len(parts) == 1:
         combined = parts[0]

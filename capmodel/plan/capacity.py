@@ -21,7 +21,7 @@ import numpy as np
 from capmodel.constraints import UTILIZATION_TARGET, Number, checked, range_words, with_name
 from capmodel.errors import PlanError
 from capmodel.formatting import number
-from capmodel.models.evidence import Evidence, Reason
+from capmodel.models.evidence import Evidence, NextStep, Reason
 from capmodel.models.usl.closed_form import (
     LatencyLimit,
     concurrency_for_throughput,
@@ -91,10 +91,20 @@ class Objectives:
                             f"baseline's) needs the baseline's p95 in milliseconds, got {baseline_p95_ms!r}")
         return float(baseline_p95_ms) * (1 + self.latency_increase)
 
-    def describe(self) -> str:
+    def describe(self, on_peak=False) -> str:
+        """The objectives in words. ``on_peak``: the utilization target was applied to the fitted peak because no CPU
+        utilization was measured, for every VM (True) or for the VMs named (a list)."""
         parts = []
         if self.utilization_target is not None:
-            parts.append(f"utilization at most {self.utilization_target:.0%}")
+            share = f"{self.utilization_target:.0%}"
+            if on_peak is True:
+                parts.append(f"throughput at most {share} of the fitted peak (the utilization target, with no CPU "
+                             "utilization measured)")
+            elif on_peak:
+                parts.append(f"utilization at most {share} ({share} of the fitted peak for {', '.join(on_peak)}: no "
+                             "CPU utilization measured)")
+            else:
+                parts.append(f"utilization at most {share}")
         if self.peak_fraction is not None:
             parts.append(f"throughput at most {self.peak_fraction:.0%} of the fitted peak (or ceiling)")
         if self.latency_p95_ms is not None:
@@ -165,6 +175,8 @@ class FitCapacity:
     latency_p95_ratio: float = 1.0
     level: float = 0.95
     evidence: Evidence = field(default_factory=Evidence)
+    #: the utilization target was applied to the fitted peak: the curve has no CPU utilization (cpu_util)
+    utilization_on_peak: bool = False
 
     @property
     def table(self):
@@ -205,7 +217,8 @@ class FitCapacity:
         the lower end of its interval when the evidence is unusable."""
         from capmodel.formatting import shows_width
 
-        under = f"Planned with {self.objectives.describe()}" if self.objectives is not None else "Planned"
+        under = (f"Planned with {self.objectives.describe(on_peak=self.utilization_on_peak)}"
+                 if self.objectives is not None else "Planned")
         if self.latency is not None and not self.latency.reachable:
             return (f"{under}: **{self._unreachable_text()}** (p95 taken as {self.latency_basis}). "
                     + self.evidence.describe())
@@ -302,13 +315,25 @@ def _evidence(fit, result: FitCapacity, p95_measured: bool, comparison=None, fro
                               "throughput is flat and latency climbs fastest", result.peak_concurrency))
     if latency is not None:
         reasons.append(p95_ratio_reason(result.latency_p95_ratio, result.latency_basis))
+    target = result.objectives.utilization_target if result.objectives is not None else None
+    if result.utilization_on_peak and result.binding_limit == "utilization" and target is not None:
+        reasons.append(utilization_on_peak_reason(target))
     if latency is not None and not p95_measured:
         reasons.append(Reason("p95_not_measured", "weak", "no p95 latency was measured: the p95 target is held "
                               "against the mean response time N/X, which understates the tail", None))
     evidence = Evidence.of(*reasons)
-    if not evidence.usable:       # below_best is said of a plan the answer states, not of one it withholds
-        evidence = Evidence(tuple(r for r in evidence.reasons if r.code != "below_best"))
+    if not evidence.usable:       # said of a plan the answer states, not of one it withholds
+        evidence = Evidence(tuple(r for r in evidence.reasons if r.code not in ("below_best", "utilization_assumed")))
     return evidence
+
+
+def utilization_on_peak_reason(target: float) -> Reason:
+    """A utilization target applied to the fitted peak, no CPU utilization having been measured: an assumption (that
+    the CPU is saturated at the peak), graded as a plan's assumed utilization is (``assess_measured_vm``)."""
+    return Reason("utilization_assumed", "weak", f"no CPU utilization (cpu_util) was measured: the {target:.0%} "
+                  f"utilization target is taken as {target:.0%} of the fitted peak, as if the CPU were saturated at "
+                  "the peak", float(target),
+                  NextStep((), 0, "measure the server's CPU utilization (cpu_util) at each step of the curve"))
 
 
 def _below_best(fit) -> Reason | None:
@@ -403,7 +428,7 @@ def capacity_from_fit(fit, objectives: Objectives, level: float = 0.95, *, basel
         latency=latency, latency_target_ms=target_ms, latency_p95_ratio=ratio,
         throughput_low=min(h[0] for h in heads), throughput_high=max(h[1] for h in heads),
         usable_throughput_low=min(u[0] for u in usables), usable_throughput_high=max(u[1] for u in usables),
-        level=level,
+        level=level, utilization_on_peak=demand is None and objectives.utilization_target is not None,
     )
     from_peak = (binding == "peak_fraction" or (binding == "utilization" and demand is None)
                  or (binding == "latency" and latency is not None and latency.reason == "capped_at_peak"))

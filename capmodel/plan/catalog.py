@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.constraints import typed
+from capmodel.data.column_names import column_label
 from capmodel.errors import PlanError
 
 CATALOG_REQUIRED = ("vm", "monthly_cost")
@@ -37,34 +38,67 @@ UPPER_BOUND = {"vcpu": 100_000, "ram_gb": 1_000_000, "monthly_cost": 1_000_000_0
 
 
 def _numeric(df: pd.DataFrame, col: str, source, positive: bool) -> None:
-    """``col`` as floats, each finite and inside its range (``UPPER_BOUND``); the refusal names column, row and VM."""
+    """``col`` as floats, each finite and inside its range (``UPPER_BOUND``), its text cells read as
+    ``capmodel.data.number_cells`` reads them (``2,635``, ``1.234,5``); the refusal names column, row and VM."""
     from capmodel.constraints import Number
     from capmodel.data.curve import numeric_column
+    from capmodel.data.number_cells import number_cell
     from capmodel.errors import shown
 
-    values = numeric_column(df[col], f"{_where(source)}column '{col}'")
+    column = f"{_where(source)}{column_label(df, col)}"
+    values = numeric_column(df[col].map(number_cell), column)
     bad = values.isna() & df[col].notna() & (df[col].astype(str).str.strip() != "")
     row = _first(bad.to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}column '{col}', row {row + 1}: {shown(df[col].iloc[row])} is not a number")
+        raise PlanError(f"{column}, row {row + 1}: {shown(df[col].iloc[row])} is not a number")
     high = UPPER_BOUND[col]
     bound = Number(float, 0.0, high, low_open=positive,
                    wanted_text=f"a number {'>' if positive else '>='} 0 and at most {high:,.0f}")
     for row, value in enumerate(values.tolist()):
         if not np.isnan(value):
-            bound.check(value, PlanError, f"{_where(source)}column '{col}', row {row + 1} (VM '{df['vm'].iloc[row]}')")
+            bound.check(value, PlanError, f"{column}, row {row + 1} (VM '{df['vm'].iloc[row]}')")
     df[col] = values.astype(float)
+
+
+def _costs(df: pd.DataFrame, source) -> None:
+    """``monthly_cost`` with its currency symbols or codes read off (``$420.00``, ``420 EUR``): they fill
+    ``currency`` where the catalog has none, and must agree with it where it has one, and with each other. A cell that
+    is no amount is left for ``_numeric`` to name."""
+    from capmodel.data.number_cells import plain_number, read_money
+
+    read = [read_money(cell) for cell in df["monthly_cost"]]
+    if not any(mark for _, mark in read):
+        return
+    column = f"{_where(source)}{column_label(df, 'monthly_cost')}"
+    written = (df["currency"].where(df["currency"].notna(), "").astype(str).str.strip().tolist()
+               if "currency" in df.columns else [""] * len(df))
+    amounts = [(row, mark) for row, (amount, mark) in enumerate(read)
+               if not isinstance(amount, str) or plain_number(amount) is not None]
+    for row, mark in amounts:
+        named = written[row].upper()
+        if mark and named and mark != named:
+            raise PlanError(f"{column}, row {row + 1} (VM '{df['vm'].iloc[row]}'): the cost says {mark} but the "
+                            f"currency column says {written[row]}; make them agree")
+    first = next(mark for _, mark in amounts if mark)
+    for row, mark in amounts:
+        if mark != first and not (not mark and written[row].upper() == first):
+            raise PlanError(f"{column}, row {row + 1} (VM '{df['vm'].iloc[row]}'): the costs are in {first} and "
+                            f"{mark or written[row] or 'no currency'}; convert them to one currency (costs in "
+                            "different ones cannot be compared)")
+    df["monthly_cost"] = [amount for amount, _ in read]
+    df["currency"] = [named or first for named in written]
 
 
 def _names(df: pd.DataFrame, source) -> None:
     names = df["vm"].astype(str).str.strip()
     row = _first(((names == "") | df["vm"].isna()).to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}column 'vm', row {row + 1}: the VM name is empty")
+        raise PlanError(f"{_where(source)}{column_label(df, 'vm')}, row {row + 1}: the VM name is empty")
     dup = names.duplicated()
     row = _first(dup.to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}column 'vm', row {row + 1}: VM '{names.iloc[row]}' is listed twice")
+        raise PlanError(f"{_where(source)}{column_label(df, 'vm')}, row {row + 1}: VM '{names.iloc[row]}' is listed "
+                        "twice")
     df["vm"] = names
 
 
@@ -93,18 +127,23 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
         raise PlanError(f"{_where(source)}expected a table (pandas DataFrame), got {type(df).__name__}")
     for col in CATALOG_REQUIRED:
         if col not in df.columns:
-            have = ", ".join(map(str, df.columns)) or "none"
-            raise PlanError(f"{_where(source)}missing column '{col}' (columns present: {have})")
+            from capmodel.data.readers import CATALOG_SPELLINGS
+
+            spelled = df.attrs.get("source_columns", {})          # the file's own names, as the user sees them
+            have = ", ".join(str(spelled.get(c, c)) for c in df.columns) or "none"
+            known = ", ".join(CATALOG_SPELLINGS[col][:4])
+            raise PlanError(f"{_where(source)}missing column '{col}' (spelled {known} ...; columns present: {have})")
     if df.empty:
         raise PlanError(f"{_where(source)}the catalog has no rows")
     out = df.copy().reset_index(drop=True)
     _names(out, source)
+    _costs(out, source)
     for col in CATALOG_NUMERIC:
         if col in out.columns:
             _numeric(out, col, source, positive=True)
     row = _first(out["monthly_cost"].isna().to_numpy())
     if row is not None:
-        raise PlanError(f"{_where(source)}column 'monthly_cost', row {row + 1}: value is missing")
+        raise PlanError(f"{_where(source)}{column_label(out, 'monthly_cost')}, row {row + 1}: value is missing")
     if "currency" not in out.columns:
         out["currency"] = ""
     given = out["currency"].where(out["currency"].notna(), "").astype(str).str.strip()
@@ -114,8 +153,9 @@ def validate_catalog(df: pd.DataFrame, source: str | None = None) -> pd.DataFram
         row = _first((given != named[0]).to_numpy())
         assert row is not None   # two currencies, or one and none: some row differs from the first named
         found = " and ".join(named + (["no currency"] if (given == "").any() else []))
-        raise PlanError(f"{_where(source)}column 'currency', row {row + 1} (VM '{out['vm'].iloc[row]}'): the costs "
-                        f"are in {found}; convert them to one currency (costs in different ones cannot be compared)")
+        raise PlanError(f"{_where(source)}{column_label(out, 'currency')}, row {row + 1} (VM "
+                        f"'{out['vm'].iloc[row]}'): the costs are in {found}; convert them to one currency (costs "
+                        "in different ones cannot be compared)")
     out["currency"] = given
     return out
 
@@ -144,8 +184,8 @@ def validate_measurements(df: pd.DataFrame, source: str | None = None) -> pd.Dat
         bad = (cpu <= 0) | (cpu > 1)
         row = _first(bad)
         if row is not None:
-            raise PlanError(f"{_where(source)}column 'cpu_util', row {row + 1}: {typed(cpu[row])} must be a "
-                            f"fraction in (0, 1]")
+            raise PlanError(f"{_where(source)}{column_label(out, 'cpu_util')}, row {row + 1}: {typed(cpu[row])} "
+                            "must be a fraction in (0, 1]")
     for col in (c for c in out.columns if str(c).endswith(QUALITATIVE_SUFFIX)):
         text = out[col].fillna("").astype(str).str.strip().str.lower()
         bad = ~text.isin(QUALITATIVE_VALUES + ("",))

@@ -178,6 +178,14 @@ class CapacityPlan:
     vm_evidence: dict = field(default_factory=dict)   # VM name -> Evidence (capmodel.plan.assessment)
 
     @property
+    def objectives_text(self) -> str:
+        """The objectives in words, saying where the utilization target was applied to a fitted peak (no CPU
+        utilization measured) rather than to a measured utilization."""
+        on_peak = [vm for vm, capacity in self.fit_capacities.items() if capacity.utilization_on_peak]
+        every = bool(on_peak) and len(on_peak) == len(self.vms)
+        return self.objectives.describe(on_peak=True if every else on_peak)
+
+    @property
     def evidence(self):
         """The verdict on the plan as a whole (``evidence_for()``: every planned VM's reasons together); each VM's own
         is in ``vm_evidence``."""
@@ -224,7 +232,7 @@ class CapacityPlan:
         return made
 
     def summary(self) -> str:
-        lines = [f"User load: {self.workload.summary()}", f"Objectives: {self.objectives.describe()}"]
+        lines = [f"User load: {self.workload.summary()}", f"Objectives: {self.objectives_text}"]
         if self.baseline_vm:
             lines.append(f"Baseline VM: {self.baseline_vm}")
         lines.append("")

@@ -80,7 +80,7 @@ class PlanStudy:
         lines = [_target_line(r, vms, self.monthly_growth) for _, r in self.recommendations.iterrows()]
         priced = self.vms.dropna(subset=["cost_per_1000_users"])
         failed = ", ".join(self.vms.loc[self.vms["latency_ok"] == False, "vm"]) or "none"  # noqa: E712 - three-valued column
-        parts = [f"Objectives: {self.plan.objectives.describe()}; workload {self.plan.workload.summary()}.", ""]
+        parts = [f"Objectives: {self.plan.objectives_text}; workload {self.plan.workload.summary()}.", ""]
         if lines:
             parts += lines + [""]
         if priced.empty:
@@ -202,8 +202,9 @@ def _bundled_study() -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
             datasets.load(BENCHANT["baseline"]).iloc[0])
 
 
-def _measured_throughput(table: pd.DataFrame, vm: str | None, fits: dict) -> float | None:
-    """The baseline VM's measured throughput (absolute column), when none was given."""
+def measured_throughput(table: pd.DataFrame, vm: str | None, fits) -> float | None:
+    """The baseline VM's measured throughput (its absolute ``throughput`` in the catalog or measurements), the
+    baseline throughput when none is given; None for a VM with none, or with a fitted curve (a name in ``fits``)."""
     if vm is None or vm in fits or "throughput" not in table.columns:
         return None
     row = table[table["vm"] == vm]
@@ -319,7 +320,7 @@ def plan_study(catalog: pd.DataFrame | None = None, measurements: pd.DataFrame |
             raise PlanError("give the users served at the baseline (baseline_users, --baseline-users; with a baseline "
                             "VM or throughput) or the ops/s per user (ops_per_user, --ops-per-user)")
         if baseline_throughput is None:
-            baseline_throughput = _measured_throughput(pd.DataFrame(table), baseline_vm, fits)
+            baseline_throughput = measured_throughput(pd.DataFrame(table), baseline_vm, fits)
         if baseline_throughput is None:
             raise PlanError("give the ops/s at the baseline (baseline_throughput, --baseline-throughput), or a "
                             "baseline VM whose measurements hold an absolute throughput")

@@ -64,19 +64,35 @@ def _table_file(name, value, values):
     from capmodel.data.readers import read_table
 
     if value:
-        if name == "measurements":
-            _needs_catalog(name, values)
         _reader(name, value, lambda: read_table(value))
 
 
+def _catalog_file(name, value, values):
+    """A VM catalog or a table of per-VM measurements, read as report 03 reads it (``read_catalog``)."""
+    from capmodel.data.readers import read_catalog
+
+    if value:
+        if name == "measurements":
+            _needs_catalog(name, values)
+        _reader(name, value, lambda: read_catalog(value))
+
+
+def _vm_curves(values):
+    """Report 03's curves, read with its column parameters as ``plan_report`` reads them."""
+    from capmodel.data.readers import DEFAULT_VM_COLUMN, read_curve
+
+    return read_curve(values["curves"], system=values.get("vm_column") or DEFAULT_VM_COLUMN,
+                      concurrency=values.get("concurrency") or None, throughput=values.get("throughput") or None)
+
+
 def _curves(name, value, values):
-    from capmodel.data.readers import read_curve
+    from capmodel.data.readers import DEFAULT_VM_COLUMN
 
     if value:
         _needs_catalog(name, values)
-        column = values.get("vm_column") or "system"
+        column = values.get("vm_column") or DEFAULT_VM_COLUMN
         try:
-            curves = _reader(name, value, lambda: read_curve(value, system=column))
+            curves = _reader(name, value, lambda: _vm_curves(values))
         except InputError as exc:
             if f"'{column}' given for system" not in str(exc):
                 raise
@@ -90,19 +106,46 @@ def _baseline_vm(name, value, values):
     if not value.strip():
         return
     from capmodel import datasets
-    from capmodel.data.readers import read_table
+    from capmodel.data.readers import read_catalog
 
     catalog = values.get("catalog")
-    table = read_table(catalog) if catalog else datasets.load("benchant_vms")
+    table = read_catalog(catalog) if catalog else datasets.load("benchant_vms")
     known = [str(v) for v in table["vm"]] if "vm" in table.columns else []
     if values.get("curves"):
-        from capmodel.data.readers import read_curve
-
-        curves = read_curve(values["curves"], system=values.get("vm_column") or "system")
+        curves = _vm_curves(values)
         known += [str(v) for v in curves["system"].unique()]
     if known and value not in known:
         raise _fail(name, f"unknown VM '{value[:60]}' (known: {', '.join(dict.fromkeys(known[:20]))}"
                           f"{' ...' if len(known) > 20 else ''})")
+
+
+def _user_load(name, value, values):
+    """Report 03 on a catalog of one's own needs the load one user puts on the VMs: ``ops_per_user``, or users at a
+    baseline VM whose measured throughput gives it (the bundled study has its own baseline)."""
+    if not values.get("catalog") or value:
+        return
+    if not values.get("baseline_users"):
+        raise _fail(name, "give the ops/s one user generates (the load each user puts on the VMs): a catalog of your "
+                          "own has no baseline to derive it from (or give baseline_users and baseline_vm)")
+    vm = values.get("baseline_vm")
+    if not vm:
+        raise _fail("baseline_vm", f"baseline_users = {number(values['baseline_users'])} needs the VM those users "
+                                   "were measured on (or give ops_per_user instead)")
+    from capmodel.data.readers import read_catalog
+    from capmodel.plan.catalog import join_measurements
+    from capmodel.plan.study import measured_throughput
+
+    try:
+        table = read_catalog(values["catalog"])
+        if values.get("measurements"):
+            table = join_measurements(table, read_catalog(values["measurements"]))
+        fitted = set(_vm_curves(values)["system"].astype(str)) if values.get("curves") else set()
+    except CapmodelError:
+        return      # the file's own check names what is wrong with it
+    if measured_throughput(table, vm, fitted) is None:
+        why = "its curve is fitted" if vm in fitted else "none in the catalog or measurements"
+        raise _fail("baseline_vm", f"{vm} has no measured throughput (ops/s) to derive the load per user from "
+                                   f"({why}); give ops_per_user instead")
 
 
 def _model(name, value, values):
@@ -264,12 +307,14 @@ def _ftdc(name, value, values):
 
 
 CHECKS = {
-    "dataset": _dataset, "baseline": _dataset, "file": _curve_file, "catalog": _table_file,
-    "measurements": _table_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
+    "dataset": _dataset, "baseline": _dataset, "file": _curve_file, "catalog": _catalog_file,
+    "measurements": _catalog_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
     "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri, "folders": _folders,
     "observed": _observed, "ftdc": _ftdc, "since": _time, "until": _time, "fit_on": _fit_on,
-    "scheduler": _scheduler, "baseline_vm": _baseline_vm,
+    "scheduler": _scheduler, "baseline_vm": _baseline_vm, "ops_per_user": _user_load,
 }
+#: checks of numeric parameters (the others check text: paths, names, addresses)
+NUMBER_CHECKS = ("ops_per_user",)
 
 
 def check_report_parameters(defaults: dict, given: dict, live: bool = False) -> None:
@@ -277,9 +322,11 @@ def check_report_parameters(defaults: dict, given: dict, live: bool = False) -> 
     ``InputError`` naming the first parameter that cannot work, and why. The server behind ``uri`` must answer
     only for a ``live`` report (one that benchmarks it)."""
     values = {**defaults, **given}
-    order = [k for k in values if k != "uri"] + (["uri"] if "uri" in values else [])  # the network last
+    # what is given checked before what is missing, the network last
+    order = ([k for k in values if k != "uri" and k not in NUMBER_CHECKS] + [k for k in NUMBER_CHECKS if k in values]
+             + (["uri"] if "uri" in values else []))
     for name in order:
         check = CHECKS.get(name) if name != "uri" or live else _uri_form   # a server only a live report pings
         value = values[name]
-        if check is not None and isinstance(value, str):
+        if check is not None and (isinstance(value, str) or name in NUMBER_CHECKS):
             check(name, value, values)

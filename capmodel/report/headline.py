@@ -77,9 +77,10 @@ def kernel_context() -> dict:
 
 
 def provenance(inputs: dict | None = None, borrowed: dict | None = None, mongodb_version: str | None = None,
-               context: dict | None = None, unused=()) -> Provenance:
+               context: dict | None = None, unused=(), meanings: dict | None = None) -> Provenance:
     """The provenance of a report: ``inputs`` label -> file or folder (hashed here; empty paths left out),
-    ``borrowed`` figure -> its source, ``context`` what the pipeline injected (default: read from the kernel)."""
+    ``borrowed`` figure -> its source, ``context`` what the pipeline injected (default: read from the kernel),
+    ``meanings`` parameter -> what its "not given" value means for these inputs, over the notebook's own words."""
     from capmodel import __version__
 
     context = kernel_context() if context is None else context
@@ -94,7 +95,7 @@ def provenance(inputs: dict | None = None, borrowed: dict | None = None, mongodb
     return Provenance(rendered_at=rendered, capmodel_version=__version__, mongodb_version=mongodb_version,
                       inputs=tuple(rows), parameters=parameters, borrowed=tuple((borrowed or {}).items()),
                       recorded=bool(context), unused=tuple(unused),
-                      meanings=tuple((context.get("meanings") or {}).items()))
+                      meanings=tuple({**(context.get("meanings") or {}), **(meanings or {})}.items()))
 
 
 def _evidence_json(evidence) -> dict | None:
@@ -232,13 +233,16 @@ class Headline:
 
 
 def headline(question: str, answer: str, evidence=None, inputs: dict | None = None, borrowed: dict | None = None,
-             mongodb_version: str | None = None, notes=(), unused=(), short_answer: str = "") -> Headline:
+             mongodb_version: str | None = None, notes=(), unused=(), short_answer: str = "",
+             meanings: dict | None = None) -> Headline:
     """The headline block of a report; display it (the last expression of a cell) right after the compute cells.
 
     ``evidence`` is an ``Evidence`` or its JSON; ``inputs`` label -> file/folder (hashed), ``borrowed`` figure ->
     source (e.g. ``{"ops per user 0.26": "the benchANT study"}``), ``unused`` the parameters these inputs made
     irrelevant (marked "not used"), ``short_answer`` the answer in one sentence for the index of reports (default: the
-    answer's first sentence)."""
+    answer's first sentence), ``meanings`` what a parameter's "not given" value (0 or "") means for these inputs where
+    the notebook's comment speaks of other ones (a user's catalog has no study baseline)."""
     return Headline(question=question, answer=answer, evidence=_evidence_json(evidence),
-                    provenance=provenance(inputs, borrowed, mongodb_version, unused=unused), notes=list(notes),
+                    provenance=provenance(inputs, borrowed, mongodb_version, unused=unused, meanings=meanings),
+                    notes=list(notes),
                     short_answer=short_answer)

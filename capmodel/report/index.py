@@ -137,21 +137,36 @@ def _row(record: dict) -> str:
             f'<td>{date}<div class="status">{status}</div></td></tr>')
 
 
-def _live_not_here(records: list[dict]) -> str:
-    """A sentence naming the bundled live reports the folder lacks (``--all`` leaves them out unless ``--live``)."""
+def _not_here(records: list[dict]) -> str:
+    """What a partial folder holds and lacks: the bundled reports rendered here and those not, the live ones among
+    them with how to render them (``--all`` leaves them out unless ``--live``)."""
     from capmodel.report import notebooks
 
     here = {r.get("name") for r in records}
     try:
-        missing = [name for name in notebooks.names() if name not in here and notebooks.is_live(name)]
+        bundled = notebooks.names()
+        missing = [name for name in bundled if name not in here]
+        live = [name for name in missing if notebooks.is_live(name)]
     except CapmodelError:
         return ""
     if not missing:
         return ""
-    names = ", ".join(html.escape(name) for name in missing)
-    verb = "benchmarks" if len(missing) == 1 else "benchmark"
-    return (f" Not rendered: {names}, which {verb} a live server (render with <code>--all --live</code>, or "
-            "with <code>-p bench_dir FOLDER</code> from a recorded sweep).")
+    rendered = [name for name in bundled if name in here]
+
+    def listed(names):
+        return ", ".join(html.escape(name) for name in names)
+
+    text = f" Rendered here: {listed(rendered) or 'none of the bundled reports'}."
+    static = [name for name in missing if name not in live]
+    if static:
+        text += (f" Not rendered: {listed(static)} (<code>capmodel report NAME</code> or <code>--all</code> "
+                 "renders them).")
+    if live:
+        which = "benchmarks" if len(live) == 1 else "benchmark"
+        text += (f" {'Not rendered either' if static else 'Not rendered'}: {listed(live)}, which {which} a live "
+                 "server (render with <code>--all --live</code>, or with <code>-p bench_dir FOLDER</code> from a "
+                 "recorded sweep).")
+    return text
 
 
 def write_index(folder: str | Path) -> Path:
@@ -159,7 +174,7 @@ def write_index(folder: str | Path) -> Path:
     folder = Path(folder)
     records = reports_in(folder)
     count = f"{len(records):,} report" + ("" if len(records) == 1 else "s")
-    page = PAGE.format(count=count, skipped=_live_not_here(records), rows="\n".join(_row(r) for r in records))
+    page = PAGE.format(count=count, skipped=_not_here(records), rows="\n".join(_row(r) for r in records))
     target = folder / "index.html"
     write_text(target, page)
     return target

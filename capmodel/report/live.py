@@ -33,19 +33,21 @@ class Slider:
     description: str
     fmt: str = ".3g"
     log: bool = False
-    #: where the slider starts when ``value`` is not a position on it (0 for "derived from the baseline": the figure
-    #: derived); the result is computed from ``value`` until this control itself is moved
-    shown: float | None = None
+    #: where the slider starts when ``value`` is not a position on it (0 for "derived from the baseline"): a figure,
+    #: or a function of the first result giving the figure derived; the result is computed from ``value`` until this
+    #: control itself is moved
+    shown: float | Callable[[Any], float] | None = None
 
-    def widget(self):
-        """The ipywidgets slider; its range always holds ``value`` (a parameter outside the usual range widens it)."""
+    def widget(self, result=None):
+        """The ipywidgets slider; its range always holds where it starts (a parameter outside the usual range widens
+        it). ``result``: the first result, for a ``shown`` that derives from it."""
         import math
 
         import ipywidgets as widgets
 
         common = {"description": self.description, "readout_format": self.fmt, "continuous_update": False,
                   "style": {"description_width": "initial"}, "layout": {"width": "420px"}}
-        value = self.value if self.shown is None else self.shown
+        value = self.value if self.shown is None else float(self.shown(result) if callable(self.shown) else self.shown)
         if self.log:
             exponent = math.log10(value) if value > 0 else self.low
             return widgets.FloatLogSlider(value=10 ** exponent, base=10,
@@ -56,9 +58,9 @@ class Slider:
 
 
 def slider(value: float, low: float, high: float, step: float, description: str, fmt: str = ".3g",
-           log: bool = False, shown: float | None = None) -> Slider:
+           log: bool = False, shown: float | Callable[[Any], float] | None = None) -> Slider:
     """A slider control for ``LivePage`` (see ``Slider``)."""
-    return Slider(float(value), low, high, step, description, fmt, log, None if shown is None else float(shown))
+    return Slider(float(value), low, high, step, description, fmt, log, shown)
 
 
 def _bundle(item) -> dict:
@@ -115,7 +117,7 @@ class LivePage:
         import ipywidgets as widgets
         from IPython.display import display
 
-        self._widgets = {name: control.widget() for name, control in self._controls.items()}
+        self._widgets = {name: control.widget(self.result) for name, control in self._controls.items()}
         for widget in self._widgets.values():
             widget.observe(self._changed, "value")
         display(widgets.HBox(list(self._widgets.values()), layout={"flex_flow": "row wrap"}))

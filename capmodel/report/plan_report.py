@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from capmodel.data.readers import DEFAULT_VM_COLUMN
 from capmodel.formatting import Column, integer, interval_words, money, number, percent, table
 from capmodel.models.evidence import Evidence
 
@@ -78,6 +79,35 @@ class PlanReport:
                                  runway="the growth runway, " if runway else "")
 
     @property
+    def parameter_meanings(self) -> dict:
+        """What report 03's "not given" values (0, "") mean for these inputs, where the notebook's comments (written
+        of the bundled study) do not hold: on a catalog of one's own there is no study baseline to fall back on."""
+        if self.bundled:
+            return {}
+        plan = self.study.plan
+        from_ops = plan.workload.baseline_users is None
+        load = "none: the load per user is ops_per_user" if from_ops else "none"
+        meanings = {"baseline_vm": f'"" means {load}', "baseline_users": f"0 means {load}",
+                    "ops_per_user": "0 means derived from baseline_users at baseline_vm",
+                    "current_users": ("0 means the baseline's" if not from_ops else
+                                      "0 means none: no runway without today's users")}
+        if plan.objectives.latency_p95_ms is None and plan.objectives.latency_increase is None:
+            meanings["latency_p95_ms"] = "0 means no latency objective (a relative one needs a baseline VM)"
+        return meanings
+
+    @property
+    def unused_parameters(self) -> tuple:
+        """Report 03's parameters these inputs made moot: the relative latency target without a relative objective,
+        the growth without users to grow from."""
+        objectives = self.study.plan.objectives
+        unused = []
+        if objectives.latency_increase is None:
+            unused.append("latency_increase")
+        if self.current_users is None:     # no users to grow from
+            unused.append("growth")
+        return tuple(unused)
+
+    @property
     def evidence(self) -> Evidence:
         """The study's verdict (``PlanStudy.evidence``: the reasons of the VMs the answer names), as ``capmodel plan
         --json`` prints it."""
@@ -147,7 +177,7 @@ class PlanReport:
     @property
     def assumptions(self) -> str:
         plan = self.study.plan
-        return f"Objectives: {plan.objectives.describe()}; workload {plan.workload.summary()}."
+        return f"Objectives: {plan.objectives_text}; workload {plan.workload.summary()}."
 
     def vm_table(self):
         from capmodel.plan.planner import none_note
@@ -191,10 +221,11 @@ class PlanReport:
             csv_name="recommendations.csv")
 
 
-def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_column: str = "system",
+def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_column: str = DEFAULT_VM_COLUMN,
                 ops_per_user: float = 0.0, baseline_vm: str = "", baseline_users: float = 0.0, targets=(),
                 objectives=None, growth: float = 0.05, current_users: float = 0.0,
-                level: float = 0.95) -> PlanReport:
+                level: float = 0.95, concurrency: str = "", throughput: str = "",
+                load_per_user: float = 0.0) -> PlanReport:
     """What report 03 shows: the inputs read and the study planned as ``capmodel plan`` plans it.
 
     "" or 0 means not given. A runway needs today's users: the baseline's or ``current_users``.
@@ -204,8 +235,8 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
     catalog, measurements, curves : str, default ""
         Files: the VM catalog, per-VM measurements, and measured curves with a column naming each row's VM. No catalog:
         the bundled benchANT study.
-    vm_column : str, default "system"
-        That column of ``curves``.
+    vm_column : str, default "vm"
+        That column of ``curves`` (its other spellings, such as ``system``, are found too), as ``plan --vm-column``.
     ops_per_user : float, default 0.0
         The workload directly, instead of a baseline.
     baseline_vm : str, default ""
@@ -222,6 +253,12 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         Today's users.
     level : float, default 0.95
         The intervals' coverage.
+    concurrency, throughput : str, default ""
+        The columns of ``curves`` holding them, as ``plan --concurrency`` and ``--throughput``; "" recognises them.
+    load_per_user : float, default 0.0
+        A what-if on the ops/s one user generates (report 03's live control): it replaces ``ops_per_user`` where that
+        is given; on a load derived from a baseline, the baseline's users become its throughput over this load (the
+        same measurement with heavier or lighter users) and today's users stay the baseline's. 0: as given.
 
     Returns
     -------
@@ -234,7 +271,7 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
     PlanError
         As ``plan_study`` raises it.
     """
-    from capmodel.data.readers import read_curve, read_table
+    from capmodel.data.readers import read_catalog, read_curve
     from capmodel.errors import InputError
     from capmodel.plan.study import fit_per_vm, plan_study
 
@@ -242,18 +279,32 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
         raise InputError("parameters measurements and curves need a catalog (the prices of the VMs)")
     fits = {}
     if curves:
-        measured = read_curve(curves, system=vm_column)
+        measured = read_curve(curves, system=vm_column, concurrency=concurrency or None,
+                              throughput=throughput or None)
         if "system" not in measured.columns:
             raise InputError(f"parameter vm_column: {curves} has no column '{vm_column}' naming each row's VM")
         fits = fit_per_vm(measured)
     if ops_per_user and not current_users and not baseline_users:
         growth = 0.0  # nothing to grow from: no runway, and no sentence about one
-    study = plan_study(catalog=read_table(catalog) if catalog else None,
-                       measurements=read_table(measurements) if measurements else None, fits=fits,
-                       baseline_vm=baseline_vm or None, baseline_users=baseline_users or None,
-                       ops_per_user=ops_per_user or None, targets=list(targets), objectives=objectives,
-                       growth=growth or None, current_users=current_users or None, level=level,
-                       source=catalog or None, measurements_source=measurements or None)
+    catalog_table = read_catalog(catalog) if catalog else None
+    measured_table = read_catalog(measurements) if measurements else None
+
+    def plan(ops_per_user, baseline_users, current_users):
+        return plan_study(catalog=catalog_table, measurements=measured_table, fits=fits,
+                          baseline_vm=baseline_vm or None, baseline_users=baseline_users or None,
+                          ops_per_user=ops_per_user or None, targets=list(targets), objectives=objectives,
+                          growth=growth or None, current_users=current_users or None, level=level,
+                          source=catalog or None, measurements_source=measurements or None)
+
+    study = plan(ops_per_user, baseline_users, current_users)
+    derived = study.plan.workload
+    if load_per_user and ops_per_user:
+        study = plan(load_per_user, baseline_users, current_users)
+    elif load_per_user and derived.baseline_throughput:
+        # the same baseline measurement with heavier or lighter users: as many users at it as its throughput over
+        # the load per user; today's users (the runway's start) stay the baseline's
+        current_users = current_users or derived.baseline_users
+        study = plan(0.0, derived.baseline_throughput / load_per_user, current_users)
     inputs = {k: v for k, v in {"catalog": catalog, "measurements": measurements, "curves": curves}.items() if v}
     if not catalog:
         from capmodel import datasets

@@ -1,7 +1,7 @@
 """The manual and the examples it shows: ``mkdocs build --strict`` passes (every page in the navigation, every link
 found, every docstring of the API reference parsed); every function and class of the API reference has numpydoc
-sections, a function's Parameters being exactly its signature's; the curve-table page is ``markdown_table()``; the
-README's Python quickstart runs; and the ``Examples`` of the public docstrings give what they show.
+sections, a function's Parameters being exactly its signature's; the curve-table page is ``markdown_table()``; and the
+``Examples`` of the public docstrings give what they show (the README's quickstarts: ``test_readme_quickstarts``).
 
 The build needs mkdocs (the ``test`` and ``docs`` extras carry it; ``make test`` installs it); without it the build test
 is skipped, saying so, except where ``CAPMODEL_DOCS_REQUIRED`` is set (``.ci/run`` sets it): there it fails.
@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The modules whose docstrings carry Examples sections (doctest-style); a module listed without one fails.
 EXAMPLE_MODULES = [
-    "capmodel.data.readers", "capmodel.data.datasets", "capmodel.data.curve_columns",
+    "capmodel.data.readers", "capmodel.data.datasets", "capmodel.data.curve_columns", "capmodel.data.column_names",
+    "capmodel.data.number_cells",
     "capmodel.models.usl.fit", "capmodel.models.usl.selection", "capmodel.models.usl.usl_fit",
     "capmodel.models.usl.latency_form", "capmodel.models.usl.closed_form", "capmodel.models.usl.figures",
     "capmodel.models.usl.robust", "capmodel.models.evidence", "capmodel.models.estimate",
@@ -146,22 +147,6 @@ def test_the_manual_builds_strictly(tmp_path):
     # the API reference holds the entry points' parameters, rendered from the numpydoc sections
     fitting = (site / "api" / "fitting.html").read_text()
     assert "capmodel.models.usl.fit.fit_usl" in fitting and "Parameters" in fitting
-
-
-def _readme_python() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    return re.findall(r"^```python\n(.*?)^```", text, flags=re.M | re.S)
-
-
-def test_the_readme_python_quickstart_runs(monkeypatch, capsys):
-    blocks = _readme_python()
-    assert blocks, "the README shows no Python"
-    monkeypatch.chdir(ROOT)
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)     # one namespace: later blocks use earlier names
-    assert namespace["fit"].peak_throughput > 0
-    assert "recommended" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", EXAMPLE_MODULES)

@@ -114,7 +114,14 @@ def test_plan_with_fitted_curves(tmp_path, capsys):
     for row in rows.values():
         assert row["usable_throughput_low"] <= row["usable_throughput"] <= row["usable_throughput_high"]
         assert row["usable_throughput_high"] == pytest.approx(row["usable_throughput_low"], rel=1e-6)
-        assert row["evidence"]["grade"] == "sound"
+        # sound but for the one assumption: no cpu_util was measured, so the 80% is of the fitted peak (issue 29)
+        assert row["evidence"]["grade"] == "weak"
+        assert [r["code"] for r in row["evidence"]["reasons"]] == ["utilization_assumed"]
+    # and the objectives say what the 80% was applied to, not "utilization at most 80%"
+    assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "0.5"]) == 0
+    text = capsys.readouterr().out
+    assert "Objectives: throughput at most 80% of the fitted peak (the utilization target, with no CPU utilization " \
+           "measured)" in text and "utilization at most 80%" not in text
 
 
 def test_nodes_json_runs_the_bundled_micron_table(capsys):
@@ -222,9 +229,9 @@ def test_an_old_option_name_is_no_option(capsys):
 
 
 @pytest.mark.parametrize("header, given, expected", [
-    ("concurrency,throughput", None, "no column 'system' naming the VM of each row (the default of --vm-column; "
+    ("concurrency,throughput", None, "no column 'vm' naming the VM of each row (the default of --vm-column; "
                                      "name yours with --vm-column COL) (columns present: concurrency, throughput)"),
-    ("host,concurrency,throughput", None, "no column 'system' naming the VM of each row (the default of "
+    ("host,concurrency,throughput", None, "no column 'vm' naming the VM of each row (the default of "
                                           "--vm-column; name yours with --vm-column COL)"),
     ("host,concurrency,throughput", "server", "--vm-column server: no such column (columns present: host, "
                                               "concurrency, throughput)"),

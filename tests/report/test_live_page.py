@@ -78,7 +78,7 @@ def test_a_control_not_moved_keeps_its_parameter_and_a_derived_one_starts_at_its
     calls = []
     page = LivePage(lambda sigma, kappa, load: calls.append((sigma, kappa, load)), True,
                     sigma=slider(0.01, 0.0, 0.1, 0.001, "σ"), kappa=slider(0.0005, -6, -1, 0.1, "κ", log=True),
-                    load=slider(0.0, 0.05, 2.0, 0.01, "ops/s per user", shown=0.26))
+                    load=slider(0.0, 0.05, 2.0, 0.01, "ops/s per user", shown=lambda result: 0.26))
     page.panel()
     assert page._widgets["load"].value == 0.26 and page._widgets["kappa"].value != 0.0005   # 10 ** -3.3 on its grid
     page._widgets["sigma"].value = 0.02

@@ -97,7 +97,7 @@ def test_report_03_says_where_the_throughput_of_a_fitted_vm_comes_from(tmp_path)
                          ops_per_user=0.5, targets=[5000], objectives=Objectives(utilization_target=0.8))
     assert "fitted" in report.throughput_note and "Measured throughput" not in report.throughput_note
     curve = capmodel.read_curve(here + "curves_chf.csv", concurrency="threads", throughput="ops_per_sec")
-    small = capmodel.fit_usl(curve[curve["vm"] == "zurich-small"])
+    small = capmodel.fit_usl(curve[curve["system"] == "zurich-small"])   # the file's vm column: the label system
     shown = float(report.vms.set_index("vm").loc["zurich-small", "throughput"])
     assert shown == pytest.approx(0.8 * small.peak_throughput, rel=1e-6)
     assert "Measured throughput" in plan_report(targets=[50_000]).throughput_note
@@ -575,17 +575,33 @@ def test_report_03s_vm_table_says_a_runway_of_0_in_words():
     assert runways["m3-xlarge-8-SAS"] == FULL_NOW and runways["c4-2xlarge-4-SSD"] == "26.0"
 
 
-def test_the_index_names_the_live_reports_it_does_not_hold(tmp_path):
-    # `report --all` renders every report but the live benchmark; the index said "7 reports" and nothing of 06
+def _rendered(folder, name):
     import nbformat
 
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["capmodel"] = {"report": {"name": name, "question": "Q?", "status": "ok"}}
+    nbformat.write(nb, folder / f"{name}.ipynb")
+
+
+def test_a_partial_index_says_what_was_and_was_not_rendered(tmp_path):
+    """Issue 29: a folder with 03 alone said "Not rendered: 06_live_benchmark" while six others were not rendered
+    either. It names what it holds, the reports it lacks, and the live one with how to render it."""
     from capmodel.report import notebooks
     from capmodel.report.index import write_index
 
-    live = [name for name in notebooks.names() if notebooks.is_live(name)]
+    names = notebooks.names()
+    live = [name for name in names if notebooks.is_live(name)]
     assert live == ["06_live_benchmark"]
-    assert "Not rendered: 06_live_benchmark, which benchmarks a live server" in write_index(tmp_path).read_text()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["capmodel"] = {"report": {"name": "06_live_benchmark", "question": "Q?", "status": "ok"}}
-    nbformat.write(nb, tmp_path / "06_live_benchmark.ipynb")
+    _rendered(tmp_path, "03_vm_capacity_plan")
+    text = write_index(tmp_path).read_text()
+    others = ", ".join(n for n in names if n not in ("03_vm_capacity_plan", "06_live_benchmark"))
+    assert "Rendered here: 03_vm_capacity_plan." in text
+    assert f"Not rendered: {others} (<code>capmodel report NAME</code> or <code>--all</code> renders them)." in text
+    assert "Not rendered either: 06_live_benchmark, which benchmarks a live server" in text
+    for name in names:          # `report --all`: every report but the live benchmark
+        if name not in live:
+            _rendered(tmp_path, name)
+    text = write_index(tmp_path).read_text()
+    assert "Not rendered: 06_live_benchmark, which benchmarks a live server" in text and "either" not in text
+    _rendered(tmp_path, "06_live_benchmark")
     assert "Not rendered" not in write_index(tmp_path).read_text()

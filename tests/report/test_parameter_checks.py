@@ -41,8 +41,24 @@ def _closed_port() -> int:
     (["03_vm_capacity_plan", "-p", "curves", f"{FIXTURES}/user_study/curves_chf.csv"],
      "parameter curves: needs a catalog too"),
     (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
-      f"{FIXTURES}/user_study/curves_chf.csv"], "parameter vm_column: tests/fixtures/user_study/curves_chf.csv has "
-     "no column 'system'"),
+      f"{FIXTURES}/user_study/sweep_p95.csv", "-p", "ops_per_user", "0.5"],
+     "parameter vm_column: tests/fixtures/user_study/sweep_p95.csv has no column 'vm'"),
+    # a catalog of one's own has no baseline: the load per user is required, named with what it means
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv"],
+     "parameter ops_per_user: give the ops/s one user generates (the load each user puts on the VMs): a catalog of "
+     "your own has no baseline to derive it from (or give baseline_users and baseline_vm)"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "baseline_users",
+      "25000"], "parameter baseline_vm: baseline_users = 25,000 needs the VM those users were measured on"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "baseline_users",
+      "25000", "-p", "baseline_vm", "zurich-small"], "parameter baseline_vm: zurich-small has no measured throughput "
+     "(ops/s) to derive the load per user from (none in the catalog or measurements); give ops_per_user instead"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
+      f"{FIXTURES}/user_study/curves_chf.csv", "-p", "baseline_users", "25000", "-p", "baseline_vm", "zurich-small"],
+     "parameter baseline_vm: zurich-small has no measured throughput (ops/s) to derive the load per user from (its "
+     "curve is fitted)"),
+    (["03_vm_capacity_plan", "-p", "catalog", f"{FIXTURES}/user_study/catalog_chf.csv", "-p", "curves",
+      f"{FIXTURES}/user_study/curves_chf.csv", "-p", "ops_per_user", "0.5", "-p", "throughput", "qps"],
+     "parameter curves: tests/fixtures/user_study/curves_chf.csv: column 'qps' given for throughput not found"),
     (["04_node_multiplier", "-p", "rounding", "down"], "parameter rounding: 'down' is not nearest or up"),
     (["06_live_benchmark", "-p", "workload", "ycsb-zz"], "parameter workload: 'ycsb-zz' is neither a bundled "
      "workload (docdb-insert"),
@@ -189,3 +205,15 @@ def test_zero_still_means_not_given_where_the_notebook_says_so():
 
     assert checked_parameter("ops_per_user", 0.0, like=0.0) == 0.0
     assert checked_parameter("baseline_users", 0.0, like=0.0) == 0.0
+
+
+def test_users_at_a_baseline_vm_with_a_measured_throughput_pass_the_check(tmp_path):
+    """The load per user can come from the baseline: users at a VM whose catalog row holds its ops/s."""
+    from capmodel.report import notebooks
+    from capmodel.report.checks import check_report_parameters
+    from capmodel.report.params import notebook_parameters
+
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("VM;Monthly cost;Throughput (ops/sec)\nsmall;$100;4000\nlarge;$300;9000\n")
+    defaults = notebook_parameters(notebooks.path("03_vm_capacity_plan"))
+    check_report_parameters(defaults, {"catalog": str(catalog), "baseline_vm": "small", "baseline_users": 10000.0})

@@ -118,6 +118,10 @@ class ModelComparison:
         return {"criterion": self.criterion, "recommended": self.recommended, "reason": self.reason,
                 "table": to_jsonable(self._table.drop(columns=["params"]))}
 
+    def __str__(self) -> str:
+        """``print(comparison)`` shows the ranking table and the recommendation (``summary()``)."""
+        return self.summary()
+
     def __repr__(self):
         return f"<ModelComparison recommended={self.recommended!r} by {self.criterion}>"
 
