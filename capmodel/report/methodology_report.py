@@ -50,6 +50,10 @@ class MethodologyReport:
         Each tenant's threads.
     inputs : dict
         The files read.
+    read_share : float
+        The reads' share of the mixed curves.
+    database_cpus : int
+        The processors at the database station.
     upto : float
         The largest concurrency drawn.
     """
@@ -64,9 +68,19 @@ class MethodologyReport:
     tenants: MulticlassResult
     tenant_threads: int
     inputs: dict
+    read_share: float = 0.54
+    database_cpus: int = 4
     upto: float = 128.0   # the largest concurrency drawn (0 given: 1.5 x the largest measured, as in report 02)
 
     question = QUESTION
+
+    @cached_property
+    def course(self):
+        """The course's exercises, checks and MVA steps on the same numbers (``capmodel.report.course``)."""
+        from capmodel.report.course import Course
+
+        return Course(curve=self.curve, fit=self.fit, mix=self.mix, mva=self.mva, dataset=self.dataset,
+                      read_share=self.read_share, database_cpus=self.database_cpus)
 
     @property
     def little(self) -> pd.DataFrame:
@@ -306,4 +320,5 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
         [dataset, baseline, "plgm_workload1", "plgm_workload2", "plgm_workload3"])}
     return MethodologyReport(dataset=dataset, curve=curve, fit=fit, baseline=capmodel.datasets.load(baseline).iloc[0],
                              latency_target_ms=latency_target_ms, mva=mva, mix=mix, what_if=what_if, tenants=tenants,
-                             tenant_threads=tenant_threads, inputs=inputs, upto=upto)
+                             tenant_threads=tenant_threads, inputs=inputs, upto=upto,
+                             read_share=read_share, database_cpus=database_cpus)
