@@ -169,11 +169,11 @@ class Course:
             question=(f"The plgm mixes run {share:.0%} reads and {1 - share:.0%} writes. Fitted to two plgm curves "
                       f"(section 7), a read needs {number(demands['read'], 4)} ms of the database's processors and a "
                       f"write {number(demands['write'], 4)} ms; the database has c = {c} processors. What is the most "
-                      f"the mix can reach, the bottleneck bound X ≤ c/D with D = {share:g} D_read + "
-                      f"{1 - share:g} D_write, in ops/s?"),
+                      f"the mix can reach, the bottleneck bound X ≤ c/D with D = {number(share)} D_read + "
+                      f"{number(1 - share)} D_write, in ops/s?"),
             answer=c / d * 1000.0, unit="ops/s",
-            working=(f"D = {share:g} × {number(demands['read'], 4)} + {1 - share:g} × {number(demands['write'], 4)} = "
-                     f"{number(d, 4)} ms per operation; c/D = {c} / {number(d, 4)} ms"),
+            working=(f"D = {number(share)} × {number(demands['read'], 4)} + {number(1 - share)} × "
+                     f"{number(demands['write'], 4)} = {number(d, 4)} ms per operation; c/D = {c} / {number(d, 4)} ms"),
             hint="the mix's demand is the share-weighted sum of the two; c processors serve c/D operations per "
                  "unit of time (× 1,000 for ms).")
 
