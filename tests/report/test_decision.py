@@ -1,0 +1,98 @@
+"""A headline leads with its decision: at most two short sentences, no brackets, the numbers a manager forwards
+(report 07's headline was one paragraph of about 230 words with "No growth fits under the plan" in its middle);
+the intervals and qualifications follow in the answer below it. Reports 01, 07 and 08 state one; each is checked
+against figures computed here from the result it summarises."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from capmodel.formatting import number, percent
+from capmodel.report.headline import DECISION_WORDS, decision_problems, headline
+
+
+def test_decision_problems_name_three_sentences_long_ones_and_brackets():
+    assert decision_problems("**No growth fits**: the load is 17% above plan. It saturates at 740 ops/s.") == []
+    assert decision_problems("One. Two. Three.") == ["more than two sentences"]
+    long = " ".join(["word"] * (DECISION_WORDS + 1)) + "."
+    assert decision_problems(long) == [f"{DECISION_WORDS + 1} words, more than {DECISION_WORDS}"]
+    assert decision_problems("It peaks at 13,564 ops/s (95% interval 11,851 to 22,071 ops/s).") == ["a bracket"]
+    assert decision_problems("Contention (σ = 0.0563) bends it.") == ["a bracket"]
+
+
+def test_headline_shows_the_decision_first_and_keeps_the_answer_below_it():
+    block = headline("Q?", "The long answer, with its (interval).", decision="**Do this**: now.")
+    page = block._repr_html_()
+    assert page.index('<p class="decision"><strong>Do this</strong>: now.</p>') < page.index("The long answer")
+    data = block.to_json()
+    assert data["decision"] == "**Do this**: now." and data["answer"] == "The long answer, with its (interval)."
+    assert '<p class="decision">' not in headline("Q?", "Only an answer.")._repr_html_()
+
+
+@pytest.mark.parametrize("target_ms, clients", [
+    (5.0, "The peak binds before the 5 ms latency target: carry at most **67 clients**."),
+    (3.0, None),
+    (0.05, "A 0.05 ms mean latency is out of reach: one request alone takes longer."),
+    (0.0, ""),
+])
+def test_report_01_decision_is_the_peak_and_the_clients_to_carry(target_ms, clients):
+    from capmodel.report.methodology_report import methodology_report
+
+    result = methodology_report(latency_target_ms=target_ms)
+    fit = result.fit
+    # the USL's peak, N* = sqrt((1 - sigma) / kappa), and X(N*)
+    peak_n = math.sqrt((1 - fit.sigma) / fit.kappa)
+    peak_x = fit.lambda_ * peak_n / (1 + fit.sigma * (peak_n - 1) + fit.kappa * peak_n * (peak_n - 1))
+    lead = (f"Fitted to `plgm_workload1`, throughput peaks at **{round(peak_x):,} ops/s** at about "
+            f"**{number(peak_n)} clients**; more clients lower it.")
+    assert result.decision.startswith(lead)
+    assert decision_problems(result.decision) == []
+    if clients is None:   # 3 ms: the latency quadratic's root, N/X(N) = 3 ms on the USL
+        n = max(k for k in range(1, 200) if k / (fit.lambda_ * k / (1 + fit.sigma * (k - 1)
+                                                                      + fit.kappa * k * (k - 1))) <= 0.003)
+        clients = f"A 3 ms mean latency allows at most **{n} clients**."
+    assert result.decision == lead + (f" {clients}" if clients else "")
+
+
+def test_report_07_decision_says_no_growth_fits_with_the_excess_and_saturation():
+    from capmodel.report.production_report import production_report
+
+    report = production_report(bootstrap=30)
+    result = report.result
+    observed, planned = result.observed_peak_throughput, result.planned_throughput.estimate
+    assert observed > planned                         # the bundled sample's busiest load is past the plan
+    excess = observed / planned - 1                   # spare = 1 - observed / planned, negative here
+    assert report.decision == (f"**No growth fits**: the server's busiest load, {number(observed)} ops/s, is already "
+                               f"{percent(excess, 3)} above the {number(planned)} ops/s it should carry at 80% "
+                               f"utilization. It saturates at {number(result.saturation_throughput.estimate)} ops/s.")
+    assert decision_problems(report.decision) == []
+    assert len(report.decision.split()) < len(result.describe().split()) / 4
+
+
+def _fleet(rows, growth=0.05):
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, urgency_order
+
+    full = pd.DataFrame([{**{c: None for c in FLEET_COLUMNS}, **r} for r in rows], columns=FLEET_COLUMNS)
+    return Fleet(urgency_order(full), "2 local Dask workers", growth)
+
+
+def test_report_08_decision_names_the_server_that_runs_out_first_and_when():
+    past = {"cluster": "rs0", "member": "a:1", "busiest_ops": 1030.0, "capacity_ops": 1250.0,
+            "method": "operational laws", "spare_fraction": -0.033, "verdict": "weak", "runway_months": 0.0,
+            "evidence": {"grade": "weak", "reasons": []}}
+    later = {"cluster": "rs1", "member": "b:1", "busiest_ops": 500.0, "capacity_ops": 2000.0,
+             "method": "operational laws", "spare_fraction": 0.6, "verdict": "sound", "runway_months": 18.8,
+             "evidence": {"grade": "sound", "reasons": []}}
+    both = _fleet([later, past])
+    assert both.decision() == ("**a:1** of rs0 runs out first and is past its utilization target now: its busiest "
+                               "load is 3.3% above its planned throughput.")
+    # 60% spare at 5% a month: ln(1 / 0.4) / ln(1.05) = 18.8 months (the row's runway)
+    assert math.log(1 / 0.4) / math.log(1.05) == pytest.approx(18.8, abs=0.05)
+    assert _fleet([later]).decision() == ("**b:1** of rs1 runs out first: at 5% growth a month it reaches its "
+                                          "utilization target in 18.8 months.")
+    assert _fleet([later], growth=None).decision() == "**b:1** of rs1 runs out first, with 60% of its planned " \
+                                                       "throughput spare."
+    for fleet in (both, _fleet([later]), _fleet([later], growth=None)):
+        assert decision_problems(fleet.decision()) == []
