@@ -233,14 +233,12 @@ class MethodologyReport:
     def decision(self) -> str:
         """The decision in at most two short sentences, no brackets (``headline.decision_problems``): where
         throughput stops, and how many clients to carry; the intervals and the other laws follow in ``answer``."""
+        from capmodel.models.usl.describe import limit_decision
+
         fit = self.fit
+        where = limit_decision(fit, self.figures, f"`{self.dataset}`", self.evidence.usable)
         if not self.evidence.usable:
-            return f"On `{self.dataset}`, the data cannot locate where throughput stops growing."
-        if math.isfinite(fit.peak_concurrency):
-            where = (f"Fitted to `{self.dataset}`, throughput peaks at **{integer(fit.peak_throughput)} ops/s** at "
-                     f"about **{number(fit.peak_concurrency)} clients**; more clients lower it.")
-        else:
-            where = f"Fitted to `{self.dataset}`, throughput levels off towards **{integer(fit.ceiling)} ops/s**."
+            return where
         knee, case = self._knee_case
         target = f"{number(self.latency_target_ms)} ms"
         clients = {

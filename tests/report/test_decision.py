@@ -45,8 +45,8 @@ def test_report_01_decision_is_the_peak_and_the_clients_to_carry(target_ms, clie
     # the USL's peak, N* = sqrt((1 - sigma) / kappa), and X(N*)
     peak_n = math.sqrt((1 - fit.sigma) / fit.kappa)
     peak_x = fit.lambda_ * peak_n / (1 + fit.sigma * (peak_n - 1) + fit.kappa * peak_n * (peak_n - 1))
-    lead = (f"Fitted to `plgm_workload1`, throughput peaks at **{round(peak_x):,} ops/s** at about "
-            f"**{number(peak_n)} clients**; more clients lower it.")
+    lead = (f"`plgm_workload1`: throughput peaks at **{round(peak_x):,} ops/s** at about **{number(peak_n)} clients**; "
+            "past that, more clients lower it.")
     assert result.decision.startswith(lead)
     assert decision_problems(result.decision) == []
     if clients is None:   # 3 ms: the latency quadratic's root, N/X(N) = 3 ms on the USL
@@ -54,6 +54,26 @@ def test_report_01_decision_is_the_peak_and_the_clients_to_carry(target_ms, clie
                                                                       + fit.kappa * k * (k - 1))) <= 0.003)
         clients = f"A 3 ms mean latency allows at most **{n} clients**."
     assert result.decision == lead + (f" {clients}" if clients else "")
+
+
+def test_report_02_decision_is_the_ceiling_and_the_model_the_data_support():
+    from scipy.optimize import curve_fit
+
+    from capmodel import datasets
+    from capmodel.report.fit_report import fit_report
+
+    curve = datasets.load_curve("plgm_workload1")
+    (sigma, lambda_), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), curve["concurrency"],
+                                    curve["throughput"], p0=[0.05, 1000])
+    result = fit_report()
+    ceiling = result.fit.ceiling
+    assert ceiling == pytest.approx(lambda_ / sigma, rel=2e-3)   # Amdahl's ceiling, λ/σ
+    assert result.decision == (f"Dataset plgm_workload1: throughput has no peak but levels off towards a ceiling of "
+                               f"**{number(ceiling)} ops/s**. The data support the **Amdahl** model.")
+    asked = fit_report(model="usl")
+    assert asked.decision.endswith("The comparison prefers Amdahl to the **USL** model fitted as asked.")
+    for decision in (result.decision, asked.decision):
+        assert decision_problems(decision) == []
 
 
 def test_report_07_decision_says_no_growth_fits_with_the_excess_and_saturation():
@@ -96,3 +116,36 @@ def test_report_08_decision_names_the_server_that_runs_out_first_and_when():
                                                        "throughput spare."
     for fleet in (both, _fleet([later]), _fleet([later], growth=None)):
         assert decision_problems(fleet.decision()) == []
+
+
+def test_report_04_decision_is_the_nodes_to_plan_and_the_workloads_out_of_reach():
+    from capmodel._bundled import bundled_dir
+    from capmodel.report.node_report import node_report
+
+    micron = pd.read_csv(bundled_dir("data") / "micron_ycsb_96threads.csv")
+    # σ = κ = 0: the USL is the linear rule, nodes = reference nodes × reference / candidate throughput, rounded
+    nodes = (micron["reference_nodes"] * micron["reference_ops_per_s"] / micron["candidate_ops_per_s"]).round()
+    linear = node_report()
+    assert linear.decision == f"Plan **{int(nodes.min())} to {int(nodes.max())} candidate nodes** per workload."
+    contended = node_report(sigma=0.01, kappa=0.0001)       # the notebook's defaults
+    out = contended.rows.loc[~contended.rows["usl_reachable"].astype(bool), "workload"].tolist()
+    assert out == ["D"]   # its candidate cluster peaks below the reference's 28,672 ops/s
+    assert contended.decision.endswith(" No number of candidate nodes matches YCSB D.")
+    for decision in (linear.decision, contended.decision):
+        assert decision_problems(decision) == []
+
+
+def test_report_05_decision_is_the_shards_and_clients_to_plan():
+    from capmodel.report.shard_report import shard_report
+
+    # AWS DocumentDB post: 1,000,000 inserts/s at 62,500 per shard is 16 shards, driven by 1,024 client processes
+    result = shard_report(1_000_000, 62_500, 0.0, 0.0, scenarios=[0.0, 0.02, 0.05])
+    assert math.ceil(1_000_000 / 62_500) == 16
+    assert result.decision == ("Plan **16 shards** driven by **1,024 client processes** for 1,000,000 inserts/s. If "
+                               "contention σ reaches 0.05, no number of shards up to 32 does.")
+    # σ = 0.05: X(32) = 32 × 62,500 / (1 + 0.05 × 31) = 784,314 inserts/s < 1,000,000, and X grows with N to 32
+    assert 32 * 62_500 / (1 + 0.05 * 31) < 1_000_000
+    never = shard_report(1_000_000, 62_500, 0.5, 1.0, scenarios=[0.0])
+    assert never.decision == "**1,000,000 inserts/s cannot be reached** with at most 32 shards."
+    for decision in (result.decision, never.decision):
+        assert decision_problems(decision) == []
