@@ -149,3 +149,36 @@ def test_report_05_decision_is_the_shards_and_clients_to_plan():
     assert never.decision == "**1,000,000 inserts/s cannot be reached** with at most 32 shards."
     for decision in (result.decision, never.decision):
         assert decision_problems(decision) == []
+
+
+def test_report_03_decision_is_the_vm_per_target_and_the_targets_no_vm_carries():
+    from capmodel.report.plan_report import plan_report
+
+    # benchANT: for 50,000 users "a VM was identified which delivers 160% more throughput, for only 48% higher
+    # monthly costs": s3-2xlarge-8-SAS at 1,180.08 EUR a month; no VM of the study carries 90,000
+    result = plan_report(targets=[50000, 90000])
+    assert result.decision == ("Plan **s3-2xlarge-8-SAS** for 50,000 users at 1,180 EUR/month. No single VM carries "
+                               "90,000 users under the objectives.")
+    cheapest = plan_report(targets=[])
+    assert cheapest.decision.startswith("The cheapest per user is **c4-2xlarge-4-SSD**")
+    for decision in (result.decision, cheapest.decision):
+        assert decision_problems(decision) == []
+
+
+def test_report_06_decision_is_the_throughput_to_plan_or_that_none_can_be():
+    import capmodel
+    from capmodel.report.bench_report import bench_report
+
+    planned = bench_report(capmodel.datasets.load_curve("plgm_workload1"), [], {}, "a server", "ycsb-c", 5.0, 0.8,
+                           0.26, 0.95, {})
+    usable = planned.plan.usable_throughput
+    assert planned.decision == (f"Plan **{number(usable)} ops/s** on a server, **{round(usable / 0.26):,} users** at "
+                                "0.26 ops/s each. That keeps throughput at most 80% of the fitted peak and p95 at "
+                                "most 5 ms.")
+    bound = bench_report(capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv"), [], {}, "a server",
+                         "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
+    best = capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv")["throughput"].max()
+    assert bound.decision == (f"**No capacity to plan**: the sweep measured at best {number(best)} ops/s, and its "
+                              "data support no planned capacity.")
+    for decision in (planned.decision, bound.decision):
+        assert decision_problems(decision) == []
