@@ -182,3 +182,14 @@ def test_report_06_decision_is_the_throughput_to_plan_or_that_none_can_be():
                               "data support no planned capacity.")
     for decision in (planned.decision, bound.decision):
         assert decision_problems(decision) == []
+
+
+def test_every_report_passes_its_decision_to_its_headline():
+    import json
+
+    from capmodel.report import notebooks
+
+    for name in notebooks.names():
+        cells = json.loads(notebooks.path(name).read_text())["cells"]
+        calls = ["".join(c["source"]) for c in cells if "headline(" in "".join(c["source"])]
+        assert len(calls) == 1 and "decision=" in calls[0], name
