@@ -294,7 +294,7 @@ class Fleet:
             "cluster": Column("cluster", "text"), "member": Column("member", "text"),
             "hours": Column("window (h)", decimals=1), "busiest_ops": Column("busiest (ops/s)", "int"),
             "capacity_ops": Column("capacity (ops/s)", "int"), "method": Column("method", "text"),
-            "cpu_ms_per_op": Column("CPU per operation (ms)", trim=False), "cores": Column("cores", "int"),
+            "cpu_ms_per_op": Column("CPU per operation (ms)"), "cores": Column("cores", "int"),
             "spare": Column("spare of the planned throughput", "text"), "verdict": Column("verdict", "text"),
             "runway_months": Column("runway (months)", decimals=1, infinite="never"),
         }
