@@ -153,3 +153,24 @@ def test_rendered_page_shows_the_solutions_only_when_asked(tmp_path, course):
         assert question in teacher and question in student, name
     assert teacher.count("<strong>Solution</strong>") == 5 and "Solution" not in student
     assert student.count("No answer yet") == 5
+
+
+def test_the_three_terms_figure_draws_the_fitted_terms_the_headline_states():
+    # the page showed "sigma = 0.05, kappa = 0.0005" (the illustration's own inputs) under a headline saying
+    # "σ = 0.0563, κ = 0.000213": the figure now draws the fit, and no parameter claims otherwise
+    import json
+
+    from capmodel.plots.methodology import usl_terms_figure
+    from capmodel.report import notebooks
+    from capmodel.report.methodology_report import methodology_report
+    from capmodel.report.params import notebook_parameters
+
+    path = notebooks.path("01_methodology")
+    assert not {"sigma", "kappa", "lambda_"} & set(notebook_parameters(path))
+    assert notebook_parameters(path)["solutions"] is True     # the rendered report is the teacher's copy
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    assert any(c.startswith("usl_terms_figure(fit.sigma, fit.kappa, fit.lambda_") for c in cells)
+    fit = methodology_report().fit
+    usl = usl_terms_figure(fit.sigma, fit.kappa, fit.lambda_).data[2]
+    assert usl.name == "USL: sigma = 0.0563, kappa = 0.000213"
+    assert "σ = 0.0563, κ = 0.000213" in methodology_report().answer
