@@ -321,21 +321,21 @@ def _numbers(text: str) -> list[str]:
 
 
 def test_the_page_states_the_numbers_of_the_result_object(browser, reports, user_reports):
-    """The answer on the page is the package's answer for the same inputs, number for number."""
+    """The answer on the page is the package's decision and answer for the same inputs, number for number."""
     from capmodel.plan import Objectives
     from capmodel.report.fit_report import fit_report
     from capmodel.report.plan_report import plan_report
 
     page = _page(browser, reports / "02_fit_curve.html")
     fitted = fit_report(dataset="plgm_workload1")
-    assert _numbers(page["answer"]) == _numbers(fitted.answer)
+    assert _numbers(page["answer"]) == _numbers(fitted.decision) + _numbers(fitted.answer)
     assert round(fitted.fit.ceiling) == 15026            # the Amdahl ceiling the answer states (15,026 ops/s)
     _, values = USER_DATA["user_catalog_chf"]
     page = _page(browser, user_reports / "user_catalog_chf.html")
     expected = plan_report(catalog=values["catalog"], curves=values["curves"], vm_column="vm",
                            ops_per_user=values["ops_per_user"], targets=values["targets"],
-                           objectives=Objectives(utilization_target=0.8)).answer
-    assert _numbers(page["answer"]) == _numbers(expected)
+                           objectives=Objectives(utilization_target=0.8))
+    assert _numbers(page["answer"]) == _numbers(expected.decision) + _numbers(expected.answer)
 
 
 @pytest.mark.parametrize("name", notebooks.names())
