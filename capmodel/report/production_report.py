@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capmodel.formatting import number, percent, shows_width
-from capmodel.observe.capacity_words import months_text
+from capmodel.observe.capacity_words import months_text, spare_percent
 from capmodel.plan.production import QUESTION
 
 if TYPE_CHECKING:
@@ -58,8 +58,8 @@ def production_decision(result) -> str:
     carries = f"the {number(planned.estimate)} ops/s it should carry at {target} utilization"
     if spare.estimate < 0:
         return (f"**No growth fits**: the server's busiest load, {observed}, is already "
-                f"{percent(-spare.estimate, 3)} above {carries}. It saturates at {number(saturation.estimate)} "
-                "ops/s.")
+                f"{spare_percent(-spare.estimate, spare)} above {carries}. It saturates at "
+                f"{number(saturation.estimate)} ops/s.")
     months = result.runway_months
     if months is None or not math.isfinite(months.estimate) or not result.monthly_growth:
         runway = ""
@@ -67,8 +67,8 @@ def production_decision(result) -> str:
         lasts = months_text(months.estimate)
         runway = (f" At {percent(result.monthly_growth)} growth a month that lasts {lasts}"
                   f"{' months' if lasts[0].isdigit() else ''}.")
-    return (f"**{percent(spare.estimate, 3)} of the planned throughput is spare**: the server's busiest load is "
-            f"{observed} of {carries}.{runway}")
+    return (f"**{spare_percent(spare.estimate, spare)} of the planned throughput is spare**: the server's busiest "
+            f"load is {observed} of {carries}.{runway}")
 
 
 @dataclass

@@ -5,11 +5,12 @@ against figures computed here from the result it summarises."""
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
 
-from capmodel.formatting import number, percent
+from capmodel.formatting import number
 from capmodel.report.headline import DECISION_WORDS, decision_problems, headline
 
 
@@ -63,7 +64,7 @@ def test_report_02_decision_is_the_ceiling_and_the_model_the_data_support():
     from capmodel.report.fit_report import fit_report
 
     curve = datasets.load_curve("plgm_workload1")
-    (sigma, lambda_), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), curve["concurrency"],
+    (sigma, lambda_), _ = curve_fit(lambda n, s, lam: lam * n / (1 + s * (n - 1)), curve["concurrency"],
                                     curve["throughput"], p0=[0.05, 1000])
     result = fit_report()
     ceiling = result.fit.ceiling
@@ -84,8 +85,11 @@ def test_report_07_decision_says_no_growth_fits_with_the_excess_and_saturation()
     observed, planned = result.observed_peak_throughput, result.planned_throughput.estimate
     assert observed > planned                         # the bundled sample's busiest load is past the plan
     excess = observed / planned - 1                   # spare = 1 - observed / planned, negative here
+    # spelled as the answer below it spells it ("already **17.0% above**"): one figure, one spelling on a page
+    said = re.search(r"already \*\*([\d.]+%) above\*\*", result.describe()).group(1)
+    assert float(said.rstrip("%")) == pytest.approx(100 * excess, abs=0.05)
     assert report.decision == (f"**No growth fits**: the server's busiest load, {number(observed)} ops/s, is already "
-                               f"{percent(excess, 3)} above the {number(planned)} ops/s it should carry at 80% "
+                               f"{said} above the {number(planned)} ops/s it should carry at 80% "
                                f"utilization. It saturates at {number(result.saturation_throughput.estimate)} ops/s.")
     assert decision_problems(report.decision) == []
     assert len(report.decision.split()) < len(result.describe().split()) / 4
