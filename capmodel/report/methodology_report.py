@@ -236,7 +236,7 @@ class MethodologyReport:
         from capmodel.models.usl.describe import limit_decision
 
         fit = self.fit
-        where = limit_decision(fit, self.figures, f"`{self.dataset}`", self.evidence.usable)
+        where = limit_decision(fit, self.figures, f"Fitted to `{self.dataset}`", self.evidence.usable)
         if not self.evidence.usable:
             return where
         knee, case = self._knee_case

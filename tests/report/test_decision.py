@@ -46,8 +46,8 @@ def test_report_01_decision_is_the_peak_and_the_clients_to_carry(target_ms, clie
     # the USL's peak, N* = sqrt((1 - sigma) / kappa), and X(N*)
     peak_n = math.sqrt((1 - fit.sigma) / fit.kappa)
     peak_x = fit.lambda_ * peak_n / (1 + fit.sigma * (peak_n - 1) + fit.kappa * peak_n * (peak_n - 1))
-    lead = (f"`plgm_workload1`: throughput peaks at **{round(peak_x):,} ops/s** at about **{number(peak_n)} clients**; "
-            "past that, more clients lower it.")
+    lead = (f"Fitted to `plgm_workload1`: throughput peaks at **{round(peak_x):,} ops/s** at about "
+            f"**{number(peak_n)} clients**; past that, more clients lower it.")
     assert result.decision.startswith(lead)
     assert decision_problems(result.decision) == []
     if clients is None:   # 3 ms: the latency quadratic's root, N/X(N) = 3 ms on the USL
