@@ -31,6 +31,9 @@ from capmodel.csv_cells import guarded
 DASH = "—"
 TINY = 1e-12    # smaller figures (a residual of a curve fitted exactly, a rounding error) read as "about 0"
 SHORT_TEXT = 24  # a text cell up to this long is a name: kept on one line
+#: a figure with its interval ("-3.3% (-3.5% to -3.3%)"): it may break before its bracket, where a narrow page needs
+#: it, and nowhere else
+WITH_INTERVAL = re.compile(r"\S+ \([^()]+ to [^()]+\)")
 
 
 def is_missing(value) -> bool:
@@ -324,7 +327,19 @@ class Table:
     def cells(self) -> list[list[str]]:
         """Each row's figures as ``Column.show`` writes them: the one spelling a figure has on a page (see the module's
         note on precision), so a sentence that names it with ``number`` reads as the table does."""
-        return [[self._column(col, row).show(row.get(key)) for key, col in self.columns.items()] for row in self.rows]
+        columns = {key: self._whole(key, col) for key, col in self.columns.items()}
+        return [[self._column(col, row).show(row.get(key)) for key, col in columns.items()] for row in self.rows]
+
+    def _whole(self, key: str, col: Column) -> Column:
+        """``col`` without its fixed decimals when every figure of the column shows as a whole number at them (6
+        hours, not 6.0: whole numbers read as whole numbers; one value with a fraction keeps the decimals for the whole
+        column)."""
+        if not col.decimals or col.kind != "num":
+            return col
+        values = [row.get(key) for row in self.rows]
+        figures = [float(v) for v in values if _is_number(v) and not is_missing(v) and math.isfinite(float(v))]
+        whole = figures and all(round(v, col.decimals).is_integer() for v in figures)
+        return dataclasses.replace(col, decimals=0) if whole else col
 
     @staticmethod
     def _column(col: Column, row: dict) -> Column:
@@ -369,6 +384,9 @@ class Table:
 
         def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do,
             # between words, never inside a hyphenated name they mention ("c4-" / "2xlarge-4-" / "SSD")
+            if kind == "text" and WITH_INTERVAL.fullmatch(value):   # on one line, or two: the figure, its interval
+                figure, interval = value.split(" ", 1)
+                return f'<td class="text">{html.escape(figure)} {NOWRAP}{html.escape(interval)}</span></td>'
             keep = " keep" if kind == "num" or len(value) <= SHORT_TEXT or " " not in value.strip() else ""
             return f'<td class="{kind}{keep}">{unbroken_names(html.escape(value))}</td>'
 

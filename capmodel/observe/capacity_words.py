@@ -32,6 +32,13 @@ def ops_interval(e: Estimate, change: bool = False) -> str:
     return f" ({number(e.low)}–{number(e.high)} ops/s{why})"
 
 
+def spare_percent(x: float, spare: Estimate) -> str:
+    """A share ``x`` of the planned throughput as the spare fraction's table row spells it (-17.0 / -19.1 / -15.0):
+    the decimals of ``spare``'s estimate and interval, in per cent; "unbounded" when infinite."""
+    row = (100 * spare.estimate, 100 * spare.low, 100 * spare.high)
+    return "unbounded" if not math.isfinite(x) else f"{fixed(100 * x, row)}%"
+
+
 def months_text(x: float) -> str:
     return "never" if math.isinf(x) else HORIZON_WORDS if x > HORIZON_MONTHS else f"{x:,.1f}"
 
@@ -59,10 +66,8 @@ def describe_server_capacity(cap, with_method: bool = True) -> str:
     text = (f"{basis} At {cap.utilization_target:.0%} utilization the server carries "
             f"**{ops(plan.estimate)}**{ops_interval(plan)}; the observed peak "
             f"(95th percentile of {cap.busy_intervals:,} busy intervals) is {ops(cap.observed_peak_throughput)}")
-    spare_row = (100 * spare.estimate, 100 * spare.low, 100 * spare.high)
-
-    def _pct(x):   # as the table's row (-17.0 / -19.1 / -15.0)
-        return "unbounded" if not math.isfinite(x) else f"{fixed(100 * x, spare_row)}%"
+    def _pct(x):
+        return spare_percent(x, spare)
 
     bounds = (f"{_pct(spare.low)} to {_pct(spare.high)}" if shows_width(spare.low, spare.high, _pct, finite=False)
               else "")

@@ -246,6 +246,25 @@ class Fleet:
         return text + "."
 
 
+    def decision(self) -> str:
+        """The decision in at most two short sentences, no brackets (``headline.decision_problems``): which server
+        runs out first and when; the figures behind it, its verdict and where the data came from follow in
+        ``describe``."""
+        usable = self._usable()
+        if not len(usable):
+            return "**No server can be ranked**: none has a usable capacity verdict."
+        top = usable.iloc[0]
+        where = f"**{top['member']}**" + (f" of {top['cluster']}" if isinstance(top["cluster"], str) else "")
+        spare, runway = top["spare_fraction"], top["runway_months"]
+        if spare < 0 or (runway is not None and runway == 0):
+            over = f": its busiest load is {percent(-spare)} above its planned throughput" if spare < 0 else ""
+            return f"{where} runs out first and is past its utilization target now{over}."
+        if runway is None or not math.isfinite(runway) or self.monthly_growth is None:
+            return f"{where} runs out first, with {percent(spare)} of its planned throughput spare."
+        when = HORIZON_WORDS if runway > HORIZON_MONTHS else f"{runway:,.1f} months"
+        return (f"{where} runs out first: at {percent(self.monthly_growth)} growth a month it reaches its utilization "
+                f"target in {when}.")
+
     def reading_table(self):
         """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
         with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the

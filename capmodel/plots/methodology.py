@@ -38,3 +38,16 @@ def mva_vs_usl_figure(table: pd.DataFrame, title: str = "Mean value analysis aga
     """Lines for every throughput column of ``table`` (``concurrency`` plus one column per model)."""
     return lines_figure(table, "concurrency", title=title, x_title="concurrency N (clients)",
                         y_title="throughput (ops/s)")
+
+
+def term_steps(value: float, smallest: float, largest: float) -> list[tuple[str, float]]:
+    """A slider's exact stops for a USL term: 0, then 1, 2 and 5 of every decade from ``smallest`` to ``largest``,
+    and ``value`` itself (the fitted term, labelled so), each labelled as the page prints numbers (no float drift:
+    0.0005 stays 0.0005, where a log slider's 10^-3.3 read 0.000501)."""
+    from capmodel.formatting import number
+
+    stops = {0.0, float(value)}
+    for exponent in range(int(np.floor(np.log10(smallest))), int(np.ceil(np.log10(largest))) + 1):
+        stops.update(float(f"{m}e{exponent}") for m in (1, 2, 5))
+    kept = sorted(s for s in stops if s == 0 or smallest <= s <= largest or s == value)
+    return [(number(v) + (" (fitted)" if v == value else ""), v) for v in kept]

@@ -233,6 +233,21 @@ class BenchReport:
         return text + "."
 
     @property
+    def decision(self) -> str:
+        """The decision in at most two short sentences, no brackets (``headline.decision_problems``): the throughput
+        to plan under the objectives, or that the data support none; the fit, the intervals and the binding limit
+        follow in ``answer``."""
+        best, _ = self._best()
+        plan = self.plan
+        if isinstance(plan, PlanError) or not self.evidence.usable:
+            return (f"**No capacity to plan**: the sweep measured at best {number(best)} ops/s, and its data support "
+                    "no planned capacity.")
+        users = (f", **{integer(plan.usable_throughput / self.ops_per_user)} users** at {number(self.ops_per_user)} "
+                 "ops/s each" if self.ops_per_user else "")
+        keeps = " and ".join(self.objectives_words().rsplit(", ", 1))
+        return f"Plan **{number(plan.usable_throughput)} ops/s** on {self.server_name}{users}. That keeps {keeps}."
+
+    @property
     def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports: the best measured rate and the plan."""
         best, at = self._best()

@@ -39,6 +39,7 @@ body.jp-Notebook { max-width: 1100px; margin: 0 auto; overflow-wrap: break-word;
 .capmodel-headline.failed { border-left-color: #c22; background: #fdf5f5; }
 .capmodel-headline h1.question { font-size: 1.6em; margin: .4em 0; }
 .capmodel-headline .answer { font-size: 1.12em; }
+.capmodel-headline .answer .decision { font-size: 1.2em; margin: .3em 0 .6em; }
 .capmodel-evidence { margin: .8em 0; border-left: 4px solid #2a6; padding: .1em 0 .1em .8em; }
 .capmodel-evidence.grade-weak { border-left-color: #d90; }
 .capmodel-evidence.grade-unusable { border-left-color: #c22; }

@@ -133,6 +133,22 @@ class FitReport:
         return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     @property
+    def decision(self) -> str:
+        """The decision in at most two short sentences, no brackets (``headline.decision_problems``): where
+        throughput stops, and which model says so; the intervals and parameters follow in ``answer``."""
+        from capmodel.models.usl.describe import limit_decision
+        from capmodel.models.usl.verdict.assessment import answer_region
+
+        figures = self.fit.figure_intervals(self.level, region=answer_region(self.fit, self.comparison, self.level))
+        where = limit_decision(self.fit, figures, self.source, self.evidence.usable)
+        if not self.evidence.usable or self.comparison is None:
+            return where
+        chosen, preferred = model_name(self.fit.model), model_name(self.comparison.recommended)
+        if self.fit.model == self.comparison.recommended:
+            return f"{where} The data support the **{chosen}** model."
+        return f"{where} The comparison prefers {preferred} to the **{chosen}** model fitted as asked."
+
+    @property
     def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports."""
         return fit_short_answer(self.fit, self.comparison, self.evidence, self.level, self.source)

@@ -171,12 +171,13 @@ class Headline:
     provenance: Provenance | None = None
     notes: list = field(default_factory=list)   # footnotes for words standing in for numbers ("unreachable", "—")
     short_answer: str = ""   # the answer in one sentence (markdown), for the index; "": the answer's first sentence
+    decision: str = ""       # the decision a manager forwards, at most two short sentences, leading the answer
 
     def to_json(self) -> dict:
         from capmodel.report.index_entry import one_sentence
 
         return {"question": self.question, "answer": self.answer,
-                "short_answer": self.short_answer or one_sentence(self.answer),
+                "short_answer": self.short_answer or one_sentence(self.answer), "decision": self.decision,
                 "evidence": self.evidence, "provenance": self.provenance.to_json() if self.provenance else None}
 
     def _evidence_html(self) -> str:
@@ -211,6 +212,13 @@ class Headline:
                 f"{html.escape(figure)} (from {html.escape(source)})" for figure, source in p.borrowed))
         return '<div class="provenance">' + "<br>".join(lines) + "</div>"
 
+    def _decision_html(self) -> str:
+        """The decision, first and larger; the answer below it gives the figures' intervals and qualifications."""
+        if not self.decision:
+            return ""
+        lead = _markdown(self.decision).strip().removeprefix("<p>").removesuffix("</p>")
+        return f'<p class="decision">{unbroken_names(lead)}</p>'
+
     def _repr_html_(self) -> str:
         from capmodel.report.verdict import grade_of
 
@@ -218,7 +226,7 @@ class Headline:
         grade = grade_of(self.evidence)   # the block's edge takes the grade's colour, as its verdict's does
         graded = f" graded-{html.escape(grade)}" if grade else ""
         return (f'<div class="{HEADLINE_CSS_CLASS}{graded}"><h1 class="question">{html.escape(self.question)}</h1>'
-                f'<div class="answer">{unbroken_names(_markdown(self.answer))}</div>'
+                f'<div class="answer">{self._decision_html()}{unbroken_names(_markdown(self.answer))}</div>'
                 f'{self._evidence_html()}'
                 + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
 
@@ -229,20 +237,46 @@ class Headline:
         from capmodel.report.verdict import grade_of
 
         grade = grade_of(self.evidence)
-        return f"{self.question}\n\n{self.answer}" + (f"\n\nEvidence: {grade}" if grade else "")
+        lead = f"{self.decision}\n\n" if self.decision else ""
+        return f"{self.question}\n\n{lead}{self.answer}" + (f"\n\nEvidence: {grade}" if grade else "")
 
 
 def headline(question: str, answer: str, evidence=None, inputs: dict | None = None, borrowed: dict | None = None,
              mongodb_version: str | None = None, notes=(), unused=(), short_answer: str = "",
-             meanings: dict | None = None) -> Headline:
+             meanings: dict | None = None, decision: str = "") -> Headline:
     """The headline block of a report; display it (the last expression of a cell) right after the compute cells.
 
     ``evidence`` is an ``Evidence`` or its JSON; ``inputs`` label -> file/folder (hashed), ``borrowed`` figure ->
     source (e.g. ``{"ops per user 0.26": "the benchANT study"}``), ``unused`` the parameters these inputs made
     irrelevant (marked "not used"), ``short_answer`` the answer in one sentence for the index of reports (default: the
     answer's first sentence), ``meanings`` what a parameter's "not given" value (0 or "") means for these inputs where
-    the notebook's comment speaks of other ones (a user's catalog has no study baseline)."""
+    the notebook's comment speaks of other ones (a user's catalog has no study baseline), ``decision`` the decision in
+    at most two short sentences (``decision_problems`` says what keeps one from being that), shown before the answer."""
     return Headline(question=question, answer=answer, evidence=_evidence_json(evidence),
                     provenance=provenance(inputs, borrowed, mongodb_version, unused=unused, meanings=meanings),
-                    notes=list(notes),
-                    short_answer=short_answer)
+                    notes=list(notes), short_answer=short_answer, decision=decision)
+
+
+#: a decision's most words: two short sentences a manager forwards as they are
+DECISION_WORDS = 40
+
+
+def decision_problems(decision: str) -> list[str]:
+    """What keeps ``decision`` (markdown) from leading a headline: more than two sentences, more than
+    ``DECISION_WORDS`` words, or a bracket (a symbol-and-bracket clause, an interval: they belong below it)."""
+    import re
+
+    from capmodel.report.index_entry import one_sentence
+
+    text = decision.strip()
+    problems = []
+    first = one_sentence(text)
+    rest = text[len(first):].strip()
+    if rest and one_sentence(rest) != rest:
+        problems.append("more than two sentences")
+    words = len(re.sub(r"[*`]", "", text).split())
+    if words > DECISION_WORDS:
+        problems.append(f"{words} words, more than {DECISION_WORDS}")
+    if re.search(r"[()\[\]]", text):
+        problems.append("a bracket")
+    return problems

@@ -1,6 +1,6 @@
-"""``index.html``: one page linking every report in a folder, with its question, its answer in one sentence, the
-grade of its evidence with the reason that sets it and the next step, its parameters, date and status (a failed report
-says why in place of its answer).
+"""``index.html``: one page linking every report in a folder, with its question, its decision (the headline's lead;
+its answer in one sentence where it states none), the grade of its evidence with the reason that sets it and the next
+step, its parameters, date and status (a failed report says why in place of its answer).
 
 The index is rebuilt from the executed notebooks themselves (their ``capmodel.report`` and ``capmodel.answer``
 metadata, written by ``capmodel.report.execute``), so reports rendered one at a time still all appear. Parameters there
@@ -44,8 +44,9 @@ ul.params {{ margin: .2em 0 0; padding-left: 1.2em; }}
 </head>
 <body>
 <h1>capmodel reports</h1>
-<p>{count}; each page is self-contained (figures work offline). Each row gives the report's answer in one sentence,
-the grade of its evidence and the reason that sets it; the page says what the grade promises.{skipped}</p>
+<p>{count}; each page is self-contained (figures work offline). Each row gives the report's decision (or its answer
+in one sentence), the grade of its evidence and the reason that sets it; the page says what the grade
+promises.{skipped}</p>
 <table>
 <colgroup><col class="report"><col class="answer"><col class="evidence"><col class="when"></colgroup>
 <thead>
@@ -104,7 +105,8 @@ def _answer_cell(record: dict) -> str:
     answer = record.get("answer") or {}
     if record.get("error"):
         return f'<span class="failed"><strong>Failed</strong>: {html.escape(record["error"])}.</span>'
-    return _inline(answer["sentence"]) if answer.get("sentence") else "—"
+    said = answer.get("decision") or answer.get("sentence")   # the decision a headline leads with, where it has one
+    return _inline(said) if said else "—"
 
 
 def _evidence_cell(record: dict) -> str:

@@ -27,15 +27,17 @@ def one_sentence(markdown: str) -> str:
 
 
 def answer_record(headline: dict | None, error: str | None = None) -> dict:
-    """The index's record of one rendered report: ``sentence`` (markdown, one sentence), ``grade``, ``main_reason``
-    (its message, code and grade; None when sound), ``next_step`` (its words; None when none is known) and
-    ``error`` (why the report failed; None when it ran)."""
+    """The index's record of one rendered report: ``sentence`` (markdown, one sentence), ``decision`` (markdown, the
+    headline's decision, at most two short sentences; None when it states none), ``grade``, ``main_reason`` (its
+    message, code and grade; None when sound), ``next_step`` (its words; None when none is known) and ``error`` (why
+    the report failed; None when it ran)."""
     headline = headline or {}
     evidence = evidence_of(headline.get("evidence"))
     main = evidence.main_reason if evidence is not None else None
     step = evidence.next_step if evidence is not None else None
     sentence = headline.get("short_answer") or one_sentence(headline.get("answer", ""))
-    return {"sentence": sentence, "grade": grade_of(headline.get("evidence")) or None,
+    return {"sentence": sentence, "decision": headline.get("decision") or None,
+            "grade": grade_of(headline.get("evidence")) or None,
             "main_reason": None if main is None else {"code": main.code, "grade": main.grade,
                                                       "message": main.message},
             "next_step": None if step is None else step.text, "error": error}

@@ -50,6 +50,10 @@ class MethodologyReport:
         Each tenant's threads.
     inputs : dict
         The files read.
+    read_share : float
+        The reads' share of the mixed curves.
+    database_cpus : int
+        The processors at the database station.
     upto : float
         The largest concurrency drawn.
     """
@@ -64,9 +68,19 @@ class MethodologyReport:
     tenants: MulticlassResult
     tenant_threads: int
     inputs: dict
+    read_share: float = 0.54
+    database_cpus: int = 4
     upto: float = 128.0   # the largest concurrency drawn (0 given: 1.5 x the largest measured, as in report 02)
 
     question = QUESTION
+
+    @cached_property
+    def course(self):
+        """The course's exercises, checks and MVA steps on the same numbers (``capmodel.report.course``)."""
+        from capmodel.report.course import Course
+
+        return Course(curve=self.curve, fit=self.fit, mix=self.mix, mva=self.mva, dataset=self.dataset,
+                      read_share=self.read_share, database_cpus=self.database_cpus)
 
     @property
     def little(self) -> pd.DataFrame:
@@ -201,6 +215,42 @@ class MethodologyReport:
             csv_name="tenants.csv")
 
     @property
+    def _knee_case(self):
+        """The knee and which bound decides the clients: "no target" (none given), "past the peak" (the target binds
+        only past the peak: the peak decides), "knee" (the target decides), "flat" (latency does not grow with
+        load) or "unreachable" (the target is below the lightest load's latency)."""
+        fit = self.fit
+        if not self.latency_target_ms:   # 0: no target given, no knee to look for
+            return None, "no target"
+        knee = self.knee
+        if not knee.reachable:
+            return knee, "unreachable"
+        if math.isfinite(fit.peak_concurrency) and knee.concurrency > fit.peak_concurrency:
+            return knee, "past the peak"
+        return knee, "knee" if math.isfinite(knee.concurrency) else "flat"
+
+    @property
+    def decision(self) -> str:
+        """The decision in at most two short sentences, no brackets (``headline.decision_problems``): where
+        throughput stops, and how many clients to carry; the intervals and the other laws follow in ``answer``."""
+        from capmodel.models.usl.describe import limit_decision
+
+        fit = self.fit
+        where = limit_decision(fit, self.figures, f"Fitted to `{self.dataset}`", self.evidence.usable)
+        if not self.evidence.usable:
+            return where
+        knee, case = self._knee_case
+        target = f"{number(self.latency_target_ms)} ms"
+        clients = {
+            "past the peak": f" The peak binds before the {target} latency target: carry at most "
+                             f"**{integer(fit.recommended_concurrency)} clients**.",
+            "knee": "" if knee is None or not knee.reachable else
+                    f" A {target} mean latency allows at most **{integer(math.floor(knee.concurrency))} clients**.",
+            "unreachable": f" A {target} mean latency is out of reach: one request alone takes longer.",
+        }
+        return where + clients.get(case, "")
+
+    @property
     def answer(self) -> str:
         fit = self.fit
         little = self.little
@@ -214,31 +264,29 @@ class MethodologyReport:
                      f"{integer(1 / self.demand)} ops/s however it is tuned.")
         lines.append(f"- **USL fit** of `{self.dataset}`: σ = {number(fit.sigma)}, κ = {number(fit.kappa)}, λ = "
                      f"{integer(fit.lambda_)} ops/s per client (R² = {r_squared(fit.r2)}); {self._limit()}.")
-        knee = self.knee if self.latency_target_ms else None   # 0: no target given, no knee to look for
+        knee, case = self._knee_case
         top = self.curve.loc[self.curve["concurrency"].idxmax()]
         target = f"{number(self.latency_target_ms)} ms"
-        past_peak = knee is not None and math.isfinite(fit.peak_concurrency) and knee.reachable and \
-            knee.concurrency > fit.peak_concurrency
-        if knee is None:
+        if case == "no target":
             lines.append("- **The knee**: no latency target was given (latency_target_ms = 0), so only the peak "
                          "bounds the clients" + (f": at most {integer(fit.recommended_concurrency)} clients "
                                                  f"({integer(fit.peak_throughput)} ops/s)."
                                                  if math.isfinite(fit.peak_concurrency) else
                                                  ", and on this fit throughput has no peak."))
-        elif past_peak:   # the retrograde branch: the peak binds before the target does
+        elif case == "past the peak":   # the retrograde branch: the peak binds before the target does
             lines.append(f"- **The knee**: the mean latency reaches {target} only at "
                          f"{number(knee.concurrency)} clients, past the peak (N* ≈ {number(fit.peak_concurrency)}): "
                          "throughput stops growing before the target binds, so the peak decides: at most "
                          f"{integer(fit.recommended_concurrency)} clients ({integer(fit.peak_throughput)} ops/s). At "
                          f"the largest measured load ({integer(top['concurrency'])} threads) it delivered "
                          f"{integer(top['throughput'])} ops/s: more clients, same work, longer waits.")
-        elif knee.reachable and math.isfinite(knee.concurrency):
+        elif case == "knee":
             lines.append(f"- **The knee**: with a {target} mean-latency target the system should carry at most "
                          f"{integer(math.floor(knee.concurrency))} clients ({integer(knee.throughput)} ops/s, "
                          f"{percent(knee.throughput / fit.peak_throughput)} of the peak). At the largest measured "
                          f"load ({integer(top['concurrency'])} threads) it delivered {integer(top['throughput'])} "
                          "ops/s: more clients, same work, longer waits.")
-        elif knee.reachable:
+        elif case == "flat":
             lines.append(f"- **The knee**: on this fit the mean latency does not grow with load, so a {target} "
                          "target bounds neither the clients nor the throughput.")
         else:
@@ -306,4 +354,5 @@ def methodology_report(dataset: str = "plgm_workload1", baseline: str = "benchan
         [dataset, baseline, "plgm_workload1", "plgm_workload2", "plgm_workload3"])}
     return MethodologyReport(dataset=dataset, curve=curve, fit=fit, baseline=capmodel.datasets.load(baseline).iloc[0],
                              latency_target_ms=latency_target_ms, mva=mva, mix=mix, what_if=what_if, tenants=tenants,
-                             tenant_threads=tenant_threads, inputs=inputs, upto=upto)
+                             tenant_threads=tenant_threads, inputs=inputs, upto=upto,
+                             read_share=read_share, database_cpus=database_cpus)

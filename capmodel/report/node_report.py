@@ -73,6 +73,20 @@ class NodeReport:
         return text + "."
 
     @property
+    def decision(self) -> str:
+        """The decision in at most two short sentences, no brackets (``headline.decision_problems``): the nodes the
+        candidate cluster needs under the USL, and which workloads no cluster of candidates matches; the linear rule
+        and the contention figures follow in ``answer``."""
+        rows = self.rows
+        reachable = rows["usl_reachable"].astype(bool)
+        reach, out = rows[reachable], rows[~reachable]
+        lead = (f"Plan **{_span(reach['nodes_usl'])} candidate nodes** per workload." if len(reach) else
+                "**No candidate cluster** matches the reference on any workload.")
+        if not len(out) or not len(reach):
+            return lead
+        return f"{lead} No number of candidate nodes matches YCSB {', '.join(out['workload'])}."
+
+    @property
     def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports (the linear rule's count against the USL's)."""
         return self.answer

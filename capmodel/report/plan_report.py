@@ -145,6 +145,30 @@ class PlanReport:
         return " ".join(parts)
 
     @property
+    def decision(self) -> str:
+        """The decision in at most two short sentences, no brackets (``headline.decision_problems``): the VM to plan
+        for each target and the targets no single VM carries; the ranges, dates and the cheapest per user follow in
+        ``answer``."""
+        carried, beyond = [], []
+        for _, row in self.study.recommendations.iterrows():
+            users = integer(row["target_users"])
+            if isinstance(row.get("vm"), str):
+                carried.append(f"**{row['vm']}** for {users} users at {money(row['monthly_cost'], self.cost_unit)}")
+            else:
+                beyond.append(users)
+        text = f"Plan {'; '.join(carried)}." if carried else ""
+        if beyond:
+            text += f" No single VM carries {' or '.join(beyond)} users under the objectives."
+        if not text:   # no targets: the cheapest per user
+            priced = self.vms.dropna(subset=["cost_per_1000_users"])
+            if priced.empty:
+                return "**No VM** meets the objectives."
+            best = priced.sort_values("cost_per_1000_users").iloc[0]
+            cost = money(best["cost_per_1000_users"], self.currency)
+            return f"The cheapest per user is **{best['vm']}**, at {cost} per 1,000 users a month."
+        return text.strip()
+
+    @property
     def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports: the VM for each target (or that none carries it)."""
         parts = []

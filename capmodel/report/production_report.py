@@ -3,11 +3,13 @@ sample), the production answer on it, the inputs the page hashes and names, and 
 index of reports. The notebook holds the parameters, this call and the figures."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capmodel.formatting import number, percent, shows_width
+from capmodel.observe.capacity_words import months_text, spare_percent
 from capmodel.plan.production import QUESTION
 
 if TYPE_CHECKING:
@@ -41,6 +43,32 @@ def production_short_answer(result) -> str:
     if spare.estimate >= 0:
         return text + f"leaves **{percent(spare.estimate, 3)}** of that spare."
     return text + f"is already **{percent(-spare.estimate, 3)} above** it."
+
+
+def production_decision(result) -> str:
+    """The decision in at most two short sentences, no brackets (``headline.decision_problems``): whether growth
+    fits under the utilization target, and the figures a manager forwards; the intervals and the method follow in the
+    answer."""
+    observed = f"{number(result.observed_peak_throughput)} ops/s"
+    saturation, planned, spare = result.saturation_throughput, result.planned_throughput, result.spare_fraction
+    if saturation is None or planned is None or spare is None:
+        return (f"**Capacity unknown**: at its busiest the server carried {observed}, and the data cannot say how much "
+                "more it can take.")
+    target = percent(result.utilization_target, 2)
+    carries = f"the {number(planned.estimate)} ops/s it should carry at {target} utilization"
+    if spare.estimate < 0:
+        return (f"**No growth fits**: the server's busiest load, {observed}, is already "
+                f"{spare_percent(-spare.estimate, spare)} above {carries}. It saturates at "
+                f"{number(saturation.estimate)} ops/s.")
+    months = result.runway_months
+    if months is None or not math.isfinite(months.estimate) or not result.monthly_growth:
+        runway = ""
+    else:
+        lasts = months_text(months.estimate)
+        runway = (f" At {percent(result.monthly_growth)} growth a month that lasts {lasts}"
+                  f"{' months' if lasts[0].isdigit() else ''}.")
+    return (f"**{spare_percent(spare.estimate, spare)} of the planned throughput is spare**: the server's busiest "
+            f"load is {observed} of {carries}.{runway}")
 
 
 @dataclass
@@ -85,6 +113,10 @@ class ProductionReport:
     @property
     def short_answer(self) -> str:
         return production_short_answer(self.result)
+
+    @property
+    def decision(self) -> str:
+        return production_decision(self.result)
 
     @property
     def notes(self) -> list:

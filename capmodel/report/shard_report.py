@@ -65,6 +65,24 @@ class ShardReport:
                 f"**{integer(r['clients'])} client processes** ({m['clients_rule']}).")
 
     @property
+    def decision(self) -> str:
+        """The decision in at most two short sentences, no brackets (``headline.decision_problems``): the shards and
+        client processes to plan, and the contention under which none suffice; the model's figures follow in
+        ``answer``."""
+        r, m = self.row, self.study.model
+        target = f"{integer(r['target_rate'])} inserts/s"
+        if r["shards"] is None:
+            return f"**{target} cannot be reached** with at most {integer(m['max_shards'])} shards."
+        text = (f"Plan **{integer(r['shards'])} shards** driven by **{integer(r['clients'])} client processes** for "
+                f"{target}.")
+        scen = self.study.scenarios
+        out = [] if scen is None else scen.loc[scen["shards"].isna(), "sigma"].tolist()
+        if out:
+            text += (f" If contention σ reaches {number(min(out))}, no number of shards up to "
+                     f"{integer(m['max_shards'])} does.")
+        return text
+
+    @property
     def answer(self) -> str:
         m = self.study.model
         text = self.short_answer

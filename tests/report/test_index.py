@@ -56,7 +56,7 @@ def test_the_record_takes_the_grade_main_reason_and_next_step_of_the_verdict():
     weak = Evidence.of(BELOW, WIDE)
     shown = headline("Q?", "A first sentence. A second one.", weak, short_answer="The one sentence.")
     record = answer_record(shown.to_json())
-    assert record == {"sentence": "The one sentence.", "grade": "weak",
+    assert record == {"sentence": "The one sentence.", "decision": None, "grade": "weak",
                       "main_reason": {"code": "below_best", "grade": "weak", "message": BELOW.message},
                       "next_step": STEP.text, "error": None}
     assert record["main_reason"]["code"] == weak.main_reason.code and record["next_step"] == weak.next_step.text
@@ -154,7 +154,8 @@ def test_the_index_of_the_rendered_suite_gives_each_reports_answer_grade_and_rea
     for name, row in zip(notebooks.names(), rows):
         record = nbformat.read(reports / f"{name}.ipynb", as_version=4).metadata["capmodel"]["answer"]
         text = _text(row)
-        assert _text(re.sub(r"\*\*|`", "", record["sentence"])) in text, (name, text)
+        said = record.get("decision") or record["sentence"]      # the headline's decision first, where it has one
+        assert _text(re.sub(r"\*\*|`", "", said)) in text, (name, text)
         assert f'class="grade grade-{record["grade"]}">{record["grade"]}<' in row
         if record["main_reason"]:
             assert record["main_reason"]["message"] in text, (name, text)
@@ -166,3 +167,19 @@ def test_every_rendered_page_states_what_its_grade_means(reports):
         page = _text((reports / f"{name}.html").read_text())
         grade = nbformat.read(reports / f"{name}.ipynb", as_version=4).metadata["capmodel"]["answer"]["grade"]
         assert f"Evidence: {grade} — what {grade} means: {MEANINGS[grade]}." in page, name
+
+
+def test_the_index_shows_the_decision_where_the_headline_states_one(tmp_path):
+    # the index listed "contention (σ = 0.0563) bends the curve ... (95% interval 11,851 to 22,071 ops/s)": a manager
+    # reads the decision the headline leads with, the one-sentence answer where it has none
+    from capmodel.report.index import write_index
+
+    _notebook(tmp_path, "01_decided", headline("Q?", "The answer (with its interval).", Evidence(),
+                                                short_answer="One sentence (σ = 0.05).",
+                                                decision="**Plan 16 shards**: now."))
+    _notebook(tmp_path, "02_plain", headline("Q?", "Fine. More.", Evidence(), short_answer="All **good**."))
+    page = write_index(tmp_path).read_text()
+    assert "<strong>Plan 16 shards</strong>: now." in page and "σ = 0.05" not in page
+    assert "All <strong>good</strong>." in page
+    record = answer_record(headline("Q?", "A.", Evidence(), decision="**Do**.").to_json())
+    assert record["decision"] == "**Do**." and record["sentence"] == "A."

@@ -305,7 +305,7 @@ def test_report_01s_knee_section_does_not_contradict_its_answer():
 
     assert "so the peak decides" in methodology_report(latency_target_ms=5.0).answer
     cells = json.loads((NOTEBOOKS / "01_methodology.ipynb").read_text())["cells"]
-    knee = ["".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## 5. Why the knee matters")]
+    knee = ["".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## 6. Why the knee matters")]
     assert len(knee) == 1
     assert "not the peak" not in knee[0] and "or the peak" in knee[0]
 

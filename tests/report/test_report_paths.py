@@ -64,7 +64,7 @@ def test_an_explicit_notebook_path_is_rendered_into_out_and_only_there(layout, c
 @pytest.mark.parametrize("argv, message", [
     (["01_methodology", "-p", "upto", "100000000"],
      "parameter upto must be an integer from 0 to 100,000, got 100000000"),
-    (["01_methodology", "-p", "sigma", "nan"], "parameter sigma must be a number from 0 to 1, got nan"),
+    (["04_node_multiplier", "-p", "sigma", "nan"], "parameter sigma must be a number from 0 to 1, got nan"),
     (["07_production_capacity", "-p", "bootstrap", "1e9"],
      "parameter bootstrap must be an integer from 0 to 100,000, got 1000000000"),
     (["05_shard_scale_out", "-p", "target_rate", "inf"],

@@ -21,20 +21,29 @@ def _span(low: float, high: float, level: float, unit: str = "") -> str:
     return f"{percent(level)} interval {number(low)} to {number(high)}{unit}"
 
 
-def limit_words(fit, figures: dict, level: float = 0.95, strong=lambda text: text) -> str:
+def limit_words(fit, figures: dict, level: float = 0.95, strong=lambda text: text, intervals: bool = True) -> str:
     """Where the fitted curve peaks or levels off, each figure with its interval (``figures``: the fit's
     ``figure_intervals`` over the answer's region): the one sentence ``capmodel fit``, ``describe()`` and report 02
-    print (no full stop). ``strong`` marks the figures (markdown bold on pages)."""
+    print (no full stop). ``strong`` marks the figures (markdown bold on pages); ``intervals=False`` leaves the
+    intervals out (a headline's decision, which the answer below it qualifies)."""
     peak, n_star = figures["peak_throughput"], figures["peak_concurrency"]
-    x_span = _span(peak.low, peak.high, level, "ops/s")
+    x_span = _span(peak.low, peak.high, level, "ops/s") if intervals else ""
     x_words = strong(f"{number(peak.estimate)} ops/s") + (f" ({x_span})" if x_span else "")
     if math.isfinite(n_star.estimate):
-        n_span = _span(n_star.low, n_star.high, level)
+        n_span = _span(n_star.low, n_star.high, level) if intervals else ""
         n_words = strong(f"{number(n_star.estimate)} clients") + (f" ({n_span})" if n_span else "")
         return f"throughput peaks at {x_words} at about {n_words}; past that, more clients lower it"
     if math.isfinite(peak.estimate):
         return f"throughput has no peak but levels off towards a ceiling of {x_words}"
     return "throughput grows in proportion to the clients over the measured range, with no peak or ceiling in sight"
+
+
+def limit_decision(fit, figures: dict, subject: str, usable: bool) -> str:
+    """A headline's decision on where ``subject``'s throughput stops (markdown, one sentence, no brackets): the
+    ``limit_words`` without intervals, or, when the verdict is unusable, that the data cannot locate it."""
+    if not usable:
+        return f"{subject}: the data cannot locate where throughput stops growing."
+    return f"{subject}: {limit_words(fit, figures, strong=lambda t: f'**{t}**', intervals=False)}."
 
 
 def _verdict(fit, comparison) -> str:
