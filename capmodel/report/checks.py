@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from capmodel.errors import CapmodelError, InputError
-from capmodel.formatting import number
+from capmodel.formatting import aside, number
 
 SERVER_TIMEOUT_MS = 3000
 
@@ -145,7 +145,7 @@ def _user_load(name, value, values):
     if measured_throughput(table, vm, fitted) is None:
         why = "its curve is fitted" if vm in fitted else "none in the catalog or measurements"
         raise _fail("baseline_vm", f"{vm} has no measured throughput (ops/s) to derive the load per user from "
-                                   f"({why}); give ops_per_user instead")
+                                   f"{aside(why)}; give ops_per_user instead")
 
 
 def _model(name, value, values):

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 #: how far (relative) a student's answer may sit from the computed one and still be right: rounding to three
 #: significant digits at every step of a hand calculation stays well inside it
-TOLERANCE = 0.01
+ANSWER_TOLERANCE = 0.01
 #: the populations of the step-by-step MVA table; the exercise asks for the next one
 MVA_STEPS = 6
 
@@ -70,12 +70,12 @@ class Exercise:
     hint: str
 
     def is_right(self, given) -> bool:
-        """True when ``given`` is a number within ``TOLERANCE`` (relative) of the answer."""
+        """True when ``given`` is a number within ``ANSWER_TOLERANCE`` (relative) of the answer."""
         try:
             value = float(given)
         except (TypeError, ValueError):
             return False
-        return math.isfinite(value) and abs(value - self.answer) <= TOLERANCE * abs(self.answer)
+        return math.isfinite(value) and abs(value - self.answer) <= ANSWER_TOLERANCE * abs(self.answer)
 
     def solution(self) -> str:
         """The answer and its working (markdown)."""
@@ -94,7 +94,7 @@ class Exercise:
         else:
             side = "high" if float(given) > self.answer else "low"
             right, said = False, (f"❌ **Not yet**: {number(float(given))} {self.unit} is too {side} (more than "
-                                  f"{TOLERANCE:.0%} off). Hint: {self.hint}")
+                                  f"{ANSWER_TOLERANCE:.0%} off). Hint: {self.hint}")
         if solutions:
             said += "\n\n" + self.solution()
         return Feedback(right, said)

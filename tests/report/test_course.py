@@ -14,7 +14,7 @@ import pytest
 from scipy.optimize import curve_fit
 
 from capmodel._bundled import bundled_dir
-from capmodel.report.course import TOLERANCE, Exercise
+from capmodel.report.course import ANSWER_TOLERANCE, Exercise
 
 DATA = bundled_dir("data")
 
@@ -40,7 +40,7 @@ def usl_by_hand():
 
 def _right_and_wrong(exercise: Exercise, truth: float, rel: float = 1e-6):
     assert exercise.answer == pytest.approx(truth, rel=rel)
-    for right in (truth, truth * (1 + TOLERANCE / 2), truth * (1 - TOLERANCE / 2), round(truth, 1)):
+    for right in (truth, truth * (1 + ANSWER_TOLERANCE / 2), truth * (1 - ANSWER_TOLERANCE / 2), round(truth, 1)):
         feedback = exercise.check(right)
         assert feedback.right is True and "Right" in feedback.text, (right, feedback.text)
     for wrong in (truth * 1.05, truth * 0.9, truth * 1000, -truth, 0.0, float("nan"), float("inf")):

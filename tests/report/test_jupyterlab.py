@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -24,15 +25,24 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run",
          "--disable-component-update", "--disable-sync"]
-# per live notebook: each control's label, the value typed into its readout, and a phrase the new headline must hold
-# (None: the headline must change, its words are the plan's)
+def shards(target: float, sigma: float, kappa: float, per_shard: float = 62_500.0, limit: int = 32) -> int:
+    """The shards report 05 must name for ``target`` inserts/s (its defaults: 62,500 a shard, at most 32)."""
+    return next(n for n in range(1, limit + 1) if per_shard * n / (1 + sigma * (n - 1) + kappa * n * (n - 1)) >= target)
+
+
+# per live notebook: each control's label, the value typed into its readout, and a phrase that must then be on the
+# page, in the headline unless marked "page" (None: the headline must change, its words are the plan's). On the
+# bundled study the latency objective binds no VM (its slow VMs are slower by measurement, not by a figure), so its
+# control shows in the objectives stated under the headline and in no figure.
 CONTROLS = {
-    "03_vm_capacity_plan": [("monthly growth", "0.1", "10% a month"), ("target users", "120000", "120,000 users"),
-                            ("utilization target", "0.6", None), ("p95 increase allowed", "0.5", None),
-                            ("ops/s per user", "0.5", None)],
+    "03_vm_capacity_plan": [("monthly growth", "0.1", "10% a month"), ("target users", "60000", "60,000 users"),
+                            ("utilization target", "0.6", None), ("ops/s per user", "0.5", None),
+                            ("p95 increase allowed", "0.5", "page: no more than 50% above the baseline's")],
     "04_node_multiplier": [("σ (contention)", "0.05", "σ = 0.05"), ("κ (coherency)", "0.0005", "κ = 0.0005")],
-    "05_shard_scale_out": [("target inserts/s", "1500000", "1,500,000 inserts/s"),
-                           ("σ (contention)", "0.01", "sigma = 0.01"), ("κ (coherency)", "0.0001", "kappa = 0.0001")],
+    # the shard counts counted here: the smallest n with 62,500 n / (1 + σ(n − 1) + κn(n − 1)) >= the target
+    "05_shard_scale_out": [("target inserts/s", "1200000", f"needs {shards(1.2e6, 0, 0)} shards"),
+                           ("σ (contention)", "0.015", f"needs {shards(1.2e6, 0.015, 0)} shards"),
+                           ("κ (coherency)", "0.00005", f"needs {shards(1.2e6, 0.015, 0.00005)} shards")],
 }
 # every figure's traces (names and values), to tell a redrawn figure from the one before
 FIGURES = "JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].map(d => (d.data || []).map(t => [t.name, t.x, t.y])))"
@@ -50,11 +60,12 @@ def clean(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """A JupyterLab server (no token, this machine only) over a copy of the notebooks; yields its base URL and
-    folder."""
+    """A JupyterLab server (this machine only, a token of its own) over a copy of the notebooks; yields its base
+    URL, the token and the folder."""
     root = tmp_path_factory.mktemp("lab")
     for name in CONTROLS:
         shutil.copy(notebooks.path(name), root)
+    token = secrets.token_hex(16)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -73,7 +84,7 @@ def lab(tmp_path_factory):
     log = open(root / ".lab.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={settings}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={settings}",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
@@ -86,7 +97,7 @@ def lab(tmp_path_factory):
             except OSError:
                 assert time.monotonic() < deadline, "JupyterLab did not listen within 120 s"
                 time.sleep(0.25)
-        yield f"http://127.0.0.1:{port}", root
+        yield f"http://127.0.0.1:{port}", token, root
     finally:
         server.terminate()
         try:
@@ -115,10 +126,10 @@ def wait_until(condition, what: str, timeout: float = 90):
 
 @pytest.mark.parametrize("name", sorted(CONTROLS))
 def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, name, tmp_path):
-    url, root = lab
+    url, token, root = lab
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     try:
-        page.goto(f"{url}/lab/workspaces/{name.replace('_', '-')}/tree/{name}.ipynb?reset")   # a workspace of its own
+        page.goto(f"{url}/lab/workspaces/{name.replace('_', '-')}/tree/{name}.ipynb?reset&token={token}")   # a workspace of its own
         choose = page.locator(".jp-Dialog button", has_text="Select")   # JupyterLab may ask which kernel to start
 
         def kernel_ready() -> bool:
@@ -142,19 +153,23 @@ def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, n
         panel_y = page.locator(".widget-slider").first.bounding_box()["y"]
         assert panel_y < page.locator(HEADLINE).first.bounding_box()["y"]
         for label, typed, said in CONTROLS[name]:
+            on_page = bool(said) and said.startswith("page: ")
+            said = said.removeprefix("page: ") if said else said
             headline, figures = page.locator(HEADLINE).first.inner_text(), page.evaluate(FIGURES)
-            assert said is None or said not in headline, (label, headline)
+            where = (lambda: page.locator(".jp-Notebook").first.inner_text()) if on_page else \
+                (lambda: page.locator(HEADLINE).first.inner_text())
+            assert said is None or said not in where(), (label, said)
             readout = page.locator(".widget-slider").nth(labels.index(label)).locator(".widget-readout")
             readout.click()
             page.keyboard.press("Control+A")
             page.keyboard.type(typed)
             page.keyboard.press("Enter")
-            wait_until(lambda: (said in page.locator(HEADLINE).first.inner_text() if said else
-                                page.locator(HEADLINE).first.inner_text() != headline),
-                       f"{name}: moving {label} to {typed} did not redraw the headline" + (f" with {said!r}" if said
-                                                                                           else ""))
-            wait_until(lambda: page.evaluate(FIGURES) != figures,
-                       f"{name}: moving {label} to {typed} redrew no figure")
+            wait_until(lambda: said in where() if said else page.locator(HEADLINE).first.inner_text() != headline,
+                       f"{name}: moving {label} to {typed} did not redraw the " + ("page" if on_page else "headline")
+                       + (f" with {said!r}" if said else ""))
+            if not on_page:
+                wait_until(lambda: page.evaluate(FIGURES) != figures,
+                           f"{name}: moving {label} to {typed} redrew no figure")
             assert page.locator(HEADLINE).count() == 1, "the headline was added to, not redrawn in place"
         page.screenshot(path=str(tmp_path / f"{name}.png"))
         page.keyboard.press("Control+s")
