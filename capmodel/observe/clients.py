@@ -30,6 +30,11 @@ from capmodel.observe.columns import Columns, as_floats, empty_cells
 #: which the member's load is replication (a secondary its clients barely use: its CPU follows the primary's writes;
 #: a primary's served getMores follow its own clients' writes, and stay a ratio per client operation)
 REPLICATION_SAID, REPLICATION_LOAD = 0.10, 0.90
+#: the samples' columns ``client_classes`` reads
+CLIENT_INPUTS = (*(f"{name}_{what}" for name in OPERATION_CLASSES for what in ("per_s", "latency_ms")),
+                 *SERVED.values(), APPLIED)
+#: the samples' columns the operational laws read (``busy_columns``, and the host's ``cores``)
+CAPACITY_INPUTS = ("interval_s", "cpu_cores", "cores", "dropped", *CLIENT_INPUTS)
 
 
 def replication_share(replication: float, clients: float) -> float:

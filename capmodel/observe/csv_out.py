@@ -30,24 +30,50 @@ _LOW, _HIGH = 1e-4, 1e10             # between these, Python's repr and Arrow la
 
 def write_csv(table, path, time_format: str) -> None:
     """Write ``table`` (no index) to ``path``; datetime columns formatted with ``time_format`` (their wall time)."""
-    columns = [(str(name), kind, [guarded(v) for v in values] if kind == "text" else values)   # csv_cells
-               for name, (kind, values) in _columns(table)]
-    quote = any(kind == "text" and any(_NEEDS_QUOTES.search(v) for v in set(values) if v is not None)
-                for _, kind, values in columns)
-    header = ",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n for n in (n.replace('"', '""') for n, _, _ in columns))
-    rows = len(columns[0][2]) if columns else 0
-    cells = [_cells(kind, values, time_format, quote) for _, kind, values in columns]
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(header + "\n")
-            for start in range(0, rows, _ROWS):
-                block = [column(start, start + _ROWS) for column in cells]
-                handle.write("\n".join(map(",".join, zip(*block))) + "\n")
-                del block                             # this block's text let go of before the next is made
-    except OSError as exc:
-        if exc.filename:
-            raise
-        raise OSError(exc.errno, exc.strerror, str(path)) from None   # a refused write names no file by itself
+    with CsvWriter(path, time_format) as writer:
+        writer.write(table)
+
+
+class CsvWriter:
+    """``with CsvWriter(path, time_format) as writer: writer.write(table)``, once or once per block of rows: the
+    file of the blocks' rows in order, as ``write_csv`` writes their whole table (the header of the first block,
+    which every block repeats; text cells quoted when the first block's need quotes, and a later block's text that
+    needs them refused, since the whole table's would then be quoted throughout)."""
+
+    def __init__(self, path, time_format: str):
+        self.path, self.time_format = path, time_format
+        self.names: list | None = None
+        self.quote = False
+
+    def __enter__(self) -> "CsvWriter":
+        self.handle = open(self.path, "w", encoding="utf-8", newline="")
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        self.handle.close()
+        if isinstance(error, OSError) and not error.filename:   # a refused write names no file by itself
+            raise OSError(error.errno, error.strerror, str(self.path)) from None
+
+    def write(self, table) -> None:
+        """The rows of ``table`` (the header first, on the first call)."""
+        columns = [(str(name), kind, [guarded(v) for v in values] if kind == "text" else values)   # csv_cells
+                   for name, (kind, values) in _columns(table)]
+        quote = any(kind == "text" and any(_NEEDS_QUOTES.search(v) for v in set(values) if v is not None)
+                    for _, kind, values in columns)
+        names = [n for n, _, _ in columns]
+        if self.names is None:
+            self.names, self.quote = names, quote
+            self.handle.write(",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n
+                                       for n in (n.replace('"', '""') for n in names)) + "\n")
+        elif names != self.names or (quote and not self.quote):
+            raise ValueError(f"{self.path}: a block of rows with other columns, or text needing quotes the first "
+                             "block's did not: not one table")
+        rows = len(columns[0][2]) if columns else 0
+        cells = [_cells(kind, values, self.time_format, self.quote) for _, kind, values in columns]
+        for start in range(0, rows, _ROWS):
+            block = [column(start, start + _ROWS) for column in cells]
+            self.handle.write("\n".join(map(",".join, zip(*block))) + "\n")
+            del block                             # this block's text let go of before the next is made
 
 
 def _columns(table):

@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT, OPERATION_CLASSES
-from capmodel.models.mix.served_latency import APPLIED, SERVED
-from capmodel.observe.clients import client_classes
+from capmodel.observe.clients import CLIENT_INPUTS, client_classes
 from capmodel.observe.columns import Columns
 
 SOURCE = "observed"
+#: the samples' columns the curve is derived from
+CURVE_INPUTS = ("time", "dropped", *CLIENT_INPUTS)
 
 
 def curve_from_samples(samples):
@@ -25,9 +26,7 @@ def curve_from_samples(samples):
     import pandas as pd
 
     rows = len(samples)
-    wanted = ["time", *(f"{name}_{what}" for name in OPERATION_CLASSES for what in ("per_s", "latency_ms")),
-              *SERVED.values(), APPLIED]
-    given = {name: samples[name].to_numpy() for name in wanted if rows and name in samples}
+    given = {name: samples[name].to_numpy() for name in CURVE_INPUTS if rows and name in samples and name != "dropped"}
     given["dropped"] = samples["dropped"].astype(object).fillna("").to_numpy() if rows else None
     columns, kept = _curve(given, rows, busy_only=False)
     if not kept:
