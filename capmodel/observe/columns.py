@@ -43,6 +43,11 @@ class Columns:
         kept = int(rows.sum()) if rows.dtype == bool else len(rows)
         return Columns({name: values[rows] for name, values in self.data.items()}, kept)
 
+    def part(self, start: int, stop: int) -> "Columns":
+        """The table of the rows ``start`` to ``stop`` (views of the columns, not copies)."""
+        return Columns({name: values[start:stop] for name, values in self.data.items()},
+                       max(0, min(stop, self.rows) - start))
+
     def frame(self):
         """A pandas DataFrame of the same columns (datetimes as UTC, microseconds), index 0..rows-1."""
         import pandas as pd
@@ -121,3 +126,15 @@ class Rows:
             del segment
         self.segments = []
         return out
+
+
+def release_free_memory() -> None:
+    """Hand the memory freed in the C library's heap back to the system (glibc's ``malloc_trim``: blocks of rows
+    made and freed one after another leave holes that the process otherwise keeps); nothing where there is none."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):        # not glibc (macOS, musl without it, Windows)
+        pass

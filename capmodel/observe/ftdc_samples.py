@@ -51,7 +51,7 @@ def sample_blocks(raw_blocks, path, notes: list):
         columns = {name: raw[name] if previous is None else np.concatenate((previous[name], raw[name]))
                    for name in raw.names}
         raw = None                                  # its columns are let go of as they are used
-        previous = {name: values[-1:] for name, values in columns.items()}
+        previous = {name: values[-1:].copy() for name, values in columns.items()}   # not a view holding the block
         time_ms, uptime_ms, cores = columns.pop("time_ms"), columns["uptime_ms"], columns.pop(column, None)
         from_ftdc = from_ftdc or (cores is not None and not np.isnan(cores).all())
         block = serverstatus.interval_columns(time_ms, columns)

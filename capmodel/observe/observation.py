@@ -15,8 +15,8 @@ from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
 from capmodel.extras import require
 from capmodel.observe import ftdc, serverstatus
-from capmodel.observe.clients import CAPACITY_INPUTS
-from capmodel.observe.columns import Columns, cell_text
+from capmodel.observe.clients import CAPACITY_INPUTS, served_latencies
+from capmodel.observe.columns import Columns, Rows, cell_text, release_free_memory
 from capmodel.observe.csv_out import write_csv
 from capmodel.observe.ftdc_samples import sample_blocks
 from capmodel.observe.member_folders import folder_name
@@ -24,6 +24,7 @@ from capmodel.observe.tables import CURVE_INPUTS, curve_columns, curve_from_samp
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_BLOCK = 2048                          # intervals derived and written at a time (``observe_ftdc_into``)
 OBSERVE_RECORD = "observe.json"        # what wrote the folder's tables (a live recording keeps its state there too)
 
 
@@ -339,8 +340,8 @@ def observe_ftdc_into(path, out_dir, since=None, until=None) -> Observation:
 
     notes: list[str] = []
     blocks = sample_blocks(ftdc.metric_blocks(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
-                                              since=since, until=until, dropped=notes), path, notes)
-    held: dict = {name: [] for name in dict.fromkeys((*CURVE_INPUTS, *CAPACITY_INPUTS))}
+                                              since=since, until=until, dropped=notes, rows=_BLOCK), path, notes)
+    held = _HeldColumns()
     kept: dict = {}
     try:
         pending = [next(blocks)]                  # too few samples, unreadable files: said before out_dir is touched
@@ -349,24 +350,66 @@ def observe_ftdc_into(path, out_dir, since=None, until=None) -> Observation:
             with CsvWriter(partial, TIME_FORMAT) as writer:
                 for block in itertools.chain((pending.pop(),), blocks):
                     writer.write(block)
-                    for name in held:
-                        if name in block:
-                            held[name].append(block[name])
-            kept["samples"] = Columns({name: np.concatenate(held.pop(name)) for name in list(held) if held[name]})
+                    held.add(block)
+            kept["samples"] = held.joined()
 
-        def write_curve(partial) -> None:
-            curve = curve_columns(kept["samples"])
-            write_csv(curve, partial, TIME_FORMAT)
-            kept["curve"] = Columns({name: curve[name] for name in ("throughput", "concurrency")}, len(curve))
+        def write_curve(partial) -> None:                # a block of intervals at a time, too
+            samples = kept["samples"]
+            served_s = served_latencies(samples, np.ones(len(samples), dtype=bool))
+            summary: dict = {"throughput": [], "concurrency": []}
+            with CsvWriter(partial, TIME_FORMAT) as writer:
+                for start in range(0, len(samples), _BLOCK):
+                    curve = curve_columns(samples.part(start, start + _BLOCK), served_s)
+                    writer.write(curve)
+                    for name, parts in summary.items():
+                        parts.append(curve[name])
+            kept["curve"] = Columns({name: np.concatenate(parts) for name, parts in summary.items()})
 
         paths = write_tables(out_dir, {"samples": write_samples, "curve": write_curve}, f"FTDC {path}")
     except ftdc.SamplesOutOfOrder:
         observation = observe_ftdc(path, since, until)
         observation.write(out_dir)
         return observation
+    release_free_memory()                        # what the tables' blocks used, handed back before the laws run
     observation = Observation(kept["samples"], kept["curve"], f"FTDC {path}")
     observation.notes, observation.files, observation.read_back = notes, paths, True
     return observation
+
+
+class _HeldColumns:
+    """The samples' columns the operational laws and the curve read (``CAPACITY_INPUTS``, ``CURVE_INPUTS``), gathered
+    a block at a time into ``Rows`` (``time`` as ms, ``dropped`` as the index of its word: every column a float),
+    and given back as one ``Columns``: a day's intervals held once, in a few large blocks of memory."""
+
+    WORDS = ("", serverstatus.COUNTER_RESET, serverstatus.NO_OPERATIONS, serverstatus.CLOCK_JUMP)
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.rows: Rows | None = None
+
+    def add(self, block: Columns) -> None:
+        if self.rows is None:
+            self.names = [name for name in dict.fromkeys((*CURVE_INPUTS, *CAPACITY_INPUTS)) if name in block]
+            self.rows = Rows(len(self.names))
+        columns = []
+        for name in self.names:
+            values = block[name]
+            if name == "time":
+                values = values.view(np.int64).astype(float)
+            elif name == "dropped":
+                values = np.select([values == word for word in self.WORDS], range(len(self.WORDS)), np.nan)
+            columns.append(values)
+        self.rows.append(columns, np.ones(len(block), dtype=bool))
+
+    def joined(self) -> Columns:
+        assert self.rows is not None, "a block was added"
+        data = dict(zip(self.names, self.rows.joined()))
+        data["time"] = data["time"].astype(np.int64).view("datetime64[ms]")
+        data["dropped"] = np.array(self.WORDS, dtype=object)[data["dropped"].astype(np.int64)]
+        for name, values in data.items():       # a column of one value (a standalone's replication): held once
+            if values.dtype == float and (np.isnan(values).all() or (values == values[0]).all()):
+                data[name] = np.broadcast_to(values[:1].copy(), values.shape)
+        return Columns(data)
 
 
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
