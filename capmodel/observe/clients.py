@@ -151,9 +151,14 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
     # an infinity stays one
     x = np.asarray(sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in OPERATION_CLASSES))
     n = np.asarray(sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values()))
+    del classes                                  # a day's rows: each column let go of once it is not needed
     cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
     chosen = (x > 0) & np.isfinite(cpu)
-    elapsed = np.cumsum(filled("interval_s"))
-    return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
-            "elapsed_s": elapsed[chosen], "concurrency": n[chosen], "replication": replication[chosen],
-            "applied": _rate(samples, APPLIED, keep)[chosen]}
+    out = {"throughput": x[chosen], "cpu_cores": cpu[chosen]}
+    del x, cpu
+    out["interval_s"] = number("interval_s")[chosen]
+    out["elapsed_s"] = np.cumsum(filled("interval_s"))[chosen]
+    out["concurrency"], out["replication"] = n[chosen], replication[chosen]
+    del n, replication
+    out["applied"] = _rate(samples, APPLIED, keep)[chosen]
+    return out

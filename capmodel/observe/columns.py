@@ -131,10 +131,9 @@ class Rows:
 def release_free_memory() -> None:
     """Hand the memory freed in the C library's heap back to the system (glibc's ``malloc_trim``: blocks of rows
     made and freed one after another leave holes that the process otherwise keeps); nothing where there is none."""
-    import ctypes
-    import ctypes.util
+    import ctypes  # numpy has imported it already
 
     try:
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):        # not glibc (macOS, musl without it, Windows)
+        ctypes.CDLL(None).malloc_trim(0)     # the process's own symbols: the C library it runs on
+    except (OSError, AttributeError, TypeError):     # not glibc (macOS, musl), Windows (no CDLL(None))
         pass
