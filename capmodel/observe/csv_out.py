@@ -24,7 +24,7 @@ from capmodel.observe.columns import cell_text
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
 _ROWS = 2048                         # rows formatted at a time: the text of a block, not of the table, is held
 _ISO_MICROSECONDS = "%Y-%m-%dT%H:%M:%S.%f"
-_DISTINCT_FROM = 64                  # float columns this long are formatted by distinct value
+_KNOWN_TEXTS = 32_768                # formatted float values a writer keeps to look up (a few MB at most)
 _LOW, _HIGH = 1e-4, 1e10             # between these, Python's repr and Arrow lay a float out alike (no exponent)
 
 
@@ -44,6 +44,7 @@ class CsvWriter:
         self.path, self.time_format = path, time_format
         self.names: list | None = None
         self.quote = False
+        self.floats = _FloatTexts()
 
     def __enter__(self) -> "CsvWriter":
         self.handle = open(self.path, "w", encoding="utf-8", newline="")
@@ -69,7 +70,8 @@ class CsvWriter:
             raise ValueError(f"{self.path}: a block of rows with other columns, or text needing quotes the first "
                              "block's did not: not one table")
         rows = len(columns[0][2]) if columns else 0
-        cells = [_cells(kind, values, self.time_format, self.quote) for _, kind, values in columns]
+        cells = [self.floats.cells(name, values) if kind == "float"
+                 else _cells(kind, values, self.time_format, self.quote) for name, kind, values in columns]
         for start in range(0, rows, _ROWS):
             block = [column(start, start + _ROWS) for column in cells]
             self.handle.write("\n".join(map(",".join, zip(*block))) + "\n")
@@ -131,9 +133,8 @@ def _texts(values: list) -> list:
 
 
 def _cells(kind: str, values, time_format: str, quote: bool):
-    """A column's cells: a function of (start, stop) giving the text of those rows' cells."""
-    if kind == "float":
-        return _float_cells(values)
+    """A column's cells other than floats' (``_FloatTexts``): a function of (start, stop) giving the text of those
+    rows' cells."""
     if kind == "int":
         return lambda start, stop: list(map(str, values[start:stop].tolist()))
     if kind == "time":
@@ -149,17 +150,38 @@ def _texts_of(values: list, quote: bool) -> list[str]:
     return ["" if v is None else '"' + v.replace('"', '""') + '"' for v in values]
 
 
-def _float_cells(values: np.ndarray):
-    """The cells of a float column. A column repeats its values (gauges, rates over whole seconds, latencies in
-    whole microseconds): each distinct value is then formatted once, and looked up (a negative zero, equal to zero
-    but written ``-0``, keeps every value formatted on its own)."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size >= _DISTINCT_FROM and not ((values == 0) & np.signbit(values)).any():
+class _FloatTexts:
+    """The cells of a writer's float columns. A column repeats its values (gauges, rates over whole seconds,
+    latencies in whole microseconds): each distinct value is formatted once, in whichever block it first comes, and
+    looked up after; a block with a negative zero (equal to zero but written ``-0``) has its values formatted on
+    their own, as has a column once the writer holds ``_KNOWN_TEXTS`` formatted values."""
+
+    def __init__(self):
+        self.known: dict = {}                      # column -> (sorted distinct values, NaN last; their texts)
+        self.full: set = set()                     # columns formatted value by value
+        self.held = 0
+
+    def cells(self, name: str, values):
+        """A function of (start, stop) giving the text of those rows' cells of ``values``, column ``name``'s."""
+        values = np.asarray(values, dtype=np.float64)
+        known = self.known.get(name, (np.zeros(0), np.zeros(0, dtype=object)))
+        if not values.size or name in self.full or ((values == 0) & np.signbit(values)).any():
+            return lambda start, stop: format_floats(values[start:stop])
         distinct = np.unique(values)                  # sorted, NaN last, as searchsorted expects
-        if 2 * distinct.size <= values.size:
-            texts = np.array(format_floats(distinct), dtype=object)
-            return lambda start, stop: texts[np.searchsorted(distinct, values[start:stop])].tolist()
-    return lambda start, stop: format_floats(values[start:stop])
+        new = distinct[~np.isin(distinct, known[0])]
+        if new.size and np.isnan(new[-1]) and known[0].size and np.isnan(known[0][-1]):
+            new = new[:-1]                            # NaN is never equal to the NaN already known
+        if self.held + new.size > _KNOWN_TEXTS:
+            self.full.add(name)
+            return lambda start, stop: format_floats(values[start:stop])
+        if new.size:
+            merged = np.concatenate((known[0], new))
+            order = np.argsort(merged, kind="stable")
+            known = (merged[order], np.concatenate((known[1], np.array(format_floats(new), dtype=object)))[order])
+            self.known[name] = known
+            self.held += new.size
+        texts, sorted_values = known[1], known[0]
+        return lambda start, stop: texts[np.searchsorted(sorted_values, values[start:stop])].tolist()
 
 
 def _times(values: np.ndarray, time_format: str) -> list:
