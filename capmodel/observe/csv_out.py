@@ -164,24 +164,26 @@ class _FloatTexts:
     def cells(self, name: str, values):
         """A function of (start, stop) giving the text of those rows' cells of ``values``, column ``name``'s."""
         values = np.asarray(values, dtype=np.float64)
-        known = self.known.get(name, (np.zeros(0), np.zeros(0, dtype=object)))
+        direct = lambda start, stop: format_floats(values[start:stop])      # noqa: E731
         if not values.size or name in self.full or ((values == 0) & np.signbit(values)).any():
-            return lambda start, stop: format_floats(values[start:stop])
-        distinct = np.unique(values)                  # sorted, NaN last, as searchsorted expects
-        new = distinct[~np.isin(distinct, known[0])]
-        if new.size and np.isnan(new[-1]) and known[0].size and np.isnan(known[0][-1]):
-            new = new[:-1]                            # NaN is never equal to the NaN already known
-        if self.held + new.size > _KNOWN_TEXTS:
-            self.full.add(name)
-            return lambda start, stop: format_floats(values[start:stop])
-        if new.size:
-            merged = np.concatenate((known[0], new))
+            return direct
+        known, texts = self.known.get(name, (np.zeros(0), np.zeros(0, dtype=object)))
+        at = np.searchsorted(known, values)            # known: sorted, NaN last, as searchsorted expects
+        found = np.isnan(values) if known.size and np.isnan(known[-1]) else np.zeros(values.size, dtype=bool)
+        if known.size:
+            found |= known[np.minimum(at, known.size - 1)] == values
+        if not found.all():                            # values not met before: formatted once, and kept
+            new = np.unique(values[~found])
+            if self.held + new.size > _KNOWN_TEXTS:
+                self.full.add(name)
+                return direct
+            merged = np.concatenate((known, new))
             order = np.argsort(merged, kind="stable")
-            known = (merged[order], np.concatenate((known[1], np.array(format_floats(new), dtype=object)))[order])
-            self.known[name] = known
+            known, texts = merged[order], np.concatenate((texts, np.array(format_floats(new), dtype=object)))[order]
+            self.known[name] = (known, texts)
             self.held += new.size
-        texts, sorted_values = known[1], known[0]
-        return lambda start, stop: texts[np.searchsorted(sorted_values, values[start:stop])].tolist()
+            at = np.searchsorted(known, values)
+        return lambda start, stop: texts[at[start:stop]].tolist()
 
 
 def _times(values: np.ndarray, time_format: str) -> list:
