@@ -55,6 +55,11 @@ class CsvWriter:
         if isinstance(error, OSError) and not error.filename:   # a refused write names no file by itself
             raise OSError(error.errno, error.strerror, str(self.path)) from None
 
+    def distinct(self, name: str) -> np.ndarray | None:
+        """The distinct values of float column ``name`` written so far, sorted (NaN last), when the writer has
+        kept them all (None otherwise)."""
+        return None if name in self.floats.full or name not in self.floats.known else self.floats.known[name][0]
+
     def write(self, table) -> None:
         """The rows of ``table`` (the header first, on the first call)."""
         columns = [(str(name), kind, [guarded(v) for v in values] if kind == "text" else values)   # csv_cells

@@ -16,7 +16,7 @@ from capmodel.errors import InputError
 from capmodel.extras import require
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.clients import CAPACITY_INPUTS, served_latencies
-from capmodel.observe.columns import Columns, Rows, cell_text, release_free_memory
+from capmodel.observe.columns import Coded, Columns, Rows, cell_text, release_free_memory
 from capmodel.observe.csv_out import write_csv
 from capmodel.observe.ftdc_samples import sample_blocks
 from capmodel.observe.member_folders import folder_name
@@ -351,7 +351,7 @@ def observe_ftdc_into(path, out_dir, since=None, until=None) -> Observation:
                 for block in itertools.chain((pending.pop(),), blocks):
                     writer.write(block)
                     held.add(block)
-            kept["samples"] = held.joined()
+                kept["samples"] = held.joined(writer.distinct)
 
         def write_curve(partial) -> None:                # a block of intervals at a time, too
             samples = kept["samples"]
@@ -401,14 +401,24 @@ class _HeldColumns:
             columns.append(values)
         self.rows.append(columns, np.ones(len(block), dtype=bool))
 
-    def joined(self) -> Columns:
+    def joined(self, distinct=lambda name: None) -> Columns:
+        """The columns, each made whole and narrowed in turn: a column of one value (a standalone's replication)
+        held once, one of a few thousand rates or latencies ``Coded`` (``distinct(name)``: its distinct values when
+        known, ``CsvWriter.distinct``)."""
         assert self.rows is not None, "a block was added"
-        data = dict(zip(self.names, self.rows.joined()))
-        data["time"] = data["time"].astype(np.int64).view("datetime64[ms]")
-        data["dropped"] = np.array(self.WORDS, dtype=object)[data["dropped"].astype(np.int64)]
-        for name, values in data.items():       # a column of one value (a standalone's replication): held once
-            if values.dtype == float and (np.isnan(values).all() or (values == values[0]).all()):
+        data: dict = {}
+        for index, name in enumerate(self.names):
+            values = self.rows.column(index)
+            if name == "time":
+                data[name] = values.astype(np.int64).view("datetime64[ms]")
+            elif name == "dropped":
+                data[name] = np.array(self.WORDS, dtype=object)[values.astype(np.int64)]
+            elif np.isnan(values).all() or (values == values[0]).all():
                 data[name] = np.broadcast_to(values[:1].copy(), values.shape)
+            else:
+                data[name] = Coded.of(values, distinct(name))
+            del values
+        self.rows = None                         # the segments let go of
         return Columns(data)
 
 
