@@ -351,6 +351,7 @@ def observe_ftdc_into(path, out_dir, since=None, until=None) -> Observation:
                 for block in itertools.chain((pending.pop(),), blocks):
                     writer.write(block)
                     held.add(block)
+                release_free_memory()            # what reading the files took, handed back before the columns join
                 kept["samples"] = held.joined(writer.distinct)
 
         def write_curve(partial) -> None:                # a block of intervals at a time, too
