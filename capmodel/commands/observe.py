@@ -116,7 +116,7 @@ def run(args) -> int:
         standalone = observed.members[0].observation
         assert standalone is not None, "a standalone's recording holds its observation"
         observation = standalone
-    paths = observation.write(args.out) if args.ftdc is not None else \
+    paths = observation.files if args.ftdc is not None else \
         {"samples": Path(args.out) / "samples.csv", "curve": Path(args.out) / "curve.csv"}
     capacity, evidence = _capacity(observation, args)
     notes = getattr(observation, "notes", [])
@@ -144,10 +144,10 @@ def run(args) -> int:
 
 
 def _read_ftdc(args):
-    """One server's ``Observation``, or every member's ``ReplicaSetObservation`` when several servers' folders are
-    given (or one parent holding them)."""
-    from capmodel.observe import observe_ftdc
+    """One server's ``Observation``, its tables written into --out as they are read, or every member's
+    ``ReplicaSetObservation`` when several servers' folders are given (or one parent holding them)."""
     from capmodel.observe.folders import server_folders
+    from capmodel.observe.observation import observe_ftdc_into
 
     since, until = _window(args)
     args.ftdc = _files_as_folder(args.ftdc)
@@ -158,7 +158,7 @@ def _read_ftdc(args):
         return observe_ftdc_members(args.ftdc, since, until, utilization_target=args.utilization_target)
     # one server: a folder, a file, a parent of one folder, or one folder named several times (read once)
     server = folders[0] if folders else args.ftdc[0]
-    observation = observe_ftdc(server, since, until)
+    observation = observe_ftdc_into(server, args.out, since, until)
     if len(args.ftdc) > 1:
         observation.notes.append(f"--ftdc names one server's folder {len(args.ftdc):,} times ({server}): "
                                  "read once, as one server")

@@ -47,7 +47,7 @@ from capmodel.models.runway import check_growth, runway
 from capmodel.observe import capacity_words
 from capmodel.observe.capacity_words import HOST_CORES, cores_words, ops
 from capmodel.observe.clients import busy_columns, replication_reason, replication_share, replication_words
-from capmodel.observe.columns import as_floats
+from capmodel.observe.columns import as_floats, release_free_memory
 from capmodel.observe.demand_change import BACKGROUND_UNKNOWN, EVEN_LOAD_STEP, ChangeBand, change_band, change_reasons
 from capmodel.observe.runway_words import runway_status
 from capmodel.observe.service_demand import demand_interval, drift_reason, fit_demand
@@ -319,6 +319,7 @@ def server_capacity(samples, cores: float | None = None, utilization_target: flo
     monthly_growth = None if monthly_growth is None else check_growth(monthly_growth)
     cores, cores_source = _cores_of(samples, cores)
     busy = busy_columns(samples)
+    release_free_memory()               # the heap its day-long columns took, handed back before the bootstrap
     reasons: list[Reason | None] = []
     if len(busy["throughput"]) < MIN_BUSY_INTERVALS:
         with_ops = len(busy_columns(samples, any_cpu=True)["throughput"])

@@ -30,6 +30,11 @@ from capmodel.observe.columns import Columns, as_floats, empty_cells
 #: which the member's load is replication (a secondary its clients barely use: its CPU follows the primary's writes;
 #: a primary's served getMores follow its own clients' writes, and stay a ratio per client operation)
 REPLICATION_SAID, REPLICATION_LOAD = 0.10, 0.90
+#: the samples' columns ``client_classes`` reads
+CLIENT_INPUTS = (*(f"{name}_{what}" for name in OPERATION_CLASSES for what in ("per_s", "latency_ms")),
+                 *SERVED.values(), APPLIED)
+#: the samples' columns the operational laws read (``busy_columns``, and the host's ``cores``)
+CAPACITY_INPUTS = ("interval_s", "cpu_cores", "cores", "dropped", *CLIENT_INPUTS)
 
 
 def replication_share(replication: float, clients: float) -> float:
@@ -68,26 +73,53 @@ def _rate(samples, name: str, keep: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(values) & (values > 0), values, 0.0)
 
 
-def client_classes(samples, keep: np.ndarray) -> tuple[dict, np.ndarray]:
+def _class_rates(samples, name: str, keep: np.ndarray) -> tuple:
+    """(ops/s, mean latency in ms, replication ops/s served among them) of one class, of the rows ``keep``."""
+    rows = int(keep.sum())
+    total = as_floats(samples[f"{name}_per_s"])[keep] if f"{name}_per_s" in samples else np.full(rows, np.nan)
+    latency_ms = (as_floats(samples[f"{name}_latency_ms"])[keep] if f"{name}_latency_ms" in samples
+                  else np.full(rows, np.nan))
+    served = _rate(samples, SERVED[name], keep) if name in SERVED else np.zeros(rows)
+    return total, latency_ms, served
+
+
+def _shares(total: np.ndarray, latency_ms: np.ndarray, served: np.ndarray) -> tuple:
+    """(the class's ops/s, 0 where none or not a number; its summed latency, s per s; the clients' ops/s)."""
+    filled = np.where(np.isfinite(total) & (total > 0), total, 0.0)
+    summed = np.where(filled > 0, filled * np.nan_to_num(latency_ms) / 1000.0, 0.0)
+    return filled, summed, np.clip(filled - served, 0.0, None)
+
+
+def _served_latency(total: np.ndarray, latency_ms: np.ndarray, served: np.ndarray) -> float | None:
+    """The served operations' mean latency (s, ``served_latency``), None where none was served."""
+    if not (served > 0).any():
+        return None
+    filled, summed, clients = _shares(total, latency_ms, served)
+    return served_latency(summed, clients, served, filled)
+
+
+def served_latencies(samples, keep: np.ndarray) -> dict:
+    """class -> the mean latency (s) of the replication operations it served in the rows ``keep`` (None where none
+    was served): what ``client_classes`` tells them apart with, for a table given to it a block of rows at a time."""
+    return {name: _served_latency(*_class_rates(samples, name, keep))
+            if (_rate(samples, SERVED[name], keep) > 0).any() else None for name in SERVED}   # none: nothing copied
+
+
+def client_classes(samples, keep: np.ndarray, served_s: dict | None = None) -> tuple[dict, np.ndarray]:
     """Of the rows ``keep`` of ``samples`` (observe's samples: a DataFrame or ``Columns``): class -> (the clients'
     ops/s, their mean latency in ms, NaN where none), and the replication operations per second (served plus
-    applied)."""
+    applied). ``served_s``: the served operations' latencies (``served_latencies``) of the table ``samples`` is a
+    block of, told over its rows; by default told over the rows ``keep``."""
     out = {}
     replication = _rate(samples, APPLIED, keep)
     for name in OPERATION_CLASSES:
-        total = (as_floats(samples[f"{name}_per_s"])[keep] if f"{name}_per_s" in samples
-                 else np.full(int(keep.sum()), np.nan))
-        latency_ms = (as_floats(samples[f"{name}_latency_ms"])[keep] if f"{name}_latency_ms" in samples
-                      else np.full(int(keep.sum()), np.nan))
-        served = _rate(samples, SERVED[name], keep) if name in SERVED else np.zeros(int(keep.sum()))
+        total, latency_ms, served = _class_rates(samples, name, keep)
         replication = replication + served
-        if not (served > 0).any():
+        theirs = _served_latency(total, latency_ms, served) if served_s is None else served_s.get(name)
+        if theirs is None:
             out[name] = (total, latency_ms)
             continue
-        filled = np.where(np.isfinite(total) & (total > 0), total, 0.0)
-        summed = np.where(filled > 0, filled * np.nan_to_num(latency_ms) / 1000.0, 0.0)   # s of latency per s
-        clients = np.clip(filled - served, 0.0, None)
-        theirs = served_latency(summed, clients, served, filled)
+        filled, summed, clients = _shares(total, latency_ms, served)
         with np.errstate(divide="ignore", invalid="ignore"):
             own = (summed - theirs * served) / clients if np.isfinite(theirs) else latency_ms / 1000.0
         out[name] = (clients, np.where((clients > 0) & (own > 0), own * 1000.0, np.nan))
@@ -119,9 +151,14 @@ def busy_columns(samples, any_cpu: bool = False) -> dict:
     # an infinity stays one
     x = np.asarray(sum(np.where(np.isnan(classes[k][0]), 0.0, classes[k][0]) for k in OPERATION_CLASSES))
     n = np.asarray(sum(np.where(rate > 0, rate * np.nan_to_num(r_ms) / 1000.0, 0.0) for rate, r_ms in classes.values()))
+    del classes                                  # a day's rows: each column let go of once it is not needed
     cpu = np.zeros(int(keep.sum())) if any_cpu else number("cpu_cores")
     chosen = (x > 0) & np.isfinite(cpu)
-    elapsed = np.cumsum(filled("interval_s"))
-    return {"throughput": x[chosen], "cpu_cores": cpu[chosen], "interval_s": number("interval_s")[chosen],
-            "elapsed_s": elapsed[chosen], "concurrency": n[chosen], "replication": replication[chosen],
-            "applied": _rate(samples, APPLIED, keep)[chosen]}
+    out = {"throughput": x[chosen], "cpu_cores": cpu[chosen]}
+    del x, cpu
+    out["interval_s"] = number("interval_s")[chosen]
+    out["elapsed_s"] = np.cumsum(filled("interval_s"))[chosen]
+    out["concurrency"], out["replication"] = n[chosen], replication[chosen]
+    del n, replication
+    out["applied"] = _rate(samples, APPLIED, keep)[chosen]
+    return out

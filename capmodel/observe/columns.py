@@ -10,14 +10,47 @@ import numpy as np
 _SEGMENT = 16_384                        # rows gathered in one block of memory (``Rows``)
 _MISSING = ("NaTType", "NAType")          # pandas' missing time and missing value, named without importing pandas
 
+class Coded:
+    """A float column held as each row's index among its distinct values (``values[codes]``, 2 bytes a row, not 8):
+    ``Coded.of`` codes a column of at most 65,536 distinct values and no negative zero (which a distinct value
+    would fold into zero)."""
+
+    __slots__ = ("codes", "values")
+
+    def __init__(self, codes: np.ndarray, values: np.ndarray):
+        self.codes, self.values = codes, values
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @classmethod
+    def of(cls, column: np.ndarray, distinct: np.ndarray | None = None):
+        """``column`` coded, or itself when it cannot be (see the class); ``distinct``: its distinct values, sorted
+        (NaN last), when they are known already (a ``CsvWriter`` has them), else found here."""
+        if column.dtype.kind != "f" or ((column == 0) & np.signbit(column)).any():
+            return column
+        if distinct is None:
+            distinct, codes = np.unique(column, return_inverse=True)
+        else:
+            codes = np.searchsorted(distinct, column)
+            at = np.minimum(codes, max(distinct.size - 1, 0))
+            if not distinct.size or not ((distinct[at] == column) | (np.isnan(column) & np.isnan(distinct[at]))).all():
+                return column                    # not every value among them: held as it is
+        return cls(codes.astype(np.uint16), distinct) if distinct.size <= 1 << 16 else column
+
+    def decoded(self) -> np.ndarray:
+        return self.values[self.codes]
+
+
 class Columns:
     """Named numpy arrays of one length: ``table[name]``, ``name in table``, ``len(table)`` (rows), ``names``;
-    datetime64 columns are UTC."""
+    datetime64 columns are UTC. A column may be held ``Coded``: ``table[name]`` gives its values."""
 
     __slots__ = ("data", "rows")
 
     def __init__(self, data: dict, rows: int | None = None):
-        self.data = {str(name): np.asarray(values) for name, values in data.items()}
+        self.data = {str(name): values if isinstance(values, Coded) else np.asarray(values)
+                     for name, values in data.items()}
         lengths = {len(values) for values in self.data.values()}
         if len(lengths) > 1:
             raise ValueError(f"columns of different lengths: {sorted(lengths)}")
@@ -27,7 +60,8 @@ class Columns:
         return self.rows
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self.data[name]
+        values = self.data[name]
+        return values.decoded() if isinstance(values, Coded) else values
 
     def __contains__(self, name) -> bool:
         return name in self.data
@@ -41,14 +75,21 @@ class Columns:
         """The table of the given rows (a boolean mask or positions)."""
         rows = np.asarray(rows)
         kept = int(rows.sum()) if rows.dtype == bool else len(rows)
-        return Columns({name: values[rows] for name, values in self.data.items()}, kept)
+        return Columns({name: self[name][rows] for name in self.data}, kept)
+
+    def part(self, start: int, stop: int) -> "Columns":
+        """The table of the rows ``start`` to ``stop`` (views of the columns, not copies)."""
+        return Columns({name: Coded(values.codes[start:stop], values.values) if isinstance(values, Coded)
+                        else values[start:stop] for name, values in self.data.items()},
+                       max(0, min(stop, self.rows) - start))
 
     def frame(self):
         """A pandas DataFrame of the same columns (datetimes as UTC, microseconds), index 0..rows-1."""
         import pandas as pd
 
         data = {}
-        for name, values in self.data.items():
+        for name in self.data:
+            values = self[name]
             if values.dtype.kind == "M":
                 unit = np.datetime_data(values.dtype)[0]
                 values = pd.to_datetime(values.view(np.int64), unit=unit, utc=True)
@@ -109,6 +150,14 @@ class Rows:
             self.filled += take.size
             start += take.size
 
+    def column(self, index: int) -> np.ndarray:
+        """Every row of one column, as one float array (the segments kept)."""
+        total = len(self)
+        out = np.empty(total)
+        for at, segment in zip(range(0, total, _SEGMENT), self.segments):
+            out[at:at + _SEGMENT] = segment[:min(_SEGMENT, total - at), index]
+        return out
+
     def joined(self) -> list[np.ndarray]:
         """Every row, as one float array per column (each its own block of memory); the segments are let go of."""
         total = len(self)
@@ -121,3 +170,14 @@ class Rows:
             del segment
         self.segments = []
         return out
+
+
+def release_free_memory() -> None:
+    """Hand the memory freed in the C library's heap back to the system (glibc's ``malloc_trim``: blocks of rows
+    made and freed one after another leave holes that the process otherwise keeps); nothing where there is none."""
+    import ctypes  # numpy has imported it already
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)     # the process's own symbols: the C library it runs on
+    except (OSError, AttributeError, TypeError):     # not glibc (macOS, musl), Windows (no CDLL(None))
+        pass

@@ -24,30 +24,63 @@ from capmodel.observe.columns import cell_text
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
 _ROWS = 2048                         # rows formatted at a time: the text of a block, not of the table, is held
 _ISO_MICROSECONDS = "%Y-%m-%dT%H:%M:%S.%f"
-_DISTINCT_FROM = 64                  # float columns this long are formatted by distinct value
+_KNOWN_TEXTS = 32_768                # formatted float values a writer keeps to look up (a few MB at most)
 _LOW, _HIGH = 1e-4, 1e10             # between these, Python's repr and Arrow lay a float out alike (no exponent)
 
 
 def write_csv(table, path, time_format: str) -> None:
     """Write ``table`` (no index) to ``path``; datetime columns formatted with ``time_format`` (their wall time)."""
-    columns = [(str(name), kind, [guarded(v) for v in values] if kind == "text" else values)   # csv_cells
-               for name, (kind, values) in _columns(table)]
-    quote = any(kind == "text" and any(_NEEDS_QUOTES.search(v) for v in set(values) if v is not None)
-                for _, kind, values in columns)
-    header = ",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n for n in (n.replace('"', '""') for n, _, _ in columns))
-    rows = len(columns[0][2]) if columns else 0
-    cells = [_cells(kind, values, time_format, quote) for _, kind, values in columns]
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(header + "\n")
-            for start in range(0, rows, _ROWS):
-                block = [column(start, start + _ROWS) for column in cells]
-                handle.write("\n".join(map(",".join, zip(*block))) + "\n")
-                del block                             # this block's text let go of before the next is made
-    except OSError as exc:
-        if exc.filename:
-            raise
-        raise OSError(exc.errno, exc.strerror, str(path)) from None   # a refused write names no file by itself
+    with CsvWriter(path, time_format) as writer:
+        writer.write(table)
+
+
+class CsvWriter:
+    """``with CsvWriter(path, time_format) as writer: writer.write(table)``, once or once per block of rows: the
+    file of the blocks' rows in order, as ``write_csv`` writes their whole table (the header of the first block,
+    which every block repeats; text cells quoted when the first block's need quotes, and a later block's text that
+    needs them refused, since the whole table's would then be quoted throughout)."""
+
+    def __init__(self, path, time_format: str):
+        self.path, self.time_format = path, time_format
+        self.names: list | None = None
+        self.quote = False
+        self.floats = _FloatTexts()
+
+    def __enter__(self) -> "CsvWriter":
+        self.handle = open(self.path, "w", encoding="utf-8", newline="")
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        self.handle.close()
+        if isinstance(error, OSError) and not error.filename:   # a refused write names no file by itself
+            raise OSError(error.errno, error.strerror, str(self.path)) from None
+
+    def distinct(self, name: str) -> np.ndarray | None:
+        """The distinct values of float column ``name`` written so far, sorted (NaN last), when the writer has
+        kept them all (None otherwise)."""
+        return None if name in self.floats.full or name not in self.floats.known else self.floats.known[name][0]
+
+    def write(self, table) -> None:
+        """The rows of ``table`` (the header first, on the first call)."""
+        columns = [(str(name), kind, [guarded(v) for v in values] if kind == "text" else values)   # csv_cells
+                   for name, (kind, values) in _columns(table)]
+        quote = any(kind == "text" and any(_NEEDS_QUOTES.search(v) for v in set(values) if v is not None)
+                    for _, kind, values in columns)
+        names = [n for n, _, _ in columns]
+        if self.names is None:
+            self.names, self.quote = names, quote
+            self.handle.write(",".join(f'"{n}"' if _NEEDS_QUOTES.search(n) else n
+                                       for n in (n.replace('"', '""') for n in names)) + "\n")
+        elif names != self.names or (quote and not self.quote):
+            raise ValueError(f"{self.path}: a block of rows with other columns, or text needing quotes the first "
+                             "block's did not: not one table")
+        rows = len(columns[0][2]) if columns else 0
+        cells = [self.floats.cells(name, values) if kind == "float"
+                 else _cells(kind, values, self.time_format, self.quote) for name, kind, values in columns]
+        for start in range(0, rows, _ROWS):
+            block = [column(start, start + _ROWS) for column in cells]
+            self.handle.write("\n".join(map(",".join, zip(*block))) + "\n")
+            del block                             # this block's text let go of before the next is made
 
 
 def _columns(table):
@@ -105,9 +138,8 @@ def _texts(values: list) -> list:
 
 
 def _cells(kind: str, values, time_format: str, quote: bool):
-    """A column's cells: a function of (start, stop) giving the text of those rows' cells."""
-    if kind == "float":
-        return _float_cells(values)
+    """A column's cells other than floats' (``_FloatTexts``): a function of (start, stop) giving the text of those
+    rows' cells."""
     if kind == "int":
         return lambda start, stop: list(map(str, values[start:stop].tolist()))
     if kind == "time":
@@ -123,17 +155,40 @@ def _texts_of(values: list, quote: bool) -> list[str]:
     return ["" if v is None else '"' + v.replace('"', '""') + '"' for v in values]
 
 
-def _float_cells(values: np.ndarray):
-    """The cells of a float column. A column repeats its values (gauges, rates over whole seconds, latencies in
-    whole microseconds): each distinct value is then formatted once, and looked up (a negative zero, equal to zero
-    but written ``-0``, keeps every value formatted on its own)."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size >= _DISTINCT_FROM and not ((values == 0) & np.signbit(values)).any():
-        distinct = np.unique(values)                  # sorted, NaN last, as searchsorted expects
-        if 2 * distinct.size <= values.size:
-            texts = np.array(format_floats(distinct), dtype=object)
-            return lambda start, stop: texts[np.searchsorted(distinct, values[start:stop])].tolist()
-    return lambda start, stop: format_floats(values[start:stop])
+class _FloatTexts:
+    """The cells of a writer's float columns. A column repeats its values (gauges, rates over whole seconds,
+    latencies in whole microseconds): each distinct value is formatted once, in whichever block it first comes, and
+    looked up after; a block with a negative zero (equal to zero but written ``-0``) has its values formatted on
+    their own, as has a column once the writer holds ``_KNOWN_TEXTS`` formatted values."""
+
+    def __init__(self):
+        self.known: dict = {}                      # column -> (sorted distinct values, NaN last; their texts)
+        self.full: set = set()                     # columns formatted value by value
+        self.held = 0
+
+    def cells(self, name: str, values):
+        """A function of (start, stop) giving the text of those rows' cells of ``values``, column ``name``'s."""
+        values = np.asarray(values, dtype=np.float64)
+        direct = lambda start, stop: format_floats(values[start:stop])      # noqa: E731
+        if not values.size or name in self.full or ((values == 0) & np.signbit(values)).any():
+            return direct
+        known, texts = self.known.get(name, (np.zeros(0), np.zeros(0, dtype=object)))
+        at = np.searchsorted(known, values)            # known: sorted, NaN last, as searchsorted expects
+        found = np.isnan(values) if known.size and np.isnan(known[-1]) else np.zeros(values.size, dtype=bool)
+        if known.size:
+            found |= known[np.minimum(at, known.size - 1)] == values
+        if not found.all():                            # values not met before: formatted once, and kept
+            new = np.unique(values[~found])
+            if self.held + new.size > _KNOWN_TEXTS:
+                self.full.add(name)
+                return direct
+            merged = np.concatenate((known, new))
+            order = np.argsort(merged, kind="stable")
+            known, texts = merged[order], np.concatenate((texts, np.array(format_floats(new), dtype=object)))[order]
+            self.known[name] = (known, texts)
+            self.held += new.size
+            at = np.searchsorted(known, values)
+        return lambda start, stop: texts[at[start:stop]].tolist()
 
 
 def _times(values: np.ndarray, time_format: str) -> list:

@@ -21,7 +21,8 @@ from capmodel.models.evidence import Evidence, Reason
 from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
-from capmodel.observe.observation import metadata_identity, printable
+from capmodel.observe.ftdc_samples import metadata_identity
+from capmodel.observe.observation import printable
 from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, months_words, runway_status, shown_runway
 
 if TYPE_CHECKING:
@@ -93,7 +94,8 @@ def analyse_server(folder, monthly_growth: float | None = None, utilization_targ
         a row with ``error``; too few samples or busy intervals give a row with verdict ``unusable``.
     """
     from capmodel.observe.capacity import TooFewIntervals, no_capacity_evidence
-    from capmodel.observe.observation import TooFewSamples, observe_ftdc
+    from capmodel.observe.ftdc_samples import TooFewSamples
+    from capmodel.observe.observation import observe_ftdc
 
     row: dict = {column: None for column in FLEET_COLUMNS}
     row.update(folder=str(folder), runway_status=runway_status(None, monthly_growth))   # until a capacity says more

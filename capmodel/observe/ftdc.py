@@ -42,7 +42,8 @@ from capmodel.observe.ftdc_bson import BadDocument, LayoutCache, read_layout, va
 from capmodel.observe.varint import DeltaStream
 
 __all__ = ["Chunk", "TruncatedTail", "date_offsets", "decode_chunk", "ftdc_files", "inflate", "iter_chunks",
-           "iter_documents", "metric_names", "read_metric_columns", "read_metrics"]
+           "iter_documents", "metric_blocks", "metric_names", "read_metric_columns", "read_metrics",
+           "SamplesOutOfOrder"]
 
 METADATA, METRIC_CHUNK, PERIODIC_METADATA = 0, 1, 2
 TYPES = {METADATA: "metadata", METRIC_CHUNK: "metric chunk", PERIODIC_METADATA: "periodic metadata"}
@@ -349,20 +350,15 @@ def read_metrics(path, metrics: dict, time_metric: str = "start", since=None, un
     return read_metric_columns(path, metrics, time_metric, since, until).frame()
 
 
-def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=None, until=None,
-                        dropped: list | None = None) -> Columns:
-    """One row per FTDC sample: ``time_ms`` (the ``time_metric``, ms since the epoch, int64) and one float column per
-    entry of ``metrics`` (column name -> FTDC metric name; NaN in chunks that lack it), sorted by time, duplicates
-    dropped, limited to ``since <= time <= until`` (a ``datetime`` or anything ``pandas.Timestamp`` reads; naive
-    means UTC). Chunks are decoded one at a time, only these metrics rebuilt, and each chunk let go of once its
-    columns are copied out. With a ``dropped`` list, the newest file cut inside a document (mongod stopped while
-    writing) keeps its complete chunks and a sentence naming the file and byte offset goes in ``dropped``."""
+def _windowed_pieces(path, names: list, time_metric: str, since, until, dropped: list | None):
+    """(times, name -> values or None, the rows in ``since <= time <= until``) of every chunk of ``path``'s files
+    that has ``time_metric`` and a row in the window, in file order, each chunk let go of once its columns are copied
+    out. The newest file cut inside a document: see ``read_metric_columns``. No row in a window the files do not
+    reach: ``InputError`` naming what they cover."""
     low, high = _to_ms(since), _to_ms(until)
-    names = list(metrics.values())
     wanted = [time_metric, *dict.fromkeys(names)]
-    rows = Rows(len(names) + 1)                       # the time, then each metric
     cache = LayoutCache()
-    covered = [math.inf, -math.inf]
+    covered, any_kept = [math.inf, -math.inf], False
     files = ftdc_files(path)
     for file in files:
         try:
@@ -374,17 +370,32 @@ def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=N
                 if high is not None:
                     keep &= stamps <= high
                 if keep.any():
-                    rows.append([stamps] + [found.get(name) for name in names], keep)
+                    any_kept = True
+                    yield stamps, found, keep
         except TruncatedTail as cut:
             if dropped is None or file != files[-1]:
                 raise
             dropped.append(f"{file}: truncated FTDC file: it ends inside the document at byte offset {cut.offset} "
                            "(mongod stopped while writing it, or is writing it still: a running server's folder); "
                            "its complete chunks are read, that one is dropped")
+    if not any_kept and (low is not None or high is not None) and covered[0] <= covered[1]:
+        raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "
+                         f"{_iso(covered[0])} .. {_iso(covered[1])}")
+
+
+def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=None, until=None,
+                        dropped: list | None = None) -> Columns:
+    """One row per FTDC sample: ``time_ms`` (the ``time_metric``, ms since the epoch, int64) and one float column per
+    entry of ``metrics`` (column name -> FTDC metric name; NaN in chunks that lack it), sorted by time, duplicates
+    dropped, limited to ``since <= time <= until`` (a ``datetime`` or anything ``pandas.Timestamp`` reads; naive
+    means UTC). Chunks are decoded one at a time, only these metrics rebuilt, and each chunk let go of once its
+    columns are copied out. With a ``dropped`` list, the newest file cut inside a document (mongod stopped while
+    writing) keeps its complete chunks and a sentence naming the file and byte offset goes in ``dropped``."""
+    names = list(metrics.values())
+    rows = Rows(len(names) + 1)                       # the time, then each metric
+    for stamps, found, keep in _windowed_pieces(path, names, time_metric, since, until, dropped):
+        rows.append([stamps] + [found.get(name) for name in names], keep)
     if not len(rows):
-        if (low is not None or high is not None) and covered[0] <= covered[1]:
-            raise InputError(f"--since/--until: no FTDC sample in {path} falls in that window; the files cover "
-                             f"{_iso(covered[0])} .. {_iso(covered[1])}")
         return Columns({"time_ms": np.zeros(0, dtype=np.int64), **{c: np.zeros(0) for c in metrics}})
     stamps, *table = rows.joined()                     # the times, then one float array per metric
     times = stamps.astype(np.int64)
@@ -398,3 +409,51 @@ def read_metric_columns(path, metrics: dict, time_metric: str = "start", since=N
         for column in range(len(table)):             # one column's copy at a time
             table[column] = table[column][order]
     return Columns({"time_ms": times, **dict(zip(metrics, table))})
+
+
+class SamplesOutOfOrder(Exception):
+    """``metric_blocks`` met a sample older than one it has given (not a repeat of one): only the whole table, sorted,
+    holds them in order (``read_metric_columns``)."""
+
+
+def metric_blocks(path, metrics: dict, time_metric: str = "start", since=None, until=None,
+                  dropped: list | None = None, rows: int = 8192):
+    """``read_metric_columns``' rows, a ``Columns`` of about ``rows`` consecutive rows at a time (the last block
+    shorter), without holding the table: the same rows in the same order when the files give their samples in time
+    order, a sample repeating the time of one already given dropped (an interim file repeating an archive's).
+    ``SamplesOutOfOrder`` when a sample is older than one already given without repeating its time (the blocks given
+    so far are then of no use: read the whole table)."""
+    names = list(metrics.values())
+    given: list[np.ndarray] = []                      # the times given: a repeat is told from a sample out of order
+    pieces: list[list] = []
+    held, last = 0, -math.inf
+    for stamps, found, keep in _windowed_pieces(path, names, time_metric, since, until, dropped):
+        times = stamps[keep].astype(np.int64)
+        chosen = np.flatnonzero(keep)
+        if times[0] <= last:                           # before the newest given: a repeat, or out of order
+            seen = np.concatenate(given + [np.concatenate([p[0] for p in pieces])] if pieces else given)
+            fresh = ~np.isin(times, seen)
+            if (times[fresh] <= last).any():
+                raise SamplesOutOfOrder(f"{path}: a sample at {_iso(int(times[fresh][0]))} follows one at "
+                                        f"{_iso(last)}")
+            times, chosen = times[fresh], chosen[fresh]
+            if not times.size:
+                continue
+        if (times[1:] <= times[:-1]).any():
+            raise SamplesOutOfOrder(f"{path}: the samples of a chunk are not in time order")
+        last = int(times[-1])
+        pieces.append([times] + [found[n][chosen].astype(float) if found.get(n) is not None
+                                 else np.full(times.size, np.nan) for n in names])
+        held += times.size
+        if held >= rows:
+            given.append(pieces[0][0] if len(pieces) == 1 else np.concatenate([p[0] for p in pieces]))
+            yield _joined(pieces, metrics)
+            pieces, held = [], 0
+    if pieces:
+        yield _joined(pieces, metrics)
+
+
+def _joined(pieces: list, metrics: dict) -> Columns:
+    """One ``Columns`` of consecutive pieces (each a list: the times, then one array per metric)."""
+    columns = [np.concatenate(parts) if len(parts) > 1 else parts[0] for parts in zip(*pieces)]
+    return Columns({"time_ms": columns[0], **dict(zip(metrics, columns[1:]))})

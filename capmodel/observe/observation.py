@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
 from collections import Counter
@@ -14,13 +15,16 @@ from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
 from capmodel.extras import require
 from capmodel.observe import ftdc, serverstatus
-from capmodel.observe.columns import Columns, cell_text
+from capmodel.observe.clients import CAPACITY_INPUTS, served_latencies
+from capmodel.observe.columns import Coded, Columns, Rows, cell_text, release_free_memory
 from capmodel.observe.csv_out import write_csv
+from capmodel.observe.ftdc_samples import sample_blocks
 from capmodel.observe.member_folders import folder_name
-from capmodel.observe.tables import curve_columns, curve_from_samples
+from capmodel.observe.tables import CURVE_INPUTS, curve_columns, curve_from_samples
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_BLOCK = 2048                          # intervals derived and written at a time (``observe_ftdc_into``)
 OBSERVE_RECORD = "observe.json"        # what wrote the folder's tables (a live recording keeps its state there too)
 
 
@@ -50,7 +54,9 @@ def _written_tables(record: Path) -> dict:
 def write_tables(out_dir, tables: dict, source: str, members: list[str] | None = None) -> dict:
     """Write each table as ``<name>.csv`` into ``out_dir``, replaced whole (never half-written), under the folder's
     lock; ``observe.json`` records their SHA-256, so that a later write replaces only files an earlier one wrote (an
-    existing table it did not write, a symlink or a device is refused, naming it). Returns name -> path.
+    existing table it did not write, a symlink or a device is refused, naming it). Returns name -> path. A table is
+    a table, or a function writing one to the path it is given (a table written as it is made: when it fails, the
+    folder's tables are as they were).
 
     The observation replaces the one before it: the earlier one's tables that this one does not write (its
     ``members.csv``, a member's folder under ``members/`` other than ``members``' folder names) are removed when
@@ -59,28 +65,33 @@ def write_tables(out_dir, tables: dict, source: str, members: list[str] | None =
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with FolderLock(out):
-        written = _retire(out, keep={f"{name}.csv" for name in tables})
-        _retire_members(out, set(members or []))
-        for name in tables:
-            refuse_foreign(out / f"{name}.csv", lambda p: written.get(p.name) == _sha256(p))
-        paths = {}
-        for name, table in tables.items():
-            path = out / f"{name}.csv"
-            partial = out / f".{name}.csv.{os.getpid()}.partial"
-            if partial.is_symlink() or partial.exists():
-                partial.unlink()                      # our own leftover or a planted link: removed, never followed
-            os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
-            try:
-                write_csv(table, partial, TIME_FORMAT)
-                os.replace(partial, path)
-            except BaseException:                     # a full disk, Ctrl-C: no half-written file left behind
-                partial.unlink(missing_ok=True)
-                raise
-            paths[name] = path
-        write_atomic(out / OBSERVE_RECORD, json.dumps({
-            "format_version": 1, "kind": "tables", "source": source,
-            "tables": {**written, **{p.name: _sha256(p) for p in paths.values()}}}, indent=1))
+    partials = {name: out / f".{name}.csv.{os.getpid()}.partial" for name in tables}
+    try:
+        with FolderLock(out):
+            for name, table in tables.items():
+                partial = partials[name]
+                if partial.is_symlink() or partial.exists():
+                    partial.unlink()                  # our own leftover or a planted link: removed, never followed
+                os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+                if callable(table):
+                    table(partial)
+                else:
+                    write_csv(table, partial, TIME_FORMAT)
+            written = _retire(out, keep={f"{name}.csv" for name in tables})
+            _retire_members(out, set(members or []))
+            for name in tables:
+                refuse_foreign(out / f"{name}.csv", lambda p: written.get(p.name) == _sha256(p))
+            paths = {}
+            for name, partial in partials.items():
+                paths[name] = out / f"{name}.csv"
+                os.replace(partial, paths[name])
+            write_atomic(out / OBSERVE_RECORD, json.dumps({
+                "format_version": 1, "kind": "tables", "source": source,
+                "tables": {**written, **{p.name: _sha256(p) for p in paths.values()}}}, indent=1))
+    except BaseException:                             # a full disk, Ctrl-C, unreadable input: no half-written file
+        for partial in partials.values():
+            partial.unlink(missing_ok=True)
+        raise
     return paths
 
 
@@ -127,7 +138,9 @@ class Observation:
     ``samples`` holds every interval (``dropped`` naming why one is not fitted: a counter reset, no operations, a clock
     jump); ``curve`` is the curve table of the rest (concurrency from Little's law, throughput, mean latency), ready for
     ``capmodel.fit_usl``. Both are pandas DataFrames when read; the FTDC path keeps them as plain numpy ``Columns`` in
-    ``tables`` until then (a command-line run never imports pandas).
+    ``tables`` until then (a command-line run never imports pandas). ``files`` names the tables it was written as;
+    ``read_back``: ``tables`` hold some of their columns only (``observe_ftdc_into``), and ``samples`` and ``curve``
+    are those files read back.
 
     Parameters
     ----------
@@ -142,6 +155,8 @@ class Observation:
     def __init__(self, samples, curve, source: str, interrupted: bool = False):
         self.tables = {"samples": samples, "curve": curve}
         self.notes: list[str] = []
+        self.files: dict = {}
+        self.read_back = False
         self.source, self.interrupted = source, interrupted
 
     def __repr__(self) -> str:
@@ -160,7 +175,10 @@ class Observation:
 
     def _frame(self, name: str):
         table = self.tables[name]
-        if isinstance(table, Columns):
+        if self.read_back and isinstance(table, Columns):
+            path = self.files[name]                                         # every column, as written
+            table = self.tables[name] = read_samples(path) if name == "samples" else _read_curve(path)
+        elif isinstance(table, Columns):
             table = self.tables[name] = table.frame()
         return table
 
@@ -197,7 +215,12 @@ class Observation:
 
     def write(self, out_dir) -> dict:
         """Write ``samples.csv`` and ``curve.csv`` into ``out_dir`` (``write_tables``: whole, owned, locked)."""
-        return write_tables(out_dir, dict(self.tables), self.source)
+        import shutil
+
+        tables = {name: (lambda partial, written=self.files[name]: shutil.copyfile(written, partial))
+                  if self.read_back else table for name, table in self.tables.items()}
+        self.files = write_tables(out_dir, tables, self.source)
+        return self.files
 
     def summary(self) -> str:
         """A few lines: the source, the time span, intervals kept and dropped (figures by capmodel.formatting)."""
@@ -248,11 +271,6 @@ def _observation(raw, source: str, interrupted: bool = False, own_commands: int 
     return Observation(samples, curve_from_samples(samples), source, interrupted)
 
 
-class TooFewSamples(InputError):
-    """The FTDC was read but holds one sample (no interval): a finding about the data, which the fleet reports as a
-    server it cannot rank, not as unreadable files."""
-
-
 def observe_ftdc(path, since=None, until=None) -> Observation:
     """Samples and curve from the FTDC files a mongod writes into ``diagnostic.data``.
 
@@ -286,58 +304,123 @@ def observe_ftdc(path, since=None, until=None) -> Observation:
     (67, 67, {})
     """
     require("observe", "observe_ftdc")
-    dropped: list[str] = []
-    raw = ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
-                                   since=since, until=until, dropped=dropped)
-    if len(raw) < 2:
-        from capmodel.formatting import plural
+    notes: list[str] = []
 
-        cut = f"; {dropped[0]}" if dropped else ""
-        refused = TooFewSamples if len(raw) == 1 else InputError     # none at all: nothing was read
-        raise refused(f"{path}: {plural(len(raw), 'serverStatus sample')} in the FTDC data; an interval needs two{cut}")
-    time_ms, uptime_ms = raw["time_ms"], raw["uptime_ms"]
-    figures = {name: raw[name] for name in raw.names if name != "time_ms"}
-    del raw                                       # figures hold the columns alone: each let go of once used
-    column = serverstatus.CORES_COLUMN
-    if column not in figures or np.isnan(figures[column]).all():
-        cores = metadata_identity(path)["cores"]
-        if cores is not None:
-            figures[column] = np.full(time_ms.size, cores)
-    samples = serverstatus.interval_columns(time_ms, figures)
-    dropped += _clock_jumps(path, time_ms, uptime_ms, samples["dropped"])
-    del uptime_ms
+    def whole():                                  # one block, not held here: its columns let go of once used
+        yield ftdc.read_metric_columns(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
+                                       since=since, until=until, dropped=notes)
+
+    (samples,) = sample_blocks(whole(), path, notes)
     observation = Observation(samples, curve_columns(samples), f"FTDC {path}")
-    observation.notes = dropped                   # a cut newest file: what was dropped, file and byte offset
+    observation.notes = notes                     # a cut newest file, a clock jump: what was dropped, and where
     return observation
 
 
-def metadata_identity(path) -> dict:
-    """``host``, ``replica_set``, ``cores`` and the MongoDB ``version`` from the metadata document of the first FTDC
-    file ``path`` names (None where it does not say)."""
-    files = ftdc.ftdc_files(path)
-    for _, document in ftdc.iter_documents(files[0]):
-        if document.get("type") == ftdc.METADATA and isinstance(document.get("doc"), dict):
-            return identity_of(document["doc"])
-    return {"host": None, "replica_set": None, "cores": None, "version": None}
+def observe_ftdc_into(path, out_dir, since=None, until=None) -> Observation:
+    """``observe_ftdc(path, since, until).write(out_dir)``, the tables written as the files are read, a block of
+    samples at a time, and held only in part: what ``capmodel observe --ftdc`` runs (a day is read in a few tens of
+    MB, not the hundred its whole tables take).
+
+    Returns
+    -------
+    Observation
+        Its ``tables`` hold the samples' columns the operational laws and the curve read (``CAPACITY_INPUTS``,
+        ``CURVE_INPUTS``) and the curve's ``throughput`` and ``concurrency``, which ``summary`` reads; ``samples``
+        and ``curve`` are the written files read back (``files``). Files whose samples are not in time order (a
+        sample older than one before it, other than an interim file repeating an archive's) are read whole, as
+        ``observe_ftdc`` reads them, and written the same.
+
+    Raises
+    ------
+    InputError
+        As ``observe_ftdc``; when the files cannot be read, ``out_dir`` is left as it was.
+    """
+    require("observe", "observe_ftdc")
+    from capmodel.observe.csv_out import CsvWriter
+
+    notes: list[str] = []
+    blocks = sample_blocks(ftdc.metric_blocks(path, serverstatus.ftdc_metrics(), time_metric=serverstatus.FTDC_TIME,
+                                              since=since, until=until, dropped=notes, rows=_BLOCK), path, notes)
+    held = _HeldColumns()
+    kept: dict = {}
+    try:
+        pending = [next(blocks)]                  # too few samples, unreadable files: said before out_dir is touched
+
+        def write_samples(partial) -> None:
+            with CsvWriter(partial, TIME_FORMAT) as writer:
+                for block in itertools.chain((pending.pop(),), blocks):
+                    writer.write(block)
+                    held.add(block)
+                release_free_memory()            # what reading the files took, handed back before the columns join
+                kept["samples"] = held.joined(writer.distinct)
+
+        def write_curve(partial) -> None:                # a block of intervals at a time, too
+            samples = kept["samples"]
+            served_s = served_latencies(samples, np.ones(len(samples), dtype=bool))
+            summary: dict = {"throughput": [], "concurrency": []}
+            with CsvWriter(partial, TIME_FORMAT) as writer:
+                for start in range(0, len(samples), _BLOCK):
+                    curve = curve_columns(samples.part(start, start + _BLOCK), served_s)
+                    writer.write(curve)
+                    for name, parts in summary.items():
+                        parts.append(curve[name])
+            kept["curve"] = Columns({name: np.concatenate(parts) for name, parts in summary.items()})
+
+        paths = write_tables(out_dir, {"samples": write_samples, "curve": write_curve}, f"FTDC {path}")
+    except ftdc.SamplesOutOfOrder:
+        observation = observe_ftdc(path, since, until)
+        observation.write(out_dir)
+        return observation
+    release_free_memory()                        # what the tables' blocks used, handed back before the laws run
+    observation = Observation(kept["samples"], kept["curve"], f"FTDC {path}")
+    observation.notes, observation.files, observation.read_back = notes, paths, True
+    return observation
 
 
-def identity_of(doc: dict) -> dict:
-    """The identity fields of one FTDC metadata document (see ``server_identity``)."""
-    system = (doc.get("hostInfo") or {}).get("system") or {}
-    parsed = (doc.get("getCmdLineOpts") or {}).get("parsed") or {}
-    host = system.get("hostname")
-    host = host.strip() if isinstance(host, str) and host.strip() else None   # "" names no host (not ":27017")
-    port = (parsed.get("net") or {}).get("port")
-    if isinstance(host, str) and ":" not in host:
-        host = f"{host}:{port or 27017}"
-    replication = parsed.get("replication") or {}
-    name = replication.get("replSetName") or replication.get("replSet")
-    cores = system.get("numCores")
-    version = (doc.get("buildInfo") or {}).get("version")
-    return {"host": host if isinstance(host, str) else None,
-            "replica_set": name.split("/")[0] if isinstance(name, str) else None,
-            "cores": float(cores) if isinstance(cores, (int, float)) and cores > 0 else None,
-            "version": version if isinstance(version, str) else None}
+class _HeldColumns:
+    """The samples' columns the operational laws and the curve read (``CAPACITY_INPUTS``, ``CURVE_INPUTS``), gathered
+    a block at a time into ``Rows`` (``time`` as ms, ``dropped`` as the index of its word: every column a float),
+    and given back as one ``Columns``: a day's intervals held once, in a few large blocks of memory."""
+
+    WORDS = ("", serverstatus.COUNTER_RESET, serverstatus.NO_OPERATIONS, serverstatus.CLOCK_JUMP)
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.rows: Rows | None = None
+
+    def add(self, block: Columns) -> None:
+        if self.rows is None:
+            self.names = [name for name in dict.fromkeys((*CURVE_INPUTS, *CAPACITY_INPUTS)) if name in block]
+            self.rows = Rows(len(self.names))
+        columns = []
+        for name in self.names:
+            values = block[name]
+            if name == "time":
+                values = values.view(np.int64).astype(float)
+            elif name == "dropped":
+                values = np.select([values == word for word in self.WORDS], range(len(self.WORDS)), np.nan)
+            columns.append(values)
+        self.rows.append(columns, np.ones(len(block), dtype=bool))
+
+    def joined(self, distinct=lambda name: None) -> Columns:
+        """The columns, each made whole and narrowed in turn: a column of one value (a standalone's replication)
+        held once, one of a few thousand rates or latencies ``Coded`` (``distinct(name)``: its distinct values when
+        known, ``CsvWriter.distinct``)."""
+        assert self.rows is not None, "a block was added"
+        data: dict = {}
+        for index, name in enumerate(self.names):
+            values = self.rows.column(index)
+            if name == "time":
+                data[name] = values.astype(np.int64).view("datetime64[ms]")
+            elif name == "dropped":
+                data[name] = np.array(self.WORDS, dtype=object)[values.astype(np.int64)]
+            elif np.isnan(values).all() or (values == values[0]).all():
+                data[name] = np.broadcast_to(values[:1].copy(), values.shape)
+            else:
+                data[name] = Coded.of(values, distinct(name))
+            del values
+        self.rows = None                         # the segments let go of
+        return Columns(data)
 
 
 def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row=None,
@@ -373,33 +456,6 @@ def observe_uri(uri: str, interval: float = 1.0, duration: float = 600.0, on_row
 
     raw, interrupted = sampler.sample_server(uri, interval, duration, on_row=on_row, should_stop=should_stop)
     return _observation(raw, sampler.redact_uri(uri), interrupted, own_commands=1)   # its own serverStatus
-
-
-CLOCK_JUMP_MS = 2000       # the clock and the uptime may disagree by this much over one interval (NTP slews less)
-
-
-def _clock_jumps(path, time_ms, uptime_ms, dropped) -> list[str]:
-    """Intervals across which the server's clock moved otherwise than its uptime (the clock set back or forward
-    while it ran) marked ``clock_jump`` in ``dropped`` (their rates would be counted over the wrong span: a day's
-    clock set back ten minutes made one interval of 655,000 ops/s), and a sentence saying so; [] when none."""
-    if uptime_ms is None or len(time_ms) < 2:
-        return []
-    clock = np.diff(np.asarray(time_ms, dtype=float))
-    ran = np.diff(np.asarray(uptime_ms, dtype=float))
-    with np.errstate(invalid="ignore"):
-        jump = (ran >= 0) & (np.abs(clock - ran) > np.maximum(CLOCK_JUMP_MS, 0.5 * ran))
-    jump &= dropped != serverstatus.COUNTER_RESET      # a restart is said as one already
-    if not jump.any():
-        return []
-    dropped[jump] = serverstatus.CLOCK_JUMP
-    first = int(np.flatnonzero(jump)[0])
-    when = dt.datetime.fromtimestamp(time_ms[first] / 1000.0, dt.timezone.utc)
-    from capmodel.formatting import number, plural
-
-    return [f"{path}: the server's clock moved otherwise than its uptime across {plural(int(jump.sum()), 'interval')} "
-            f"(the first after {when:%Y-%m-%dT%H:%M:%SZ}: the uptime ran {number(ran[first] / 1000)} s, the clock "
-            f"{number(clock[first] / 1000)} s): the clock was set back or forward; those intervals are dropped, and "
-            "samples whose times repeat earlier ones were read once"]
 
 
 def refuse_several_members(samples, folder, option: str, repeatable: bool = False) -> None:
@@ -470,6 +526,15 @@ def read_samples(path, max_bytes: int | None = None):
         samples["time"] = pd.to_datetime(samples["time"], utc=True, format="ISO8601", errors="coerce")
     samples["dropped"] = samples["dropped"].astype(object).fillna("").astype(str) if "dropped" in samples else ""
     return samples
+
+
+def _read_curve(path):
+    """A ``curve.csv`` as ``Observation.write`` wrote it, read back (``time`` as UTC timestamps)."""
+    import pandas as pd
+
+    curve = unguard_frame(pd.read_csv(path))
+    curve["time"] = pd.to_datetime(curve["time"], utc=True, format="ISO8601")
+    return curve
 
 
 def bundled_sample() -> dict:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from capmodel.data.curve_columns import CLASS_CONCURRENCY, CLASS_LATENCY, CLASS_THROUGHPUT, OPERATION_CLASSES
-from capmodel.models.mix.served_latency import APPLIED, SERVED
-from capmodel.observe.clients import client_classes
+from capmodel.observe.clients import CLIENT_INPUTS, client_classes
 from capmodel.observe.columns import Columns
 
 SOURCE = "observed"
+#: the samples' columns the curve is derived from
+CURVE_INPUTS = ("time", "dropped", *CLIENT_INPUTS)
 
 
 def curve_from_samples(samples):
@@ -25,9 +26,7 @@ def curve_from_samples(samples):
     import pandas as pd
 
     rows = len(samples)
-    wanted = ["time", *(f"{name}_{what}" for name in OPERATION_CLASSES for what in ("per_s", "latency_ms")),
-              *SERVED.values(), APPLIED]
-    given = {name: samples[name].to_numpy() for name in wanted if rows and name in samples}
+    given = {name: samples[name].to_numpy() for name in CURVE_INPUTS if rows and name in samples and name != "dropped"}
     given["dropped"] = samples["dropped"].astype(object).fillna("").to_numpy() if rows else None
     columns, kept = _curve(given, rows, busy_only=False)
     if not kept:
@@ -37,17 +36,18 @@ def curve_from_samples(samples):
     return curve[curve["concurrency"] > 0].reset_index(drop=True)
 
 
-def curve_columns(samples) -> Columns:
+def curve_columns(samples, served_s: dict | None = None) -> Columns:
     """The curve table of the usable intervals (``dropped`` empty) of ``samples`` (a ``Columns`` of observe's
     samples): ``time``, ``concurrency``, ``throughput``, ``latency_mean_ms``, per class ``concurrency_<class>``,
     ``throughput_<class>``, ``latency_<class>_ms``, and ``source = "observed"``; the intervals with operations in
-    the server (concurrency > 0)."""
-    columns, kept = _curve(samples, len(samples), busy_only=True)
+    the server (concurrency > 0). ``served_s``: for ``samples`` a block of a table's rows, the table's
+    ``clients.served_latencies`` (the curve of each block is then that block's rows of the table's)."""
+    columns, kept = _curve(samples, len(samples), busy_only=True, served_s=served_s)
     columns["source"] = np.full(kept, SOURCE, dtype=object)
     return Columns(columns, kept)
 
 
-def _curve(samples, rows: int, busy_only: bool) -> tuple[dict, int]:
+def _curve(samples, rows: int, busy_only: bool, served_s: dict | None = None) -> tuple[dict, int]:
     """The curve's columns of the usable intervals (``busy_only``: of those with concurrency > 0), and how many."""
     def column(name: str, dtype=float) -> np.ndarray:
         return np.asarray(samples[name], dtype=dtype) if rows else np.zeros(0, dtype=dtype)
@@ -55,7 +55,7 @@ def _curve(samples, rows: int, busy_only: bool) -> tuple[dict, int]:
     total_x = np.zeros(rows)
     total_n = np.zeros(rows)
     per_class = {}
-    classes = client_classes(samples, np.ones(rows, dtype=bool))[0] if rows else {}
+    classes = client_classes(samples, np.ones(rows, dtype=bool), served_s)[0] if rows else {}
     for name in OPERATION_CLASSES:
         x, r_ms = classes[name] if rows else (column(f"{name}_per_s"), column(f"{name}_latency_ms"))
         n = np.where(x > 0, x * np.nan_to_num(r_ms) / 1000.0, 0.0)        # Little's law, N = X * R

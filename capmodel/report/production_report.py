@@ -164,7 +164,7 @@ def production_report(observed: str = "", ftdc: str = "", uri: str = "", duratio
     """
     from capmodel.observe import bundled_sample, observe_ftdc, observe_uri, read_observation
     from capmodel.observe.ftdc import ftdc_files
-    from capmodel.observe.observation import metadata_identity
+    from capmodel.observe.ftdc_samples import metadata_identity
     from capmodel.plan.production import production_answer
 
     bundled = not (observed or uri or ftdc)
