@@ -123,9 +123,9 @@ def _entry(path: Path, number: int, line: str, scan: LogScan, last: bool) -> Ite
     if not isinstance(entry, dict):
         raise InputError(f"{where}: a JSON log entry is an object, this line is a {type(entry).__name__}")
     if "msg" not in entry and "op" in entry and "ns" in entry:      # mongoexport of system.profile
-        record = profile_operation(entry, where)
-        scan.note(record.time)
-        yield record
+        profiled = profile_operation(entry, where)
+        scan.note(profiled.time)
+        yield profiled
         return
     kind = entry.get("id")
     scan.note(_time(entry.get("t"), where) if kind in (SLOW_QUERY, PROFILER_CHANGED) else _loose_time(entry))
