@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from capmodel.jsonable import print_json
-    from capmodel.observe.shapes import query_shapes
+    from capmodel.observe import query_shapes
     from capmodel.observe.shapes.files import write_shapes
 
     shapes = query_shapes(args.logs, slowms=args.slowms, sample_rate=args.sample_rate, interval_s=args.interval)

@@ -2,9 +2,5 @@
 ``system.profile``, grouped into shapes (namespace, operation, the filter's paths and operators without their values,
 sort, projection, the server's ``queryHash``) with each shape's rate, latency, work per operation and plan, aware of
 what the profiler settings let the log see. ``query_shapes(paths)`` and ``shapes_from_profile(documents)`` give a
-``QueryShapes``.
+``QueryShapes`` (``capmodel.observe`` hands them on).
 """
-from capmodel.observe.shapes.grouping import query_shapes, shapes_from_profile
-from capmodel.observe.shapes.result import QueryShapes
-
-__all__ = ["QueryShapes", "query_shapes", "shapes_from_profile"]

@@ -1,5 +1,5 @@
 """The operations a mongod recorded: its structured (JSON) log's slow-operation entries and the profiler's
-``system.profile`` documents, read one line (or document) at a time into ``Operation`` records, with the profiler
+``system.profile`` documents, read one line (or document) at a time into ``LoggedOperation`` records, with the profiler
 settings the log shows being changed (``Settings``).
 
 The log (MongoDB 4.4 and later; ``src/mongo/db/curop.cpp``, ``OpDebug::report``): an operation slower than ``slowms``
@@ -43,7 +43,7 @@ NOT_JSON, OTHER_ENTRY, WRITE_BATCH, CUT_SHORT = ("not JSON (a log from before Mo
 
 
 @dataclass(frozen=True)
-class Operation:
+class LoggedOperation:
     """One operation as the server recorded it; its shape's parts carry no value from the data."""
 
     time: float                  # seconds since the epoch (UTC)
@@ -88,7 +88,7 @@ class LogScan:
             self.last = time if self.last is None else max(self.last, time)
 
 
-def read_log(path: Path, scan: LogScan) -> Iterator[Operation | Settings]:
+def read_log(path: Path, scan: LogScan) -> Iterator[LoggedOperation | Settings]:
     """The operations and settings changes of one log file (gzip allowed), in its order; ``scan`` counts the lines
     of other kinds and notes the entries' times."""
     opener = gzip.open if path.suffix == ".gz" else open
@@ -105,7 +105,7 @@ def read_log(path: Path, scan: LogScan) -> Iterator[Operation | Settings]:
         raise InputError(f"{path}: cannot be read ({exc})") from None
 
 
-def _entry(path: Path, number: int, line: str, scan: LogScan, last: bool) -> Iterator[Operation | Settings]:
+def _entry(path: Path, number: int, line: str, scan: LogScan, last: bool) -> Iterator[LoggedOperation | Settings]:
     text = line.strip()
     if not text:
         return
@@ -147,7 +147,7 @@ def _entry(path: Path, number: int, line: str, scan: LogScan, last: bool) -> Ite
         scan.skip(OTHER_ENTRY)
 
 
-def log_operation(entry: dict, where: str) -> Operation | None:
+def log_operation(entry: dict, where: str) -> LoggedOperation | None:
     """The operation of a "Slow query" entry; None for a write batch's own entry (its statements have theirs)."""
     attr = entry.get("attr")
     if not isinstance(attr, dict):
@@ -166,7 +166,7 @@ def log_operation(entry: dict, where: str) -> Operation | None:
     return _operation(_time(entry.get("t"), where), namespace, operation, command, attr, duration, where)
 
 
-def profile_operation(document: dict, where: str) -> Operation:
+def profile_operation(document: dict, where: str) -> LoggedOperation:
     """The operation of a ``system.profile`` document (as pymongo returns it or mongoexport writes it)."""
     command = document.get("command")
     namespace = document.get("ns")
@@ -179,14 +179,14 @@ def profile_operation(document: dict, where: str) -> Operation:
 
 
 def _operation(time: float, namespace: str, operation: str, command: dict, attr: dict, duration: float,
-               where: str) -> Operation:
+               where: str) -> LoggedOperation:
     if operation == "getMore" and isinstance(attr.get("originatingCommand"), dict):
         shaped = attr["originatingCommand"]          # a cursor's next batch has its first batch's shape
     else:
         shaped = command
     filter_text, sort, projection = shape_parts(shaped)
     cpu = attr.get("cpuNanos")
-    return Operation(
+    return LoggedOperation(
         time=time, namespace=namespace, operation=operation, filter_shape=filter_text, sort=sort,
         projection=projection, query_hash=str(attr.get("queryHash") or ""), plan=str(attr.get("planSummary") or ""),
         duration_ms=duration, keys_examined=_figure(attr, "keysExamined", where, 0.0),
@@ -253,7 +253,7 @@ def _loose_time(entry: dict) -> float | None:
         return None
 
 
-def read_profile(documents: Iterable[dict], source: str = "system.profile") -> Iterator[Operation]:
+def read_profile(documents: Iterable[dict], source: str = "system.profile") -> Iterator[LoggedOperation]:
     """The operations of ``system.profile`` documents (a pymongo cursor over it, or its mongoexport read as dicts)."""
     for index, document in enumerate(documents, start=1):
         where = f"{source}: document {index}"

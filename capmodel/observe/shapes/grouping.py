@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from capmodel.constraints import Number
 from capmodel.errors import InputError
-from capmodel.observe.shapes.entries import LogScan, Operation, Settings, log_files, read_log, read_profile
+from capmodel.observe.shapes.entries import LoggedOperation, LogScan, Settings, log_files, read_log, read_profile
 from capmodel.observe.shapes.result import KEY_FIELDS, QueryShapes
 from capmodel.observe.shapes.sampling import Coverage, SettingsTimeline
 from capmodel.observe.shapes.tally import ShapeTally
@@ -29,7 +29,7 @@ class _Grouping:
         self.tallies: dict[tuple, ShapeTally] = {}
         self.beyond = 0
 
-    def add(self, operation: Operation, timeline: SettingsTimeline) -> None:
+    def add(self, operation: LoggedOperation, timeline: SettingsTimeline) -> None:
         key = tuple(getattr(operation, name) for name in KEY_FIELDS)
         tally = self.tallies.get(key)
         if tally is None:

@@ -17,14 +17,14 @@ from capmodel.observe.shapes.tally import percentile
 
 #: what makes two operations one shape (``capmodel.observe.shapes.entries.Operation``'s fields)
 KEY_FIELDS = ("namespace", "operation", "filter_shape", "sort", "projection", "query_hash")
-PERCENTILES = {"latency_p50_ms": 0.50, "latency_p95_ms": 0.95, "latency_p99_ms": 0.99}
+LATENCY_QUANTILES = {"latency_p50_ms": 0.50, "latency_p95_ms": 0.95, "latency_p99_ms": 0.99}
 #: the columns of shapes.csv, in order
-COLUMNS = ["shape", "namespace", "operation", "filter_shape", "sort", "projection", "query_hash", "plan", "collscan",
-           "count", "operations", "rate_per_s", "latency_mean_ms", *PERCENTILES, "latency_max_ms",
-           "keys_examined_per_op", "docs_examined_per_op", "returned_per_op", "docs_examined_per_returned",
-           "cpu_ms_per_op", "cpu_ms_per_op_low", "cpu_ms_per_op_high", "cpu_source"]
+SHAPE_COLUMNS = ["shape", "namespace", "operation", "filter_shape", "sort", "projection", "query_hash", "plan",
+                 "collscan", "count", "operations", "rate_per_s", "latency_mean_ms", *LATENCY_QUANTILES,
+                 "latency_max_ms", "keys_examined_per_op", "docs_examined_per_op", "returned_per_op",
+                 "docs_examined_per_returned", "cpu_ms_per_op", "cpu_ms_per_op_low", "cpu_ms_per_op_high", "cpu_source"]
 FORMAT_VERSION = 1
-LEVEL = 0.95
+CPU_LEVEL = 0.95
 
 
 def shape_id(key: tuple) -> str:
@@ -40,7 +40,7 @@ def _mean_interval(count: int, total: float, squares: float) -> tuple[float, flo
     if count < 2:
         return mean, math.nan, math.nan
     variance = max(squares - count * mean * mean, 0.0) / (count - 1)
-    half = stats.t.ppf(0.5 + LEVEL / 2, count - 1) * math.sqrt(variance / count)
+    half = stats.t.ppf(0.5 + CPU_LEVEL / 2, count - 1) * math.sqrt(variance / count)
     return mean, max(mean - half, 0.0), mean + half
 
 
@@ -48,7 +48,7 @@ def _mean_interval(count: int, total: float, squares: float) -> tuple[float, flo
 class QueryShapes:
     """The operations of a server's log (or profiler) grouped into shapes; every figure derives from the tallies.
 
-    ``query_shapes`` builds it. ``table`` is one row per shape (``COLUMNS``), ``to_json()`` the record of
+    ``query_shapes`` builds it. ``table`` is one row per shape (``SHAPE_COLUMNS``), ``to_json()`` the record of
     ``shapes.json``, ``describe()`` the answer in sentences.
 
     Attributes
@@ -86,7 +86,7 @@ class QueryShapes:
 
     @cached_property
     def table(self) -> pd.DataFrame:
-        """One row per shape (``COLUMNS``), most operations first: its parts, plan, count and the operations they
+        """One row per shape (``SHAPE_COLUMNS``), most operations first: its parts, plan, count and the operations they
         stand for, rate, latency, work per operation and CPU per operation where the log has ``cpuNanos``."""
         rows = []
         complete_s = self.coverage.complete_s
@@ -104,9 +104,9 @@ class QueryShapes:
                 docs_examined_per_returned=t.docs_examined / t.returned if t.returned > 0 else math.nan,
                 cpu_ms_per_op=cpu, cpu_ms_per_op_low=cpu_low, cpu_ms_per_op_high=cpu_high,
                 cpu_source="cpuNanos" if t.cpu_count else "")
-            row.update({name: percentile(t.latency, q) for name, q in PERCENTILES.items()})
+            row.update({name: percentile(t.latency, q) for name, q in LATENCY_QUANTILES.items()})
             rows.append(row)
-        table = pd.DataFrame(rows, columns=COLUMNS)
+        table = pd.DataFrame(rows, columns=SHAPE_COLUMNS)
         return table.sort_values(["count", "shape"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
     @cached_property
@@ -147,7 +147,7 @@ class QueryShapes:
             lines.append(f"{row['shape']} {row['operation']} on {row['namespace']} {row['filter_shape']}".rstrip()
                          + f": {plural(row['count'], 'operation')}{rate}, p50 {number(row['latency_p50_ms'])} ms, "
                          f"p99 {number(row['latency_p99_ms'])} ms; {plan}; "
-                         f"{number(row['docs_examined_per_op'])} documents examined per operation.")
+                         f"documents examined per operation: {number(row['docs_examined_per_op'])}.")
         if len(table) > top:
             lines.append(f"... and {plural(len(table) - top, 'more shape')} (shapes.csv has them all).")
         if self.skipped:

@@ -1,0 +1,71 @@
+"""A known application mix run on a real mongod with every operation logged, for the query-shape tests.
+
+Four shapes, each run ``rounds`` times: a collection scan (``status`` has no index), an indexed range query with a
+sort, an update by its index, and an ``_id`` lookup. Every value the mix sends is synthetic and distinctive (strings
+starting ``zq``, numbers of seven digits), so a test can check that none of them reaches an output.
+
+``python -m tests.support.shapes_lab`` records ``tests/fixtures/shapes/mongod.log`` from a fresh embedded server.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "shapes" / "mongod.log"
+#: per shape of the mix: (operation, filter shape, plan it runs with)
+SHAPES = {
+    "scan": ("find", "{status: ?}", "COLLSCAN"),
+    "range": ("find", "{customer: ?, placed: {$gte: ?, $lt: ?}}", "IXSCAN { customer: 1, placed: 1 }"),
+    "update": ("update", "{customer: ?, placed: ?}", "IXSCAN { customer: 1, placed: 1 }"),
+    "lookup": ("find", "{_id: ?}", "IDHACK"),
+}
+DOCUMENTS = 60
+_names = itertools.count()
+
+
+def literals(rounds: int) -> set[str]:
+    """The values the mix sends, as text (each would be found in an output that leaked it)."""
+    out = {f"zq-cust-{i % 6}" for i in range(DOCUMENTS)} | {f"zq-status-{i % 12}" for i in range(DOCUMENTS)}
+    out |= {f"zq-shipped-{r}" for r in range(rounds)} | {f"zq-id-{i}" for i in range(DOCUMENTS)}
+    out |= {str(1_000_000 + i * 7) for i in range(DOCUMENTS)} | {"1000000", "1000300"}
+    return out
+
+
+def run_mix(database, rounds: int, collection: str | None = None) -> str:
+    """Load the collection and run the four shapes ``rounds`` times each; returns the namespace. The caller sets
+    the profiler (``slowms`` 0) before and back after."""
+    coll = database[collection or f"orders_{next(_names)}"]
+    coll.create_index([("customer", 1), ("placed", 1)])
+    coll.insert_many([{"_id": f"zq-id-{i}", "customer": f"zq-cust-{i % 6}", "placed": 1_000_000 + i * 7,
+                       "status": f"zq-status-{i % 12}"} for i in range(DOCUMENTS)])
+    for r in range(rounds):
+        list(coll.find({"status": f"zq-status-{r % 12}"}))
+        list(coll.find({"customer": f"zq-cust-{r % 6}", "placed": {"$gte": 1_000_000, "$lt": 1_000_300}})
+             .sort("placed", -1))
+        coll.update_one({"customer": f"zq-cust-{r % 6}", "placed": 1_000_000 + (r % DOCUMENTS) * 7},
+                        {"$set": {"status": f"zq-shipped-{r}"}})
+        coll.find_one({"_id": f"zq-id-{r % DOCUMENTS}"})
+    return coll.full_name
+
+
+def record_fixture(rounds: int = 8) -> Path:
+    """Run the mix on a fresh embedded server with every operation logged and keep its log as the fixture."""
+    import shutil
+
+    from capmodel.bench.server import embedded_server
+
+    with embedded_server() as server:
+        client = server.client()
+        try:
+            database = client["shopdemo"]
+            database.command("profile", 0, slowms=0)
+            run_mix(database, rounds, collection="orders")
+        finally:
+            client.close()
+        FIXTURE.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(server.logpaths[0], FIXTURE)
+    return FIXTURE
+
+
+if __name__ == "__main__":
+    print(record_fixture())
