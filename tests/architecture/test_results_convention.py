@@ -176,6 +176,10 @@ def _instances() -> dict:
                                "plgm_workload2": (mixes["plgm_workload2"], mixed)}, servers=4)
     study = plan_study()
     estimate = capacity.spare_fraction
+    from capmodel.observe import query_shapes
+    from tests.support.shapes_lab import FIXTURE
+
+    shapes = query_shapes(FIXTURE)
     return {
         "capmodel.models.queueing.erlang.MMcResult": mmc(8.0, 10.0, 1),
         "capmodel.models.evidence.Reason": Reason("example", "weak", "an example reason", math.inf),
@@ -209,6 +213,8 @@ def _instances() -> dict:
         "capmodel.observe.members.ReplicaSetObservation": ReplicaSetObservation("rs0", [member], "synthetic"),
         "capmodel.observe.fleet.Fleet": Fleet(urgency_order(rows), "no workers (built here)", 0.05),
         "capmodel.observe.synthetic.SyntheticServer": SyntheticServer("db-a:27017", "rs0"),
+        "capmodel.observe.shapes.result.QueryShapes": shapes,
+        "capmodel.observe.shapes.sampling.Coverage": shapes.coverage,
         "capmodel.bench.sweep.slo.SloAnswer": slo_answer,
         "capmodel.bench.sweep.slo.Judged": slo_answer.judged[0],
         "capmodel.bench.sweep.slo.Objective": slo_answer.objectives[0],

@@ -11,6 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from capmodel.formatting import number, plural
+from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence
 from capmodel.observe.shapes.sampling import Coverage
 from capmodel.observe.shapes.tally import percentile
@@ -84,8 +85,13 @@ class QueryShapes:
         """The operations read (entries, not the operations they stand for)."""
         return sum(t.count for t in self.tallies)
 
-    @cached_property
+    @property
     def table(self) -> pd.DataFrame:
+        """One row per shape (``SHAPE_COLUMNS``), most operations first (a copy of ``rows``)."""
+        return self.rows.copy()
+
+    @cached_property
+    def rows(self) -> pd.DataFrame:
         """One row per shape (``SHAPE_COLUMNS``), most operations first: its parts, plan, count and the operations they
         stand for, rate, latency, work per operation and CPU per operation where the log has ``cpuNanos``."""
         rows = []
@@ -126,19 +132,20 @@ class QueryShapes:
     def to_json(self) -> dict:
         """The record of ``shapes.json``: format version, the shapes' rows, what the log can have seen, the lines
         skipped and the evidence."""
-        rows = self.table.replace({np.nan: None}).to_dict(orient="records")
+        rows = self.rows.to_dict(orient="records")
         by_id = dict(zip(self.ids, self.tallies))
         for row in rows:
             tally = by_id[row["shape"]]
             row["plans"] = dict(sorted(tally.plans.items(), key=lambda kv: -kv[1]))
-        return {"format_version": FORMAT_VERSION, "kind": "query shapes", "sources": list(self.sources),
-                "operations_read": self.operations_read, "shapes": rows, "sampling": self.coverage.to_json(),
-                "skipped": dict(self.skipped), "interval_s": self.interval_s, "evidence": self.evidence.to_json()}
+        return to_jsonable({
+            "format_version": FORMAT_VERSION, "kind": "query shapes", "sources": list(self.sources),
+            "operations_read": self.operations_read, "shapes": rows, "sampling": self.coverage.to_json(),
+            "skipped": dict(self.skipped), "interval_s": self.interval_s, "evidence": self.evidence.to_json()})
 
     def describe(self, top: int = 10) -> str:
         """The answer in sentences: how many shapes, what the log can have seen, the busiest shapes and the lines
         skipped."""
-        table = self.table
+        table = self.rows
         lines = [f"{plural(len(table), 'query shape')} in {plural(self.operations_read, 'logged operation')} from "
                  f"{plural(len(self.sources), 'source')}.", self.coverage.describe()]
         for _, row in table.head(top).iterrows():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from capmodel.formatting import number, percent, seconds
+from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence, NextStep, Reason
 from capmodel.observe.shapes.entries import DEFAULT_SAMPLE_RATE, DEFAULT_SLOWMS, Settings
 
@@ -143,6 +144,7 @@ class Coverage:
 
     @cached_property
     def evidence(self) -> Evidence:
+        """The verdict of ``reasons``."""
         return Evidence.of(*self.reasons)
 
     def describe(self) -> str:
@@ -158,7 +160,8 @@ class Coverage:
                    f"; elsewhere only those of {number(self.slowest_threshold_ms)} ms or more."))
 
     def to_json(self) -> dict:
-        return {"window_s": self.window_s, "complete_s": self.complete_s, "share_seen": self.share_seen,
+        """The settings' segments, the window, the part of it with every operation eligible, and the sentence."""
+        return to_jsonable({"window_s": self.window_s, "complete_s": self.complete_s, "share_seen": self.share_seen,
                 "segments": [{"source": s.source, "start": s.start, "end": s.end, "slowms": s.slowms,
                               "sample_rate": s.sample_rate, "assumed": s.assumed} for s in self.segments],
-                "sentence": self.describe()}
+                "sentence": self.describe()})
