@@ -91,9 +91,32 @@ def shapes_from_profile(documents: Iterable[dict], slowms: float = 0.0, sample_r
                         max_shapes: int = 100_000) -> QueryShapes:
     """The query shapes of ``system.profile`` documents (a pymongo cursor over it, in time order), with their figures.
 
-    ``slowms`` and ``sample_rate``: the profiler's settings while it recorded them (level 2 records every operation:
-    slowms 0); the documents do not say them. The window is from the first document's time to the last's. Other
-    parameters and errors as for ``query_shapes``.
+    The window is from the first document's time to the last's.
+
+    Parameters
+    ----------
+    documents : iterable of dict
+        The profiler's documents (``op``, ``ns``, ``command``, ``millis``, ``ts``...), as pymongo returns them or
+        mongoexport writes them.
+    slowms : float, default 0
+        The profiler's slowms while it recorded them (level 2 records every operation: 0); the documents do not say.
+    sample_rate : float, default 1
+        Its sampleRate then.
+    source : str, default "system.profile"
+        The name messages give the documents.
+    interval_s : float, default 10
+        As for ``query_shapes``.
+    max_shapes : int, default 100,000
+        As for ``query_shapes``.
+
+    Returns
+    -------
+    QueryShapes
+
+    Raises
+    ------
+    InputError
+        A document without its namespace, command, duration or time (named by its position), an option out of range.
     """
     interval_s = INTERVAL_S.check(interval_s, InputError)
     timeline = SettingsTimeline(source, SLOWMS.check(slowms, InputError), SAMPLE_RATE.check(sample_rate, InputError))
