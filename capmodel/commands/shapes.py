@@ -20,20 +20,70 @@ def register(subparsers) -> None:
                    "where a log does not show it (default 1)")
     p.add_argument("--interval", type=float, default=10.0, metavar="S", help="seconds per interval of the "
                    "per-interval rates (default 10)")
+    cpu = p.add_argument_group("CPU per shape and the what-if (needs the server's CPU over the log's time)")
+    cpu.add_argument("--ftdc", metavar="DIR", help="the server's diagnostic.data folder (or FTDC files) over the "
+                     "log's window: each shape's CPU per operation by regression on the server's CPU")
+    cpu.add_argument("--cores", type=float, default=None, help="CPUs the mongod may use (default: the host's, as "
+                     "the FTDC reports them)")
+    cpu.add_argument("--what-if", action="append", default=[], metavar="SHAPE=FACTOR", help="scale a shape's rate "
+                     "(its id or its rank in shapes.csv, e.g. 3=3 for the third shape x3); repeatable")
+    cpu.add_argument("--bootstrap", type=int, default=200, metavar="N", help="refits for the intervals (default 200)")
     p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from capmodel.errors import CapmodelError
     from capmodel.jsonable import print_json
     from capmodel.observe import query_shapes
     from capmodel.observe.shapes.files import write_shapes
 
+    factors = _factors(args.what_if)
+    if args.ftdc is None and (factors or args.cores is not None):
+        raise CapmodelError(f"{'--what-if' if factors else '--cores'} needs --ftdc DIR (the server's CPU over the "
+                            "log's time)")
     shapes = query_shapes(args.logs, slowms=args.slowms, sample_rate=args.sample_rate, interval_s=args.interval)
-    paths = write_shapes(shapes, args.out)
+    what_if = None
+    if args.ftdc is not None:
+        from capmodel.observe import observe_ftdc
+        from capmodel.observe.shapes.what_if import shapes_what_if
+
+        samples = observe_ftdc(args.ftdc).samples
+        cores = args.cores if args.cores is not None else _host_cores(samples, args.ftdc)
+        what_if = shapes_what_if(shapes, samples, cores, factors, n_bootstrap=args.bootstrap)
+    paths = write_shapes(shapes, args.out, what_if)
     if args.json:
-        print_json({**shapes.to_json(), "files": {k: str(v) for k, v in paths.items()}})
+        print_json({**shapes.to_json(), "what_if": what_if.to_json() if what_if is not None else None,
+                    "files": {k: str(v) for k, v in paths.items()}})
     else:
         print(shapes.describe())
+        if what_if is not None:
+            print(what_if.describe())
+            print("\n".join(what_if.evidence.lines()))
         print(f"wrote {paths['table']} and {paths['record']}")
     return 0
+
+
+def _factors(items: list) -> dict:
+    """{shape: factor} of the --what-if SHAPE=FACTOR options (the factor's range is checked with the shapes)."""
+    from capmodel.errors import CapmodelError
+
+    out = {}
+    for item in items:
+        shape, sep, factor = item.partition("=")
+        if not sep or not shape.strip():
+            raise CapmodelError(f"--what-if: expected SHAPE=FACTOR (e.g. 3=2.5), got {item!r}")
+        try:
+            out[shape.strip()] = float(factor)
+        except ValueError:
+            raise CapmodelError(f"--what-if {shape.strip()}: the factor must be a number, got {factor!r}") from None
+    return out
+
+
+def _host_cores(samples, ftdc) -> float:
+    """The host's cores as the FTDC reports them; an error asking for --cores where it does not."""
+    from capmodel.errors import CapmodelError
+
+    if "cores" not in samples or samples["cores"].dropna().empty:
+        raise CapmodelError(f"{ftdc}: the FTDC does not say the host's cores; give --cores")
+    return float(samples["cores"].dropna().median())

@@ -69,3 +69,40 @@ def record_fixture(rounds: int = 8) -> Path:
 
 if __name__ == "__main__":
     print(record_fixture())
+
+
+def run_phases(database, phases: int, phase_s: float = 1.0, documents: int = 2_000, seed: int = 0,
+               collection: str | None = None) -> tuple[str, list[dict]]:
+    """The four shapes in ``phases`` phases of ``phase_s`` seconds, each with its own random mix (so that a
+    regression on the server's CPU can tell the shapes apart), on a collection of ``documents``; returns the
+    namespace and each phase's operations per shape."""
+    import random
+    import time
+
+    rng = random.Random(seed)
+    coll = database[collection or f"phased_{next(_names)}"]
+    coll.create_index([("customer", 1), ("placed", 1)])
+    coll.insert_many([{"_id": f"zq-id-{i}", "customer": f"zq-cust-{i % 6}", "placed": 1_000_000 + i * 7,
+                       "status": f"zq-status-{i % 12}"} for i in range(documents)])
+    run = {
+        "scan": lambda r: list(coll.find({"status": f"zq-status-{r % 12}"}).limit(5)),
+        "range": lambda r: list(coll.find({"customer": f"zq-cust-{r % 6}",
+                                           "placed": {"$gte": 1_000_000, "$lt": 1_000_300}}).sort("placed", -1)),
+        "update": lambda r: coll.update_one({"customer": f"zq-cust-{r % 6}", "placed": 1_000_000 + (r % documents) * 7},
+                                            {"$set": {"status": f"zq-status-{r % 12}"}}),
+        "lookup": lambda r: coll.find_one({"_id": f"zq-id-{r % documents}"}),
+    }
+    names = list(run)
+    done = []
+    for _ in range(phases):
+        weights = [rng.random() ** 2 for _ in names]
+        counts = dict.fromkeys(names, 0)
+        end = time.monotonic() + phase_s
+        r = 0
+        while time.monotonic() < end:
+            name = rng.choices(names, weights)[0]
+            run[name](r)
+            counts[name] += 1
+            r += 1
+        done.append(counts)
+    return coll.full_name, done

@@ -8,8 +8,10 @@ inside a part of the log's window with slowms 0 and the samples cover at least `
 not run in it counts 0 there.
 
 The fit (``capmodel.models.mix.production.cpu_demands``): the process CPU less what the shapes with ``cpuNanos`` take
-(their logged mean) is regressed, non-negatively, on the other shapes' rates with a background term; a shape too small
-to tell from the background takes its share by its time in the server. The fitted figures are a
+(their logged mean) is regressed, non-negatively, on the other shapes' rates with a background term. A shape with under
+``MINOR_SHARE`` of the operations (health checks, a driver's own commands, a createIndexes) cannot be told from the
+background: its CPU stays there and it has no figure of its own (nor a place in the what-if, which keeps the
+background as observed). The fitted figures are a
 ``capmodel.models.mix.production.ServerDemands`` whose classes are the shapes' ids, so that its utilization, its
 latency split and ``predict_demands`` serve the what-if unchanged.
 """
@@ -96,7 +98,10 @@ def fit_shape_demands(shapes: QueryShapes, samples: pd.DataFrame, cores, table: 
                          f"operation and the CPU samples cover it; the demand fit needs at least {MIN_INTERVALS} "
                          "(do the log and the FTDC cover the same time?)")
     rows = shapes.rows.set_index("shape")
-    ids = [sid for sid in shapes.ids if table[f"{sid}_per_s"].mean() > 0]
+    ran = {sid: float(table[f"{sid}_per_s"].mean()) for sid in shapes.ids if table[f"{sid}_per_s"].mean() > 0}
+    # a shape with a few operations (health checks, the driver's own commands, a createIndexes) cannot be told from
+    # the background: its CPU stays in the background, it gets no figure of its own
+    ids = [sid for sid, rate in ran.items() if rate >= MINOR_SHARE * sum(ran.values())]
     x = table[[f"{sid}_per_s" for sid in ids]].to_numpy(float)
     cpu = table["cpu_cores"].to_numpy(float)
     logged = {sid: float(rows.loc[sid, "cpu_ms_per_op"]) / 1000.0 for sid in ids
@@ -105,6 +110,12 @@ def fit_shape_demands(shapes: QueryShapes, samples: pd.DataFrame, cores, table: 
     free = [j for j, sid in enumerate(ids) if sid not in logged]
     known = np.array([logged.get(sid, 0.0) for sid in ids])
     reasons: list = []
+    unresolved = [sid for j, sid in enumerate(ids) if rows.loc[sid, "latency_p99_ms"] < 1]
+    if unresolved:
+        reasons.append(Reason("latency_below_resolution", "weak", (
+            f"{member}: the log's durations are whole milliseconds and {plural(len(unresolved), 'shape')} ("
+            f"{', '.join(unresolved[:4])}{', ...' if len(unresolved) > 4 else ''}) ran under 1 ms: their latency is "
+            "the log's rounded-down mean, a lower bound")))
     d = known.copy()
     background = max(float(np.mean(cpu - x @ known)), 0.0)
     if free:

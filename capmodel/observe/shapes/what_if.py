@@ -28,6 +28,9 @@ from capmodel.models.mix.spread import percentiles
 from capmodel.observe.shapes.demand import fit_shape_demands, shape_intervals
 from capmodel.observe.shapes.result import QueryShapes
 
+#: the columns of shapes.csv a what-if fills in for the shapes the log has no cpuNanos for
+CPU_COLUMNS = ("cpu_ms_per_op", "cpu_ms_per_op_low", "cpu_ms_per_op_high", "cpu_source")
+
 
 @dataclass(frozen=True)
 class ShapesWhatIf:
@@ -119,7 +122,7 @@ class ShapesWhatIf:
         source where the log had no ``cpuNanos`` for it."""
         table = self.shapes.table
         fitted = self.table.set_index("shape")
-        for column in ("cpu_ms_per_op", "cpu_ms_per_op_low", "cpu_ms_per_op_high", "cpu_source"):
+        for column in CPU_COLUMNS:
             values = table["shape"].map(fitted[column])
             table[column] = table[column].where(table["cpu_source"] == "cpuNanos", values)
         table["cpu_source"] = table["cpu_source"].fillna("")
