@@ -36,9 +36,8 @@ def recorded(tmp_path_factory):
 
 def test_cpu_per_shape_and_the_what_if_from_the_servers_own_cpu(recorded, tmp_path):
     """Each of the four shapes has a positive CPU per operation from the regression (not apportioned), inside its
-    interval, in
-    shapes.csv and --json; the what-if names a shape and a load factor above 1 (the server was far from saturated);
-    the counts are the operations run; no value of the lab reaches an output."""
+    interval, in shapes.csv and --json; the what-if names a shape and a load factor above 1 (the server was far from
+    saturated); the counts are the operations run; none of the lab's values looked for reaches an output."""
     log, ftdc, namespace, done = recorded
     out = tmp_path / "out"
     printed = run("shapes", log, "--ftdc", ftdc, "--interval", "1", "--what-if", "1=2", "--bootstrap", "50",
