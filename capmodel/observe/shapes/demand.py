@@ -23,14 +23,13 @@ import pandas as pd
 from capmodel.errors import InputError
 from capmodel.formatting import plural
 from capmodel.models.evidence import Reason
+from capmodel.models.mix.intervals import REPLICATION_RATE
 from capmodel.models.mix.production import MINOR_SHARE, SERVER_CORES, ServerDemands, cpu_demands
 from capmodel.models.mix.served_latency import MIN_INTERVALS
 from capmodel.models.queueing.open_networks import stretch as mmc_stretch
 from capmodel.observe.shapes.result import QueryShapes
 
 MIN_COVER = 0.8        # the share of an interval the CPU samples must cover
-#: the column ``cpu_residuals`` reads for work that is not a class; shapes have none
-REPLICATION_RATE = "replication_per_s"
 
 
 def shape_intervals(shapes: QueryShapes, samples: pd.DataFrame) -> pd.DataFrame:
@@ -60,7 +59,7 @@ def shape_intervals(shapes: QueryShapes, samples: pd.DataFrame) -> pd.DataFrame:
         column = rates[sid] if sid in rates else pd.Series(dtype=float)
         out[f"{sid}_per_s"] = column.reindex(starts, fill_value=0.0).to_numpy(float)
     out["cpu_cores"] = (per_slot["cpu_s"] / per_slot["covered"]).to_numpy(float)
-    out[REPLICATION_RATE] = 0.0
+    out[REPLICATION_RATE] = 0.0           # the column ``cpu_residuals`` reads for work that is not a class: none
     return out
 
 
