@@ -37,7 +37,13 @@ def run(args) -> int:
     from capmodel.jsonable import print_json
     from capmodel.observe import query_shapes
     from capmodel.observe.shapes.files import write_shapes
+    from capmodel.observe.shapes.grouping import INTERVAL_S, SAMPLE_RATE, SLOWMS
 
+    INTERVAL_S.check(args.interval, CapmodelError, "--interval")     # the API's constraints, named as options
+    for option, value, constraint in (("--slowms", args.slowms, SLOWMS), ("--sample-rate", args.sample_rate,
+                                                                         SAMPLE_RATE)):
+        if value is not None:
+            constraint.check(value, CapmodelError, option)
     factors = _factors(args.what_if)
     if args.ftdc is None and (factors or args.cores is not None):
         raise CapmodelError(f"{'--what-if' if factors else '--cores'} needs --ftdc DIR (the server's CPU over the "

@@ -24,8 +24,9 @@ MAX_SHAPES = Number(int, 1, 10_000_000, name="max_shapes", wanted_text="a whole 
 class _Grouping:
     """The shapes being gathered: one tally per key."""
 
-    def __init__(self, interval_s: float, max_shapes: int):
-        self.interval_s, self.max_shapes = interval_s, max_shapes
+    def __init__(self, interval_s, max_shapes):
+        self.interval_s = INTERVAL_S.check(interval_s, InputError)
+        self.max_shapes = MAX_SHAPES.check(max_shapes, InputError)
         self.tallies: dict[tuple, ShapeTally] = {}
         self.beyond = 0
 
@@ -66,10 +67,9 @@ def query_shapes(paths, slowms: float | None = None, sample_rate: float | None =
         A path that does not exist, a folder without logs, a file that cannot be read, a line that should be an entry
         and is not (named by file and line), an option out of range.
     """
-    interval_s = INTERVAL_S.check(interval_s, InputError)
+    grouping = _Grouping(interval_s, max_shapes)
     slowms = None if slowms is None else SLOWMS.check(slowms, InputError)
     sample_rate = None if sample_rate is None else SAMPLE_RATE.check(sample_rate, InputError)
-    grouping = _Grouping(interval_s, MAX_SHAPES.check(max_shapes, InputError))
     files = log_files([paths] if isinstance(paths, (str, bytes)) or not isinstance(paths, Iterable) else paths)
     skipped: dict[str, int] = {}
     segments = []
@@ -118,9 +118,8 @@ def shapes_from_profile(documents: Iterable[dict], slowms: float = 0.0, sample_r
     InputError
         A document without its namespace, command, duration or time (named by its position), an option out of range.
     """
-    interval_s = INTERVAL_S.check(interval_s, InputError)
+    grouping = _Grouping(interval_s, max_shapes)
     timeline = SettingsTimeline(source, SLOWMS.check(slowms, InputError), SAMPLE_RATE.check(sample_rate, InputError))
-    grouping = _Grouping(interval_s, MAX_SHAPES.check(max_shapes, InputError))
     scan = LogScan()
     for operation in read_profile(documents, source):
         scan.note(operation.time)
