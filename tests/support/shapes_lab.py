@@ -71,20 +71,14 @@ if __name__ == "__main__":
     print(record_fixture())
 
 
-def run_phases(database, phases: int, phase_s: float = 1.0, documents: int = 2_000, seed: int = 0,
-               collection: str | None = None) -> tuple[str, list[dict]]:
-    """The four shapes in ``phases`` phases of ``phase_s`` seconds, each with its own random mix (so that a
-    regression on the server's CPU can tell the shapes apart), on a collection of ``documents``; returns the
-    namespace and each phase's operations per shape."""
-    import random
-    import time
-
-    rng = random.Random(seed)
+def phased_lab(database, documents: int = 2_000, collection: str | None = None) -> tuple[str, dict]:
+    """A collection of ``documents`` loaded with its index, and the four shapes as calls ``{name: f(r)}`` (``r``: the
+    operation's number, which picks its values); returns the namespace and the calls."""
     coll = database[collection or f"phased_{next(_names)}"]
     coll.create_index([("customer", 1), ("placed", 1)])
     coll.insert_many([{"_id": f"zq-id-{i}", "customer": f"zq-cust-{i % 6}", "placed": 1_000_000 + i * 7,
                        "status": f"zq-status-{i % 12}"} for i in range(documents)])
-    run = {
+    calls = {
         "scan": lambda r: list(coll.find({"status": f"zq-status-{r % 12}"}).limit(5)),
         "range": lambda r: list(coll.find({"customer": f"zq-cust-{r % 6}",
                                            "placed": {"$gte": 1_000_000, "$lt": 1_000_300}}).sort("placed", -1)),
@@ -92,17 +86,43 @@ def run_phases(database, phases: int, phase_s: float = 1.0, documents: int = 2_0
                                             {"$set": {"status": f"zq-status-{r % 12}"}}),
         "lookup": lambda r: coll.find_one({"_id": f"zq-id-{r % documents}"}),
     }
-    names = list(run)
-    done = []
-    for _ in range(phases):
-        weights = [rng.random() ** 2 for _ in names]
-        counts = dict.fromkeys(names, 0)
-        end = time.monotonic() + phase_s
-        r = 0
-        while time.monotonic() < end:
-            name = rng.choices(names, weights)[0]
-            run[name](r)
-            counts[name] += 1
-            r += 1
-        done.append(counts)
-    return coll.full_name, done
+    return coll.full_name, calls
+
+
+def run_for(calls: dict, weights: dict, seconds: float, rng) -> dict:
+    """Run the shapes drawn by ``weights`` one after another for ``seconds``; the operations run per shape."""
+    import time
+
+    names = [name for name in calls if weights.get(name, 0) > 0]
+    counts = dict.fromkeys(calls, 0)
+    end, r = time.monotonic() + seconds, 0
+    while time.monotonic() < end:
+        name = rng.choices(names, [weights[n] for n in names])[0]
+        calls[name](r)
+        counts[name] += 1
+        r += 1
+    return counts
+
+
+def run_phases(database, phases: int, phase_s: float = 1.0, documents: int = 2_000, seed: int = 0,
+               collection: str | None = None) -> tuple[str, list[dict]]:
+    """The four shapes in ``phases`` phases of ``phase_s`` seconds, each with its own random mix and its own load (busy
+    a random 20 to 100 % of the phase, idle the rest), so that a regression on the server's CPU can tell the shapes
+    apart and from the background; on a collection of ``documents``; returns the namespace and each phase's
+    operations per shape."""
+    import random
+
+    rng = random.Random(seed)
+    namespace, calls = phased_lab(database, documents, collection)
+    return namespace, [phase(calls, phase_s, rng) for _ in range(phases)]
+
+
+def phase(calls: dict, seconds: float, rng) -> dict:
+    """One phase: a random mix, busy a random 20 to 100 % of ``seconds``, idle the rest; its operations per shape."""
+    import time
+
+    weights = {name: rng.random() ** 2 for name in calls}
+    busy = seconds * rng.uniform(0.2, 1.0)
+    counts = run_for(calls, weights, busy, rng)
+    time.sleep(seconds - busy)
+    return counts
