@@ -18,11 +18,11 @@ def register(subparsers) -> None:
                    "not show it (default: the server's 100, said to be assumed)")
     p.add_argument("--sample-rate", type=float, default=None, metavar="SHARE", help="the slowOpSampleRate in force "
                    "where a log does not show it (default 1)")
-    p.add_argument("--interval", type=float, default=10.0, metavar="S", help="seconds per interval of the "
-                   "per-interval rates (default 10)")
     cpu = p.add_argument_group("CPU per shape and the what-if (needs the server's CPU over the log's time)")
     cpu.add_argument("--ftdc", metavar="DIR", help="the server's diagnostic.data folder (or FTDC files) over the "
                      "log's window: each shape's CPU per operation by regression on the server's CPU")
+    cpu.add_argument("--interval", type=float, default=None, metavar="S", help="seconds per interval of the "
+                     "shapes' rates regressed on the CPU (default 10)")
     cpu.add_argument("--cores", type=float, default=None, help="CPUs the mongod may use (default: the host's, as "
                      "the FTDC reports them)")
     cpu.add_argument("--what-if", action="append", default=[], metavar="SHAPE=FACTOR", help="scale a shape's rate "
@@ -39,16 +39,18 @@ def run(args) -> int:
     from capmodel.observe.shapes.files import write_shapes
     from capmodel.observe.shapes.grouping import INTERVAL_S, SAMPLE_RATE, SLOWMS
 
-    INTERVAL_S.check(args.interval, CapmodelError, "--interval")     # the API's constraints, named as options
+    if args.interval is not None:       # the API's constraints, named as options
+        INTERVAL_S.check(args.interval, CapmodelError, "--interval")
     for option, value, constraint in (("--slowms", args.slowms, SLOWMS), ("--sample-rate", args.sample_rate,
                                                                          SAMPLE_RATE)):
         if value is not None:
             constraint.check(value, CapmodelError, option)
     factors = _factors(args.what_if)
-    if args.ftdc is None and (factors or args.cores is not None):
-        raise CapmodelError(f"{'--what-if' if factors else '--cores'} needs --ftdc DIR (the server's CPU over the "
-                            "log's time)")
-    shapes = query_shapes(args.logs, slowms=args.slowms, sample_rate=args.sample_rate, interval_s=args.interval)
+    if args.ftdc is None and (factors or args.cores is not None or args.interval is not None):
+        given = "--what-if" if factors else "--cores" if args.cores is not None else "--interval"
+        raise CapmodelError(f"{given} needs --ftdc DIR (the server's CPU over the log's time)")
+    interval = None if args.ftdc is None else (args.interval or 10.0)
+    shapes = query_shapes(args.logs, slowms=args.slowms, sample_rate=args.sample_rate, interval_s=interval)
     what_if = None
     if args.ftdc is not None:
         from capmodel.observe import observe_ftdc
@@ -65,7 +67,7 @@ def run(args) -> int:
         print(shapes.describe())
         if what_if is not None:
             print(what_if.describe())
-            print("\n".join(what_if.evidence.lines()))
+        print("\n".join((what_if or shapes).evidence.lines()))
         print(f"wrote {paths['table']} and {paths['record']}")
     return 0
 

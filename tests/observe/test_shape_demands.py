@@ -126,8 +126,9 @@ def test_cpunanos_is_taken_as_logged_and_a_small_shape_stays_in_the_background(t
 
 
 def test_what_a_user_can_get_wrong_is_refused(tmp_path):
-    """The what-if's errors a user can make: an unknown shape, a factor out of range, a shape that did not run in
-    the shared intervals, too few intervals; --what-if without --ftdc on the command line (exit 2, one line)."""
+    """The what-if's errors a user can make: an unknown shape, a factor out of range, too few intervals, shapes read
+    without per-interval counts; --what-if or --interval without --ftdc, a --what-if without its factor on the command
+    line (exit 2, one line)."""
     path, samples, _ = _lab(tmp_path)
     shapes = query_shapes(path, interval_s=1)
     with pytest.raises(InputError, match="no shape 'nope'; give a shape id of the table or its rank"):
@@ -139,5 +140,9 @@ def test_what_a_user_can_get_wrong_is_refused(tmp_path):
     done = run("shapes", path, "--out", tmp_path / "o", "--what-if", "1=2")
     assert done.returncode == 2 and done.stderr == "capmodel: error: --what-if needs --ftdc DIR (the server's CPU " \
                                                    "over the log's time)\n"
+    with pytest.raises(InputError, match="read without interval_s"):
+        shapes_what_if(query_shapes(path), samples, CORES)          # no per-interval counts were kept
+    done = run("shapes", path, "--out", tmp_path / "o", "--interval", "1")
+    assert done.returncode == 2 and "--interval needs --ftdc DIR" in done.stderr
     done = run("shapes", path, "--out", tmp_path / "o", "--ftdc", tmp_path, "--what-if", "1")
     assert done.returncode == 2 and "expected SHAPE=FACTOR" in done.stderr and done.stderr.count("\n") == 1

@@ -37,7 +37,8 @@ def shape_intervals(shapes: QueryShapes, samples: pd.DataFrame) -> pd.DataFrame:
     for column in ("time", "interval_s", "cpu_cores"):
         if column not in samples:
             raise InputError(f"the CPU samples have no {column!r} column (capmodel observe's samples.csv has it)")
-    width = shapes.interval_s
+    shapes.per_interval()            # refused where no intervals were counted
+    width = float(shapes.interval_s or 0)
     end = ((pd.to_datetime(samples["time"], utc=True) - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)).to_numpy(
         float)
     seconds = pd.to_numeric(samples["interval_s"], errors="coerce").to_numpy(float)

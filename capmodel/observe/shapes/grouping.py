@@ -1,6 +1,7 @@
 """``query_shapes``: a server's logs (or profiler documents) read once, in order, into ``QueryShapes``.
 
-Memory: one ``ShapeTally`` per shape (``capmodel.observe.shapes.tally``), none per operation, whatever the logs' size;
+Memory: one ``ShapeTally`` per shape (``capmodel.observe.shapes.tally``), none per operation, whatever the logs' size
+(with ``interval_s``, one count more per shape and interval in which it ran);
 beyond ``max_shapes`` shapes (an application building its filters' field names from data would make one per value)
 the operations of further shapes are counted as skipped, not kept.
 """
@@ -25,7 +26,7 @@ class _Grouping:
     """The shapes being gathered: one tally per key."""
 
     def __init__(self, interval_s, max_shapes):
-        self.interval_s = INTERVAL_S.check(interval_s, InputError)
+        self.interval_s = None if interval_s is None else INTERVAL_S.check(interval_s, InputError)
         self.max_shapes = MAX_SHAPES.check(max_shapes, InputError)
         self.tallies: dict[tuple, ShapeTally] = {}
         self.beyond = 0
@@ -41,8 +42,8 @@ class _Grouping:
         tally.add(operation, timeline.weight, timeline.complete, self.interval_s)
 
 
-def query_shapes(paths, slowms: float | None = None, sample_rate: float | None = None, interval_s: float = 10.0,
-                 max_shapes: int = 100_000) -> QueryShapes:
+def query_shapes(paths, slowms: float | None = None, sample_rate: float | None = None,
+                 interval_s: float | None = None, max_shapes: int = 100_000) -> QueryShapes:
     """The query shapes of mongod's JSON logs (or mongoexports of ``system.profile``), with their figures.
 
     Parameters
@@ -52,8 +53,10 @@ def query_shapes(paths, slowms: float | None = None, sample_rate: float | None =
     slowms, sample_rate : float, optional
         The profiler settings in force where a file does not show them (default: the server's defaults, 100 ms and 1,
         and the evidence says they were assumed); a profile export says nothing of them.
-    interval_s : float, default 10
-        The width of the intervals per-interval rates are counted in (``QueryShapes.per_interval``).
+    interval_s : float, optional
+        Count each shape's operations per interval of this many seconds (``QueryShapes.per_interval``, which the CPU
+        per shape of ``shapes_what_if`` needs); None: not counted. Memory then grows with the window over it (a number
+        per shape and interval in which it ran); otherwise only with the number of shapes.
     max_shapes : int, default 100,000
         At most this many shapes are kept; further shapes' operations are counted as skipped.
 
@@ -87,7 +90,7 @@ def query_shapes(paths, slowms: float | None = None, sample_rate: float | None =
 
 
 def shapes_from_profile(documents: Iterable[dict], slowms: float = 0.0, sample_rate: float = 1.0,
-                        source: str = "system.profile", interval_s: float = 10.0,
+                        source: str = "system.profile", interval_s: float | None = None,
                         max_shapes: int = 100_000) -> QueryShapes:
     """The query shapes of ``system.profile`` documents (a pymongo cursor over it, in time order), with their figures.
 
@@ -104,7 +107,7 @@ def shapes_from_profile(documents: Iterable[dict], slowms: float = 0.0, sample_r
         Its sampleRate then.
     source : str, default "system.profile"
         The name messages give the documents.
-    interval_s : float, default 10
+    interval_s : float, optional
         As for ``query_shapes``.
     max_shapes : int, default 100,000
         As for ``query_shapes``.

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from capmodel.errors import InputError
 from capmodel.formatting import number, plural
 from capmodel.jsonable import to_jsonable
 from capmodel.models.evidence import Evidence
@@ -64,8 +65,8 @@ class QueryShapes:
         Lines not read as operations, by kind.
     sources : tuple of str
         The files (or profile sources) read.
-    interval_s : float
-        The width of the intervals the per-interval counts are kept in.
+    interval_s : float or None
+        The width of the intervals the per-interval counts are kept in (None: none kept).
     """
 
     keys: tuple
@@ -73,7 +74,7 @@ class QueryShapes:
     coverage: Coverage
     skipped: dict = field(default_factory=dict)
     sources: tuple = ()
-    interval_s: float = 10.0
+    interval_s: float | None = None
 
     @cached_property
     def ids(self) -> list[str]:
@@ -123,7 +124,10 @@ class QueryShapes:
     def per_interval(self) -> pd.DataFrame:
         """Operations per second of each shape (columns: shape ids) in each interval of ``interval_s`` seconds (index:
         the interval's start, epoch seconds) where every operation was eligible for the log; 0 where a shape did not
-        run. Only intervals in which some shape ran are rows."""
+        run. Only intervals in which some shape ran are rows. ``InputError`` where no intervals were counted."""
+        if self.interval_s is None:
+            raise InputError("the shapes were read without interval_s: no per-interval rates (query_shapes(..., "
+                             "interval_s=10))")
         slots = sorted({s for t in self.tallies for s in t.per_interval})
         data = {sid: [t.per_interval.get(s, 0.0) / self.interval_s for s in slots]
                 for sid, t in zip(self.ids, self.tallies)}
@@ -144,7 +148,7 @@ class QueryShapes:
 
     def describe(self, top: int = 10) -> str:
         """The answer in sentences: how many shapes, what the log can have seen, the busiest shapes and the lines
-        skipped."""
+        skipped (the verdict is ``evidence``)."""
         table = self.rows
         lines = [f"{plural(len(table), 'query shape')} in {plural(self.operations_read, 'logged operation')} from "
                  f"{plural(len(self.sources), 'source')}.", self.coverage.describe()]
@@ -160,4 +164,4 @@ class QueryShapes:
         if self.skipped:
             lines.append("Skipped: " + "; ".join(f"{plural(n, 'line')} of {kind}" for kind, n in
                                                   self.skipped.items()) + ".")
-        return "\n".join(lines + self.evidence.lines())
+        return "\n".join(lines)

@@ -4,7 +4,7 @@ Latencies go into a histogram (``LatencyHistogram``): the log's whole millisecon
 their own (exact), longer ones in bins 1 % wide; a percentile is read from it. Each operation counts with a weight,
 1 over the sample rate in force when it was logged (``slowOpSampleRate``: an operation logged at a rate of 0.25
 stands for four). The per-interval counts (for the CPU regression of ``capmodel.observe.shapes.demand``) are one
-number per interval of ``interval_s`` seconds in which the shape ran.
+number per interval of ``interval_s`` seconds in which the shape ran, where they are asked for.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class ShapeTally:
     latency: dict = field(default_factory=dict)       # histogram bin (ms) -> weight
     per_interval: dict = field(default_factory=dict)  # interval index -> weight (slowms 0 only)
 
-    def add(self, operation, weight: float, complete: bool, interval_s: float) -> None:
+    def add(self, operation, weight: float, complete: bool, interval_s: float | None) -> None:
         """Count one operation standing for ``weight``; ``complete``: logged where every operation was eligible."""
         self.count += 1
         self.weight += weight
@@ -75,5 +75,6 @@ class ShapeTally:
         self.latency[b] = self.latency.get(b, 0.0) + weight
         if complete:
             self.weight_complete += weight
+        if complete and interval_s is not None:
             slot = int(operation.time // interval_s)
             self.per_interval[slot] = self.per_interval.get(slot, 0.0) + weight
