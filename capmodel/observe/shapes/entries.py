@@ -25,6 +25,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from capmodel.errors import InputError
 from capmodel.observe.shapes.filter_shape import filter_shape, key_shape, pipeline_shape
@@ -42,9 +43,9 @@ NOT_JSON, OTHER_ENTRY, WRITE_BATCH, CUT_SHORT = ("not JSON (a log from before Mo
                                                  "a last line still being written")
 
 
-@dataclass(frozen=True)
-class LoggedOperation:
-    """One operation as the server recorded it; its shape's parts carry no value from the data."""
+class LoggedOperation(NamedTuple):
+    """One operation as the server recorded it; its shape's parts carry no value from the data. (A named tuple: a
+    log has millions, and its shape's key is the slice ``SHAPE_KEY``.)"""
 
     time: float                  # seconds since the epoch (UTC)
     namespace: str
@@ -59,6 +60,10 @@ class LoggedOperation:
     docs_examined: float
     returned: float
     cpu_nanos: float | None      # where the server wrote it
+
+
+#: the fields that make two operations one shape, as a slice of a LoggedOperation
+SHAPE_KEY = slice(1, 7)
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,8 @@ def _figure(holder: dict, name: str, where: str, default: float | None) -> float
     """A number the entry carries (plain JSON or extended JSON's ``{"$numberLong": "..."}``), ``default`` where it
     is absent; ``InputError`` naming the field where it is not a number (or absent without a default)."""
     value = holder.get(name)
+    if type(value) is int and value >= 0:        # the common case, first
+        return float(value)
     if value is None and default is not None:
         return default
     if isinstance(value, dict) and len(value) == 1:

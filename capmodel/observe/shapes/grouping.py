@@ -11,8 +11,16 @@ from collections.abc import Iterable
 
 from capmodel.constraints import Number
 from capmodel.errors import InputError
-from capmodel.observe.shapes.entries import LoggedOperation, LogScan, Settings, log_files, read_log, read_profile
-from capmodel.observe.shapes.result import KEY_FIELDS, QueryShapes
+from capmodel.observe.shapes.entries import (
+    SHAPE_KEY,
+    LoggedOperation,
+    LogScan,
+    Settings,
+    log_files,
+    read_log,
+    read_profile,
+)
+from capmodel.observe.shapes.result import QueryShapes
 from capmodel.observe.shapes.sampling import Coverage, SettingsTimeline
 from capmodel.observe.shapes.tally import ShapeTally
 
@@ -32,7 +40,7 @@ class _Grouping:
         self.beyond = 0
 
     def add(self, operation: LoggedOperation, timeline: SettingsTimeline) -> None:
-        key = tuple(getattr(operation, name) for name in KEY_FIELDS)
+        key = tuple(operation)[SHAPE_KEY]
         tally = self.tallies.get(key)
         if tally is None:
             if len(self.tallies) >= self.max_shapes:
