@@ -11,8 +11,10 @@ def register(subparsers) -> None:
         "without values, sort, projection, queryHash) and writes one row per shape to DIR/shapes.csv and the whole "
         "answer to DIR/shapes.json. Rates are of the time every operation was eligible for the log (slowms 0), "
         "scaled by the sample rate; no value from the data reaches an output.")
-    p.add_argument("logs", nargs="+", metavar="LOG_OR_FOLDER", help="mongod log files (gzip allowed) or folders of "
+    p.add_argument("logs", nargs="*", metavar="LOG_OR_FOLDER", help="mongod log files (gzip allowed) or folders of "
                    "them (*.log, *.log.*, *.json, *.gz)")
+    p.add_argument("--profile", metavar="URI", help="instead of logs: the system.profile of the database the URI "
+                   "names (mongodb://host/DATABASE), read-only, with the profiler's settings as the server says them")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--slowms", type=float, default=None, metavar="MS", help="the slowms in force where a log does "
                    "not show it (default: the server's 100, said to be assumed)")
@@ -50,7 +52,17 @@ def run(args) -> int:
         given = "--what-if" if factors else "--cores" if args.cores is not None else "--interval"
         raise CapmodelError(f"{given} needs --ftdc DIR (the server's CPU over the log's time)")
     interval = None if args.ftdc is None else (args.interval or 10.0)
-    shapes = query_shapes(args.logs, slowms=args.slowms, sample_rate=args.sample_rate, interval_s=interval)
+    if bool(args.logs) == bool(args.profile):
+        raise CapmodelError("give log files or folders, or --profile URI (one of the two)")
+    if args.profile:
+        if args.slowms is not None or args.sample_rate is not None:
+            raise CapmodelError("--slowms and --sample-rate state a log's settings; with --profile the server says "
+                                "them")
+        from capmodel.observe.shapes.profiler import shapes_from_server
+
+        shapes = shapes_from_server(args.profile, interval_s=interval)
+    else:
+        shapes = query_shapes(args.logs, slowms=args.slowms, sample_rate=args.sample_rate, interval_s=interval)
     what_if = None
     if args.ftdc is not None:
         from capmodel.observe import observe_ftdc
