@@ -145,6 +145,19 @@ def test_slowms_above_zero_gives_counts_and_no_rate():
     assert shapes.evidence.grade == "unusable" and "slowms: 0" in shapes.evidence.next_step.text
 
 
+def test_a_rotated_log_takes_the_settings_from_its_first_change():
+    """A log that starts at the "Profiler settings changed" line (the lines before it rotated away, the command
+    line's options with them): the change's "from" says what held before, so nothing is assumed; every operation
+    after it was eligible, so the rates cover the whole window and the verdict is sound."""
+    lines = _lines()
+    first = next(i for i, line in enumerate(lines) if "Profiler settings changed" in line)
+    shapes = _shapes_of(lines[first:])
+    assert shapes.evidence.grade == "sound", shapes.evidence.codes()
+    assert shapes.coverage.complete_s == pytest.approx(shapes.coverage.window_s)
+    assert _row(shapes, "scan")["count"] == ROUNDS
+    assert _row(shapes, "scan")["rate_per_s"] == pytest.approx(ROUNDS / shapes.coverage.window_s)
+
+
 def test_cpu_per_operation_from_cpunanos():
     """mongod 6.3+ on Linux writes cpuNanos (6.0.5 does not: it is added here to the scan's lines, 200 µs then 400
     µs alternately): cpu_ms_per_op is their mean, 0.3 ms, inside its 95 % t interval of the 8 values."""

@@ -68,11 +68,14 @@ SHAPE_KEY = slice(1, 7)
 
 @dataclass(frozen=True)
 class Settings:
-    """The profiler settings in force from ``time`` on, as the log shows them."""
+    """The profiler settings in force from ``time`` on, as the log shows them: ``startup``, the command line's (a
+    server starting, so the runtime changes before are gone); ``before``, the (slowms, sampleRate) a change replaced."""
 
-    time: float | None           # None: from the file's start (the command line's options)
+    time: float | None           # None: from the file's start
     slowms: float
     sample_rate: float
+    startup: bool = False
+    before: tuple | None = None
 
 
 class LogScan:
@@ -133,7 +136,8 @@ def _entry(path: Path, number: int, line: str, scan: LogScan, last: bool) -> Ite
         yield profiled
         return
     kind = entry.get("id")
-    scan.note(_time(entry.get("t"), where) if kind in (SLOW_QUERY, PROFILER_CHANGED) else _loose_time(entry))
+    scan.note(_time(entry.get("t"), where) if kind in (SLOW_QUERY, PROFILER_CHANGED, OPTIONS) else
+              _loose_time(entry))
     if kind == SLOW_QUERY or entry.get("msg") == "Slow query":
         record = log_operation(entry, where)
         if record is None:
@@ -141,13 +145,17 @@ def _entry(path: Path, number: int, line: str, scan: LogScan, last: bool) -> Ite
         else:
             yield record
     elif kind == PROFILER_CHANGED:
-        to = (entry.get("attr") or {}).get("to") or {}
+        attr = entry.get("attr") or {}
+        to, before = attr.get("to") or {}, attr.get("from")
         yield Settings(_time(entry.get("t"), where), _figure(to, "slowms", where, DEFAULT_SLOWMS),
-                       _figure(to, "sampleRate", where, DEFAULT_SAMPLE_RATE))
+                       _figure(to, "sampleRate", where, DEFAULT_SAMPLE_RATE), before=(
+                           _figure(before, "slowms", where, DEFAULT_SLOWMS),
+                           _figure(before, "sampleRate", where, DEFAULT_SAMPLE_RATE))
+                       if isinstance(before, dict) else None)
     elif kind == OPTIONS:
         profiling = ((entry.get("attr") or {}).get("options") or {}).get("operationProfiling") or {}
-        yield Settings(None, _figure(profiling, "slowOpThresholdMs", where, DEFAULT_SLOWMS),
-                       _figure(profiling, "slowOpSampleRate", where, DEFAULT_SAMPLE_RATE))
+        yield Settings(_time(entry.get("t"), where), _figure(profiling, "slowOpThresholdMs", where, DEFAULT_SLOWMS),
+                       _figure(profiling, "slowOpSampleRate", where, DEFAULT_SAMPLE_RATE), startup=True)
     else:
         scan.skip(OTHER_ENTRY)
 

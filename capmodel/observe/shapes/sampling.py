@@ -5,8 +5,8 @@ mongod logs an operation when it took ``slowms`` or more and, of those, a ``samp
 eligible, so the log saw ``sampleRate`` of them and each logged one stands for 1 / ``sampleRate``: rates are then
 estimates of every operation's rate. With ``slowms`` above 0 the log saw only the slow ones: how many fast ones ran
 is unknown, so no rate is computed from that part of the window. The settings come from the log itself (the command
-line's options at start, each "Profiler settings changed"); before the log shows them they are the ones the caller
-states, else the server's defaults (100 ms, all), and the answer says they were assumed.
+line's options at a start, each "Profiler settings changed" with what it replaced); before the log shows any they are
+the ones the caller states, else the server's defaults (100 ms, all), and the answer says they were assumed.
 """
 from __future__ import annotations
 
@@ -47,12 +47,17 @@ class SettingsTimeline:
         self.changes: list[tuple[Settings, bool]] = [(self.current, self.assumed)]
 
     def change(self, settings: Settings) -> None:
-        """Settings the log shows: from the start of the file (its options) or from their time on."""
-        if settings.time is None and len(self.changes) == 1:
-            self.changes = []                      # the command line's options replace the assumed ones
+        """Settings the log shows, from their time on. The first the file shows also says what held before them,
+        from its start: a server starting (its options) says it had not been running; a change says what it
+        replaced. Later, a server starting again (a restart) brings its options back, whatever was set at runtime."""
+        if len(self.changes) == 1 and settings.startup:
+            self.changes = [(Settings(None, settings.slowms, settings.sample_rate), False)]
+        else:
+            if len(self.changes) == 1 and settings.before is not None:
+                self.changes = [(Settings(None, *settings.before), False)]
+            self.changes.append((settings, False))
         self.assumed = False
         self.current = settings
-        self.changes.append((settings, False))
 
     @property
     def weight(self) -> float:
