@@ -71,13 +71,16 @@ if __name__ == "__main__":
     print(record_fixture())
 
 
-def phased_lab(database, documents: int = 2_000, collection: str | None = None) -> tuple[str, dict]:
-    """A collection of ``documents`` loaded with its index, and the four shapes as calls ``{name: f(r)}`` (``r``: the
-    operation's number, which picks its values); returns the namespace and the calls."""
+def phased_lab(database, documents: int = 2_000, collection: str | None = None,
+               load: bool = True) -> tuple[str, dict]:
+    """A collection of ``documents`` loaded with its index (``load``; else one loaded before), and the four shapes
+    as calls ``{name: f(r)}`` (``r``: the operation's number, which picks its values); returns the namespace and the
+    calls."""
     coll = database[collection or f"phased_{next(_names)}"]
-    coll.create_index([("customer", 1), ("placed", 1)])
-    coll.insert_many([{"_id": f"zq-id-{i}", "customer": f"zq-cust-{i % 6}", "placed": 1_000_000 + i * 7,
-                       "status": f"zq-status-{i % 12}"} for i in range(documents)])
+    if load:
+        coll.create_index([("customer", 1), ("placed", 1)])
+        coll.insert_many([{"_id": f"zq-id-{i}", "customer": f"zq-cust-{i % 6}", "placed": 1_000_000 + i * 7,
+                           "status": f"zq-status-{i % 12}"} for i in range(documents)])
     calls = {
         "scan": lambda r: list(coll.find({"status": f"zq-status-{r % 12}"}).limit(5)),
         "range": lambda r: list(coll.find({"customer": f"zq-cust-{r % 6}",
