@@ -177,10 +177,15 @@ def test_cpu_per_operation_from_cpunanos():
 
 def test_lines_of_other_kinds_are_counted():
     """A text-format line (a log before 4.4), a blank line and a last line cut short are skipped and counted; the
-    write batches' own entries are not operations (their statements are)."""
+    write batches' own entries are not operations (their statements are); an operation the server logged without a
+    command (mongod leaves it out where the operation has no description) is one of its type."""
+    undescribed = ('{"t":{"$date":"2026-11-29T15:28:11.000+00:00"},"id":51803,"msg":"Slow query","attr":{"type":'
+                   '"killcursors","ns":"shopdemo.orders","durationMillis":0}}')
     lines = ["2019-01-01T00:00:00.000+0000 I COMMAND  [conn1] command test.x command: find", ""] + _lines()
+    lines.insert(60, undescribed)
     shapes = _shapes_of(lines, tail='{"t":{"$date":"2026-11-29T15:')
     assert shapes.skipped[NOT_JSON] == 1 and shapes.skipped[CUT_SHORT] == 1
+    assert shapes.rows.set_index("operation").loc["killcursors", "filter_shape"] == ""
     assert shapes.skipped[WRITE_BATCH] == ROUNDS
     assert _row(shapes, "update")["count"] == ROUNDS
 
@@ -191,6 +196,8 @@ def test_lines_of_other_kinds_are_counted():
      '{"find":"b"},"durationMillis":"slow"}}', "durationMillis is not a number >= 0"),
     ('{"t":{"$date":"2026-11-29T15:29:12.000+00:00"},"id":51803,"msg":"Slow query","attr":{"command":{}}}',
      "a slow-query entry without ns"),
+    ('{"t":{"$date":"2026-11-29T15:29:12.000+00:00"},"id":51803,"msg":"Slow query","attr":{"ns":"a.b","command":'
+     '"find","durationMillis":1}}', "a slow-query entry whose command is not an object"),
     ('{"t":{"$date":"yesterday"},"id":51803,"msg":"Slow query","attr":{"ns":"a.b","command":{"find":"b"},'
      '"durationMillis":1}}', "the entry's time is not a date"),
 ])

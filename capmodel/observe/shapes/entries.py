@@ -165,9 +165,8 @@ def log_operation(entry: dict, where: str) -> LoggedOperation | None:
     attr = entry.get("attr")
     if not isinstance(attr, dict):
         raise InputError(f"{where}: a slow-query entry without its attr object")
-    namespace, command = attr.get("ns"), attr.get("command")
-    if not isinstance(namespace, str) or not isinstance(command, dict):
-        raise InputError(f"{where}: a slow-query entry without {'ns' if not isinstance(namespace, str) else 'command'}")
+    # an operation without a description has no command
+    namespace, command = _checked(attr.get("ns"), attr.get("command", {}), where, "a slow-query entry")
     kind = attr.get("type")
     if kind in ("update", "remove"):
         operation = "update" if kind == "update" else "delete"
@@ -181,14 +180,21 @@ def log_operation(entry: dict, where: str) -> LoggedOperation | None:
 
 def profile_operation(document: dict, where: str) -> LoggedOperation:
     """The operation of a ``system.profile`` document (as pymongo returns it or mongoexport writes it)."""
-    command = document.get("command")
-    namespace = document.get("ns")
-    if not isinstance(namespace, str) or not isinstance(command, dict):
-        raise InputError(f"{where}: a profile document without {'ns' if not isinstance(namespace, str) else 'command'}")
+    namespace, command = _checked(document.get("ns"), document.get("command", {}), where, "a profile document")
     op = str(document.get("op"))
     operation = PROFILE_OPS.get(op) or str(next(iter(command), op))
     duration = _figure(document, "millis", where, None)
     return _operation(_time(document.get("ts"), where), namespace, operation, command, document, duration, where)
+
+
+def _checked(namespace, command, where: str, what: str) -> tuple[str, dict]:
+    """(namespace, command) as given; ``InputError`` where the namespace is missing or the command (where there is
+    one) is not an object."""
+    if not isinstance(namespace, str):
+        raise InputError(f"{where}: {what} without ns")
+    if not isinstance(command, dict):
+        raise InputError(f"{where}: {what} whose command is not an object")
+    return namespace, command
 
 
 def _operation(time: float, namespace: str, operation: str, command: dict, attr: dict, duration: float,
