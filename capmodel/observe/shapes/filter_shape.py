@@ -6,7 +6,9 @@ short text a person can read, ``{customer: ?, placed: {$gte: ?, $lt: ?}}``: fiel
 application's code chose them), every value becomes ``?`` — scalars, arrays (an ``$in`` list), subdocuments compared
 whole, and extended-JSON wrappers (``{"$oid": ...}``, ``{"$date": ...}``) alike. Only the logical operators ``$and``,
 ``$or`` and ``$nor`` keep their lists (of shapes), and a sort or a projection keeps its 1 and -1 (directions and
-inclusions are code, not data); a projection's expression, like any other value, is ``?``.
+inclusions are code, not data); a projection's expression, like any other value, is ``?``. ``$regex`` is the operator
+here (the log writes a regular-expression value as ``$regularExpression``). Field paths are kept as the application
+wrote them: one that builds field names from its data would show them (and make a shape per name).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ VALUE = "?"
 LOGICAL = frozenset({"$and", "$or", "$nor"})
 #: extended JSON's type wrappers (the log and mongoexport write BSON values this way): a value, not an operator
 TYPE_WRAPPERS = frozenset({"$oid", "$date", "$numberLong", "$numberInt", "$numberDouble", "$numberDecimal",
-                           "$binary", "$uuid", "$regularExpression", "$regex", "$options", "$timestamp", "$symbol",
+                           "$binary", "$uuid", "$regularExpression", "$timestamp", "$symbol",
                            "$code", "$scope", "$minKey", "$maxKey", "$undefined", "$dbPointer"})
 #: aggregation stages whose argument is a filter, a sort or a projection (others keep their name alone)
 FILTER_STAGES = frozenset({"$match"})
