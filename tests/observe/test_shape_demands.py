@@ -110,6 +110,21 @@ def test_the_what_if_against_the_closed_forms(tmp_path):
     json.dumps(answer.to_json(), allow_nan=False)
 
 
+def test_a_load_that_does_not_fit(tmp_path):
+    """The range query x100 needs more than the two cores: the answer says how much of that load fits (the load
+    factor, < 1, against its closed form with the true figures), gives no latency, and is unusable (saturated)."""
+    path, samples, rates = _lab(tmp_path)
+    shapes = query_shapes(path, interval_s=1)
+    ids = _ids(shapes)
+    answer = shapes_what_if(shapes, samples, CORES, {ids["range"]: 100}, n_bootstrap=20)
+    cpu = B + sum((100 if k == "range" else 1) * rates[k].mean() * TRUTH[k] for k in TRUTH)
+    assert answer.utilization > 1 and answer.load_factor_that_fits == pytest.approx((CORES - B) / (cpu - B), rel=0.05)
+    assert "it does not fit;" in answer.describe() and answer.evidence.grade == "unusable"
+    assert "saturated" in answer.evidence.codes()
+    assert answer.table["latency_ms"].isna().all()
+    json.dumps(answer.to_json(), allow_nan=False)
+
+
 def test_cpunanos_is_taken_as_logged_and_a_small_shape_stays_in_the_background(tmp_path):
     """With cpuNanos on the scan's lines its CPU per operation is the logged 4 ms exactly (source cpuNanos) and the
     others are still regressed; a health check three times a minute has no figure and no place in the what-if."""
