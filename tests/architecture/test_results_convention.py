@@ -136,6 +136,20 @@ def _slo_answer():
                       tolerance=0.1, max_steps=12)
 
 
+def _shapes_what_if():
+    """The shape what-if on the log and CPU of known truth of tests/observe/test_shape_demands.py."""
+    import tempfile
+    from pathlib import Path
+
+    from capmodel.observe import query_shapes
+    from capmodel.observe.shapes.what_if import shapes_what_if
+    from tests.observe.test_shape_demands import CORES, _lab
+
+    with tempfile.TemporaryDirectory() as folder:
+        path, samples, _ = _lab(Path(folder))
+        return shapes_what_if(query_shapes(path, interval_s=1), samples, CORES, {"1": 2}, n_bootstrap=20)
+
+
 def _instances() -> dict:
     from capmodel.data import datasets
     from capmodel.models.queueing.erlang import mmc
@@ -176,6 +190,10 @@ def _instances() -> dict:
                                "plgm_workload2": (mixes["plgm_workload2"], mixed)}, servers=4)
     study = plan_study()
     estimate = capacity.spare_fraction
+    from capmodel.observe import query_shapes
+    from tests.support.shapes_lab import FIXTURE
+
+    shapes = query_shapes(FIXTURE)
     return {
         "capmodel.models.queueing.erlang.MMcResult": mmc(8.0, 10.0, 1),
         "capmodel.models.evidence.Reason": Reason("example", "weak", "an example reason", math.inf),
@@ -209,6 +227,9 @@ def _instances() -> dict:
         "capmodel.observe.members.ReplicaSetObservation": ReplicaSetObservation("rs0", [member], "synthetic"),
         "capmodel.observe.fleet.Fleet": Fleet(urgency_order(rows), "no workers (built here)", 0.05),
         "capmodel.observe.synthetic.SyntheticServer": SyntheticServer("db-a:27017", "rs0"),
+        "capmodel.observe.shapes.result.QueryShapes": shapes,
+        "capmodel.observe.shapes.sampling.Coverage": shapes.coverage,
+        "capmodel.observe.shapes.what_if.ShapesWhatIf": _shapes_what_if(),
         "capmodel.bench.sweep.slo.SloAnswer": slo_answer,
         "capmodel.bench.sweep.slo.Judged": slo_answer.judged[0],
         "capmodel.bench.sweep.slo.Objective": slo_answer.objectives[0],

@@ -206,7 +206,7 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
     draw (the same figures as refits on single intervals drawn by rng.integers, computed here, then widened by the
     same windows' spread: tests/mix/test_spread.py tests that part)."""
     from capmodel.models.mix.intervals import usable_intervals
-    from capmodel.models.mix.production import _predict
+    from capmodel.models.mix.production import predict_demands
     from capmodel.models.mix.spread import percentiles, widened
 
     asked = {"reads": 2000, "writes": 1000, "commands": 20}   # rates, not factors: the spread is the fit's alone
@@ -219,7 +219,7 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
         draws = []
         for _ in range(60):
             refit = fit_server_demands(table.iloc[rng.integers(0, len(table), len(table))], cores=1, member="m")
-            draws.append(_predict(refit, asked, None, 1.0))
+            draws.append(predict_demands(refit, asked, None, 1.0))
         return percentiles(draws, 0.95)
 
     iid = synthetic_samples(n=120, seed=6)

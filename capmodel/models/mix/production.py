@@ -204,6 +204,49 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return nnls(a, b)[0]
 
 
+def cpu_demands(x: np.ndarray, cpu: np.ndarray, r: np.ndarray, minor: np.ndarray, classes, member: str,
+                reasons: list, follows: np.ndarray | None = None) -> tuple[float, np.ndarray, float]:
+    """The classes' CPU per operation from per-interval rates ``x`` (intervals x classes), the process CPU ``cpu``
+    (cores) and the classes' latencies ``r`` (s): (background cores, D per class, D of ``follows``, 0 without it).
+
+    A non-negative regression (``regress_classes``; ``minor`` marks the classes too small to tell from the background,
+    ``follows`` a rate that is not a class: the replication work); where it cannot give every class CPU of its own,
+    the CPU is apportioned to the classes by their shares of time in the server. What weakens the figures is appended
+    to ``reasons``, each naming ``member``.
+    """
+    regression, replication_cpu = regress_classes(x, cpu, r, minor, follows)
+    if follows is not None and (regression is None or replication_cpu <= 0):
+        regression, replication_cpu = regress_classes(x, cpu, r, minor)
+    if follows is not None and replication_cpu <= 0:
+        reasons.append(Reason("replication_in_background", "weak", f"{member}: the CPU of its replication work "
+                              f"({number(follows.mean())} oplog entries applied and getMores and position reports "
+                              "served a second) could not be told from the rest, so it is counted as background: a "
+                              "what-if with more writes understates this member's CPU"))
+    regressed = regression is not None
+    if regressed:
+        background, d, r2 = regression
+        if r2 < 0.8:
+            reasons.append(Reason("cpu_fit_poor", "weak", f"{member}: the CPU regression on the per-class rates "
+                                  f"explains {r2:.0%} of the CPU's variation across intervals", float(r2)))
+        unidentified = [c for c, v in zip(classes, d) if v <= 0]
+        if unidentified:
+            # every operation costs CPU: a class given none would grow for free in the what-if
+            reasons.append(Reason("cpu_demand_zero", "weak", f"{member}: the regression gives {unidentified[0]} no CPU "
+                                  "of its own (its rate hardly varies apart from the others'), so it is not used"))
+            regressed = False
+    if not regressed:
+        replication_cpu = 0.0          # apportioned: every CPU second goes to a class, the replication's too
+        share = np.nan_to_num(x * r).sum(axis=0)
+        share = share / share.sum() if share.sum() > 0 else np.full(len(classes), 1 / len(classes))
+        background = 0.0
+        d = share * cpu.sum() / np.maximum(x.sum(axis=0), 1e-300)
+        why = ("the regression cannot split it" if reasons and reasons[-1].code == "cpu_demand_zero" else
+               "the mix and load hardly vary across the intervals")
+        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: {why}, so the CPU is apportioned to the classes "
+                              "by their shares of time in the server"))
+    return background, d, replication_cpu
+
+
 def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> ServerDemands:
     """Per-class CPU demands and the split of their latency from one server's ``observe`` samples.
 
@@ -255,36 +298,7 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
     follows = replication if "writes" not in classes and replication.mean() > 0 else None
     mean_x = x.mean(axis=0)
     minor = mean_x < MINOR_SHARE * mean_x.sum()
-    regression, replication_cpu = regress_classes(x, cpu, r, minor, follows)
-    if follows is not None and (regression is None or replication_cpu <= 0):
-        regression, replication_cpu = regress_classes(x, cpu, r, minor)
-    if follows is not None and replication_cpu <= 0:
-        reasons.append(Reason("replication_in_background", "weak", f"{member}: the CPU of its replication work "
-                              f"({number(follows.mean())} oplog entries applied and getMores and position reports "
-                              "served a second) could not be told from the rest, so it is counted as background: a "
-                              "what-if with more writes understates this member's CPU"))
-    regressed = regression is not None
-    if regressed:
-        background, d, r2 = regression
-        if r2 < 0.8:
-            reasons.append(Reason("cpu_fit_poor", "weak", f"{member}: the CPU regression on the per-class rates "
-                                  f"explains {r2:.0%} of the CPU's variation across intervals", float(r2)))
-        unidentified = [c for c, v in zip(classes, d) if v <= 0]
-        if unidentified:
-            # every operation costs CPU: a class given none would grow for free in the what-if
-            reasons.append(Reason("cpu_demand_zero", "weak", f"{member}: the regression gives {unidentified[0]} no CPU "
-                                  "of its own (its rate hardly varies apart from the others'), so it is not used"))
-            regressed = False
-    if not regressed:
-        replication_cpu = 0.0          # apportioned: every CPU second goes to a class, the replication's too
-        share = np.nan_to_num(x * r).sum(axis=0)
-        share = share / share.sum() if share.sum() > 0 else np.full(len(classes), 1 / len(classes))
-        background = 0.0
-        d = share * cpu.sum() / np.maximum(x.sum(axis=0), 1e-300)
-        why = ("the regression cannot split it" if reasons and reasons[-1].code == "cpu_demand_zero" else
-               "the mix and load hardly vary across the intervals")
-        reasons.append(Reason("cpu_apportioned", "weak", f"{member}: {why}, so the CPU is apportioned to the classes "
-                              "by their shares of time in the server"))
+    background, d, replication_cpu = cpu_demands(x, cpu, r, minor, classes, member, reasons, follows)
     cpu_per_op = {c: float(v) for c, v in zip(classes, d)}
     u = cpu / cores
     stretch = _stretch(np.clip(u, 0, 0.999), cores)
@@ -343,7 +357,9 @@ def fit_server_demands(samples: pd.DataFrame, cores, member: str = "server") -> 
                          float(follows.mean()) if follows is not None else 0.0, served, served_latency)
 
 
-def _predict(demands: ServerDemands, rates: dict, wait: float | None = None, writes_factor: float = 1.0) -> dict:
+def predict_demands(demands: ServerDemands, rates: dict, wait: float | None = None, writes_factor: float = 1.0) -> dict:
+    """The server's figures at per-class ``rates``: CPU utilization per core and cores used, the factor of the asked
+    load that fits before the CPU saturates, and per class the throughput and mean latency (ms; NaN at U >= 1)."""
     u = demands.utilization(rates, writes_factor)
     stretch = float(_stretch(np.array([u]), demands.cores)[0]) if u < 1 else float("nan")
     asked = u * demands.cores - demands.background_cores      # 0 when no operation is asked: any factor of it fits
@@ -427,7 +443,7 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
         wait = WAIT_PER_OP.check(wait_per_op[name] if isinstance(wait_per_op, Mapping) else wait_per_op, InputError,
                                  "wait_per_op") if wait_per_op is not None else None
         waits[fit.member] = fit.wait_per_op if wait is None else wait
-        rows[fit.member] = _predict(fit, asked[fit.member], wait, factor)
+        rows[fit.member] = predict_demands(fit, asked[fit.member], wait, factor)
         table = usable_intervals(samples, str(name))
         found = dependence(cpu_residuals(fit, table))
         blocks[fit.member] = (found.block, found.widening(found.block, level))
@@ -438,15 +454,15 @@ def mix_what_if(observations: Mapping[str, pd.DataFrame], cores, scale=None, rat
                 refit = fit_server_demands(resample, c, str(name))
             except InputError:
                 continue
-            draws.append(_predict(refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member],
-                                  wait, factor))
+            draws.append(predict_demands(
+                refit, scaled_rates(refit, scale, rates) if rates is None else asked[fit.member], wait, factor))
         lows[fit.member], highs[fit.member] = percentiles(draws or [rows[fit.member]], level)
         widen = blocks[fit.member][1]
         if widen > 1:                            # their distance from the estimate; an infinite end stays one
             estimate = pd.Series(rows[fit.member])
             lows[fit.member] = (estimate - widen * (estimate - lows[fit.member])).clip(lower=0.0)
             highs[fit.member] = estimate + widen * (highs[fit.member] - estimate)
-        spread[fit.member] = window_spread(window_errors(table, fit.classes, lambda rates, replicated: _predict(
+        spread[fit.member] = window_spread(window_errors(table, fit.classes, lambda rates, replicated: predict_demands(
             fit, rates, None, replicated / fit.replication_baseline if fit.replication_baseline > 0 else 1.0),
             table[REPLICATION_RATE].to_numpy(float)))
         lows[fit.member], highs[fit.member] = widened(pd.Series(rows[fit.member]), lows[fit.member],

@@ -1,0 +1,109 @@
+"""``capmodel shapes``: the query shapes of mongod's JSON logs (or system.profile exports) -> ``DIR/shapes.csv`` and
+``DIR/shapes.json`` (``capmodel.observe.shapes``)."""
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "shapes", help="query shapes from mongod's JSON logs: rate, latency, plan and work per shape",
+        description="Groups the operations of mongod's structured (JSON) log - its slow-operation entries - or of "
+        "mongoexports of system.profile into query shapes (namespace, operation, the filter's paths and operators "
+        "without values, sort, projection, queryHash) and writes one row per shape to DIR/shapes.csv and the whole "
+        "answer to DIR/shapes.json. Rates are of the time every operation was eligible for the log (slowms 0), "
+        "scaled by the sample rate; no value from the data reaches an output.")
+    p.add_argument("logs", nargs="*", metavar="LOG_OR_FOLDER", help="mongod log files (gzip allowed) or folders of "
+                   "them (*.log, *.log.*, *.json, *.gz)")
+    p.add_argument("--profile", metavar="URI", help="instead of logs: the system.profile of the database the URI "
+                   "names (mongodb://host/DATABASE), read-only, with the profiler's settings as the server says them")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--slowms", type=float, default=None, metavar="MS", help="the slowms in force where a log does "
+                   "not show it (default: the server's 100, said to be assumed)")
+    p.add_argument("--sample-rate", type=float, default=None, metavar="SHARE", help="the slowOpSampleRate in force "
+                   "where a log does not show it (default 1)")
+    cpu = p.add_argument_group("CPU per shape and the what-if (needs the server's CPU over the log's time)")
+    cpu.add_argument("--ftdc", metavar="DIR", help="the server's diagnostic.data folder (or FTDC files) over the "
+                     "log's window: each shape's CPU per operation by regression on the server's CPU")
+    cpu.add_argument("--interval", type=float, default=None, metavar="S", help="seconds per interval of the "
+                     "shapes' rates regressed on the CPU (default 10)")
+    cpu.add_argument("--cores", type=float, default=None, help="CPUs the mongod may use (default: the host's, as "
+                     "the FTDC reports them)")
+    cpu.add_argument("--what-if", action="append", default=[], metavar="SHAPE=FACTOR", help="scale a shape's rate "
+                     "(its id or its rank in shapes.csv, e.g. 3=3 for the third shape x3); repeatable")
+    cpu.add_argument("--bootstrap", type=int, default=200, metavar="N", help="refits for the intervals (default 200)")
+    p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from capmodel.errors import CapmodelError
+    from capmodel.jsonable import print_json
+    from capmodel.observe import query_shapes
+    from capmodel.observe.shapes.files import write_shapes
+    from capmodel.observe.shapes.grouping import INTERVAL_S, SAMPLE_RATE, SLOWMS
+
+    if args.interval is not None:       # the API's constraints, named as options
+        INTERVAL_S.check(args.interval, CapmodelError, "--interval")
+    for option, value, constraint in (("--slowms", args.slowms, SLOWMS), ("--sample-rate", args.sample_rate,
+                                                                         SAMPLE_RATE)):
+        if value is not None:
+            constraint.check(value, CapmodelError, option)
+    factors = _factors(args.what_if)
+    if args.ftdc is None and (factors or args.cores is not None or args.interval is not None):
+        given = "--what-if" if factors else "--cores" if args.cores is not None else "--interval"
+        raise CapmodelError(f"{given} needs --ftdc DIR (the server's CPU over the log's time)")
+    interval = None if args.ftdc is None else (args.interval or 10.0)
+    if bool(args.logs) == bool(args.profile):
+        raise CapmodelError("give log files or folders, or --profile URI (one of the two)")
+    if args.profile:
+        if args.slowms is not None or args.sample_rate is not None:
+            raise CapmodelError("--slowms and --sample-rate state a log's settings; with --profile the server says "
+                                "them")
+        from capmodel.observe.shapes.profiler import shapes_from_server
+
+        shapes = shapes_from_server(args.profile, interval_s=interval)
+    else:
+        shapes = query_shapes(args.logs, slowms=args.slowms, sample_rate=args.sample_rate, interval_s=interval)
+    what_if = None
+    if args.ftdc is not None:
+        from capmodel.observe import observe_ftdc
+        from capmodel.observe.shapes.what_if import shapes_what_if
+
+        samples = observe_ftdc(args.ftdc).samples
+        cores = args.cores if args.cores is not None else _host_cores(samples, args.ftdc)
+        what_if = shapes_what_if(shapes, samples, cores, factors, n_bootstrap=args.bootstrap)
+    paths = write_shapes(shapes, args.out, what_if)
+    if args.json:
+        print_json({**shapes.to_json(), "what_if": what_if.to_json() if what_if is not None else None,
+                    "files": {k: str(v) for k, v in paths.items()}})
+    else:
+        print(shapes.describe())
+        if what_if is not None:
+            print(what_if.describe())
+        print("\n".join((what_if or shapes).evidence.lines()))
+        print(f"wrote {paths['table']} and {paths['record']}")
+    return 0
+
+
+def _factors(items: list) -> dict:
+    """{shape: factor} of the --what-if SHAPE=FACTOR options (the factor's range is checked with the shapes)."""
+    from capmodel.errors import CapmodelError
+
+    out = {}
+    for item in items:
+        shape, sep, factor = item.partition("=")
+        if not sep or not shape.strip():
+            raise CapmodelError(f"--what-if: expected SHAPE=FACTOR (e.g. 3=2.5), got {item!r}")
+        try:
+            out[shape.strip()] = float(factor)
+        except ValueError:
+            raise CapmodelError(f"--what-if {shape.strip()}: the factor must be a number, got {factor!r}") from None
+    return out
+
+
+def _host_cores(samples, ftdc) -> float:
+    """The host's cores as the FTDC reports them; an error asking for --cores where it does not."""
+    from capmodel.errors import CapmodelError
+
+    if "cores" not in samples or samples["cores"].dropna().empty:
+        raise CapmodelError(f"{ftdc}: the FTDC does not say the host's cores; give --cores")
+    return float(samples["cores"].dropna().median())
