@@ -51,7 +51,12 @@ class CsvWriter:
         return self
 
     def __exit__(self, kind, error, traceback) -> None:
-        self.handle.close()
+        try:
+            self.handle.close()          # flushes: a full disk or a size limit may refuse the last bytes here
+        except OSError as closing:
+            error = error or closing
+            if error is closing and closing.filename:
+                raise
         if isinstance(error, OSError) and not error.filename:   # a refused write names no file by itself
             raise OSError(error.errno, error.strerror, str(self.path)) from None
 

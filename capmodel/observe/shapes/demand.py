@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from capmodel.errors import InputError
-from capmodel.formatting import plural
+from capmodel.formatting import number, plural
 from capmodel.models.evidence import Reason
 from capmodel.models.mix.intervals import REPLICATION_RATE
 from capmodel.models.mix.production import MINOR_SHARE, SERVER_CORES, ServerDemands, cpu_demands
@@ -94,7 +94,7 @@ def fit_shape_demands(shapes: QueryShapes, samples: pd.DataFrame, cores, table: 
     cores = SERVER_CORES.check(cores, InputError)
     table = shape_intervals(shapes, samples) if table is None else table
     if len(table) < MIN_INTERVALS:
-        raise InputError(f"{plural(len(table), 'interval')} of {shapes.interval_s:g} s where the log saw every "
+        raise InputError(f"{plural(len(table), 'interval')} of {number(shapes.interval_s)} s where the log saw every "
                          f"operation and the CPU samples cover it; the demand fit needs at least {MIN_INTERVALS} "
                          "(do the log and the FTDC cover the same time?)")
     rows = shapes.rows.set_index("shape")
