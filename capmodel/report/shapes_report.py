@@ -181,7 +181,7 @@ class ShapesReport:
             footnotes=["—: no latency: the server does not fit the asked load"])
 
 
-def _factor_items(text: str) -> list[str]:
+def factor_items(text: str) -> list[str]:
     """The ``SHAPE=FACTOR`` items of the ``what_if`` parameter, written ``SHAPExFACTOR`` ("4x3": papermill reads no
     ``=`` in a parameter's value) or ``SHAPE=FACTOR``, comma-separated (a shape id is hexadecimal: no x in it)."""
     items = [part.strip() for part in str(text).split(",") if part.strip()]
@@ -237,7 +237,7 @@ def shapes_report(log: str = "", ftdc: str = "", since: str = "", until: str = "
     sample = bundled_shapes_sample() if bundled else {}
     logs = [sample["log"]] if bundled else [part.strip() for part in log.split(",") if part.strip()]
     ftdc_path = sample["ftdc"] if bundled else (ftdc or None)
-    factors = parse_factors(_factor_items(what_if), "what_if")
+    factors = parse_factors(factor_items(what_if), "what_if")
     shapes = query_shapes(logs, interval_s=interval if ftdc_path else None)
     resolve_shapes(shapes, factors)             # an unknown shape is an error with or without the CPU
     read = ftdc_files(ftdc_path) if ftdc_path else []
