@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from capmodel.formatting import number, percent
+from capmodel.formatting import number, percent, plural
 from capmodel.plots.curves import COLORS, HEIGHT
 
 BACKGROUND_COLOR = "#9e9e9e"
@@ -43,7 +43,7 @@ def saturation_figure(cpu, labels: dict, cores: float, load_factor: float, asked
         fig.add_trace(go.Scatter(x=factors, y=factors * row.asked_cores, name=labels.get(row.shape, row.shape),
                                  stackgroup="cpu", mode="lines", line=dict(width=0.5, color=COLORS[i % len(COLORS)])))
     fig.add_hline(y=cores, line=dict(color="#b00", dash="dash"),
-                  annotation_text=f"the server's {number(cores)} cores", annotation_position="top left")
+                  annotation_text=f"the server's {plural(cores, 'core')}", annotation_position="top left")
     if np.isfinite(load_factor):
         fig.add_vline(x=load_factor, line=dict(color="#333", dash="dot"),
                       annotation_text=f"saturates at {number(load_factor)}x", annotation_position="bottom right")

@@ -94,14 +94,23 @@ class ShapesReport:
         return self.ranks[sid], shape_name({**row, "shape": sid})
 
     def answer(self) -> str:
-        """The answer in sentences: the what-if's, after the shapes' count; the shapes' own where there is no
-        what-if."""
+        """The answer in sentences: the what-if's, its shapes named by their rank in the table as the page names
+        them; the shapes' own where there is no what-if."""
         if self.what_if is None:
             return self.shapes.describe(top=5) + f"\nNo what-if: {self.why_no_what_if}"
-        rank, name = self._limiting()
-        lines = self.what_if.describe().replace(self.what_if.limiting_shape + " (", f"shape {rank}, "
-                                                f"{self.what_if.limiting_shape} (", 1)
-        return f"{plural(len(self.shapes.rows), 'query shape')} in the log, {self.source}.\n" + lines
+        rank, _ = self._limiting()
+        sid = self.what_if.limiting_shape
+        text = self.what_if.describe().replace(f"{sid} (", f"shape {rank}, {sid} (", 1)
+        for shape, r in self.ranks.items():
+            text = text.replace(f"{shape} x", f"shape {r} x").replace(f"\n{shape}: ", f"\nShape {r}: ")
+        where = "the bundled sample's log" if self.bundled else f"the log ({self.source})"
+        return f"{plural(len(self.shapes.rows), 'query shape')} in {where}.\n" + text
+
+    @property
+    def meanings(self) -> dict:
+        """What the "not given" log and FTDC mean for these inputs (the bundled sample's), for the headline."""
+        return ({"log": "the bundled sample's log", "ftdc": "the bundled sample's FTDC",
+                 "since": "the sample's window", "until": "the sample's window"} if self.bundled else {})
 
     @property
     def short_answer(self) -> str:
