@@ -88,7 +88,8 @@ class ShapesReport:
         return self.what_if.evidence if self.what_if is not None else self.shapes.evidence
 
     def _limiting(self) -> tuple[int, str]:
-        """The rank and the name of the shape that breaks the server."""
+        """The rank and the name of the shape that breaks the server (with a what-if)."""
+        assert self.what_if is not None
         sid = self.what_if.limiting_shape
         row = self.shapes.rows.set_index("shape").loc[sid]
         return self.ranks[sid], shape_name({**row, "shape": sid})
@@ -177,7 +178,8 @@ class ShapesReport:
 
     def what_if_table(self):
         """The what-if per fitted shape (a ``capmodel.formatting.Table``): observed and asked rate, CPU per operation,
-        share of the CPU at the asked load, rate at saturation, latency at the asked load."""
+        share of the CPU at the asked load, rate at saturation, latency at the asked load (with a what-if)."""
+        assert self.what_if is not None
         w = self.what_if.table
         w.insert(0, "rank", [self.ranks[s] for s in w["shape"]])
         w = w.sort_values("rank")
