@@ -116,33 +116,31 @@ class ShapesReport:
     @property
     def short_answer(self) -> str:
         """One sentence for the index of reports."""
-        if self.what_if is None:
-            top = self.shapes.rows.iloc[0]
-            return (f"The log holds {plural(len(self.shapes.rows), 'query shape')}, the busiest "
-                    f"{shape_name(top)}; without the server's CPU no shape's demand is known.")
-        rank, name = self._limiting()
         w = self.what_if
-        if w.utilization >= 1:
-            return (f"At {self.asked} the server does not fit: it needs **{percent(w.utilization)}** of its CPU, "
-                    f"most of it for shape {rank}, {name}.")
-        return (f"Shape {rank}, {name}, breaks the server first: at {self.asked} the CPU saturates at "
-                f"**{number(w.load_factor_that_fits)}x** that load.")
+        if w is None:
+            return (f"The log holds {plural(len(self.shapes.rows), 'query shape')}, the busiest "
+                    f"{shape_name(self.shapes.rows.iloc[0])}; without the server's CPU no shape's demand is known.")
+        rank, name = self._limiting()
+        fits = f"**{number(w.load_factor_that_fits)}x** that load"
+        return (f"Shape {rank}, {name}, breaks the server first: at {self.asked} the CPU saturates at {fits}."
+                if w.utilization < 1 else f"At {self.asked} the server does not fit: it needs "
+                f"**{percent(w.utilization)}** of its CPU, most of it for shape {rank}, {name}.")
 
     @property
     def decision(self) -> str:
         """The decision in at most two short sentences, no brackets (``headline.decision_problems``)."""
-        if self.what_if is None:
+        w = self.what_if
+        if w is None:
             return ("**No what-if without the server's CPU**: give the FTDC of the log's window to learn which "
                     "shape breaks the server first.")
-        rank, _ = self._limiting()
-        row = self.shapes.rows.set_index("shape").loc[self.what_if.limiting_shape]
-        kind = "collection scan" if row["collscan"] else row["operation"]
-        w = self.what_if
+        row = self.shapes.rows.set_index("shape").loc[w.limiting_shape]
+        which = (f"Shape {self._limiting()[0]}, a {'collection scan' if row['collscan'] else row['operation']} on "
+                 f"{row['namespace']}")
         if w.utilization >= 1:
             return (f"**{self.asked.capitalize()} does not fit**: the server would need {percent(w.utilization)} of "
-                    f"its CPU. Shape {rank}, a {kind} on {row['namespace']}, takes the largest share.")
-        return (f"**Shape {rank}, a {kind} on {row['namespace']}, breaks the server first**: at {self.asked} the "
-                f"CPU saturates at {number(w.load_factor_that_fits)} times that load.")
+                    f"its CPU. {which} takes the largest share.")
+        return (f"**{which}, breaks the server first**: at {self.asked} the CPU saturates at "
+                f"{number(w.load_factor_that_fits)} times that load.")
 
     @property
     def bundled_note(self) -> str | None:

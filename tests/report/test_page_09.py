@@ -200,3 +200,18 @@ def test_bundled_sample_is_small():
     """The bundled sample stays well under 2 MB (the wheel carries it)."""
     folder = Path(bundled_shapes_sample()["log"]).parent
     assert sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) < 500_000
+
+
+def test_a_load_that_does_not_fit_is_said_so_with_the_cpu_it_needs():
+    """Shape 4 x30 needs more than the one core (B + Σ f·X·D > 1 with the fitted demands): the decision says it does
+    not fit, with that utilization, in two short sentences without brackets, and the verdict is unusable."""
+    from capmodel.formatting import percent
+
+    over = shapes_report(what_if="4x30", bootstrap=0)
+    w = over.what_if
+    d = w.demands
+    needed = (d.background_cores + sum(d.baseline[s] * w.factors.get(s, 1.0) * d.cpu_per_op[s]
+                                       for s in d.classes)) / d.cores
+    assert needed > 1 and w.utilization == pytest.approx(needed, rel=1e-9)
+    assert over.decision.startswith("**Shape 4 x30 does not fit**") and percent(needed) in over.decision
+    assert decision_problems(over.decision) == [] and over.evidence.grade == "unusable"
