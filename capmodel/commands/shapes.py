@@ -40,7 +40,7 @@ def run(args) -> int:
     from capmodel.observe import query_shapes
     from capmodel.observe.shapes.files import write_shapes
     from capmodel.observe.shapes.grouping import INTERVAL_S, SAMPLE_RATE, SLOWMS
-    from capmodel.observe.shapes.what_if import host_cores, parse_factors
+    from capmodel.observe.shapes.what_if import ftdc_cores, parse_factors
 
     if args.interval is not None:       # the API's constraints, named as options
         INTERVAL_S.check(args.interval, CapmodelError, "--interval")
@@ -70,7 +70,7 @@ def run(args) -> int:
         from capmodel.observe.shapes.what_if import shapes_what_if
 
         samples = observe_ftdc(args.ftdc).samples
-        cores = args.cores if args.cores is not None else host_cores(samples, args.ftdc)
+        cores = args.cores if args.cores is not None else ftdc_cores(samples, args.ftdc)
         what_if = shapes_what_if(shapes, samples, cores, factors, n_bootstrap=args.bootstrap)
     paths = write_shapes(shapes, args.out, what_if)
     if args.json:

@@ -23,7 +23,8 @@ def cpu_share_figure(cpu, labels: dict, asked: str = "", title: str = "Each shap
         fig.add_trace(go.Bar(y=names, x=shares, orientation="h", name=legend, marker_color=COLORS[i],
                              text=[percent(v / 100) for v in shares], textposition="outside", cliponaxis=False))
     fig.update_layout(title=title, height=max(HEIGHT, 90 + 60 * len(names)), barmode="group",
-                      xaxis_title="share of the CPU used (%)", yaxis=dict(autorange="reversed"),
+                      xaxis_title="share of the CPU used (%)", yaxis_title="query shape (# rank in the table)",
+                      yaxis=dict(autorange="reversed"),
                       legend=dict(orientation="h", y=-0.2), margin=dict(l=10, r=60))
     return fig
 
@@ -47,6 +48,7 @@ def saturation_figure(cpu, labels: dict, cores: float, load_factor: float, asked
     if np.isfinite(load_factor):
         fig.add_vline(x=load_factor, line=dict(color="#333", dash="dot"),
                       annotation_text=f"saturates at {number(load_factor)}x", annotation_position="bottom right")
-    fig.update_layout(title=title, height=HEIGHT, xaxis_title=f"factor of {asked}", yaxis_title="CPU used (cores)",
+    fig.update_layout(title=title, height=HEIGHT, xaxis_title=f"load (factor of {asked})",
+                      yaxis_title="CPU used (cores)",
                       yaxis=dict(range=[0, max(cores * 1.15, background * 1.2)]), legend=dict(orientation="h", y=-0.2))
     return fig

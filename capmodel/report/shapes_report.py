@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 QUESTION = "Which queries break this server first, and when?"
 #: what the page says of the bundled sample, above its tables
-BUNDLED_NOTE = (
+SHAPES_SAMPLE_NOTE = (
     "The bundled sample is the JSON log (every operation logged: slowms 0) and the FTDC of capmodel's embedded "
     "`mongod`, pinned to one CPU, while a capmodel load on the other CPU ran a known application mix on a "
     "collection of 20,000 synthetic documents: a collection scan, an indexed range query with a sort, an update by "
@@ -94,6 +94,7 @@ class ShapesReport:
         row = self.shapes.rows.set_index("shape").loc[sid]
         return self.ranks[sid], shape_name({**row, "shape": sid})
 
+    @property
     def answer(self) -> str:
         """The answer in sentences: the what-if's, its shapes named by their rank in the table as the page names
         them; the shapes' own where there is no what-if."""
@@ -144,7 +145,7 @@ class ShapesReport:
 
     @property
     def bundled_note(self) -> str | None:
-        return BUNDLED_NOTE if self.bundled else None
+        return SHAPES_SAMPLE_NOTE if self.bundled else None
 
     def _numbered(self) -> pd.DataFrame:
         rows = (self.what_if.shapes_table if self.what_if is not None else self.shapes.table)
@@ -240,7 +241,7 @@ def shapes_report(log: str = "", ftdc: str = "", since: str = "", until: str = "
     from capmodel.observe import observe_ftdc, query_shapes
     from capmodel.observe.ftdc import ftdc_files
     from capmodel.observe.ftdc_samples import metadata_identity
-    from capmodel.observe.shapes.what_if import host_cores, parse_factors, resolve_shapes, shapes_what_if
+    from capmodel.observe.shapes.what_if import ftdc_cores, parse_factors, resolve_shapes, shapes_what_if
 
     bundled = not log
     sample = bundled_shapes_sample() if bundled else {}
@@ -260,7 +261,7 @@ def shapes_report(log: str = "", ftdc: str = "", since: str = "", until: str = "
                             bundled, "the server's CPU over the log's window (its FTDC, the ftdc parameter) is not "
                             "given, so no shape has a CPU per operation.")
     samples = observe_ftdc(ftdc_path, since or sample.get("since"), until or sample.get("until")).samples
-    used_cores = cores or host_cores(samples, Path(ftdc_path).name, "the cores parameter")
+    used_cores = cores or ftdc_cores(samples, Path(ftdc_path).name, "the cores parameter")
     try:
         answer = shapes_what_if(shapes, samples, used_cores, factors, n_bootstrap=bootstrap, level=level)
     except InputError as exc:

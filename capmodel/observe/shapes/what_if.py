@@ -286,7 +286,7 @@ def parse_factors(items, label: str = "--what-if") -> dict:
     return out
 
 
-def host_cores(samples: pd.DataFrame, source, option: str = "--cores") -> float:
+def ftdc_cores(samples: pd.DataFrame, source, option: str = "--cores") -> float:
     """The host's cores as the FTDC ``samples`` report them; ``InputError`` naming ``source`` and asking for
     ``option`` where they do not."""
     if "cores" not in samples or samples["cores"].dropna().empty:
