@@ -40,6 +40,7 @@ def run(args) -> int:
     from capmodel.observe import query_shapes
     from capmodel.observe.shapes.files import write_shapes
     from capmodel.observe.shapes.grouping import INTERVAL_S, SAMPLE_RATE, SLOWMS
+    from capmodel.observe.shapes.what_if import ftdc_cores, parse_factors
 
     if args.interval is not None:       # the API's constraints, named as options
         INTERVAL_S.check(args.interval, CapmodelError, "--interval")
@@ -47,7 +48,7 @@ def run(args) -> int:
                                                                          SAMPLE_RATE)):
         if value is not None:
             constraint.check(value, CapmodelError, option)
-    factors = _factors(args.what_if)
+    factors = parse_factors(args.what_if)
     if args.ftdc is None and (factors or args.cores is not None or args.interval is not None):
         given = "--what-if" if factors else "--cores" if args.cores is not None else "--interval"
         raise CapmodelError(f"{given} needs --ftdc DIR (the server's CPU over the log's time)")
@@ -69,7 +70,7 @@ def run(args) -> int:
         from capmodel.observe.shapes.what_if import shapes_what_if
 
         samples = observe_ftdc(args.ftdc).samples
-        cores = args.cores if args.cores is not None else _host_cores(samples, args.ftdc)
+        cores = args.cores if args.cores is not None else ftdc_cores(samples, args.ftdc)
         what_if = shapes_what_if(shapes, samples, cores, factors, n_bootstrap=args.bootstrap)
     paths = write_shapes(shapes, args.out, what_if)
     if args.json:
@@ -82,28 +83,3 @@ def run(args) -> int:
         print("\n".join((what_if or shapes).evidence.lines()))
         print(f"wrote {paths['table']} and {paths['record']}")
     return 0
-
-
-def _factors(items: list) -> dict:
-    """{shape: factor} of the --what-if SHAPE=FACTOR options (the factor's range is checked with the shapes)."""
-    from capmodel.errors import CapmodelError
-
-    out = {}
-    for item in items:
-        shape, sep, factor = item.partition("=")
-        if not sep or not shape.strip():
-            raise CapmodelError(f"--what-if: expected SHAPE=FACTOR (e.g. 3=2.5), got {item!r}")
-        try:
-            out[shape.strip()] = float(factor)
-        except ValueError:
-            raise CapmodelError(f"--what-if {shape.strip()}: the factor must be a number, got {factor!r}") from None
-    return out
-
-
-def _host_cores(samples, ftdc) -> float:
-    """The host's cores as the FTDC reports them; an error asking for --cores where it does not."""
-    from capmodel.errors import CapmodelError
-
-    if "cores" not in samples or samples["cores"].dropna().empty:
-        raise CapmodelError(f"{ftdc}: the FTDC does not say the host's cores; give --cores")
-    return float(samples["cores"].dropna().median())

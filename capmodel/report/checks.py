@@ -306,12 +306,31 @@ def _ftdc(name, value, values):
                 raise _fail(name, f"{value} holds no FTDC files (metrics.*)") from None
 
 
+def _logs(name, value, values):
+    """mongod logs: comma-separated files or folders, each of which exists."""
+    for part in (p.strip() for p in str(value).split(",")):
+        if part:
+            _existing(name, part)
+
+
+def _what_if(name, value, values):
+    """``SHAPExFACTOR`` items, comma-separated (the shapes themselves are checked against the log)."""
+    from capmodel.observe.shapes.what_if import parse_factors
+    from capmodel.report.shapes_report import factor_items
+
+    try:
+        parse_factors(factor_items(value), name)
+    except CapmodelError as exc:
+        raise _fail(name, str(exc).removeprefix(f"{name}").lstrip(": ")) from None
+
+
 CHECKS = {
     "dataset": _dataset, "baseline": _dataset, "file": _curve_file, "catalog": _catalog_file,
     "measurements": _catalog_file, "table": _table_file, "curves": _curves, "model": _model, "rounding": _rounding,
     "workload": _workload, "bench_dir": _bench_dir, "processes": _processes, "uri": _uri, "folders": _folders,
     "observed": _observed, "ftdc": _ftdc, "since": _time, "until": _time, "fit_on": _fit_on,
-    "scheduler": _scheduler, "baseline_vm": _baseline_vm, "ops_per_user": _user_load,
+    "scheduler": _scheduler, "baseline_vm": _baseline_vm, "ops_per_user": _user_load, "log": _logs,
+    "what_if": _what_if,
 }
 #: checks of numeric parameters (the others check text: paths, names, addresses)
 NUMBER_CHECKS = ("ops_per_user",)

@@ -23,6 +23,8 @@ SMALL = {
     "07_production_capacity": {"bootstrap": 30},
     # the fleet tests (tests/fleet/test_fleet.py) read this render too: its truth is synthetic.fleet_servers of these
     "08_fleet_capacity": {"clusters": 1, "members": 3, "hours": 1.0, "seed": 4, "growth": 0.1},
+    # the bundled sample (its log and FTDC), few refits; tests/report/test_page_09.py checks its figures
+    "09_query_shapes": {"bootstrap": 30},
 }
 
 # page name -> (report, parameters): a user's own files, and inputs that push every answer into its corners.

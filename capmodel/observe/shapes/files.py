@@ -50,3 +50,20 @@ def write_shapes(shapes: QueryShapes, out, what_if: ShapesWhatIf | None = None) 
         record["table_sha256"] = _sha256(folder / TABLE)
         write_atomic(folder / RECORD, dumps(record, indent=1))
     return {"table": folder / TABLE, "record": folder / RECORD}
+
+
+def bundled_shapes_sample() -> dict:
+    """The bundled query-shapes sample (``data/shapes_sample``, made by ``scripts/make_shapes_sample.py``).
+
+    Returns
+    -------
+    dict
+        ``log``, the gzipped JSON log; ``ftdc``, its ``diagnostic.data`` folder; ``since`` and ``until``, the window the
+        mix ran in; and how it was made (from its ``sample.json``: the mix, the operations per shape, the CPUs, the
+        ``mongod`` version).
+    """
+    from capmodel._bundled import bundled_dir
+
+    folder = bundled_dir("data") / "shapes_sample"
+    info = json.loads((folder / "sample.json").read_text())
+    return {**info, "log": folder / info["log"], "ftdc": folder / "diagnostic.data"}

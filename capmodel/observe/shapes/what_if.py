@@ -117,6 +117,20 @@ class ShapesWhatIf:
         return pd.DataFrame(out)
 
     @property
+    def cpu_by_shape(self) -> pd.DataFrame:
+        """The cores each fitted shape uses at its observed and at its asked rate (rate x CPU per operation), and a
+        last row ``background`` with the CPU no shape explains; ``observed_share`` and ``asked_share`` of the total."""
+        rows = [{"shape": sid, "observed_cores": self.demands.baseline[sid] * self.demands.cpu_per_op[sid],
+                 "asked_cores": self.rates[sid] * self.demands.cpu_per_op[sid]} for sid in self.demands.classes]
+        rows.append({"shape": "background", "observed_cores": self.demands.background_cores,
+                     "asked_cores": self.demands.background_cores})
+        out = pd.DataFrame(rows)
+        for kind in ("observed", "asked"):
+            total = out[f"{kind}_cores"].sum()
+            out[f"{kind}_share"] = out[f"{kind}_cores"] / total if total > 0 else np.nan
+        return out
+
+    @property
     def shapes_table(self) -> pd.DataFrame:
         """The shapes' table (``QueryShapes.table``) with each fitted shape's CPU per operation, its interval and
         source where the log had no ``cpuNanos`` for it."""
@@ -254,6 +268,30 @@ def shapes_what_if(shapes: QueryShapes, samples: pd.DataFrame, cores, factors: M
                               "the CPU: no steady state, so no latency", float(predicted["utilization"])))
     return ShapesWhatIf(shapes, fit, asked, predicted, low, high, d_low.to_dict(), d_high.to_dict(), level,
                         tuple(reasons))
+
+
+def parse_factors(items, label: str = "--what-if") -> dict:
+    """``{shape: factor}`` of ``SHAPE=FACTOR`` texts (``["3=3", "1=0.5"]``; a shape's id or rank, its factor a
+    number; the range is checked with the shapes, by ``resolve_shapes``); ``InputError`` naming ``label`` and the text
+    that is not one."""
+    out = {}
+    for item in items:
+        shape, sep, factor = str(item).partition("=")
+        if not sep or not shape.strip():
+            raise InputError(f"{label}: expected SHAPE=FACTOR (e.g. 3=2.5), got {item!r}")
+        try:
+            out[shape.strip()] = float(factor)
+        except ValueError:
+            raise InputError(f"{label} {shape.strip()}: the factor must be a number, got {factor!r}") from None
+    return out
+
+
+def ftdc_cores(samples: pd.DataFrame, source, option: str = "--cores") -> float:
+    """The host's cores as the FTDC ``samples`` report them; ``InputError`` naming ``source`` and asking for
+    ``option`` where they do not."""
+    if "cores" not in samples or samples["cores"].dropna().empty:
+        raise InputError(f"{source}: the FTDC does not say the host's cores; give {option}")
+    return float(samples["cores"].dropna().median())
 
 
 def _rates(demands: ServerDemands, factors: dict) -> dict:
