@@ -5,12 +5,16 @@ operation, side by side.
 A production shape and a replay shape are the same when their operation, filter shape and sort are (the namespace is
 the replay's own collection; a projection's values became 1 in the replay). Shares are of the replayed shapes'
 operations on each side; the mix error is the replay's share less production's (a difference of shares: 0.05 is 5
-points). CPU per operation comes from each side's ``ShapesWhatIf`` (the regression on the server's CPU) where one is
-given, else from the log's ``cpuNanos``; the CPU error is replay / production - 1.
+points). CPU per operation comes from each side's ``ShapesWhatIf`` (the regression on the server's CPU) or a
+mapping of figures measured otherwise (each shape alone) where one is given, else from the log's ``cpuNanos``; the
+CPU error is replay / production - 1. A replay runs a fixed mix, so a regression on its CPU cannot tell its shapes
+apart: measure each replayed operation alone (``benchmarks/bench_replay.py`` does), or read ``cpuNanos`` (MongoDB
+6.3 and later).
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -81,16 +85,19 @@ class ReplayFidelity:
         return "\n".join(lines)
 
 
-def _cpu(shapes: QueryShapes, what_if) -> dict:
-    """{shape id: CPU ms per operation}: the what-if's fit where given, else the log's cpuNanos."""
+def _cpu(shapes: QueryShapes, given) -> tuple[dict, bool]:
+    """({shape id: CPU ms per operation}, whether keyed by production's ids): a mapping as given, else the
+    what-if's fit where given and the log's cpuNanos."""
+    if isinstance(given, Mapping):
+        return {str(k): float(v) for k, v in given.items()}, True
     rows = shapes.rows.set_index("shape")["cpu_ms_per_op"].to_dict()
-    if what_if is not None:
-        rows.update(what_if.table.set_index("shape")["cpu_ms_per_op"].to_dict())
-    return rows
+    if given is not None:
+        rows.update(given.table.set_index("shape")["cpu_ms_per_op"].to_dict())
+    return rows, False
 
 
 def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: ReplayWorkload,
-                    production_what_if=None, replay_what_if=None) -> ReplayFidelity:
+                    production_cpu=None, replay_cpu=None) -> ReplayFidelity:
     """Each replayed shape's share and CPU per operation in the replay's log against production's.
 
     Parameters
@@ -101,9 +108,9 @@ def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: Repl
         The shapes of the log of the server the workload ran on (``capmodel bench --workload``).
     workload : ReplayWorkload
         The workload (``replay_workload``): which shapes it replays, and its collection.
-    production_what_if, replay_what_if : ShapesWhatIf, optional
-        Each side's demand fit (``shapes_what_if`` with the server's CPU), for CPU per operation where the logs have
-        no ``cpuNanos``.
+    production_cpu, replay_cpu : ShapesWhatIf or mapping, optional
+        Each side's CPU per operation where the logs have no ``cpuNanos``: its demand fit (``shapes_what_if`` with
+        the server's CPU), or ``{production shape id: ms}`` measured otherwise (each shape run alone).
 
     Returns
     -------
@@ -113,7 +120,7 @@ def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: Repl
     theirs = replay.rows[replay.rows["namespace"].str.split(".", n=1).str[-1] == collection]
     by_key = {tuple(r[f] for f in MATCH_FIELDS): r for _, r in theirs.iterrows()}
     ours = production.rows.set_index("shape")
-    cpu_production, cpu_replay = _cpu(production, production_what_if), _cpu(replay, replay_what_if)
+    (cpu_production, _), (cpu_replay, by_production) = _cpu(production, production_cpu), _cpu(replay, replay_cpu)
     rows = []
     for item in workload.replayed:
         key = tuple(ours.loc[item["shape"], f] for f in MATCH_FIELDS)
@@ -123,7 +130,8 @@ def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: Repl
                      "production_operations": float(ours.loc[item["shape"], "operations"]),
                      "replay_operations": 0.0 if match is None else float(match["operations"]),
                      "production_cpu_ms_per_op": cpu_production.get(item["shape"], math.nan),
-                     "replay_cpu_ms_per_op": math.nan if match is None else cpu_replay.get(match["shape"], math.nan)})
+                     "replay_cpu_ms_per_op": cpu_replay.get(item["shape"], math.nan) if by_production else
+                     math.nan if match is None else cpu_replay.get(match["shape"], math.nan)})
     table = pd.DataFrame(rows)
     for side in ("production", "replay"):
         total = table[f"{side}_operations"].sum()
