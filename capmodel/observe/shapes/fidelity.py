@@ -70,6 +70,9 @@ class ReplayFidelity:
 
     def describe(self) -> str:
         """The comparison in sentences, one per shape."""
+        if len(self.missing) == len(self.table):
+            return (f"The replay's log holds none of the {len(self.table)} replayed shapes on {self.collection} (is it "
+                    "the log of the server that ran the workload, with every operation logged?).")
         lines = [f"The replay on {self.collection} against production: largest mix error "
                  f"{number(100 * self.largest_mix_error)} points"
                  + ("" if math.isnan(self.largest_cpu_error) else

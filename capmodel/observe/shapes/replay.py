@@ -361,7 +361,7 @@ def _operation(row, kind: str, name: str, weight: float, filter_template: dict) 
     if kind == "find" and _keys(row["projection"]):
         op["projection"] = {k: (v if isinstance(v, int) else 1) for k, v in _keys(row["projection"]).items()}
     if kind == "update":
-        op["update"] = {"$set": {UPDATED_FIELD: {"gen": "int", "min": 0, "max": 1_000_000}}}
+        op["update"] = {"$set": {UPDATED_FIELD: {"gen": "int", "min": 0, "max": 999_999}}}
     return op
 
 
