@@ -126,6 +126,20 @@ def test_replayed_filters_match_the_observed_documents():
     assert spec["rate"] == 40.0
 
 
+def test_the_replays_documents_are_the_size_the_replies_say():
+    """The lab's documents are 82 bytes of BSON (``bson.encode`` of one of them); the size the replies' bytes give
+    (the range query's, 7.25 documents per reply) is that, and the replay's documents, built from its template with
+    their record key and encoded by ``bson``, are that size."""
+    import bson
+
+    lab = bson.encode({"_id": "zq-id-1", "customer": "zq-cust-1", "placed": 1000007, "status": "zq-status-1"})
+    spec = replay_workload(query_shapes(FIXTURE)).spec
+    ctx = WorkerContext(seed=0)
+    build = compile_template(spec["document"])
+    sizes = {len(bson.encode({"_id": f"r{k}", **build(ctx)})) for k in (10, 59)}   # the keys of records 10 and 59
+    assert sizes == {len(lab)} == {82}
+
+
 def test_the_labs_log_gives_a_workload_bench_accepts():
     """The fixture's namespace: its four lab shapes and the load's insert replayed, each weight its share of the
     operations counted straight from the log's rows; the createIndexes and other namespaces left out with a reason;

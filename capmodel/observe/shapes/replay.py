@@ -25,7 +25,13 @@ What the replay cannot say, each stated in the file's comments: the operators wi
 ``$regex``, ``$exists``, ``$or``, ``$expr`` ...), aggregations (a pipeline's stages other than ``$match`` and ``$sort``
 are names alone), ``getMore``s (a find's continuation) and commands are left out, with their share; an update's
 modification is not in its shape (the replay sets one field of its own, ``replayed``), nor is ``multi`` (one
-document); the documents' sizes are not in the log (``document_bytes`` pads them to a size given).
+document).
+
+The documents' size (``document_size``): the replies' bytes (``reslen``) of the find that returned the most documents
+per operation, less a find reply's envelope (``REPLY_ENVELOPE`` + the namespace's length, once per reply) and an array
+element's 3 bytes per document; the replay pads its documents with a string to that size (BSON sizes, counted as
+``bson_size`` counts them). Where no find returned documents, or the log has no ``reslen``, no padding: the file says
+so.
 """
 from __future__ import annotations
 
@@ -42,6 +48,11 @@ REPLAYED = {"find": "find", "update": "update", "delete": "delete", "insert": "i
 RANGE_OPERATORS = {"$gte": "lower", "$gt": "lower", "$lt": "upper", "$lte": "upper"}
 EQUALITY_OPERATORS = ("$eq", "$in")
 UPDATED_FIELD = "replayed"
+PADDING = "padding"
+KEY_PREFIX = "r"
+#: a find reply's bytes besides its documents, less the namespace it names (measured on mongod 6.0: 93 + 15 bytes of
+#: shopdemo.orders around one document), and each document's bytes as an array element (type, index, terminator)
+REPLY_ENVELOPE, ARRAY_ELEMENT = 93, 3
 _INDEX = re.compile(r"IXSCAN \{ ([^}]*) \}")
 
 
@@ -239,7 +250,7 @@ class ReplayWorkload:
 
 
 def replay_workload(shapes: QueryShapes, namespace: str | None = None, records: int | None = None,
-                    document_bytes: int = 0, name: str | None = None) -> ReplayWorkload:
+                    document_bytes: int | None = None, name: str | None = None) -> ReplayWorkload:
     """A ``capmodel bench`` workload that replays the shapes of one namespace.
 
     Parameters
@@ -251,8 +262,8 @@ def replay_workload(shapes: QueryShapes, namespace: str | None = None, records: 
         collection; the others' shapes are named as left out).
     records : int, optional
         Documents to load; default the rule of the module's docstring.
-    document_bytes : int, default 0
-        Pad each document with a string of this length (the log does not say the documents' sizes).
+    document_bytes : int, optional
+        The documents' size in bytes (BSON); default ``document_size`` of the shapes (None there: no padding).
     name : str, optional
         The workload's name (default ``replay-<collection>``).
 
@@ -294,8 +305,9 @@ def replay_workload(shapes: QueryShapes, namespace: str | None = None, records: 
                   "source": f"capmodel shapes --workload, from {', '.join(shapes.sources) or 'a log'}",
                   "collection": f"replay_{re.sub(r'[^A-Za-z0-9_]', '_', collection)}", "records": int(records)}
     if any("_id" in c.equal for _, _, c in chosen):
-        spec["keys"] = {"prefix": "r", "order": "ordered", "distribution": "uniform"}
-    spec["document"] = _document(chosen, domains, records, document_bytes)
+        spec["keys"] = {"prefix": KEY_PREFIX, "order": "ordered", "distribution": "uniform"}
+    size = document_bytes if document_bytes is not None else document_size(chosen, namespace)
+    spec["document"] = _document(chosen, domains, records, size, "keys" in spec)
     indexes = [keys for r, _, _ in chosen for keys in index_keys(r["plan"])]
     indexes = [keys for i, keys in enumerate(indexes) if keys not in indexes[:i]]
     if indexes:
@@ -307,8 +319,9 @@ def replay_workload(shapes: QueryShapes, namespace: str | None = None, records: 
     notes = [f"Records: {records:,}" + (" (given)." if given else "."),
              f"Rate: {number(rate)} ops/s in production (run it with capmodel bench --rate)." if math.isfinite(rate)
              else "Rate: unknown (the log never saw every operation: slowms above 0).",
-             "Document sizes: not in the log; " + (f"padded to {document_bytes} bytes." if document_bytes else
-                                                    "no padding (pass document_bytes)."),
+             "Document size: " + ("unknown (no find returned documents with a reslen): no padding." if size is None
+                                  else f"{size:,} bytes" + (" (given)." if document_bytes is not None else
+                                                            ", from the replies' sizes.")),
              f"Updates set the field {UPDATED_FIELD!r} of one document (the log's shapes hold no modification); an "
              "insert writes one document (a batch's size is not in its shape)."]
     return ReplayWorkload(spec, namespace, tuple(replayed), left_out, tuple(notes))
@@ -339,16 +352,43 @@ def _replayable(rows, namespace: str) -> tuple[list, dict]:
     return sorted(chosen, key=lambda item: -item[0]["operations"]), left_out
 
 
-def _document(chosen: list, domains: dict, records: int, document_bytes: int) -> dict:
+def document_size(chosen: list, namespace: str) -> int | None:
+    """The documents' BSON size from the replies of the find that returned the most per operation (the module's
+    docstring); None where no find returned any with a reply size."""
+    finds = [r for r, kind, _ in chosen if kind == "find" and r["returned_per_op"] > 0
+             and math.isfinite(r.get("reply_bytes_per_returned", math.nan)) and r["reply_bytes_per_returned"] > 0]
+    if not finds:
+        return None
+    row = max(finds, key=lambda r: r["returned_per_op"])
+    envelope = (REPLY_ENVELOPE + len(namespace)) / row["returned_per_op"]
+    return max(1, round(row["reply_bytes_per_returned"] - envelope - ARRAY_ELEMENT))
+
+
+def bson_size(document: dict, key_bytes: int) -> int:
+    """The BSON size of a replay document of ``document``'s fields (integers below 2**31: 4 bytes; a padding string
+    its length) and an ``_id`` (``key_bytes`` long as a string; 0: an ObjectId)."""
+    size = 4 + 1 + (1 + 3 + 1 + (4 + key_bytes + 1 if key_bytes else 12))
+    for name, template in document.items():
+        value = 4 + int(template["length"]) + 1 if template.get("gen") == "string" else 4
+        size += 1 + len(name.encode()) + 1 + value
+    return size
+
+
+def _document(chosen: list, domains: dict, records: int, size: int | None, keyed: bool) -> dict:
     """The document template: each filter field from its domain, each sort or index field from [0, records)."""
     document: dict = {p: {"gen": "int", "min": 0, "max": d - 1} for p, d in domains.items() if p != "_id"}
     for r, _, _ in chosen:
         for key in list(_keys(r["sort"])) + [p for index in index_keys(r["plan"]) for p in index]:
             if key != "_id" and key not in document:
                 document[key] = {"gen": "int", "min": 0, "max": records - 1}
-    if document_bytes:
-        document["padding"] = {"gen": "string", "length": int(document_bytes)}
-    return document or {UPDATED_FIELD: 0}
+    if not document:
+        document = {UPDATED_FIELD: {"gen": "int", "min": 0, "max": 0}}
+    if size is not None:
+        key_bytes = len(f"{KEY_PREFIX}{records - 1}") if keyed else 0
+        padding = size - bson_size({**document, PADDING: {"gen": "string", "length": 0}}, key_bytes)
+        if padding > 0:
+            document[PADDING] = {"gen": "string", "length": padding}
+    return document
 
 
 def _operation(row, kind: str, name: str, weight: float, filter_template: dict) -> dict:
