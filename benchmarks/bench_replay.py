@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import datetime as dt
-import json
 import os
 import random
 import shutil
@@ -34,12 +32,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_shapes import cut_log, window_cpu  # noqa: E402
 from capmodel.bench.server import embedded_server  # noqa: E402
 from capmodel.observe import observe_ftdc, query_shapes  # noqa: E402
 from capmodel.observe.shapes.entries import LoggedOperation, LogScan, read_log  # noqa: E402
@@ -47,14 +45,6 @@ from capmodel.observe.shapes.fidelity import replay_fidelity  # noqa: E402
 from capmodel.observe.shapes.replay import replay_workload  # noqa: E402
 from tests.support.cli_run import run  # noqa: E402
 from tests.support.shapes_lab import SHAPES, phased_lab, run_for  # noqa: E402
-
-
-def _window_cpu(samples: pd.DataFrame, start: float, end: float) -> float:
-    """Mean process CPU (cores) of the FTDC samples wholly inside [start, end] (epoch seconds)."""
-    stop = (pd.to_datetime(samples["time"], utc=True) - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)
-    begin = stop - samples["interval_s"]
-    inside = (begin >= start) & (stop <= end)
-    return float(np.average(samples.loc[inside, "cpu_cores"], weights=samples.loc[inside, "interval_s"]))
 
 
 def _entries(log: Path, namespace: str) -> list[LoggedOperation]:
@@ -67,19 +57,7 @@ def _cpu_per_op(samples, entries, begin: float, end: float, operation: str, filt
                    and e.filter_shape == filter_text)
     first, last = times[0] + 0.5, times[-1] - 0.5
     rate = sum(first <= t <= last for t in times) / (last - first)
-    return (_window_cpu(samples, first, last) - idle) / rate * 1000
-
-
-def _cut(log: Path, out: Path, begin: float, end: float) -> Path:
-    with log.open() as source, out.open("w") as cut:
-        for line in source:
-            try:
-                when = dt.datetime.fromisoformat(json.loads(line)["t"]["$date"]).timestamp()
-            except (ValueError, KeyError, TypeError):
-                continue
-            if begin <= when <= end:
-                cut.write(line)
-    return out
+    return (window_cpu(samples, first, last) - idle) / rate * 1000
 
 
 def one_run(alone_s: float, mix_s: float, documents: int, seed: int, folder: Path,
@@ -99,7 +77,7 @@ def one_run(alone_s: float, mix_s: float, documents: int, seed: int, folder: Pat
         run_for(calls, dict.fromkeys(calls, 1.0), mix_s, rng)
         windows["mix"] = (begin, time.time())
         log = Path(server.logpaths[0])
-        production = query_shapes(_cut(log, folder / f"mix{seed}.log", *windows["mix"]), slowms=0)
+        production = query_shapes(cut_log(log, folder / f"mix{seed}.log", *windows["mix"]), slowms=0)
         workload = replay_workload(production, namespace=namespace)
         spec = workload.spec
         bench = ("--uri", server.uri, "--database", "replay_bench_run", "--concurrency", "1", "--warmup", "1",
@@ -127,14 +105,14 @@ def one_run(alone_s: float, mix_s: float, documents: int, seed: int, folder: Pat
         windows["replay"] = (begin, time.time())
         client.close()
     samples = observe_ftdc(dbpath / "diagnostic.data").samples
-    idle = _window_cpu(samples, *windows["idle"])
+    idle = window_cpu(samples, *windows["idle"])
     ours, theirs = _entries(log, namespace), _entries(log, f"replay_bench_run.{spec['collection']}")
     production_cpu, replay_cpu = {}, {}
     for name, (operation, text, _) in SHAPES.items():
         sid = ids[(operation, text)]
         production_cpu[sid] = _cpu_per_op(samples, ours, *windows[name], operation, text, idle)
         replay_cpu[sid] = _cpu_per_op(samples, theirs, *windows[f"shape_{sid}"], operation, text, idle)
-    replay = query_shapes(_cut(log, folder / f"replay{seed}.log", *windows["replay"]), slowms=0)
+    replay = query_shapes(cut_log(log, folder / f"replay{seed}.log", *windows["replay"]), slowms=0)
     fidelity = replay_fidelity(production, replay, workload, production_cpu, replay_cpu)
     table = fidelity.table.assign(run=seed, shape_name=fidelity.table["filter_shape"].map(
         {text: name for name, (_, text, _) in SHAPES.items()}))
@@ -144,7 +122,7 @@ def one_run(alone_s: float, mix_s: float, documents: int, seed: int, folder: Pat
         times = [e.time for e in entries if begin <= e.time <= end and (e.operation, e.filter_shape) in lab]
         first, last = min(times) + 0.5, max(times) - 0.5
         rate = sum(first <= t <= last for t in times) / (last - first)
-        whole[side] = (_window_cpu(samples, first, last) - idle) / rate * 1000
+        whole[side] = (window_cpu(samples, first, last) - idle) / rate * 1000
     return table, whole
 
 
