@@ -164,6 +164,24 @@ def test_the_labs_log_gives_a_workload_bench_accepts():
         assert f"{row['shape']} {row['operation']}" in text      # each operation says the shape it stands for
 
 
+def test_a_finds_next_batches_count_with_it():
+    """A collection scan whose find examined 1,212 documents and returned 101 per operation, and whose getMores (one
+    per find) examined 788 and returned 66: the collection is 2,000 documents, the target 167 per find, the status
+    domain 2,000 / 167 = 12; the getMore is not an operation of its own (named: counted with its find)."""
+    shapes = _shapes([
+        {"shape": "f1", "operation": "find", "filter_shape": "{status: ?}", "operations": 50.0, "collscan": True,
+         "returned_per_op": 101.0, "docs_examined_per_op": 1212.0, "keys_examined_per_op": 0.0,
+         "reply_bytes_per_returned": 90.0},
+        {"shape": "g1", "operation": "getMore", "filter_shape": "{status: ?}", "operations": 50.0, "collscan": True,
+         "returned_per_op": 66.0, "docs_examined_per_op": 788.0, "keys_examined_per_op": 0.0,
+         "reply_bytes_per_returned": 90.0}])
+    workload = replay_workload(shapes)
+    assert workload.spec["records"] == 2000
+    assert workload.spec["document"]["status"] == {"gen": "int", "min": 0, "max": 11}
+    assert [row["target"] for row in workload.replayed] == [167.0]
+    assert workload.left_out == {"g1": "getMore {status: ?}: counted with its find"}
+
+
 def test_unreplayable_shapes_are_named_not_approximated():
     """A shape with an operator the rule does not cover is left out with the operator named; a namespace with
     nothing replayable is refused."""

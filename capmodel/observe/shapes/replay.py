@@ -23,7 +23,9 @@ fewer than its filter matches, and the replay matches what it returned.
 
 What the replay cannot say, each stated in the file's comments: the operators without a rule here (``$ne``,
 ``$regex``, ``$exists``, ``$or``, ``$expr`` ...), aggregations (a pipeline's stages other than ``$match`` and ``$sort``
-are names alone), ``getMore``s (a find's continuation) and commands are left out, with their share; an update's
+are names alone) and commands are left out, with their share; a find's ``getMore``s (its next batches, a shape of
+their own with the find's filter) are counted with it: their documents examined and returned and their replies'
+bytes are added to the find's per operation (the replay's find runs them too, as its client asks); an update's
 modification is not in its shape (the replay sets one field of its own, ``replayed``), nor is ``multi`` (one
 document).
 
@@ -336,8 +338,12 @@ def _replayable(rows, namespace: str) -> tuple[list, dict]:
                          f"{', '.join(sorted(set(rows['namespace'])))})")
     left_out = {str(r["shape"]): f"{r['namespace']}, another namespace"
                 for _, r in rows[rows["namespace"] != namespace].iterrows()}
-    chosen = []
+    chosen, more = [], _next_batches(mine)
     for _, row in mine.iterrows():
+        if row["operation"] == "getMore" and row["shape"] in more:
+            left_out[str(row["shape"])] = f"getMore {row['filter_shape']}: counted with its find".replace("  ", " ")
+            continue
+        row = _with_next_batches(row, more)
         kind = REPLAYED.get(row["operation"])
         conditions = shape_filter(row["filter_shape"]) if kind != "insert" else ShapeFilter()
         why = (f"{row['operation']} is not replayed" if kind is None else
@@ -372,6 +378,37 @@ def bson_size(document: dict, key_bytes: int) -> int:
         value = 4 + int(template["length"]) + 1 if template.get("gen") == "string" else 4
         size += 1 + len(name.encode()) + 1 + value
     return size
+
+
+def _next_batches(rows) -> dict:
+    """{getMore shape id: its row} for the getMores whose find (same filter, sort, projection) is a shape here."""
+    parts = ("filter_shape", "sort", "projection")
+    finds = {tuple(r[p] for p in parts) for _, r in rows[rows["operation"] == "find"].iterrows()}
+    return {r["shape"]: r for _, r in rows[rows["operation"] == "getMore"].iterrows()
+            if tuple(r[p] for p in parts) in finds}
+
+
+def _with_next_batches(row, more: dict):
+    """A find's row with its getMores' documents examined and returned and reply bytes added per find."""
+    if row["operation"] != "find":
+        return row
+    mine = [m for m in more.values() if all(m[p] == row[p] for p in ("filter_shape", "sort", "projection"))]
+    if not mine or not row["operations"] > 0:
+        return row
+    row = row.copy()
+    returned = row["returned_per_op"] * row["operations"]
+    replied = (row.get("reply_bytes_per_returned", math.nan) * returned) if returned > 0 else 0.0
+    for m in mine:
+        share = m["operations"] / row["operations"]
+        row["docs_examined_per_op"] += m["docs_examined_per_op"] * share
+        row["keys_examined_per_op"] += m["keys_examined_per_op"] * share
+        row["returned_per_op"] += m["returned_per_op"] * share
+        if m["returned_per_op"] > 0:
+            replied += m.get("reply_bytes_per_returned", math.nan) * m["returned_per_op"] * m["operations"]
+        returned += m["returned_per_op"] * m["operations"]
+    if returned > 0:
+        row["reply_bytes_per_returned"] = replied / returned
+    return row
 
 
 def _document(chosen: list, domains: dict, records: int, size: int | None, keyed: bool) -> dict:
