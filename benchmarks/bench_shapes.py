@@ -50,12 +50,25 @@ from capmodel.observe.shapes.what_if import shapes_what_if  # noqa: E402
 from tests.support.shapes_lab import SHAPES, phase, phased_lab, run_for  # noqa: E402
 
 
-def _window_cpu(samples: pd.DataFrame, start: float, end: float) -> float:
+def window_cpu(samples: pd.DataFrame, start: float, end: float) -> float:
     """Mean process CPU (cores) of the FTDC samples wholly inside [start, end] (epoch seconds)."""
     stop = (pd.to_datetime(samples["time"], utc=True) - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)
     begin = stop - samples["interval_s"]
     inside = (begin >= start) & (stop <= end)
     return float(np.average(samples.loc[inside, "cpu_cores"], weights=samples.loc[inside, "interval_s"]))
+
+
+def cut_log(log: Path, out: Path, begin: float, end: float) -> Path:
+    """The lines of ``log`` whose time is in [begin, end] (epoch seconds), written to ``out``."""
+    with log.open() as source, out.open("w") as kept:
+        for line in source:
+            try:
+                when = dt.datetime.fromisoformat(json.loads(line)["t"]["$date"]).timestamp()
+            except (ValueError, KeyError, TypeError):
+                continue
+            if begin <= when <= end:
+                kept.write(line)
+    return out
 
 
 def _saturate(server, database_name: str, collection: str, weights: dict, seconds: float, threads: int = 8) -> int:
@@ -110,16 +123,7 @@ def one_run(alone_s: float, phases: int, seed: int, folder: Path, saturate: tupl
         client.close()
         log = Path(server.logpaths[0])
     samples = observe_ftdc(dbpath / "diagnostic.data").samples
-    cut = folder / f"mixed{seed}.log"
-    with log.open() as source, cut.open("w") as out:
-        for line in source:
-            try:
-                when = dt.datetime.fromisoformat(json.loads(line)["t"]["$date"]).timestamp()
-            except (ValueError, KeyError, TypeError):
-                continue
-            if mixed_start <= when <= mixed_end:
-                out.write(line)
-    shapes = query_shapes(cut, slowms=0, interval_s=1)
+    shapes = query_shapes(cut_log(log, folder / f"mixed{seed}.log", mixed_start, mixed_end), slowms=0, interval_s=1)
     factors = {}
     if saturate:
         operation, text, _ = SHAPES[saturate[0]]
@@ -128,11 +132,11 @@ def one_run(alone_s: float, phases: int, seed: int, folder: Path, saturate: tupl
                         & (rows["filter_shape"] == text)].iloc[0]["shape"]: saturate[1]}
     answer = shapes_what_if(shapes, samples, 1 if saturate else 2, factors, n_bootstrap=200)
     table = answer.table
-    idle = _window_cpu(samples, *windows["idle"][:2])
+    idle = window_cpu(samples, *windows["idle"][:2])
     rows = []
     for name, (operation, text, _) in SHAPES.items():
         begin, end, counts = windows[name]
-        alone = (_window_cpu(samples, begin + 1, end) - idle) / (counts[name] / (end - begin)) * 1000
+        alone = (window_cpu(samples, begin + 1, end) - idle) / (counts[name] / (end - begin)) * 1000
         fitted = table[(table["namespace"] == namespace) & (table["operation"] == operation)
                        & (table["filter_shape"] == text)].iloc[0]
         rows.append({"run": seed, "shape": name, "alone_ms": alone, "fitted_ms": fitted["cpu_ms_per_op"],
@@ -148,7 +152,7 @@ def one_run(alone_s: float, phases: int, seed: int, folder: Path, saturate: tupl
                      "high_ms": answer.high["load_factor_that_fits"] * sum(answer.rates.values()),
                      "error_pct": (predicted / (measured / (end - begin)) - 1) * 100,
                      "grade": answer.evidence.grade,
-                     "codes": f"server CPU {_window_cpu(samples, begin + 1, end):.2f} cores while measured"})
+                     "codes": f"server CPU {window_cpu(samples, begin + 1, end):.2f} cores while measured"})
     return rows
 
 

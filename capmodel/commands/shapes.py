@@ -2,6 +2,10 @@
 ``DIR/shapes.json`` (``capmodel.observe.shapes``)."""
 from __future__ import annotations
 
+from pathlib import Path
+
+from capmodel.commands import whole_number
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -30,6 +34,17 @@ def register(subparsers) -> None:
     cpu.add_argument("--what-if", action="append", default=[], metavar="SHAPE=FACTOR", help="scale a shape's rate "
                      "(its id or its rank in shapes.csv, e.g. 3=3 for the third shape x3); repeatable")
     cpu.add_argument("--bootstrap", type=int, default=200, metavar="N", help="refits for the intervals (default 200)")
+    replay = p.add_argument_group("a workload that replays the shapes (capmodel bench --workload FILE runs it)")
+    replay.add_argument("--workload", metavar="FILE", help="write a capmodel bench workload (YAML) replaying one "
+                        "namespace's shapes: their filters, mix and rate, values sized to each shape's observed "
+                        "selectivity (none from the log)")
+    replay.add_argument("--namespace", metavar="DB.COLLECTION", help="the namespace the workload replays (default: "
+                        "the one with the most operations)")
+    replay.add_argument("--records", type=whole_number, default=None, metavar="N", help="documents the workload "
+                        "loads (default: what a collection scan of the namespace examined)")
+    replay.add_argument("--replay-log", nargs="+", metavar="LOG", help="the log of a server that ran the workload: "
+                        "print each replayed shape's share of the operations (and CPU per operation where the logs "
+                        "have cpuNanos) in the replay against the shapes read here")
     p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     p.set_defaults(func=run)
 
@@ -73,13 +88,45 @@ def run(args) -> int:
         cores = args.cores if args.cores is not None else ftdc_cores(samples, args.ftdc)
         what_if = shapes_what_if(shapes, samples, cores, factors, n_bootstrap=args.bootstrap)
     paths = write_shapes(shapes, args.out, what_if)
+    replay, fidelity = _replay(args, shapes)
+    if args.workload:
+        paths["workload"] = Path(args.workload)
     if args.json:
         print_json({**shapes.to_json(), "what_if": what_if.to_json() if what_if is not None else None,
+                    "workload": None if replay is None else {"namespace": replay.namespace,
+                                                             "operations": list(replay.replayed),
+                                                             "left_out": replay.left_out},
+                    "fidelity": None if fidelity is None else fidelity.to_json(),
                     "files": {k: str(v) for k, v in paths.items()}})
     else:
         print(shapes.describe())
         if what_if is not None:
             print(what_if.describe())
+        if fidelity is not None:
+            print(fidelity.describe())
         print("\n".join((what_if or shapes).evidence.lines()))
-        print(f"wrote {paths['table']} and {paths['record']}")
+        print(f"wrote {', '.join(str(p) for p in paths.values())}")
     return 0
+
+
+def _replay(args, shapes):
+    """The replay workload (written to --workload) and its fidelity (with --replay-log), where asked."""
+    from capmodel.errors import CapmodelError
+
+    if not (args.workload or args.replay_log):
+        if args.namespace is not None or args.records is not None:
+            raise CapmodelError(f"{'--namespace' if args.namespace is not None else '--records'} sets the replay "
+                                "workload: give --workload FILE or --replay-log LOG")
+        return None, None
+    from capmodel.observe import query_shapes
+    from capmodel.observe.shapes.fidelity import replay_fidelity
+    from capmodel.observe.shapes.replay import replay_workload, write_replay
+
+    replay = replay_workload(shapes, namespace=args.namespace, records=args.records)
+    if args.workload:
+        write_replay(replay, args.workload)
+    fidelity = None
+    if args.replay_log:
+        fidelity = replay_fidelity(shapes, query_shapes(args.replay_log), replay)
+    return replay, fidelity
+

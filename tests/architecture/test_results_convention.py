@@ -230,11 +230,27 @@ def _instances() -> dict:
         "capmodel.observe.shapes.result.QueryShapes": shapes,
         "capmodel.observe.shapes.sampling.Coverage": shapes.coverage,
         "capmodel.observe.shapes.what_if.ShapesWhatIf": _shapes_what_if(),
+        "capmodel.observe.shapes.fidelity.ReplayFidelity": _replay_fidelity(),
         "capmodel.bench.sweep.slo.SloAnswer": slo_answer,
         "capmodel.bench.sweep.slo.Judged": slo_answer.judged[0],
         "capmodel.bench.sweep.slo.Objective": slo_answer.objectives[0],
         "capmodel.bench.client.arrivals.RateShape": parse_rate_shape("sine:1000:500"),
     }
+
+
+def _replay_fidelity():
+    """The lab's log replayed by itself: its replay workload pointed at the lab's own collection."""
+    import dataclasses
+
+    from capmodel.observe import query_shapes
+    from capmodel.observe.shapes.fidelity import replay_fidelity
+    from capmodel.observe.shapes.replay import replay_workload
+    from tests.support.shapes_lab import FIXTURE
+
+    shapes = query_shapes(FIXTURE)
+    workload = replay_workload(shapes)
+    itself = dataclasses.replace(workload, spec={**workload.spec, "collection": "orders"})
+    return replay_fidelity(shapes, shapes, itself)
 
 
 @pytest.fixture(scope="module")

@@ -66,7 +66,7 @@ def _row(shapes, name):
 def test_the_four_shapes_their_counts_plans_and_work():
     """Each of the lab's shapes is one row with ROUNDS operations and its plan (the scan named COLLSCAN, the range
     and the update on the index, the lookup IDHACK); keys and documents examined per operation and documents
-    examined per returned equal the sums of the log's own figures."""
+    examined per returned and the replies' bytes per returned equal the sums of the log's own figures."""
     shapes = query_shapes(FIXTURE)
     entries = _lab_entries()
     for name, (_, _, plan) in SHAPES.items():
@@ -80,6 +80,9 @@ def test_the_four_shapes_their_counts_plans_and_work():
         returned = sum(a.get("nreturned", 0) for a in attrs)
         if returned:
             assert row["docs_examined_per_returned"] == pytest.approx(docs / returned)
+            assert row["reply_bytes_per_returned"] == pytest.approx(sum(a["reslen"] for a in attrs) / returned)
+        else:
+            assert np.isnan(row["reply_bytes_per_returned"])
     assert _row(shapes, "scan")["docs_examined_per_op"] == 60          # the whole collection, every time
     assert _row(shapes, "range")["sort"] == "{placed: -1}"
 

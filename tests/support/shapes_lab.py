@@ -72,17 +72,17 @@ if __name__ == "__main__":
 
 
 def phased_lab(database, documents: int = 2_000, collection: str | None = None,
-               load: bool = True) -> tuple[str, dict]:
+               load: bool = True, scan_limit: int = 5) -> tuple[str, dict]:
     """A collection of ``documents`` loaded with its index (``load``; else one loaded before), and the four shapes
-    as calls ``{name: f(r)}`` (``r``: the operation's number, which picks its values); returns the namespace and the
-    calls."""
+    as calls ``{name: f(r)}`` (``r``: the operation's number, which picks its values; the scan stops at
+    ``scan_limit`` documents, 0: none); returns the namespace and the calls."""
     coll = database[collection or f"phased_{next(_names)}"]
     if load:
         coll.create_index([("customer", 1), ("placed", 1)])
         coll.insert_many([{"_id": f"zq-id-{i}", "customer": f"zq-cust-{i % 6}", "placed": 1_000_000 + i * 7,
                            "status": f"zq-status-{i % 12}"} for i in range(documents)])
     calls = {
-        "scan": lambda r: list(coll.find({"status": f"zq-status-{r % 12}"}).limit(5)),
+        "scan": lambda r: list(coll.find({"status": f"zq-status-{r % 12}"}).limit(scan_limit)),
         "range": lambda r: list(coll.find({"customer": f"zq-cust-{r % 6}",
                                            "placed": {"$gte": 1_000_000, "$lt": 1_000_300}}).sort("placed", -1)),
         "update": lambda r: coll.update_one({"customer": f"zq-cust-{r % 6}", "placed": 1_000_000 + (r % documents) * 7},

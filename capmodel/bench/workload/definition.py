@@ -19,6 +19,9 @@ was seen (``measurements``). Keys of a workload file:
 ``readallfields``, ``writeallfields``   YCSB's switches (read all fields / update one random field)
 ``scan``                                ``{max_length: 100, length_distribution: uniform|zipfian}`` (workload E)
 ``throughput``                          ``operations`` (default) or ``documents`` (an insert batch counts its docs)
+``rate``                                the operations per second the workload stands for (a replay of production:
+                                        the rate production ran at, ``capmodel shapes --workload``); a record, not a
+                                        setting: ``capmodel bench --rate`` runs a step open-loop at a rate
 ``operations``                          ``{read: 0.5, update: 0.5}`` or a list of ``{op, weight, ...}``
 
 Operation kinds: YCSB's key-based ``read``, ``update``, ``insert``, ``scan``, ``readmodifywrite`` and the template
@@ -58,7 +61,7 @@ MAX_COLLECTION_BYTES = 190       # the namespace "<database>.<collection>" is at
 MAX_SCAN_LENGTH = 1_000_000      # documents per scan (YCSB E: 100); a zipfian length table costs O(max) per client
 LOAD_BATCH = 1000                # documents per insert_many while loading (bench.client.operations.load_records)
 TOP_LEVEL = {"name", "description", "source", "collection", "records", "keys", "fields", "document", "indexes",
-             "readallfields", "writeallfields", "scan", "throughput", "operations"}
+             "readallfields", "writeallfields", "scan", "throughput", "operations", "rate"}
 
 
 @dataclass
@@ -113,6 +116,8 @@ class Workload:
         Indexes created on the collection.
     throughput_unit : str
         What the throughput counts (``operations`` or ``documents``).
+    rate : float or None
+        The operations per second the workload stands for (``rate``), where it says.
     spec : dict
         The YAML mapping it came from, after overrides.
     path : str or None
@@ -139,6 +144,7 @@ class Workload:
     scan_max_length: int = 100
     scan_length_distribution: str = "uniform"
     throughput_unit: str = "operations"
+    rate: float | None = None
     spec: dict = field(default_factory=dict)
     path: str | None = None
 
@@ -402,6 +408,10 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
     unit = spec.get("throughput", "operations")
     _require(unit in ("operations", "documents"), where, "'throughput' must be operations or documents")
 
+    rate = spec.get("rate")
+    _require(rate is None or (isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0 <= rate < 1e12),
+             where, f"'rate' must be operations per second (a number >= 0), got {shown(rate)}")
+
     ops = _parse_operations(spec.get("operations"), where)
     has_document = document is not None or bool(field_names)
     for op in ops:
@@ -440,5 +450,6 @@ def _parse_workload(spec: dict, source: str, allow_server_js: bool) -> Workload:
         field_names=field_names, field_length=field_length, indexes=indexes,
         readallfields=bool(spec.get("readallfields", True)), writeallfields=bool(spec.get("writeallfields", False)),
         scan_max_length=scan_max,
-        scan_length_distribution=scan_dist, throughput_unit=unit, spec=spec, path=source,
+        scan_length_distribution=scan_dist, throughput_unit=unit, rate=None if rate is None else float(rate),
+        spec=spec, path=source,
     )

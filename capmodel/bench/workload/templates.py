@@ -12,6 +12,10 @@ is copied (so every document is a fresh object). Generators:
 ``{gen: bool, p: 0.5}``                                   True with probability p
 ``{gen: sequence, start: 0}``                             0, 1, 2, ... shared by all workers
 ``{gen: key}``                                            an existing record key, by the workload's request distribution
+``{gen: range, min, max, width, lower: $gte, upper: $lt}``  a range condition over the integers [min, max] that holds
+                                                          ``width`` of them: ``{$gte: a, $lt: a + width}`` with a
+                                                          uniform; ``lower`` ($gte or $gt) or ``upper`` ($lt or
+                                                          $lte) alone: the top or the bottom ``width`` values
 
 Builders take a ``WorkerContext`` (per-thread random state and key chooser), so no lock is taken per value.
 """
@@ -27,7 +31,8 @@ from capmodel.errors import InputError, shown
 
 ALPHABET = (string.ascii_letters + string.digits).encode()
 _POOL_SIZE = 1 << 20
-GENERATORS = ("int", "float", "string", "choice", "date", "now", "bool", "sequence", "key")
+GENERATORS = ("int", "float", "string", "choice", "date", "now", "bool", "sequence", "key", "range")
+LOWER_BOUNDS, UPPER_BOUNDS = ("$gte", "$gt"), ("$lt", "$lte")
 
 
 class WorkerContext:
@@ -138,7 +143,35 @@ def _generator(spec: dict, where: str) -> Callable[[WorkerContext], Any]:
         return lambda ctx: next(counter)
     if kind == "key":
         return lambda ctx: ctx.next_key()
+    if kind == "range":
+        return _range(spec, where)
     raise InputError(f"{where}: unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
+
+
+def _range(spec: dict, where: str) -> Callable[[WorkerContext], Any]:
+    """``{gen: range}``: a condition on an integer field that ``width`` of the integers [min, max] meet (a replay's
+    range query of a chosen selectivity, ``capmodel.observe.shapes.replay``)."""
+    lo, hi, width = (_number(spec, name, where, int) for name in ("min", "max", "width"))
+    lower, upper = spec.get("lower"), spec.get("upper")
+    if lower not in (None, *LOWER_BOUNDS) or upper not in (None, *UPPER_BOUNDS) or (lower is None and upper is None):
+        raise InputError(f"{where}: range needs 'lower' ({' or '.join(LOWER_BOUNDS)}) and/or 'upper' "
+                         f"({' or '.join(UPPER_BOUNDS)})")
+    if hi < lo or not 1 <= width <= hi - lo + 1:
+        raise InputError(f"{where}: range needs min <= max and a width from 1 to max - min + 1, got min {lo}, "
+                         f"max {hi}, width {width}")
+
+    def bounds(start: int) -> dict:        # the integers start .. start + width - 1
+        out = {}
+        if lower is not None:
+            out[lower] = start if lower == "$gte" else start - 1
+        if upper is not None:
+            out[upper] = start + width if upper == "$lt" else start + width - 1
+        return out
+
+    if lower is not None and upper is not None:
+        return lambda ctx: bounds(ctx.rng.randint(lo, hi - width + 1))
+    fixed = bounds(hi - width + 1 if upper is None else lo)
+    return lambda ctx: dict(fixed)
 
 
 def _blocked(make, where):

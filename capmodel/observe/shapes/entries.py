@@ -5,7 +5,8 @@ settings the log shows being changed (``Settings``).
 The log (MongoDB 4.4 and later; ``src/mongo/db/curop.cpp``, ``OpDebug::report``): an operation slower than ``slowms``
 (and drawn by ``slowOpSampleRate``) is one line ``{"t": {"$date": ...}, "id": 51803, "msg": "Slow query", "attr":
 {"type", "ns", "command", "planSummary", "queryHash", "durationMillis", "keysExamined", "docsExamined", "nreturned",
-"cpuNanos" (Linux, 6.3 and later)...}}``. A write batch is one entry for the ``update`` or ``delete`` command (on
+"reslen", "cpuNanos" (Linux, 6.3 and later)...}}``.
+A write batch is one entry for the ``update`` or ``delete`` command (on
 ``db.$cmd``) and one per statement (``type`` ``update`` or ``remove``, with ``q``): the statements are the operations,
 the batch entry is skipped (it would count them twice). The settings: ``"Options set by command line"``
 (``operationProfiling.slowOpThresholdMs`` and ``slowOpSampleRate``) at start and ``"Profiler settings changed"``
@@ -59,6 +60,7 @@ class LoggedOperation(NamedTuple):
     keys_examined: float
     docs_examined: float
     returned: float
+    reply_bytes: float           # the reply's size (the log's reslen, the profiler's responseLength), 0 where none
     cpu_nanos: float | None      # where the server wrote it
 
 
@@ -210,6 +212,7 @@ def _operation(time: float, namespace: str, operation: str, command: dict, attr:
         projection=projection, query_hash=str(attr.get("queryHash") or ""), plan=str(attr.get("planSummary") or ""),
         duration_ms=duration, keys_examined=_figure(attr, "keysExamined", where, 0.0),
         docs_examined=_figure(attr, "docsExamined", where, 0.0), returned=_figure(attr, "nreturned", where, 0.0),
+        reply_bytes=_figure(attr, "reslen" if "reslen" in attr else "responseLength", where, 0.0),
         cpu_nanos=None if cpu is None else _figure(attr, "cpuNanos", where, None))
 
 

@@ -24,7 +24,8 @@ LATENCY_QUANTILES = {"latency_p50_ms": 0.50, "latency_p95_ms": 0.95, "latency_p9
 SHAPE_COLUMNS = ["shape", "namespace", "operation", "filter_shape", "sort", "projection", "query_hash", "plan",
                  "collscan", "count", "operations", "rate_per_s", "latency_mean_ms", *LATENCY_QUANTILES,
                  "latency_max_ms", "keys_examined_per_op", "docs_examined_per_op", "returned_per_op",
-                 "docs_examined_per_returned", "cpu_ms_per_op", "cpu_ms_per_op_low", "cpu_ms_per_op_high", "cpu_source"]
+                 "docs_examined_per_returned", "reply_bytes_per_returned",
+                 "cpu_ms_per_op", "cpu_ms_per_op_low", "cpu_ms_per_op_high", "cpu_source"]
 FORMAT_VERSION = 1
 CPU_LEVEL = 0.95
 
@@ -109,6 +110,7 @@ class QueryShapes:
                 keys_examined_per_op=t.keys_examined / w, docs_examined_per_op=t.docs_examined / w,
                 returned_per_op=t.returned / w,
                 docs_examined_per_returned=t.docs_examined / t.returned if t.returned > 0 else math.nan,
+                reply_bytes_per_returned=t.reply_bytes / t.returned if t.returned > 0 else math.nan,
                 cpu_ms_per_op=cpu, cpu_ms_per_op_low=cpu_low, cpu_ms_per_op_high=cpu_high,
                 cpu_source="cpuNanos" if t.cpu_count else "")
             row.update({name: percentile(t.latency, q) for name, q in LATENCY_QUANTILES.items()})

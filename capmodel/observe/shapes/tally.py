@@ -47,6 +47,7 @@ class ShapeTally:
     keys_examined: float = 0.0
     docs_examined: float = 0.0
     returned: float = 0.0
+    reply_bytes: float = 0.0
     cpu_count: int = 0                # operations with cpuNanos, and their sums (ms, ms^2)
     cpu_ms: float = 0.0
     cpu_ms_squared: float = 0.0
@@ -63,6 +64,7 @@ class ShapeTally:
         self.keys_examined += weight * operation.keys_examined
         self.docs_examined += weight * operation.docs_examined
         self.returned += weight * operation.returned
+        self.reply_bytes += weight * operation.reply_bytes
         if operation.cpu_nanos is not None:
             cpu = operation.cpu_nanos / 1e6
             self.cpu_count += 1

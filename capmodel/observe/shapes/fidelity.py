@@ -1,0 +1,144 @@
+"""How faithfully a replay ran production: the shapes the replay's own log holds against the production shapes its
+workload was written from (``capmodel.observe.shapes.replay``), per shape its share of the operations and its CPU per
+operation, side by side.
+
+A production shape and a replay shape are the same when their operation, filter shape and sort are (the namespace is
+the replay's own collection; a projection's values became 1 in the replay). Shares are of the replayed shapes'
+operations on each side; the mix error is the replay's share less production's (a difference of shares: 0.05 is 5
+points). CPU per operation comes from each side's ``ShapesWhatIf`` (the regression on the server's CPU) or a
+mapping of figures measured otherwise (each shape alone) where one is given, else from the log's ``cpuNanos``; the
+CPU error is replay / production - 1. A replay runs a fixed mix, so a regression on its CPU cannot tell its shapes
+apart: measure each replayed operation alone (``benchmarks/bench_replay.py`` does), or read ``cpuNanos`` (MongoDB
+6.3 and later).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import pandas as pd
+
+from capmodel.formatting import number, percent
+from capmodel.jsonable import to_jsonable
+from capmodel.observe.shapes.replay import ReplayWorkload
+from capmodel.observe.shapes.result import QueryShapes
+
+#: what makes a replay shape the production shape it replays
+MATCH_FIELDS = ("operation", "filter_shape", "sort")
+
+
+@dataclass(frozen=True)
+class ReplayFidelity:
+    """Production's shapes and the replay's, matched; every figure derives from ``table``.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per replayed shape: ``shape`` (production's id), ``replay_shape``, ``operation``, ``filter_shape``,
+        ``production_share``, ``replay_share``, ``mix_error``, ``production_cpu_ms_per_op``,
+        ``replay_cpu_ms_per_op``, ``cpu_error``.
+    collection : str
+        The replay's collection.
+    """
+
+    table: pd.DataFrame
+    collection: str
+
+    @cached_property
+    def missing(self) -> list:
+        """Production shapes the replay's log does not hold."""
+        return self.table.loc[self.table["replay_shape"].isna(), "shape"].tolist()
+
+    @property
+    def largest_mix_error(self) -> float:
+        """The largest difference of shares (absolute)."""
+        return float(self.table["mix_error"].abs().max())
+
+    @property
+    def largest_cpu_error(self) -> float:
+        """The largest relative CPU-per-operation error (absolute; NaN where no shape has both figures)."""
+        errors = self.table["cpu_error"].abs().dropna()
+        return float(errors.max()) if len(errors) else math.nan
+
+    def to_json(self) -> dict:
+        """The comparison as a record: the rows, the largest errors, the missing shapes and the sentence."""
+        return to_jsonable({"collection": self.collection, "shapes": self.table, "missing": self.missing,
+                            "largest_mix_error": self.largest_mix_error, "largest_cpu_error": self.largest_cpu_error,
+                            "sentence": self.describe()})
+
+    def describe(self) -> str:
+        """The comparison in sentences, one per shape."""
+        if len(self.missing) == len(self.table):
+            return (f"The replay's log holds none of the {len(self.table)} replayed shapes on {self.collection} (is it "
+                    "the log of the server that ran the workload, with every operation logged?).")
+        lines = [f"The replay on {self.collection} against production: largest mix error "
+                 f"{number(100 * self.largest_mix_error)} points"
+                 + ("" if math.isnan(self.largest_cpu_error) else
+                    f", largest CPU per operation error {percent(self.largest_cpu_error)}") + "."]
+        for _, row in self.table.iterrows():
+            cpu = ("" if math.isnan(row["cpu_error"]) else
+                   f"; CPU {number(row['production_cpu_ms_per_op'])} -> {number(row['replay_cpu_ms_per_op'])} ms per "
+                   f"operation ({percent(row['cpu_error'])})")
+            lines.append(f"{row['shape']} {row['operation']} {row['filter_shape']}".rstrip()
+                         + f": {percent(row['production_share'])} -> {percent(row['replay_share'])}" + cpu + ".")
+        if self.missing:
+            lines.append(f"Not in the replay's log: {', '.join(self.missing)}.")
+        return "\n".join(lines)
+
+
+def _cpu(shapes: QueryShapes, given) -> tuple[dict, bool]:
+    """({shape id: CPU ms per operation}, whether keyed by production's ids): a mapping as given, else the
+    what-if's fit where given and the log's cpuNanos."""
+    if isinstance(given, Mapping):
+        return {str(k): float(v) for k, v in given.items()}, True
+    rows = shapes.rows.set_index("shape")["cpu_ms_per_op"].to_dict()
+    if given is not None:
+        rows.update(given.table.set_index("shape")["cpu_ms_per_op"].to_dict())
+    return rows, False
+
+
+def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: ReplayWorkload,
+                    production_cpu=None, replay_cpu=None) -> ReplayFidelity:
+    """Each replayed shape's share and CPU per operation in the replay's log against production's.
+
+    Parameters
+    ----------
+    production : QueryShapes
+        The shapes the workload was written from.
+    replay : QueryShapes
+        The shapes of the log of the server the workload ran on (``capmodel bench --workload``).
+    workload : ReplayWorkload
+        The workload (``replay_workload``): which shapes it replays, and its collection.
+    production_cpu, replay_cpu : ShapesWhatIf or mapping, optional
+        Each side's CPU per operation where the logs have no ``cpuNanos``: its demand fit (``shapes_what_if`` with
+        the server's CPU), or ``{production shape id: ms}`` measured otherwise (each shape run alone).
+
+    Returns
+    -------
+    ReplayFidelity
+    """
+    collection = str(workload.spec["collection"])
+    theirs = replay.rows[replay.rows["namespace"].str.split(".", n=1).str[-1] == collection]
+    by_key = {tuple(r[f] for f in MATCH_FIELDS): r for _, r in theirs.iterrows()}
+    ours = production.rows.set_index("shape")
+    (cpu_production, _), (cpu_replay, by_production) = _cpu(production, production_cpu), _cpu(replay, replay_cpu)
+    rows = []
+    for item in workload.replayed:
+        key = tuple(ours.loc[item["shape"], f] for f in MATCH_FIELDS)
+        match = by_key.get(key)
+        rows.append({"shape": item["shape"], "replay_shape": None if match is None else match["shape"],
+                     "operation": item["operation"], "filter_shape": item["filter_shape"],
+                     "production_operations": float(ours.loc[item["shape"], "operations"]),
+                     "replay_operations": 0.0 if match is None else float(match["operations"]),
+                     "production_cpu_ms_per_op": cpu_production.get(item["shape"], math.nan),
+                     "replay_cpu_ms_per_op": cpu_replay.get(item["shape"], math.nan) if by_production else
+                     math.nan if match is None else cpu_replay.get(match["shape"], math.nan)})
+    table = pd.DataFrame(rows)
+    for side in ("production", "replay"):
+        total = table[f"{side}_operations"].sum()
+        table[f"{side}_share"] = table[f"{side}_operations"] / total if total > 0 else math.nan
+    table["mix_error"] = table["replay_share"] - table["production_share"]
+    table["cpu_error"] = table["replay_cpu_ms_per_op"] / table["production_cpu_ms_per_op"] - 1
+    return ReplayFidelity(table, collection)
