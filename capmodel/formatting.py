@@ -110,7 +110,7 @@ def plural(count, word: str, many: str | None = None) -> str:
     return f"{integer(count)} {word if one else (many or word + 's')}"
 
 
-ONE_SIDED_WORDS = "one-sided: the input's stated range ends at the figure used"
+
 
 
 def shows_width(low, high, shown=number, finite: bool = True) -> bool:
@@ -136,13 +136,18 @@ def _significant(value, digits: int = 3) -> float:
 
 
 def interval_words(value: float, low: float, high: float, shown=lambda x: f"{x:,.0f}") -> str:
-    """'(62,500–70,000)' for a sentence; an interval ending at its estimate (a one-sided stated range, as the study's
-    "2.5-2.6x" used as 2.6x) says so: '(62,500–65,000; one-sided: ...)'. Empty when there is no interval to show
-    (``shows_width``)."""
+    """The interval of a figure said in plain words, to follow it in a sentence after a comma: ', between 62,500 and
+    70,000'; an interval ending at its estimate (a one-sided stated range, as the study's "2.5-2.6x" used as 2.6x)
+    says which way the figure may move: ', at least 62,500' (the estimate its top) or ', at most 65,000' (its
+    bottom). No brackets, no symbols: a headline's qualifications read as a manager reads them. Empty when there is
+    no interval to show (``shows_width``)."""
     if not shows_width(low, high, shown):
         return ""
-    edge = f"; {ONE_SIDED_WORDS}" if shown(value) in (shown(low), shown(high)) else ""
-    return f" ({shown(low)}–{shown(high)}{edge})"
+    if shown(value) == shown(high):
+        return f", at least {shown(low)}"
+    if shown(value) == shown(low):
+        return f", at most {shown(high)}"
+    return f", between {shown(low)} and {shown(high)}"
 
 
 def money(value, currency: str = "", missing: str = DASH, infinite: str = "unreachable") -> str:

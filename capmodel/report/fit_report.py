@@ -46,7 +46,7 @@ def _measured(fit) -> str:
     best, at = best_measured(fit)
     runs = int((fit.curve["concurrency"] == at).sum())
     return (f"the best measured rate was **{number(best)} ops/s** at {number(at)} clients"
-            + (f" (mean of {runs} runs)" if runs > 1 else ""))
+            + (f", the mean of {runs} runs" if runs > 1 else ""))
 
 
 def _chose(fit, comparison) -> str:
@@ -130,6 +130,21 @@ class FitReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): how sure the
+        limit is and the best rate measured; the parameters, their intervals and the comparison follow in
+        ``details``."""
+        from capmodel.models.usl.describe import limit_range_words
+        from capmodel.models.usl.verdict.assessment import answer_region
+
+        figures = self.fit.figure_intervals(self.level, region=answer_region(self.fit, self.comparison, self.level))
+        parts = [limit_range_words(self.fit, figures, self.level)] if self.evidence.usable else []
+        measured = _measured(self.fit)
+        parts.append(f"{measured[0].upper()}{measured[1:]}.")
+        return " ".join([*parts, "The fitted parameters, their intervals and the models compared follow below."])
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the model, its parameters with intervals, the comparison."""
         return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     @property

@@ -252,6 +252,21 @@ class MethodologyReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): how sure the peak
+        is, what the other laws add; the parameters and the method follow in ``details``."""
+        from capmodel.models.usl.describe import limit_range_words
+
+        parts = [limit_range_words(self.fit, self.figures)] if self.evidence.usable else []
+        if "difference" in self.little:
+            parts.append(f"Little's law holds on `{self.dataset}` within "
+                         f"{percent(self.little['difference'].abs().max())} at every thread count.")
+        parts.append(f"On the `{self.baseline['vm']}` VM, the CPU each operation costs caps throughput at "
+                     f"{integer(1 / self.demand)} ops/s however it is tuned.")
+        return " ".join([*parts, "The fitted parameters, the knee and two tenants sharing the server follow below."])
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: each law on this data, the USL's parameters, the knee, several classes."""
         fit = self.fit
         little = self.little
         lines = []

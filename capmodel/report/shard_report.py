@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from capmodel.formatting import Column, integer, number, percent, table
+from capmodel.formatting import Column, integer, number, percent, table, unnested
 from capmodel.models.evidence import Evidence
 from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
 
@@ -84,6 +84,25 @@ class ShardReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): what the shards
+        deliver, how the clients split, the contention under which no count suffices; the model's figures follow in
+        ``details``."""
+        r, m = self.row, self.study.model
+        if r["shards"] is None:
+            return "The model's figures and each contention scenario follow below."
+        text = (f"{integer(r['shards'])} shards at {integer(m['per_shard_throughput'])} inserts/s each deliver "
+                f"{integer(r['throughput'])} inserts/s, {percent(r['efficiency'])} of linear efficiency. The "
+                f"{integer(r['clients'])} client processes split as {unnested(m['clients_rule'])}.")
+        scen = self.study.scenarios
+        out = [] if scen is None else scen.loc[scen["shards"].isna(), "sigma"].tolist()
+        if out:
+            text += (f" With contention σ of {', '.join(number(s) for s in out)}, no number of shards up to "
+                     f"{integer(m['max_shards'])} reaches the target.")
+        return text + " The model's figures and each contention scenario follow below."
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the model's figures, the linear estimate, the unreachable scenarios."""
         m = self.study.model
         text = self.short_answer
         scen = self.study.scenarios

@@ -156,8 +156,9 @@ def test_user_pages_say_which_parameters_their_inputs_made_moot(user_pages):
     fleet = _head(out, "08_fleet_capacity")
     used = {p["name"]: p["used"] for p in fleet["provenance"]["parameters"]}
     assert not any(used[n] for n in ("clusters", "members", "hours", "seed")) and used["folders"]
-    # the answer names where the servers came from instead of opening with a bare count
-    assert fleet["answer"].startswith("From the FTDC in fleet: of 2 servers, the most urgent is ")
+    # the answer names where the servers came from instead of opening with a bare count, and so do the details
+    assert fleet["answer"].startswith("Read from the FTDC in fleet: 2 servers. The first to run out is busiest at ")
+    assert fleet["details"].startswith("From the FTDC in fleet: of 2 servers, the most urgent is ")
     production = _head(out, "07_production_capacity")
     used = {p["name"]: p["used"] for p in production["provenance"]["parameters"]}
     assert used["observed"] and not any(used[n] for n in ("ftdc", "uri", "duration", "interval", "since", "until"))
@@ -303,7 +304,7 @@ def test_report_01s_knee_section_does_not_contradict_its_answer():
     # carry"
     from capmodel.report.methodology_report import methodology_report
 
-    assert "so the peak decides" in methodology_report(latency_target_ms=5.0).answer
+    assert "so the peak decides" in methodology_report(latency_target_ms=5.0).details
     cells = json.loads((NOTEBOOKS / "01_methodology.ipynb").read_text())["cells"]
     knee = ["".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## 6. Why the knee matters")]
     assert len(knee) == 1
@@ -388,10 +389,10 @@ def test_report_03s_answer_says_where_the_growth_starts():
 
     from capmodel.report.plan_report import plan_report
 
-    assert (f"(reached in {math.log(2) / math.log(1.05):.1f} months from today's 25,000 at 5% a month)"
-            in plan_report(targets=[50_000]).answer)
-    assert (f"(reached in {math.log(5 / 3) / math.log(1.05):.1f} months from today's 30,000 at 5% a month)"
-            in plan_report(targets=[50_000], current_users=30_000).answer)
+    assert (f"Growing 5% a month from today's 25,000, users reach 50,000 in {math.log(2) / math.log(1.05):.1f} "
+            "months." in plan_report(targets=[50_000]).answer)
+    assert (f"Growing 5% a month from today's 30,000, users reach 50,000 in "
+            f"{math.log(5 / 3) / math.log(1.05):.1f} months." in plan_report(targets=[50_000], current_users=30_000).answer)
 
 
 def _fleet_rows(cpu_ms):
@@ -509,10 +510,10 @@ def test_report_05s_unreachable_answer_says_it_once_and_names_the_kappa_of_its_s
     # 1 shard ... Unreachable within 32 shards when σ is 0." (σ = 0 is unreachable only because κ = 1)
     from capmodel.report.shard_report import shard_report
 
-    answer = shard_report(1_000_000, 62_500, 0.5, 1.0, scenarios=[0.0]).answer
+    answer = shard_report(1_000_000, 62_500, 0.5, 1.0, scenarios=[0.0]).details   # the model's words, below
     assert "**cannot be reached**: throughput peaks at 62,500 inserts/s with 1 shard" in answer, answer
     assert "unreachable: " not in answer and answer.endswith("Unreachable within 32 shards when σ is 0 (κ = 1).")
-    assert "(κ" not in shard_report(2_000_000, 62_500, 0.0, 0.0, scenarios=[0.05]).answer
+    assert "(κ" not in shard_report(2_000_000, 62_500, 0.0, 0.0, scenarios=[0.05]).details
 
 
 def test_report_01s_usl_terms_legend_says_when_curves_coincide_and_has_no_exponent():
@@ -547,7 +548,7 @@ def test_report_01_with_no_latency_target_says_the_peak_alone_bounds_the_clients
     fit = result.fit
     assert (f"- **The knee**: no latency target was given (latency_target_ms = 0), so only the peak bounds the "
             f"clients: at most {integer(fit.recommended_concurrency)} clients ({integer(fit.peak_throughput)} ops/s)."
-            in result.answer)
+            in result.details)
 
 
 def test_report_08s_failed_server_is_labelled_by_whole_folder_names():
