@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from capmodel.formatting import Column, interval, number, percent, r_squared, table
+from capmodel.formatting import Column, interval, number, percent, r_squared, table, unnested
 from capmodel.models.evidence import Evidence
 from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
@@ -140,6 +140,9 @@ class FitReport:
         parts = [limit_range_words(self.fit, figures, self.level)] if self.evidence.usable else []
         measured = _measured(self.fit)
         parts.append(f"{measured[0].upper()}{measured[1:]}.")
+        if not self.evidence.usable:   # what the data support instead (its first clause; the next step is the
+            instead = unnested(supported_instead(self.fit, self.evidence).split("; ")[0])   # verdict's)
+            parts.append(f"{instead[0].upper()}{instead[1:]}.")
         return " ".join([*parts, "The fitted parameters, their intervals and the models compared follow below."])
 
     @property
@@ -245,8 +248,9 @@ class FitReport:
         frame["parameter"] = frame["parameter"].map(lambda k: PARAMETER_NAMES.get(k, k))
         lvl = percent(self.level)
         return table(frame.drop(columns=["se"]), {
-            "parameter": Column("parameter", "text"), "estimate": Column("estimate"),
-            "low": Column(f"{lvl} low"), "high": Column(f"{lvl} high", infinite="unbounded")},
+            "parameter": Column("parameter", "text"), "estimate": Column("estimate", per_row=True),
+            "low": Column(f"{lvl} low", per_row=True),
+            "high": Column(f"{lvl} high", infinite="unbounded", per_row=True)},
             caption=f"{self.chosen_label} parameters",
             footnotes=['"—": no interval (too few points)',
                        "intervals: each parameter's range over the likelihood region the answer's figures are read "

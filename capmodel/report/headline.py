@@ -278,11 +278,19 @@ def headline(question: str, answer: str, evidence=None, inputs: dict | None = No
 DECISION_WORDS = 40
 
 
+def _plain_problems(text: str, most: int) -> list[str]:
+    """More than ``most`` words in ``text`` (markdown marks left out), or a bracket: a symbol-and-bracket clause or an
+    interval, which belong below the headline."""
+    import re
+
+    words = len(re.sub(r"[*`]", "", text).split())
+    return ([f"{words} words, more than {most}"] if words > most else []) + \
+        (["a bracket"] if re.search(r"[()\[\]]", text) else [])
+
+
 def decision_problems(decision: str) -> list[str]:
     """What keeps ``decision`` (markdown) from leading a headline: more than two sentences, more than
     ``DECISION_WORDS`` words, or a bracket (a symbol-and-bracket clause, an interval: they belong below it)."""
-    import re
-
     from capmodel.report.index_entry import one_sentence
 
     text = decision.strip()
@@ -291,12 +299,7 @@ def decision_problems(decision: str) -> list[str]:
     rest = text[len(first):].strip()
     if rest and one_sentence(rest) != rest:
         problems.append("more than two sentences")
-    words = len(re.sub(r"[*`]", "", text).split())
-    if words > DECISION_WORDS:
-        problems.append(f"{words} words, more than {DECISION_WORDS}")
-    if re.search(r"[()\[\]]", text):
-        problems.append("a bracket")
-    return problems
+    return problems + _plain_problems(text, DECISION_WORDS)
 
 
 #: the most words of the answer under a decision: its qualifications, in short plain sentences
@@ -306,13 +309,4 @@ ANSWER_WORDS = 90
 def answer_problems(answer: str) -> list[str]:
     """What keeps ``answer`` (markdown, the text under the decision) from reading as plain qualifications: more than
     ``ANSWER_WORDS`` words, or a bracket (a symbol-and-bracket clause belongs in the details below the headline)."""
-    import re
-
-    text = re.sub(r"[*`]", "", answer)
-    problems = []
-    words = len(text.split())
-    if words > ANSWER_WORDS:
-        problems.append(f"{words} words, more than {ANSWER_WORDS}")
-    if re.search(r"[()\[\]]", text):
-        problems.append("a bracket")
-    return problems
+    return _plain_problems(answer, ANSWER_WORDS)

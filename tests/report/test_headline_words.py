@@ -90,3 +90,22 @@ def test_report_07_keeps_its_method_below_the_headline():
     assert f"between {-100 * spare.high:.1f}% and {-100 * spare.low:.1f}% above the plan." in report.answer
     assert "Method:" not in report.answer and "Method: operational laws" in report.details
     assert len(report.answer.split()) < len(report.details.split()) / 3
+
+
+def test_answer_problems_name_long_answers_and_brackets():
+    from capmodel.report.headline import ANSWER_WORDS, answer_problems
+
+    assert answer_problems("With 95% confidence the peak lies between 11,851 and 22,071 ops/s.") == []
+    assert answer_problems("carrying 65,000 users (62,500–65,000)") == ["a bracket"]
+    assert answer_problems(" ".join(["word"] * (ANSWER_WORDS + 1))) == [f"{ANSWER_WORDS + 1} words, more than "
+                                                                        f"{ANSWER_WORDS}"]
+    # every report object's answer passes it
+    from capmodel.report.fit_report import fit_report
+    from capmodel.report.methodology_report import methodology_report
+    from capmodel.report.node_report import node_report
+    from capmodel.report.plan_report import plan_report
+    from capmodel.report.shard_report import shard_report
+
+    for report in (methodology_report(), fit_report(), plan_report(targets=[50_000, 90_000]), node_report(),
+                   shard_report(1_000_000, 62_500, 0.0, 0.0, scenarios=[0.0, 0.05])):
+        assert answer_problems(report.answer) == [], report.answer

@@ -406,31 +406,40 @@ def _fleet_rows(cpu_ms):
         "duplicate_of": [None] * n, "evidence": [{"grade": "weak", "reasons": []}] * n})
 
 
-def test_report_08s_cpu_per_operation_column_spells_each_figure_as_a_sentence_does():
-    # the page showed 0.236 above 0.38, then 0.380 (a column's trailing zeros) where a sentence would say 0.38: one
-    # figure, one spelling on a page (formatting's note on precision: the trimmed column)
-    from capmodel.formatting import number
+def test_report_08s_cpu_per_operation_column_spells_each_figure_with_one_precision():
+    # the page showed 0.236 above 0.38: one column, one precision (0.380); no sentence of page 08 names a member's CPU
+    # per operation, and one that named it would spell it as the column does (``column_figure``)
+    from capmodel.formatting import column_figure
     from capmodel.observe.fleet import Fleet
 
     fleet = Fleet(_fleet_rows([0.236, 0.374, 0.376, 0.38]), workers="local", monthly_growth=0.05)
     shown = fleet.reading_table()
     at = [c.header for c in shown.columns.values()].index("CPU per operation (ms)")
     column = [row[at] for row in shown.cells()]
-    assert column == ["0.236", "0.374", "0.376", "0.38"] == [number(x) for x in (0.236, 0.374, 0.376, 0.38)]
+    assert column == ["0.236", "0.374", "0.376", "0.380"] == [f"{x:.3f}" for x in (0.236, 0.374, 0.376, 0.38)]
+    key = list(shown.columns)[at]
+    assert column_figure(0.38, [0.236, 0.374, 0.376, 0.38], shown.columns[key]) == "0.380"
 
 
-def test_a_column_spells_every_figure_as_number_does():
-    from capmodel.formatting import Column, number, percent, table
+def test_a_column_spells_its_figures_with_one_precision():
+    from capmodel.formatting import Column, table
 
     shown = table(pd.DataFrame({"a": [1, 0.5, 3], "b": [2.5, 0.25, 1234.5]}), {"a": "a", "b": "b"}).cells()
-    assert [r[0] for r in shown] == ["1", "0.5", "3"]
-    assert [r[1] for r in shown] == ["2.5", "0.25", "1,234"] == [number(x) for x in (2.5, 0.25, 1234.5)]
+    assert [r[0] for r in shown] == ["1.0", "0.5", "3.0"]
+    assert [r[1] for r in shown] == ["2.50", "0.25", "1,234.50"]
     p95 = table(pd.DataFrame({"p95": [1.9, 2.0, 2.2, 10.9]}), {"p95": "p95 latency (ms)"}).cells()
-    assert [r[0] for r in p95] == ["1.9", "2", "2.2", "10.9"]
-    # report 01's Little's-law table: 0.17% under 0.532% (the difference column, three significant digits)
+    assert [r[0] for r in p95] == ["1.9", "2.0", "2.2", "10.9"]
+    # report 01's Little's-law table: 0.170% under 0.532% (the difference column, three significant digits)
     shares = table(pd.DataFrame({"d": [0.00532, 0.0017, 0.8]}), {"d": Column("difference", "percent", digits=3)})
-    assert [r[0] for r in shares.cells()] == ["0.532%", "0.17%", "80%"] == [percent(x, 3) for x in (0.00532, 0.0017,
-                                                                                                    0.8)]
+    assert [r[0] for r in shares.cells()] == ["0.532%", "0.170%", "80.000%"]
+    # and its sentence names the largest difference as the column shows it
+    from capmodel.report.methodology_report import methodology_report
+
+    report = methodology_report()
+    worst = report.little["difference"].abs().max()
+    at = list(report.little_table().columns).index("difference")
+    assert report.little_worst in [row[at] for row in report.little_table().cells()]
+    assert report.little_worst == f"{100 * worst:.2f}%"     # 0.56%: two decimals, as 0.53% and 0.30% beside it
     # a column that declares its decimals keeps them (AICc, runway months): its sentences use the same
     fixed = table(pd.DataFrame({"m": [26.0, 19.63]}), {"m": Column("runway (months)", decimals=1)}).cells()
     assert [r[0] for r in fixed] == ["26.0", "19.6"]
