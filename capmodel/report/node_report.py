@@ -66,8 +66,12 @@ class NodeReport:
         rows = self.rows
         text = f"Without contention the candidate cluster would need {_span(rows['nodes_linear'])} nodes."
         out = rows[~rows["usl_reachable"].astype(bool)]
-        text += "".join(f" YCSB {r['workload']} cannot be matched: "
-                        f"{unnested(r['usl_note'].removeprefix('unreachable: '))}." for _, r in out.iterrows())
+        if len(out) == 1:
+            text += (f" YCSB {out.iloc[0]['workload']} cannot be matched: "
+                     f"{unnested(out.iloc[0]['usl_note'].removeprefix('unreachable: '))}.")
+        elif len(out):      # each workload's peak is in the table below: the headline stays short
+            text += (f" YCSB {', '.join(out['workload'])} cannot be matched: on each the candidate cluster's "
+                     "throughput peaks below the reference's.")
         sensitivity = self.sensitivity_answer()
         return f"{text} {sensitivity}".strip() + " The contention figures and each workload's count follow below."
 

@@ -106,6 +106,8 @@ def test_answer_problems_name_long_answers_and_brackets():
     from capmodel.report.plan_report import plan_report
     from capmodel.report.shard_report import shard_report
 
+    # σ = 0.05, κ = 0.0005: no workload of the Micron brief is reachable; five sentences of peaks made 100 words
     for report in (methodology_report(), fit_report(), plan_report(targets=[50_000, 90_000]), node_report(),
+                   node_report(sigma=0.05, kappa=0.0005),
                    shard_report(1_000_000, 62_500, 0.0, 0.0, scenarios=[0.0, 0.05])):
         assert answer_problems(report.answer) == [], report.answer
