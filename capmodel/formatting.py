@@ -5,12 +5,11 @@ One set of rules: integers as integers with thousands separators, other numbers 
 NaN/None/inf (the caller says which word: "unreachable", "none fits", "—"), units in column headers. A ``Table`` shows
 as HTML in a notebook (no index column, a CSV download link that works offline) and as aligned text in a terminal.
 
-One figure, one spelling on a page: a column of figures trims its trailing zeros as ``number`` does (0.38 under 0.236,
-0.125 under 0.875), so the sentence beside a table, built by ``number`` in whatever layer, names each figure exactly as
-the table shows it. Trailing zeros that would align a column (0.380) cannot be kept apart from the sentences that name
-the same figures (0.38): a sentence built in ``models`` does not know the column its figure lands in. A column that
-needs fixed decimals declares them (``decimals``: AICc to 0.1, runway months to 0.1; ``decimals_from``: a row of a
-figure and its interval, -17.0 / -19.1 / -15.0), and its sentences use the same (``fixed``).
+One precision per column: a column shows all its figures with one number of decimals, the most any of them needs as
+it reads alone (1.50 under 1.52, 0.30% under 0.53%; never 1.5 beside 1.52), and whole numbers whole where all of them
+are. A column that needs other decimals declares them (``decimals``: AICc to 0.1, runway months to 0.1;
+``decimals_from``: a row of a figure and its interval, -17.0 / -19.1 / -15.0). One figure, one spelling on a page: a
+sentence that names a figure a table shows spells it as the column does (``column_figure``, ``fixed``).
 
 Standard library only (a table is anything with pandas' ``columns`` and ``to_dict("records")``), so every layer may
 use it.
@@ -110,7 +109,7 @@ def plural(count, word: str, many: str | None = None) -> str:
     return f"{integer(count)} {word if one else (many or word + 's')}"
 
 
-ONE_SIDED_WORDS = "one-sided: the input's stated range ends at the figure used"
+
 
 
 def shows_width(low, high, shown=number, finite: bool = True) -> bool:
@@ -136,13 +135,18 @@ def _significant(value, digits: int = 3) -> float:
 
 
 def interval_words(value: float, low: float, high: float, shown=lambda x: f"{x:,.0f}") -> str:
-    """'(62,500–70,000)' for a sentence; an interval ending at its estimate (a one-sided stated range, as the study's
-    "2.5-2.6x" used as 2.6x) says so: '(62,500–65,000; one-sided: ...)'. Empty when there is no interval to show
-    (``shows_width``)."""
+    """The interval of a figure said in plain words, to follow it in a sentence after a comma: ', between 62,500 and
+    70,000'; an interval ending at its estimate (a one-sided stated range, as the study's "2.5-2.6x" used as 2.6x)
+    says which way the figure may move: ', at least 62,500' (the estimate its top) or ', at most 65,000' (its
+    bottom). No brackets, no symbols: a headline's qualifications read as a manager reads them. Empty when there is
+    no interval to show (``shows_width``)."""
     if not shows_width(low, high, shown):
         return ""
-    edge = f"; {ONE_SIDED_WORDS}" if shown(value) in (shown(low), shown(high)) else ""
-    return f" ({shown(low)}–{shown(high)}{edge})"
+    if shown(value) == shown(high):
+        return f", at least {shown(low)}"
+    if shown(value) == shown(low):
+        return f", at most {shown(high)}"
+    return f", between {shown(low)} and {shown(high)}"
 
 
 def money(value, currency: str = "", missing: str = DASH, infinite: str = "unreachable") -> str:
@@ -239,6 +243,18 @@ def aside(clause: str) -> str:
     return f"({unnested(clause)})"
 
 
+#: the kinds of column whose figures have decimals (an "int" column has none, a "seconds" one changes its unit)
+DECIMAL_KINDS = ("num", "percent", "money", "r2")
+#: a figure as a column prints it (a word such as "none" or "about 0" is not one), its decimals the first group
+FIGURE = re.compile(r"-?\d[\d,]*(?:\.(\d+))?%?")
+
+
+def column_figure(value, values, column: "Column") -> str:
+    """``value`` as a table's ``column`` of ``values`` shows it (``Table``'s one precision per column): a sentence
+    that names a figure of a table spells it with this, so the page has one spelling of it."""
+    return Table([{"v": v} for v in values], {"v": column}).show_value("v", value)
+
+
 _TAG = re.compile(r"(<[^>]*>)")
 _HYPHENATED = re.compile(r"[^\s<>]*[^\s<>-]-[^\s<>]*[^\s<>-]")
 NOWRAP = '<span style="white-space: nowrap">'
@@ -282,9 +298,10 @@ class Column:
     infinite: str = "unreachable"
     currency: str = ""
     digits: int = 3
-    decimals: int | None = None   # a fixed number of decimals for the whole column (a number column only)
+    decimals: int | None = None   # a fixed number of decimals for the whole column (num, percent, money, r2)
     decimals_from: str | None = None   # a row field giving that row's decimals (a figure and its interval alike)
     trim: bool = True   # trailing zeros dropped ("0.38", as a sentence says it); False keeps them (declared per column)
+    per_row: bool = False   # its rows are different figures (σ, κ, λ): each keeps its own precision, not the column's
 
     def show(self, value) -> str:
         if self.kind == "text" or not (_is_number(value) or is_missing(value) or isinstance(value, bool)):
@@ -295,6 +312,10 @@ class Column:
             return str(value)
         if isinstance(value, bool):
             return "yes" if value else "no"
+        if self.decimals is not None and self.kind in DECIMAL_KINDS and not is_missing(value) and \
+                math.isfinite(float(value)):
+            scaled = float(value) * (100.0 if self.kind == "percent" else 1.0)
+            return f"{scaled:,.{self.decimals}f}" + ("%" if self.kind == "percent" else "")
         if self.kind == "int":
             return integer(value, self.missing, self.infinite)
         if self.kind == "money":
@@ -305,8 +326,6 @@ class Column:
             return r_squared(value, self.missing)
         if self.kind == "seconds":
             return seconds(value, self.missing)
-        if self.decimals is not None and not is_missing(value) and math.isfinite(float(value)):
-            return f"{float(value):,.{self.decimals}f}"
         if not self.trim and self.kind == "num" and not is_missing(value) and float(value).is_integer() and \
                 0 < abs(float(value)) < 10 ** (self.digits - 1):   # 2 among 1.90 and 2.20 is 2.00
             return f"{float(value):,.{self.digits - 1 - math.floor(math.log10(abs(float(value))))}f}"
@@ -327,7 +346,7 @@ class Table:
     def cells(self) -> list[list[str]]:
         """Each row's figures as ``Column.show`` writes them: the one spelling a figure has on a page (see the module's
         note on precision), so a sentence that names it with ``number`` reads as the table does."""
-        columns = {key: self._whole(key, col) for key, col in self.columns.items()}
+        columns = {key: self._one_precision(key, self._whole(key, col)) for key, col in self.columns.items()}
         return [[self._column(col, row).show(row.get(key)) for key, col in columns.items()] for row in self.rows]
 
     def _whole(self, key: str, col: Column) -> Column:
@@ -341,6 +360,18 @@ class Table:
         whole = figures and all(round(v, col.decimals).is_integer() for v in figures)
         return dataclasses.replace(col, decimals=0) if whole else col
 
+    def _one_precision(self, key: str, col: Column) -> Column:
+        """``col`` with one number of decimals for all its figures: the most any of them needs as it reads alone
+        (``number``, ``percent``, ``money``, ``r_squared`` each give the fewest that show its significant digits), so
+        1.50 stands under 1.52 and 0.30% under 0.53%, never 1.5 and 0.3%. A column that declares its decimals, takes
+        them per row, or whose rows are different figures (``per_row``) keeps them; words (none, unreachable, about
+        0) stay words."""
+        if col.kind not in DECIMAL_KINDS or col.decimals is not None or col.decimals_from or col.per_row:
+            return col
+        places = {len(found.group(1) or "") for row in self.rows
+                  if (found := FIGURE.fullmatch(col.show(row.get(key)))) is not None}
+        return col if len(places) <= 1 else dataclasses.replace(col, decimals=max(places))
+
     @staticmethod
     def _column(col: Column, row: dict) -> Column:
         """``col`` with the row's decimals when it takes them from a row field (``Column.decimals_from``)."""
@@ -348,6 +379,10 @@ class Table:
         if places is None or is_missing(places):
             return col
         return dataclasses.replace(col, decimals=int(places))
+
+    def show_value(self, key: str, value) -> str:
+        """``value`` spelled as this table's column ``key`` spells its figures (its one precision)."""
+        return self._one_precision(key, self._whole(key, self.columns[key])).show(value)
 
     def csv(self) -> str:
         """The raw values (not rounded) with the readable headers; missing values empty; a text cell a spreadsheet
@@ -380,7 +415,9 @@ class Table:
 
     def _repr_html_(self) -> str:
         kinds = ["text" if c.kind == "text" else "num" for c in self.columns.values()]
-        head = "".join(f'<th class="{k}">{html.escape(c.header)}</th>' for c, k in zip(self.columns.values(), kinds))
+        per_row = ' data-precision="per-row"'    # a column of different figures: each row's decimals, said so
+        head = "".join(f'<th class="{k}"{per_row if c.decimals_from or c.per_row else ""}>{html.escape(c.header)}</th>'
+                       for c, k in zip(self.columns.values(), kinds))
 
         def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do,
             # between words, never inside a hyphenated name they mention ("c4-" / "2xlarge-4-" / "SSD")

@@ -67,7 +67,8 @@ LIVE_FIXTURES = {"mongod", "replica_set", "mongo_client", "run"}
 # one worker, so the reports are rendered once.
 RENDERED_REPORT_MODULES = {"report/test_browser", "report/test_notebooks", "report/test_page_07",
                            "report/test_machinery", "report/test_index", "report/test_long_paths",
-                           "formatting/test_brackets"}
+                           "formatting/test_brackets", "report/test_headline_words",
+                           "formatting/test_column_precision"}
 TESTS = Path(__file__).resolve().parent
 
 

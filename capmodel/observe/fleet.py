@@ -211,6 +211,25 @@ class Fleet:
             return Evidence.from_json(usable.iloc[0]["evidence"])
         return Evidence.of(Reason("no_server_ranked", "unusable", "no server has a usable capacity verdict"))
 
+    def answer(self, source: str | None = None) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): what was read,
+        the most urgent server's load against its capacity and the grade of that figure; ``describe`` says it with
+        its method, in one sentence, below the headline."""
+        servers = plural(len(self.rows) - self.copies, "server")
+        text = f"Read from {source}: {servers}." if source else f"Read: {servers}."
+        if self.failed:
+            text += f" {plural(self.failed, 'folder')} could not be read."
+        usable = self._usable()
+        unranked = int((self.rows["error"].isna() & (self.rows["verdict"] == "unusable")).sum())
+        if unranked:
+            text += f" {plural(unranked, 'server')} could not be ranked: the data support no capacity."
+        if not len(usable):
+            return text
+        top = usable.iloc[0]
+        return (f"{text} The first to run out is busiest at {top['busiest_ops']:,.0f} ops/s, of a capacity of "
+                f"{top['capacity_ops']:,.0f} ops/s by the {top['method']}; that figure's evidence is "
+                f"{top['verdict']}. The fleet table ranks every server.")
+
     def describe(self, source: str | None = None) -> str:
         """The most urgent server in one sentence (or why none can be named); ``source`` names where the FTDC came
         from when it should be said (e.g. a generated fleet)."""

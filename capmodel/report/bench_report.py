@@ -210,6 +210,21 @@ class BenchReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): the best rate
+        measured, how sure the plan is, what binds it; the fit and its figures follow in ``details``."""
+        best, at = self._best()
+        parts = [f"The sweep measured at best {number(best)} ops/s, at {integer(at)} clients."]
+        plan = self.plan
+        if not isinstance(plan, PlanError) and self.evidence.usable:
+            if shows_width(plan.usable_throughput_low, plan.usable_throughput_high):
+                parts.append(f"With {percent(self.level)} confidence the planned throughput lies between "
+                             f"{number(plan.usable_throughput_low)} and {number(plan.usable_throughput_high)} ops/s.")
+            parts.append(f"The limit that binds it is the {plan.binding_limit.replace('_', ' ')}.")
+        return " ".join([*parts, "The fitted curve and why the plan stands where it does follow below."])
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the fitted USL, where the plan is read off it, the binding limit."""
         best, at = self._best()
         text = (f"The sweep of {self.workload} against {self.server_name} measured at best "
                 f"**{number(best)} ops/s** (at {integer(at)} clients).")

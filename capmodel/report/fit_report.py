@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from capmodel.formatting import Column, interval, number, percent, r_squared, table
+from capmodel.formatting import Column, interval, number, percent, r_squared, table, unnested
 from capmodel.models.evidence import Evidence
 from capmodel.models.usl.describe import limit_words
 from capmodel.models.usl.labels import model_label
@@ -46,7 +46,7 @@ def _measured(fit) -> str:
     best, at = best_measured(fit)
     runs = int((fit.curve["concurrency"] == at).sum())
     return (f"the best measured rate was **{number(best)} ops/s** at {number(at)} clients"
-            + (f" (mean of {runs} runs)" if runs > 1 else ""))
+            + (f", the mean of {runs} runs" if runs > 1 else ""))
 
 
 def _chose(fit, comparison) -> str:
@@ -130,6 +130,24 @@ class FitReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): how sure the
+        limit is and the best rate measured; the parameters, their intervals and the comparison follow in
+        ``details``."""
+        from capmodel.models.usl.describe import limit_range_words
+        from capmodel.models.usl.verdict.assessment import answer_region
+
+        figures = self.fit.figure_intervals(self.level, region=answer_region(self.fit, self.comparison, self.level))
+        parts = [limit_range_words(self.fit, figures, self.level)] if self.evidence.usable else []
+        measured = _measured(self.fit)
+        parts.append(f"{measured[0].upper()}{measured[1:]}.")
+        if not self.evidence.usable:   # what the data support instead (its first clause; the next step is the
+            instead = unnested(supported_instead(self.fit, self.evidence).split("; ")[0])   # verdict's)
+            parts.append(f"{instead[0].upper()}{instead[1:]}.")
+        return " ".join([*parts, "The fitted parameters, their intervals and the models compared follow below."])
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the model, its parameters with intervals, the comparison."""
         return fit_answer(self.fit, self.comparison, self.evidence, self.level, self.source)
 
     @property
@@ -230,8 +248,9 @@ class FitReport:
         frame["parameter"] = frame["parameter"].map(lambda k: PARAMETER_NAMES.get(k, k))
         lvl = percent(self.level)
         return table(frame.drop(columns=["se"]), {
-            "parameter": Column("parameter", "text"), "estimate": Column("estimate"),
-            "low": Column(f"{lvl} low"), "high": Column(f"{lvl} high", infinite="unbounded")},
+            "parameter": Column("parameter", "text"), "estimate": Column("estimate", per_row=True),
+            "low": Column(f"{lvl} low", per_row=True),
+            "high": Column(f"{lvl} high", infinite="unbounded", per_row=True)},
             caption=f"{self.chosen_label} parameters",
             footnotes=['"—": no interval (too few points)',
                        "intervals: each parameter's range over the likelihood region the answer's figures are read "

@@ -24,6 +24,8 @@ from capmodel.formatting import unbroken_names, unnested
 
 CONTEXT_NAME = "capmodel_report"   # the variable the render pipeline injects into every report's kernel
 HEADLINE_CSS_CLASS = "capmodel-headline"    # the page's headline block (the browser test looks for it)
+DETAILS_CSS_CLASS = "capmodel-details"    # how the answer was worked out, below the headline block
+DETAILS_TITLE = "How the answer was worked out"
 MIME = "application/vnd.capmodel.headline+json"   # the headline as data, beside its HTML, in the executed notebook
 
 
@@ -172,12 +174,15 @@ class Headline:
     notes: list = field(default_factory=list)   # footnotes for words standing in for numbers ("unreachable", "—")
     short_answer: str = ""   # the answer in one sentence (markdown), for the index; "": the answer's first sentence
     decision: str = ""       # the decision a manager forwards, at most two short sentences, leading the answer
+    details: str = ""        # how the answer was worked out (markdown): the method, symbols, intervals' sources;
+    # shown in the page body, below the headline block, never in it
 
     def to_json(self) -> dict:
         from capmodel.report.index_entry import one_sentence
 
         return {"question": self.question, "answer": self.answer,
                 "short_answer": self.short_answer or one_sentence(self.answer), "decision": self.decision,
+                "details": self.details,
                 "evidence": self.evidence, "provenance": self.provenance.to_json() if self.provenance else None}
 
     def _evidence_html(self) -> str:
@@ -228,7 +233,15 @@ class Headline:
         return (f'<div class="{HEADLINE_CSS_CLASS}{graded}"><h1 class="question">{html.escape(self.question)}</h1>'
                 f'<div class="answer">{self._decision_html()}{unbroken_names(_markdown(self.answer))}</div>'
                 f'{self._evidence_html()}'
-                + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>")
+                + (f'<ul class="notes">{notes}</ul>' if notes else "") + self._provenance_html() + "</div>"
+                + self._details_html())
+
+    def _details_html(self) -> str:
+        """The method behind the answer, below the headline block: the page body's first section."""
+        if not self.details:
+            return ""
+        return (f'<div class="{DETAILS_CSS_CLASS}"><h2>{DETAILS_TITLE}</h2>'
+                f"{unbroken_names(_markdown(self.details))}</div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/html": self._repr_html_(), "text/plain": repr(self), MIME: self.to_json()}
@@ -238,12 +251,14 @@ class Headline:
 
         grade = grade_of(self.evidence)
         lead = f"{self.decision}\n\n" if self.decision else ""
-        return f"{self.question}\n\n{lead}{self.answer}" + (f"\n\nEvidence: {grade}" if grade else "")
+        details = f"\n\n{DETAILS_TITLE}\n\n{self.details}" if self.details else ""
+        return (f"{self.question}\n\n{lead}{self.answer}" + (f"\n\nEvidence: {grade}" if grade else "")
+                + details)
 
 
 def headline(question: str, answer: str, evidence=None, inputs: dict | None = None, borrowed: dict | None = None,
              mongodb_version: str | None = None, notes=(), unused=(), short_answer: str = "",
-             meanings: dict | None = None, decision: str = "") -> Headline:
+             meanings: dict | None = None, decision: str = "", details: str = "") -> Headline:
     """The headline block of a report; display it (the last expression of a cell) right after the compute cells.
 
     ``evidence`` is an ``Evidence`` or its JSON; ``inputs`` label -> file/folder (hashed), ``borrowed`` figure ->
@@ -251,21 +266,31 @@ def headline(question: str, answer: str, evidence=None, inputs: dict | None = No
     irrelevant (marked "not used"), ``short_answer`` the answer in one sentence for the index of reports (default: the
     answer's first sentence), ``meanings`` what a parameter's "not given" value (0 or "") means for these inputs where
     the notebook's comment speaks of other ones (a user's catalog has no study baseline), ``decision`` the decision in
-    at most two short sentences (``decision_problems`` says what keeps one from being that), shown before the answer."""
+    at most two short sentences (``decision_problems`` says what keeps one from being that), shown before the answer,
+    and ``details`` how the answer was worked out (the method, its symbols and intervals), shown below the block: the
+    answer itself says its qualifications in plain words (``answer_problems``)."""
     return Headline(question=question, answer=answer, evidence=_evidence_json(evidence),
                     provenance=provenance(inputs, borrowed, mongodb_version, unused=unused, meanings=meanings),
-                    notes=list(notes), short_answer=short_answer, decision=decision)
+                    notes=list(notes), short_answer=short_answer, decision=decision, details=details)
 
 
 #: a decision's most words: two short sentences a manager forwards as they are
 DECISION_WORDS = 40
 
 
+def _plain_problems(text: str, most: int) -> list[str]:
+    """More than ``most`` words in ``text`` (markdown marks left out), or a bracket: a symbol-and-bracket clause or an
+    interval, which belong below the headline."""
+    import re
+
+    words = len(re.sub(r"[*`]", "", text).split())
+    return ([f"{words} words, more than {most}"] if words > most else []) + \
+        (["a bracket"] if re.search(r"[()\[\]]", text) else [])
+
+
 def decision_problems(decision: str) -> list[str]:
     """What keeps ``decision`` (markdown) from leading a headline: more than two sentences, more than
     ``DECISION_WORDS`` words, or a bracket (a symbol-and-bracket clause, an interval: they belong below it)."""
-    import re
-
     from capmodel.report.index_entry import one_sentence
 
     text = decision.strip()
@@ -274,9 +299,14 @@ def decision_problems(decision: str) -> list[str]:
     rest = text[len(first):].strip()
     if rest and one_sentence(rest) != rest:
         problems.append("more than two sentences")
-    words = len(re.sub(r"[*`]", "", text).split())
-    if words > DECISION_WORDS:
-        problems.append(f"{words} words, more than {DECISION_WORDS}")
-    if re.search(r"[()\[\]]", text):
-        problems.append("a bracket")
-    return problems
+    return problems + _plain_problems(text, DECISION_WORDS)
+
+
+#: the most words of the answer under a decision: its qualifications, in short plain sentences
+ANSWER_WORDS = 90
+
+
+def answer_problems(answer: str) -> list[str]:
+    """What keeps ``answer`` (markdown, the text under the decision) from reading as plain qualifications: more than
+    ``ANSWER_WORDS`` words, or a bracket (a symbol-and-bracket clause belongs in the details below the headline)."""
+    return _plain_problems(answer, ANSWER_WORDS)

@@ -156,10 +156,16 @@ class MethodologyReport:
         return table(self.little, {
             "n": Column("threads N", "int"), "x": Column("throughput X (ops/s)", "int"),
             "r_ms": Column("R = N/X (ms)"), "measured_ms": Column("measured mean latency (ms)"),
-            # two digits, as the answer names the largest ("within 0.56%", not 0.564% in the table)
+            # two digits, as the answer names the largest ("within 0.56%", not 0.564%), with the column's decimals
             "difference": Column("difference", "percent", digits=2)},
             caption="Little's law against the measured latency",
             csv_name="littles_law.csv")
+
+    @property
+    def little_worst(self) -> str:
+        """The largest gap between Little's law and the measured latency, as the Little's-law table's column spells
+        its figures (one precision per column: "0.56%" beside "0.30%")."""
+        return self.little_table().show_value("difference", self.little["difference"].abs().max())
 
     def utilization_table(self):
         b = self.baseline
@@ -252,12 +258,27 @@ class MethodologyReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): how sure the peak
+        is, what the other laws add; the parameters and the method follow in ``details``."""
+        from capmodel.models.usl.describe import limit_range_words
+
+        parts = [limit_range_words(self.fit, self.figures)] if self.evidence.usable else []
+        if "difference" in self.little:
+            parts.append(f"Little's law holds on `{self.dataset}` within "
+                         f"{self.little_worst} at every thread count.")
+        parts.append(f"On the `{self.baseline['vm']}` VM, the CPU each operation costs caps throughput at "
+                     f"{integer(1 / self.demand)} ops/s however it is tuned.")
+        return " ".join([*parts, "The fitted parameters, the knee and two tenants sharing the server follow below."])
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: each law on this data, the USL's parameters, the knee, several classes."""
         fit = self.fit
         little = self.little
         lines = []
         if "difference" in little:
             lines.append(f"- **Little's law** holds on `{self.dataset}`: N/X predicts the measured mean latency within "
-                         f"{percent(little['difference'].abs().max())} at every thread count.")
+                         f"{self.little_worst} at every thread count.")
         b = self.baseline
         lines.append(f"- **Utilization law**: at {percent(b['cpu_util'])} CPU and {integer(b['throughput'])} ops/s, "
                      f"one operation costs {number(self.demand * 1e6)} µs of the `{b['vm']}` VM, so it cannot exceed "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from capmodel.formatting import Column, aside, number, table
+from capmodel.formatting import Column, aside, number, table, unnested
 from capmodel.models.evidence import Evidence
 
 if TYPE_CHECKING:
@@ -60,6 +60,24 @@ class NodeReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): the count without
+        contention, why a workload is out of reach, the contention it tolerates; the USL's figures follow in
+        ``details``."""
+        rows = self.rows
+        text = f"Without contention the candidate cluster would need {_span(rows['nodes_linear'])} nodes."
+        out = rows[~rows["usl_reachable"].astype(bool)]
+        if len(out) == 1:
+            text += (f" YCSB {out.iloc[0]['workload']} cannot be matched: "
+                     f"{unnested(out.iloc[0]['usl_note'].removeprefix('unreachable: '))}.")
+        elif len(out):      # each workload's peak is in the table below: the headline stays short
+            text += (f" YCSB {', '.join(out['workload'])} cannot be matched: on each the candidate cluster's "
+                     "throughput peaks below the reference's.")
+        sensitivity = self.sensitivity_answer()
+        return f"{text} {sensitivity}".strip() + " The contention figures and each workload's count follow below."
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the linear rule and the USL over node count, with its figures."""
         rows = self.rows
         reach = rows[rows["usl_reachable"].astype(bool)]
         text = (f"By the linear rule the candidate cluster needs **{_span(rows['nodes_linear'])} nodes** "
@@ -89,7 +107,7 @@ class NodeReport:
     @property
     def short_answer(self) -> str:
         """The answer in one sentence, for the index of reports (the linear rule's count against the USL's)."""
-        return self.answer
+        return self.details
 
     def sensitivity_answer(self) -> str:
         limit = self.study.unreachable_from()
@@ -97,8 +115,8 @@ class NodeReport:
             return ""
         if limit is None:
             return "Every workload stays reachable over the contention values tried."
-        return (f"From σ = {number(limit)} on, at least one workload cannot be matched by any number of candidate "
-                "nodes.")
+        return (f"From a contention σ of {number(limit)} on, at least one workload cannot be matched by any number of "
+                "candidate nodes.")
 
     def nodes_table(self):
         frame = self.rows.copy()

@@ -122,15 +122,15 @@ class PlanReport:
                         f"{integer(row['largest_users'])}.")
             return f"No VM carries **{users} users** under the objectives."
         vm = self.vms.set_index("vm").loc[row["vm"]]
-        when = ""
+        span = interval_words(row["users"], vm["users_low"], vm["users_high"], integer)
+        text = (f"For **{users} users**: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)} carries "
+                f"{integer(row['users'])} users{span}.")
         months = row.get("months_until_target")
         if self.study.monthly_growth and months is not None and math.isfinite(months):
             start = f" from today's {integer(self.current_users)}" if self.current_users else ""
-            when = (f" (reached in {number(months, 3)} months{start} at {percent(self.study.monthly_growth)} "
-                    "a month)")
-        return (f"For **{users} users**{when}: **{row['vm']}** at {money(row['monthly_cost'], self.cost_unit)}, "
-                f"carrying {integer(row['users'])} users"
-                f"{interval_words(row['users'], vm['users_low'], vm['users_high'], integer)}.")
+            text += (f" Growing {percent(self.study.monthly_growth)} a month{start}, users reach {users} in "
+                     f"{number(months, 3)} months.")
+        return text
 
     @property
     def answer(self) -> str:
@@ -143,6 +143,22 @@ class PlanReport:
             parts.append(f"The cheapest per user is **{best['vm']}** at "
                          f"{money(best['cost_per_1000_users'], self.currency)} per 1,000 users a month.")
         return " ".join(parts)
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the objectives and workload, where each VM's throughput comes from, and
+        why a figure the answer gives with only a lower or an upper end (``formatting.interval_words``) is one."""
+        from capmodel.plan.planner import ONE_SIDED_NOTE
+
+        text = f"{self.assumptions} {self.throughput_note}"
+        vms = self.vms.set_index("vm")
+        one_sided = [r["vm"] for _, r in self.study.recommendations.iterrows() if isinstance(r.get("vm"), str)
+                     and interval_words(r["users"], vms.loc[r["vm"], "users_low"], vms.loc[r["vm"], "users_high"],
+                                        integer).startswith((", at least", ", at most"))]
+        if one_sided:
+            text += (f" The users {', '.join(one_sided)} carries are given with one end only because "
+                     f"{ONE_SIDED_NOTE.removeprefix('†: ')}.")
+        return text
 
     @property
     def decision(self) -> str:

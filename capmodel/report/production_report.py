@@ -71,6 +71,29 @@ def production_decision(result) -> str:
             f"load is {observed} of {carries}.{runway}")
 
 
+def production_qualifications(result) -> str:
+    """The answer under report 07's decision, in short plain sentences (``headline.answer_problems``): where the
+    saturation, the planned throughput and the spare share may lie; the method and its reasons follow below the
+    headline (``ProductionAnswer.describe``)."""
+    saturation, planned, spare = result.saturation_throughput, result.planned_throughput, result.spare_fraction
+    below = "How these figures were worked out, and why this method, follows below."
+    if saturation is None or planned is None or spare is None:
+        return f"No method can state a capacity from this data. {below}"
+    ranges = [f"{name} lies between {number(figure.low)} and {number(figure.high)} ops/s"
+              for name, figure in (("saturation", saturation), ("the planned throughput", planned))
+              if shows_width(figure.low, figure.high)]
+    parts = [f"With {percent(result.level)} confidence, {'; '.join(ranges)}."] if ranges else []
+    low, high = sorted((spare.low, spare.high))
+    if shows_width(low, high, lambda x: percent(x, 3)) and math.isfinite(low) and math.isfinite(high):
+        if high < 0:
+            parts.append(f"The busiest load is between {percent(-high, 3)} and {percent(-low, 3)} above the plan.")
+        elif low >= 0:
+            parts.append(f"Between {percent(low, 3)} and {percent(high, 3)} of the planned throughput is spare.")
+        else:
+            parts.append("The busiest load may be below the plan or above it.")
+    return " ".join([*parts, below])
+
+
 @dataclass
 class ProductionReport:
     """Everything report 07 shows; ``production_report`` builds it.
@@ -117,6 +140,14 @@ class ProductionReport:
     @property
     def decision(self) -> str:
         return production_decision(self.result)
+
+    @property
+    def answer(self) -> str:
+        return production_qualifications(self.result)
+
+    @property
+    def details(self) -> str:
+        return self.result.describe()
 
     @property
     def notes(self) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from capmodel.formatting import Column, integer, number, percent, table
+from capmodel.formatting import Column, integer, number, percent, table, unnested
 from capmodel.models.evidence import Evidence
 from capmodel.studies import DOCUMENTDB_SHARDS, DOCUMENTDB_TARGET_RATE
 
@@ -51,6 +51,16 @@ class ShardReport:
         return self.study.evidence
 
     @property
+    def efficiency_words(self) -> str:
+        """The plan's efficiency as the scenario table's column spells it (one precision per column: 100.0% beside
+        84.7%), or as a percentage alone when there are no scenarios."""
+        efficiency = self.row["efficiency"]
+        scenarios = self.scenario_table()
+        if scenarios is None or "efficiency" not in scenarios.columns:   # no scenario reaches the target
+            return percent(efficiency)
+        return scenarios.show_value("efficiency", efficiency)
+
+    @property
     def short_answer(self) -> str:
         """The answer's first sentence, for the index of reports: the shards and clients for the target."""
         r, m = self.row, self.study.model
@@ -61,7 +71,7 @@ class ShardReport:
         return (f"A target of {target} needs **{integer(r['shards'])} shards** (linear estimate "
                 f"{integer(r['linear_shards'])}) at {integer(m['per_shard_throughput'])} inserts/s per shard with "
                 f"σ = {number(m['sigma'])} and κ = {number(m['kappa'])}, delivering {integer(r['throughput'])} "
-                f"inserts/s at {percent(r['efficiency'])} of linear efficiency, driven by "
+                f"inserts/s at {self.efficiency_words} of linear efficiency, driven by "
                 f"**{integer(r['clients'])} client processes** ({m['clients_rule']}).")
 
     @property
@@ -75,8 +85,7 @@ class ShardReport:
             return f"**{target} cannot be reached** with at most {integer(m['max_shards'])} shards."
         text = (f"Plan **{integer(r['shards'])} shards** driven by **{integer(r['clients'])} client processes** for "
                 f"{target}.")
-        scen = self.study.scenarios
-        out = [] if scen is None else scen.loc[scen["shards"].isna(), "sigma"].tolist()
+        out = self.unreachable_sigmas
         if out:
             text += (f" If contention σ reaches {number(min(out))}, no number of shards up to "
                      f"{integer(m['max_shards'])} does.")
@@ -84,16 +93,34 @@ class ShardReport:
 
     @property
     def answer(self) -> str:
+        """The answer under the decision, in short plain sentences (``headline.answer_problems``): what the shards
+        deliver and how the clients split (the contention under which no count suffices is the decision's); the
+        model's figures follow in ``details``."""
+        r, m = self.row, self.study.model
+        if r["shards"] is None:
+            return "The model's figures and each contention scenario follow below."
+        text = (f"{integer(r['shards'])} shards at {integer(m['per_shard_throughput'])} inserts/s each deliver "
+                f"{integer(r['throughput'])} inserts/s, {self.efficiency_words} of linear efficiency. The "
+                f"{integer(r['clients'])} client processes split as {unnested(m['clients_rule'])}.")
+        return text + " The model's figures and each contention scenario follow below."
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the model's figures, the linear estimate, the unreachable scenarios."""
         m = self.study.model
         text = self.short_answer
-        scen = self.study.scenarios
-        if scen is not None:
-            out = scen.loc[scen["shards"].isna(), "sigma"]
-            if len(out):
-                kappa = f" (κ = {number(m['kappa'])})" if m["kappa"] else ""   # κ alone can make it so
-                text += (f" Unreachable within {integer(m['max_shards'])} shards when σ is "
-                         f"{', '.join(number(s) for s in out)}{kappa}.")
+        out = self.unreachable_sigmas
+        if out:
+            kappa = f" (κ = {number(m['kappa'])})" if m["kappa"] else ""   # κ alone can make it so
+            text += (f" Unreachable within {integer(m['max_shards'])} shards when σ is "
+                     f"{', '.join(number(s) for s in out)}{kappa}.")
         return text
+
+    @property
+    def unreachable_sigmas(self) -> list:
+        """The contention scenarios under which no number of shards up to the limit reaches the target."""
+        scen = self.study.scenarios
+        return [] if scen is None else scen.loc[scen["shards"].isna(), "sigma"].tolist()
 
     @property
     def scenarios(self):

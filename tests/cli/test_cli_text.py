@@ -79,7 +79,9 @@ def test_mva_prints_the_answer_first_and_tables_with_units(tmp_path):
     assert "throughput (ops/s)" in lines[header] and "at cpu (ms)" in lines[header]
     assert lines[header + 1].split() == ["reads", "1", "0", "83.33", "12", "4", "6", "2"]
     stations = {line.split()[0]: line.split() for line in lines if line.split()[:1] in (["cpu"], ["disk"], ["net"])}
-    assert stations["cpu"][-2:] == ["33.3%", "0.333"] and stations["disk"][-2:] == ["50%", "0.5"]   # as number() spells it
+    # one precision per column: 50.0% under 33.3%, 0.500 under 0.333; the answer names the bottleneck's as its column
+    assert stations["cpu"][-2:] == ["33.3%", "0.333"] and stations["disk"][-2:] == ["50.0%", "0.500"]
+    assert "Bottleneck: disk (utilization 50.0%)." in lines[0]
     assert stations["net"][-2:] == ["—", "0.167"]
     tables = "\n".join(lines[header:])
     assert "0.012" not in tables and "queue_reads" not in tables and "response_time" not in tables

@@ -46,5 +46,5 @@ def test_fleet_table_shows_its_window_whole():
     headers = [c.header for c in made.columns.values()]
     shown = [dict(zip(headers, row)) for row in made.cells()]
     assert [r["window (h)"] for r in shown] == ["6", "6"]
-    # each figure as a sentence spells it (tests/report/test_page_claims.py): 0.38, not 0.380
-    assert [r["CPU per operation (ms)"] for r in shown] == ["0.236", "0.38"]
+    # one precision per column (tests/formatting/test_column_precision.py): 0.380 under 0.236, never 0.38
+    assert [r["CPU per operation (ms)"] for r in shown] == ["0.236", "0.380"]

@@ -176,4 +176,4 @@ def test_the_three_terms_figure_draws_the_fitted_terms_the_headline_states():
     fit = methodology_report().fit
     usl = usl_terms_figure(fit.sigma, fit.kappa, fit.lambda_).data[2]
     assert usl.name == "USL: sigma = 0.0563, kappa = 0.000213"
-    assert "σ = 0.0563, κ = 0.000213" in methodology_report().answer
+    assert "σ = 0.0563, κ = 0.000213" in methodology_report().details

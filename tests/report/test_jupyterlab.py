@@ -39,11 +39,13 @@ CONTROLS = {
     "03_vm_capacity_plan": [("monthly growth", "0.1", "10% a month"), ("target users", "60000", "60,000 users"),
                             ("utilization target", "0.6", None), ("ops/s per user", "0.5", None),
                             ("p95 increase allowed", "0.5", "page: no more than 50% above the baseline's")],
-    "04_node_multiplier": [("σ (contention)", "0.05", "σ = 0.05"), ("κ (coherency)", "0.0005", "κ = 0.0005")],
+    # the contention figures are said below the headline block, in "How the answer was worked out"
+    "04_node_multiplier": [("σ (contention)", "0.05", "page: with σ = 0.05 and κ"),
+                           ("κ (coherency)", "0.0005", "page: and κ = 0.0005")],
     # the shard counts counted here: the smallest n with 62,500 n / (1 + σ(n − 1) + κn(n − 1)) >= the target
-    "05_shard_scale_out": [("target inserts/s", "1200000", f"needs {shards(1.2e6, 0, 0)} shards"),
-                           ("σ (contention)", "0.015", f"needs {shards(1.2e6, 0.015, 0)} shards"),
-                           ("κ (coherency)", "0.00005", f"needs {shards(1.2e6, 0.015, 0.00005)} shards")],
+    "05_shard_scale_out": [("target inserts/s", "1200000", f"Plan {shards(1.2e6, 0, 0)} shards"),
+                           ("σ (contention)", "0.015", f"Plan {shards(1.2e6, 0.015, 0)} shards"),
+                           ("κ (coherency)", "0.00005", f"Plan {shards(1.2e6, 0.015, 0.00005)} shards")],
 }
 # every figure's traces (names and values), to tell a redrawn figure from the one before
 FIGURES = "JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].map(d => (d.data || []).map(t => [t.name, t.x, t.y])))"

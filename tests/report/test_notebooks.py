@@ -45,9 +45,10 @@ def _headline(reports, name) -> dict:
     return found[0]
 
 
-def _answer(reports, name) -> str:
-    """The report's answer in words (markdown), as its headline states it."""
-    return re.sub(r"\s+", " ", _headline(reports, name)["answer"])
+def _answer(reports, name, part: str = "answer") -> str:
+    """The report's answer in words (markdown), as its headline states it (``part="details"``: how it was worked
+    out, as the page shows it below the headline)."""
+    return re.sub(r"\s+", " ", _headline(reports, name)[part])
 
 
 def _page_text(reports, name) -> str:
@@ -68,9 +69,10 @@ def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _shows(reports, name, answer: str) -> None:
-    """The report's headline shows ``answer``, its page object's answer, as it is."""
-    assert _headline(reports, name)["answer"] == answer
+def _shows(reports, name, result) -> None:
+    """The report's headline shows its page object's answer, and below it the object's details, as they are."""
+    head = _headline(reports, name)
+    assert (head["answer"], head["details"]) == (result.answer, result.details)
 
 
 def test_every_notebook_is_stored_without_outputs_and_opens_with_a_tagged_parameters_cell():
@@ -101,7 +103,7 @@ def test_methodology_littles_law_and_utilization_law_on_the_bundled_numbers(repo
     from capmodel.report.methodology_report import methodology_report
 
     result = methodology_report(upto=SMALL["01_methodology"]["upto"])
-    _shows(reports, "01_methodology", result.answer)
+    _shows(reports, "01_methodology", result)
     curve = datasets.load_curve("plgm_workload1")
     # Little's law R = N / X against the study's measured mean latency (Percona plgm post, workload #1 table)
     worst = max(abs(n / x * 1000 / r - 1) for n, x, r in
@@ -116,7 +118,7 @@ def test_fit_curve_reports_the_amdahl_ceiling_fitted_independently(reports):
     from capmodel.report.fit_report import fit_report
 
     result = fit_report()
-    _shows(reports, "02_fit_curve", result.answer)
+    _shows(reports, "02_fit_curve", result)
     curve = datasets.load_curve("plgm_workload1")
     n, x = curve["concurrency"].to_numpy(float), curve["throughput"].to_numpy(float)
     (sigma, lam), _ = curve_fit(lambda n, s, l: l * n / (1 + s * (n - 1)), n, x, p0=[0.05, 1000])
@@ -128,7 +130,7 @@ def test_capacity_plan_recommends_the_vm_the_benchant_study_chose_for_50000_user
     from capmodel.report.plan_report import BUNDLED_INTRO, plan_report
 
     result = plan_report(targets=[50000, 90000])      # the notebook's defaults
-    _shows(reports, "03_vm_capacity_plan", result.answer)
+    _shows(reports, "03_vm_capacity_plan", result)
     # benchANT: "For the near-term goal with a doubled amount of users (growing from 25,000 to 50,000), a VM was
     # identified which delivers 160% more throughput, for only 48% higher monthly costs": s3-2xlarge-8-SAS
     # (relative throughput 2.6; 1,180.08 / 797.76 = 1.479).
@@ -146,7 +148,7 @@ def test_node_multiplier_matches_the_micron_brief_and_an_independent_usl_count(r
     from capmodel.report.node_report import node_report
 
     result = node_report("", sigma=0.01, kappa=0.0001, sensitivity=SMALL["04_node_multiplier"]["sensitivity"])
-    _shows(reports, "04_node_multiplier", result.answer + " " + result.sensitivity_answer())
+    _shows(reports, "04_node_multiplier", result)
     micron = datasets.load("micron_ycsb_96threads").set_index("workload")
     # the brief's linear rule: 3 x X_SSD / X_HDD, rounded; it states 26 nodes for YCSB A
     table = _csv_table(next(o["data"]["text/html"] for c in _nb(reports, "04_node_multiplier").cells
@@ -182,7 +184,7 @@ def test_shard_scale_out_repeats_the_documentdb_16_shards_and_1024_clients(repor
 
     scenarios = SMALL["05_shard_scale_out"]["scenarios"]
     result = shard_report(1_000_000.0, 62_500.0, 0.0, 0.0, scenarios=scenarios)   # the notebook's defaults
-    _shows(reports, "05_shard_scale_out", result.answer)
+    _shows(reports, "05_shard_scale_out", result)
     # AWS post: over a million inserts/s on 16 shards driven by 1,024 client processes; 62,500/s per shard is the
     # linear lower bound 1,000,000 / 16
     assert (result.row["shards"], result.row["clients"]) == (16, 1024)
@@ -195,7 +197,7 @@ def test_shard_scale_out_repeats_the_documentdb_16_shards_and_1024_clients(repor
 
 
 def test_live_benchmark_measured_every_step_on_the_real_server(reports):
-    text = _answer(reports, "06_live_benchmark")
+    text = _answer(reports, "06_live_benchmark", "details")
     nb = _nb(reports, "06_live_benchmark")
     table = next(o["data"]["text/html"] for c in nb.cells for o in c.get("outputs", [])
                  if "curve.csv" in str(o.get("data", {}).get("text/html", "")))
@@ -231,9 +233,9 @@ def test_methodology_what_if_predicts_plgm_workload_3_from_workloads_1_and_2(rep
     from capmodel.models.mix.demands import fit_mix_demands
     from capmodel.report.methodology_report import methodology_report
 
-    text = _answer(reports, "01_methodology")
+    text = _answer(reports, "01_methodology", "details")
     result = methodology_report(upto=SMALL["01_methodology"]["upto"])
-    _shows(reports, "01_methodology", result.answer)
+    _shows(reports, "01_methodology", result)
     # Percona plgm study (seed 003_): workload 1 "100% find()", workloads 2 and 3 "54% reads and 46% writes";
     # the study's servers have 4 vCPUs (the notebook's defaults)
     mixed = {"read": 0.54, "write": 0.46}

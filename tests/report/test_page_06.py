@@ -50,7 +50,7 @@ def test_a_plan_from_a_fitted_peak_below_the_best_measured_says_so_in_the_verdic
     assert reason is not None and reason.value == pytest.approx(best / fit.peak_throughput)
     assert report.evidence.usable and report.evidence.main_reason.code == "below_best"
     assert plan.usable_throughput == pytest.approx(0.8 * fit.peak_throughput) or plan.binding_limit == "latency"
-    answer = report.answer
+    answer = report.details
     assert f"measured at best **{number(best)} ops/s** (at 24 clients)" in answer
     peak = report.figures["peak_throughput"]
     assert f"peaks at **{number(peak.estimate)} ops/s** (95% interval {_span(peak)} ops/s)" in answer
@@ -90,7 +90,7 @@ def test_a_curve_without_a_peak_is_planned_from_its_ceiling_named_as_one():
     rows = _rows(report)
     assert "fitted ceiling throughput" in rows and "fitted peak throughput" not in rows
     assert "fitted peak concurrency" not in rows and "limit: 80% of the fitted ceiling" in rows
-    assert "of the fitted ceiling" in report.objectives_words() and "levels off towards a ceiling" in report.answer
+    assert "of the fitted ceiling" in report.objectives_words() and "levels off towards a ceiling" in report.details
 
 
 @pytest.mark.notebooks
@@ -103,7 +103,8 @@ def test_the_rendered_page_of_a_recorded_folder_reads_as_one_statement(below, tm
     nb = nbformat.read(tmp_path / "06_live_benchmark.ipynb", as_version=4)
     shown = next(o["data"][MIME] for c in nb.cells for o in c.get("outputs", []) if MIME in o.get("data", {}))
     # the page names the server as its folder's run record does; every other word is the report object's
-    assert shown["answer"] == report.answer.replace("a server", "mongodb://db.example.net:27017/")
+    assert shown["answer"] == report.answer
+    assert shown["details"] == report.details.replace("a server", "mongodb://db.example.net:27017/")
     assert shown["short_answer"] == report.short_answer
     assert [r["code"] for r in shown["evidence"]["reasons"]] == report.evidence.codes()
     # the plan table's download: the same fitted peak, its one interval, and the best measured level

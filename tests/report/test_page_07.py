@@ -112,7 +112,8 @@ def test_report_renders_an_observe_folder_without_sampling(tmp_path, capsys):
     assert run.error is None, run.error
     shown = _headline_data(run.notebook)
     report = production_report(observed=str(folder), cores=1.0, bootstrap=10)   # the page object, as the notebook
-    assert shown["answer"] == report.result.describe()                            # builds it: the headline's answer
+    # builds it: the headline's answer, and below it how the answer was worked out
+    assert (shown["answer"], shown["details"]) == (report.answer, report.result.describe())
     expected = go_laws()
     assert report.source == "the observe folder obs" and not report.bundled    # read from the folder as it is:
     assert {"ftdc", "uri", "duration", "interval"} <= set(report.unused)        # no FTDC decoded, nothing sampled
@@ -133,7 +134,7 @@ def test_report_on_an_idle_server_states_only_what_the_data_support(tmp_path):
     shown = _headline_data(run.notebook)
     report = production_report(ftdc=str(idle_ftdc), bootstrap=10)     # the page object, as the notebook builds it
     result = report.result
-    assert shown["answer"] == result.describe()
+    assert shown["details"] == result.describe()
     busiest = float(np.quantile(observe_ftdc(idle_ftdc).curve["throughput"], 0.95))
     assert result.observed_peak_throughput == pytest.approx(busiest, rel=1e-12)   # what it carried at its busiest
     assert shown["evidence"]["grade"] == result.evidence.grade == "unusable"

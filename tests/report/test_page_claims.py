@@ -156,8 +156,9 @@ def test_user_pages_say_which_parameters_their_inputs_made_moot(user_pages):
     fleet = _head(out, "08_fleet_capacity")
     used = {p["name"]: p["used"] for p in fleet["provenance"]["parameters"]}
     assert not any(used[n] for n in ("clusters", "members", "hours", "seed")) and used["folders"]
-    # the answer names where the servers came from instead of opening with a bare count
-    assert fleet["answer"].startswith("From the FTDC in fleet: of 2 servers, the most urgent is ")
+    # the answer names where the servers came from instead of opening with a bare count, and so do the details
+    assert fleet["answer"].startswith("Read from the FTDC in fleet: 2 servers. The first to run out is busiest at ")
+    assert fleet["details"].startswith("From the FTDC in fleet: of 2 servers, the most urgent is ")
     production = _head(out, "07_production_capacity")
     used = {p["name"]: p["used"] for p in production["provenance"]["parameters"]}
     assert used["observed"] and not any(used[n] for n in ("ftdc", "uri", "duration", "interval", "since", "until"))
@@ -303,7 +304,7 @@ def test_report_01s_knee_section_does_not_contradict_its_answer():
     # carry"
     from capmodel.report.methodology_report import methodology_report
 
-    assert "so the peak decides" in methodology_report(latency_target_ms=5.0).answer
+    assert "so the peak decides" in methodology_report(latency_target_ms=5.0).details
     cells = json.loads((NOTEBOOKS / "01_methodology.ipynb").read_text())["cells"]
     knee = ["".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## 6. Why the knee matters")]
     assert len(knee) == 1
@@ -388,10 +389,10 @@ def test_report_03s_answer_says_where_the_growth_starts():
 
     from capmodel.report.plan_report import plan_report
 
-    assert (f"(reached in {math.log(2) / math.log(1.05):.1f} months from today's 25,000 at 5% a month)"
-            in plan_report(targets=[50_000]).answer)
-    assert (f"(reached in {math.log(5 / 3) / math.log(1.05):.1f} months from today's 30,000 at 5% a month)"
-            in plan_report(targets=[50_000], current_users=30_000).answer)
+    assert (f"Growing 5% a month from today's 25,000, users reach 50,000 in {math.log(2) / math.log(1.05):.1f} "
+            "months." in plan_report(targets=[50_000]).answer)
+    assert (f"Growing 5% a month from today's 30,000, users reach 50,000 in "
+            f"{math.log(5 / 3) / math.log(1.05):.1f} months." in plan_report(targets=[50_000], current_users=30_000).answer)
 
 
 def _fleet_rows(cpu_ms):
@@ -405,31 +406,40 @@ def _fleet_rows(cpu_ms):
         "duplicate_of": [None] * n, "evidence": [{"grade": "weak", "reasons": []}] * n})
 
 
-def test_report_08s_cpu_per_operation_column_spells_each_figure_as_a_sentence_does():
-    # the page showed 0.236 above 0.38, then 0.380 (a column's trailing zeros) where a sentence would say 0.38: one
-    # figure, one spelling on a page (formatting's note on precision: the trimmed column)
-    from capmodel.formatting import number
+def test_report_08s_cpu_per_operation_column_spells_each_figure_with_one_precision():
+    # the page showed 0.236 above 0.38: one column, one precision (0.380); no sentence of page 08 names a member's CPU
+    # per operation, and one that named it would spell it as the column does (``column_figure``)
+    from capmodel.formatting import column_figure
     from capmodel.observe.fleet import Fleet
 
     fleet = Fleet(_fleet_rows([0.236, 0.374, 0.376, 0.38]), workers="local", monthly_growth=0.05)
     shown = fleet.reading_table()
     at = [c.header for c in shown.columns.values()].index("CPU per operation (ms)")
     column = [row[at] for row in shown.cells()]
-    assert column == ["0.236", "0.374", "0.376", "0.38"] == [number(x) for x in (0.236, 0.374, 0.376, 0.38)]
+    assert column == ["0.236", "0.374", "0.376", "0.380"] == [f"{x:.3f}" for x in (0.236, 0.374, 0.376, 0.38)]
+    key = list(shown.columns)[at]
+    assert column_figure(0.38, [0.236, 0.374, 0.376, 0.38], shown.columns[key]) == "0.380"
 
 
-def test_a_column_spells_every_figure_as_number_does():
-    from capmodel.formatting import Column, number, percent, table
+def test_a_column_spells_its_figures_with_one_precision():
+    from capmodel.formatting import Column, table
 
     shown = table(pd.DataFrame({"a": [1, 0.5, 3], "b": [2.5, 0.25, 1234.5]}), {"a": "a", "b": "b"}).cells()
-    assert [r[0] for r in shown] == ["1", "0.5", "3"]
-    assert [r[1] for r in shown] == ["2.5", "0.25", "1,234"] == [number(x) for x in (2.5, 0.25, 1234.5)]
+    assert [r[0] for r in shown] == ["1.0", "0.5", "3.0"]
+    assert [r[1] for r in shown] == ["2.50", "0.25", "1,234.50"]
     p95 = table(pd.DataFrame({"p95": [1.9, 2.0, 2.2, 10.9]}), {"p95": "p95 latency (ms)"}).cells()
-    assert [r[0] for r in p95] == ["1.9", "2", "2.2", "10.9"]
-    # report 01's Little's-law table: 0.17% under 0.532% (the difference column, three significant digits)
+    assert [r[0] for r in p95] == ["1.9", "2.0", "2.2", "10.9"]
+    # report 01's Little's-law table: 0.170% under 0.532% (the difference column, three significant digits)
     shares = table(pd.DataFrame({"d": [0.00532, 0.0017, 0.8]}), {"d": Column("difference", "percent", digits=3)})
-    assert [r[0] for r in shares.cells()] == ["0.532%", "0.17%", "80%"] == [percent(x, 3) for x in (0.00532, 0.0017,
-                                                                                                    0.8)]
+    assert [r[0] for r in shares.cells()] == ["0.532%", "0.170%", "80.000%"]
+    # and its sentence names the largest difference as the column shows it
+    from capmodel.report.methodology_report import methodology_report
+
+    report = methodology_report()
+    worst = report.little["difference"].abs().max()
+    at = list(report.little_table().columns).index("difference")
+    assert report.little_worst in [row[at] for row in report.little_table().cells()]
+    assert report.little_worst == f"{100 * worst:.2f}%"     # 0.56%: two decimals, as 0.53% and 0.30% beside it
     # a column that declares its decimals keeps them (AICc, runway months): its sentences use the same
     fixed = table(pd.DataFrame({"m": [26.0, 19.63]}), {"m": Column("runway (months)", decimals=1)}).cells()
     assert [r[0] for r in fixed] == ["26.0", "19.6"]
@@ -509,10 +519,10 @@ def test_report_05s_unreachable_answer_says_it_once_and_names_the_kappa_of_its_s
     # 1 shard ... Unreachable within 32 shards when σ is 0." (σ = 0 is unreachable only because κ = 1)
     from capmodel.report.shard_report import shard_report
 
-    answer = shard_report(1_000_000, 62_500, 0.5, 1.0, scenarios=[0.0]).answer
+    answer = shard_report(1_000_000, 62_500, 0.5, 1.0, scenarios=[0.0]).details   # the model's words, below
     assert "**cannot be reached**: throughput peaks at 62,500 inserts/s with 1 shard" in answer, answer
     assert "unreachable: " not in answer and answer.endswith("Unreachable within 32 shards when σ is 0 (κ = 1).")
-    assert "(κ" not in shard_report(2_000_000, 62_500, 0.0, 0.0, scenarios=[0.05]).answer
+    assert "(κ" not in shard_report(2_000_000, 62_500, 0.0, 0.0, scenarios=[0.05]).details
 
 
 def test_report_01s_usl_terms_legend_says_when_curves_coincide_and_has_no_exponent():
@@ -547,7 +557,7 @@ def test_report_01_with_no_latency_target_says_the_peak_alone_bounds_the_clients
     fit = result.fit
     assert (f"- **The knee**: no latency target was given (latency_target_ms = 0), so only the peak bounds the "
             f"clients: at most {integer(fit.recommended_concurrency)} clients ({integer(fit.peak_throughput)} ops/s)."
-            in result.answer)
+            in result.details)
 
 
 def test_report_08s_failed_server_is_labelled_by_whole_folder_names():

@@ -136,7 +136,7 @@ def test_report_02s_answer_names_each_parameter_as_its_table_shows_it():
     result = fit_report()
     rows = {r[0].split(" ")[0]: r for r in result.parameter_table().cells()}
     for symbol, (name, estimate, low, high, *rest) in rows.items():
-        assert f"{symbol} = {estimate} ({low} to {high})" in result.answer, (symbol, estimate, result.answer)
+        assert f"{symbol} = {estimate} ({low} to {high})" in result.details, (symbol, estimate, result.details)
 
 
 def test_report_08s_answer_names_the_spare_fraction_as_the_fleet_table_does():

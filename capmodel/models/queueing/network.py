@@ -22,7 +22,7 @@ import pandas as pd
 
 from capmodel.constraints import with_name
 from capmodel.errors import CapmodelError, InputError, shown
-from capmodel.formatting import Column, number, percent, table
+from capmodel.formatting import Column, number, table
 from capmodel.jsonable import to_jsonable
 from capmodel.models.queueing.laws import MAX_POPULATION, MAX_SECONDS, NONNEGATIVE, SECONDS, check_servers
 from capmodel.models.queueing.load_dependent import LoadDependent, multi_server
@@ -256,7 +256,7 @@ class MulticlassResult:
     def describe(self, time_unit: str = "s") -> str:
         """One sentence per class and the bottleneck, in words: with the model's times in seconds (the default),
         throughput in ops/s and response times in ms, as ``capmodel mva``'s tables show them (``class_figures``);
-        the utilization as its station table does (``UTILIZATION_DIGITS``)."""
+        the utilization as its station table's column does (one precision per column)."""
         parts = [f"{c}: {class_figures(x, r, time_unit)}" for c, x, r in
                  zip(self.network.classes, self.throughput, self.response_time)]
         if self.utilization.isna().all():
@@ -264,8 +264,8 @@ class MulticlassResult:
         if self.bottleneck is None:
             return f"{self.method}: " + "; ".join(parts) + ". No station carries load, so none is the bottleneck."
         u = self.utilization[self.bottleneck]
-        return (f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} "
-                f"(utilization {percent(u, UTILIZATION_DIGITS)}).")
+        shown = formatted_station_table(self).show_value("utilization", u)   # as its column spells it
+        return f"{self.method}: " + "; ".join(parts) + f". Bottleneck: {self.bottleneck} (utilization {shown})."
 
     def summary(self) -> str:
         """Everything ``capmodel mva`` prints for a model file: the answer, the solver's notes, then the per-class

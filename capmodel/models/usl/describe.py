@@ -38,6 +38,30 @@ def limit_words(fit, figures: dict, level: float = 0.95, strong=lambda text: tex
     return "throughput grows in proportion to the clients over the measured range, with no peak or ceiling in sight"
 
 
+def _range(low: float, high: float, unit: str = "") -> str:
+    """'between 11,851 and 22,071 ops/s', 'at least 42.5', or '' when there is no range to show."""
+    unit = f" {unit}" if unit else ""
+    if not math.isfinite(low):
+        return ""
+    if not math.isfinite(high):
+        return f"at least {number(low)}{unit}"
+    return f"between {number(low)} and {number(high)}{unit}" if shows_width(low, high) else ""
+
+
+def limit_range_words(fit, figures: dict, level: float = 0.95) -> str:
+    """The intervals of ``limit_words``' figures in plain words, for the answer under a headline's decision (one
+    sentence, no brackets): 'With 95% confidence the peak lies between 11,851 and 22,071 ops/s, reached with
+    at least 42.5 clients.'; '' when there is none to show."""
+    peak, n_star = figures["peak_throughput"], figures["peak_concurrency"]
+    x_range = _range(peak.low, peak.high, "ops/s") if math.isfinite(peak.estimate) else ""
+    if not x_range:
+        return ""
+    kind = "peak" if math.isfinite(n_star.estimate) else "ceiling"
+    n_range = _range(n_star.low, n_star.high) if kind == "peak" else ""
+    where = f", reached with {n_range} clients" if n_range else ""
+    return f"With {percent(level)} confidence the {kind} lies {x_range}{where}."
+
+
 def limit_decision(fit, figures: dict, subject: str, usable: bool) -> str:
     """A headline's decision on where ``subject``'s throughput stops (markdown, one sentence, no brackets): the
     ``limit_words`` without intervals, or, when the verdict is unusable, that the data cannot locate it."""
