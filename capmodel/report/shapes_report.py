@@ -96,17 +96,30 @@ class ShapesReport:
 
     @property
     def answer(self) -> str:
-        """The answer in sentences: the what-if's, its shapes named by their rank in the table as the page names
-        them; the shapes' own where there is no what-if."""
+        """The answer in short plain sentences (``details`` has the what-if's own words, its shapes and intervals)."""
+        where = "the bundled sample's log" if self.bundled else f"the log of {self.source}"
+        found = f"{plural(len(self.shapes.rows), 'query shape')} in {where}."
+        w = self.what_if
+        if w is None:
+            return f"{found} No what-if: {self.why_no_what_if}"
+        low, high = w.low, w.high
+        return (f"{found} At {self.asked} the CPU is {percent(w.utilization)} of the server's, between "
+                f"{percent(low['utilization'])} and {percent(high['utilization'])}; it saturates at "
+                f"{number(w.load_factor_that_fits)} times that load, between {number(low['load_factor_that_fits'])} "
+                f"and {number(high['load_factor_that_fits'])} times. Shape {self._limiting()[0]} breaks it first.")
+
+    @property
+    def details(self) -> str:
+        """How the answer was worked out: the what-if's own words, its shapes named by their rank in the table as
+        the page names them; the busiest shapes where there is no what-if."""
         if self.what_if is None:
-            return self.shapes.describe(top=5) + f"\nNo what-if: {self.why_no_what_if}"
+            return self.shapes.describe(top=5)
         rank, _ = self._limiting()
         sid = self.what_if.limiting_shape
         text = self.what_if.describe().replace(f"{sid} (", f"shape {rank}, {sid} (", 1)
         for shape, r in self.ranks.items():
             text = text.replace(f"{shape} x", f"shape {r} x").replace(f"\n{shape}: ", f"\nShape {r}: ")
-        where = "the bundled sample's log" if self.bundled else f"the log ({self.source})"
-        return f"{plural(len(self.shapes.rows), 'query shape')} in {where}.\n" + text
+        return text
 
     @property
     def meanings(self) -> dict:
