@@ -211,7 +211,7 @@ class Fleet:
             return Evidence.from_json(usable.iloc[0]["evidence"])
         return Evidence.of(Reason("no_server_ranked", "unusable", "no server has a usable capacity verdict"))
 
-    def answer(self, source: str | None = None) -> str:
+    def plain_answer(self, source: str | None = None) -> str:
         """The answer under the decision, in short plain sentences (``headline.answer_problems``): what was read,
         the most urgent server's load against its capacity and the grade of that figure; ``describe`` says it with
         its method, in one sentence, below the headline."""

@@ -86,7 +86,7 @@ def calibrate_user_load(users, throughput, utilization=None, throughput_low=None
     --------
     >>> from capmodel.plan import calibrate_user_load
     >>> calibrate_user_load(users=10_000, throughput=2_500, throughput_low=2_400, throughput_high=2_600).summary()
-    '0.25 ops/s per user (0.24–0.26), from 10,000 users at 2,500 ops/s'
+    '0.25 ops/s per user, between 0.24 and 0.26, from 10,000 users at 2,500 ops/s'
     """
     users = positive(users, "baseline users")
     throughput = positive(throughput, "baseline throughput")

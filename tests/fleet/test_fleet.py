@@ -249,7 +249,7 @@ def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_pa
     truth = synthetic.fleet_servers(**{k: parameters[k] for k in ("clusters", "members", "hours", "seed")})
     # the generator's truth: the member whose peak load is the largest share of its capacity is the most urgent
     urgent = max(truth, key=lambda s: s.peak_rate / s.capacity)
-    assert f"the most urgent is {urgent.host} of rs0: " in answer
+    assert f"the most urgent is {urgent.host} of rs0: " in heads[0]["details"]
     assert heads[0]["evidence"]["grade"] in ("sound", "weak")
     # the page plans at the report's utilization target (not given: its default, 80% CPU): the load figure's
     # planned bars are that share of each server's saturation

@@ -123,7 +123,7 @@ def test_fit_report_answer_states_the_fits_own_ceiling_best_point_and_intervals(
     from capmodel.report.fit_report import fit_report
 
     r = fit_report(dataset="plgm_workload1")
-    text = r.answer
+    text = r.details
     assert r.fit.model == "amdahl" and r.comparison.recommended == "amdahl"
     ceiling, best = _bold_numbers(text)
     assert ceiling == round(r.fit.ceiling) and best == r.curve["throughput"].max()
@@ -144,12 +144,12 @@ def test_fit_report_on_an_all_client_bound_sweep_states_no_capacity():
 
     r = fit_report(file="tests/fixtures/user_study/client_bound_sweep.csv")
     assert r.evidence.grade == "unusable"
-    assert _bold_numbers(r.answer) == [3900.0]            # only what was measured
-    assert "ceiling" not in r.answer.replace("ceiling is at least", "") and "peaks" not in r.answer
+    assert _bold_numbers(r.details) == [3900.0]            # only what was measured
+    assert "ceiling" not in r.details.replace("ceiling is at least", "") and "peaks" not in r.details
     # what the data support instead: the same sentence ``capmodel fit --json`` gives as "supported"
     from capmodel.models.usl.verdict.assessment import supported_instead
 
-    assert supported_instead(r.fit, r.evidence) in r.answer and "at least the best measured 3,900 ops/s" in r.answer
+    assert supported_instead(r.fit, r.evidence) in r.details and "at least the best measured 3,900 ops/s" in r.details
 
 
 def test_fit_report_exactly_determined_and_asked_models_state_what_the_data_support():
@@ -157,14 +157,14 @@ def test_fit_report_exactly_determined_and_asked_models_state_what_the_data_supp
 
     exact = fit_report(file="tests/fixtures/user_study/three_points.csv", model="usl")
     assert exact.evidence.grade == "unusable"
-    assert {"exactly_determined", "no_interval"} <= set(exact.evidence.codes()) and "intervals" not in exact.answer
+    assert {"exactly_determined", "no_interval"} <= set(exact.evidence.codes()) and "intervals" not in exact.details
     # no peak without an interval: only the best measured point is stated
-    assert _bold_numbers(exact.answer) == [exact.curve["throughput"].max()] and "peaks" not in exact.answer
+    assert _bold_numbers(exact.details) == [exact.curve["throughput"].max()] and "peaks" not in exact.details
     auto = fit_report(dataset="plgm_workload1")
     asked = fit_report(dataset="plgm_workload1", model="usl")
-    assert asked.fit.model == "usl" and "the comparison prefers Amdahl" in asked.answer
+    assert asked.fit.model == "usl" and "the comparison prefers Amdahl" in asked.details
     # the USL's interval is read over its own family, whose edge κ = 0 holds the Amdahl curve the comparison prefers
-    _, low, high = _figure_and_interval(asked.answer, "throughput peaks at")
+    _, low, high = _figure_and_interval(asked.details, "throughput peaks at")
     figure = asked.fit.figure_intervals(0.95, region=asked.fit.region(0.95))["peak_throughput"]
     assert (low, high) == (round(figure.low), round(figure.high))
     assert low <= auto.fit.ceiling <= high
@@ -179,7 +179,7 @@ def test_plan_report_answer_states_the_recommendations_rows():
                     targets=[10000, 90000], objectives=Objectives(utilization_target=0.8))
     recs = r.study.recommendations
     first = recs.iloc[0]
-    assert f"**{first['vm']}** at {first['monthly_cost']:,.0f} CHF/month, carrying {first['users']:,.0f} users" \
+    assert f"**{first['vm']}** at {first['monthly_cost']:,.0f} CHF/month carries {first['users']:,.0f} users" \
         in r.answer
     assert r.currency == "CHF" and "EUR" not in r.answer and not r.bundled and "benchANT" not in r.intro
     assert recs.iloc[1]["vm"] is None or not isinstance(recs.iloc[1]["vm"], str)
@@ -200,11 +200,11 @@ def test_node_and_shard_answers_state_their_studies_numbers():
     nodes = node_report(sigma=0.01, kappa=0.0001)
     rows = nodes.study.rows
     reach = rows[rows["usl_reachable"].astype(bool)]
-    assert f"**{int(rows['nodes_linear'].min())} to {int(rows['nodes_linear'].max())} nodes**" in nodes.answer
-    assert f"**{int(reach['nodes_usl'].min())} to {int(reach['nodes_usl'].max())} nodes**" in nodes.answer
+    assert f"**{int(rows['nodes_linear'].min())} to {int(rows['nodes_linear'].max())} nodes**" in nodes.details
+    assert f"**{int(reach['nodes_usl'].min())} to {int(reach['nodes_usl'].max())} nodes**" in nodes.details
     shards = shard_report(1_000_000.0, 62_500.0, 0.0, 0.0, scenarios=[0.0, 0.05])
     row = shards.study.rows[0]
-    assert _bold_numbers(shards.answer) == [row["shards"], row["clients"]] == [16, 1024]
+    assert _bold_numbers(shards.details) == [row["shards"], row["clients"]] == [16, 1024]
 
 
 @pytest.mark.parametrize("curve_file", ["tests/fixtures/client_bound_sweep/curve.csv",
@@ -241,7 +241,7 @@ def test_methodology_knee_is_the_latency_quadratics_root_or_says_why_there_is_no
     t = r.latency_target_ms / 1000.0
     root = (-(s - k) + math.sqrt((s - k) ** 2 - 4 * k * (1 - s - lam * t))) / (2 * k)
     assert root < math.sqrt((1 - s) / k)   # 3 ms is met on the rising side of the curve
-    knee = re.search(r"should carry at most ([\d,]+) clients \(([\d,]+) ops/s", r.answer).groups()
+    knee = re.search(r"should carry at most ([\d,]+) clients \(([\d,]+) ops/s", r.details).groups()
     assert int(knee[0].replace(",", "")) == math.floor(root)
     assert float(knee[1].replace(",", "")) == pytest.approx(lam * root / (1 + s * (root - 1) + k * root * (root - 1)),
                                                             abs=0.5)
@@ -251,18 +251,18 @@ def test_methodology_knee_is_the_latency_quadratics_root_or_says_why_there_is_no
     root = (-(s - k) + math.sqrt((s - k) ** 2 - 4 * k * (1 - s - lam * t))) / (2 * k)
     peak = math.sqrt((1 - s) / k)
     assert root > peak
-    assert f"reaches 5 ms only at {root:.3g} clients, past the peak (N* ≈ {peak:.3g})" in r.answer
-    assert "should carry at most" not in r.answer
+    assert f"reaches 5 ms only at {root:.3g} clients, past the peak (N* ≈ {peak:.3g})" in r.details
+    assert "should carry at most" not in r.details
     # Little's law's largest difference named as the table shows it (the answer said 0.56% over a table's 0.564%)
     shown = r.little_table()
     column = list(shown.columns).index("difference")
     largest = max((row[column] for row in shown.cells()), key=lambda c: abs(float(c.rstrip("%"))))
-    assert f"within {largest} at every thread count" in r.answer
+    assert f"within {largest} at every thread count" in r.details
     fast = methodology_report(upto=64, latency_target_ms=0.05)   # one client alone takes 1/lambda, about 0.87 ms
     assert 1000.0 / lam > 0.05
     assert (f"a 0.05 ms mean-latency target is unreachable on this fit: even at the lightest load a request takes "
-            f"{1000.0 / lam:.3g} ms") in fast.answer
-    assert "should carry at most" not in fast.answer
+            f"{1000.0 / lam:.3g} ms") in fast.details
+    assert "should carry at most" not in fast.details
 
 
 def test_bench_report_plans_through_capacity_from_fit_without_deprecation_and_hides_an_unsupported_plan():
@@ -279,7 +279,7 @@ def test_bench_report_plans_through_capacity_from_fit_without_deprecation_and_hi
         r = bench_report(curve, [], {}, "a server", "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
         plan = capacity_from_fit(capmodel.fit_usl(curve), Objectives(utilization_target=None, peak_fraction=0.8,
                                                                       latency_p95_ms=5.0))
-        answer, verdict, shown = r.answer, r.evidence, r.plan_table()
+        answer, verdict, shown = r.details, r.evidence, r.plan_table()
     # the page's verdict is its plan's (the fit's reasons, the capacity's interval), with the fit's on its peak
     assert verdict.usable and set(plan.evidence.codes()) <= set(verdict.codes())
     assert verdict.grade == plan.evidence.grade
@@ -288,5 +288,5 @@ def test_bench_report_plans_through_capacity_from_fit_without_deprecation_and_hi
     bound = bench_report(capmodel.read_curve("tests/fixtures/client_bound_sweep/curve.csv"), [], {}, "a server",
                          "ycsb-c", 5.0, 0.8, 0.26, 0.95, {})
     assert bound.evidence.grade == "unusable" and bound.plan_table() is None
-    assert "client-bound" in bound.no_plan and "sustains" not in bound.answer
-    assert "at least the best measured 3,905 ops/s" in bound.answer
+    assert "client-bound" in bound.no_plan and "sustains" not in bound.details
+    assert "at least the best measured 3,905 ops/s" in bound.details
