@@ -336,11 +336,11 @@ def plan_report(catalog: str = "", measurements: str = "", curves: str = "", vm_
                           growth=growth or None, current_users=current_users or None, level=level,
                           source=catalog or None, measurements_source=measurements or None)
 
+    if load_per_user and ops_per_user:     # a load given directly: the what-if replaces it
+        ops_per_user, load_per_user = load_per_user, 0.0
     study = plan(ops_per_user, baseline_users, current_users)
     derived = study.plan.workload
-    if load_per_user and ops_per_user:
-        study = plan(load_per_user, baseline_users, current_users)
-    elif load_per_user and derived.baseline_throughput:
+    if load_per_user and derived.baseline_throughput:
         # the same baseline measurement with heavier or lighter users: as many users at it as its throughput over
         # the load per user; today's users (the runway's start) stay the baseline's
         current_users = current_users or derived.baseline_users
