@@ -65,7 +65,7 @@ def test_some_steps_client_bound_is_weak_and_names_them():
     curve = read_curve(SWEEP)
     curve["client_bound"] = curve["concurrency"] >= 32      # the two last steps: 32 and 64 clients
     reason = R.check_client_bound(curve)
-    assert reason.grade == "weak" and reason.value == 2 and "at 32, 64 clients" in reason.message
+    assert reason.grade == "weak" and reason.value == 2 and reason.next_step.levels == (32.0, 64.0)
 
 
 @pytest.mark.parametrize("largest", [8, 16, 32])
