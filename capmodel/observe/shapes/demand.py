@@ -1,11 +1,12 @@
 """Each shape's CPU per operation: from ``cpuNanos`` where the server logs it, else from the server's CPU over the
 same intervals (FTDC or serverStatus samples), by the mix what-if's regression with the shapes as its classes.
 
-The intervals: the shapes' per-interval rates (``QueryShapes.per_interval``, intervals of ``interval_s`` seconds in
-which every operation was eligible for the log) joined with the process CPU of the ``capmodel observe`` samples whose
-midpoint falls in the interval (CPU seconds over the seconds they cover). An interval is kept where it lies wholly
-inside a part of the log's window with slowms 0 and the samples cover at least ``MIN_COVER`` of it; a shape that did
-not run in it counts 0 there.
+The intervals: the shapes' per-interval counts (``QueryShapes.per_interval``, intervals of ``interval_s`` seconds in
+which every operation was eligible for the log) and the process CPU of the ``capmodel observe`` samples, over the same
+seconds: each CPU sample's own window where the log's intervals are at most half as long (the counts spread evenly
+over each log interval), else each log interval with the samples' CPU in proportion to their overlap with it. A
+window is kept where it lies wholly inside a part of the log's window with slowms 0 (and, for a log interval, the
+samples cover at least ``MIN_COVER`` of it); a shape that did not run in it counts 0 there.
 
 The fit (``capmodel.models.mix.production.cpu_demands``): the process CPU less what the shapes with ``cpuNanos`` take
 (their logged mean) is regressed, non-negatively, on the other shapes' rates with a background term. A shape with under
@@ -33,11 +34,18 @@ MIN_COVER = 0.8        # the share of an interval the CPU samples must cover
 
 
 def shape_intervals(shapes: QueryShapes, samples: pd.DataFrame) -> pd.DataFrame:
-    """One row per usable interval: ``start`` (epoch s), ``<shape id>_per_s`` for every shape, ``cpu_cores``."""
+    """One row per usable interval: ``start`` and ``seconds`` (epoch s, length), ``<shape id>_per_s`` for every
+    shape, ``cpu_cores``.
+
+    The intervals are the CPU samples themselves where the log's intervals are at most half as long (each shape's
+    operations counted over each sample's own window), else the log's intervals with the CPU of the samples
+    overlapping each, in proportion to the overlap: a rate and a CPU figure always describe the same seconds. Only
+    intervals wholly inside a part of the log with every operation eligible, and at least ``MIN_COVER`` covered by
+    samples, are kept."""
     for column in ("time", "interval_s", "cpu_cores"):
         if column not in samples:
             raise InputError(f"the CPU samples have no {column!r} column (capmodel observe's samples.csv has it)")
-    shapes.per_interval()            # refused where no intervals were counted
+    rates = shapes.per_interval()            # refused where no intervals were counted
     width = float(shapes.interval_s or 0)
     end = ((pd.to_datetime(samples["time"], utc=True) - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)).to_numpy(
         float)
@@ -46,22 +54,49 @@ def shape_intervals(shapes: QueryShapes, samples: pd.DataFrame) -> pd.DataFrame:
     ok = np.isfinite(end) & np.isfinite(seconds) & (seconds > 0) & np.isfinite(cpu)
     if "dropped" in samples:
         ok &= samples["dropped"].astype(object).fillna("").astype(str).eq("").to_numpy()
-    slot = np.floor((end - seconds / 2) / width)
-    frame = pd.DataFrame({"slot": slot[ok], "covered": seconds[ok], "cpu_s": cpu[ok] * seconds[ok]})
-    per_slot = frame.groupby("slot").sum()
-    per_slot = per_slot[per_slot["covered"] >= MIN_COVER * width]
+    end, seconds, cpu = end[ok], seconds[ok], cpu[ok]
+    if len(seconds) and 2 * width <= float(np.median(seconds)):
+        starts, stops, cpu_cores = end - seconds, end, cpu
+    else:
+        starts, stops, cpu_cores = _cpu_per_slot(end - seconds, end, cpu, width)
     spans = [(s.start, s.end) for s in shapes.coverage.segments if s.complete]
-    starts = per_slot.index.to_numpy(float) * width
-    inside = np.array([any(a <= t and t + width <= b for a, b in spans) for t in starts], dtype=bool)
-    per_slot, starts = per_slot[inside], starts[inside]
-    rates = shapes.per_interval()
-    out = pd.DataFrame({"start": starts})
+    inside = np.array([any(a <= t and u <= b for a, b in spans) for t, u in zip(starts, stops)], dtype=bool)
+    starts, stops, cpu_cores = starts[inside], stops[inside], cpu_cores[inside]
+    out = pd.DataFrame({"start": starts, "seconds": stops - starts})
+    slots = np.rint(rates.index.to_numpy(float) / width).astype(np.int64)
     for sid in shapes.ids:
-        column = rates[sid] if sid in rates else pd.Series(dtype=float)
-        out[f"{sid}_per_s"] = column.reindex(starts, fill_value=0.0).to_numpy(float)
-    out["cpu_cores"] = (per_slot["cpu_s"] / per_slot["covered"]).to_numpy(float)
+        counts = rates[sid].to_numpy(float) * width if sid in rates else np.zeros(len(slots))
+        out[f"{sid}_per_s"] = (_operations_before(slots, counts, stops / width)
+                               - _operations_before(slots, counts, starts / width)) / (stops - starts)
+    out["cpu_cores"] = cpu_cores
     out[REPLICATION_RATE] = 0.0           # the column ``cpu_residuals`` reads for work that is not a class: none
     return out
+
+
+def _operations_before(slots: np.ndarray, counts: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Operations counted before each time ``at`` (in units of the log's intervals), the ``counts`` of the intervals
+    numbered ``slots`` (ascending) spread evenly over each: the piecewise-linear cumulative count."""
+    edges = np.union1d(slots, slots + 1)
+    done = np.concatenate([[0.0], np.cumsum(counts)])[np.searchsorted(slots, edges, side="left")]
+    return np.interp(at, edges, done, left=0.0, right=float(done[-1]) if len(done) else 0.0)
+
+
+def _cpu_per_slot(begin, end, cpu, width: float):
+    """The log's intervals of ``width`` seconds that the CPU samples ([begin, end], cores) cover at least
+    ``MIN_COVER``: their starts, stops and CPU (cores), each sample counted in proportion to its overlap."""
+    busy: dict[int, float] = {}
+    covered: dict[int, float] = {}
+    for a, b, c in zip(begin, end, cpu):
+        slot = int(np.floor(a / width))
+        while slot * width < b:
+            overlap = min(b, (slot + 1) * width) - max(a, slot * width)
+            if overlap > 0:
+                busy[slot] = busy.get(slot, 0.0) + c * overlap
+                covered[slot] = covered.get(slot, 0.0) + overlap
+            slot += 1
+    kept = sorted(k for k, v in covered.items() if v >= MIN_COVER * width)
+    starts = np.array(kept, float) * width
+    return starts, starts + width, np.array([busy[k] / covered[k] for k in kept], float)
 
 
 def fit_shape_demands(shapes: QueryShapes, samples: pd.DataFrame, cores, table: pd.DataFrame | None = None,
@@ -94,7 +129,8 @@ def fit_shape_demands(shapes: QueryShapes, samples: pd.DataFrame, cores, table: 
     cores = SERVER_CORES.check(cores, InputError)
     table = shape_intervals(shapes, samples) if table is None else table
     if len(table) < MIN_INTERVALS:
-        raise InputError(f"{plural(len(table), 'interval')} of {number(shapes.interval_s)} s where the log saw every "
+        length = float(table["seconds"].median()) if len(table) else float(shapes.interval_s or 0)
+        raise InputError(f"{plural(len(table), 'interval')} of {number(length)} s where the log saw every "
                          f"operation and the CPU samples cover it; the demand fit needs at least {MIN_INTERVALS} "
                          "(do the log and the FTDC cover the same time?)")
     rows = shapes.rows.set_index("shape")

@@ -10,6 +10,7 @@ the shared intervals (``capmodel.models.block_bootstrap``), percentiles of their
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -55,6 +56,8 @@ class ShapesWhatIf:
         The intervals' coverage.
     reasons : tuple of Reason
         What weakens the answer besides the fit's own reasons.
+    interval_s : float
+        The fitted intervals' length (the median): the CPU samples', or the log's intervals (``shape_intervals``).
     """
 
     shapes: QueryShapes
@@ -67,6 +70,7 @@ class ShapesWhatIf:
     demand_high: dict = field(default_factory=dict)
     level: float = 0.95
     reasons: tuple = ()
+    interval_s: float = math.nan
 
     @cached_property
     def rates(self) -> dict:
@@ -146,7 +150,7 @@ class ShapesWhatIf:
         """The answer as a record: cores, background, utilization with its interval, the load factor that fits, the
         limiting shape, per shape its row, the level and the evidence."""
         return to_jsonable({
-            "cores": self.demands.cores, "intervals": self.demands.intervals,
+            "cores": self.demands.cores, "intervals": self.demands.intervals, "interval_s": self.interval_s,
             "background_cores": self.demands.background_cores, "utilization": self.utilization,
             "utilization_interval": [self.low["utilization"], self.high["utilization"]],
             "load_factor_that_fits": self.load_factor_that_fits,
@@ -183,8 +187,7 @@ class ShapesWhatIf:
                     lines.append(f"Latency of {name(str(sid))} at {number(r['asked_per_s'])} ops/s: "
                                  + interval(r["latency_ms"], r["latency_ms_low"], r["latency_ms_high"], unit="ms")
                                  + ".")
-        lines.append(f"Intervals: {self.level:.0%}, refits on resampled intervals of {number(self.shapes.interval_s)} "
-                     "s.")
+        lines.append(f"Intervals: {self.level:.0%}, refits on resampled intervals of {number(self.interval_s)} s.")
         return "\n".join(lines)
 
 
@@ -271,7 +274,7 @@ def shapes_what_if(shapes: QueryShapes, samples: pd.DataFrame, cores, factors: M
         reasons.append(Reason("saturated", "unusable", f"the asked load needs {percent(predicted['utilization'])} of "
                               "the CPU: no steady state, so no latency", float(predicted["utilization"])))
     return ShapesWhatIf(shapes, fit, asked, predicted, low, high, d_low.to_dict(), d_high.to_dict(), level,
-                        tuple(reasons))
+                        tuple(reasons), float(table["seconds"].median()))
 
 
 def parse_factors(items, label: str = "--what-if") -> dict:
