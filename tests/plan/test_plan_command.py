@@ -72,8 +72,6 @@ def test_plan_answers_the_bundled_study(capsys):
     # the study: s3-2xlarge-8 "~60,000-65,000" users; 2.5-2.6x the baseline's 25,000, the estimate at 2.6x
     assert answer["vm"] == "s3-2xlarge-8-SAS"
     assert (answer["users"], answer["users_low"], answer["users_high"]) == pytest.approx((65000, 62500, 65000))
-    assert main(["plan", "--target-users", "50000"]) == 0
-    assert "nan" not in capsys.readouterr().out
 
 
 def test_plan_with_user_catalog_and_measurements(tmp_path, capsys):
