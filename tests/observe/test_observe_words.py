@@ -1,0 +1,99 @@
+"""What ``observe`` prints and its capacity says in words, checked as wording: the observation's summary lines with
+thousands separators and no exponents, the sampling line's figures, the capacity sentence's figures (without an
+interval of no width) and the printed saturation figure, replication said once, counts in agreeing nouns ("1
+interval"), and the sentence that names the member closest to its capacity. The values behind them are checked on the
+JSON and the result objects in the other files of this folder (the production answer's words:
+test_production_answer_words.py)."""
+from __future__ import annotations
+
+import math
+
+from capmodel.cli import main
+from capmodel.observe.capacity import LAWS, server_capacity
+from tests.observe.test_client_operations import _secondary
+from tests.observe.test_sampling_options import DEAD
+
+
+def test_observation_summary_formats_busy_servers_for_people():
+    # a server at ~28,000 ops/s: ":.4g" printed "2.806e+04 ops/s"; counts get thousands separators
+    import pandas as pd
+
+    from capmodel.observe.observation import Observation
+
+    n = 7200
+    times = pd.date_range("2026-11-02T00:00:01Z", periods=n, freq="s")
+    throughput = [28_058.0 + (i % 7) for i in range(n)]
+    samples = pd.DataFrame({"time": times, "dropped": [""] * n})
+    curve = pd.DataFrame({"time": times, "throughput": throughput, "concurrency": [6.19] * n})
+    text = Observation(samples, curve, "FTDC somewhere").summary()
+    median = pd.Series(throughput).median()
+    assert "intervals: 7,200 ending 2026-11-02T00:00:01Z to 2026-11-02T02:00:00Z" in text
+    assert "curve points: 7,200" in text
+    assert f"throughput: {median:,.0f} ops/s median, {max(throughput):,.0f} ops/s max" in text
+    assert "e+" not in text and "6.19 median, 6.19 max" in text
+
+
+def test_the_sampling_line_reads_its_figures(tmp_path, capsys):
+    assert main(["observe", "--uri", DEAD, "--out", str(tmp_path / "o"), "--interval", "0.25", "--duration",
+                 "1.5"]) == 2
+    assert "every 0.25 s for 1.5 s" in capsys.readouterr().err
+
+
+def test_a_capacity_whose_intervals_have_no_width_states_the_figures_alone():
+    # generated FTDC fits its CPU per operation exactly: every interval collapses onto its figure, and the sentence
+    # gives the figures without "(95% interval 0.5–0.5 ms)" or "(3,100–3,100 ops/s)" (formatting.shows_width)
+    from capmodel.models.estimate import Estimate
+    from capmodel.models.evidence import Evidence
+    from capmodel.observe.capacity import ServerCapacity
+
+    cap = ServerCapacity(method=LAWS, why="test", cores=2.0, cores_source="given",
+                         service_demand_ms=Estimate(0.5, 0.5, 0.5), background_cores=0.0,
+                         observed_peak_throughput=1000.0, utilization_target=0.8, monthly_growth=0.05, level=0.95,
+                         evidence=Evidence.of(), busy_intervals=40)
+    text = cap.describe(with_method=False)
+    months = math.log(3200 / 1000) / math.log(1.05)                  # planned 0.8 * 2 cores / 0.5 ms = 3,200 ops/s
+    # the figures as the capacity table's rows show them (three significant digits, zeros kept: 0.500, 68.8)
+    assert ("Each operation costs the server **0.500 ms of CPU**. With 2 cores (as given), the bottleneck law puts "
+            "saturation at **4,000 ops/s**. At 80% utilization the server carries **3,200 ops/s**;") in text
+    assert f"so **{100 * (1 - 1000 / 3200):.1f}%** of the planned throughput is spare." in text
+    assert "% interval" not in text and "to " not in text
+    assert f"reached in **{months:.1f} months**." in text
+
+
+def test_the_printed_capacity_gives_the_saturation_figure(tmp_path, capsys):
+    from capmodel.observe import bundled_sample, observe_ftdc
+
+    folder = bundled_sample()["path"]
+    expected = server_capacity(observe_ftdc(folder).samples, cores=1)
+    assert main(["observe", "--ftdc", str(folder), "--out", str(tmp_path), "--cores", "1", "--growth", "0.05"]) == 0
+    text = capsys.readouterr().out
+    assert f"{expected.saturation_throughput.estimate:,.0f} ops/s" in text and "Evidence: " in text
+    assert "**" not in text
+
+
+def test_a_secondary_whose_load_is_replication_says_so_once():
+    said = server_capacity(_secondary(95.0), n_bootstrap=50).describe()
+    assert "Replication made" not in said                            # said once, as the reason
+
+
+# --- several members ---------------------------------------------------------------------------------------------
+
+def test_members_of_two_replica_sets_are_not_said_to_limit_one_set(tmp_path, capsys):
+    from capmodel.observe import synthetic
+    from tests.observe.test_several_ftdc_folders import _server
+
+    folders = [synthetic.write_server(_server(host, rs, demand, seed), tmp_path / key / "diagnostic.data")
+               for key, host, rs, demand, seed in (("a", "a1:27017", "rsA", 0.2, 1), ("c", "c1:27017", "rsC", 0.3, 3))]
+    assert main(["observe", "--ftdc", *map(str, folders), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "limits the set" not in out and "is the closest to its capacity of these 2 replica sets' servers" in out
+
+
+def test_a_member_with_one_interval_is_counted_in_words(tmp_path, capsys):
+    from tests.observe.test_ftdc_members import START, _server
+
+    a = _server(tmp_path, "a", host="a:27017", replica_set="rsA", seed=1, mean_rate=1500.0)
+    one = _server(tmp_path, "one", host="one:27017", replica_set="rsA", seed=7, hours=1 / 3600, start=START)
+    assert main(["observe", "--ftdc", a, one, "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "  one:27017: 1 interval; no capacity" in out and "1 intervals" not in out
