@@ -338,59 +338,6 @@ def test_the_embedded_cluster_warns_of_nothing_when_another_holds_the_dashboard_
     assert not [w for w in recwarn if "already in use" in str(w.message)]
 
 
-def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
-    # a negative spare printed as "-3% (-5%--1%)" reads as a subtraction; the range is written out with "to"
-    import pandas as pd
-    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
-
-    rows = pd.DataFrame([
-        _row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=1030.0, capacity_ops=1250.0,
-             method="operational laws", spare_fraction=-0.03, spare_low=-0.05, spare_high=-0.01, verdict="weak",
-             runway_months=0.0, evidence={"grade": "weak", "reasons": []}),
-        _row(cluster="rs1", member="b:1", hours=2.0, busiest_ops=500.0, capacity_ops=2000.0,
-             method="operational laws", spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound",
-             runway_months=18.8, evidence={"grade": "sound", "reasons": []}),
-    ], columns=FLEET_COLUMNS)
-    text = Fleet(rows, "1 local Dask worker(s)", 0.05).summary()
-    row_a = next(line for line in text.splitlines() if line.startswith("rs0 ") and "a:1" in line)
-    row_b = next(line for line in text.splitlines() if line.startswith("rs1 ") and "b:1" in line)
-    assert "-3% (-5% to -1%)" in row_a and "%--" not in text
-    assert "60% (55% to 65%)" in row_b
-    header = text.splitlines()[2]
-    assert header.index("verdict") == row_a.index("weak")             # the columns stay aligned
-
-
-def test_fleet_reading_table_has_units_words_and_no_python_reprs():
-    import pandas as pd
-
-    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
-
-    reasons = {"grade": "weak", "reasons": [{"code": "over_target", "grade": "weak", "value": 1.03,
-                                             "message": "the observed peak is already above the 80% target"}]}
-    rows = pd.DataFrame([
-        _row(cluster="rs0", member="rs0-0.example.net:27017", hours=6.0, busiest_ops=28058.0, capacity_ops=33949.4,
-             method="operational laws", cpu_ms_per_op=0.2357, cores=8.0, spare_fraction=-0.03, spare_low=-0.05,
-             spare_high=-0.01, verdict="weak", runway_months=0.0, reasons=["over_target"], evidence=reasons),
-        _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
-    ], columns=FLEET_COLUMNS)
-    made = Fleet(rows, "2 local Dask worker(s)", None).reading_table()
-    headers = [c.header for c in made.columns.values()]
-    assert "busiest (ops/s)" in headers and "capacity (ops/s)" in headers and "CPU per operation (ms)" in headers
-    first, failed = made.cells()
-    by_header = dict(zip(headers, first))
-    assert by_header["busiest (ops/s)"] == "28,058" and by_header["capacity (ops/s)"] == "33,949"
-    assert by_header["cores"] == "8" and by_header["CPU per operation (ms)"] == "0.236"
-    assert by_header["spare of the planned throughput"] == "-3% (-5% to -1%)"
-    assert dict(zip(headers, failed))["verdict"] == "failed"
-    fleet = Fleet(rows, "2 local Dask worker(s)", None)
-    assert fleet.reasons_text().splitlines() == [
-        "- **rs0 · rs0-0.example.net:27017** (weak): the observed peak is already above the 80% target",
-        "- **/x/broken**: failed: /x/broken/metrics.1: truncated FTDC file"]
-    text = made.text()
-    for raw in ("['", "nan", "None", "NaN", "_ops"):
-        assert raw not in text, raw
-
-
 def test_runway_figure_keeps_its_colour_legend_when_every_server_has_the_same_verdict():
     # plotly hides the legend of a one-trace figure: an all-"weak" fleet showed orange bars with no key to the colour
     import pandas as pd
