@@ -294,3 +294,38 @@ def test_the_studies_answers_in_words_name_the_answer():
     assert "**50** under the USL (+24)" in plan_node_study(sigma=0.02, sensitivity=[0.0, 0.02]).describe()
     # DocumentDB: 1,000,000 inserts/s at 62,500 per shard
     assert "needs **16 shards**" in plan_shard_study(scenarios=[0.0, 0.02, 0.05]).describe()
+
+
+def test_the_objectives_say_what_a_utilization_target_without_cpu_figures_applies_to(tmp_path, capsys):
+    # fitted curves without cpu_util: the 80% is of the fitted peak, not "utilization at most 80%"
+    n = np.array([1, 2, 4, 8, 16, 24, 32, 48, 64], dtype=float)
+    frames = [pd.DataFrame({"vm": vm, "concurrency": n, "throughput": lam * n / (1 + 0.03 * (n - 1) + 0.0005 * n *
+                                                                                 (n - 1))})
+              for vm, lam in (("a", 1000.0), ("b", 2500.0))]
+    curves = tmp_path / "curves.csv"
+    pd.concat(frames).to_csv(curves, index=False)
+    catalog = tmp_path / "vms.csv"
+    catalog.write_text("vm,monthly_cost\na,100\nb,200\n")
+    text = _out(capsys, "plan", "--catalog", catalog, "--curves", curves, "--ops-per-user", "0.5")
+    assert "Objectives: throughput at most 80% of the fitted peak (the utilization target, with no CPU utilization " \
+           "measured)" in text and "utilization at most 80%" not in text
+
+
+def _runway_lines(capsys, current):
+    out = _out(capsys, "plan", "--growth", "0.05", "--current-users", str(current))
+    block = out[out.index("Runway at"):].split("\n\n")[0].splitlines()
+    return block[0], {line.split()[0]: line.split(None, 1)[1] for line in block[1:]}
+
+
+def test_a_vm_already_too_small_is_said_over_not_there(capsys):
+    """30,000 users today on the baseline VM that carries 25,000 (the bundled study's baseline): "already over", not
+    'now (already there)', which reads as a VM just full."""
+    head, rows = _runway_lines(capsys, 30000)
+    assert rows["m3-xlarge-8-SAS"] == "now: already over, 30,000 users today against the 25,000 it carries"
+    # a VM with room keeps its months: ln(65,000 / 30,000) / ln(1.05)
+    assert rows["s3-2xlarge-8-SAS"].startswith(f"{math.log(65000 / 30000) / math.log(1.05):.1f} months")
+
+
+def test_one_user_is_singular(capsys):
+    head, _ = _runway_lines(capsys, 1)
+    assert "from 1 user (" in head

@@ -1,8 +1,8 @@
 """The runway, written once (``capmodel.models.runway``) and called by the planner (users per VM) and by the
 operational laws (ops/s of one server): computed by hand, its edge cases, and both commands giving the same answers;
-the one ``Estimate`` (``capmodel.models.estimate``) that carries it. How it is said: a runway at a tiny growth is
-beyond the horizon, not billions of months; the fleet's JSON says which kind of runway a null is; a VM today's users
-already exceed is "over", not a runway of 0."""
+the one ``Estimate`` (``capmodel.models.estimate``) that carries it; a runway at a tiny growth keeps its figure in
+the JSON and is beyond the horizon in the tables; the JSON says which kind of runway a null is. How the runways are
+said in sentences is checked in test_plan_words.py."""
 from __future__ import annotations
 
 import json
@@ -189,24 +189,3 @@ def test_a_server_that_cannot_be_read_says_why_it_has_no_runway(tmp_path, growth
 
     row = analyse_server(tmp_path, monthly_growth=growth)
     assert isinstance(row["error"], str) and row["runway_months"] is None and row["runway_status"] == status
-
-
-def runway_lines(capsys, current):
-    assert main(["plan", "--growth", "0.05", "--current-users", str(current)]) == 0
-    out = capsys.readouterr().out
-    block = out[out.index("Runway at"):].split("\n\n")[0].splitlines()
-    return block[0], {line.split()[0]: line.split(None, 1)[1] for line in block[1:]}
-
-
-def test_a_vm_already_too_small_is_said_over_not_there(capsys):
-    """30,000 users today on the baseline VM that carries 25,000 (the bundled study's baseline) printed
-    'now (already there)': a VM 20% too small read as one just full."""
-    head, rows = runway_lines(capsys, 30000)
-    assert rows["m3-xlarge-8-SAS"] == "now: already over, 30,000 users today against the 25,000 it carries"
-    # a VM with room keeps its months: ln(65,000 / 30,000) / ln(1.05)
-    assert rows["s3-2xlarge-8-SAS"].startswith(f"{math.log(65000 / 30000) / math.log(1.05):.1f} months")
-
-
-def test_one_user_is_singular(capsys):
-    head, _ = runway_lines(capsys, 1)
-    assert "from 1 user (" in head
