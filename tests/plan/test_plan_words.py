@@ -329,3 +329,36 @@ def test_a_vm_already_too_small_is_said_over_not_there(capsys):
 def test_one_user_is_singular(capsys):
     head, _ = _runway_lines(capsys, 1)
     assert "from 1 user (" in head
+
+
+# --- a capacity's and a plan's verdict in words ---------------------------------------------------------------------
+
+def test_the_objectives_in_words_say_a_share_of_the_peak_or_a_utilization():
+    from tests.plan.test_assumed_utilization import N, X
+
+    peak = capacity_from_fit(fit_usl(pd.DataFrame({"concurrency": N, "throughput": X})), Objectives()).describe()
+    assert "throughput at most 80% of the fitted peak" in peak and "utilization at most 80%" not in peak
+    demand = 0.9 / X.max()           # CPU seconds per operation: 90% busy at the best measured point
+    measured = pd.DataFrame({"concurrency": N, "throughput": X, "cpu_util": X * demand})
+    assert "utilization at most 80%" in capacity_from_fit(fit_usl(measured), Objectives()).describe()
+
+
+def test_the_bundled_study_says_its_evidence_is_weak():
+    from capmodel.plan import plan_study
+
+    assert "Evidence: **weak**" in plan_study(targets=[50000]).describe()
+
+
+def test_a_capacitys_reasons_are_said():
+    from tests.plan.test_capacity import PEAK_X, x_of
+
+    curve = exact_curve()
+    past = capacity_from_fit(fit_usl(curve[curve["concurrency"] <= 8]),
+                             Objectives(utilization_target=None, peak_fraction=0.95))
+    assert f"{PEAK_X / x_of(8) - 1:.0%} above the most the fitted curve shows" in past.describe()
+    three = capacity_from_fit(fit_usl(curve[curve["concurrency"] <= 4]),
+                              Objectives(utilization_target=None, peak_fraction=0.95))
+    assert "the data cannot support a capacity figure" in three.describe()
+    curve["client_bound"] = curve["concurrency"] >= 48          # the two largest steps: the bench flagged them
+    bound = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=0.8))
+    assert "Evidence: **weak**" in bound.describe() and "2 of 10 steps were client-bound" in bound.describe()
