@@ -97,3 +97,88 @@ def test_a_member_with_one_interval_is_counted_in_words(tmp_path, capsys):
     assert main(["observe", "--ftdc", a, one, "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     assert "  one:27017: 1 interval; no capacity" in out and "1 intervals" not in out
+
+
+# --- the capacity's sentences ----------------------------------------------------------------------------------------
+
+def test_the_capacity_sentence_gives_its_figures_and_method():
+    import numpy as np
+
+    from tests.observe.test_capacity import samples
+
+    cap = server_capacity(samples(np.linspace(100, 900, 60)), cores=2, utilization_target=0.8, monthly_growth=0.05)
+    text = cap.describe()
+    for figure in (f"{cap.saturation_throughput.estimate:,.0f} ops/s", f"{cap.planned_throughput.estimate:,.0f} ops/s",
+                   f"{cap.runway_months.estimate:.1f} months", "operational laws"):
+        assert figure in text
+    assert not any(word in text for word in ("nan", "None", "inf"))
+
+
+def test_a_load_over_the_target_is_said_and_an_unusable_capacity_states_no_firm_figure():
+    import numpy as np
+
+    from tests.observe.test_capacity import samples
+
+    x = np.linspace(1000, 3000, 40)            # needs 0.55 to 1.55 cores
+    assert "above** the planned throughput" in server_capacity(samples(x), cores=2, utilization_target=0.7).describe()
+    one = server_capacity(samples(x), cores=1, monthly_growth=0.05)
+    text = one.describe()
+    for firm in ("saturation at", "carries", "spare", "target is", "months", "already"):
+        assert firm not in text, firm
+    assert text.endswith(f"Method: {LAWS} ({one.why}).")
+
+
+def test_the_cpu_law_line_of_a_wrong_core_count_is_named_as_not_carried_to_saturation():
+    import numpy as np
+
+    from capmodel.observe.capacity import busy_table
+    from capmodel.plots.capacity import cpu_law_figure
+    from tests.observe.test_capacity import samples
+
+    table = samples(np.linspace(1000, 3000, 40))
+    figure = cpu_law_figure(busy_table(table), server_capacity(table, cores=1))
+    line = next(t for t in figure.data if t.mode == "lines")
+    assert "not carried to saturation" in line.name
+
+
+def test_a_shrinking_load_is_not_called_no_growth():
+    import numpy as np
+
+    from tests.observe.test_capacity import samples
+
+    x = np.linspace(500, 1500, 40)
+    shrinking = server_capacity(samples(x), cores=2, monthly_growth=-0.05).describe()
+    assert "At -5% growth a month (a shrinking load) it never reaches it." in shrinking
+    assert "Without growth" not in shrinking
+    assert "Without growth the load never reaches it." in server_capacity(samples(x), cores=2,
+                                                                          monthly_growth=0.0).describe()
+
+
+def test_replications_share_is_said_from_a_tenth_up():
+    import numpy as np
+
+    from tests.observe.test_client_operations import (
+        CLIENT_COMMANDS,
+        CLIENT_READS,
+        R_COMMAND,
+        WRITES,
+        N,
+        _samples,
+    )
+
+    clients = CLIENT_READS + WRITES + CLIENT_COMMANDS
+    said = server_capacity(_samples(), n_bootstrap=50).describe()
+    assert f"Replication made {120 / (clients.mean() + 120):.0%} of the operations" in said
+    assert f"120 ops/s beside the clients' {clients.mean():.0f}," in said
+    none = _samples().drop(columns=["oplog_getmores_per_s", "repl_update_position_per_s", "repl_applied_per_s"])
+    assert "Replication made" not in server_capacity(none, n_bootstrap=50).describe()
+    few = _samples()
+    few["oplog_getmores_per_s"], few["repl_update_position_per_s"] = 5.0, 0.0
+    few["reads_per_s"], few["commands_per_s"] = CLIENT_READS + 5.0, CLIENT_COMMANDS
+    few["commands_latency_ms"] = R_COMMAND * 1000
+    assert "Replication made" not in server_capacity(few, n_bootstrap=50).describe()        # under a tenth
+    secondary = _secondary(95.0)
+    secondary["reads_per_s"] = np.linspace(100.0, 400.0, N)             # reads sent to this secondary
+    secondary["reads_latency_ms"] = 1.0
+    secondary["cpu_cores"] += 0.0005 * secondary["reads_per_s"]
+    assert "Replication made" in server_capacity(secondary, n_bootstrap=50).describe()
