@@ -7,6 +7,7 @@ test_production_answer_words.py)."""
 from __future__ import annotations
 
 import math
+import re
 
 from capmodel.cli import main
 from capmodel.observe.capacity import LAWS, server_capacity
@@ -182,3 +183,27 @@ def test_replications_share_is_said_from_a_tenth_up():
     secondary["reads_latency_ms"] = 1.0
     secondary["cpu_cores"] += 0.0005 * secondary["reads_per_s"]
     assert "Replication made" in server_capacity(secondary, n_bootstrap=50).describe()
+
+
+def test_a_capacity_from_light_load_reads_as_one_interval_and_an_even_load_as_at_least(tmp_path):
+    from capmodel.plan.production import production_answer
+    from tests.observe.test_calibration import SyntheticServer, _read
+
+    UNREADABLE = re.compile(r"\b(nan|NaN|None|inf)\b")
+
+    # the lab's case (test_calibration.py): the interval allows for the CPU per operation to change up to saturation
+    lab = SyntheticServer("lab:27017", cores=1, cpu_ms_per_op=1.96, mean_rate=0.25 * 505.0, daily_amplitude=0.4,
+                          hours=0.5, cycle_hours=0.25, period_s=1.0, light_extra=0.5, background_cores=0.01,
+                          cpu_noise=0.03, cpu_noise_memory=0.5, seed=26, filler_metrics=5)
+    cap = server_capacity(_read(lab, tmp_path / "lab").samples)
+    sat, text = cap.saturation_throughput, cap.describe()
+    assert f"({sat.low:,.0f}–{sat.high:,.0f} ops/s, allowing for the CPU per operation to change up to saturation)" \
+        in text
+    assert not UNREADABLE.search(text)
+    # an even load: only the lower bound, said as "at least"
+    flat = SyntheticServer("flat:27017", cores=4, cpu_ms_per_op=0.5, mean_rate=3000.0, daily_amplitude=0.0,
+                           hours=1.0, period_s=10.0, background_cores=0.4, cpu_noise=0.05, seed=5, filler_metrics=5)
+    observation = _read(flat, tmp_path / "flat")
+    answer = production_answer(observation.samples, observation.curve)
+    text = answer.describe()
+    assert f"**at least {answer.at_least:,.0f} ops/s**" in text and not UNREADABLE.search(text)
