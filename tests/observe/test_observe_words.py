@@ -1,8 +1,10 @@
 """What ``observe`` prints and its capacity says in words, checked as wording: the observation's summary lines with
 thousands separators and no exponents, the sampling line's figures, the capacity sentence's figures (without an
-interval of no width) and the printed saturation figure, replication said once, counts in agreeing nouns ("1
-interval"), and the sentence that names the member closest to its capacity. The values behind them are checked on the
-JSON and the result objects in the other files of this folder (the production answer's words:
+interval of no width, with the interval that allows for the CPU per operation to change, "at least" for a lower
+bound), figures withheld when the verdict forbids them, a load over its target, a shrinking load, the CPU-law
+line's label, replication's share said from a tenth up, the query shapes' what-if, counts in agreeing nouns ("1
+interval"), and the sentence that names the member closest to its capacity. The values behind them are checked on
+the JSON and the result objects in the other files of this folder (the production answer's words:
 test_production_answer_words.py)."""
 from __future__ import annotations
 
@@ -207,3 +209,16 @@ def test_a_capacity_from_light_load_reads_as_one_interval_and_an_even_load_as_at
     answer = production_answer(observation.samples, observation.curve)
     text = answer.describe()
     assert f"**at least {answer.at_least:,.0f} ops/s**" in text and not UNREADABLE.search(text)
+
+
+def test_the_shapes_what_if_names_the_shape_that_breaks_it_and_a_load_that_does_not_fit(tmp_path):
+    from capmodel.observe import query_shapes
+    from capmodel.observe.shapes.what_if import shapes_what_if
+    from tests.observe.test_shape_demands import CORES, _ids, _lab
+
+    path, samples, _ = _lab(tmp_path)
+    shapes = query_shapes(path, interval_s=1)
+    ids = _ids(shapes)
+    tripled = shapes_what_if(shapes, samples, CORES, {ids["range"]: 3}, n_bootstrap=0)
+    assert "breaks it: " + ids["range"] in tripled.describe()
+    assert "it does not fit;" in shapes_what_if(shapes, samples, CORES, {ids["range"]: 100}, n_bootstrap=0).describe()
