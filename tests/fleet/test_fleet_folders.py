@@ -110,16 +110,3 @@ def test_an_unreadable_file_fails_its_row_in_the_systems_words(fleet, tmp_path):
         assert json.loads(done.stdout.strip().splitlines()[-1]) == f"{locked}: Permission denied"
     finally:
         shutil.rmtree(base, ignore_errors=True)
-
-
-def test_one_servers_observation_from_a_folder_named_with_a_newline_prints_one_line_each(fleet, tmp_path, capsys):
-    import shutil
-
-    named = tmp_path / "two\nlines"
-    shutil.copytree(fleet / "busy" / "diagnostic.data", named / "diagnostic.data")
-    assert main(["observe", "--ftdc", str(named), "--out", str(tmp_path / "o\nut")]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"source: FTDC {tmp_path}/two\\nlines/diagnostic.data"
-    assert [line for line in out if line.startswith("wrote ")] == [
-        f"wrote {tmp_path}/o\\nut/samples.csv and {tmp_path}/o\\nut/curve.csv"]
-    assert not [line for line in out if line.startswith(("lines", "ut/"))]
