@@ -222,3 +222,13 @@ def test_the_shapes_what_if_names_the_shape_that_breaks_it_and_a_load_that_does_
     tripled = shapes_what_if(shapes, samples, CORES, {ids["range"]: 3}, n_bootstrap=0)
     assert "breaks it: " + ids["range"] in tripled.describe()
     assert "it does not fit;" in shapes_what_if(shapes, samples, CORES, {ids["range"]: 100}, n_bootstrap=0).describe()
+
+
+def test_an_idle_server_is_said_to_support_no_capacity(tmp_path, capsys):
+    from pathlib import Path
+
+    idle_ftdc = Path(__file__).resolve().parents[1] / "fixtures" / "ftdc_idle"     # a real mongod idle for 8 s, FTDC on
+    assert main(["observe", "--ftdc", str(idle_ftdc), "--out", str(tmp_path)]) == 0
+    verdict = capsys.readouterr().out.split("Evidence")[1]
+    assert verdict.startswith(": unusable (the data cannot support the figure") and "ops/s" not in verdict
+    assert "Why: no capacity can be stated: only 1 busy interval(s)" in verdict
