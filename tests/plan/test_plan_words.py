@@ -1,8 +1,9 @@
 """What ``plan``, ``nodes`` and ``shards`` print and their answers say in words, checked as wording: the figures the
-JSON gives shown in the text (runway months, costs, intervals with their ends and a † only beside a one-sided one),
-a count the verdict forbids withheld from the sentence, nouns that agree with their counts ("1 shard", "2 shards"),
-separators in large counts, what "none" means in the VM table, and no ``nan`` printed. The values themselves are
-checked on the JSON and the result objects in the other files of this folder."""
+JSON gives shown in the text (runway months, costs, intervals with their ends and a † only beside a one-sided one,
+"at least" in report 03's answer), the objectives a plan was held to, a VM already too small said "over", a count the
+verdict forbids withheld from the sentence, a capacity's reasons and verdict said, nouns that agree with their counts
+("1 shard", "1 user"), separators in large counts, what "none" means in the VM table, and no ``nan`` printed. The
+values themselves are checked on the JSON and the result objects in the other files of this folder."""
 from __future__ import annotations
 
 import math
@@ -362,3 +363,34 @@ def test_a_capacitys_reasons_are_said():
     curve["client_bound"] = curve["concurrency"] >= 48          # the two largest steps: the bench flagged them
     bound = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=0.8))
     assert "Evidence: **weak**" in bound.describe() and "2 of 10 steps were client-bound" in bound.describe()
+
+
+@pytest.mark.parametrize("shift", [None, "symmetric"])
+def test_a_one_sided_interval_is_marked_and_explained_in_the_vm_table(shift):
+    # the benchANT study's "2.5-2.6x" used as 2.6x: "65,000 (62,500 to 65,000)" users, marked, with the footnote;
+    # with every stated range centred on its value nothing is one-sided and nothing is marked
+    from capmodel.plan.planner import ONE_SIDED, ONE_SIDED_NOTE
+    from tests.plan.test_study_intervals import shifted_plan
+
+    text = shifted_plan(shift).vm_table().text()
+    assert (ONE_SIDED_NOTE in text) == (shift is None)
+    [line] = [line for line in text.splitlines() if line.startswith("s3-2xlarge-8-SAS")]
+    assert ("65,000 (62,500 to 65,000)" + ONE_SIDED in line) == (shift is None)
+
+
+@pytest.mark.parametrize("value, low, high, expected", [
+    (65_000, 62_500, 65_000, ", at least 62,500"),       # a one-sided range: the estimate is its top
+    (62_500, 62_500, 65_000, ", at most 65,000"),        # ... or its bottom
+    (63_000, 62_500, 65_000, ", between 62,500 and 65,000"),
+    (65_000, 65_000, 65_000, ""), (65_000, float("nan"), 65_000, "")])
+def test_interval_words(value, low, high, expected):
+    from capmodel.formatting import interval_words
+
+    assert interval_words(value, low, high) == expected
+
+
+def test_report_03_answer_says_the_one_sided_interval():
+    from capmodel.report.plan_report import plan_report
+
+    answer = plan_report(targets=[50_000], growth=0.05).answer
+    assert "carries 65,000 users, at least 62,500." in answer
