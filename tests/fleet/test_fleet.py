@@ -210,7 +210,6 @@ def test_observe_ftdc_of_a_replica_sets_members_names_the_limiting_one_and_says_
     assert result["limiting_member"] == "m0:27017"                  # 70% of capacity at its peak against 30%
     assert result["evidence"] == by_host["m0:27017"]["capacity"]["evidence"]
     assert by_host["m0:27017"]["spare_fraction"] < by_host["m1:27017"]["spare_fraction"]
-    assert "Not ranked (verdict unusable or no capacity): m2:27017" in result["answer"]
     import pandas as pd
 
     for member in members:

@@ -44,7 +44,8 @@ def test_a_server_with_one_interval_is_read_and_not_ranked_not_unreadable(fleet,
     assert brief["reasons"] == ["no_capacity"] and brief["window_start"] == brief["window_end"]   # its one interval
     assert "only 1 busy interval" in brief["evidence"]["reasons"][0]["message"]
     assert result["failed"] == 1                                     # the newline-named folder's garbage only
-    assert "(1 unreadable; 1 not ranked (verdict unusable))" in result["answer"]
+    assert [r["member"] for r in result["rows"] if r["error"] is None and r["verdict"] == "unusable"] == \
+        ["brief:27017"]                                              # read, and not ranked
 
 
 def test_a_server_four_levels_down_is_found_and_a_symlink_loop_is_searched_once(fleet, tmp_path, capsys):

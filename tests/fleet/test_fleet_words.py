@@ -291,3 +291,21 @@ def test_one_servers_observation_from_a_folder_named_with_a_newline_prints_one_l
     assert [line for line in out if line.startswith("wrote ")] == [
         f"wrote {tmp_path}/o\\nut/samples.csv and {tmp_path}/o\\nut/curve.csv"]
     assert not [line for line in out if line.startswith(("lines", "ut/"))]
+
+
+@pytest.mark.parametrize("ranked", [1, 2])
+def test_a_copy_is_said_as_counted_once(ranked):
+    import pandas as pd
+
+    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
+
+    rows = [_row(cluster="rs0", member=f"m{i}:27017", hours=1.0, busiest_ops=500.0, capacity_ops=2000.0,
+                 method="operational laws", spare_fraction=0.6, spare_low=0.6, spare_high=0.6, verdict="sound",
+                 runway_months=18.8, evidence={"grade": "sound", "reasons": []}, folder=f"/f/m{i}")
+            for i in range(ranked)]
+    rows.append(_row(cluster="rs0", member="m0:27017", folder="/f/copy", duplicate_of="/f/m0",
+                     error="a copy of /f/m0"))
+    fleet = Fleet(pd.DataFrame(rows, columns=FLEET_COLUMNS), "1 local Dask worker", 0.05)
+    servers = "1 server" if ranked == 1 else f"{ranked} servers"
+    assert (fleet.copies, fleet.failed) == (1, 0)
+    assert fleet.describe().startswith(f"Of {servers} (1 more folder held a copy of one, counted once)")

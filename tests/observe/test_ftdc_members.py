@@ -63,7 +63,7 @@ def test_a_copied_members_folder_is_counted_once(folders, tmp_path, capsys):
     assert [m["host"] for m in result["members"]] == ["a:27017", "b:27017"]
     assert f"{folders['acopy']} holds a copy of {folders['a']}'s FTDC (the same member and window): counted once" \
         in result["notes"]
-    assert result["answer"].endswith("the least spare of the 2 members.")
+    assert result["limiting_member"] == "a:27017" and result["replica_set"] == "rsA"     # the busier of the 2
 
 
 def test_one_folder_named_twice_is_one_server_not_a_set_of_one(folders, tmp_path, capsys):
@@ -164,4 +164,4 @@ def test_a_standalones_ftdc_beside_a_sets_members_is_said_and_crowns_no_set_limi
     result = _members(folders, ["a", "blank"], tmp_path, capsys)
     assert result["replica_set"] is None
     assert "blank names no replica set in its FTDC (a standalone server), beside members of rsA" in result["notes"]
-    assert "limits the set" not in result["answer"]
+    assert result["limiting_member"] == "a:27017"      # the closest to its capacity, of no one set
