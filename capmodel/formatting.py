@@ -302,6 +302,7 @@ class Column:
     decimals_from: str | None = None   # a row field giving that row's decimals (a figure and its interval alike)
     trim: bool = True   # trailing zeros dropped ("0.38", as a sentence says it); False keeps them (declared per column)
     per_row: bool = False   # its rows are different figures (σ, κ, λ): each keeps its own precision, not the column's
+    interval: tuple[str, str] | None = None   # row fields of the figure's interval, shown beside it: "31% (20% to 40%)"
 
     def show(self, value) -> str:
         if self.kind == "text" or not (_is_number(value) or is_missing(value) or isinstance(value, bool)):
@@ -347,7 +348,19 @@ class Table:
         """Each row's figures as ``Column.show`` writes them: the one spelling a figure has on a page (see the module's
         note on precision), so a sentence that names it with ``number`` reads as the table does."""
         columns = {key: self._one_precision(key, self._whole(key, col)) for key, col in self.columns.items()}
-        return [[self._column(col, row).show(row.get(key)) for key, col in columns.items()] for row in self.rows]
+        return [[self._shown(self._column(col, row), row, key) for key, col in columns.items()] for row in self.rows]
+
+    @staticmethod
+    def _shown(col: Column, row: dict, key: str) -> str:
+        """A cell: the figure, and its interval beside it when the column has one and it shows a width
+        (``shows_width``), every figure at the column's precision."""
+        shown = col.show(row.get(key))
+        if col.interval is None or not FIGURE.fullmatch(shown):
+            return shown
+        low, high = (row.get(end) for end in col.interval)
+        if not shows_width(low, high, col.show):
+            return shown
+        return f"{shown} ({col.show(low)} to {col.show(high)})"
 
     def _whole(self, key: str, col: Column) -> Column:
         """``col`` without its fixed decimals when every figure of the column shows as a whole number at them (6
@@ -368,8 +381,9 @@ class Table:
         0) stay words."""
         if col.kind not in DECIMAL_KINDS or col.decimals is not None or col.decimals_from or col.per_row:
             return col
-        places = {len(found.group(1) or "") for row in self.rows
-                  if (found := FIGURE.fullmatch(col.show(row.get(key)))) is not None}
+        keys = (key, *(col.interval or ()))     # a figure's interval is spelled as the figure is
+        places = {len(found.group(1) or "") for row in self.rows for k in keys
+                  if (found := FIGURE.fullmatch(col.show(row.get(k)))) is not None}
         return col if len(places) <= 1 else dataclasses.replace(col, decimals=max(places))
 
     @staticmethod
@@ -390,13 +404,13 @@ class Table:
         text)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow([c.header for c in self.columns.values()])
+        keys = []
+        for key, col in self.columns.items():     # an interval's ends are columns of their own
+            keys += [(key, col.header)] + [(end, f"{col.header}, {side} end")
+                                           for end, side in zip(col.interval or (), ("low", "high"))]
+        writer.writerow([header for _, header in keys])
         for row in self.rows:
-            values = []
-            for key in self.columns:
-                value = row.get(key)
-                values.append("" if is_missing(value) else guarded(value))
-            writer.writerow(values)
+            writer.writerow(["" if is_missing(row.get(key)) else guarded(row.get(key)) for key, _ in keys])
         return out.getvalue()
 
     def text(self) -> str:
@@ -421,9 +435,9 @@ class Table:
 
         def cell(value, kind):  # names and numbers never wrap (a VM name breaks at its hyphens); sentences do,
             # between words, never inside a hyphenated name they mention ("c4-" / "2xlarge-4-" / "SSD")
-            if kind == "text" and WITH_INTERVAL.fullmatch(value):   # on one line, or two: the figure, its interval
+            if WITH_INTERVAL.fullmatch(value):   # on one line, or two: the figure, its interval
                 figure, interval = value.split(" ", 1)
-                return f'<td class="text">{html.escape(figure)} {NOWRAP}{html.escape(interval)}</span></td>'
+                return f'<td class="{kind}">{html.escape(figure)} {NOWRAP}{html.escape(interval)}</span></td>'
             keep = " keep" if kind == "num" or len(value) <= SHORT_TEXT or " " not in value.strip() else ""
             return f'<td class="{kind}{keep}">{unbroken_names(html.escape(value))}</td>'
 

@@ -290,14 +290,10 @@ class Fleet:
         """The fleet table for people (a ``capmodel.formatting.Table``): units in the headers, the spare fraction
         with its interval in one cell, "failed" as the verdict of a server whose files could not be read (the
         reasons behind each verdict: ``reasons_text``)."""
-        from capmodel.formatting import Column, percent, shows_width, table
+        from capmodel.formatting import Column, table
 
-        def spare(row) -> str | None:
-            if not isinstance(row["verdict"], str) or row["spare_fraction"] is None:
-                return None
-            low, high = row["spare_low"], row["spare_high"]
-            shown = percent(row["spare_fraction"])
-            return f"{shown} ({percent(low)} to {percent(high)})" if shows_width(low, high, percent) else shown
+        def spare(row) -> float | None:
+            return row["spare_fraction"] if isinstance(row["verdict"], str) else None
 
         def runway(row):   # 0 and beyond the horizon in words (PAST_TARGET_WORDS, HORIZON_WORDS), not "0.0"
             return shown_runway(row["runway_months"])
@@ -316,7 +312,9 @@ class Fleet:
             "hours": Column("window (h)", decimals=1), "busiest_ops": Column("busiest (ops/s)", "int"),
             "capacity_ops": Column("capacity (ops/s)", "int"), "method": Column("method", "text"),
             "cpu_ms_per_op": Column("CPU per operation (ms)"), "cores": Column("cores", "int"),
-            "spare": Column("spare of the planned throughput", "text"), "verdict": Column("verdict", "text"),
+            "spare": Column("spare of the planned throughput", "percent", digits=2,
+                            interval=("spare_low", "spare_high")),
+            "verdict": Column("verdict", "text"),
             "runway_months": Column("runway (months)", decimals=1, infinite="never"),
         }
         notes = ["—: not known for this server (no growth rate given, or its files could not be read)"]

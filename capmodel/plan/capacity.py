@@ -192,6 +192,22 @@ class FitCapacity:
         rows.update({f"limit: {k} (ops/s)": v for k, v in self.limits.items()})
         return pd.DataFrame({"value": rows}).rename_axis("figure")
 
+    def limit_words(self, name: str | None = None, peak: str = "peak") -> str:
+        """An objective's limit in plain words, the binding one unless ``name`` is given: "p95 at most 12 ms",
+        "utilization at most 80% of the fitted peak" (``peak``: "ceiling" for a curve with none)."""
+        from capmodel.formatting import percent
+
+        name = self.binding_limit if name is None else name
+        objectives = self.objectives
+        if name == "latency" and self.latency_target_ms is not None:
+            return f"p95 at most {number(self.latency_target_ms, 6)} ms"
+        if name == "peak_fraction" and objectives is not None and objectives.peak_fraction is not None:
+            return f"throughput at most {percent(objectives.peak_fraction)} of the fitted {peak}"
+        if name == "utilization" and objectives is not None and objectives.utilization_target is not None:
+            of = f" of the fitted {peak}" if self.utilization_on_peak else " CPU"
+            return f"utilization at most {percent(objectives.utilization_target)}{of}"
+        return name.replace("_", " ")
+
     def _unreachable_text(self) -> str:
         """Why no load meets the latency target, in p95 terms (the solver works on the mean response time)."""
         assert self.latency is not None, "a latency target was asked"

@@ -219,7 +219,7 @@ class BenchReport:
             if shows_width(plan.usable_throughput_low, plan.usable_throughput_high):
                 parts.append(f"With {percent(self.level)} confidence the planned throughput lies between "
                              f"{number(plan.usable_throughput_low)} and {number(plan.usable_throughput_high)} ops/s.")
-            parts.append(f"The limit that binds it is the {plan.binding_limit.replace('_', ' ')}.")
+            parts.append(f"The objective that holds it there: {plan.limit_words(peak=self.limit_kind)}.")
         return " ".join([*parts, "The fitted curve and why the plan stands where it does follow below."])
 
     @property
@@ -240,8 +240,8 @@ class BenchReport:
             text += (f" The plan is read off that fitted {self.limit_kind}, {below.value - 1:.0%} below the best "
                      "measured rate (within the measurements' scatter: the evidence below says why).")
         text += (f" Under {self.objectives_words()}, it sustains {self._usable_words(bold)} at about "
-                 f"{number(plan.operating_concurrency, 2)} clients (binding limit: "
-                 f"{plan.binding_limit.replace('_', ' ')})")
+                 f"{number(plan.operating_concurrency, 2)} clients (the objective that binds: "
+                 f"{plan.limit_words(peak=self.limit_kind)})")
         if self.ops_per_user:
             text += (f", which at {number(self.ops_per_user)} ops/s per user is "
                      f"**{integer(plan.usable_throughput / self.ops_per_user)} users**")
@@ -315,13 +315,11 @@ class BenchReport:
         kind, figures = self.limit_kind, self.figures
         rows = [("usable throughput (the plan)", plan.usable_throughput, "ops/s",
                  (plan.usable_throughput_low, plan.usable_throughput_high)),
-                ("binding limit", plan.binding_limit.replace("_", " "), "", None),
+                ("binding limit", plan.limit_words(peak=kind), "", None),
                 ("operating concurrency", plan.operating_concurrency, "clients", None)]
         for name, value in plan.limits.items():
-            label = {"peak_fraction": f"limit: {percent(self.objectives.peak_fraction)} of the fitted {kind}",
-                     "latency": f"limit: p95 at most {number(plan.latency_target_ms or 0, 6)} ms",
-                     "utilization": "limit: utilization target"}.get(name, f"limit: {name.replace('_', ' ')}")
-            rows.append((label, value, "ops/s", None))   # the binding one's interval is the plan's, above
+            # the binding one's interval is the plan's, above
+            rows.append((f"limit: {plan.limit_words(name, peak=kind)}", value, "ops/s", None))
         peak = figures["peak_throughput"]
         if kind == "peak":
             n_star = figures["peak_concurrency"]

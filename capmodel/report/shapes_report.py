@@ -114,12 +114,7 @@ class ShapesReport:
         the page names them; the busiest shapes where there is no what-if."""
         if self.what_if is None:
             return self.shapes.describe(top=5)
-        rank, _ = self._limiting()
-        sid = self.what_if.limiting_shape
-        text = self.what_if.describe().replace(f"{sid} (", f"shape {rank}, {sid} (", 1)
-        for shape, r in self.ranks.items():
-            text = text.replace(f"{shape} x", f"shape {r} x").replace(f"\n{shape}: ", f"\nShape {r}: ")
-        return text
+        return self.what_if.describe(names={sid: f"shape {rank}" for sid, rank in self.ranks.items()})
 
     @property
     def meanings(self) -> dict:

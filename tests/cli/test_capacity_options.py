@@ -1,30 +1,16 @@
 """The options the capacity commands share, at their edges: ``--utilization-target``, ``--growth``, ``--cores`` and
 ``--workers`` of ``observe`` (one server and several members), ``fleet``, ``plan`` and the 07/08 reports' parameters.
 Each is declared once (``capmodel.constraints``); a value outside its range (NaN, infinite, negative, beyond its bound)
-is one line and exit 2 before any file is decoded, any worker started or any kernel run, and a value inside it reads
-as a person reads it (a growth of 0.01% is not "0%", a long runway has thousands separators)."""
+is one line and exit 2 before any file is decoded, any worker started or any kernel run (how a value inside it reads
+is checked in test_capacity_words.py)."""
 from __future__ import annotations
 
-import datetime as dt
 import json
-import math
 import os
 
 import pytest
 
 from capmodel.cli import main
-from capmodel.observe import synthetic
-
-START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
-
-
-@pytest.fixture(scope="module")
-def members(tmp_path_factory):
-    parent = tmp_path_factory.mktemp("h5opt")
-    return [synthetic.write_server(synthetic.SyntheticServer(
-        host=f"m{i}:27017", replica_set="rsO", cores=4, cpu_ms_per_op=demand, mean_rate=1500.0, hours=0.5,
-        start=START, seed=i, filler_metrics=5, pid=900 + i), parent / f"m{i}" / "diagnostic.data")
-        for i, demand in enumerate((0.2, 0.4))]
 
 
 def _run(capsys, *argv):
@@ -91,34 +77,6 @@ def test_report_parameters_of_the_estate_reports_are_refused_before_any_kernel(t
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and message in err
     assert not (tmp_path / "r").exists()
-
-
-def _months(planned, peak, growth):
-    """Months until ``peak`` grown at ``growth`` a month reaches ``planned``: log(planned / peak) / log(1 + growth)."""
-    return math.log(planned / peak) / math.log1p(growth)
-
-
-def test_a_small_growth_is_said_as_it_is_and_long_runways_carry_separators(members, tmp_path, capsys):
-    growth = 0.0001
-    status, out, err = _run(capsys, "observe", "--ftdc", members[0], "--out", tmp_path / "o", "--growth", growth,
-                            "--json")
-    assert status == 0, err
-    capacity = json.loads(out)["capacity"]
-    planned, peak = capacity["planned_throughput"]["estimate"], capacity["observed_peak_throughput"]
-    months = _months(planned, peak, growth)
-    assert months > 1200 and capacity["runway_status"] == "beyond_horizon"   # past the horizon: said in years
-    status, out, err = _run(capsys, "observe", "--ftdc", members[0], "--out", tmp_path / "o", "--growth", growth)
-    assert status == 0, err
-    assert "At 0.01% growth a month the target is reached in over 100 years" in out
-    assert "0% growth" not in out.replace("0.01% growth", "")
-    # a growth whose runway is long but within the horizon (1,100 months): its figure with a thousands separator
-    growth = (planned / peak) ** (1 / 1100) - 1
-    months = _months(planned, peak, growth)
-    assert 1000 < months <= 1200
-    status, out, err = _run(capsys, "observe", "--ftdc", members[0], members[1], "--out", tmp_path / "m",
-                            "--growth", growth)
-    assert status == 0, err
-    assert f"{months:,.1f} months of runway at " in out
 
 
 @pytest.mark.parametrize("fit_on", ["bogus", "Throughput", "", None])

@@ -1,14 +1,13 @@
-"""One verdict per fit: ``capmodel fit FILE --model M --json``, ``fit.evidence``, ``fit.summary()`` and
-``fit.describe()`` give the same grade and the same reasons for the same data, for every bundled curve and each
-model a user can ask for; and describe()'s verdict sentence says what was fitted once (no "Fitted, ... was fitted")."""
-import re
+"""One verdict per fit: ``capmodel fit FILE --model M --json`` and ``fit.evidence`` give the same grade and the same
+reasons for the same data, for every bundled curve and each model a user can ask for (that summary() and describe()
+state that verdict is checked in test_verdict_words.py)."""
 
 import pytest
 
 from capmodel import datasets
+from capmodel.models.usl.fit import fit_usl
 from capmodel.models.usl.rivals import fit_amdahl
 from capmodel.models.usl.selection import compare_models
-from capmodel.models.usl.fit import fit_usl
 from tests.support.cli_run import run
 
 CURVES = ["usl_specsdm91", "usl_raytracer", "plgm_workload1", "plgm_workload2", "plgm_workload3"]
@@ -29,12 +28,6 @@ def test_python_results_and_cli_give_one_verdict(name, model):
     fit = FITS[model](datasets.load_curve(name))
     expected = cli_evidence(name, model)
     assert fit.evidence.to_json() == expected
-    text = fit.describe()
-    assert f"Evidence: **{expected['grade']}**" in text
-    for reason in expected["reasons"]:
-        assert reason["message"] in text
-    summary = fit.summary()
-    assert f"evidence: {expected['grade']}" in summary.lower()
 
 
 def test_the_verdict_reads_the_models_choice_into_the_interval():
@@ -54,15 +47,3 @@ def test_the_verdict_reads_the_models_choice_into_the_interval():
     assert fit.evidence.main_reason.code == "wide_interval" and fit.evidence.grade == "weak"
     assert fit.evidence.main_reason.value == pytest.approx(high / low)
     assert low <= comparison.best_fit.ceiling <= high
-
-
-@pytest.mark.parametrize("name", CURVES)
-@pytest.mark.parametrize("model", sorted(FITS))
-def test_the_verdict_sentence_says_each_thing_once(name, model):
-    text = FITS[model](datasets.load_curve(name)).describe()
-    first = text.split("\n")[0]
-    assert "Fitted," not in first
-    sentences = re.split(r"(?<=[.)])\s+(?=[A-ZΔ])", first)
-    for sentence in sentences:
-        assert sentence.count("fitted") <= 1, sentence
-        assert sentence[0].isupper() or sentence[0] == "Δ", sentence

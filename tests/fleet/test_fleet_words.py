@@ -177,8 +177,8 @@ def test_a_quieter_unranked_member_does_not_hide_the_limit(generated, tmp_path, 
 
 
 def test_a_spare_interval_without_width_shows_the_figure_alone():
-    # generated FTDC has an exact CPU per operation: its regression interval has no width, and "-3.3% (-3.3% to
-    # -3.3%)" said nothing an analyst could use; a real interval keeps its bounds, in the table and in the sentence
+    # an interval with no width as shown (an exactly fitted CPU per operation) is left out; one with width keeps its
+    # ends, in the table and in the sentence
     import pandas as pd
 
     from capmodel.models.estimate import Estimate
@@ -193,7 +193,7 @@ def test_a_spare_interval_without_width_shows_the_figure_alone():
         return dict(zip([c.header for c in made.columns.values()], made.cells()[0]))["spare of the planned throughput"]
 
     assert spare_cell(-0.033, -0.033) == "-3.3%"
-    assert spare_cell(-0.05, -0.01) == "-3.3% (-5% to -1%)"
+    assert spare_cell(-0.05, -0.01) == "-3.3% (-5.0% to -1.0%)"     # the interval at the figure's precision
 
     class Capacity:
         spare_fraction = Estimate(-0.033, -0.033, -0.033)

@@ -17,9 +17,18 @@ from tests.support.rendered_reports import render_small
 FIGURE = re.compile(r"-?\d[\d,]*(?:\.(\d+))?%?")
 
 
+INTERVAL = re.compile(r"(\S+) \((\S+) to (\S+)\)")
+
+
 def _decimals(text: str) -> int | None:
-    found = FIGURE.fullmatch(text)
-    return None if found is None else len(found.group(1) or "")
+    """The decimals of a cell's figure, and of its interval's ends when it shows one (None: not a figure); a cell
+    whose figure and ends differ gives -1, which no column of one precision holds."""
+    spans = found.groups() if (found := INTERVAL.fullmatch(text)) else (text,)
+    figures = [FIGURE.fullmatch(span) for span in spans]
+    if any(figure is None for figure in figures):
+        return None
+    places = {len(figure.group(1) or "") for figure in figures if figure is not None}
+    return places.pop() if len(places) == 1 else -1
 
 
 def test_a_column_shows_its_figures_with_the_decimals_its_finest_figure_needs():
@@ -35,6 +44,11 @@ def test_a_column_shows_its_figures_with_the_decimals_its_finest_figure_needs():
     # whole numbers stay whole, words stay words
     whole = table(pd.DataFrame({"x": [2.0, 30.0, None, float("inf")]}), {"x": Column("x", missing="none")}).cells()
     assert [row[0] for row in whole] == ["2", "30", "none", "unreachable"]
+    # a figure's interval shown beside it is spelled at the column's precision, the figure's and every other row's
+    spare = pd.DataFrame({"s": [-0.033, 0.31, 0.5], "lo": [-0.0412, 0.2, 0.5], "hi": [-0.021, 0.4, 0.5]})
+    shown = table(spare, {"s": Column("spare", "percent", interval=("lo", "hi"))})
+    assert [row[0] for row in shown.cells()] == ["-3.30% (-4.12% to -2.10%)", "31.00% (20.00% to 40.00%)", "50.00%"]
+    assert shown.csv().splitlines()[:2] == ["spare,\"spare, low end\",\"spare, high end\"", "-0.033,-0.0412,-0.021"]
     # a sentence naming a figure of the column spells it as the column does
     assert column_figure(0.003, frame["d"], Column("difference", "percent")) == "0.30%"
 

@@ -7,23 +7,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 
 import pandas as pd
 import pytest
 
 from capmodel.cli import main
 from capmodel.observe import synthetic
-
-
-@pytest.fixture(scope="module")
-def observed(tmp_path_factory):
-    parent = tmp_path_factory.mktemp("h5mva")
-    server = synthetic.SyntheticServer(host="m1:27017", cores=4, hours=0.5, filler_metrics=5,
-                                       start=dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc))
-    folder = synthetic.write_server(server, parent / "ftdc" / "diagnostic.data")
-    assert main(["observe", "--ftdc", str(folder), "--out", str(parent / "obs")]) == 0
-    return parent / "obs"
 
 
 def _mva(capsys, *argv):
@@ -80,7 +69,7 @@ def test_a_what_if_asking_for_nothing_states_no_room_factor(observed, capsys):
     assert member["load_factor_that_fits"] is None    # any factor of nothing fits: no room factor
 
 
-def test_a_large_room_factor_is_written_with_separators(observed, capsys):
+def test_a_large_room_factor_is_the_cores_left_over_the_cores_the_load_adds(observed, capsys):
     status, out, err = _mva(capsys, "--observed", observed, "--cores", 4, "--rates", "writes=1", "--bootstrap", 0,
                             "--json")
     assert status == 0, err
@@ -90,9 +79,6 @@ def test_a_large_room_factor_is_written_with_separators(observed, capsys):
     used = member["utilization"] * 4
     assert factor == pytest.approx((4 - member["background_cores"]) / (used - member["background_cores"]))
     assert factor > 1000
-    status, out, err = _mva(capsys, "--observed", observed, "--cores", 4, "--rates", "writes=1", "--bootstrap", 0)
-    assert f"room for {factor:,.0f}x this load" in out
-    assert not re.search(r"\d{4}", out.replace(f"{factor:,.0f}", ""))   # no other figure without a separator
 
 
 @pytest.mark.parametrize("extra, named", [
@@ -102,7 +88,8 @@ def test_a_large_room_factor_is_written_with_separators(observed, capsys):
 def test_what_if_options_with_a_model_file_are_refused_not_ignored(tmp_path, capsys, extra, named):
     # before: the file's network was solved as written and printed as if the what-if had been applied
     model = tmp_path / "net.yaml"
-    model.write_text("classes:\n  reads: {population: 10, think_time: 0.1}\nstations:\n  cpu: {demands: {reads: 0.01}}\n")
+    model.write_text("classes:\n  reads: {population: 10, think_time: 0.1}\n"
+                     "stations:\n  cpu: {demands: {reads: 0.01}}\n")
     status, out, err = _mva(capsys, model, *extra)
     assert status == 2 and out == ""
     verb = "go" if "," in named else "goes"          # one option goes, several go

@@ -1,7 +1,8 @@
 """The multi-class MVA answer in words: each class sentence shows the tables' figures with their units (throughput in
 ops/s, response times in ms, the bottleneck's utilization in the station table's percent format), the stability note
 of an open network is true and has no exponent, a network with no load says it has no bottleneck, and an empty class
-or station name is called empty."""
+or station name is called empty; the printed tables show a dash where a figure does not apply, and large figures
+(throughputs, response times, a what-if's room factor) read with thousands separators, not exponents."""
 from __future__ import annotations
 
 import re
@@ -9,8 +10,9 @@ import re
 import pytest
 
 from capmodel.cli import main
-from capmodel.models.queueing.network import formatted_class_table, formatted_station_table
 from capmodel.models.queueing.multiclass import approximate_multiclass_mva, multiclass_mva
+from capmodel.models.queueing.network import formatted_class_table, formatted_station_table
+from tests.queueing.test_mva_command import MIXED_WITH_DELAY, _model
 from tests.queueing.test_mva_multiclass import (
     CHANDY_DEMANDS,
     CHANDY_POPULATIONS,
@@ -110,3 +112,33 @@ def test_an_empty_name_is_called_empty(tmp_path, capsys, text, key, name):
     assert status == 2 and out == ""
     assert err.endswith(f"m.yaml: {key}: a name is empty ({name}); give each a name of letters or digits\n")
     assert "must be text" not in err
+
+
+def test_text_tables_show_a_dash_not_nan_where_a_figure_does_not_apply(tmp_path, capsys):
+    # a delay has no utilization; in a mixed network an open class has no population and a closed one no arrival rate
+    status, out, err = _mva(tmp_path, capsys, MIXED_WITH_DELAY)
+    assert status == 0, err
+    assert "NaN" not in out and "nan" not in out.lower().replace("mixed", "")
+    station_rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("cpu ", "net "))}
+    assert station_rows["net"][1:3] == ["delay", "—"]     # the formatting layer's dash, explained under the table
+
+
+def test_large_figures_read_with_separators_not_exponents(tmp_path, capsys):
+    n, demand = 100_000_000, 0.0003
+    path = _model(tmp_path, {"reads": n}, demand)
+    assert main(["mva", str(path), "--solver", "schweitzer"]) == 0
+    out, err = capsys.readouterr()
+    x = 1 / demand
+    response = n / x
+    assert f"reads: {round(x):,} ops/s at {round(response * 1000):,} ms" in out, out     # as people read them
+    assert "e+" not in out
+
+
+def test_a_large_room_factor_is_written_with_separators(observed, capsys):
+    # --rates writes=1 on a 4-core server leaves room for over a thousand times the load (the factor's value is
+    # checked against the cores in tests/queueing/test_mva_observed.py)
+    assert main(["mva", "--observed", str(observed), "--cores", "4", "--rates", "writes=1", "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    room = re.search(r"room for ([\d,]+)x this load", out)
+    assert room and re.fullmatch(r"\d{1,3}(,\d{3})+", room.group(1)), out
+    assert not re.search(r"\d{4}", out.replace(room.group(1), ""))   # no other figure without a separator

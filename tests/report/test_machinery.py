@@ -3,18 +3,18 @@ offline HTML, the index, and the ``capmodel report`` command."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from datetime import datetime, timezone
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from capmodel.formatting import number
-
-from capmodel.output_folder import LOCK_FILE
-
 from capmodel.cli import main
 from capmodel.errors import InputError
+from capmodel.formatting import number
+from capmodel.output_folder import LOCK_FILE
 from capmodel.report import notebooks
 from capmodel.report.params import coerce, redacted, scrub, secrets_in
 from tests.support.rendered_reports import SMALL, render_small
@@ -170,10 +170,11 @@ def test_all_reports_render_side_by_side_into_a_relative_folder(tiny, monkeypatc
     (source / "tiny.ipynb").rename(source / "a_first.ipynb")
     _tiny_notebook(source)
     monkeypatch.chdir(tiny.parent)
-    assert main(["report", "--all", "--out", "rel", "--jobs", "2", "-p", "steps", "4"]) == 0
+    assert main(["report", "--all", "--out", "rel", "--jobs", "2", "-p", "steps", "4", "--json"]) == 0
     assert sorted(p.name for p in (tiny.parent / "rel").iterdir() if p.name != LOCK_FILE) == [
         "a_first.html", "a_first.ipynb", "index.html", "tiny.html", "tiny.ipynb"]
-    assert "index: " + str(tiny.parent / "rel" / "index.html") in capsys.readouterr().out
+    record = json.loads(capsys.readouterr().out)
+    assert Path(record["index"]).resolve() == (tiny.parent / "rel" / "index.html").resolve()
 
 
 def test_a_report_whose_kernel_cannot_start_fails_alone(tiny):

@@ -89,7 +89,7 @@ def test_a_curve_without_a_peak_is_planned_from_its_ceiling_named_as_one():
     assert report.fit.kappa == 0 and report.limit_kind == "ceiling"
     rows = _rows(report)
     assert "fitted ceiling throughput" in rows and "fitted peak throughput" not in rows
-    assert "fitted peak concurrency" not in rows and "limit: 80% of the fitted ceiling" in rows
+    assert "fitted peak concurrency" not in rows and "limit: throughput at most 80% of the fitted ceiling" in rows
     assert "of the fitted ceiling" in report.objectives_words() and "levels off towards a ceiling" in report.details
 
 

@@ -215,3 +215,14 @@ def test_a_load_that_does_not_fit_is_said_so_with_the_cpu_it_needs():
     assert needed > 1 and w.utilization == pytest.approx(needed, rel=1e-9)
     assert over.decision.startswith("**Shape 4 x30 does not fit**") and percent(needed) in over.decision
     assert decision_problems(over.decision) == [] and over.evidence.grade == "unusable"
+
+
+def test_the_method_calls_each_shape_by_its_rank_as_the_page_does(report):
+    """The "how it was worked out" section is the what-if's own account with each shape called by its rank in the
+    shapes table ("shape 4"), as the decision and the tables call them: no shape id is left in it."""
+    details = report.details
+    ranks = report.ranks
+    limiting = ranks[report.what_if.limiting_shape]
+    assert details.startswith(f"At {report.asked} ")
+    assert f"The shape that breaks it: shape {limiting} (" in details
+    assert not [sid for sid in ranks if sid in details]

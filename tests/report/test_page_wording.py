@@ -1,6 +1,7 @@
 """Report pages as an analyst forwards them: a VM name is never broken at its hyphen, a footnote points to the table
-that shows why, one state has one name on a page, a verdict in a table says what it rests on, and each figure of an
-answer is named as its table shows it."""
+that shows why, one state has one name on a page, a verdict in a table says what it rests on, each figure of an
+answer is named as its table shows it, and the index of rendered reports counts them in agreeing words and says
+which were not rendered and why."""
 from __future__ import annotations
 
 import re
@@ -89,8 +90,8 @@ def test_every_latency_verdict_says_what_it_rests_on():
 
 
 def test_a_pass_on_mixed_words_names_each():
-    from capmodel.plan.latency import point_meets_latency
     from capmodel.plan.capacity import Objectives
+    from capmodel.plan.latency import point_meets_latency
 
     row = pd.Series({"read_latency_vs_baseline": "similar", "update_latency_vs_baseline": "lower"})
     ok, how = point_meets_latency(row, Objectives(latency_increase=0.05), None)
@@ -212,3 +213,48 @@ def test_a_spare_past_the_plan_gives_its_interval_in_the_same_sense():
     assert spare_phrase(reaching) == "already 5% above its planned throughput (spare -12% to 3%)"
     spare = SimpleNamespace(spare_fraction=Estimate(0.12, 0.09, 0.15))
     assert spare_phrase(spare) == "12% of its planned throughput spare (9% to 15%)"
+
+
+def test_the_index_counts_its_reports_in_words(tmp_path):
+    import nbformat
+
+    from capmodel.report.index import write_index
+
+    assert "<p>0 reports;" in write_index(tmp_path).read_text()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["capmodel"] = {"report": {"name": "01_x", "question": "Q?", "status": "ok"}}
+    nbformat.write(nb, tmp_path / "01_x.ipynb")
+    text = write_index(tmp_path).read_text()
+    assert "<p>1 report;" in text and "report(s)" not in text
+
+
+def _rendered(folder, name):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["capmodel"] = {"report": {"name": name, "question": "Q?", "status": "ok"}}
+    nbformat.write(nb, folder / f"{name}.ipynb")
+
+
+def test_a_partial_index_says_what_was_and_was_not_rendered(tmp_path):
+    """Issue 29: a folder with 03 alone said "Not rendered: 06_live_benchmark" while six others were not rendered
+    either. It names what it holds, the reports it lacks, and the live one with how to render it."""
+    from capmodel.report import notebooks
+    from capmodel.report.index import write_index
+
+    names = notebooks.names()
+    live = [name for name in names if notebooks.is_live(name)]
+    assert live == ["06_live_benchmark"]
+    _rendered(tmp_path, "03_vm_capacity_plan")
+    text = write_index(tmp_path).read_text()
+    others = ", ".join(n for n in names if n not in ("03_vm_capacity_plan", "06_live_benchmark"))
+    assert "Rendered here: 03_vm_capacity_plan." in text
+    assert f"Not rendered: {others} (<code>capmodel report NAME</code> or <code>--all</code> renders them)." in text
+    assert "Not rendered either: 06_live_benchmark, which benchmarks a live server" in text
+    for name in names:          # `report --all`: every report but the live benchmark
+        if name not in live:
+            _rendered(tmp_path, name)
+    text = write_index(tmp_path).read_text()
+    assert "Not rendered: 06_live_benchmark, which benchmarks a live server" in text and "either" not in text
+    _rendered(tmp_path, "06_live_benchmark")
+    assert "Not rendered" not in write_index(tmp_path).read_text()

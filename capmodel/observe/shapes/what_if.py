@@ -154,9 +154,13 @@ class ShapesWhatIf:
             "limiting_shape": self.limiting_shape, "factors": self.factors, "shapes": self.table, "level": self.level,
             "evidence": self.evidence.to_json(), "sentence": self.describe()})
 
-    def describe(self) -> str:
-        """The answer in sentences."""
-        asked = ", ".join(f"{sid} x{number(f)}" for sid, f in self.factors.items()) or "the observed load"
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        """The answer in sentences, each shape called by its id, or by ``names[id]`` where given (a report calls
+        them by their rank in its table: "shape 3")."""
+        def name(sid: str) -> str:
+            return str((names or {}).get(sid, sid))
+
+        asked = ", ".join(f"{name(sid)} x{number(f)}" for sid, f in self.factors.items()) or "the observed load"
         cores = plural(self.demands.cores, "core")
         row = self.table.set_index("shape").loc[self.limiting_shape]
         what = f"{row['operation']} on {row['namespace']} {row['filter_shape']}".rstrip()
@@ -170,13 +174,13 @@ class ShapesWhatIf:
                          f"at {number(self.load_factor_that_fits)}x that load ("
                          f"{number(self.low['load_factor_that_fits'])} to "
                          f"{number(self.high['load_factor_that_fits'])}).")
-        lines.append(f"The shape that breaks it: {self.limiting_shape} ({what}), {percent(row['cpu_share'])} of the "
-                     f"CPU, at {number(row['saturation_per_s'])} ops/s when the server saturates; "
+        lines.append(f"The shape that breaks it: {name(self.limiting_shape)} ({what}), {percent(row['cpu_share'])} of "
+                     f"the CPU, at {number(row['saturation_per_s'])} ops/s when the server saturates; "
                      f"{number(row['cpu_ms_per_op'])} ms of CPU per operation.")
         if self.utilization < 1:
             for sid, r in self.table.set_index("shape").iterrows():
                 if r["factor"] != 1.0 or sid == self.limiting_shape:
-                    lines.append(f"{sid}: {number(r['asked_per_s'])} ops/s at "
+                    lines.append(f"Latency of {name(str(sid))} at {number(r['asked_per_s'])} ops/s: "
                                  + interval(r["latency_ms"], r["latency_ms_low"], r["latency_ms_high"], unit="ms")
                                  + ".")
         lines.append(f"Intervals: {self.level:.0%}, refits on resampled intervals of {number(self.shapes.interval_s)} "
