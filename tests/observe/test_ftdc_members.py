@@ -101,21 +101,6 @@ def test_a_member_with_one_interval_has_its_row_and_no_capacity(folders, tmp_pat
     assert rows["one:27017"]["intervals"] == 1 and rows["one:27017"]["capacity"] is None
 
 
-def test_many_unranked_members_and_sets_are_summed_up_not_listed_one_by_one(folders, tmp_path, capsys):
-    # before: one reason per member (29 idle members: 29 copies of one sentence on one line) and every set's name,
-    # sorted rs1, rs10, rs11, rs2
-    parent = tmp_path / "estate"
-    for i in range(12):
-        _server(parent, f"m{i:02d}", host=f"m{i}:27017", replica_set=f"rs{i}", seed=20 + i, hours=1 / 3600)
-    shutil.copytree(folders["a"], parent / "a" / "diagnostic.data")
-    result = _members({"p": str(parent)}, ["p"], tmp_path, capsys)
-    assert result["notes"][0] == ("the folders belong to 13 replica sets (rs0, rs1, rs2, rs3, rs4, rs5, rs6, rs7, "
-                                  "rs8, rs9 and 3 more)")
-    answer = result["answer"]
-    assert answer.count("only 1 busy interval") == 1
-    assert "m0:27017, m1:27017, m2:27017, m3:27017, m4:27017 and 7 more: samples: only 1 busy interval" in answer
-
-
 def test_a_second_observation_into_one_folder_leaves_nothing_of_the_first(folders, tmp_path, capsys):
     # before: observing a, b, late, then a and b into the same --out left members/late_27017 (read later by
     # 'mva --observed' as if current); then one server left members.csv and every member's folder beside its tables

@@ -3,11 +3,13 @@ thousands separators and no exponents, the sampling line's figures, the capacity
 interval of no width, with the interval that allows for the CPU per operation to change, "at least" for a lower
 bound), figures withheld when the verdict forbids them, a load over its target, a shrinking load, the CPU-law
 line's label, replication's share said from a tenth up, the query shapes' what-if, counts in agreeing nouns ("1
-interval"), and the sentence that names the member closest to its capacity. The values behind them are checked on
+interval"), many unranked members and sets summed up, and the sentence that names the member closest to its
+capacity. The values behind them are checked on
 the JSON and the result objects in the other files of this folder (the production answer's words:
 test_production_answer_words.py)."""
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -232,3 +234,21 @@ def test_an_idle_server_is_said_to_support_no_capacity(tmp_path, capsys):
     verdict = capsys.readouterr().out.split("Evidence")[1]
     assert verdict.startswith(": unusable (the data cannot support the figure") and "ops/s" not in verdict
     assert "Why: no capacity can be stated: only 1 busy interval(s)" in verdict
+
+
+def test_many_unranked_members_and_sets_are_summed_up_not_listed_one_by_one(tmp_path, capsys):
+    # 12 one-interval servers of 12 replica sets beside a busy member of rsA: one reason per member (29 idle members:
+    # 29 copies of one sentence on one line) and every set's name sorted rs1, rs10, rs11, rs2 read as a wall of text
+    from tests.observe.test_ftdc_members import _server
+
+    parent = tmp_path / "estate"
+    for i in range(12):
+        _server(parent, f"m{i:02d}", host=f"m{i}:27017", replica_set=f"rs{i}", seed=20 + i, hours=1 / 3600)
+    _server(parent, "a", host="a:27017", replica_set="rsA", seed=1, mean_rate=1500.0)
+    assert main(["observe", "--ftdc", str(parent), "--out", str(tmp_path / "o"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["notes"][0] == ("the folders belong to 13 replica sets (rs0, rs1, rs2, rs3, rs4, rs5, rs6, rs7, "
+                                  "rs8, rs9 and 3 more)")
+    answer = result["answer"]
+    assert answer.count("only 1 busy interval") == 1
+    assert "m0:27017, m1:27017, m2:27017, m3:27017, m4:27017 and 7 more: samples: only 1 busy interval" in answer
