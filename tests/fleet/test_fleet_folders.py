@@ -1,7 +1,7 @@
 """``capmodel fleet`` and ``observe --ftdc`` members over servers that were read but say little, and folders whose
 names hold control characters: a server whose FTDC was read whole but held one interval is readable with an unusable
-verdict (in the fleet as in ``observe``), not counted "unreadable" as a damaged file is; a folder named with a
-newline keeps its row on one line on the terminal.
+verdict (in the fleet as in ``observe``), not counted "unreadable" as a damaged file is (the rows on one line
+whatever the folder is called: test_fleet_words.py).
 """
 from __future__ import annotations
 
@@ -16,10 +16,8 @@ from capmodel.observe import synthetic
 START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
 
 
-@pytest.fixture(scope="module")
-def fleet(tmp_path_factory):
-    parent = tmp_path_factory.mktemp("h8fleet")
-
+def write_odd_fleet(parent):
+    """A busy server, one whose FTDC holds one interval, and a damaged folder whose name holds a newline."""
     def server(name, **kw):
         kw = {"hours": 0.25, "start": START, "filler_metrics": 3, "chunks_per_file": 2, **kw}
         synthetic.write_server(synthetic.SyntheticServer(**kw), parent / name / "diagnostic.data")
@@ -32,6 +30,11 @@ def fleet(tmp_path_factory):
     return parent
 
 
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    return write_odd_fleet(tmp_path_factory.mktemp("h8fleet"))
+
+
 def test_a_server_with_one_interval_is_read_and_not_ranked_not_unreadable(fleet, capsys):
     assert main(["fleet", str(fleet), "--workers", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -41,26 +44,8 @@ def test_a_server_with_one_interval_is_read_and_not_ranked_not_unreadable(fleet,
     assert brief["reasons"] == ["no_capacity"] and brief["window_start"] == brief["window_end"]   # its one interval
     assert "only 1 busy interval" in brief["evidence"]["reasons"][0]["message"]
     assert result["failed"] == 1                                     # the newline-named folder's garbage only
-    assert "(1 unreadable; 1 not ranked (verdict unusable))" in result["answer"]
-
-
-def test_every_row_is_one_line_whatever_the_folder_is_called(fleet, capsys):
-    assert main(["fleet", str(fleet), "--workers", "1"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    bad = [line for line in lines if "bad" in line]
-    assert len(bad) == 1 and "bad\\nname/diagnostic.data" in bad[0] and "failed:" in bad[0]
-    assert not [line for line in lines if line.startswith("name/")]       # before: the row's second half
-    brief = [line for line in lines if "brief:27017" in line]
-    assert len(brief) == 1 and "not ranked, verdict unusable: no capacity can be stated: only 1 busy" in brief[0]
-
-
-def test_observe_members_rows_are_one_line_each(fleet, tmp_path, capsys):
-    assert main(["observe", "--ftdc", str(fleet), "--out", str(tmp_path / "o")]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("source: FTDC ") and "bad\\nname" in lines[0]
-    members = [line for line in lines[1:] if line.startswith("  ")]
-    assert len(members) == 3 and any(line.startswith("  bad\\nname: 0 intervals; no capacity:") for line in members)
-    assert not [line for line in lines if line.startswith("name")]
+    assert [r["member"] for r in result["rows"] if r["error"] is None and r["verdict"] == "unusable"] == \
+        ["brief:27017"]                                              # read, and not ranked
 
 
 def test_a_server_four_levels_down_is_found_and_a_symlink_loop_is_searched_once(fleet, tmp_path, capsys):
@@ -91,26 +76,6 @@ def test_a_server_with_one_sample_is_not_ranked_not_unreadable(fleet, tmp_path, 
     assert single["error"] is None and single["verdict"] == "unusable" and result["failed"] == 0
     assert "1 serverStatus sample in the FTDC data; an interval needs two" in \
         single["evidence"]["reasons"][0]["message"]
-
-
-def test_the_reports_reasons_show_hostile_names_literally_one_item_each():
-    # before: a server whose metadata names its host '<img src=x onerror=alert(1)>' put that element into report
-    # 08's page (the reasons are markdown, which passes HTML through); a folder named with a newline split its item
-    import mistune
-    import pandas as pd
-
-    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
-
-    evidence = {"grade": "weak", "reasons": [{"code": "x", "grade": "weak", "value": None, "message": "few *intervals*"}]}
-    row = {column: None for column in FLEET_COLUMNS}
-    hostile = dict(row, cluster="rs_1", member="<img src=x onerror=alert(1)>:27017", verdict="weak", evidence=evidence,
-                   folder="/f/a")
-    failed = dict(row, folder="/f/bad\nname", error="/f/bad\nname/metrics.1: not an FTDC file")
-    text = Fleet(pd.DataFrame([hostile, failed], columns=FLEET_COLUMNS), "1 local Dask worker", None).reasons_text()
-    page = mistune.html(text)
-    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;:27017" in page
-    assert "rs_1" in page and "few *intervals*" in page                    # marks shown as written
-    assert page.count("<li>") == 2 and "/f/bad\\nname/metrics.1" in page
 
 
 def test_an_unreadable_file_fails_its_row_in_the_systems_words(fleet, tmp_path):
@@ -146,16 +111,3 @@ def test_an_unreadable_file_fails_its_row_in_the_systems_words(fleet, tmp_path):
         assert json.loads(done.stdout.strip().splitlines()[-1]) == f"{locked}: Permission denied"
     finally:
         shutil.rmtree(base, ignore_errors=True)
-
-
-def test_one_servers_observation_from_a_folder_named_with_a_newline_prints_one_line_each(fleet, tmp_path, capsys):
-    import shutil
-
-    named = tmp_path / "two\nlines"
-    shutil.copytree(fleet / "busy" / "diagnostic.data", named / "diagnostic.data")
-    assert main(["observe", "--ftdc", str(named), "--out", str(tmp_path / "o\nut")]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"source: FTDC {tmp_path}/two\\nlines/diagnostic.data"
-    assert [line for line in out if line.startswith("wrote ")] == [
-        f"wrote {tmp_path}/o\\nut/samples.csv and {tmp_path}/o\\nut/curve.csv"]
-    assert not [line for line in out if line.startswith(("lines", "ut/"))]

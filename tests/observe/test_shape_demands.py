@@ -106,7 +106,6 @@ def test_the_what_if_against_the_closed_forms(tmp_path):
     row = answer.table.set_index("shape").loc[ids["range"]]
     assert row["asked_per_s"] == pytest.approx(3 * rates["range"].mean())
     assert row["saturation_per_s"] == pytest.approx(row["asked_per_s"] * answer.load_factor_that_fits)
-    assert "breaks it: " + ids["range"] in answer.describe()
     json.dumps(answer.to_json(), allow_nan=False)
 
 
@@ -119,7 +118,7 @@ def test_a_load_that_does_not_fit(tmp_path):
     answer = shapes_what_if(shapes, samples, CORES, {ids["range"]: 100}, n_bootstrap=20)
     cpu = B + sum((100 if k == "range" else 1) * rates[k].mean() * TRUTH[k] for k in TRUTH)
     assert answer.utilization > 1 and answer.load_factor_that_fits == pytest.approx((CORES - B) / (cpu - B), rel=0.05)
-    assert "it does not fit;" in answer.describe() and answer.evidence.grade == "unusable"
+    assert answer.evidence.grade == "unusable"
     assert "saturated" in answer.evidence.codes()
     assert answer.table["latency_ms"].isna().all()
     json.dumps(answer.to_json(), allow_nan=False)

@@ -260,8 +260,6 @@ def test_an_unreachable_latency_target_states_no_throughput():
     assert not cap.latency.reachable and cap.latency.reason == "below_zero_load"
     assert cap.usable_throughput == 0.0 and cap.binding_limit == "latency"
     assert cap.evidence.grade == "unusable" and cap.evidence.codes() == ["latency_unreachable"]
-    text = cap.describe(ops_per_user=0.5)
-    assert "sustains" not in text and "users" not in text
     # held to p95 at most 1.5 ms; the fastest fitted p95 (one client) is 2 x 1 / lambda = 2 ms
     assert cap.latency_target_ms == 1.5
     assert cap.latency.zero_load_seconds * cap.latency_p95_ratio * 1000 == pytest.approx(2 * 1000 / LAMBDA)
@@ -276,7 +274,6 @@ def test_a_plan_read_off_a_peak_past_the_measured_range_says_by_how_much():
     reason = {r.code: r for r in cap.evidence.reasons}["beyond_data"]
     assert reason.grade == "weak" and cap.evidence.grade == "weak"
     assert reason.value == pytest.approx(PEAK_X / x_of(8), rel=1e-4)
-    assert f"{PEAK_X / x_of(8) - 1:.0%} above the most the fitted curve shows" in cap.describe()
     assert max(cap.evidence.next_step.levels) > 8                      # measure past the data
     inside = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=None, peak_fraction=0.95))
     assert inside.evidence.grade == "sound" and "beyond_data" not in inside.evidence.codes()
@@ -290,7 +287,6 @@ def test_a_plan_from_three_points_states_no_capacity():
     assert math.isnan(cap.usable_throughput_low) and math.isnan(cap.usable_throughput_high)
     assert cap.evidence.grade == "unusable"
     assert {"exactly_determined", "no_interval"} <= set(cap.evidence.codes())
-    assert "the data cannot support a capacity figure" in cap.describe()
 
 
 def test_the_fits_own_verdict_joins_the_plans():
@@ -299,8 +295,7 @@ def test_the_fits_own_verdict_joins_the_plans():
     cap = capacity_from_fit(fit_usl(curve), Objectives(utilization_target=0.8))
     reason = {r.code: r for r in cap.evidence.reasons}["client_bound"]
     assert reason.grade == "weak" and cap.evidence.grade == "weak"
-    assert "2 of 10 steps were client-bound" in reason.message
-    assert "Evidence: **weak**" in cap.describe() and "2 of 10 steps were client-bound" in cap.describe()
+    assert reason.value == 2                                          # the two steps flagged
 
 
 def test_a_plan_inside_the_measured_range_is_not_condemned_by_the_peaks_extrapolation():

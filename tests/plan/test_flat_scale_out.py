@@ -1,5 +1,5 @@
 """``nodes --node-curve`` and ``shards --curve`` on a curve that does not grow with the count: said as a curve that
-does not scale, naming the file, not as a parameter (sigma = 1) the user never gave; counts in agreeing words."""
+does not scale, naming the file, not as a parameter (sigma = 1) the user never gave."""
 from __future__ import annotations
 
 import json
@@ -23,11 +23,3 @@ def test_a_curve_that_does_not_scale_is_said_so_naming_the_file(tmp_path, capsys
     assert error == (f"{path}: the throughput does not grow with the {unit} count (the USL fit's sigma is 1: no "
                      f"scaling at all), so no {unit} count can be planned from this curve")
     assert err == f"capmodel: error: {error}\n" and "1.0" not in err
-
-
-def test_one_shard_is_singular(capsys):
-    assert main(["shards", "--max-shards", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "at most 1 shard;" in out and "1 shards" not in out
-    assert main(["shards", "--max-shards", "2"]) == 0
-    assert "at most 2 shards;" in capsys.readouterr().out

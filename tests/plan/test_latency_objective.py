@@ -1,6 +1,6 @@
 """A plan's latency answers against their evidence (``capmodel plan --curves`` with a latency objective): a p95
 target against a mean response time is weak per VM, a p95 not measured is said, a latency column in the wrong unit
-is said (in ms it is not flagged), and a fitted VM's interval is printed with its ends, one-sided only when it is."""
+is said (in ms it is not flagged)."""
 import json
 
 import pytest
@@ -114,33 +114,3 @@ def test_measured_p95_in_seconds_is_said(tmp_path, capsys):
     assert all(not scale_reasons(row) for row in rows.values())
     rows = measured_plan(capsys, tmp_path, ("0.004", "0.0035"), "--no-latency")   # no objective: the column unused
     assert all(not scale_reasons(row) for row in rows.values())
-
-
-def test_a_fitted_vms_interval_is_printed_with_its_ends_and_one_sided_only_when_it_is(tmp_path, capsys):
-    """A relative latency target on fitted curves pasted with rounded figures: small's users are printed with their
-    interval over the likelihood region when its ends differ at the figures' precision, and a † only beside an
-    estimate that is an end of its interval, with the footnote that says what a fitted VM's one-sided interval is."""
-    import pandas as pd
-
-    from capmodel.formatting import integer
-    from capmodel.plan.planner import ONE_SIDED, ONE_SIDED_NOTE, _estimate
-
-    catalog, curves = write_curves(tmp_path)
-    rows = [f"{vm},{n},{usl(n, lam):.1f},{1.8 * n / usl(n, lam) * 1000:.3f}" for vm, lam in (("small", 500.0),
-            ("big", 1000.0)) for n in (1, 2, 4, 8, 16, 32, 64, 128)]   # rounded as a pasted table is
-    curves.write_text("system,concurrency,throughput,latency_p95_ms\n" + "\n".join(rows) + "\n")
-    argv = ["plan", "--catalog", str(catalog), "--curves", str(curves), "--baseline-vm", "small",
-            "--baseline-users", "5000", "--baseline-throughput", "2500", "--latency-increase", "0.05"]
-    assert main(argv + ["--json"]) == 0
-    row = next(r for r in json.loads(capsys.readouterr().out)["vms"] if r["vm"] == "small")
-    users, low, high = (round(row[k]) for k in ("users", "users_low", "users_high"))
-    assert low <= users <= high and row["binding_limit"] == "latency"
-    assert main(argv) == 0
-    out = capsys.readouterr().out
-    small = next(line for line in out.splitlines() if line.startswith("small "))
-    shown = f"{users:,} ({low:,} to {high:,})" if low != high else f" {users:,} "
-    assert small.rstrip().endswith("latency") and shown in small
-    assert ("†" in out) == (ONE_SIDED_NOTE in out) == (users in (low, high) and low != high)
-    one_sided = pd.Series({"users": 5604.0, "users_low": 5604.0, "users_high": 5900.0})
-    assert _estimate(one_sided, "users", integer) == "5,604 (5,604 to 5,900)" + ONE_SIDED
-    assert "a fitted VM's interval ends at its fitted figure" in ONE_SIDED_NOTE

@@ -72,8 +72,6 @@ def test_plan_answers_the_bundled_study(capsys):
     # the study: s3-2xlarge-8 "~60,000-65,000" users; 2.5-2.6x the baseline's 25,000, the estimate at 2.6x
     assert answer["vm"] == "s3-2xlarge-8-SAS"
     assert (answer["users"], answer["users_low"], answer["users_high"]) == pytest.approx((65000, 62500, 65000))
-    assert main(["plan", "--target-users", "50000"]) == 0
-    assert "nan" not in capsys.readouterr().out
 
 
 def test_plan_with_user_catalog_and_measurements(tmp_path, capsys):
@@ -117,11 +115,6 @@ def test_plan_with_fitted_curves(tmp_path, capsys):
         # sound but for the one assumption: no cpu_util was measured, so the 80% is of the fitted peak (issue 29)
         assert row["evidence"]["grade"] == "weak"
         assert [r["code"] for r in row["evidence"]["reasons"]] == ["utilization_assumed"]
-    # and the objectives say what the 80% was applied to, not "utilization at most 80%"
-    assert main(["plan", "--catalog", str(catalog), "--curves", str(curves), "--ops-per-user", "0.5"]) == 0
-    text = capsys.readouterr().out
-    assert "Objectives: throughput at most 80% of the fitted peak (the utilization target, with no CPU utilization " \
-           "measured)" in text and "utilization at most 80%" not in text
 
 
 def test_nodes_json_runs_the_bundled_micron_table(capsys):

@@ -1,8 +1,7 @@
 """``capmodel nodes`` and ``capmodel shards`` with odd tables and options: a node table with a bad cell is one line
 naming the file, the column and the row; node counts and count limits are whole numbers in range naming their
 option; an option that needs another (``--reference-nodes`` without ``--reference-ops``) is refused rather than
-ignored; a repeated list option (``--target-rate``, ``plan --target-users``) keeps every value; counts and rates
-read with separators and agreeing nouns.
+ignored; a repeated list option (``--target-rate``, ``plan --target-users``) keeps every value.
 """
 from __future__ import annotations
 
@@ -96,28 +95,3 @@ def test_a_repeated_list_option_keeps_every_value(capsys):
     status, out, err = _cli(capsys, "plan", "--target-users", 50000, "--target-users", 90000, "--json")
     assert status == 0, err
     assert [r["target_users"] for r in json.loads(out)["recommendations"]] == [50000, 90000]
-
-
-def test_counts_and_rates_read_as_numbers_with_separators_and_agreeing_nouns(capsys):
-    # 10^15 inserts/s at 62,500 per shard, linear: 16,000,000,000 shards (10^15 / 62,500), over the limit of 32
-    status, out, err = _cli(capsys, "shards", "--target-rate", "1e15")
-    assert status == 0, err
-    assert f"needs {10**15 // 62_500:,} shards, more than the limit of 32" in out, out
-    # kappa = 1: X(s) = 62,500 s / (1 + s(s-1)) peaks at s = 1 (X(2) = 125,000/3 < 62,500): one shard, singular
-    status, out, err = _cli(capsys, "shards", "--kappa", 1)
-    assert "throughput peaks at 62,500 inserts/s with 1 shard, below 1,000,000 inserts/s" in out, out
-    # a rate under one insert per second is shown as given, not rounded to 0
-    status, out, err = _cli(capsys, "shards", "--target-rate", 0.5, "--per-shard-throughput", 0.25)
-    assert status == 0, err
-    line = [ln for ln in out.splitlines() if ln.strip().startswith("0.5")]
-    assert line and line[0].split()[:4] == ["0.5", "2", "2", "0.5"], out   # 2 shards x 0.25 = 0.5 delivered
-    # 7,120 / 10^-6 x 3 nodes = 21,360,000,000 (+1 for the float): the count with separators
-    status, out, err = _cli(capsys, "nodes", "--reference-ops", 7120, "--candidate-ops", "1e-6")
-    assert "needs 21,360,000,00" in out and "more than the limit of 1,000" in out, out
-
-
-def test_the_shard_answer_in_words_agrees_in_number():
-    from capmodel.plan import plan_shard_study
-
-    text = plan_shard_study([62500], per_shard_throughput=62500).describe()
-    assert "needs **1 shard**" in text and "1 shards" not in text

@@ -1,4 +1,5 @@
-"""The plain-words summary of a sweep, on a run and steps written here by hand."""
+"""The plain-words summary of a sweep, on a run and steps written here by hand: checked as wording (where the clients
+ran, the steps measured and failed, the client-bound steps and why)."""
 from capmodel.bench.sweep.describe import describe_sweep
 
 

@@ -26,7 +26,7 @@ def test_two_reasons_and_none():
 
 def test_the_summary_of_the_bundled_ftdc_says_what_was_dropped_in_words():
     observation = observe_ftdc(FTDC)
-    line = [l for l in observation.summary().splitlines() if "dropped" in l]
+    line = [ln for ln in observation.summary().splitlines() if "dropped" in ln]
     assert len(line) == 1 and not line[0].startswith("dropped:")
     for reason, count in observation.dropped.items():
         assert f"dropped: {serverstatus.DROPPED_WORDS[reason]}" in line[0]
