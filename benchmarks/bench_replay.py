@@ -46,13 +46,13 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_shapes import cut_log, window_cpu  # noqa: E402
 from capmodel.bench.server import embedded_server  # noqa: E402
 from capmodel.observe import observe_ftdc, query_shapes  # noqa: E402
 from capmodel.observe.shapes.entries import LoggedOperation, LogScan, read_log  # noqa: E402
 from capmodel.observe.shapes.fidelity import replay_fidelity  # noqa: E402
 from capmodel.observe.shapes.replay import replay_workload  # noqa: E402
 from tests.support.cli_run import run  # noqa: E402
+from tests.support.shape_demand_lab import cut_log, window_cpu  # noqa: E402
 from tests.support.shapes_lab import SHAPES, phased_lab, run_for  # noqa: E402
 
 

@@ -1,47 +1,64 @@
-"""The shapes command end to end on a real mongod: the embedded server with FTDC on (one sample a second) and every
-operation logged runs the lab's four shapes in 10 phases of a second, each with its own random mix
-(tests/support/shapes_lab.py ``run_phases``); ``capmodel shapes LOG --ftdc DIR --what-if 1=2 --json`` then gives each
-shape a CPU per operation from the regression on the server's own CPU, with its interval, and the what-if's answer.
-The demands' accuracy against each shape measured alone is issue 30's point 4, not checked here."""
+"""The shapes' demands end to end on a real mongod (tests/support/shape_demand_lab.py, one run): the embedded server,
+pinned to one core with FTDC on and every operation logged, runs the lab's four shapes each alone and then in phases of
+a second with random mixes; ``capmodel shapes LOG --ftdc DIR --what-if 1=2 --json`` gives each shape a CPU per
+operation from the regression on the server's own CPU, with its interval, and the what-if's answer. Checked against
+what the lab measured: each shape's CPU per operation alone, and the throughput at which the server, held to half a
+core, saturates at the what-if's mix (bounds a shared 2-core machine holds in a short run; benchmarks/bench_shapes.py
+prints the tight figures of longer ones)."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
+from tests.support import cpu_quota
 from tests.support.cli_run import run
-from tests.support.shapes_lab import SHAPES, literals, run_phases
+from tests.support.shape_demand_lab import run_demand_lab
+from tests.support.shapes_lab import SHAPES, literals
 
 pytestmark = pytest.mark.mongod
-PHASES = 10
+ALONE_S, PHASES = 4.0, 16
+#: a shape's fitted CPU per operation against the same shape measured alone, and the what-if's saturation against
+#: the measured one: the bounds of a short run (issue 30 asks 15 %, which the longer runs of bench_shapes.py show)
+DEMAND_BOUND, SATURATION_BOUND = 0.30, 0.25
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
-    """(log, FTDC folder, namespace, operations per phase) of the phased run, the server stopped."""
-    from capmodel.bench.server import embedded_server
-
-    dbpath = tmp_path_factory.mktemp("shapes") / "db"
-    with embedded_server(dbpath=dbpath, diagnostic_data=True) as server:
-        client = server.client()
-        try:
-            database = client["shapes_phased"]
-            database.command("profile", 0, slowms=0)
-            namespace, done = run_phases(database, PHASES)
-        finally:
-            client.close()
-        log = server.logpaths[0]
-    return log, dbpath / "diagnostic.data", namespace, done
+def lab(tmp_path_factory):
+    """The lab's run (the server stopped, its files kept), with the saturation run where a CPU quota can be set."""
+    saturate = ("scan", 3.0) if cpu_quota.available() else None
+    return run_demand_lab(tmp_path_factory.mktemp("shapes"), ALONE_S, PHASES, saturate=saturate, n_bootstrap=100,
+                          saturate_s=5.0)
 
 
-def test_cpu_per_shape_and_the_what_if_from_the_servers_own_cpu(recorded, tmp_path):
+def test_each_shapes_fitted_demand_is_its_demand_measured_alone(lab):
+    """The CPU per operation fitted from the phases (a regression on the server's CPU) is within DEMAND_BOUND of the
+    shape's CPU per operation measured alone (the server's CPU over the shape's rate, the idle CPU taken off)."""
+    demands = [row for row in lab.rows if row["shape"] in SHAPES]
+    assert [row["shape"] for row in demands] == list(SHAPES)
+    for row in demands:
+        assert row["alone_ms"] > 0, row
+        assert abs(row["fitted_ms"] / row["alone_ms"] - 1) <= DEMAND_BOUND, row
+
+
+def test_the_what_ifs_saturation_is_the_measured_one(lab):
+    """The collection scan tripled: the server held to half a core saturates (its quota used up in most periods) at a
+    throughput within SATURATION_BOUND of the what-if's, (0.5 - B) / the CPU the asked mix needs per second."""
+    if not cpu_quota.available():
+        pytest.skip("no cgroup v1 cpu controller to write to: the server cannot be held to half a core here")
+    (row,) = [row for row in lab.rows if row["shape"].startswith("saturation")]
+    assert row["throttled"] >= 0.8 and row["cpu_cores"] >= 0.9 * 0.5, row
+    assert abs(row["fitted_ms"] / row["alone_ms"] - 1) <= SATURATION_BOUND, row
+
+
+def test_cpu_per_shape_and_the_what_if_from_the_servers_own_cpu(lab, tmp_path):
     """Each of the four shapes has a positive CPU per operation from the regression (not apportioned), inside its
     interval, in shapes.csv and --json; the what-if names a shape and a load factor above 1 (the server was far from
     saturated); the counts are the operations run; none of the lab's values looked for reaches an output."""
-    log, ftdc, namespace, done = recorded
+    log, ftdc, namespace, done = lab.log, lab.ftdc, lab.namespace, lab.phases
     out = tmp_path / "out"
-    printed = run("shapes", log, "--ftdc", ftdc, "--interval", "1", "--what-if", "1=2", "--bootstrap", "50",
-                  "--out", out, "--json")
+    printed = run("shapes", log, "--slowms", "0", "--ftdc", ftdc, "--interval", "0.1", "--what-if", "1=2",
+                  "--bootstrap", "50", "--out", out, "--json")
     assert printed.returncode == 0, printed.stderr
     record = json.loads(printed.stdout)
     what_if = record["what_if"]
