@@ -217,7 +217,7 @@ def _asked_words(report_factors: dict, ranks: dict) -> str:
 
 
 def shapes_report(log: str = "", ftdc: str = "", since: str = "", until: str = "", cores: float = 0.0,
-                  interval: float = 1.0, what_if: str = "4x3", level: float = 0.95,
+                  interval: float = 0.1, what_if: str = "4x3", level: float = 0.95,
                   bootstrap: int = 200) -> ShapesReport:
     """Read the log (and the FTDC) and answer report 09's question.
 
@@ -234,7 +234,9 @@ def shapes_report(log: str = "", ftdc: str = "", since: str = "", until: str = "
     cores : float
         The CPUs the mongod may use; 0 takes what the FTDC reports.
     interval : float
-        Seconds per interval of the shapes' rates regressed on the CPU.
+        Seconds the log's operations are counted in; at most half the FTDC's sample length (0.1 against one-second
+        samples), each sample is a point of the demand fit with the shapes' rates over its own window
+        (``capmodel.observe.shapes.demand.shape_intervals``).
     what_if : str
         ``SHAPExFACTOR`` (or ``SHAPE=FACTOR``), comma-separated: a shape's rank in the shapes table or its id, and
         the factor of its rate; "" the observed load.
