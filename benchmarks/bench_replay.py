@@ -20,14 +20,8 @@ operations in the mix's log and the replay's (``replay_fidelity``). Printed per 
 share and their difference (points), CPU per operation on each side and the error (replay / production - 1), and the
 whole mix's CPU per operation on each side.
 
-Figures of 29 Nov 2026, 17:07 UTC (the shared 2-core machine, load average 1.3 before and after; ``--repeat 2``, the
-defaults otherwise, pymongo binding): mix error at most 0.50 points (issue 30 asks 5); CPU per operation, replay
-against production, median |error| 3.6 %, largest 11.2 % (issue 30 asks 15): the collection scan -0.8 % and +2.9 %,
-the range query +6.2 % and +11.2 %, the update +2.4 % and +4.2 %, the lookup -1.4 % and +10.4 %. The whole mix's CPU
-per operation (its window's CPU over its operations, getMores not counted as operations on either side) came out
-+17.4 % and +34.6 % although each shape alone matches: not explained yet (two earlier runs, before a find's getMores
-were counted with it, gave +0.2 % and +7.4 %). Before that fix the scan's replay was 33 to 41 % cheaper: its
-collection was sized from the find's first batch alone.
+Printed too: each side's whole mix priced at its own shapes' CPU per operation alone, which tells whether a
+difference between the two mixes comes from the shapes or from running them together. Figures: docs/benchmarks.md.
 """
 from __future__ import annotations
 
@@ -126,12 +120,18 @@ def one_run(alone_s: float, mix_s: float, documents: int, seed: int, folder: Pat
     table = fidelity.table.assign(run=seed, shape_name=fidelity.table["filter_shape"].map(
         {text: name for name, (_, text, _) in SHAPES.items()}))
     whole, lab = {}, {(operation, text) for operation, text, _ in SHAPES.values()}   # not the load's inserts
+    alone_cpu = {"production": production_cpu, "replay": replay_cpu}
     for side, entries, key in (("production", ours, "mix"), ("replay", theirs, "replay")):
         begin, end = windows[key]
-        times = [e.time for e in entries if begin <= e.time <= end and (e.operation, e.filter_shape) in lab]
-        first, last = min(times) + 0.5, max(times) - 0.5
-        rate = sum(first <= t <= last for t in times) / (last - first)
+        kept = [e for e in entries if begin <= e.time <= end and (e.operation, e.filter_shape) in lab]
+        first, last = min(e.time for e in kept) + 0.5, max(e.time for e in kept) - 0.5
+        inside = [e for e in kept if first <= e.time <= last]
+        rate = len(inside) / (last - first)
         whole[side] = (window_cpu(samples, first, last) - idle) / rate * 1000
+        # the same mix priced at each shape's CPU per operation alone: what the mix would cost without interaction
+        shares = pd.Series([ids[(e.operation, e.filter_shape)] for e in inside]).value_counts(normalize=True)
+        whole[f"{side}_from_alone"] = float(sum(share * alone_cpu[side][sid] for sid, share in shares.items()))
+        whole[f"{side}_rate"] = rate
     return table, whole
 
 
@@ -158,7 +158,10 @@ def main() -> None:
         print(shown.to_string(index=False))
     for seed, (_, whole) in enumerate(results):
         print(f"run {seed}: the whole mix's CPU per operation: production {whole['production']:.4g} ms, replay "
-              f"{whole['replay']:.4g} ms ({whole['replay'] / whole['production'] - 1:+.1%})")
+              f"{whole['replay']:.4g} ms ({whole['replay'] / whole['production'] - 1:+.1%}); priced at each shape's "
+              f"CPU alone, production {whole['production_from_alone']:.4g} ms, replay "
+              f"{whole['replay_from_alone']:.4g} ms; the mixes ran at {whole['production_rate']:,.0f} and "
+              f"{whole['replay_rate']:,.0f} operations a second")
     print(f"mix: largest |error| {100 * table['mix_error'].abs().max():.2f} points; CPU per operation: median |error| "
           f"{table['cpu_error'].abs().median():.1%}, largest {table['cpu_error'].abs().max():.1%}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
