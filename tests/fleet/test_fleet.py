@@ -24,6 +24,7 @@ from capmodel.cli import main
 from capmodel.observe import ftdc, ftdc_writer, observe_ftdc, synthetic
 from capmodel.observe.fleet import fleet_table, server_identity
 from capmodel.observe.folders import server_folders
+from tests.support.fleet_rows import fleet_row, known_table
 
 START = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
 HOURS = 12.0         # from the trough at 00:00 to the peak at 12:00: the load varies enough to separate background
@@ -255,29 +256,12 @@ def test_report_08_renders_a_generated_fleet_and_names_its_busiest_member(tmp_pa
     assert planned == pytest.approx([target * x for x in bars["saturation (bottleneck law)"]])
 
 
-def _row(**values):
-    from capmodel.observe.fleet import FLEET_COLUMNS
-
-    return {**{c: None for c in FLEET_COLUMNS}, **values}
-
-
 def test_fleet_answer_and_runway_figure_from_a_known_table():
-    import pandas as pd
 
-    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, urgency_order
-    from capmodel.plots.fleet import load_figure, fleet_runway_figure
+    from capmodel.observe.fleet import Fleet, urgency_order
+    from capmodel.plots.fleet import fleet_runway_figure, load_figure
 
-    rows = pd.DataFrame([
-        _row(cluster="rs1", member="b:1", busiest_ops=500.0, capacity_ops=2000.0, method="operational laws",
-             spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound", runway_months=18.8,
-             runway_low=17.0, runway_high=20.0, evidence={"grade": "sound", "reasons": []}),
-        _row(cluster="rs0", member="a:1", busiest_ops=1030.0, capacity_ops=1250.0, method="operational laws",
-             spare_fraction=-0.03, spare_low=-0.05, spare_high=-0.01, verdict="weak", runway_months=0.0,
-             runway_low=0.0, runway_high=0.0, evidence={"grade": "weak", "reasons": []}),
-        _row(cluster="rs2", member="c:1", verdict="unusable", busiest_ops=9.0, capacity_ops=5.0, spare_fraction=-0.8,
-             runway_months=0.0, evidence={"grade": "unusable", "reasons": []}),
-        _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
-    ], columns=FLEET_COLUMNS)
+    rows = known_table()
     ordered = urgency_order(rows)
     assert ordered["member"].tolist()[:3] == ["a:1", "b:1", "c:1"] and ordered["error"].notna().tolist()[-1]
     fleet = Fleet(ordered, "2 local Dask workers", 0.05)
@@ -336,7 +320,7 @@ def test_runway_figure_keeps_its_colour_legend_when_every_server_has_the_same_ve
     from capmodel.observe.fleet import FLEET_COLUMNS
     from capmodel.plots.fleet import fleet_runway_figure
 
-    rows = pd.DataFrame([_row(cluster="rs0", member="a:1", spare_fraction=0.3, spare_low=0.2, spare_high=0.4,
+    rows = pd.DataFrame([fleet_row(cluster="rs0", member="a:1", spare_fraction=0.3, spare_low=0.2, spare_high=0.4,
                               verdict="weak", runway_months=5.0, runway_low=4.0, runway_high=6.0)], columns=FLEET_COLUMNS)
     figure = fleet_runway_figure(rows)
     assert [t.name for t in figure.data] == ["weak"] and figure.layout.showlegend is True
@@ -349,14 +333,14 @@ def test_two_folders_reporting_one_server_name_get_a_bar_each():
     import pandas as pd
 
     from capmodel.observe.fleet import FLEET_COLUMNS
-    from capmodel.plots.fleet import load_figure, fleet_runway_figure
+    from capmodel.plots.fleet import fleet_runway_figure, load_figure
 
     same = dict(cluster="rs0", member="db-1.example.net:27017", verdict="weak", busiest_ops=100.0,
                 capacity_ops=300.0)
     long = "db-1.db.internal-eu-central.example.com_27017"     # a host folder longer than a label's folder part
-    rows = pd.DataFrame([_row(**same, folder=f"/srv/{long}/diagnostic.data", runway_months=33.7, runway_low=30.0,
+    rows = pd.DataFrame([fleet_row(**same, folder=f"/srv/{long}/diagnostic.data", runway_months=33.7, runway_low=30.0,
                               runway_high=36.0),
-                         _row(**same, folder="/srv/db-1-copy/diagnostic.data", runway_months=33.0, runway_low=30.0,
+                         fleet_row(**same, folder="/srv/db-1-copy/diagnostic.data", runway_months=33.0, runway_low=30.0,
                               runway_high=36.0)], columns=FLEET_COLUMNS)
     names = list(fleet_runway_figure(rows).layout.yaxis.categoryarray)
     assert set(names) == {"rs0 · db-1.example.net:27017 · db-1-copy", f"rs0 · db-1.example.net:27017 · {long}"}

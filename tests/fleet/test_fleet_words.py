@@ -13,8 +13,8 @@ import shutil
 import pytest
 
 from capmodel.cli import main
-from tests.fleet.test_fleet import _row
 from tests.fleet.test_fleet_folders import write_odd_fleet
+from tests.support.fleet_rows import fleet_row, known_table
 
 
 @pytest.fixture(scope="module")
@@ -69,10 +69,10 @@ def test_fleet_text_gives_each_spare_interval_as_a_range_a_reader_can_parse():
     from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
     rows = pd.DataFrame([
-        _row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=1030.0, capacity_ops=1250.0,
+        fleet_row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=1030.0, capacity_ops=1250.0,
              method="operational laws", spare_fraction=-0.03, spare_low=-0.05, spare_high=-0.01, verdict="weak",
              runway_months=0.0, evidence={"grade": "weak", "reasons": []}),
-        _row(cluster="rs1", member="b:1", hours=2.0, busiest_ops=500.0, capacity_ops=2000.0,
+        fleet_row(cluster="rs1", member="b:1", hours=2.0, busiest_ops=500.0, capacity_ops=2000.0,
              method="operational laws", spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound",
              runway_months=18.8, evidence={"grade": "sound", "reasons": []}),
     ], columns=FLEET_COLUMNS)
@@ -93,10 +93,10 @@ def test_fleet_reading_table_has_units_words_and_no_python_reprs():
     reasons = {"grade": "weak", "reasons": [{"code": "over_target", "grade": "weak", "value": 1.03,
                                              "message": "the observed peak is already above the 80% target"}]}
     rows = pd.DataFrame([
-        _row(cluster="rs0", member="rs0-0.example.net:27017", hours=6.0, busiest_ops=28058.0, capacity_ops=33949.4,
+        fleet_row(cluster="rs0", member="rs0-0.example.net:27017", hours=6.0, busiest_ops=28058.0, capacity_ops=33949.4,
              method="operational laws", cpu_ms_per_op=0.2357, cores=8.0, spare_fraction=-0.03, spare_low=-0.05,
              spare_high=-0.01, verdict="weak", runway_months=0.0, reasons=["over_target"], evidence=reasons),
-        _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
+        fleet_row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
     ], columns=FLEET_COLUMNS)
     made = Fleet(rows, "2 local Dask worker(s)", None).reading_table()
     headers = [c.header for c in made.columns.values()]
@@ -186,7 +186,7 @@ def test_a_spare_interval_without_width_shows_the_figure_alone():
     from capmodel.observe.members import spare_phrase
 
     def spare_cell(low, high):
-        rows = pd.DataFrame([_row(cluster="rs0", member="a:1", busiest_ops=1000.0, capacity_ops=1250.0,
+        rows = pd.DataFrame([fleet_row(cluster="rs0", member="a:1", busiest_ops=1000.0, capacity_ops=1250.0,
                                   spare_fraction=-0.033, spare_low=low, spare_high=high, verdict="weak")],
                             columns=FLEET_COLUMNS)
         made = Fleet(rows, "1 local Dask worker", None).reading_table()
@@ -215,7 +215,7 @@ def test_the_fleet_answer_says_each_fact_once_and_names_a_saturated_server(busie
     from capmodel.models.runway import PAST_TARGET_WORDS
     from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
-    rows = pd.DataFrame([_row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=busiest, capacity_ops=capacity,
+    rows = pd.DataFrame([fleet_row(cluster="rs0", member="a:1", hours=2.0, busiest_ops=busiest, capacity_ops=capacity,
                               method="operational laws", spare_fraction=spare, spare_low=spare, spare_high=spare,
                               verdict="weak", runway_months=runway, runway_low=runway, runway_high=runway,
                               evidence={"grade": "weak", "reasons": []})], columns=FLEET_COLUMNS)
@@ -246,10 +246,10 @@ def test_a_server_read_from_cut_files_says_so_and_a_failed_one_is_named_by_its_f
     cut = "/f/a/metrics.2: truncated FTDC file: it ends inside the document at byte offset 299"
     evidence = {"grade": "weak", "reasons": [{"code": "x", "grade": "weak", "value": None, "message": "few"}]}
     rows = pd.DataFrame([
-        _row(cluster="rs0", member="a:27017", hours=1.0, busiest_ops=900.0, capacity_ops=1000.0,
+        fleet_row(cluster="rs0", member="a:27017", hours=1.0, busiest_ops=900.0, capacity_ops=1000.0,
              method="operational laws", cpu_ms_per_op=1.0, cores=1.0, spare_fraction=-0.125, spare_low=-0.2,
              spare_high=-0.1, verdict="weak", runway_months=0.0, reasons=["x"], evidence=evidence, notes=cut),
-        _row(folder="/f/bad/diagnostic.data", error="/f/bad/diagnostic.data/metrics.x: not an FTDC file"),
+        fleet_row(folder="/f/bad/diagnostic.data", error="/f/bad/diagnostic.data/metrics.x: not an FTDC file"),
     ], columns=FLEET_COLUMNS)
     fleet = Fleet(rows, "1 local Dask worker", None)
     assert fleet.describe().endswith("(weak evidence, from the complete part of its cut files).")
@@ -261,21 +261,10 @@ def test_a_server_read_from_cut_files_says_so_and_a_failed_one_is_named_by_its_f
 
 
 def test_the_fleet_answer_from_a_known_table_reads_in_full():
-    import pandas as pd
 
-    from capmodel.observe.fleet import FLEET_COLUMNS, Fleet, urgency_order
+    from capmodel.observe.fleet import Fleet, urgency_order
 
-    rows = pd.DataFrame([
-        _row(cluster="rs1", member="b:1", busiest_ops=500.0, capacity_ops=2000.0, method="operational laws",
-             spare_fraction=0.6, spare_low=0.55, spare_high=0.65, verdict="sound", runway_months=18.8,
-             runway_low=17.0, runway_high=20.0, evidence={"grade": "sound", "reasons": []}),
-        _row(cluster="rs0", member="a:1", busiest_ops=1030.0, capacity_ops=1250.0, method="operational laws",
-             spare_fraction=-0.03, spare_low=-0.05, spare_high=-0.01, verdict="weak", runway_months=0.0,
-             runway_low=0.0, runway_high=0.0, evidence={"grade": "weak", "reasons": []}),
-        _row(cluster="rs2", member="c:1", verdict="unusable", busiest_ops=9.0, capacity_ops=5.0, spare_fraction=-0.8,
-             runway_months=0.0, evidence={"grade": "unusable", "reasons": []}),
-        _row(folder="/x/broken", error="/x/broken/metrics.1: truncated FTDC file"),
-    ], columns=FLEET_COLUMNS)
+    rows = known_table()
     fleet = Fleet(urgency_order(rows), "2 local Dask workers", 0.05)
     assert fleet.describe() == ("Of 4 servers (1 unreadable; 1 not ranked (verdict unusable)), the most urgent is "
                                 "a:1 of rs0: busiest at 1,030 ops/s of a capacity of 1,250 ops/s (operational laws); "
@@ -299,11 +288,11 @@ def test_a_copy_is_said_as_counted_once(ranked):
 
     from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
 
-    rows = [_row(cluster="rs0", member=f"m{i}:27017", hours=1.0, busiest_ops=500.0, capacity_ops=2000.0,
+    rows = [fleet_row(cluster="rs0", member=f"m{i}:27017", hours=1.0, busiest_ops=500.0, capacity_ops=2000.0,
                  method="operational laws", spare_fraction=0.6, spare_low=0.6, spare_high=0.6, verdict="sound",
                  runway_months=18.8, evidence={"grade": "sound", "reasons": []}, folder=f"/f/m{i}")
             for i in range(ranked)]
-    rows.append(_row(cluster="rs0", member="m0:27017", folder="/f/copy", duplicate_of="/f/m0",
+    rows.append(fleet_row(cluster="rs0", member="m0:27017", folder="/f/copy", duplicate_of="/f/m0",
                      error="a copy of /f/m0"))
     fleet = Fleet(pd.DataFrame(rows, columns=FLEET_COLUMNS), "1 local Dask worker", 0.05)
     servers = "1 server" if ranked == 1 else f"{ranked} servers"
