@@ -13,11 +13,12 @@ CHECK_STAMP := $(VENV)/.capmodel-check-installed
 # The browser tests drive Debian's chromium (tests/report/test_browser.py); `make test` installs it when it is missing,
 # with apt-get as root or through sudo. MARK narrows the tests by marker, e.g. make test MARK='not browser';
 # PYTEST_ARGS passes other options on, e.g. make test PYTEST_ARGS=tests/usl/test_fit.py.
-# The tests run in two parts: first those that may share the machine, on three pytest-xdist workers (many of them
+# The tests run in three parts: first those that may share the machine, on three pytest-xdist workers (many of them
 # wait on a server, a kernel or a subprocess, so a third worker keeps both cores busy: 253 s against 306 s with two,
-# on a quiet 2-core machine); then the ones marked serial (they pin CPUs or measure rates or time: tests/conftest.py)
-# alone. Both parts always run; the exit status is the first failure's (pytest's 5, no test selected in a part, is
-# not one).
+# on a quiet 2-core machine); then the ones marked serial (they measure rates or time, or start servers and clients
+# of their own: tests/conftest.py), two modules at a time; last the ones marked exclusive (they pin the server and
+# its clients to a CPU each and measure the server's CPU), alone. Every part always runs; the exit status is the first
+# failure's (pytest's 5, no test selected in a part, is not one).
 MARK ?=
 PYTEST_ARGS ?=
 AND_MARK = $(if $(MARK), and ($(MARK)))
@@ -64,7 +65,10 @@ test: $(STAMP) chromium
 	@export PYTHONDONTWRITEBYTECODE=; status=0; \
 	$(BIN)/python -m pytest -n 3 --dist loadscope -m "not serial$(AND_MARK)" $(PYTEST_ARGS) || status=$$?; \
 	[ $$status = 5 ] && status=0; \
-	$(BIN)/python -m pytest -m "serial$(AND_MARK)" $(if $(NAMED_TESTS),,$$($(BIN)/python tests/conftest.py)) \
+	$(BIN)/python -m pytest -n 2 --dist loadscope -m "serial and not exclusive$(AND_MARK)" \
+	  $(if $(NAMED_TESTS),,$$($(BIN)/python tests/conftest.py)) $(PYTEST_ARGS) || { s=$$?; [ $$s = 5 ] || \
+	  [ $$status != 0 ] || status=$$s; }; \
+	$(BIN)/python -m pytest -m "exclusive$(AND_MARK)" $(if $(NAMED_TESTS),,$$($(BIN)/python tests/conftest.py)) \
 	  $(PYTEST_ARGS) || { s=$$?; [ $$s = 5 ] || \
 	  [ $$status != 0 ] || status=$$s; }; \
 	exit $$status

@@ -51,13 +51,16 @@ def mongo_client(mongod):
     client.close()
 
 
-# Modules whose tests pin CPUs or measure throughput, latency or time: ``make test`` runs them alone, after the rest
-# has run on three pytest-xdist workers, so that another test's load never bends what they measure.
+# Modules whose tests measure throughput, latency or time, or start servers and client processes of their own:
+# ``make test`` runs them after the rest has run on three pytest-xdist workers, two modules at a time, so that
+# another test's load never bends what they measure beyond what their bounds allow; the EXCLUSIVE ones, which pin the
+# server and its clients to one CPU each and measure the server's CPU, run last, one at a time, alone.
 # A module is named by its path under tests/, without ".py".
 SERIAL_MODULES = {
     "observe/test_headroom_live", "mix/test_production_live", "bench/test_election", "bench/test_sweep",
     "bench/test_local_cluster", "bench/test_dask_hosts", "bench/test_runner", "observe/test_shape_demands_live",
 }
+EXCLUSIVE_MODULES = {"observe/test_headroom_live", "mix/test_production_live", "observe/test_shape_demands_live"}
 # Modules whose live tests (those on a server: LIVE_FIXTURES) run alone, their FTDC and text tests on the workers
 # (observe/test_members' generated replica set took 20 s of the serial part).
 LIVE_TESTS_SERIAL_MODULES = {"observe/test_members", "observe/test_observe"}
@@ -91,6 +94,8 @@ def pytest_collection_modifyitems(items):
         if module in SERIAL_MODULES or (module in LIVE_TESTS_SERIAL_MODULES
                                         and LIVE_FIXTURES & set(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.serial)
+        if module in EXCLUSIVE_MODULES:
+            item.add_marker(pytest.mark.exclusive)
 
 
 def work_unit(nodeid: str) -> str:

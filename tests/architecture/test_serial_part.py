@@ -39,4 +39,10 @@ def test_the_makefile_reads_the_list_from_conftest():
                          cwd=TESTS.parent)
     assert out.stdout.split() == conftest.serial_paths()
     makefile = (TESTS.parent / "Makefile").read_text()
-    assert "tests/conftest.py" in makefile and '-m "serial$(AND_MARK)"' in makefile
+    assert "tests/conftest.py" in makefile and '-m "serial and not exclusive$(AND_MARK)"' in makefile
+    assert '-m "exclusive$(AND_MARK)"' in makefile
+
+
+def test_the_exclusive_modules_are_serial_ones():
+    # an exclusive module not also serial would run in the parallel part as well
+    assert conftest.EXCLUSIVE_MODULES <= conftest.SERIAL_MODULES
