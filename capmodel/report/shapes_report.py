@@ -74,7 +74,7 @@ class ShapesReport:
         Each replayed operation's CPU measured alone (``alone_cpu``), where the replay recorded its windows (the
         bundled sample).
     replay_source : str
-        The replay's log as sentences name it ("" without one).
+        The replay's log as sentences name it: its files' names, or "the bundled sample's replay" ("" without one).
     replay_info : dict
         How the bundled sample's replay ran (its ``sample.json``'s ``replay``); empty otherwise.
     """
@@ -488,7 +488,7 @@ def _with_replay(report: ShapesReport, sample: dict, replays: list, ftdc_path) -
         return report
     if info is None:
         replay_shapes = query_shapes(replays)
-        report.replay_source = ("the replay's log " + ", ".join(Path(p).name for p in replays))
+        report.replay_source = ", ".join(Path(p).name for p in replays)
     else:
         log = Path(sample["log"]).parent / info["log"]
         with tempfile.TemporaryDirectory(prefix="capmodel-replay-") as folder:
