@@ -42,6 +42,31 @@ def _moment(entry) -> float:
     return dt.datetime.fromisoformat(entry["t"]["$date"]).timestamp()
 
 
+def _mix_shape(entry) -> str | None:
+    """The mix shape (a key of MIX) of a "Slow query" entry, told by its command and its filter's fields."""
+    command = entry["attr"].get("command", {})
+    if "find" in command:
+        kind, fields = "find", tuple(command.get("filter", {}))
+    elif "q" in command:              # an update statement's own entry (its batch is skipped)
+        kind, fields = "update", tuple(command["q"])
+    else:
+        return None
+    return next((name for name, (op, keys) in MIX.items() if (kind, fields) == (op, keys)), None)
+
+
+def _epoch(text: str) -> float:
+    return dt.datetime.fromisoformat(text).timestamp()
+
+
+def replay_entries() -> list[tuple[float, str]]:
+    """(time, mix shape) of each operation of the replay workload in the bundled replay log, on its namespace."""
+    replay = bundled_shapes_sample()["replay"]
+    with gzip.open(Path(bundled_shapes_sample()["log"]).parent / replay["log"], "rt") as lines:
+        entries = [json.loads(line) for line in lines]
+    return [(_moment(e), name) for e in entries if e.get("msg") == "Slow query"
+            and e["attr"].get("ns") == replay["namespace"] and (name := _mix_shape(e)) is not None]
+
+
 def log_counts() -> tuple[dict, float]:
     """Operations per mix shape in the bundled log, and the seconds over which slowms was 0."""
     sample = bundled_shapes_sample()
@@ -166,7 +191,7 @@ def test_figures_draw_the_shares_and_the_saturation_factor(rendered, report):
 def test_decision_names_the_shape_with_the_largest_share_and_the_factor(rendered, report):
     """The decision names the shape whose rate x CPU per operation is largest at the asked load (the collection scan)
     and the closed-form factor as printed; it is two short sentences or fewer, no brackets; the headline is the one
-    of the page and says the replay workload is not part of the report yet."""
+    of the page, and the page has the replay's section (no "not yet" left)."""
     w = report.what_if
     d = w.demands
     largest = max(d.classes, key=lambda s: d.baseline[s] * w.factors.get(s, 1.0) * d.cpu_per_op[s])
@@ -180,7 +205,7 @@ def test_decision_names_the_shape_with_the_largest_share_and_the_factor(rendered
     headline = [o["data"][MIME] for c in rendered[1].cells for o in c.get("outputs", []) if MIME in o.get("data", {})]
     assert len(headline) == 1 and headline[0]["decision"] == report.decision
     markdown = " ".join(c.source for c in rendered[1].cells if c.cell_type == "markdown")
-    assert "not yet\npart of this report" in markdown or "not yet part of this report" in markdown
+    assert "## A workload that replays production" in markdown and "not yet" not in markdown
 
 
 def test_a_log_without_ftdc_gives_the_shapes_and_says_why_no_what_if(tmp_path):
@@ -192,14 +217,17 @@ def test_a_log_without_ftdc_gives_the_shapes_and_says_why_no_what_if(tmp_path):
     alone = shapes_report(log=str(log), what_if="")
     assert alone.what_if is None and "FTDC" in alone.decision and "what_if" in alone.unused
     assert decision_problems(alone.decision) == []
+    # a log of your own and no replay log: the workload, and how to measure its fidelity, no fidelity
+    assert alone.workload is not None and alone.fidelity is None and alone.alone is None
+    assert "`replay_log`" in alone.fidelity_words and "capmodel bench --workload replay.yaml" in alone.how_to_run
     with pytest.raises(InputError, match="no shape '9'"):
         shapes_report(log=str(log), what_if="9x2")
 
 
 def test_bundled_sample_is_small():
-    """The bundled sample stays well under 2 MB (the wheel carries it)."""
+    """The bundled sample, its replay included, stays small (the wheel carries it)."""
     folder = Path(bundled_shapes_sample()["log"]).parent
-    assert sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) < 500_000
+    assert sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) < 300_000
 
 
 def test_a_load_that_does_not_fit_is_said_so_with_the_cpu_it_needs():
@@ -226,3 +254,90 @@ def test_the_method_calls_each_shape_by_its_rank_as_the_page_does(report):
     assert details.startswith(f"At {report.asked} ")
     assert f"The shape that breaks it: shape {limiting} (" in details
     assert not [sid for sid in ranks if sid in details]
+
+
+def test_the_workload_replays_the_namespaces_shapes_with_their_shares(report):
+    """The workload's operations are the shapes of shopdemo.orders it can replay (finds and updates with equality
+    and range filters: the four of the mix), busiest first, each with its share of those shapes' operations."""
+    rows = report.shapes.rows
+    mine = rows[(rows["namespace"] == "shopdemo.orders") & rows["operation"].isin(["find", "update"])]
+    assert set(mine["filter_shape"]) == set(FILTERS.values())
+    shares = (mine.set_index("shape")["operations"] / mine["operations"].sum()).to_dict()
+    ops = report.workload.spec["operations"]
+    assert [op["name"] for op in ops] == [f"shape_{sid}" for sid in mine.sort_values(
+        "operations", ascending=False)["shape"]]
+    for op, item in zip(ops, report.workload.replayed):
+        assert item["share"] == pytest.approx(shares[item["shape"]], rel=1e-12)
+        assert op["weight"] == pytest.approx(shares[item["shape"]], abs=1e-6)
+    assert report.workload.spec["records"] == bundled_shapes_sample()["documents"]
+    page = report.workload_rows()
+    assert list(page["share"]) == [item["share"] for item in report.workload.replayed]
+
+
+def test_fidelity_shares_are_the_counts_of_both_logs(report):
+    """The replay's share of each shape is its entries in the bundled replay log over the mix's window, counted
+    here from the gzipped log; production's its entries in the production log; the mix error their difference."""
+    window = bundled_shapes_sample()["replay"]["mix"]
+    start, end = _epoch(window["start"]), _epoch(window["end"])
+    counts = dict.fromkeys(MIX, 0)
+    for when, name in replay_entries():
+        counts[name] += start <= when <= end
+    production, _ = log_counts()
+    table = report.fidelity.table.set_index("filter_shape")
+    for name, text in FILTERS.items():
+        row = table.loc[text]
+        assert row["replay_operations"] == counts[name], name
+        assert row["replay_share"] == pytest.approx(counts[name] / sum(counts.values()), rel=1e-12), name
+        assert row["production_share"] == pytest.approx(production[name] / sum(production.values()), rel=1e-12)
+        assert row["mix_error"] == pytest.approx(row["replay_share"] - row["production_share"], abs=1e-15)
+    assert report.fidelity.missing == []
+
+
+def test_replay_cpu_per_op_is_the_window_cpu_less_idle_over_the_rate(report):
+    """Each replayed operation's CPU per operation is the server's CPU over its alone window (the FTDC samples wholly
+    inside it) less the idle window's, over its rate there (its entries in the replay log, counted here); production's
+    is the fitted demand of the what-if."""
+    from capmodel.observe import observe_ftdc
+    from tests.support.shape_demand_lab import window_cpu
+
+    sample = bundled_shapes_sample()
+    replay = sample["replay"]
+    samples = observe_ftdc(sample["ftdc"]).samples
+    idle = window_cpu(samples, _epoch(replay["idle"]["start"]), _epoch(replay["idle"]["end"]))
+    entries = replay_entries()
+    names = {item["name"]: item["shape"] for item in report.workload.replayed}
+    table = report.fidelity.table.set_index("shape")
+    demands = report.what_if.demands
+    assert set(replay["alone"]) == set(names)
+    for op_name, window in replay["alone"].items():
+        sid = names[op_name]
+        mix_name = next(n for n, text in FILTERS.items() if text == table.loc[sid, "filter_shape"])
+        start, end = _epoch(window["start"]), _epoch(window["end"])
+        rate = sum(name == mix_name and start <= when <= end for when, name in entries) / (end - start)
+        expected = (window_cpu(samples, start, end) - idle) / rate * 1000
+        assert table.loc[sid, "replay_cpu_ms_per_op"] == pytest.approx(expected, rel=1e-9), mix_name
+        assert table.loc[sid, "production_cpu_ms_per_op"] == pytest.approx(demands.cpu_per_op[sid] * 1000, rel=1e-9)
+        assert table.loc[sid, "cpu_error"] == pytest.approx(expected / (demands.cpu_per_op[sid] * 1000) - 1,
+                                                            rel=1e-9)
+
+
+def test_page_shows_the_workload_and_its_fidelity_and_no_lab_value(rendered, report):
+    """The page shows the workload's table, how to run it, and the fidelity table with the sentence on its largest
+    errors, spelled as the table spells them; no value of the lab's data (strings starting zq) is in the page, its
+    tables' CSVs or the workload file."""
+    page = (rendered[0] / f"{NAME}.html").read_text(encoding="utf-8")
+    links = re.findall(r'data:text/csv;charset=utf-8;base64,([A-Za-z0-9+/=]+)"', page)
+    csvs = [base64.b64decode(data).decode() for data in links]
+    visible = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.DOTALL | re.IGNORECASE)
+    text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", visible)))
+    assert "The replay workload's operations" in text and "capmodel bench --workload replay.yaml" in text
+    fidelity = report.fidelity_table()
+    assert fidelity.caption in text
+    for row in fidelity.cells():
+        assert " ".join(row) in text
+    errors = report.fidelity.table["mix_error"]
+    largest = errors[errors.abs().idxmax()]       # signed: the replay's share less production's
+    assert f"largest mix error is {fidelity.show_value('mix_error_points', 100 * largest)} points" in text
+    assert re.sub(r"`", "", report.fidelity_words) in text
+    assert len(csvs) >= 5 and not re.search("zq", " ".join([text, *csvs]), re.IGNORECASE)
+    assert "zq" not in report.workload.to_yaml().lower()

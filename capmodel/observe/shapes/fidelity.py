@@ -10,14 +10,22 @@ mapping of figures measured otherwise (each shape alone) where one is given, els
 CPU error is replay / production - 1. A replay runs a fixed mix, so a regression on its CPU cannot tell its shapes
 apart: measure each replayed operation alone (``benchmarks/bench_replay.py`` does), or read ``cpuNanos`` (MongoDB
 6.3 and later).
+
+Each operation alone (``alone_cpu``): the server's process CPU over a window in which only that replayed operation ran
+(the mean of the FTDC samples wholly inside it, ``window_cpu``), less its CPU over a window in which nothing ran, over
+the operation's rate in that window (its entries in the replay's log, over the window's length).
 """
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from capmodel.formatting import number, percent
@@ -142,3 +150,104 @@ def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: Repl
     table["mix_error"] = table["replay_share"] - table["production_share"]
     table["cpu_error"] = table["replay_cpu_ms_per_op"] / table["production_cpu_ms_per_op"] - 1
     return ReplayFidelity(table, collection)
+
+
+def _epoch(moment) -> float:
+    """Seconds since the epoch of a number or an ISO 8601 time (UTC where it names no zone)."""
+    if isinstance(moment, (int, float)):
+        return float(moment)
+    parsed = datetime.fromisoformat(str(moment).replace("Z", "+00:00"))
+    return parsed.timestamp() if parsed.tzinfo else pd.Timestamp(parsed, tz="UTC").timestamp()
+
+
+def window_cpu(samples: pd.DataFrame, start, end) -> float:
+    """The server's mean process CPU (cores) over the FTDC samples wholly inside [start, end] (epoch seconds or ISO
+    8601), weighted by their lengths; NaN where no sample lies wholly inside."""
+    begin, stop = _epoch(start), _epoch(end)
+    ends = (pd.to_datetime(samples["time"], utc=True) - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)
+    inside = (ends - samples["interval_s"] >= begin) & (ends <= stop) & samples["cpu_cores"].notna()
+    if not inside.any():
+        return math.nan
+    return float(np.average(samples.loc[inside, "cpu_cores"], weights=samples.loc[inside, "interval_s"]))
+
+
+def log_window(paths, start, end, out) -> Path:
+    """The entries of mongod JSON logs (gzip allowed) whose time is in [start, end] (epoch seconds or ISO 8601),
+    written to ``out``: a replay's log cut to one of its runs, for ``query_shapes``."""
+    import gzip
+
+    from capmodel.observe.shapes.entries import log_files
+
+    begin, stop = _epoch(start), _epoch(end)
+    target = Path(out)
+    with target.open("w", encoding="utf-8") as kept:
+        for path in log_files([paths] if isinstance(paths, (str, Path)) else paths):
+            opener = gzip.open if str(path).endswith(".gz") else open
+            with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
+                for line in lines:
+                    try:
+                        when = datetime.fromisoformat(json.loads(line)["t"]["$date"]).timestamp()
+                    except (ValueError, KeyError, TypeError):
+                        continue
+                    if begin <= when <= stop:
+                        kept.write(line)
+    return target
+
+
+def alone_cpu(production: QueryShapes, workload: ReplayWorkload, replay_log, samples: pd.DataFrame, windows: Mapping,
+              idle) -> pd.DataFrame:
+    """Each replayed operation's CPU per operation, measured alone (the module's docstring).
+
+    Parameters
+    ----------
+    production : QueryShapes
+        The shapes the workload was written from (what makes an entry of the replay's log one of its operations).
+    workload : ReplayWorkload
+        The workload; its operations are named in ``windows``.
+    replay_log : path or list of paths
+        The log of the server the replay ran on, every operation logged.
+    samples : pandas.DataFrame
+        That server's FTDC samples (``observe_ftdc(...).samples``) over the windows.
+    windows : mapping
+        ``{operation name: (start, end)}`` (or ``{"start": ..., "end": ...}``), epoch seconds or ISO 8601: where that
+        operation ran alone.
+    idle : (start, end) or mapping
+        A window in which nothing ran: the server's own CPU.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per operation measured: ``name``, ``shape`` (production's id), ``start``, ``end`` (epoch seconds),
+        ``operations`` (its entries in the window), ``rate_per_s``, ``cpu_cores``, ``idle_cores``, ``cpu_ms_per_op``.
+    """
+    from capmodel.observe.shapes.entries import LoggedOperation, LogScan, log_files, read_log
+
+    def bounds(window) -> tuple[float, float]:
+        if isinstance(window, Mapping):
+            window = (window["start"], window["end"])
+        return _epoch(window[0]), _epoch(window[1])
+
+    collection = str(workload.spec["collection"])
+    ours = production.rows.set_index("shape")
+    keys = {tuple(ours.loc[item["shape"], f] for f in MATCH_FIELDS): item["name"] for item in workload.replayed}
+    times: dict = {name: [] for name in keys.values()}
+    for path in log_files([replay_log] if isinstance(replay_log, (str, Path)) else replay_log):
+        for op in read_log(path, LogScan()):
+            if isinstance(op, LoggedOperation) and op.namespace.split(".", 1)[-1] == collection:
+                name = keys.get((op.operation, op.filter_shape, op.sort))
+                if name is not None:
+                    times[name].append(op.time)
+    idle_cores = window_cpu(samples, *bounds(idle))
+    rows = []
+    for item in workload.replayed:
+        if item["name"] not in windows:
+            continue
+        start, end = bounds(windows[item["name"]])
+        count = sum(start <= t <= end for t in times[item["name"]])
+        rate = count / (end - start) if end > start else math.nan
+        cores = window_cpu(samples, start, end)
+        rows.append({"name": item["name"], "shape": item["shape"], "start": start, "end": end, "operations": count,
+                     "rate_per_s": rate, "cpu_cores": cores, "idle_cores": idle_cores,
+                     "cpu_ms_per_op": (cores - idle_cores) / rate * 1000 if rate > 0 else math.nan})
+    return pd.DataFrame(rows, columns=["name", "shape", "start", "end", "operations", "rate_per_s", "cpu_cores",
+                                       "idle_cores", "cpu_ms_per_op"])
