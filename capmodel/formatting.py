@@ -35,6 +35,24 @@ SHORT_TEXT = 24  # a text cell up to this long is a name: kept on one line
 WITH_INTERVAL = re.compile(r"\S+ \([^()]+ to [^()]+\)")
 
 
+def printable(text) -> str:
+    """Text as one line on a terminal or in a list: control characters that a folder's or a host's name can hold (a
+    newline, a carriage return, a tab, an escape) written as their escapes, so that a row is never split in two or
+    its neighbours overwritten."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
+
+
+def markdown_literal(text) -> str:
+    """Text as markdown shows it literally: HTML's characters escaped (a host named ``<img onerror=...>`` in a
+    server's metadata is shown, never run, on a page), markdown's marks and the dollar that starts a formula escaped
+    (a filter shape's ``{$gte: ?, $lt: ?}``), control characters written as their escapes (``printable``), so that
+    a list item stays one line."""
+    import html
+
+    shown = html.escape(printable(text), quote=False)
+    return "".join("\\" + c if c in "\\`*_[]#|~$" else c for c in shown)
+
+
 def is_missing(value) -> bool:
     """True for None, NaN and pandas' missing markers (anything not equal to itself, or NA-like)."""
     if value is None:

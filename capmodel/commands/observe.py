@@ -121,7 +121,7 @@ def run(args) -> int:
     capacity, evidence = _capacity(observation, args)
     notes = getattr(observation, "notes", [])
     if not args.json:
-        from capmodel.observe.observation import printable
+        from capmodel.formatting import printable
 
         for note in notes:
             print(printable(f"note: {note}"), file=sys.stderr)
@@ -265,9 +265,9 @@ def _capacity(observation, args):
 
 def _members(observed, args, write: bool) -> int:
     """Every member of a replica set: per-member tables, the combined table and the limiting member."""
+    from capmodel.formatting import printable
     from capmodel.jsonable import print_json
     from capmodel.observe.members import assess
-    from capmodel.observe.observation import printable
 
     if args.cores is not None or args.growth is not None:    # --cores stands for what each member's host reports
         for member in observed.members:

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 
 from capmodel.errors import CapmodelError
 from capmodel.extras import require
-from capmodel.formatting import is_missing, percent, plural
+from capmodel.formatting import is_missing, markdown_literal, percent, plural, printable
 from capmodel.models.evidence import Evidence, Reason
 from capmodel.observe import ftdc
 from capmodel.observe.fleet_cluster import dask_client
 from capmodel.observe.folders import server_folders
 from capmodel.observe.ftdc_samples import metadata_identity
-from capmodel.observe.observation import printable
 from capmodel.observe.runway_words import HORIZON_MONTHS, HORIZON_WORDS, months_words, runway_status, shown_runway
 
 if TYPE_CHECKING:
@@ -330,15 +329,15 @@ class Fleet:
         for _, row in self.rows.iterrows():
             name = row["member"] if isinstance(row["member"], str) else str(row["folder"])
             name = f"{row['cluster']} · {name}" if isinstance(row["cluster"], str) else name
-            name = _markdown_text(name)           # names come from folders and from the servers' own metadata
+            name = markdown_literal(name)           # names come from folders and from the servers' own metadata
             if isinstance(row["error"], str):
-                lines.append(f"- **{name}**: failed: {_markdown_text(row['error'])}")
+                lines.append(f"- **{name}**: failed: {markdown_literal(row['error'])}")
                 continue
             reasons = row["evidence"].get("reasons", []) if isinstance(row["evidence"], dict) else []
             said = "; ".join(r.get("message", "") for r in reasons) or "nothing in the data speaks against it"
             if isinstance(row.get("notes"), str):      # what its files lacked (a cut newest file): said beside it
                 said += f"; read from the complete part of its files: {row['notes']}"
-            lines.append(f"- **{name}** ({row['verdict']}): {_markdown_text(said)}")
+            lines.append(f"- **{name}** ({row['verdict']}): {markdown_literal(said)}")
         return "\n".join(lines)
 
     def summary(self) -> str:
@@ -386,16 +385,6 @@ class Fleet:
 def _cell(value, spec: str) -> str:
     """A figure of a row in the text table, "-" where the row has none."""
     return "-" if is_missing(value) else format(value, spec)
-
-
-def _markdown_text(text: str) -> str:
-    """Text as markdown shows it literally: HTML's characters escaped (a host named ``<img onerror=...>`` in a
-    server's metadata is shown, never run, in the report), markdown's marks escaped, control characters (a newline
-    in a folder's name) written as their escapes so that a list item stays one line."""
-    import html
-
-    shown = html.escape(printable(text), quote=False)
-    return "".join("\\" + c if c in "\\`*_[]#|~" else c for c in shown)
 
 
 def fleet_table(paths, monthly_growth: float | None = None, utilization_target: float = 0.8,

@@ -298,8 +298,7 @@ class ReplicaSetObservation:
         """What ``capmodel observe`` prints of a replica set: the source, one line per member (its intervals, busiest
         load, saturation, spare fraction, runway and verdict; why it has no capacity or is not ranked), the notes,
         and the answer. Each line printable (a member named with a newline stays one line)."""
-        from capmodel.formatting import plural
-        from capmodel.observe.observation import printable
+        from capmodel.formatting import plural, printable
         from capmodel.observe.runway_words import runway_phrase
 
         lines = [f"source: {self.source}" + (f" (replica set {self.replica_set})" if self.replica_set else "")]

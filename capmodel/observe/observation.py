@@ -14,6 +14,7 @@ import numpy as np
 from capmodel.csv_cells import unguard_frame
 from capmodel.errors import InputError
 from capmodel.extras import require
+from capmodel.formatting import printable
 from capmodel.observe import ftdc, serverstatus
 from capmodel.observe.clients import CAPACITY_INPUTS, served_latencies
 from capmodel.observe.columns import Coded, Columns, Rows, cell_text, release_free_memory
@@ -241,13 +242,6 @@ class Observation:
         if self.interrupted:
             lines.append("sampling was interrupted: every complete interval is kept")
         return "\n".join(lines)
-
-
-def printable(text) -> str:
-    """Text as one line on a terminal or in a list: control characters that a folder's or a host's name can hold (a
-    newline, a carriage return, a tab, an escape) written as their escapes, so that a row is never split in two or
-    its neighbours overwritten."""
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
 
 
 def dropped_words(dropped: dict) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from capmodel.formatting import Column, integer, number, percent, plural, table
+from capmodel.formatting import Column, integer, markdown_literal, number, percent, plural, table
 from capmodel.observe.shapes.files import bundled_shapes_sample
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ SHAPES_SAMPLE_NOTE = (
 #: the database ``capmodel bench`` replays in where the page says how to run the workload
 REPLAY_DATABASE = "capmodel_replay"
 #: the parameters that need the server's CPU, unused when only a log is given
+UNRESOLVED = "under 1"      # a latency the log's whole milliseconds cannot show
 _CPU_ONLY = ["since", "until", "cores", "interval", "what_if", "level", "bootstrap"]
 
 
@@ -133,6 +134,12 @@ class ShapesReport:
                 f"and {number(high['load_factor_that_fits'])} times. Shape {self._limiting()[0]} breaks it first.")
 
     @property
+    def what_was_read(self) -> str:
+        """What the log held, as markdown, one item a line of ``QueryShapes.describe()`` (its filter shapes shown as
+        written)."""
+        return "\n".join(f"- {markdown_literal(line)}" for line in self.shapes.describe().splitlines())
+
+    @property
     def details(self) -> str:
         """How the answer was worked out: the what-if's own words, its shapes named by their rank in the table as
         the page names them; the busiest shapes where there is no what-if."""
@@ -217,13 +224,16 @@ class ShapesReport:
         w = self.what_if.table
         w.insert(0, "rank", [self.ranks[s] for s in w["shape"]])
         w = w.sort_values("rank")
+        w["latency_ms"] = w["latency_ms"].astype(object).where(w["latency_resolved"], UNRESOLVED)
         return table(w, {
             "rank": Column("#", "int"), "observed_per_s": Column("observed (ops/s)"),
             "factor": Column("factor"), "asked_per_s": Column("asked (ops/s)"),
             "cpu_ms_per_op": Column("CPU per op (ms)"), "cpu_share": Column("CPU share", "percent"),
             "saturation_per_s": Column("at saturation (ops/s)"), "latency_ms": Column("latency (ms)")},
             caption=f"The shapes at {self.asked}", csv_name="what_if.csv",
-            footnotes=["—: no latency: the server does not fit the asked load"])
+            footnotes=["—: no latency: the server does not fit the asked load",
+                       f"{UNRESOLVED}: the shape ran in under a millisecond, the log's resolution (its durations "
+                       "are whole milliseconds)"])
 
     def _rank_of(self, sid: str) -> int:
         return self.ranks[sid]

@@ -31,6 +31,7 @@ from capmodel.models.queueing.open_networks import stretch as mmc_stretch
 from capmodel.observe.shapes.result import QueryShapes
 
 MIN_COVER = 0.8        # the share of an interval the CPU samples must cover
+RESOLUTION_MS = 1.0    # the log's durations are whole milliseconds: a shape whose p99 is under it is not resolved
 
 
 def shape_intervals(shapes: QueryShapes, samples: pd.DataFrame) -> pd.DataFrame:
@@ -146,7 +147,7 @@ def fit_shape_demands(shapes: QueryShapes, samples: pd.DataFrame, cores, table: 
     free = [j for j, sid in enumerate(ids) if sid not in logged]
     known = np.array([logged.get(sid, 0.0) for sid in ids])
     reasons: list = []
-    unresolved = [sid for j, sid in enumerate(ids) if rows.loc[sid, "latency_p99_ms"] < 1]
+    unresolved = [sid for sid in ids if rows.loc[sid, "latency_p99_ms"] < RESOLUTION_MS]
     if unresolved:
         reasons.append(Reason("latency_below_resolution", "weak", (
             f"{member}: the log's durations are whole milliseconds and {plural(len(unresolved), 'shape')} ("

@@ -26,7 +26,7 @@ from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.mix.production import ServerDemands, cpu_residuals, predict_demands
 from capmodel.models.mix.rates import SCALE_FACTOR
 from capmodel.models.mix.spread import percentiles
-from capmodel.observe.shapes.demand import fit_shape_demands, shape_intervals
+from capmodel.observe.shapes.demand import RESOLUTION_MS, fit_shape_demands, shape_intervals
 from capmodel.observe.shapes.result import QueryShapes
 
 #: the columns of shapes.csv a what-if fills in for the shapes the log has no cpuNanos for
@@ -101,7 +101,8 @@ class ShapesWhatIf:
     @property
     def table(self) -> pd.DataFrame:
         """One row per shape in the fit: its parts, CPU per operation with its interval, observed and asked rate,
-        share of the CPU at the asked load, rate at saturation, and latency with its interval."""
+        share of the CPU at the asked load, rate at saturation, and latency with its interval (``latency_resolved``
+        False: the shape ran under the log's millisecond, so its latency is a lower bound)."""
         rows = self.shapes.rows.set_index("shape")
         used = self.demands.background_cores + sum(self.rates[s] * self.demands.cpu_per_op[s] for s in self.rates)
         out = []
@@ -117,7 +118,8 @@ class ShapesWhatIf:
                 "asked_per_s": self.rates[sid], "cpu_share": self.rates[sid] * d / used if used > 0 else np.nan,
                 "saturation_per_s": self.rates[sid] * self.load_factor_that_fits,
                 "latency_ms": self.predicted[f"{sid}_latency_ms"], "latency_ms_low": self.low[f"{sid}_latency_ms"],
-                "latency_ms_high": self.high[f"{sid}_latency_ms"]})
+                "latency_ms_high": self.high[f"{sid}_latency_ms"],
+                "latency_resolved": bool(rows.loc[sid, "latency_p99_ms"] >= RESOLUTION_MS)})
         return pd.DataFrame(out)
 
     @property
