@@ -43,10 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from capmodel.bench.server import embedded_server  # noqa: E402
 from capmodel.observe import observe_ftdc, query_shapes  # noqa: E402
 from capmodel.observe.shapes.entries import LoggedOperation, LogScan, read_log  # noqa: E402
-from capmodel.observe.shapes.fidelity import replay_fidelity  # noqa: E402
+from capmodel.observe.shapes.fidelity import log_window, replay_fidelity, window_cpu  # noqa: E402
 from capmodel.observe.shapes.replay import replay_workload  # noqa: E402
 from tests.support.cli_run import run  # noqa: E402
-from tests.support.shape_demand_lab import cut_log, window_cpu  # noqa: E402
 from tests.support.shapes_lab import SHAPES, phased_lab, run_for  # noqa: E402
 
 
@@ -80,7 +79,7 @@ def one_run(alone_s: float, mix_s: float, documents: int, seed: int, folder: Pat
         run_for(calls, dict.fromkeys(calls, 1.0), mix_s, rng)
         windows["mix"] = (begin, time.time())
         log = Path(server.logpaths[0])
-        production = query_shapes(cut_log(log, folder / f"mix{seed}.log", *windows["mix"]), slowms=0)
+        production = query_shapes(log_window(log, *windows["mix"], folder / f"mix{seed}.log"), slowms=0)
         workload = replay_workload(production, namespace=namespace)
         spec = workload.spec
         bench = ("--uri", server.uri, "--database", "replay_bench_run", "--concurrency", "1", "--warmup", "1",
@@ -115,7 +114,7 @@ def one_run(alone_s: float, mix_s: float, documents: int, seed: int, folder: Pat
         sid = ids[(operation, text)]
         production_cpu[sid] = _cpu_per_op(samples, ours, *windows[name], operation, text, idle)
         replay_cpu[sid] = _cpu_per_op(samples, theirs, *windows[f"shape_{sid}"], operation, text, idle)
-    replay = query_shapes(cut_log(log, folder / f"replay{seed}.log", *windows["replay"]), slowms=0)
+    replay = query_shapes(log_window(log, *windows["replay"], folder / f"replay{seed}.log"), slowms=0)
     fidelity = replay_fidelity(production, replay, workload, production_cpu, replay_cpu)
     table = fidelity.table.assign(run=seed, shape_name=fidelity.table["filter_shape"].map(
         {text: name for name, (_, text, _) in SHAPES.items()}))

@@ -19,19 +19,15 @@ held to that quota is (QUOTA - B) / CPU asked, B the fitted background.
 """
 from __future__ import annotations
 
-import datetime as dt
-import json
 import os
 import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from capmodel.bench.server import embedded_server
 from capmodel.observe import observe_ftdc, query_shapes
+from capmodel.observe.shapes.fidelity import log_window, window_cpu
 from capmodel.observe.shapes.what_if import shapes_what_if
 from tests.support.cpu_quota import quota, throttled_share
 from tests.support.shapes_lab import SHAPES, phase, phased_lab, run_for
@@ -39,27 +35,6 @@ from tests.support.shapes_lab import SHAPES, phase, phased_lab, run_for
 QUOTA = 0.5     # the server's cores in the saturation run (a CPU quota): what clients on one core can saturate
 SERVER_CORE, CLIENT_CORE = 0, 1
 GAP_S = 0.05    # between the shapes alone and the phases: the log cut between them holds the phases' operations
-
-
-def window_cpu(samples: pd.DataFrame, start: float, end: float) -> float:
-    """Mean process CPU (cores) of the FTDC samples wholly inside [start, end] (epoch seconds)."""
-    stop = (pd.to_datetime(samples["time"], utc=True) - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)
-    begin = stop - samples["interval_s"]
-    inside = (begin >= start) & (stop <= end)
-    return float(np.average(samples.loc[inside, "cpu_cores"], weights=samples.loc[inside, "interval_s"]))
-
-
-def cut_log(log: Path, out: Path, begin: float, end: float) -> Path:
-    """The lines of ``log`` whose time is in [begin, end] (epoch seconds), written to ``out``."""
-    with log.open() as source, out.open("w") as kept:
-        for line in source:
-            try:
-                when = dt.datetime.fromisoformat(json.loads(line)["t"]["$date"]).timestamp()
-            except (ValueError, KeyError, TypeError):
-                continue
-            if begin <= when <= end:
-                kept.write(line)
-    return out
 
 
 def _saturate(server, database_name: str, collection: str, weights: dict, seconds: float, threads: int = 8) -> int:
@@ -114,7 +89,7 @@ def run_demand_lab(folder: Path, alone_s: float, phases: int, seed: int = 0, sat
     finally:
         os.sched_setaffinity(0, affinity)
     samples = observe_ftdc(dbpath / "diagnostic.data").samples
-    cut = cut_log(log, folder / f"mixed{seed}.log", *mixed)
+    cut = log_window(log, *mixed, folder / f"mixed{seed}.log")
     shapes = query_shapes(cut, slowms=0, interval_s=interval_s)
     factors = {}
     if saturate:
