@@ -34,10 +34,10 @@ def test_a_figure_with_its_interval_breaks_only_before_its_bracket():
 
 def test_fleet_table_shows_its_window_whole():
     from capmodel.observe.fleet import FLEET_COLUMNS, Fleet
-    from tests.fleet.test_fleet import _row
+    from tests.support.fleet_rows import fleet_row
 
     rows = pd.DataFrame([
-        _row(cluster="rs0", member=f"rs0-{i}.example.net:27017", hours=5.999722222222222, busiest_ops=2577.0,
+        fleet_row(cluster="rs0", member=f"rs0-{i}.example.net:27017", hours=5.999722222222222, busiest_ops=2577.0,
              capacity_ops=21051.0, method="operational laws", cpu_ms_per_op=cpu, cores=8.0, spare_fraction=0.85,
              spare_low=0.84, spare_high=0.88, verdict="weak", runway_months=38.5, reasons=[],
              evidence={"grade": "weak", "reasons": []}) for i, cpu in enumerate([0.2357, 0.38])],
