@@ -21,7 +21,7 @@ from capmodel.observe.shapes.replay import parse_shape, replay_workload, shape_f
 from capmodel.observe.shapes.result import QueryShapes
 from capmodel.observe.shapes.sampling import Coverage
 from tests.support.cli_run import run
-from tests.support.shapes_lab import FIXTURE, literals
+from tests.support.shapes_lab import FIXTURE, leaked
 
 
 def _matches(condition_filter: dict, document: dict) -> bool:
@@ -159,7 +159,7 @@ def test_the_labs_log_gives_a_workload_bench_accepts():
     why = workload.left_out
     assert "createIndexes is not replayed" in why[mine[mine["operation"] == "createIndexes"]["shape"].iloc[0]]
     assert all(sid in why for sid in shapes.rows.loc[shapes.rows["namespace"] != "shopdemo.orders", "shape"])
-    assert [value for value in literals(8) if value in text] == []
+    assert leaked(8, text) == []
     for row in workload.replayed:
         assert f"{row['shape']} {row['operation']}" in text      # each operation says the shape it stands for
 

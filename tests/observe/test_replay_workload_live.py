@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.support.cli_run import run
-from tests.support.shapes_lab import SHAPES, literals, run_mix
+from tests.support.shapes_lab import SHAPES, leaked, run_mix
 
 pytestmark = pytest.mark.mongod
 ROUNDS = 40
@@ -40,7 +40,7 @@ def test_the_replay_runs_under_bench_and_its_log_holds_the_same_shapes(mongo_cli
     finally:
         database.command("profile", 0, slowms=100)
     text = workload.read_text()
-    assert [value for value in literals(ROUNDS) if value in text] == []
+    assert leaked(ROUNDS, text) == []
     assert yaml.safe_load(text)["records"] == 60                      # the lab's collection, as the scan examined it
     done = run("shapes", mongod.logpaths[0], "--out", tmp_path / "again", "--namespace", namespace,
                "--replay-log", mongod.logpaths[0], "--json")

@@ -14,7 +14,7 @@ import pytest
 from tests.support import cpu_quota
 from tests.support.cli_run import run
 from tests.support.shape_demand_lab import run_demand_lab
-from tests.support.shapes_lab import SHAPES, literals
+from tests.support.shapes_lab import SHAPES, leaked
 
 pytestmark = pytest.mark.mongod
 ALONE_S, PHASES = 3.0, 12
@@ -75,4 +75,4 @@ def test_cpu_per_shape_and_the_what_if_from_the_servers_own_cpu(lab, tmp_path):
     codes = [reason["code"] for reason in what_if["evidence"]["reasons"]]
     assert "cpu_apportioned" not in codes, codes        # the phases' mixes told the shapes apart
     written = (out / "shapes.csv").read_text() + (out / "shapes.json").read_text() + printed.stdout
-    assert [value for value in literals(0) if value in written] == []
+    assert leaked(0, written) == []

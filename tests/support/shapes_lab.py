@@ -31,6 +31,14 @@ def literals(rounds: int) -> set[str]:
     return out
 
 
+def leaked(rounds: int, text: str) -> list[str]:
+    """The values of ``literals(rounds)`` that ``text`` holds as whole tokens (a number inside a longer figure, such
+    as 1000175 in 1764441000175 or 0.1000175, is not the value)."""
+    import re
+
+    return sorted(v for v in literals(rounds) if re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", text))
+
+
 def run_mix(database, rounds: int, collection: str | None = None) -> str:
     """Load the collection and run the four shapes ``rounds`` times each; returns the namespace. The caller sets
     the profiler (``slowms`` 0) before and back after."""
