@@ -10,6 +10,10 @@ logged, FTDC on; each shape alone for ``--alone`` seconds, then ``--phases`` pha
 the log counted in ``--interval`` seconds. Printed per shape: its CPU per operation measured alone and fitted, with
 the fit's 95 % interval, and the error (fitted / alone - 1); the fit's verdict.
 
+``--replay 5``: the replay workload written from the phases' shapes (``replay_workload``) runs each operation alone
+for that many seconds with ``capmodel bench`` on the same server, and each shape's row gains its replayed operation's
+CPU per operation against the shape's alone.
+
 ``--saturate scan=3`` (a lab shape's name and a factor): the what-if's mix with that shape scaled runs closed-loop
 with the mongod held to half a core (a CPU quota: root and cgroup v1's cpu controller), which clients on one core can
 saturate; the row sets the throughput measured against the what-if's saturation held to that quota, and says how much
@@ -39,6 +43,9 @@ def main() -> None:
     parser.add_argument("--no-pin", action="store_true", help="leave the server and the clients on any core")
     parser.add_argument("--compare", type=float, default=1.0, help="also fit with the log counted in intervals of "
                         "this many seconds, on the same data (default 1: the length of the FTDC's samples; 0: none)")
+    parser.add_argument("--replay", type=float, default=5.0, help="seconds each operation of the replay workload "
+                        "written from the phases runs alone, its CPU per operation set against its shape's alone "
+                        "(default 5; 0: no replay)")
     parser.add_argument("--repeat", type=int, default=1, help="runs, each on a fresh server (default 1)")
     parser.add_argument("--saturate", metavar="SHAPE=FACTOR", help="also measure the saturation throughput at the "
                         "what-if's mix (shapes: scan, range, update, lookup), the server on core 0 alone")
@@ -51,7 +58,8 @@ def main() -> None:
     try:
         rows = [row for seed in range(args.repeat)
                 for row in run_demand_lab(folder, args.alone, args.phases, seed, saturate, args.interval,
-                                          not args.no_pin, compare_interval_s=args.compare or None).rows]
+                                          not args.no_pin, compare_interval_s=args.compare or None,
+                                          replay_s=args.replay or None).rows]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     table = pd.DataFrame(rows)
@@ -68,6 +76,10 @@ def main() -> None:
         print(f"the same data, the log counted in {args.compare:g} s: median |error| "
               f"{demands['compare_error_pct'].abs().median():.1f}%, largest "
               f"{demands['compare_error_pct'].abs().max():.1f}%")
+    if "replay_error_pct" in demands:
+        replayed = demands["replay_error_pct"].abs()
+        print(f"the replay's operations alone against their shapes alone: median |error| {replayed.median():.1f}%, "
+              f"largest {replayed.max():.1f}%")
     for _, row in table[table["shape"].str.startswith("saturation")].iterrows():
         print(f"{row['shape']}: measured {row['alone_ms']:,.0f} ops/s, predicted {row['fitted_ms']:,.0f} "
               f"({row['low_ms']:,.0f} to {row['high_ms']:,.0f}), error {row['error_pct']:+.1f}%; {row['codes']}")

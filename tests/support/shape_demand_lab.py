@@ -27,13 +27,15 @@ from pathlib import Path
 
 from capmodel.bench.server import embedded_server
 from capmodel.observe import observe_ftdc, query_shapes
-from capmodel.observe.shapes.fidelity import log_window, window_cpu
+from capmodel.observe.shapes.entries import LoggedOperation, LogScan, read_log
+from capmodel.observe.shapes.fidelity import alone_cpu, log_window, window_cpu
 from capmodel.observe.shapes.what_if import shapes_what_if
 from tests.support.cpu_quota import quota, throttled_share
 from tests.support.shapes_lab import SHAPES, phase, phased_lab, run_for
 
 QUOTA = 0.5     # the server's cores in the saturation run (a CPU quota): what clients on one core can saturate
 SERVER_CORE, CLIENT_CORE = 0, 1
+EDGE_S = 0.25   # a replayed operation's window starts this long after its first entry and ends before its last
 GAP_S = 0.05    # between the shapes alone and the phases: the log cut between them holds the phases' operations
 
 
@@ -73,10 +75,14 @@ class DemandLab:
 
 def run_demand_lab(folder: Path, alone_s: float, phases: int, seed: int = 0, saturate: tuple | None = None,
                    interval_s: float = 0.1, pin: bool = True, n_bootstrap: int = 200,
-                   saturate_s: float = 10.0, compare_interval_s: float | None = None) -> DemandLab:
+                   saturate_s: float = 10.0, compare_interval_s: float | None = None,
+                   replay_s: float | None = None) -> DemandLab:
     """One run of the lab on a fresh server whose files stay in ``folder`` (the module's docstring); with
     ``compare_interval_s``, each shape's row also has the demand fitted with the log counted in intervals of that
-    length (``compare_ms``, ``compare_error_pct``), on the same data."""
+    length (``compare_ms``, ``compare_error_pct``), on the same data; with ``replay_s``, the replay workload written
+    from the phases' shapes runs each of its operations alone for that long (``capmodel bench``, its own database)
+    and each shape's row has its replayed operation's CPU per operation (``replay_ms``, ``replay_error_pct`` against
+    the shape measured alone)."""
     rng = random.Random(seed)
     dbpath = folder / f"db{seed}"
     affinity = os.sched_getaffinity(0)
@@ -84,7 +90,8 @@ def run_demand_lab(folder: Path, alone_s: float, phases: int, seed: int = 0, sat
         os.sched_setaffinity(0, {CLIENT_CORE})
     try:
         with embedded_server(dbpath=dbpath, diagnostic_data=True, cpus=str(SERVER_CORE) if pin else None) as server:
-            windows, mixed, namespace, done = _measure(server, alone_s, phases, rng, saturate, saturate_s)
+            windows, mixed, namespace, done = _measure(server, alone_s, phases, rng, saturate, saturate_s, replay_s,
+                                                       folder)
             log = Path(server.logpaths[0])
     finally:
         os.sched_setaffinity(0, affinity)
@@ -113,6 +120,14 @@ def run_demand_lab(folder: Path, alone_s: float, phases: int, seed: int = 0, sat
         if other is not None:
             rows[-1]["compare_ms"] = other.loc[_shape_id(shapes, namespace, name), "cpu_ms_per_op"]
             rows[-1]["compare_error_pct"] = (rows[-1]["compare_ms"] / alone - 1) * 100
+    if replay_s:
+        workload, runs = windows["replay"]
+        measured = alone_cpu(shapes, workload, log, samples, _busy_windows(log, workload, shapes, runs),
+                             windows["idle"][:2]).set_index("shape")
+        for row in rows:
+            sid = _shape_id(shapes, namespace, row["shape"])
+            row["replay_ms"] = float(measured.loc[sid, "cpu_ms_per_op"]) if sid in measured.index else float("nan")
+            row["replay_error_pct"] = (row["replay_ms"] / row["alone_ms"] - 1) * 100
     if saturate:
         begin, end, (measured, throttled) = windows["saturated"]
         # the what-if's saturation on a whole core, (1 - B) / CPU asked, held to the quota: (QUOTA - B) / CPU asked
@@ -139,8 +154,49 @@ def _shape_id(shapes, namespace: str, name: str) -> str:
                     & (rows["filter_shape"] == text)].iloc[0]["shape"])
 
 
-def _measure(server, alone_s, phases, rng, saturate, saturate_s):
-    """The lab's windows on ``server``: idle, each shape alone, the phases, the saturation run."""
+def _replay_alone(server, log: Path, mixed: tuple, namespace: str, seconds: float, folder: Path):
+    """The replay workload of the phases' shapes (``replay_workload``), each operation run alone by ``capmodel
+    bench`` (one client, pymongo, its own database ``replay_lab``) for ``seconds``: the workload and each
+    operation's run ``{name: (start, end)}``."""
+    import yaml
+
+    from capmodel.observe.shapes.replay import replay_workload
+    from tests.support.cli_run import run
+
+    workload = replay_workload(query_shapes(log_window(log, *mixed, folder / "phases-so-far.log"), slowms=0),
+                               namespace=namespace)
+    runs = {}
+    for operation in workload.spec["operations"]:
+        path = folder / f"{operation['name']}.yaml"
+        path.write_text(yaml.safe_dump({**workload.spec, "operations": [operation]}, sort_keys=False))
+        begin = time.time()
+        done = run("bench", "--workload", path, "--uri", server.uri, "--database", "replay_lab", "--concurrency", "1",
+                   "--warmup", "0.5", "--duration", seconds, "--binding", "pymongo", "--quiet",
+                   "--out", folder / f"out-{operation['name']}")
+        assert done.returncode == 0, done.stderr
+        runs[operation["name"]] = (begin, time.time())
+    return workload, runs
+
+
+def _busy_windows(log: Path, workload, shapes, runs: dict) -> dict:
+    """Each replayed operation's window within its run: from its first to its last entry in the log, ``EDGE_S``
+    in from each (the run's data load and its client's calibration before them are not the operation's)."""
+    rows = shapes.rows.set_index("shape")
+    key = {item["name"]: (rows.loc[item["shape"], "operation"], rows.loc[item["shape"], "filter_shape"])
+           for item in workload.replayed}
+    replayed = f"replay_lab.{workload.spec['collection']}"
+    entries = [op for op in read_log(log, LogScan()) if isinstance(op, LoggedOperation) and op.namespace == replayed]
+    out = {}
+    for name, (begin, end) in runs.items():
+        times = [op.time for op in entries if begin <= op.time <= end and (op.operation, op.filter_shape) == key[name]]
+        if len(times) > 1:
+            out[name] = (min(times) + EDGE_S, max(times) - EDGE_S)
+    return out
+
+
+def _measure(server, alone_s, phases, rng, saturate, saturate_s, replay_s, folder):
+    """The lab's windows on ``server``: idle, each shape alone, the phases, each replayed operation alone, the
+    saturation run."""
     client = server.client()
     try:
         database = client["shapes_bench"]
@@ -158,6 +214,8 @@ def _measure(server, alone_s, phases, rng, saturate, saturate_s):
         mixed_start = time.time() - GAP_S / 2      # the log's times are whole milliseconds, cut down
         done = [phase(calls, 1.0, rng) for _ in range(phases)]
         mixed = (mixed_start, time.time())
+        if replay_s:
+            windows["replay"] = _replay_alone(server, Path(server.logpaths[0]), mixed, namespace, replay_s, folder)
         if saturate:
             name, factor = saturate
             totals = {n: sum(c[n] for c in done) * (factor if n == name else 1.0) for n in calls}
