@@ -131,7 +131,7 @@ def run_phases(database, phases: int, phase_s: float = 1.0, documents: int = 2_0
 def phase(calls: dict, seconds: float, rng) -> dict:
     """One phase: a random mix, busy a random 20 to 100 % of ``seconds``, idle the rest; its operations per shape.
     The mix's weights are uniform draws to the fourth power, so that one or two shapes lead most phases: a short run's
-    regression tells the shapes apart by that (squares left the lookup's CPU 32 % off in one of two 20-phase runs)."""
+    regression tells the shapes apart by that."""
     import time
 
     weights = {name: rng.random() ** 4 for name in calls}
