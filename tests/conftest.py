@@ -59,6 +59,7 @@ def mongo_client(mongod):
 SERIAL_MODULES = {
     "observe/test_headroom_live", "mix/test_production_live", "bench/test_election", "bench/test_sweep",
     "bench/test_local_cluster", "bench/test_dask_hosts", "bench/test_runner", "observe/test_shape_demands_live",
+    "mix/test_replica_set_live",
 }
 EXCLUSIVE_MODULES = {"observe/test_headroom_live", "mix/test_production_live", "observe/test_shape_demands_live"}
 # Modules whose live tests (those on a server: LIVE_FIXTURES) run alone, their FTDC and text tests on the workers

@@ -18,7 +18,7 @@ from tests.support.shape_demand_lab import run_demand_lab
 from tests.support.shapes_lab import SHAPES, leaked
 
 pytestmark = pytest.mark.mongod
-ALONE_S, PHASES, REPLAY_S = 3.0, 20, 3.0
+ALONE_S, PHASES, REPLAY_S = 3.0, 20, 2.5
 #: a shape's fitted CPU per operation against the same shape measured alone, its replayed operation's against it too,
 #: and the what-if's saturation against the measured one: the bounds of a short run (issue 30 asks 15 %, which the
 #: longer runs of bench_shapes.py and bench_replay.py show)
@@ -30,7 +30,7 @@ def lab(tmp_path_factory):
     """The lab's run (the server stopped, its files kept), with the saturation run where a CPU quota can be set."""
     saturate = ("scan", 3.0) if cpu_quota.available() else None
     return run_demand_lab(tmp_path_factory.mktemp("shapes"), ALONE_S, PHASES, saturate=saturate, n_bootstrap=100,
-                          saturate_s=4.0, replay_s=REPLAY_S)
+                          saturate_s=3.0, replay_s=REPLAY_S)
 
 
 def test_each_shapes_fitted_demand_is_its_demand_measured_alone(lab):
