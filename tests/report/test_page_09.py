@@ -21,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+import pandas as pd
 import pytest
 
 from capmodel.formatting import number
@@ -56,6 +57,14 @@ def _mix_shape(entry) -> str | None:
 
 def _epoch(text: str) -> float:
     return dt.datetime.fromisoformat(text).timestamp()
+
+
+def window_cpu(samples, start: float, end: float) -> float:
+    """The samples' CPU (cores) over [start, end]: the mean of those wholly inside, weighted by their lengths."""
+    ends = [t.timestamp() for t in pd.to_datetime(samples["time"], utc=True)]
+    inside = [(cores, length) for stop, length, cores in zip(ends, samples["interval_s"], samples["cpu_cores"])
+              if stop - length >= start and stop <= end]
+    return sum(cores * length for cores, length in inside) / sum(length for _, length in inside)
 
 
 def replay_entries() -> list[tuple[float, str]]:
@@ -298,7 +307,6 @@ def test_replay_cpu_per_op_is_the_window_cpu_less_idle_over_the_rate(report):
     inside it) less the idle window's, over its rate there (its entries in the replay log, counted here); production's
     is the fitted demand of the what-if."""
     from capmodel.observe import observe_ftdc
-    from tests.support.shape_demand_lab import window_cpu
 
     sample = bundled_shapes_sample()
     replay = sample["replay"]
@@ -319,6 +327,35 @@ def test_replay_cpu_per_op_is_the_window_cpu_less_idle_over_the_rate(report):
         assert table.loc[sid, "production_cpu_ms_per_op"] == pytest.approx(demands.cpu_per_op[sid] * 1000, rel=1e-9)
         assert table.loc[sid, "cpu_error"] == pytest.approx(expected / (demands.cpu_per_op[sid] * 1000) - 1,
                                                             rel=1e-9)
+
+
+def test_an_alone_window_narrowed_to_its_operations_entries(report):
+    """With ``edge_s``, each alone window becomes its operation's first to last entry in it, ``edge_s`` in from each,
+    and the rate and the CPU are read over that: recomputed here from the replay log's entries."""
+    from capmodel.observe import observe_ftdc
+    from capmodel.observe.shapes.fidelity import alone_cpu
+
+    sample = bundled_shapes_sample()
+    replay, edge = sample["replay"], 0.4
+    samples = observe_ftdc(sample["ftdc"]).samples
+    log = Path(sample["log"]).parent / replay["log"]
+    narrowed = alone_cpu(report.shapes, report.workload, log, samples, replay["alone"], replay["idle"],
+                         edge_s=edge).set_index("name")
+    idle = window_cpu(samples, _epoch(replay["idle"]["start"]), _epoch(replay["idle"]["end"]))
+    entries = replay_entries()
+    filters = report.shapes.rows.set_index("shape")["filter_shape"]
+    assert set(narrowed.index) == set(replay["alone"])
+    for item in report.workload.replayed:
+        mix_name = next(n for n, text in FILTERS.items() if text == filters[item["shape"]])
+        window = replay["alone"][item["name"]]
+        times = [when for when, name in entries if name == mix_name
+                 and _epoch(window["start"]) <= when <= _epoch(window["end"])]
+        start, end = min(times) + edge, max(times) - edge
+        rate = sum(start <= when <= end for when in times) / (end - start)
+        row = narrowed.loc[item["name"]]
+        assert (row["start"], row["end"]) == pytest.approx((start, end), abs=1e-6)
+        assert row["cpu_ms_per_op"] == pytest.approx((window_cpu(samples, start, end) - idle) / rate * 1000,
+                                                     rel=1e-9)
 
 
 def test_page_shows_the_workload_and_its_fidelity_and_no_lab_value(rendered, report):

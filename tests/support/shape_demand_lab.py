@@ -27,7 +27,6 @@ from pathlib import Path
 
 from capmodel.bench.server import embedded_server
 from capmodel.observe import observe_ftdc, query_shapes
-from capmodel.observe.shapes.entries import LoggedOperation, LogScan, read_log
 from capmodel.observe.shapes.fidelity import alone_cpu, log_window, window_cpu
 from capmodel.observe.shapes.what_if import shapes_what_if
 from tests.support.cpu_quota import quota, throttled_share
@@ -35,7 +34,7 @@ from tests.support.shapes_lab import SHAPES, phase, phased_lab, run_for
 
 QUOTA = 0.5     # the server's cores in the saturation run (a CPU quota): what clients on one core can saturate
 SERVER_CORE, CLIENT_CORE = 0, 1
-EDGE_S = 0.25   # a replayed operation's window starts this long after its first entry and ends before its last
+EDGE_S = 0.25   # a replayed operation's window: from this long after its first entry to this long before its last
 GAP_S = 0.05    # between the shapes alone and the phases: the log cut between them holds the phases' operations
 
 
@@ -122,8 +121,8 @@ def run_demand_lab(folder: Path, alone_s: float, phases: int, seed: int = 0, sat
             rows[-1]["compare_error_pct"] = (rows[-1]["compare_ms"] / alone - 1) * 100
     if replay_s:
         workload, runs = windows["replay"]
-        measured = alone_cpu(shapes, workload, log, samples, _busy_windows(log, workload, shapes, runs),
-                             windows["idle"][:2]).set_index("shape")
+        measured = alone_cpu(shapes, workload, log, samples, runs, windows["idle"][:2],
+                             edge_s=EDGE_S).set_index("shape")
         for row in rows:
             sid = _shape_id(shapes, namespace, row["shape"])
             row["replay_ms"] = float(measured.loc[sid, "cpu_ms_per_op"]) if sid in measured.index else float("nan")
@@ -176,22 +175,6 @@ def _replay_alone(server, log: Path, mixed: tuple, namespace: str, seconds: floa
         assert done.returncode == 0, done.stderr
         runs[operation["name"]] = (begin, time.time())
     return workload, runs
-
-
-def _busy_windows(log: Path, workload, shapes, runs: dict) -> dict:
-    """Each replayed operation's window within its run: from its first to its last entry in the log, ``EDGE_S``
-    in from each (the run's data load and its client's calibration before them are not the operation's)."""
-    rows = shapes.rows.set_index("shape")
-    key = {item["name"]: (rows.loc[item["shape"], "operation"], rows.loc[item["shape"], "filter_shape"])
-           for item in workload.replayed}
-    replayed = f"replay_lab.{workload.spec['collection']}"
-    entries = [op for op in read_log(log, LogScan()) if isinstance(op, LoggedOperation) and op.namespace == replayed]
-    out = {}
-    for name, (begin, end) in runs.items():
-        times = [op.time for op in entries if begin <= op.time <= end and (op.operation, op.filter_shape) == key[name]]
-        if len(times) > 1:
-            out[name] = (min(times) + EDGE_S, max(times) - EDGE_S)
-    return out
 
 
 def _measure(server, alone_s, phases, rng, saturate, saturate_s, replay_s, folder):

@@ -98,12 +98,17 @@ class LogScan:
             self.last = time if self.last is None else max(self.last, time)
 
 
+def open_log(path: Path):
+    """One log file opened as text (gzip allowed, by its ``.gz`` suffix); undecodable bytes replaced."""
+    opener = gzip.open if Path(path).suffix == ".gz" else open
+    return opener(path, "rt", encoding="utf-8", errors="replace")
+
+
 def read_log(path: Path, scan: LogScan) -> Iterator[LoggedOperation | Settings]:
     """The operations and settings changes of one log file (gzip allowed), in its order; ``scan`` counts the lines
     of other kinds and notes the entries' times."""
-    opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
+        with open_log(path) as lines:
             previous = None
             for number, line in enumerate(lines, start=1):
                 if previous is not None:
@@ -139,7 +144,7 @@ def _entry(path: Path, number: int, line: str, scan: LogScan, last: bool) -> Ite
         return
     kind = entry.get("id")
     scan.note(_time(entry.get("t"), where) if kind in (SLOW_QUERY, PROFILER_CHANGED, OPTIONS) else
-              _loose_time(entry))
+              entry_time(entry))
     if kind == SLOW_QUERY or entry.get("msg") == "Slow query":
         record = log_operation(entry, where)
         if record is None:
@@ -268,7 +273,7 @@ def _time(value, where: str) -> float:
     raise InputError(f"{where}: the entry has no time")
 
 
-def _loose_time(entry: dict) -> float | None:
+def entry_time(entry: dict) -> float | None:
     """The time of an entry of another kind, None where it has none that reads (such a line is skipped, not
     refused)."""
     try:

@@ -174,28 +174,26 @@ def window_cpu(samples: pd.DataFrame, start, end) -> float:
 def log_window(paths, start, end, out) -> Path:
     """The entries of mongod JSON logs (gzip allowed) whose time is in [start, end] (epoch seconds or ISO 8601),
     written to ``out``: a replay's log cut to one of its runs, for ``query_shapes``."""
-    import gzip
-
-    from capmodel.observe.shapes.entries import log_files
+    from capmodel.observe.shapes.entries import entry_time, log_files, open_log
 
     begin, stop = _epoch(start), _epoch(end)
     target = Path(out)
     with target.open("w", encoding="utf-8") as kept:
         for path in log_files([paths] if isinstance(paths, (str, Path)) else paths):
-            opener = gzip.open if str(path).endswith(".gz") else open
-            with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
+            with open_log(path) as lines:
                 for line in lines:
                     try:
-                        when = datetime.fromisoformat(json.loads(line)["t"]["$date"]).timestamp()
-                    except (ValueError, KeyError, TypeError):
+                        entry = json.loads(line)
+                    except ValueError:
                         continue
-                    if begin <= when <= stop:
+                    when = entry_time(entry) if isinstance(entry, dict) else None
+                    if when is not None and begin <= when <= stop:
                         kept.write(line)
     return target
 
 
 def alone_cpu(production: QueryShapes, workload: ReplayWorkload, replay_log, samples: pd.DataFrame, windows: Mapping,
-              idle) -> pd.DataFrame:
+              idle, edge_s: float | None = None) -> pd.DataFrame:
     """Each replayed operation's CPU per operation, measured alone (the module's docstring).
 
     Parameters
@@ -213,6 +211,9 @@ def alone_cpu(production: QueryShapes, workload: ReplayWorkload, replay_log, sam
         operation ran alone.
     idle : (start, end) or mapping
         A window in which nothing ran: the server's own CPU.
+    edge_s : float, optional
+        Narrow each window to its operation's first and last entries in it, this many seconds in from each (a window
+        that also holds what came before the operation: its run's data load, its client's start).
 
     Returns
     -------
@@ -243,6 +244,11 @@ def alone_cpu(production: QueryShapes, workload: ReplayWorkload, replay_log, sam
         if item["name"] not in windows:
             continue
         start, end = bounds(windows[item["name"]])
+        if edge_s is not None:
+            inside = [t for t in times[item["name"]] if start <= t <= end]
+            if len(inside) < 2:
+                continue
+            start, end = min(inside) + edge_s, max(inside) - edge_s
         count = sum(start <= t <= end for t in times[item["name"]])
         rate = count / (end - start) if end > start else math.nan
         cores = window_cpu(samples, start, end)
