@@ -12,14 +12,14 @@ import psutil
 import pytest
 from scipy import stats
 
-from capmodel.bench.client.operations import KeySpace, create_indexes, load_records
-from capmodel.bench.client.measurements import decode_histogram, new_histogram
-from capmodel.bench.sweep.config import BenchConfig
-from capmodel.bench.cluster.executor import START_LEAD_ENV, DaskExecutor
-from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.client.arrivals import arrival_schedule
+from capmodel.bench.client.measurements import decode_histogram, new_histogram
+from capmodel.bench.client.operations import KeySpace, create_indexes, load_records
 from capmodel.bench.client.runner import Runner
+from capmodel.bench.cluster.executor import START_LEAD_ENV, DaskExecutor
 from capmodel.bench.cluster.split_merge import merge, portion, split
+from capmodel.bench.sweep.config import BenchConfig
+from capmodel.bench.sweep.files import read_steps
 from capmodel.bench.workload.definition import load_workload
 from capmodel.cli import main
 from capmodel.errors import BenchError
@@ -221,53 +221,6 @@ def test_bench_cli_refuses_bad_process_options(tmp_path, capsys, argv, message):
     code = main(["bench", "--uri", "mongodb://127.0.0.1:1", "--out", str(tmp_path / "x"), *argv])
     assert code == 2 and message in capsys.readouterr().err
 
-
-
-def _sweep_with_a_cluster(mongod, out):
-    """A `capmodel bench --processes 2` process in its own session, once its first step is written; returns it and
-    its children (the local cluster's nannies and workers)."""
-    import subprocess
-    import sys
-
-    proc = subprocess.Popen([sys.executable, "-m", "capmodel.cli", "bench", "--uri", mongod.uri, "--workload",
-                             "ycsb-c", "--records", "200", "--concurrency", "2,4,6,8", "--processes", "2",
-                             "--duration", "1", "--warmup", "0.2", "--out", str(out), "--database", DB, "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (out / "steps.jsonl").exists():
-        time.sleep(0.05)
-    return proc, psutil.Process(proc.pid).children(recursive=True)
-
-
-def test_ctrl_c_of_a_process_sweep_leaves_no_client_process(mongod, tmp_path):
-    """Ctrl-C in a terminal reaches the whole process group: no worker process of the local cluster is left."""
-    import signal
-
-    out = tmp_path / "interrupted"
-    proc, clients = _sweep_with_a_cluster(mongod, out)
-    assert len(clients) >= 2
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "interrupted" in err
-    assert len(read_steps(out / "steps.jsonl")) >= 1
-    psutil.wait_procs(clients, timeout=10)
-    assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in clients)
-
-
-def test_sigterm_to_the_coordinator_alone_leaves_no_client_process(mongod, tmp_path):
-    """SIGTERM sent to capmodel alone (a service manager, ``kill PID``) stops the sweep as Ctrl-C does: the cluster
-    is closed, no client process is left, and run.json records the run as interrupted (not 'running')."""
-    import signal
-
-    out = tmp_path / "terminated"
-    proc, clients = _sweep_with_a_cluster(mongod, out)
-    assert len(clients) >= 2
-    os.kill(proc.pid, signal.SIGTERM)  # the coordinator only, not its process group
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "interrupted" in err
-    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
-    psutil.wait_procs(clients, timeout=15)
-    assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in clients)
 
 
 def test_processes_auto_is_one_per_core():
