@@ -20,12 +20,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
 from capmodel.errors import CapmodelError
 
 LOCK_FILE = ".capmodel.lock"
+_PID_LINE = re.compile(rb"(?:[1-9][0-9]{0,9}\n)?")   # a PID and a newline, as written below; or nothing
 
 
 class OutputFolderError(CapmodelError):
@@ -61,8 +63,7 @@ class FolderLock:
             who = f"PID {holder}" if holder else "another process"
             raise OutputFolderError(f"{self.option} {self.out} is in use by another capmodel run ({who}); wait for "
                                     f"it to finish or choose another {self.option}") from None
-        content = os.pread(fd, 64, 0)
-        if content.strip() and not content.strip().isdigit():  # a lock file holds a PID or nothing
+        if not _PID_LINE.fullmatch(os.pread(fd, 64, 0)):  # a lock file holds what __enter__ writes, or nothing
             os.close(fd)
             raise OutputFolderError(f"{path} was not written by capmodel; capmodel will not replace it: move it away "
                                     f"or choose another {self.option}")

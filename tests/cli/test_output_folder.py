@@ -94,6 +94,22 @@ def test_a_crashed_runs_lock_does_not_block_the_next(tmp_path):
         assert (tmp_path / LOCK_FILE).read_text().strip() == str(os.getpid())
 
 
+@pytest.mark.parametrize("content, taken", [(b"", True), (b"4242\n", True), (b"0", False), (b"0\n", False),
+                                              (b"4242", False), (b" 4242\n", False), (b"4242\n\n", False),
+                                              (b"-1\n", False), (b"pid 4242\n", False)])
+def test_a_lock_file_is_taken_only_when_it_holds_what_a_run_writes(tmp_path, content, taken):
+    """A lock file left by a run holds that run's PID and a newline (or nothing, after a clean exit) and the next run
+    takes it; any other bytes, even digits in another shape, are refused and left as they were."""
+    (tmp_path / LOCK_FILE).write_bytes(content)
+    if taken:
+        with FolderLock(tmp_path):
+            assert (tmp_path / LOCK_FILE).read_bytes() == f"{os.getpid()}\n".encode()
+    else:
+        with pytest.raises(OutputFolderError, match="not written by capmodel"):
+            FolderLock(tmp_path).__enter__()
+        assert (tmp_path / LOCK_FILE).read_bytes() == content
+
+
 @pytest.mark.parametrize("name", ["steps.jsonl", "curve.csv", "run.json", LOCK_FILE])
 def test_nothing_is_written_through_a_symlink(mongod, tmp_path, name):
     victim = tmp_path / "victim.txt"
