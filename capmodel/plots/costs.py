@@ -17,11 +17,13 @@ FULL_NOW = "full now"
 
 def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | None = None,
                axis_title: str | None = None, highlight=None, fmt: str = ",.0f", highlight_name: str = "recommended",
-               missing_text: str | dict[str, str] = "unreachable") -> go.Figure:
+               missing_text: str | dict[str, str] = "unreachable",
+               lines: dict[str, float] | None = None) -> go.Figure:
     """One bar per row of ``table`` showing ``value`` (error bars from ``<value>_low``/``<value>_high`` when present);
     rows whose ``label`` is in ``highlight`` stand out, named ``highlight_name`` in the legend; a row without a value
-    is drawn as a labelled gap (``missing_text``, or a dict label -> its own text) instead of left out. Give
-    ``axis_title`` with its unit."""
+    is drawn as a labelled gap (``missing_text``, or a dict label -> its own text) instead of left out; ``lines``
+    (label -> value) are dotted levels across the whole plot, each labelled at its left end, for the bars to be read
+    against (the targets a VM must carry). Give ``axis_title`` with its unit."""
     marked = set([highlight] if isinstance(highlight, str) else (highlight or []))
     names = table[label].astype(str)
     values = pd.to_numeric(table[value], errors="coerce")
@@ -47,6 +49,9 @@ def bar_figure(table: pd.DataFrame, value: str, label: str = "vm", title: str | 
             text = missing_text.get(name, "no value") if isinstance(missing_text, dict) else missing_text
             fig.add_annotation(x=name, y=0, text=text, showarrow=False, yanchor="bottom", textangle=-90,
                                font=dict(color="#b00"))
+    for text, level in (lines or {}).items():
+        fig.add_hline(y=level, line=dict(color="#555555", dash="dot", width=1.5), annotation_text=text,
+                      annotation_position="top left", annotation_font=dict(color="#333333"))
     fig.update_layout(title=title or value.replace("_", " "), height=HEIGHT,
                       xaxis_title="VM" if label == "vm" else label.replace("_", " "),
                       yaxis_title=axis_title or value.replace("_", " "), showlegend=bool(marked), barmode="overlay",

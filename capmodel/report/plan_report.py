@@ -113,6 +113,12 @@ class PlanReport:
         --json`` prints it."""
         return self.study.evidence
 
+    @property
+    def target_levels(self) -> dict[str, float]:
+        """Each target as a level the users-per-VM bars are read against: its words -> its users."""
+        targets = self.study.recommendations.get("target_users", [])
+        return {f"target: {integer(t)} users": float(t) for t in targets}
+
     def _target_sentence(self, row) -> str:
         users = integer(row["target_users"])
         if not isinstance(row.get("vm"), str):

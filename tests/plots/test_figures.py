@@ -107,6 +107,18 @@ def test_a_bar_without_a_value_is_labelled_not_left_out():
     assert [(a.x, a.text) for a in bars.layout.annotations] == [("D", "USL: unreachable")]
 
 
+def test_levels_cross_the_whole_plot_each_with_its_label():
+    """``lines`` are drawn across the plot's whole width (paper coordinates), one per level, labelled at their left
+    end; the bars are unchanged."""
+    table = pd.DataFrame({"vm": ["a", "b"], "users": [10.0, 20.0]})
+    fig = bar_figure(table, "users", lines={"target: 15 users": 15.0, "target: 30 users": 30.0})
+    assert [(s.xref, s.x0, s.x1, s.y0, s.y1) for s in fig.layout.shapes] == [("x domain", 0, 1, 15.0, 15.0),
+                                                                          ("x domain", 0, 1, 30.0, 30.0)]
+    assert sorted((a.text, a.y) for a in fig.layout.annotations) == [("target: 15 users", 15.0),
+                                                                     ("target: 30 users", 30.0)]
+    assert [list(t.y) for t in fig.data] == [[10.0, 20.0]]
+
+
 def test_pareto_figure_joins_only_the_flagged_rows():
     table = pd.DataFrame({"vm": ["a", "b", "c"], "monthly_cost": [3.0, 1.0, 2.0], "users": [30.0, 10.0, 5.0],
                           "pareto": [True, True, False]})

@@ -47,8 +47,10 @@ CONTROLS = {
                            ("σ (contention)", "0.015", f"Plan {shards(1.2e6, 0.015, 0)} shards"),
                            ("κ (coherency)", "0.00005", f"Plan {shards(1.2e6, 0.015, 0.00005)} shards")],
 }
-# every figure's traces (names and values), to tell a redrawn figure from the one before
-FIGURES = "JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].map(d => (d.data || []).map(t => [t.name, t.x, t.y])))"
+# every figure's traces (names and values), levels and labels drawn on it, to tell a redrawn figure from the one before
+FIGURES = ("JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].map(d => d.data ? "
+           "[d.data.map(t => [t.name, t.x, t.y]), ((d.layout || {}).shapes || []).map(s => [s.y0, s.y1]), "
+           "((d.layout || {}).annotations || []).map(a => a.text)] : null))")
 HEADLINE = ".capmodel-headline"
 
 
@@ -120,10 +122,12 @@ def browser():
         launched.close()
 
 
-def wait_until(condition, what: str, timeout: float = 90):
+def wait_until(condition, what, timeout: float = 90):
+    """Poll ``condition`` until it holds; past ``timeout`` seconds fail saying ``what`` (a string, or a function
+    giving one then)."""
     deadline = time.monotonic() + timeout
     while not condition():
-        assert time.monotonic() < deadline, what
+        assert time.monotonic() < deadline, what() if callable(what) else what
         time.sleep(0.2)
 
 
@@ -160,10 +164,30 @@ def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, n
         # the panel stands above the headline: the page's first block after it
         panel_y = page.locator(".widget-slider").first.bounding_box()["y"]
         assert panel_y < page.locator(HEADLINE).first.bounding_box()["y"]
+        def kernel_status() -> str:
+            status = page.locator(".jp-Notebook-ExecutionIndicator")
+            return (status.first.get_attribute("data-status") if status.count() else None) or "unknown"
+
+        def settled() -> str:
+            """The figures' traces once the kernel is idle and every figure is drawn, read twice half a second
+            apart and alike (a redraw replaces the figures one by one)."""
+            def read():
+                drawn = page.evaluate(FIGURES)
+                return drawn if kernel_status() == "idle" and all(json.loads(drawn)) else None
+            found: list = []
+
+            def steady() -> bool:
+                first = read()
+                time.sleep(0.5)
+                found[:] = [first]
+                return first is not None and read() == first
+            wait_until(steady, f"{name}: the figures did not settle (kernel {kernel_status()})")
+            return found[0]
+
         for label, typed, said in CONTROLS[name]:
             on_page = bool(said) and said.startswith("page: ")
             said = said.removeprefix("page: ") if said else said
-            headline, figures = page.locator(HEADLINE).first.inner_text(), page.evaluate(FIGURES)
+            headline, figures = page.locator(HEADLINE).first.inner_text(), settled()
             where = (lambda: page.locator(".jp-Notebook").first.inner_text()) if on_page else \
                 (lambda: page.locator(HEADLINE).first.inner_text())
             assert said is None or said not in where(), (label, said)
@@ -176,8 +200,9 @@ def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, n
                        f"{name}: moving {label} to {typed} did not redraw the " + ("page" if on_page else "headline")
                        + (f" with {said!r}" if said else ""))
             if not on_page:
-                wait_until(lambda: page.evaluate(FIGURES) != figures,
-                           f"{name}: moving {label} to {typed} redrew no figure")
+                wait_until(lambda: settled() != figures,
+                           lambda: f"{name}: moving {label} to {typed} redrew no figure (kernel {kernel_status()}, "
+                                   f"{len(json.loads(page.evaluate(FIGURES)))} figures on the page)")
             assert page.locator(HEADLINE).count() == 1, "the headline was added to, not redrawn in place"
         page.screenshot(path=str(tmp_path / f"{name}.png"))
         page.keyboard.press("Control+s")
