@@ -54,16 +54,14 @@ def mongo_client(mongod):
 # Modules whose tests measure throughput, latency or time, or start servers and client processes of their own:
 # ``make test`` runs them after the rest has run on three pytest-xdist workers, two modules at a time, so that
 # another test's load never bends what they measure beyond what their bounds allow; the EXCLUSIVE ones run last, one
-# at a time, alone: those that pin the server and its clients to one CPU each and measure the server's CPU, and the
-# signals to a process sweep (beside another module, a Ctrl-C once ended such a sweep with exit 2, not 130).
+# at a time, alone: those that pin the server and its clients to one CPU each and measure the server's CPU.
 # A module is named by its path under tests/, without ".py".
 SERIAL_MODULES = {
     "observe/test_headroom_live", "mix/test_production_live", "bench/test_election", "bench/test_sweep",
     "bench/test_local_cluster", "bench/test_dask_hosts", "bench/test_runner", "observe/test_shape_demands_live",
     "mix/test_replica_set_live", "bench/test_interrupted_sweep",
 }
-EXCLUSIVE_MODULES = {"observe/test_headroom_live", "mix/test_production_live", "observe/test_shape_demands_live",
-                     "bench/test_interrupted_sweep"}
+EXCLUSIVE_MODULES = {"observe/test_headroom_live", "mix/test_production_live", "observe/test_shape_demands_live"}
 # Modules whose live tests (those on a server: LIVE_FIXTURES) run alone, their FTDC and text tests on the workers
 # (observe/test_members' generated replica set took 20 s of the serial part).
 LIVE_TESTS_SERIAL_MODULES = {"observe/test_members", "observe/test_observe"}

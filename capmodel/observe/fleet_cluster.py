@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from capmodel.errors import CapmodelError, InputError
 from capmodel.formatting import plural
+from capmodel.local_cluster import local_cluster
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -39,19 +40,16 @@ class dask_client:
 
     def __enter__(self):
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError:
             raise CapmodelError("the fleet runs on Dask: pip install distributed") from None
         if self.address is None:
             self.workers = local_workers().check(self.workers, InputError)
         try:
             if self.address is None:
-                # the scheduler's HTTP server starts even without a dashboard: on port 0 it never meets another
-                # cluster's 8787 (and never warns into a report's page); the workers' log handlers at CRITICAL: a
-                # heartbeat lost while the cluster closes logged an ERROR and its traceback on the user's terminal
-                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard": False})
+                # the workers' log handlers at CRITICAL: a heartbeat lost while the cluster closes logged an ERROR
+                # and its traceback on the user's terminal
+                self.cluster = local_cluster(self.workers, logging.CRITICAL)
                 self.client = Client(self.cluster, set_as_default=False, timeout=CLIENT_TIMEOUT_S)
                 described = f"{plural(self.workers, 'local Dask worker')}"
             else:

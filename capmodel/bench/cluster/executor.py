@@ -34,6 +34,7 @@ from capmodel.bench.cluster.scheduler_probe import CALL_TIMEOUT_S, CONNECT_TIMEO
 from capmodel.bench.cluster.share import Secret, ShareRequest, close_clients, run_share, worker_version
 from capmodel.bench.cluster.split_merge import merge, portion, split
 from capmodel.errors import BenchError
+from capmodel.local_cluster import local_cluster
 from capmodel.formatting import number, plural
 
 if TYPE_CHECKING:
@@ -107,14 +108,12 @@ class DaskExecutor:
     def start(self) -> "DaskExecutor":
         start_lead_seconds()  # a wrong $CAPMODEL_DASK_START_LEAD_S is refused before a cluster starts
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError:
             raise BenchError("client processes run on Dask: pip install distributed") from None
         try:
             if self.address is None:
-                self.cluster = LocalCluster(n_workers=self.config.processes, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            silence_logs=logging.ERROR, scheduler_kwargs={"dashboard": False})
+                self.cluster = local_cluster(self.config.processes, logging.ERROR)
                 self.client = Client(self.cluster, set_as_default=False)
                 self.address = self.cluster.scheduler_address
             else:
