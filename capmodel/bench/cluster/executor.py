@@ -34,8 +34,8 @@ from capmodel.bench.cluster.scheduler_probe import CALL_TIMEOUT_S, CONNECT_TIMEO
 from capmodel.bench.cluster.share import Secret, ShareRequest, close_clients, run_share, worker_version
 from capmodel.bench.cluster.split_merge import merge, portion, split
 from capmodel.errors import BenchError
-from capmodel.local_cluster import local_cluster
 from capmodel.formatting import number, plural
+from capmodel.local_cluster import local_cluster
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
