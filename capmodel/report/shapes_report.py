@@ -14,6 +14,7 @@ import pandas as pd
 
 from capmodel.formatting import Column, integer, markdown_literal, number, percent, plural, table
 from capmodel.observe.shapes.files import bundled_shapes_sample
+from capmodel.observe.shapes.result import LATENCY_QUANTILES, UNRESOLVED, logged_latency
 
 if TYPE_CHECKING:
     from capmodel.observe.shapes.fidelity import ReplayFidelity
@@ -32,7 +33,6 @@ SHAPES_SAMPLE_NOTE = (
 #: the database ``capmodel bench`` replays in where the page says how to run the workload
 REPLAY_DATABASE = "capmodel_replay"
 #: the parameters that need the server's CPU, unused when only a log is given
-UNRESOLVED = "under 1"      # a latency the log's whole milliseconds cannot show
 _CPU_ONLY = ["since", "until", "cores", "interval", "what_if", "level", "bootstrap"]
 
 
@@ -208,14 +208,19 @@ class ShapesReport:
     def figures_table(self):
         """Each shape's figures by rank (a ``capmodel.formatting.Table``): operations logged, rate, latency
         percentiles, documents examined per returned, CPU per operation and its source."""
-        return table(self._numbered(), {
+        rows = self._numbered()
+        for column in LATENCY_QUANTILES:
+            rows[column] = rows[column].map(logged_latency)
+        return table(rows, {
             "rank": Column("#", "int"), "count": Column("operations", "int"), "rate_per_s": Column("rate (ops/s)"),
             "latency_p50_ms": Column("p50 (ms)"), "latency_p95_ms": Column("p95 (ms)"),
             "latency_p99_ms": Column("p99 (ms)"),
             "docs_examined_per_returned": Column("examined per returned"),
             "cpu_ms_per_op": Column("CPU per op (ms)"), "cpu_source": Column("CPU from", "text", missing="—")},
             caption="Each shape's rate, latency, work and CPU", csv_name="shape_figures.csv",
-            footnotes=["—: no figure (no document returned, or a shape outside the CPU regression)"])
+            footnotes=["—: no figure (no document returned, or a shape outside the CPU regression)",
+                       f"{UNRESOLVED}: under a millisecond, the log's resolution (its durations are whole "
+                       "milliseconds)"])
 
     def what_if_table(self):
         """The what-if per fitted shape (a ``capmodel.formatting.Table``): observed and asked rate, CPU per operation,
@@ -304,20 +309,23 @@ class ShapesReport:
         names = {r["shape"]: r["name"] for r in self.workload.replayed} if self.workload is not None else {}
         rows.insert(1, "name", [names.get(s, s) for s in rows["shape"]])
         rows["mix_error_points"] = 100 * rows["mix_error"]
+        rows["cpu_inside"] = self.fidelity.cpu_inside
         return rows
 
     def fidelity_table(self):
         """The replay against production (a ``capmodel.formatting.Table``): per replayed operation its share of the
-        operations on each side and their difference (points), and its CPU per operation on each side and the
-        relative error."""
+        operations on each side and their difference (points), its CPU per operation on each side (production's with
+        its interval), the relative error and whether the replay's figure lies inside production's interval."""
         return table(self.fidelity_rows(), {
             "rank": Column("#", "int"), "name": Column("operation", "text"),
             "production_share": Column("share in production", "percent"),
             "replay_share": Column("share in the replay", "percent"),
             "mix_error_points": Column("mix error (points)"),
-            "production_cpu_ms_per_op": Column("CPU per op, production (ms)"),
+            "production_cpu_ms_per_op": Column("CPU per op, production (ms)", interval=(
+                "production_cpu_ms_per_op_low", "production_cpu_ms_per_op_high")),
             "replay_cpu_ms_per_op": Column("CPU per op, replay (ms)"),
-            "cpu_error": Column("CPU error", "percent")},
+            "cpu_error": Column("CPU error", "percent"),
+            "cpu_inside": Column("replay inside production's interval", "text")},
             caption="The replay against production, per operation", csv_name="replay_fidelity.csv",
             footnotes=["—: not measured"])
 
@@ -341,10 +349,17 @@ class ShapesReport:
         measured = rows.dropna(subset=["cpu_error"])
         if len(measured):
             cpu = measured.loc[measured["cpu_error"].abs().idxmax()]
-            ours = shown.show_value("production_cpu_ms_per_op", cpu["production_cpu_ms_per_op"])
+            ours = shown.cells()[rows.index.get_loc(cpu.name)][list(shown.columns).index("production_cpu_ms_per_op")]
             theirs = shown.show_value("replay_cpu_ms_per_op", cpu["replay_cpu_ms_per_op"])
             words += (f" The largest CPU error is {shown.show_value('cpu_error', cpu['cpu_error'])}, shape "
                       f"{int(cpu['rank'])}: {ours} ms per operation in production, {theirs} ms in the replay.")
+            judged = measured["cpu_inside"].map(lambda v: isinstance(v, bool))
+            if judged.any():
+                inside = int(measured.loc[judged, "cpu_inside"].map(bool).sum())
+                level = f"{self.what_if.level:.0%} " if self.what_if is not None else ""
+                words += (f" {inside} of the {int(judged.sum())} replayed operations with both figures run inside "
+                          f"production's {level}interval: an error there is one production's data cannot tell from "
+                          "none.")
         else:
             words += " No shape has a CPU per operation on both sides, so the CPU is not compared."
         if f.missing:

@@ -107,6 +107,23 @@ def test_latency_percentiles_and_rate_against_the_log():
     assert shapes.evidence.codes() == ["partly_slow_operations"]
 
 
+def test_a_latency_under_the_logs_millisecond_is_said_as_such():
+    """The log's durations are whole milliseconds: a percentile under one reads "under 1 ms" in the sentences (and
+    "under 1" in a table), never "0 ms"; one of a millisecond or more reads as its figure."""
+    from capmodel.observe.shapes.result import logged_latency
+
+    shapes = query_shapes(FIXTURE)
+    said = shapes.describe().splitlines()
+    for name in SHAPES:
+        row = _row(shapes, name)
+        line = next(text for text in said if text.startswith(f"{row['shape']} "))
+        for column, words in (("latency_p50_ms", "p50"), ("latency_p99_ms", "p99")):
+            expected = "under 1" if row[column] < 1 else f"{row[column]:g}"
+            assert f"{words} {expected} ms" in line, (line, row[column])
+    assert [logged_latency(v) for v in (0.0, 0.5, 1.0, 7.0)] == ["under 1", "under 1", 1.0, 7.0]
+    assert math.isnan(logged_latency(math.nan))
+
+
 def test_no_value_from_the_data_reaches_an_output(tmp_path):
     """None of the lab's values (customers, statuses, ids, the placed numbers) is in shapes.csv, shapes.json or
     what the command prints, as text or --json; the filters keep their paths and operators."""

@@ -115,7 +115,7 @@ def rendered(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def report():
-    return shapes_report(bootstrap=0)
+    return shapes_report(**SMALL[NAME])      # as the page is rendered
 
 
 def _figures(nb) -> list[dict]:
@@ -327,6 +327,11 @@ def test_replay_cpu_per_op_is_the_window_cpu_less_idle_over_the_rate(report):
         assert table.loc[sid, "production_cpu_ms_per_op"] == pytest.approx(demands.cpu_per_op[sid] * 1000, rel=1e-9)
         assert table.loc[sid, "cpu_error"] == pytest.approx(expected / (demands.cpu_per_op[sid] * 1000) - 1,
                                                             rel=1e-9)
+        # production's interval is the demand's; the replay's figure is inside it or not
+        low, high = report.what_if.demand_low[sid] * 1000, report.what_if.demand_high[sid] * 1000
+        assert (table.loc[sid, "production_cpu_ms_per_op_low"], table.loc[sid, "production_cpu_ms_per_op_high"]) \
+            == pytest.approx((low, high), rel=1e-9)
+        assert report.fidelity.cpu_inside[table.index.get_loc(sid)] is (low <= expected <= high)
 
 
 def test_an_alone_window_narrowed_to_its_operations_entries(report):

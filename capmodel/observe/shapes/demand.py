@@ -28,10 +28,9 @@ from capmodel.models.mix.intervals import REPLICATION_RATE
 from capmodel.models.mix.production import MINOR_SHARE, SERVER_CORES, ServerDemands, cpu_demands
 from capmodel.models.mix.served_latency import MIN_INTERVALS
 from capmodel.models.queueing.open_networks import stretch as mmc_stretch
-from capmodel.observe.shapes.result import QueryShapes
+from capmodel.observe.shapes.result import RESOLUTION_MS, QueryShapes
 
 MIN_COVER = 0.8        # the share of an interval the CPU samples must cover
-RESOLUTION_MS = 1.0    # the log's durations are whole milliseconds: a shape whose p99 is under it is not resolved
 
 
 def shape_intervals(shapes: QueryShapes, samples: pd.DataFrame) -> pd.DataFrame:

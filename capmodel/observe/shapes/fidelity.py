@@ -45,7 +45,8 @@ class ReplayFidelity:
     ----------
     table : pandas.DataFrame
         One row per replayed shape: ``shape`` (production's id), ``replay_shape``, ``operation``, ``filter_shape``,
-        ``production_share``, ``replay_share``, ``mix_error``, ``production_cpu_ms_per_op``,
+        ``production_share``, ``replay_share``, ``mix_error``, ``production_cpu_ms_per_op`` with its interval
+        (``production_cpu_ms_per_op_low``, ``_high``: the demand fit's, NaN where the figure has none),
         ``replay_cpu_ms_per_op``, ``cpu_error``.
     collection : str
         The replay's collection.
@@ -70,11 +71,23 @@ class ReplayFidelity:
         errors = self.table["cpu_error"].abs().dropna()
         return float(errors.max()) if len(errors) else math.nan
 
+    @property
+    def cpu_inside(self) -> pd.Series:
+        """Per row: whether the replay's CPU per operation lies inside production's interval (NaN where a figure is
+        missing or the interval has no width: a fit without a bootstrap). Production's figure is itself an estimate:
+        an error inside its interval is one the production data cannot tell from none."""
+        t = self.table
+        low, high = t["production_cpu_ms_per_op_low"], t["production_cpu_ms_per_op_high"]
+        inside = (t["replay_cpu_ms_per_op"] >= low) & (t["replay_cpu_ms_per_op"] <= high)
+        known = t["replay_cpu_ms_per_op"].notna() & (high > low)
+        return inside.astype(object).where(known, math.nan)
+
     def to_json(self) -> dict:
-        """The comparison as a record: the rows, the largest errors, the missing shapes and the sentence."""
-        return to_jsonable({"collection": self.collection, "shapes": self.table, "missing": self.missing,
-                            "largest_mix_error": self.largest_mix_error, "largest_cpu_error": self.largest_cpu_error,
-                            "sentence": self.describe()})
+        """The comparison as a record: the rows (with ``cpu_inside``), the largest errors, the missing shapes and the
+        sentence."""
+        return to_jsonable({"collection": self.collection, "shapes": self.table.assign(cpu_inside=self.cpu_inside),
+                            "missing": self.missing, "largest_mix_error": self.largest_mix_error,
+                            "largest_cpu_error": self.largest_cpu_error, "sentence": self.describe()})
 
     def describe(self) -> str:
         """The comparison in sentences, one per shape."""
@@ -85,10 +98,13 @@ class ReplayFidelity:
                  f"{number(100 * self.largest_mix_error)} points"
                  + ("" if math.isnan(self.largest_cpu_error) else
                     f", largest CPU per operation error {percent(self.largest_cpu_error)}") + "."]
-        for _, row in self.table.iterrows():
+        for (_, row), inside in zip(self.table.iterrows(), self.cpu_inside):
+            within = "" if not isinstance(inside, bool) else (
+                f", {'inside' if inside else 'outside'} production's {number(row['production_cpu_ms_per_op_low'])} "
+                f"to {number(row['production_cpu_ms_per_op_high'])}")
             cpu = ("" if math.isnan(row["cpu_error"]) else
                    f"; CPU {number(row['production_cpu_ms_per_op'])} -> {number(row['replay_cpu_ms_per_op'])} ms per "
-                   f"operation ({percent(row['cpu_error'])})")
+                   f"operation ({percent(row['cpu_error'])}{within})")
             lines.append(f"{row['shape']} {row['operation']} {row['filter_shape']}".rstrip()
                          + f": {percent(row['production_share'])} -> {percent(row['replay_share'])}" + cpu + ".")
         if self.missing:
@@ -96,14 +112,15 @@ class ReplayFidelity:
         return "\n".join(lines)
 
 
-def _cpu(shapes: QueryShapes, given) -> tuple[dict, bool]:
+def _cpu(shapes: QueryShapes, given, column: str = "cpu_ms_per_op") -> tuple[dict, bool]:
     """({shape id: CPU ms per operation}, whether keyed by production's ids): a mapping as given, else the
-    what-if's fit where given and the log's cpuNanos."""
+    what-if's fit where given and the log's cpuNanos. ``column``: the figure, or an end of its interval
+    (``cpu_ms_per_op_low``, ``_high``: the what-if's only)."""
     if isinstance(given, Mapping):
-        return {str(k): float(v) for k, v in given.items()}, True
-    rows = shapes.rows.set_index("shape")["cpu_ms_per_op"].to_dict()
+        return ({str(k): float(v) for k, v in given.items()} if column == "cpu_ms_per_op" else {}), True
+    rows = shapes.rows.set_index("shape")[column].to_dict() if column in shapes.rows else {}
     if given is not None:
-        rows.update(given.table.set_index("shape")["cpu_ms_per_op"].to_dict())
+        rows.update(given.table.set_index("shape")[column].to_dict())
     return rows, False
 
 
@@ -132,6 +149,7 @@ def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: Repl
     by_key = {tuple(r[f] for f in MATCH_FIELDS): r for _, r in theirs.iterrows()}
     ours = production.rows.set_index("shape")
     (cpu_production, _), (cpu_replay, by_production) = _cpu(production, production_cpu), _cpu(replay, replay_cpu)
+    low, high = (_cpu(production, production_cpu, f"cpu_ms_per_op_{end}")[0] for end in ("low", "high"))
     rows = []
     for item in workload.replayed:
         key = tuple(ours.loc[item["shape"], f] for f in MATCH_FIELDS)
@@ -141,6 +159,8 @@ def replay_fidelity(production: QueryShapes, replay: QueryShapes, workload: Repl
                      "production_operations": float(ours.loc[item["shape"], "operations"]),
                      "replay_operations": 0.0 if match is None else float(match["operations"]),
                      "production_cpu_ms_per_op": cpu_production.get(item["shape"], math.nan),
+                     "production_cpu_ms_per_op_low": low.get(item["shape"], math.nan),
+                     "production_cpu_ms_per_op_high": high.get(item["shape"], math.nan),
                      "replay_cpu_ms_per_op": cpu_replay.get(item["shape"], math.nan) if by_production else
                      math.nan if match is None else cpu_replay.get(match["shape"], math.nan)})
     table = pd.DataFrame(rows)

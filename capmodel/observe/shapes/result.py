@@ -20,6 +20,10 @@ from capmodel.observe.shapes.tally import percentile
 #: what makes two operations one shape (``capmodel.observe.shapes.entries.Operation``'s fields)
 KEY_FIELDS = ("namespace", "operation", "filter_shape", "sort", "projection", "query_hash")
 LATENCY_QUANTILES = {"latency_p50_ms": 0.50, "latency_p95_ms": 0.95, "latency_p99_ms": 0.99}
+#: the log's durations are whole milliseconds: a latency under one millisecond is not resolved, and a table shows it
+#: as UNRESOLVED (its column saying "ms"), never as 0
+RESOLUTION_MS = 1.0
+UNRESOLVED = "under 1"
 #: the columns of shapes.csv, in order
 SHAPE_COLUMNS = ["shape", "namespace", "operation", "filter_shape", "sort", "projection", "query_hash", "plan",
                  "collscan", "count", "operations", "rate_per_s", "latency_mean_ms", *LATENCY_QUANTILES,
@@ -158,8 +162,8 @@ class QueryShapes:
             rate = "" if math.isnan(row["rate_per_s"]) else f", {number(row['rate_per_s'])} ops/s"
             plan = "a collection scan (COLLSCAN)" if row["collscan"] else (row["plan"] or "no plan")
             lines.append(f"{row['shape']} {row['operation']} on {row['namespace']} {row['filter_shape']}".rstrip()
-                         + f": {plural(row['count'], 'operation')}{rate}, p50 {number(row['latency_p50_ms'])} ms, "
-                         f"p99 {number(row['latency_p99_ms'])} ms; {plan}; "
+                         + f": {plural(row['count'], 'operation')}{rate}, p50 {_ms(row['latency_p50_ms'])} ms, "
+                         f"p99 {_ms(row['latency_p99_ms'])} ms; {plan}; "
                          f"documents examined per operation: {number(row['docs_examined_per_op'])}.")
         if len(table) > top:
             lines.append(f"... and {plural(len(table) - top, 'more shape')} (shapes.csv has them all).")
@@ -167,3 +171,16 @@ class QueryShapes:
             lines.append("Skipped: " + "; ".join(f"{plural(n, 'line')} of {kind}" for kind, n in
                                                   self.skipped.items()) + ".")
         return "\n".join(lines)
+
+
+def logged_latency(ms):
+    """A latency read from the log as a page shows it: the figure (``number``'s spelling in a sentence), or
+    ``UNRESOLVED`` under ``RESOLUTION_MS``; a missing figure stays missing."""
+    if ms is None or (isinstance(ms, float) and math.isnan(ms)):
+        return ms
+    return UNRESOLVED if float(ms) < RESOLUTION_MS else ms
+
+
+def _ms(ms) -> str:
+    shown = logged_latency(ms)
+    return shown if isinstance(shown, str) else number(shown)

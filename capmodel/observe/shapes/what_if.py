@@ -26,8 +26,8 @@ from capmodel.models.evidence import Evidence, Reason
 from capmodel.models.mix.production import ServerDemands, cpu_residuals, predict_demands
 from capmodel.models.mix.rates import SCALE_FACTOR
 from capmodel.models.mix.spread import percentiles
-from capmodel.observe.shapes.demand import RESOLUTION_MS, fit_shape_demands, shape_intervals
-from capmodel.observe.shapes.result import QueryShapes
+from capmodel.observe.shapes.demand import fit_shape_demands, shape_intervals
+from capmodel.observe.shapes.result import RESOLUTION_MS, QueryShapes
 
 #: the columns of shapes.csv a what-if fills in for the shapes the log has no cpuNanos for
 CPU_COLUMNS = ("cpu_ms_per_op", "cpu_ms_per_op_low", "cpu_ms_per_op_high", "cpu_source")
