@@ -73,6 +73,24 @@ RENDERED_REPORT_MODULES = {"report/test_browser", "report/test_notebooks", "repo
                            "report/test_machinery", "report/test_index", "report/test_long_paths",
                            "formatting/test_brackets", "report/test_headline_words",
                            "formatting/test_column_precision"}
+# The work units that take longest (seconds on a 2-core machine, approximate: each unit's tests and fixtures, as
+# ``--durations`` printed them). Under pytest-xdist they are handed out first, longest first, so that no long unit
+# starts while the other workers run dry; the other units follow in the order collected. A scheduling hint only: a
+# wrong or missing figure costs wall time, never a result (tests/architecture/test_serial_part.py checks that each
+# name is a unit).
+UNIT_SECONDS = {
+    "rendered reports": 90, "tests/report/test_jupyterlab.py": 50, "tests/architecture/test_readme_quickstarts.py": 45,
+    "tests/fleet/test_fleet.py": 25, "tests/bench/test_bench_command.py": 30, "tests/report/test_page_claims.py": 25,
+    "tests/observe/test_live_members.py": 23, "tests/observe/test_ftdc_fuzz.py": 20,
+    "tests/evidence/test_grade_promises.py": 20, "tests/observe/test_members.py": 18,
+    "tests/bench/test_scheduler_address.py": 17, "tests/observe/test_hung_member.py": 14,
+    "tests/architecture/test_layers.py": 14, "tests/observe/test_calibration.py": 12,
+    "tests/architecture/test_docs.py": 12, "tests/fleet/test_fleet_words.py": 10,
+    # the serial part
+    "tests/bench/test_dask_hosts.py": 30, "tests/bench/test_sweep.py": 30, "tests/observe/test_observe.py": 28,
+    "tests/bench/test_interrupted_sweep.py": 22, "tests/bench/test_local_cluster.py": 17,
+    "tests/bench/test_election.py": 14, "tests/mix/test_replica_set_live.py": 10,
+}
 TESTS = Path(__file__).resolve().parent
 
 
@@ -85,9 +103,12 @@ def module_name(path) -> str:
         return path.stem
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """Tests that use a real server get the ``mongod`` marker, so ``-m "not mongod"`` can leave them out; tests of
-    SERIAL_MODULES, and the live tests of LIVE_TESTS_SERIAL_MODULES, the ``serial`` marker."""
+    SERIAL_MODULES, and the live tests of LIVE_TESTS_SERIAL_MODULES, the ``serial`` marker. On a pytest-xdist worker,
+    the tests of the units in UNIT_SECONDS come first, longest unit first (every worker collects, and orders, alike)."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: -UNIT_SECONDS.get(work_unit(item.nodeid), 0))
     for item in items:
         if {"mongod", "replica_set", "mongo_client"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.mongod)
@@ -110,9 +131,11 @@ def work_unit(nodeid: str) -> str:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadscope`` (make test) with work_unit as the scope."""
+    """``--dist loadscope`` (make test) with work_unit as the scope, the units handed out in the order collected
+    (pytest_collection_modifyitems: the longest first), not xdist's default of the most tests first."""
     if config.getvalue("dist") != "loadscope":
         return None
+    config.option.loadscopereorder = False
     from xdist.scheduler import LoadScopeScheduling
 
     class ByWorkUnit(LoadScopeScheduling):

@@ -88,7 +88,7 @@ def run(args) -> int:
         cores = args.cores if args.cores is not None else ftdc_cores(samples, args.ftdc)
         what_if = shapes_what_if(shapes, samples, cores, factors, n_bootstrap=args.bootstrap)
     paths = write_shapes(shapes, args.out, what_if)
-    replay, fidelity = _replay(args, shapes)
+    replay, fidelity = _replay(args, shapes, what_if)
     if args.workload:
         paths["workload"] = Path(args.workload)
     if args.json:
@@ -109,8 +109,9 @@ def run(args) -> int:
     return 0
 
 
-def _replay(args, shapes):
-    """The replay workload (written to --workload) and its fidelity (with --replay-log), where asked."""
+def _replay(args, shapes, what_if):
+    """The replay workload (written to --workload) and its fidelity (with --replay-log), where asked; production's
+    CPU per operation is the what-if's fit where there is one (with --ftdc)."""
     from capmodel.errors import CapmodelError
 
     if not (args.workload or args.replay_log):
@@ -127,6 +128,6 @@ def _replay(args, shapes):
         write_replay(replay, args.workload)
     fidelity = None
     if args.replay_log:
-        fidelity = replay_fidelity(shapes, query_shapes(args.replay_log), replay)
+        fidelity = replay_fidelity(shapes, query_shapes(args.replay_log), replay, production_cpu=what_if)
     return replay, fidelity
 

@@ -46,3 +46,9 @@ def test_the_makefile_reads_the_list_from_conftest():
 def test_the_exclusive_modules_are_serial_ones():
     # an exclusive module not also serial would run in the parallel part as well
     assert conftest.EXCLUSIVE_MODULES <= conftest.SERIAL_MODULES
+
+
+def test_each_unit_given_a_duration_is_a_unit_of_the_suite():
+    # a renamed or removed module left in UNIT_SECONDS would silently stop being scheduled first
+    units = {conftest.work_unit(f"{p.relative_to(TESTS.parent).as_posix()}::t") for p in TESTS.rglob("test_*.py")}
+    assert sorted(set(conftest.UNIT_SECONDS) - units) == []

@@ -154,13 +154,15 @@ def _shape_id(shapes, namespace: str, name: str) -> str:
 
 
 def _replay_alone(server, log: Path, mixed: tuple, namespace: str, seconds: float, folder: Path):
-    """The replay workload of the phases' shapes (``replay_workload``), each operation run alone by ``capmodel
-    bench`` (one client, pymongo, its own database ``replay_lab``) for ``seconds``: the workload and each
+    """The replay workload of the phases' shapes (``replay_workload``), each operation run alone by bench's sweep
+    (``run_sweep``, as ``capmodel bench --workload``: one client, pymongo, its own database ``replay_lab``; without
+    the client-ceiling calibration, which pings the server for a second) for ``seconds``: the workload and each
     operation's run ``{name: (start, end)}``."""
     import yaml
 
+    from capmodel.bench.sweep.config import BenchConfig
+    from capmodel.bench.sweep.sweep import run_sweep
     from capmodel.observe.shapes.replay import replay_workload
-    from tests.support.cli_run import run
 
     workload = replay_workload(query_shapes(log_window(log, *mixed, folder / "phases-so-far.log"), slowms=0),
                                namespace=namespace)
@@ -169,10 +171,9 @@ def _replay_alone(server, log: Path, mixed: tuple, namespace: str, seconds: floa
         path = folder / f"{operation['name']}.yaml"
         path.write_text(yaml.safe_dump({**workload.spec, "operations": [operation]}, sort_keys=False))
         begin = time.time()
-        done = run("bench", "--workload", path, "--uri", server.uri, "--database", "replay_lab", "--concurrency", "1",
-                   "--warmup", "0.5", "--duration", seconds, "--binding", "pymongo", "--quiet",
-                   "--out", folder / f"out-{operation['name']}")
-        assert done.returncode == 0, done.stderr
+        run_sweep(server.uri, BenchConfig(workload=str(path), database="replay_lab", concurrency=[1], warmup=0.5,
+                                          duration=seconds, binding="pymongo", calibrate=False),
+                  folder / f"out-{operation['name']}", progress=False)
         runs[operation["name"]] = (begin, time.time())
     return workload, runs
 
