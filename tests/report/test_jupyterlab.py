@@ -164,6 +164,7 @@ def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, n
         # the panel stands above the headline: the page's first block after it
         panel_y = page.locator(".widget-slider").first.bounding_box()["y"]
         assert panel_y < page.locator(HEADLINE).first.bounding_box()["y"]
+
         def kernel_status() -> str:
             status = page.locator(".jp-Notebook-ExecutionIndicator")
             return (status.first.get_attribute("data-status") if status.count() else None) or "unknown"
