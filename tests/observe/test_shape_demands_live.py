@@ -18,7 +18,7 @@ from tests.support.shape_demand_lab import run_demand_lab
 from tests.support.shapes_lab import SHAPES, leaked
 
 pytestmark = pytest.mark.mongod
-ALONE_S, PHASES, REPLAY_S = 3.0, 20, 2.5
+ALONE_S, PHASES, REPLAY_S = 3.0, 20, 4.0
 #: a shape's fitted CPU per operation against the same shape measured alone, the what-if's saturation against the
 #: measured one, and a replayed operation alone against its shape alone: the bounds of a short run (issue 30 asks
 #: 15 %, which the longer runs of bench_shapes.py show)
