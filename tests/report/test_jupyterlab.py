@@ -139,11 +139,14 @@ def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, n
         page.goto(f"{url}/lab/workspaces/{name.replace('_', '-')}/tree/{name}.ipynb?reset&token={token}")   # a workspace of its own
         choose = page.locator(".jp-Dialog button", has_text="Select")   # JupyterLab may ask which kernel to start
 
+        def kernel_status() -> str:
+            status = page.locator(".jp-Notebook-ExecutionIndicator")
+            return (status.first.get_attribute("data-status") if status.count() else None) or "unknown"
+
         def kernel_ready() -> bool:
             if choose.count() and choose.first.is_visible():
                 choose.first.click()
-            status = page.locator(".jp-Notebook-ExecutionIndicator")
-            return status.count() > 0 and status.first.get_attribute("data-status") == "idle" \
+            return kernel_status() == "idle" \
                 and "Python 3" in page.locator(".jp-StatusBar-Widget").all_inner_texts().__str__()
         wait_until(kernel_ready, f"{name}: the kernel did not start", timeout=120)
         for attempt in range(4):     # on a loaded machine the first run can be sent before the kernel listens
@@ -164,10 +167,6 @@ def test_each_control_redraws_the_headline_and_a_figure_in_place(lab, browser, n
         # the panel stands above the headline: the page's first block after it
         panel_y = page.locator(".widget-slider").first.bounding_box()["y"]
         assert panel_y < page.locator(HEADLINE).first.bounding_box()["y"]
-
-        def kernel_status() -> str:
-            status = page.locator(".jp-Notebook-ExecutionIndicator")
-            return (status.first.get_attribute("data-status") if status.count() else None) or "unknown"
 
         def settled() -> str:
             """The figures' traces once the kernel is idle and every figure is drawn, read twice half a second
